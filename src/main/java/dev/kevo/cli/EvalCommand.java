@@ -1,0 +1,133 @@
+package dev.kevo.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.kevo.KevoException;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalRecord;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.Evaluator;
+import dev.kevo.eval.Verdict;
+import dev.kevo.report.EvalTable;
+import dev.kevo.task.ContractException;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "eval", mixinStandardHelpOptions = true,
+        description = {"Checks kernel files against a float64 reference on every shape of a suite and times them "
+                + "side by side with the baseline and a plain copy.",
+                "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
+                        + "score: the geometric mean speedup over the baseline."},
+        footer = {"", "Exit codes: 0 every file passed, 1 a file was rejected (the verdict says why), 2 bad input "
+                + "or usage, 3 no GPU/driver/NVRTC."})
+public final class EvalCommand implements Callable<Integer> {
+
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files (.cu with a /*@kevo header).")
+    List<Path> files;
+
+    @Mixin
+    Inputs inputs;
+
+    @Option(names = "--baseline", paramLabel = "NAME|FILE",
+            description = "Kernel to compare against (evaluator/baselines/NAME.cu). Default: from the config.")
+    String baseline;
+
+    @Option(names = "--device", paramLabel = "N", defaultValue = "0", description = "GPU ordinal. Default: 0.")
+    int device;
+
+    @Option(names = "--json", paramLabel = "OUT", description = "Also write the full record as JSON.")
+    Path json;
+
+    @Option(names = "--seed", paramLabel = "S",
+            description = "Input seed; replays the exact inputs of an earlier run. Default: random, recorded.")
+    Long seed;
+
+    @Option(names = "--cold", description = "Also show a first launch's time, what a naive harness would report.")
+    boolean cold;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Inputs.existing(files);
+        EvalSettings settings = inputs.settings();
+        if (baseline != null) {
+            settings = settings.withBaseline(baseline);
+        }
+        Suite suite = inputs.suite(settings);
+        KernelFile baselineFile = ContractParser.read(inputs.home().baseline(settings.baseline()));
+        long inputSeed = seed != null ? seed : new SecureRandom().nextLong();
+        PrintWriter out = spec.commandLine().getOut();
+
+        Nvrtc nvrtc = Nvrtc.load(inputs.nvrtcPath());
+        List<CandidateResult> results = new ArrayList<>();
+        try (Gpu gpu = Gpu.open(device)) {
+            out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; suite %s (%d shapes), baseline %s, "
+                            + "input seed %d%n", Version.current(), gpu.info().name(), gpu.info().arch(),
+                    gpu.info().sms(), gpu.info().driverVersion(), nvrtc.version(), suite.name(), suite.shapes().size(),
+                    baselineFile.name(), inputSeed);
+            out.flush();
+            try (Evaluator evaluator = new Evaluator(gpu, nvrtc, suite, baselineFile, settings)) {
+                for (Path file : files) {
+                    CandidateResult result = evaluateOne(evaluator, file, inputSeed);
+                    results.add(result);
+                    EvalTable.print(result, baselineFile.name(), cold, out);
+                    out.flush();
+                }
+            }
+            if (json != null) {
+                writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
+                        spec.commandLine().getParseResult().originalArgs(), gpu.info(), nvrtc.version(),
+                        nvrtc.location(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
+                        baselineFile.name(), settings, inputSeed, results));
+            }
+        }
+        long rejected = results.stream().filter(r -> !r.passed()).count();
+        if (files.size() > 1) {
+            out.printf("%n%d of %d files passed%n", files.size() - rejected, files.size());
+        }
+        return rejected == 0 ? 0 : 1;
+    }
+
+    private CandidateResult evaluateOne(Evaluator evaluator, Path file, long inputSeed) {
+        try {
+            return evaluator.evaluate(ContractParser.read(file), inputSeed, cold);
+        } catch (ContractException e) {
+            return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
+                    Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
+        }
+    }
+
+    private void writeJson(EvalRecord record) {
+        try {
+            Path parent = json.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), record);
+        } catch (IOException e) {
+            throw KevoException.input(json + ": cannot write (" + e.getMessage() + ")");
+        }
+    }
+}

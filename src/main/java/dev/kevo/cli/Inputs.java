@@ -1,0 +1,59 @@
+package dev.kevo.cli;
+
+import dev.kevo.KevoException;
+import dev.kevo.config.KevoHome;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.task.Suite;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** Options shared by the commands that judge kernels: where settings, suites and baselines come from. */
+final class Inputs {
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "Evaluation settings (tolerances, measurement method). Default: config/eval.yaml.")
+    Path config;
+
+    @Option(names = "--suite", paramLabel = "NAME|FILE",
+            description = "Shapes to judge on: standard, seed004, quick, or a suite file. Default: from the config.")
+    String suite;
+
+    @Option(names = "--nvrtc", paramLabel = "LIB",
+            description = "NVRTC library to use (else $KEVO_NVRTC, then the usual CUDA locations).")
+    Path nvrtc;
+
+    KevoHome home() {
+        return KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
+    }
+
+    EvalSettings settings() {
+        Path file = config != null ? config : home().root().resolve("config/eval.yaml");
+        if (config == null && !Files.isRegularFile(file)) {
+            return suite == null ? EvalSettings.DEFAULT : EvalSettings.DEFAULT.withSuite(suite);
+        }
+        EvalSettings loaded = EvalSettings.load(file);
+        return suite == null ? loaded : loaded.withSuite(suite);
+    }
+
+    Suite suite(EvalSettings settings) {
+        return SuiteFile.load(home().suite(settings.suite()));
+    }
+
+    Optional<Path> nvrtcPath() {
+        return Optional.ofNullable(nvrtc);
+    }
+
+    /** Existing, readable files; a missing one is a usage error before any work starts. */
+    static List<Path> existing(List<Path> files) {
+        for (Path file : files) {
+            if (!Files.isRegularFile(file)) {
+                throw KevoException.input(file + ": no such file");
+            }
+        }
+        return files;
+    }
+}

@@ -1,0 +1,24 @@
+package dev.kevo.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+@Command(name = "kevo", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Evolves fast CUDA softmax kernels and measures them honestly.",
+        subcommands = {EvalCommand.class, CheckCommand.class},
+        footer = {"", "Exit codes: 0 ok, 1 a kernel was rejected, 2 bad input or usage, 3 no GPU/driver/NVRTC,"
+                + " 70 internal error."})
+public final class KevoCommand implements Runnable {
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces with errors.")
+    boolean verbose;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

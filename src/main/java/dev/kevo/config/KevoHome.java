@@ -1,0 +1,53 @@
+package dev.kevo.config;
+
+import dev.kevo.KevoException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Where kevo finds the files it reads by name (suites, baselines, configs, seeds): the current directory
+ * when it is a kevo checkout, otherwise the installation ($KEVO_HOME, set by bin/kevo).
+ */
+public record KevoHome(Path root) {
+
+    public static KevoHome locate(Map<String, String> env, Path workingDirectory) {
+        if (Files.isDirectory(workingDirectory.resolve("evaluator/suites"))) {
+            return new KevoHome(workingDirectory);
+        }
+        String home = env.get("KEVO_HOME");
+        if (home != null && Files.isDirectory(Path.of(home, "evaluator/suites"))) {
+            return new KevoHome(Path.of(home));
+        }
+        return new KevoHome(workingDirectory);
+    }
+
+    public Path suite(String name) {
+        return byName("evaluator/suites", name, ".yaml", "suite");
+    }
+
+    public Path baseline(String name) {
+        return byName("evaluator/baselines", name, ".cu", "baseline");
+    }
+
+    public Path config(String name) {
+        return byName("config", name, ".yaml", "config");
+    }
+
+    public Path seeds() {
+        return root.resolve("seeds");
+    }
+
+    /** A path as given when it names an existing file, otherwise {@code dir/name + ext} under the root. */
+    private Path byName(String dir, String name, String ext, String what) {
+        Path direct = Path.of(name);
+        if (Files.isRegularFile(direct)) {
+            return direct;
+        }
+        Path named = root.resolve(dir).resolve(name.endsWith(ext) ? name : name + ext);
+        if (!Files.isRegularFile(named)) {
+            throw KevoException.input("no " + what + " '" + name + "' (looked for " + named + ")");
+        }
+        return named;
+    }
+}

@@ -1,0 +1,238 @@
+package dev.kevo.cuda;
+
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CLOCK_RATE;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE;
+import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+
+import dev.kevo.KevoException;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUjit_option;
+import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+import jcuda.driver.JITOptions;
+
+/**
+ * One GPU through the driver API: its primary context, one stream, memory, modules, launches and events.
+ * Used from one thread; every call's return code is checked.
+ */
+public final class Gpu implements AutoCloseable {
+    private static final int JIT_LOG_BYTES = 16 * 1024;
+
+    private final CUdevice device;
+    private final CUstream stream;
+    private final DeviceInfo info;
+    private boolean closed;
+
+    private Gpu(CUdevice device, CUstream stream, DeviceInfo info) {
+        this.device = device;
+        this.stream = stream;
+        this.info = info;
+    }
+
+    /** Number of CUDA devices, or 0 with no driver or no device. */
+    public static int count() {
+        try {
+            JCudaDriver.setExceptionsEnabled(false);
+            if (JCudaDriver.cuInit(0) != CUresult.CUDA_SUCCESS) {
+                return 0;
+            }
+            int[] n = new int[1];
+            return JCudaDriver.cuDeviceGetCount(n) == CUresult.CUDA_SUCCESS ? n[0] : 0;
+        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
+            return 0;
+        }
+    }
+
+    /** Why no device can be opened, for a test's skip message; empty when one can. */
+    public static String unavailableReason() {
+        try {
+            JCudaDriver.setExceptionsEnabled(false);
+            int rc = JCudaDriver.cuInit(0);
+            if (rc != CUresult.CUDA_SUCCESS) {
+                return "cuInit: " + CUresult.stringFor(rc);
+            }
+            return count() > 0 ? "" : "no CUDA device";
+        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
+            return "no CUDA driver: " + e.getMessage();
+        }
+    }
+
+    public static Gpu open(int ordinal) {
+        try {
+            JCudaDriver.setExceptionsEnabled(false);
+            int rc = JCudaDriver.cuInit(0);
+            if (rc != CUresult.CUDA_SUCCESS) {
+                throw KevoException.environment("no usable GPU: cuInit failed with " + CUresult.stringFor(rc));
+            }
+        } catch (UnsatisfiedLinkError e) {
+            throw KevoException.environment("no CUDA driver (libcuda.so could not be loaded): " + e.getMessage());
+        }
+        int n = count();
+        if (ordinal < 0 || ordinal >= n) {
+            throw KevoException.environment("no GPU " + ordinal + ": this machine has " + n + " CUDA device(s)");
+        }
+        CUdevice device = new CUdevice();
+        CudaError.check(JCudaDriver.cuDeviceGet(device, ordinal), "cuDeviceGet");
+        CUcontext context = new CUcontext();
+        CudaError.check(JCudaDriver.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
+        CudaError.check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+        CUstream stream = new CUstream();
+        CudaError.check(JCudaDriver.cuStreamCreate(stream, 0), "cuStreamCreate");
+        return new Gpu(device, stream, readInfo(ordinal, device));
+    }
+
+    private static DeviceInfo readInfo(int ordinal, CUdevice device) {
+        byte[] name = new byte[256];
+        CudaError.check(JCudaDriver.cuDeviceGetName(name, name.length, device), "cuDeviceGetName");
+        String[] bus = new String[1];
+        JCudaDriver.cuDeviceGetPCIBusId(bus, 64, device);
+        long[] memory = new long[1];
+        CudaError.check(JCudaDriver.cuDeviceTotalMem(memory, device), "cuDeviceTotalMem");
+        int[] driver = new int[1];
+        CudaError.check(JCudaDriver.cuDriverGetVersion(driver), "cuDriverGetVersion");
+        return new DeviceInfo(ordinal, new String(name).trim().replace("\0", ""), bus[0] == null ? "" : bus[0].trim(),
+                attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+                attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+                attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), memory[0],
+                attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+                attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+                optionalAttribute(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000,
+                optionalAttribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000,
+                optionalAttribute(device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+                driver[0] / 1000 + "." + (driver[0] % 1000) / 10);
+    }
+
+    private static int attribute(CUdevice device, int attribute) {
+        int[] value = new int[1];
+        CudaError.check(JCudaDriver.cuDeviceGetAttribute(value, attribute, device), "cuDeviceGetAttribute");
+        return value[0];
+    }
+
+    /** Attributes newer drivers have deprecated read as 0 rather than failing. */
+    private static int optionalAttribute(CUdevice device, int attribute) {
+        int[] value = new int[1];
+        return JCudaDriver.cuDeviceGetAttribute(value, attribute, device) == CUresult.CUDA_SUCCESS ? value[0] : 0;
+    }
+
+    public DeviceInfo info() {
+        return info;
+    }
+
+    /** Loads a cubin; a load failure carries the driver's JIT error log. */
+    public Module load(Compilation compilation) {
+        JITOptions options = new JITOptions();
+        options.putBytes(CUjit_option.CU_JIT_ERROR_LOG_BUFFER, new byte[JIT_LOG_BYTES]);
+        options.putInt(CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, JIT_LOG_BYTES);
+        CUmodule module = new CUmodule();
+        int rc = JCudaDriver.cuModuleLoadDataJIT(module, Pointer.to(compilation.cubin()), options);
+        if (rc != CUresult.CUDA_SUCCESS) {
+            String log = options.getString(CUjit_option.CU_JIT_ERROR_LOG_BUFFER);
+            throw new CudaError(rc, "cuModuleLoadData(" + compilation.name() + ")"
+                    + (log == null || log.isBlank() ? "" : ": " + log.trim()));
+        }
+        return new Module(compilation.name(), module);
+    }
+
+    public DeviceBuffer alloc(long bytes) {
+        CUdeviceptr pointer = new CUdeviceptr();
+        int rc = JCudaDriver.cuMemAlloc(pointer, Math.max(bytes, 1));
+        if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
+            throw KevoException.environment("GPU " + info.ordinal() + " is out of memory allocating " + bytes
+                    + " bytes");
+        }
+        CudaError.check(rc, "cuMemAlloc(" + bytes + ")");
+        return new DeviceBuffer(pointer, bytes);
+    }
+
+    /** Fills {@code words} 32-bit words with a bit pattern, on the stream. */
+    public void fill(CUdeviceptr target, int pattern, long words) {
+        if (words > 0) {
+            CudaError.check(JCudaDriver.cuMemsetD32Async(target, pattern, words, stream), "cuMemsetD32Async");
+        }
+    }
+
+    public void copy(CUdeviceptr target, CUdeviceptr source, long bytes) {
+        CudaError.check(JCudaDriver.cuMemcpyDtoDAsync(target, source, bytes, stream), "cuMemcpyDtoDAsync");
+    }
+
+    public void download(CUdeviceptr source, Pointer host, long bytes) {
+        synchronize();
+        CudaError.check(JCudaDriver.cuMemcpyDtoH(host, source, bytes), "cuMemcpyDtoH");
+    }
+
+    public void upload(CUdeviceptr target, Pointer host, long bytes) {
+        synchronize();
+        CudaError.check(JCudaDriver.cuMemcpyHtoD(target, host, bytes), "cuMemcpyHtoD");
+    }
+
+    /**
+     * Launches on the stream. Arguments: {@link CUdeviceptr}, {@link Integer} (int), {@link Long}
+     * (64-bit integer), {@link Double}, {@link Float}.
+     */
+    public void launch(Kernel kernel, int grid, int block, int smem, Object... args) {
+        Pointer[] params = new Pointer[args.length];
+        for (int i = 0; i < args.length; i++) {
+            params[i] = switch (args[i]) {
+                case CUdeviceptr p -> Pointer.to(p);
+                case Integer v -> Pointer.to(new int[] {v});
+                case Long v -> Pointer.to(new long[] {v});
+                case Double v -> Pointer.to(new double[] {v});
+                case Float v -> Pointer.to(new float[] {v});
+                default -> throw new IllegalArgumentException("unsupported kernel argument " + args[i]);
+            };
+        }
+        CudaError.check(JCudaDriver.cuLaunchKernel(kernel.function(), grid, 1, 1, block, 1, 1, smem, stream,
+                Pointer.to(params), null), "launch of " + kernel.name());
+    }
+
+    public CUevent event() {
+        CUevent event = new CUevent();
+        CudaError.check(JCudaDriver.cuEventCreate(event, 0), "cuEventCreate");
+        return event;
+    }
+
+    public void record(CUevent event) {
+        CudaError.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
+    }
+
+    /** Milliseconds between two recorded events; both must have completed. */
+    public float elapsedMillis(CUevent start, CUevent end) {
+        float[] ms = new float[1];
+        CudaError.check(JCudaDriver.cuEventElapsedTime(ms, start, end), "cuEventElapsedTime");
+        return ms[0];
+    }
+
+    public void destroy(CUevent event) {
+        JCudaDriver.cuEventDestroy(event);
+    }
+
+    /**
+     * Waits for all work in the context, not only this stream, so nothing a kernel started elsewhere escapes,
+     * and surfaces any fault it raised.
+     */
+    public void synchronize() {
+        CudaError.check(JCudaDriver.cuCtxSynchronize(), "cuCtxSynchronize");
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            JCudaDriver.cuStreamDestroy(stream);
+            JCudaDriver.cuDevicePrimaryCtxRelease(device);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.kevo.cuda;
+
+import dev.kevo.KevoException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Finds an NVRTC library. JCuda's own NVRTC binding is tied to libnvrtc.so.12's versioned symbols and does
+ * not load on CUDA 13 hosts, so kevo binds NVRTC itself and looks in the places CUDA installs put it.
+ */
+public final class NvrtcLocator {
+
+    static final List<String> SONAMES = List.of("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2");
+
+    private final Map<String, String> env;
+
+    public NvrtcLocator(Map<String, String> env) {
+        this.env = env;
+    }
+
+    /** A library that loaded, and what it is called. */
+    public record Found(SymbolLookup lookup, String location) {
+    }
+
+    /**
+     * Loads the first candidate that opens: the configured path or $KEVO_NVRTC, then each soname in
+     * the usual CUDA directories, then through the system's library path.
+     */
+    public Found load(Optional<Path> configured, Arena arena) {
+        List<String> tried = new ArrayList<>();
+        for (String candidate : candidates(configured)) {
+            tried.add(candidate);
+            Optional<SymbolLookup> lookup = open(candidate, arena);
+            if (lookup.isPresent()) {
+                return new Found(lookup.get(), candidate);
+            }
+        }
+        throw KevoException.environment("no NVRTC library found (install CUDA's NVRTC or set KEVO_NVRTC); looked for: "
+                + String.join(", ", tried));
+    }
+
+    List<String> candidates(Optional<Path> configured) {
+        Set<String> out = new LinkedHashSet<>();
+        configured.ifPresent(p -> out.add(p.toString()));
+        Optional.ofNullable(env.get("KEVO_NVRTC")).filter(s -> !s.isBlank()).ifPresent(out::add);
+        List<String> dirs = new ArrayList<>();
+        Optional.ofNullable(env.get("LD_LIBRARY_PATH")).ifPresent(p -> {
+            for (String dir : p.split(":")) {
+                if (!dir.isBlank()) {
+                    dirs.add(dir);
+                }
+            }
+        });
+        for (String var : List.of("CUDA_HOME", "CUDA_PATH")) {
+            Optional.ofNullable(env.get(var)).filter(s -> !s.isBlank()).ifPresent(home -> {
+                dirs.add(home + "/lib64");
+                dirs.add(home + "/targets/x86_64-linux/lib");
+            });
+        }
+        dirs.add("/usr/local/cuda/lib64");
+        dirs.add("/usr/local/cuda/targets/x86_64-linux/lib");
+        for (String soname : SONAMES) {
+            for (String dir : dirs) {
+                out.add(Path.of(dir, soname).toString());
+            }
+            out.add(soname);
+        }
+        return List.copyOf(out);
+    }
+
+    private static Optional<SymbolLookup> open(String candidate, Arena arena) {
+        try {
+            if (candidate.contains("/")) {
+                Path path = Path.of(candidate);
+                return Files.exists(path) ? Optional.of(SymbolLookup.libraryLookup(path, arena)) : Optional.empty();
+            }
+            return Optional.of(SymbolLookup.libraryLookup(candidate, arena));
+        } catch (IllegalArgumentException | IllegalCallerException e) {
+            return Optional.empty();
+        }
+    }
+}

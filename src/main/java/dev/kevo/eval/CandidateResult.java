@@ -1,0 +1,34 @@
+package dev.kevo.eval;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * Everything the evaluator learned about one kernel file.
+ *
+ * @param verdict PASS only when every shape passed
+ * @param detail for a rejection, the first failure in one line
+ * @param score geometric mean over the suite of the per-shape speedup against the baseline; null unless passed
+ * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
+ * @param inputSeed replays the exact inputs with {@code kevo eval --seed}
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
+                              Double score, Double floorFraction, Double compileMs, String compileLog,
+                              List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed) {
+
+    public CandidateResult {
+        kernels = kernels == null ? List.of() : List.copyOf(kernels);
+        shapes = shapes == null ? List.of() : List.copyOf(shapes);
+    }
+
+    public static CandidateResult rejected(String name, String path, String description, Verdict verdict,
+                                           String detail, long inputSeed) {
+        return new CandidateResult(name, path, description, verdict, detail, null, null, null, null, null, null,
+                inputSeed);
+    }
+
+    public boolean passed() {
+        return verdict.passed();
+    }
+}

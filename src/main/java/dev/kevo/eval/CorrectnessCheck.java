@@ -1,0 +1,78 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.task.InputCase;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Tolerance;
+
+/**
+ * Runs a candidate's plan once per input case on fresh inputs and judges the output against kevo's float64
+ * reference: poisoned output, guard zones, unchanged input, per-element and whole-case tolerances.
+ */
+final class CorrectnessCheck {
+    private final Gpu gpu;
+    private final TrustedKernels trusted;
+    private final Workbench bench;
+    private final Tolerance tolerance;
+
+    CorrectnessCheck(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance) {
+        this.gpu = gpu;
+        this.trusted = trusted;
+        this.bench = bench;
+        this.tolerance = tolerance;
+    }
+
+    /** What one case measured: its errors, and the wall time of the launch (with the synchronisation). */
+    record CaseResult(double relativeL2, double maxAbsError, double launchWallMs) {
+    }
+
+    /**
+     * @throws Rejection with the verdict of the first case that fails
+     */
+    CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long seed, InputCase inputCase) {
+        long ws = plan.workspaceBytes();
+        trusted.generate(bench.x(0), shape, seed, inputCase);
+        bench.arm(shape, ws);
+        String where = "case " + inputCase.id() + " (seed " + seed + ")";
+        gpu.synchronize();
+        long start = System.nanoTime();
+        try {
+            runner.run(plan, bench.x(0), bench.y(), bench.workspace());
+            gpu.synchronize();
+        } catch (CudaError e) {
+            throw Faults.reject(e, where);
+        }
+        double wallMs = (System.nanoTime() - start) / 1e6;
+        trusted.reference(bench.stats(), shape, seed, inputCase);
+        CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, seed,
+                inputCase, tolerance);
+        long damaged = bench.guardDamage(trusted, shape, ws);
+        String at = counts.firstBad() >= 0 ? ", first at row " + counts.firstBad() / shape.cols() + " col "
+                + counts.firstBad() % shape.cols() : "";
+        if (damaged > 0) {
+            throw new Rejection(Verdict.OUT_OF_BOUNDS_WRITE, where + ": " + damaged
+                    + " guard words around x, y or the workspace overwritten");
+        }
+        if (counts.inputChanged() > 0) {
+            throw new Rejection(Verdict.INPUT_MODIFIED, where + ": " + counts.inputChanged() + " input elements changed"
+                    + at);
+        }
+        if (counts.unwritten() > 0) {
+            throw new Rejection(Verdict.UNWRITTEN_OUTPUT, where + ": " + counts.unwritten() + " of "
+                    + shape.elements() + " outputs never written" + at);
+        }
+        if (counts.nonFinite() > 0) {
+            throw new Rejection(Verdict.NAN_OUTPUT, where + ": " + counts.nonFinite() + " outputs NaN or Inf" + at);
+        }
+        double relL2 = counts.relativeL2();
+        if (counts.violations() > 0 || relL2 > tolerance.relativeL2()) {
+            throw new Rejection(Verdict.WRONG_RESULT, where + ": " + counts.violations()
+                    + " elements off by more than " + tolerance.absolute() + " + " + tolerance.relative()
+                    + "*|ref|, relative L2 error " + String.format("%.2e", relL2) + " (bound "
+                    + tolerance.relativeL2() + ")" + at);
+        }
+        return new CaseResult(relL2, counts.maxAbsError(), wallMs);
+    }
+}

@@ -1,0 +1,74 @@
+package dev.kevo.eval;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kevo.config.ConfigFiles;
+import dev.kevo.task.InputCase;
+import dev.kevo.task.Tolerance;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How candidates are judged: suite and baseline by default, the input cases, the tolerances and the
+ * measurement method. Read from config/eval.yaml; every key is documented in the README.
+ */
+public record EvalSettings(String suite, String baseline, List<InputCase> cases, Tolerance tolerance,
+                           MeasurementMethod measurement) {
+
+    public static final EvalSettings DEFAULT = new EvalSettings("standard", "block_two_pass",
+            List.of(InputCase.values()), Tolerance.DEFAULT, MeasurementMethod.DEFAULT);
+
+    public EvalSettings {
+        cases = List.copyOf(cases);
+        if (cases.isEmpty()) {
+            throw new IllegalArgumentException("cases: list at least one input case");
+        }
+    }
+
+    public EvalSettings withSuite(String name) {
+        return new EvalSettings(name, baseline, cases, tolerance, measurement);
+    }
+
+    public EvalSettings withBaseline(String name) {
+        return new EvalSettings(suite, name, cases, tolerance, measurement);
+    }
+
+    public static EvalSettings load(Path file) {
+        return ConfigFiles.read(file, Yaml.class).toSettings();
+    }
+
+    /** The file's shape; absent keys take the defaults. */
+    record Yaml(String suite, String baseline, List<String> cases, ToleranceYaml tolerance,
+                MeasurementYaml measurement) {
+        EvalSettings toSettings() {
+            return new EvalSettings(Objects.requireNonNullElse(suite, DEFAULT.suite()),
+                    Objects.requireNonNullElse(baseline, DEFAULT.baseline()),
+                    cases == null ? DEFAULT.cases() : cases.stream().map(InputCase::byId).toList(),
+                    tolerance == null ? DEFAULT.tolerance() : tolerance.toTolerance(),
+                    measurement == null ? DEFAULT.measurement() : measurement.toMethod());
+        }
+    }
+
+    record ToleranceYaml(@JsonProperty("relative_l2") Double relativeL2, Double absolute, Double relative) {
+        Tolerance toTolerance() {
+            Tolerance d = Tolerance.DEFAULT;
+            return new Tolerance(Objects.requireNonNullElse(relativeL2, d.relativeL2()),
+                    Objects.requireNonNullElse(absolute, d.absolute()), Objects.requireNonNullElse(relative, d.relative()));
+        }
+    }
+
+    record MeasurementYaml(@JsonProperty("warmup_ms") Double warmupMs, Integer minRepetitions,
+                           Integer maxRepetitions, Double targetCi, Double maxSecondsPerShape, Boolean flushL2,
+                           Integer inputSets) {
+        MeasurementMethod toMethod() {
+            MeasurementMethod d = MeasurementMethod.DEFAULT;
+            return new MeasurementMethod(Objects.requireNonNullElse(warmupMs, d.warmupMillis()),
+                    Objects.requireNonNullElse(minRepetitions, d.minRepetitions()),
+                    Objects.requireNonNullElse(maxRepetitions, d.maxRepetitions()),
+                    Objects.requireNonNullElse(targetCi, d.targetCi()),
+                    Objects.requireNonNullElse(maxSecondsPerShape, d.maxSecondsPerShape()),
+                    Objects.requireNonNullElse(flushL2, d.flushL2()),
+                    Objects.requireNonNullElse(inputSets, d.inputSets()));
+        }
+    }
+}

@@ -1,0 +1,276 @@
+package dev.kevo.eval;
+
+import dev.kevo.KevoException;
+import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.CompileException;
+import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Module;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.task.InputCase;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanException;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
+ * against a float64 reference, then time candidate, baseline and a plain copy side by side.
+ *
+ * <p>A candidate is scored only when every shape passed: score = geometric mean of the per-shape speedups
+ * over the baseline; floor fraction = geometric mean of copy time over candidate time.
+ */
+public final class Evaluator implements AutoCloseable {
+    private final Gpu gpu;
+    private final Nvrtc nvrtc;
+    private final Suite suite;
+    private final EvalSettings settings;
+    private final TrustedKernels trusted;
+    private final Workbench bench;
+    private final CorrectnessCheck correctness;
+    private final InterleavedTimer timer;
+    private final Loaded baseline;
+    private String contextLostBy;
+
+    /** A kernel file compiled, loaded and resolved for every shape of the suite. */
+    private record Loaded(KernelFile file, Compilation compilation, Module module, PlanRunner runner,
+                          List<ResolvedPlan> plans) {
+    }
+
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, Suite suite, KernelFile baselineFile, EvalSettings settings) {
+        this.gpu = gpu;
+        this.nvrtc = nvrtc;
+        this.suite = suite;
+        this.settings = settings;
+        this.trusted = new TrustedKernels(gpu, nvrtc);
+        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
+        this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
+        this.timer = new InterleavedTimer(gpu, bench, settings.measurement());
+        try {
+            Loaded base = load(baselineFile);
+            checkAll(base, 0x5eed_ba5eL, false).stream().filter(r -> !r.verdict().passed()).findFirst()
+                    .ifPresent(r -> {
+                        throw new Rejection(r.verdict(), r.shape() + ": " + r.detail());
+                    });
+            this.baseline = base;
+        } catch (Rejection r) {
+            throw KevoException.input("baseline " + baselineFile.name() + " is not usable: " + r.verdict().id()
+                    + ": " + r.getMessage());
+        }
+    }
+
+    public Suite suite() {
+        return suite;
+    }
+
+    public EvalSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Evaluates one kernel file. Inputs derive from {@code inputSeed}, so the same seed replays the same
+     * checks; {@code cold} also records a first launch's wall time per shape, what a naive harness reports.
+     */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
+        if (contextLostBy != null) {
+            throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
+                    + "; evaluate the remaining files in a new run");
+        }
+        String path = file.path() == null ? null : file.path().toString();
+        Loaded loaded;
+        try {
+            loaded = load(file);
+        } catch (Rejection r) {
+            return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
+                    inputSeed);
+        }
+        try {
+            List<ShapeResult> shapes = checkAll(loaded, inputSeed, cold);
+            ShapeResult failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
+            if (failed == null) {
+                shapes = timeAll(loaded, shapes, inputSeed);
+                failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
+            }
+            Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
+            String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
+            Double score = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::speedup)) : null;
+            Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
+            return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
+                    loaded.compilation().time().toNanos() / 1e6, emptyToNull(loaded.compilation().log()),
+                    resources(loaded), shapes, inputSeed);
+        } catch (Rejection r) {
+            // Only sticky faults get here: the context is gone, so nothing more can be measured.
+            return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
+                    inputSeed);
+        } finally {
+            if (contextLostBy == null) {
+                loaded.module().close();
+            }
+        }
+    }
+
+    private Loaded load(KernelFile file) {
+        Compilation compilation;
+        try {
+            compilation = nvrtc.compile(file.name(), file.source(), Prelude.headers(), gpu.info().arch());
+        } catch (CompileException e) {
+            throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
+        }
+        for (String kernel : file.kernelNames()) {
+            if (!compilation.definesKernel(kernel)) {
+                throw new Rejection(Verdict.MISSING_KERNEL, "the plan launches '" + kernel
+                        + "' but the file defines no extern \"C\" __global__ kernel of that name");
+            }
+        }
+        List<ResolvedPlan> plans = new ArrayList<>();
+        for (Shape shape : suite.shapes()) {
+            try {
+                plans.add(PlanResolver.resolve(file, shape, gpu.info().sms()));
+            } catch (PlanException e) {
+                throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
+            }
+        }
+        Module module;
+        try {
+            module = gpu.load(compilation);
+        } catch (CudaError e) {
+            throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
+        }
+        PlanRunner runner = new PlanRunner(gpu, module);
+        try {
+            plans.forEach(runner::prepare);
+        } catch (Rejection r) {
+            module.close();
+            throw r;
+        }
+        return new Loaded(file, compilation, module, runner, plans);
+    }
+
+    /** Correctness on every shape and case; a sticky fault ends the evaluation (the context is gone). */
+    private List<ShapeResult> checkAll(Loaded loaded, long inputSeed, boolean cold) {
+        List<ShapeResult> results = new ArrayList<>();
+        List<Shape> shapes = suite.shapes();
+        for (int s = 0; s < shapes.size(); s++) {
+            Shape shape = shapes.get(s);
+            ResolvedPlan plan = loaded.plans().get(s);
+            bench.reserveWorkspace(plan.workspaceBytes());
+            double relL2 = 0;
+            double maxAbs = 0;
+            Double coldMs = null;
+            try {
+                for (InputCase inputCase : settings.cases()) {
+                    long seed = Seeds.derive(inputSeed, s, inputCase.ordinal());
+                    CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, seed, inputCase);
+                    relL2 = Math.max(relL2, r.relativeL2());
+                    maxAbs = Math.max(maxAbs, r.maxAbsError());
+                    if (cold && coldMs == null) {
+                        coldMs = r.launchWallMs();
+                    }
+                }
+                results.add(new ShapeResult(shape.toString(), Verdict.PASS, null, plan.planIndex() + 1, relL2, maxAbs,
+                        null, null, null, null, null, coldMs));
+            } catch (Rejection r) {
+                if (r.contextLost()) {
+                    contextLostBy = loaded.file().name();
+                    throw r;
+                }
+                results.add(ShapeResult.failed(shape, r.verdict(), r.getMessage()));
+            }
+        }
+        return results;
+    }
+
+    private List<ShapeResult> timeAll(Loaded candidate, List<ShapeResult> checked, long inputSeed) {
+        List<ShapeResult> results = new ArrayList<>();
+        List<Shape> shapes = suite.shapes();
+        for (int s = 0; s < shapes.size(); s++) {
+            Shape shape = shapes.get(s);
+            ResolvedPlan plan = candidate.plans().get(s);
+            ResolvedPlan basePlan = baseline.plans().get(s);
+            bench.reserveWorkspace(Math.max(plan.workspaceBytes(), basePlan.workspaceBytes()));
+            for (int set = 0; set < bench.inputSets(); set++) {
+                trusted.generate(bench.x(set), shape, Seeds.derive(inputSeed, s, 1000 + set), InputCase.NORMAL_1);
+            }
+            long bytes = shape.elements() * Float.BYTES;
+            List<InterleavedTimer.Variant> variants = List.of(
+                    variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace())),
+                    variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace())),
+                    variant("copy", set -> gpu.copy(bench.y(), bench.x(set), bytes)));
+            ShapeResult result = checked.get(s);
+            try {
+                List<Stats> stats = timer.measure(variants);
+                result = result.withTiming(stats.get(1), stats.get(0), stats.get(2), result.coldMs());
+                verifyAfterTiming(candidate, plan, shape, Seeds.derive(inputSeed, s, 2000));
+            } catch (Rejection r) {
+                if (r.contextLost()) {
+                    contextLostBy = candidate.file().name();
+                    throw r;
+                }
+                result = result.withVerdict(r.verdict(), r.getMessage());
+            }
+            results.add(result);
+        }
+        return results;
+    }
+
+    /**
+     * Checks the output once more on inputs no earlier launch saw, after all the timed launches: a kernel
+     * that computes only on its first call or keeps state between calls fails here.
+     */
+    private void verifyAfterTiming(Loaded candidate, ResolvedPlan plan, Shape shape, long seed) {
+        try {
+            correctness.check(candidate.runner(), plan, shape, seed, InputCase.NORMAL_4);
+        } catch (Rejection r) {
+            if (r.contextLost()) {
+                throw r;
+            }
+            throw new Rejection(Verdict.STALE_RESULT, "after timing, " + r.verdict().id() + ": " + r.getMessage());
+        }
+    }
+
+    private static InterleavedTimer.Variant variant(String name, java.util.function.IntConsumer launch) {
+        return new InterleavedTimer.Variant() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public void launch(int set) {
+                launch.accept(set);
+            }
+        };
+    }
+
+    private static List<KernelResources> resources(Loaded loaded) {
+        return loaded.file().kernelNames().stream().map(name -> loaded.module().kernel(name))
+                .map(k -> new KernelResources(k.name(), k.registers(), k.localBytes(), k.staticSharedBytes())).toList();
+    }
+
+    static double geometricMean(java.util.stream.DoubleStream values) {
+        double[] v = values.toArray();
+        double logSum = 0;
+        for (double x : v) {
+            logSum += Math.log(x);
+        }
+        return Math.exp(logSum / v.length);
+    }
+
+    private static String emptyToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    @Override
+    public void close() {
+        if (contextLostBy == null) {
+            baseline.module().close();
+            bench.close();
+            trusted.close();
+        }
+    }
+}

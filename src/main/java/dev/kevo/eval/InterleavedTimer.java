@@ -1,0 +1,136 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.Gpu;
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.CUevent;
+
+/**
+ * Times several variants of the same work side by side, following a {@link MeasurementMethod}: warm-up by
+ * wall time, then rounds in which every variant runs once, in an order that rotates from round to round,
+ * each launch after an L2 flush and on the next input set, each timed by its own pair of CUDA events.
+ */
+final class InterleavedTimer {
+    /** Rounds queued between synchronisations: enough to keep the GPU busy, few enough to stop promptly. */
+    private static final int ROUNDS_PER_BATCH = 8;
+    /** Repetitions kept even when a slow kernel runs past the time cap. */
+    private static final int HARD_MIN_REPETITIONS = 3;
+
+    /** One thing to time; {@code launch} enqueues it on the stream reading input set {@code set}. */
+    interface Variant {
+        String name();
+
+        void launch(int set);
+    }
+
+    private final Gpu gpu;
+    private final Workbench bench;
+    private final MeasurementMethod method;
+
+    InterleavedTimer(Gpu gpu, Workbench bench, MeasurementMethod method) {
+        this.gpu = gpu;
+        this.bench = bench;
+        this.method = method;
+    }
+
+    /** Stats per variant, in the order given. */
+    List<Stats> measure(List<Variant> variants) {
+        int v = variants.size();
+        int sets = Math.min(method.inputSets(), bench.inputSets());
+        CUevent[][] events = new CUevent[ROUNDS_PER_BATCH * v][2];
+        for (CUevent[] pair : events) {
+            pair[0] = gpu.event();
+            pair[1] = gpu.event();
+        }
+        try {
+            warmUp(variants, sets);
+            List<List<Double>> samples = new ArrayList<>();
+            variants.forEach(x -> samples.add(new ArrayList<>()));
+            long start = System.nanoTime();
+            int launches = 0;
+            while (true) {
+                for (int round = 0; round < ROUNDS_PER_BATCH; round++) {
+                    for (int k = 0; k < v; k++) {
+                        int which = (round + k) % v;
+                        CUevent[] pair = events[round * v + k];
+                        timedLaunch(variants.get(which), launches++ % sets, pair);
+                    }
+                }
+                sync("timing");
+                for (int round = 0; round < ROUNDS_PER_BATCH; round++) {
+                    for (int k = 0; k < v; k++) {
+                        CUevent[] pair = events[round * v + k];
+                        samples.get((round + k) % v).add((double) gpu.elapsedMillis(pair[0], pair[1]));
+                    }
+                }
+                int n = samples.getFirst().size();
+                double seconds = (System.nanoTime() - start) / 1e9;
+                if (done(samples, n, seconds)) {
+                    return samples.stream().map(s -> Stats.of(s.stream().mapToDouble(Double::doubleValue).toArray()))
+                            .toList();
+                }
+            }
+        } finally {
+            for (CUevent[] pair : events) {
+                gpu.destroy(pair[0]);
+                gpu.destroy(pair[1]);
+            }
+        }
+    }
+
+    private boolean done(List<List<Double>> samples, int n, double seconds) {
+        if (n >= method.maxRepetitions()) {
+            return true;
+        }
+        if (seconds >= method.maxSecondsPerShape() && n >= HARD_MIN_REPETITIONS) {
+            return true;
+        }
+        if (n < method.minRepetitions()) {
+            return false;
+        }
+        return samples.stream().allMatch(s ->
+                Stats.of(s.stream().mapToDouble(Double::doubleValue).toArray()).relativeCi() <= method.targetCi());
+    }
+
+    private void warmUp(List<Variant> variants, int sets) {
+        long start = System.nanoTime();
+        int rounds = 0;
+        int launches = 0;
+        while (rounds < 2 || (System.nanoTime() - start) / 1e6 < method.warmupMillis()) {
+            for (Variant variant : variants) {
+                if (method.flushL2()) {
+                    bench.flushL2();
+                }
+                launch(variant, launches++ % sets);
+            }
+            sync("warm-up");
+            rounds++;
+        }
+    }
+
+    private void timedLaunch(Variant variant, int set, CUevent[] pair) {
+        if (method.flushL2()) {
+            bench.flushL2();
+        }
+        gpu.record(pair[0]);
+        launch(variant, set);
+        gpu.record(pair[1]);
+    }
+
+    private void launch(Variant variant, int set) {
+        try {
+            variant.launch(set);
+        } catch (CudaError e) {
+            throw Faults.reject(e, "timing, " + variant.name());
+        }
+    }
+
+    private void sync(String phase) {
+        try {
+            gpu.synchronize();
+        } catch (CudaError e) {
+            throw Faults.reject(e, phase);
+        }
+    }
+}

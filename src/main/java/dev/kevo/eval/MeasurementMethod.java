@@ -1,0 +1,41 @@
+package dev.kevo.eval;
+
+/**
+ * How kevo times a kernel, stated rather than implied (the way JMH states warm-up and iterations), and
+ * recorded with every result so a number can be traced to the method that produced it.
+ *
+ * <p>Each repetition flushes L2 (writes a buffer of twice its size outside the timed region), reads a
+ * different input set than the one before, and is timed with CUDA events. Baseline, candidate and a plain
+ * copy run interleaved, so clock drift hits all three alike.
+ *
+ * @param warmupMillis wall time of untimed launches first, so module load, lazy init and clock ramp stay out
+ * @param minRepetitions timed repetitions per variant before the stop rule is consulted
+ * @param maxRepetitions cap per variant
+ * @param targetCi stop once the 95% confidence interval of every variant's median is within this fraction of it
+ * @param maxSecondsPerShape stop a shape's timing after this much wall time (at least 5 repetitions are kept)
+ * @param flushL2 flush L2 before every timed launch
+ * @param inputSets distinct input buffers rotated through
+ */
+public record MeasurementMethod(double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
+                                double maxSecondsPerShape, boolean flushL2, int inputSets) {
+
+    public static final MeasurementMethod DEFAULT = new MeasurementMethod(20, 15, 200, 0.01, 3, true, 3);
+
+    public MeasurementMethod {
+        if (warmupMillis < 0) {
+            throw new IllegalArgumentException("warmup_ms must be >= 0");
+        }
+        if (minRepetitions < 5 || maxRepetitions < minRepetitions) {
+            throw new IllegalArgumentException("need 5 <= min_repetitions <= max_repetitions");
+        }
+        if (!(targetCi > 0 && targetCi < 1)) {
+            throw new IllegalArgumentException("target_ci must be a fraction in (0, 1)");
+        }
+        if (!(maxSecondsPerShape > 0)) {
+            throw new IllegalArgumentException("max_seconds_per_shape must be positive");
+        }
+        if (inputSets < 1 || inputSets > 16) {
+            throw new IllegalArgumentException("input_sets must be in [1, 16]");
+        }
+    }
+}

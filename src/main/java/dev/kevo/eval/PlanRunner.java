@@ -1,0 +1,64 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Kernel;
+import dev.kevo.cuda.Module;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.ResolvedPlan;
+import java.util.List;
+import jcuda.driver.CUdeviceptr;
+
+/** Runs a resolved launch plan from a loaded module: checks each launch against the device, then launches. */
+final class PlanRunner {
+    private final Gpu gpu;
+    private final Module module;
+
+    PlanRunner(Gpu gpu, Module module) {
+        this.gpu = gpu;
+        this.module = module;
+    }
+
+    /**
+     * Rejects launches the device cannot run (threads over what the kernel's registers allow, shared memory
+     * over the opt-in limit) with a verdict instead of a driver error, and raises the dynamic shared memory
+     * limit where a launch needs more than 48 KB.
+     */
+    void prepare(ResolvedPlan plan) {
+        DeviceInfo device = gpu.info();
+        for (ResolvedPlan.Launch launch : plan.launches()) {
+            Kernel kernel = module.kernel(launch.kernel());
+            if (launch.block() > kernel.maxThreadsPerBlock()) {
+                throw new Rejection(Verdict.RESOURCES_EXCEEDED, launch.kernel() + ": block of " + launch.block()
+                        + " threads, but with " + kernel.registers() + " registers per thread at most "
+                        + kernel.maxThreadsPerBlock() + " fit");
+            }
+            long shared = (long) launch.smem() + kernel.staticSharedBytes();
+            if (shared > device.maxSharedPerBlockOptin()) {
+                throw new Rejection(Verdict.RESOURCES_EXCEEDED, launch.kernel() + ": " + shared
+                        + " bytes of shared memory, the device allows " + device.maxSharedPerBlockOptin());
+            }
+            try {
+                module.allowDynamicShared(kernel, launch.smem());
+            } catch (CudaError e) {
+                throw new Rejection(Verdict.RESOURCES_EXCEEDED, e.getMessage());
+            }
+        }
+    }
+
+    void run(ResolvedPlan plan, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+        for (ResolvedPlan.Launch launch : plan.launches()) {
+            List<Object> args = launch.args();
+            Object[] values = new Object[args.size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = args.get(i) instanceof KernelFile.BufferName name ? switch (name) {
+                    case X -> x;
+                    case Y -> y;
+                    case WS -> ws;
+                } : args.get(i);
+            }
+            gpu.launch(module.kernel(launch.kernel()), launch.grid(), launch.block(), launch.smem(), values);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.kevo.eval;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/** What the evaluator concluded about a candidate, or about one of its shapes. */
+public enum Verdict {
+    PASS("pass"),
+    CONTRACT_ERROR("contract-error"),
+    COMPILE_ERROR("compile-error"),
+    MISSING_KERNEL("missing-kernel"),
+    PLAN_ERROR("plan-error"),
+    RESOURCES_EXCEEDED("resources-exceeded"),
+    LAUNCH_FAILED("launch-failed"),
+    ILLEGAL_ADDRESS("illegal-address"),
+    KERNEL_FAULT("kernel-fault"),
+    UNWRITTEN_OUTPUT("unwritten-output"),
+    NAN_OUTPUT("nan-output"),
+    WRONG_RESULT("wrong-result"),
+    OUT_OF_BOUNDS_WRITE("out-of-bounds-write"),
+    INPUT_MODIFIED("input-modified"),
+    STALE_RESULT("stale-result");
+
+    private final String id;
+
+    Verdict(String id) {
+        this.id = id;
+    }
+
+    @JsonValue
+    public String id() {
+        return id;
+    }
+
+    public boolean passed() {
+        return this == PASS;
+    }
+}

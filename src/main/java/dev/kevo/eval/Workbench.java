@@ -1,0 +1,146 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.DeviceBuffer;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.task.Shape;
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
+ * x, y and the workspace each sit between two guard zones, so a write just outside them is caught.
+ */
+final class Workbench implements AutoCloseable {
+    static final long GUARD_BYTES = 64 * 1024;
+    /** Guard zone pattern ("kevo"). */
+    static final int GUARD_PATTERN = 0x6B65766F;
+    /** Unwritten output: a signalling NaN that no float arithmetic produces. */
+    static final int POISON_Y = 0x7FBADBAD;
+    /** Workspace before every launch: a quiet NaN, so reading scratch that was never written shows. */
+    static final int POISON_WS = 0x7FC0FFEE;
+
+    private final Gpu gpu;
+    private final List<DeviceBuffer> xSets = new ArrayList<>();
+    private final DeviceBuffer y;
+    private final DeviceBuffer stats;
+    private final DeviceBuffer checkResult;
+    private final DeviceBuffer counter;
+    private final DeviceBuffer flush;
+    private DeviceBuffer workspace;
+
+    Workbench(Gpu gpu, List<Shape> shapes, int inputSets) {
+        this.gpu = gpu;
+        long maxElements = shapes.stream().mapToLong(Shape::elements).max().orElseThrow();
+        long maxRows = shapes.stream().mapToLong(Shape::rows).max().orElseThrow();
+        long guarded = guardedBytes(maxElements * Float.BYTES);
+        for (int i = 0; i < inputSets; i++) {
+            xSets.add(gpu.alloc(guarded));
+        }
+        y = gpu.alloc(guarded);
+        stats = gpu.alloc(maxRows * 16);
+        checkResult = gpu.alloc(CheckCounts.BYTES);
+        counter = gpu.alloc(8);
+        flush = gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20));
+        workspace = gpu.alloc(guardedBytes(0));
+    }
+
+    private static long guardedBytes(long payload) {
+        return GUARD_BYTES + align(payload) + GUARD_BYTES;
+    }
+
+    private static long align(long bytes) {
+        return (bytes + 255) / 256 * 256;
+    }
+
+    int inputSets() {
+        return xSets.size();
+    }
+
+    CUdeviceptr x(int set) {
+        return xSets.get(set).at(GUARD_BYTES);
+    }
+
+    CUdeviceptr y() {
+        return y.at(GUARD_BYTES);
+    }
+
+    CUdeviceptr workspace() {
+        return workspace.at(GUARD_BYTES);
+    }
+
+    CUdeviceptr stats() {
+        return stats.pointer();
+    }
+
+    CUdeviceptr checkResult() {
+        return checkResult.pointer();
+    }
+
+    /** Makes sure the workspace holds at least {@code bytes}; contents are not kept. */
+    void reserveWorkspace(long bytes) {
+        if (guardedBytes(bytes) > workspace.bytes()) {
+            workspace.close();
+            workspace = gpu.alloc(guardedBytes(bytes));
+        }
+    }
+
+    /** Guards around x (set 0), y and {@code wsBytes} of workspace; y poisoned; workspace poisoned. */
+    void arm(Shape shape, long wsBytes) {
+        long bytes = shape.elements() * Float.BYTES;
+        armGuards(xSets.getFirst(), bytes);
+        armGuards(y, bytes);
+        gpu.fill(y(), POISON_Y, shape.elements());
+        armGuards(workspace, wsBytes);
+        gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
+    }
+
+    /** Words of the guard zones (as armed for this shape) that something overwrote. */
+    long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes) {
+        gpu.fill(counter.pointer(), 0, 2);
+        long bytes = shape.elements() * Float.BYTES;
+        checkGuards(trusted, xSets.getFirst(), bytes);
+        checkGuards(trusted, y, bytes);
+        checkGuards(trusted, workspace, wsBytes);
+        long[] damaged = new long[1];
+        gpu.download(counter.pointer(), jcuda.Pointer.to(damaged), 8);
+        return damaged[0];
+    }
+
+    /** Resets the workspace to its poison, as before every checked launch. */
+    void poisonWorkspace(long wsBytes) {
+        gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
+    }
+
+    /** Evicts L2 by writing a buffer twice its size. */
+    void flushL2() {
+        gpu.fill(flush.pointer(), 0, flush.bytes() / 4);
+    }
+
+    private void armGuards(DeviceBuffer buffer, long payload) {
+        gpu.fill(buffer.pointer(), GUARD_PATTERN, GUARD_BYTES / 4);
+        gpu.fill(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_PATTERN, GUARD_BYTES / 4);
+    }
+
+    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long payload) {
+        trusted.guardCheck(buffer.pointer(), GUARD_BYTES / 4, GUARD_PATTERN, counter.pointer());
+        trusted.guardCheck(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN,
+                counter.pointer());
+    }
+
+    /** The tail guard starts right after the payload (rounded to a word), so a one-element overrun lands in it. */
+    private static long payload4(long payload) {
+        return (payload + 3) / 4 * 4;
+    }
+
+    @Override
+    public void close() {
+        xSets.forEach(DeviceBuffer::close);
+        y.close();
+        stats.close();
+        checkResult.close();
+        counter.close();
+        flush.close();
+        workspace.close();
+    }
+}

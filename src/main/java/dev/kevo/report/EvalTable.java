@@ -1,0 +1,71 @@
+package dev.kevo.report;
+
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.KernelResources;
+import dev.kevo.eval.ShapeResult;
+import dev.kevo.eval.Stats;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The per-file table {@code kevo eval} prints: one line per shape, then the score. */
+public final class EvalTable {
+
+    private EvalTable() {
+    }
+
+    public static void print(CandidateResult result, String baseline, boolean cold, PrintWriter out) {
+        out.println();
+        out.println(result.name() + (result.description() == null || result.description().isBlank() ? ""
+                : "  (" + result.description() + ")"));
+        if (result.shapes().isEmpty()) {
+            out.println("  " + result.verdict().id() + ": " + result.detail());
+            return;
+        }
+        String header = String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s", "shape",
+                "plan", "verdict", "time(us)", "+-ci", "spread", "base(us)", "speedup", "floor", "rel.L2",
+                cold ? "   cold(us)" : "");
+        out.println(header);
+        for (ShapeResult s : result.shapes()) {
+            out.println(row(s, cold));
+        }
+        if (!result.kernels().isEmpty()) {
+            out.println("  kernels: " + result.kernels().stream().map(EvalTable::resources)
+                    .collect(Collectors.joining(", ")) + String.format(Locale.ROOT, "; compiled in %.0f ms",
+                    result.compileMs()));
+        }
+        if (result.passed()) {
+            out.printf(Locale.ROOT, "  PASS  score %.3fx (geometric mean speedup over %s), memory floor %.2f "
+                    + "(geometric mean of copy time / kernel time)%n", result.score(), baseline, result.floorFraction());
+        } else {
+            out.println("  REJECTED  " + result.verdict().id() + ": " + result.detail());
+        }
+    }
+
+    private static String row(ShapeResult s, boolean cold) {
+        Stats c = s.candidate();
+        Stats b = s.baseline();
+        return String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s", s.shape(),
+                s.plan() == null ? "-" : s.plan(), s.verdict().id(),
+                c == null ? "-" : us(c.medianMs()), c == null ? "-" : pct(c.relativeCi()),
+                c == null ? "-" : pct(c.relativeSpread()), b == null ? "-" : us(b.medianMs()),
+                s.speedup() == null ? "-" : String.format(Locale.ROOT, "%.2fx", s.speedup()),
+                s.floorFraction() == null ? "-" : String.format(Locale.ROOT, "%.2f", s.floorFraction()),
+                s.relativeL2() == null ? "-" : String.format(Locale.ROOT, "%.1e", s.relativeL2()),
+                cold ? String.format(Locale.ROOT, " %10s", s.coldMs() == null ? "-" : us(s.coldMs())) : "");
+    }
+
+    private static String resources(KernelResources k) {
+        return k.kernel() + " " + k.registers() + " regs" + (k.localBytes() > 0 ? " " + k.localBytes()
+                + " B local (spills)" : "");
+    }
+
+    private static String us(double ms) {
+        double us = ms * 1000;
+        return String.format(Locale.ROOT, us >= 100 ? "%.0f" : "%.1f", us);
+    }
+
+    private static String pct(double fraction) {
+        return String.format(Locale.ROOT, "%.1f%%", fraction * 100);
+    }
+}

@@ -1,0 +1,200 @@
+package dev.kevo.task;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Reads the kernel file contract: a {@code /*@kevo {JSON} *}{@code /} header that holds the launch plan.
+ * Every error names the file and, where it helps, the line.
+ */
+public final class ContractParser {
+
+    public static final String HEADER_START = "/*@kevo";
+    /** Sources larger than this are rejected before anything else looks at them. */
+    public static final int MAX_SOURCE_BYTES = 256 * 1024;
+
+    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans");
+    private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
+    private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "args");
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private ContractParser() {
+    }
+
+    public static KernelFile read(Path path) {
+        String source;
+        try {
+            long size = Files.size(path);
+            if (size > MAX_SOURCE_BYTES) {
+                throw new ContractException(path + ": " + size + " bytes, over the " + MAX_SOURCE_BYTES
+                        + "-byte limit for a kernel file");
+            }
+            source = Files.readString(path, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new ContractException(path + ": no such file");
+        } catch (MalformedInputException e) {
+            throw new ContractException(path + ": not UTF-8 text");
+        } catch (IOException e) {
+            throw new ContractException(path + ": cannot read (" + e.getMessage() + ")");
+        }
+        return parse(path.getFileName().toString(), path, source);
+    }
+
+    public static KernelFile parse(String name, Path path, String source) {
+        if (source.length() > MAX_SOURCE_BYTES) {
+            throw new ContractException(name + ": over the " + MAX_SOURCE_BYTES + "-byte limit for a kernel file");
+        }
+        int start = source.indexOf(HEADER_START);
+        if (start < 0) {
+            throw new ContractException((path != null ? path.toString() : name) + ": no " + HEADER_START + " header (the launch plan, see README)");
+        }
+        int jsonStart = start + HEADER_START.length();
+        int end = source.indexOf("*/", jsonStart);
+        if (end < 0) {
+            throw new ContractException((path != null ? path.toString() : name) + ":" + lineOf(source, start) + ": " + HEADER_START
+                    + " header is never closed with */");
+        }
+        int headerLine = lineOf(source, jsonStart);
+        String where = path != null ? path.toString() : name;
+        JsonNode root;
+        try {
+            root = JSON.readTree(source.substring(jsonStart, end));
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            int line = headerLine + (loc == null ? 0 : Math.max(0, loc.getLineNr() - 1));
+            throw new ContractException(where + ":" + line + ": malformed " + HEADER_START + " JSON: "
+                    + e.getOriginalMessage());
+        }
+        Reader reader = new Reader(where + ":" + headerLine);
+        return reader.file(name, path, source, root);
+    }
+
+    private static int lineOf(String text, int offset) {
+        int line = 1;
+        for (int i = 0; i < offset; i++) {
+            if (text.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
+
+    /** Walks the header JSON, keeping the position for messages. */
+    private record Reader(String where) {
+
+        KernelFile file(String name, Path path, String source, JsonNode root) {
+            object(root, "header", TOP_KEYS);
+            String description = root.has("description") ? text(root.get("description"), "description") : "";
+            Expr workspace = root.has("workspace") ? expr(root.get("workspace"), "workspace") : Expr.constant(0);
+            JsonNode plansNode = root.get("plans");
+            if (plansNode == null || !plansNode.isArray() || plansNode.isEmpty()) {
+                throw error("'plans' must be a non-empty list");
+            }
+            List<KernelFile.Plan> plans = new ArrayList<>();
+            for (int p = 0; p < plansNode.size(); p++) {
+                plans.add(plan(plansNode.get(p), "plans[" + p + "]"));
+            }
+            return new KernelFile(name, path, source, description, workspace, plans);
+        }
+
+        private KernelFile.Plan plan(JsonNode node, String at) {
+            object(node, at, PLAN_KEYS);
+            Expr when = node.has("when") ? expr(node.get("when"), at + ".when") : Expr.parse("true");
+            JsonNode launchesNode = node.get("launches");
+            if (launchesNode == null || !launchesNode.isArray() || launchesNode.isEmpty()) {
+                throw error(at + ".launches must be a non-empty list");
+            }
+            List<KernelFile.Launch> launches = new ArrayList<>();
+            for (int l = 0; l < launchesNode.size(); l++) {
+                launches.add(launch(launchesNode.get(l), at + ".launches[" + l + "]"));
+            }
+            return new KernelFile.Plan(when, launches);
+        }
+
+        private KernelFile.Launch launch(JsonNode node, String at) {
+            object(node, at, LAUNCH_KEYS);
+            for (String key : List.of("kernel", "grid", "block", "args")) {
+                if (!node.has(key)) {
+                    throw error(at + " has no '" + key + "'");
+                }
+            }
+            String kernel = text(node.get("kernel"), at + ".kernel");
+            if (!kernel.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw error(at + ".kernel '" + kernel + "' is not a C identifier");
+            }
+            Expr smem = node.has("smem") ? expr(node.get("smem"), at + ".smem") : Expr.constant(0);
+            JsonNode argsNode = node.get("args");
+            if (!argsNode.isArray()) {
+                throw error(at + ".args must be a list");
+            }
+            List<KernelFile.Arg> args = new ArrayList<>();
+            for (int a = 0; a < argsNode.size(); a++) {
+                args.add(arg(argsNode.get(a), at + ".args[" + a + "]"));
+            }
+            return new KernelFile.Launch(kernel, expr(node.get("grid"), at + ".grid"),
+                    expr(node.get("block"), at + ".block"), smem, args);
+        }
+
+        private KernelFile.Arg arg(JsonNode node, String at) {
+            if (node.isTextual()) {
+                String key = node.asText().trim();
+                for (KernelFile.BufferName buffer : KernelFile.BufferName.values()) {
+                    if (buffer.key().equals(key.toLowerCase(Locale.ROOT))) {
+                        return new KernelFile.Arg.Buffer(buffer);
+                    }
+                }
+            }
+            return new KernelFile.Arg.Int(expr(node, at));
+        }
+
+        private Expr expr(JsonNode node, String at) {
+            if (!(node.isTextual() || node.isIntegralNumber() || node.isBoolean())) {
+                throw error(at + " must be an expression string or an integer");
+            }
+            try {
+                return Expr.parse(node.asText());
+            } catch (IllegalArgumentException e) {
+                throw error(at + ": " + e.getMessage());
+            }
+        }
+
+        private String text(JsonNode node, String at) {
+            if (!node.isTextual()) {
+                throw error(at + " must be a string");
+            }
+            return node.asText();
+        }
+
+        private void object(JsonNode node, String at, Set<String> allowed) {
+            if (node == null || !node.isObject()) {
+                throw error(at + " must be a JSON object");
+            }
+            for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+                String key = it.next();
+                if (!allowed.contains(key)) {
+                    throw error(at + ": unknown key '" + key + "' (allowed: " + String.join(", ",
+                            allowed.stream().sorted().toList()) + ")");
+                }
+            }
+        }
+
+        private ContractException error(String message) {
+            return new ContractException(where + ": " + message);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package dev.kevo.task;
+
+import com.ezylang.evalex.EvaluationException;
+import com.ezylang.evalex.Expression;
+import com.ezylang.evalex.config.ExpressionConfiguration;
+import com.ezylang.evalex.config.MapBasedFunctionDictionary;
+import com.ezylang.evalex.config.MapBasedOperatorDictionary;
+import com.ezylang.evalex.data.EvaluationValue;
+import com.ezylang.evalex.functions.AbstractFunction;
+import com.ezylang.evalex.functions.FunctionParameter;
+import com.ezylang.evalex.functions.basic.MaxFunction;
+import com.ezylang.evalex.functions.basic.MinFunction;
+import com.ezylang.evalex.operators.AbstractOperator;
+import com.ezylang.evalex.operators.InfixOperator;
+import com.ezylang.evalex.operators.OperatorIfc;
+import com.ezylang.evalex.operators.arithmetic.InfixMinusOperator;
+import com.ezylang.evalex.operators.arithmetic.InfixMultiplicationOperator;
+import com.ezylang.evalex.operators.arithmetic.InfixPlusOperator;
+import com.ezylang.evalex.operators.arithmetic.PrefixMinusOperator;
+import com.ezylang.evalex.operators.arithmetic.PrefixPlusOperator;
+import com.ezylang.evalex.operators.booleans.InfixAndOperator;
+import com.ezylang.evalex.operators.booleans.InfixEqualsOperator;
+import com.ezylang.evalex.operators.booleans.InfixGreaterEqualsOperator;
+import com.ezylang.evalex.operators.booleans.InfixGreaterOperator;
+import com.ezylang.evalex.operators.booleans.InfixLessEqualsOperator;
+import com.ezylang.evalex.operators.booleans.InfixLessOperator;
+import com.ezylang.evalex.operators.booleans.InfixNotEqualsOperator;
+import com.ezylang.evalex.operators.booleans.InfixOrOperator;
+import com.ezylang.evalex.operators.booleans.PrefixNotOperator;
+import com.ezylang.evalex.parser.ParseException;
+import com.ezylang.evalex.parser.Token;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A launch-plan expression: integer arithmetic and comparisons over {@code rows}, {@code cols} and
+ * {@code sms}. The operator and function tables are replaced wholesale, so nothing beyond what the
+ * kernel contract documents exists: no strings, no dates, no powers, no implicit multiplication.
+ * {@code /} and {@code %} truncate like C, so a plan reads the same as the kernel that uses it.
+ */
+public final class Expr {
+
+    /** The variables a plan may name. */
+    public static final Set<String> VARIABLES = Set.of("rows", "cols", "sms");
+
+    private static final ExpressionConfiguration CONFIG = ExpressionConfiguration.builder()
+            .operatorDictionary(MapBasedOperatorDictionary.ofOperators(
+                    op("+", new InfixPlusOperator()), op("-", new InfixMinusOperator()),
+                    op("*", new InfixMultiplicationOperator()), op("/", new IntegerDivision()),
+                    op("%", new IntegerRemainder()),
+                    op("+", new PrefixPlusOperator()), op("-", new PrefixMinusOperator()),
+                    op("<", new InfixLessOperator()), op("<=", new InfixLessEqualsOperator()),
+                    op(">", new InfixGreaterOperator()), op(">=", new InfixGreaterEqualsOperator()),
+                    op("==", new InfixEqualsOperator()), op("!=", new InfixNotEqualsOperator()),
+                    op("&&", new InfixAndOperator()), op("||", new InfixOrOperator()),
+                    op("!", new PrefixNotOperator())))
+            .functionDictionary(MapBasedFunctionDictionary.ofFunctions(
+                    Map.entry("min", new MinFunction()), Map.entry("max", new MaxFunction()),
+                    Map.entry("cdiv", new CeilDivision())))
+            .defaultConstants(Map.of("true", EvaluationValue.booleanValue(true),
+                    "false", EvaluationValue.booleanValue(false)))
+            .implicitMultiplicationAllowed(false)
+            .arraysAllowed(false)
+            .structuresAllowed(false)
+            .singleQuoteStringLiteralsAllowed(false)
+            .build();
+
+    private final String text;
+    private final Expression parsed;
+
+    private Expr(String text, Expression parsed) {
+        this.text = text;
+        this.parsed = parsed;
+    }
+
+    /**
+     * Parses and validates an expression.
+     *
+     * @throws IllegalArgumentException with a message naming the problem
+     */
+    public static Expr parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("empty expression");
+        }
+        Expression expression = new Expression(text, CONFIG);
+        try {
+            expression.validate();
+            for (String variable : expression.getUsedVariables()) {
+                if (!VARIABLES.contains(variable)) {
+                    throw new IllegalArgumentException("'" + text + "': unknown name '" + variable
+                            + "' (expressions may use rows, cols, sms)");
+                }
+            }
+        } catch (ParseException e) {
+            throw new IllegalArgumentException("'" + text + "': " + e.getMessage());
+        }
+        return new Expr(text, expression);
+    }
+
+    public static Expr constant(long value) {
+        return parse(Long.toString(value));
+    }
+
+    public String text() {
+        return text;
+    }
+
+    /** Evaluates to an integer; fractions, booleans and values outside a long are errors. */
+    public long evalLong(Env env) {
+        EvaluationValue value = evaluate(env);
+        if (!value.isNumberValue()) {
+            throw new IllegalArgumentException("'" + text + "' is not an integer expression");
+        }
+        BigDecimal number = value.getNumberValue();
+        try {
+            return number.stripTrailingZeros().toBigIntegerExact().longValueExact();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("'" + text + "' gives " + number.toPlainString() + " at " + env
+                    + ", not a 64-bit integer");
+        }
+    }
+
+    /** Evaluates a condition; numbers are not silently taken as truth values. */
+    public boolean evalBoolean(Env env) {
+        EvaluationValue value = evaluate(env);
+        if (!value.isBooleanValue()) {
+            throw new IllegalArgumentException("'" + text + "' is not a condition (use a comparison)");
+        }
+        return value.getBooleanValue();
+    }
+
+    private EvaluationValue evaluate(Env env) {
+        try {
+            return parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms()).evaluate();
+        } catch (EvaluationException | ParseException e) {
+            throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+
+    /** The values an expression is evaluated with. */
+    public record Env(long rows, long cols, long sms) {
+        public static Env of(Shape shape, int sms) {
+            return new Env(shape.rows(), shape.cols(), sms);
+        }
+
+        @Override
+        public String toString() {
+            return "rows=" + rows + ", cols=" + cols + ", sms=" + sms;
+        }
+    }
+
+    private static Map.Entry<String, OperatorIfc> op(String symbol, OperatorIfc operator) {
+        return Map.entry(symbol, operator);
+    }
+
+    private static BigInteger integer(EvaluationValue value) throws EvaluationException {
+        try {
+            return value.getNumberValue().toBigIntegerExact();
+        } catch (ArithmeticException | NullPointerException e) {
+            throw new EvaluationException(null, "integer operands expected, got " + value);
+        }
+    }
+
+    private static BigInteger divisor(Token token, BigInteger value) throws EvaluationException {
+        if (value.signum() == 0) {
+            throw new EvaluationException(token, "division by zero");
+        }
+        return value;
+    }
+
+    /** C-style truncating division. */
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_MULTIPLICATIVE)
+    static final class IntegerDivision extends AbstractOperator {
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... operands)
+                throws EvaluationException {
+            BigInteger a = integer(operands[0]);
+            BigInteger b = divisor(token, integer(operands[1]));
+            return EvaluationValue.numberValue(new BigDecimal(a.divide(b)));
+        }
+    }
+
+    /** C-style remainder (sign of the dividend). */
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_MULTIPLICATIVE)
+    static final class IntegerRemainder extends AbstractOperator {
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... operands)
+                throws EvaluationException {
+            BigInteger a = integer(operands[0]);
+            BigInteger b = divisor(token, integer(operands[1]));
+            return EvaluationValue.numberValue(new BigDecimal(a.remainder(b)));
+        }
+    }
+
+    /** {@code cdiv(a, b)}: the number of blocks of size b that cover a. */
+    @FunctionParameter(name = "a")
+    @FunctionParameter(name = "b")
+    static final class CeilDivision extends AbstractFunction {
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... arguments)
+                throws EvaluationException {
+            BigDecimal a = new BigDecimal(integer(arguments[0]));
+            BigDecimal b = new BigDecimal(divisor(token, integer(arguments[1])));
+            return EvaluationValue.numberValue(a.divide(b, 0, RoundingMode.CEILING));
+        }
+    }
+}

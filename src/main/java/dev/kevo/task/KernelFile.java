@@ -1,0 +1,73 @@
+package dev.kevo.task;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One mutant: a self-contained CUDA source and the launch plan from its {@code /*@kevo} header.
+ *
+ * @param name a short name for tables and NVRTC's log (the file name)
+ * @param path where it was read from, or a synthetic path for in-memory kernels
+ * @param source the whole file, header included (NVRTC ignores the comment)
+ * @param description the header's one-line description, possibly empty
+ * @param workspace bytes of scratch memory the plan needs
+ * @param plans tried in order; the first whose condition holds is used
+ */
+public record KernelFile(String name, Path path, String source, String description, Expr workspace,
+                         List<Plan> plans) {
+
+    public KernelFile {
+        plans = List.copyOf(plans);
+    }
+
+    /** Names of all kernels that some plan launches. */
+    public List<String> kernelNames() {
+        return plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct().toList();
+    }
+
+    /** One alternative launch sequence and the shapes it is meant for. */
+    public record Plan(Expr when, List<Launch> launches) {
+        public Plan {
+            launches = List.copyOf(launches);
+        }
+    }
+
+    /** One kernel launch: a 1-D grid of 1-D blocks. */
+    public record Launch(String kernel, Expr grid, Expr block, Expr smem, List<Arg> args) {
+        public Launch {
+            args = List.copyOf(args);
+        }
+    }
+
+    /** A kernel argument: one of the task's buffers, or an integer passed as {@code int}. */
+    public sealed interface Arg {
+        record Buffer(BufferName name) implements Arg {
+            @Override
+            public String toString() {
+                return name.key();
+            }
+        }
+
+        record Int(Expr value) implements Arg {
+            @Override
+            public String toString() {
+                return value.text();
+            }
+        }
+    }
+
+    /** Device buffers a launch can name. */
+    public enum BufferName {
+        X("x"), Y("y"), WS("ws");
+
+        private final String key;
+
+        BufferName(String key) {
+            this.key = key;
+        }
+
+        public String key() {
+            return key;
+        }
+    }
+}

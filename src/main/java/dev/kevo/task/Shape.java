@@ -1,0 +1,43 @@
+package dev.kevo.task;
+
+import dev.kevo.KevoException;
+
+/** A softmax problem size: {@code rows} independent rows of {@code cols} contiguous floats. */
+public record Shape(int rows, int cols) {
+
+    public Shape {
+        if (rows < 1 || cols < 1) {
+            throw KevoException.input("shape " + rows + "x" + cols + ": rows and cols must be positive");
+        }
+        if ((long) rows * cols > Integer.MAX_VALUE) {
+            throw KevoException.input("shape " + rows + "x" + cols + ": more than 2^31-1 elements");
+        }
+    }
+
+    /** Parses {@code ROWSxCOLS}, e.g. {@code 4096x4096}. */
+    public static Shape parse(String text) {
+        String[] parts = text.trim().toLowerCase().split("x");
+        if (parts.length != 2) {
+            throw KevoException.input("shape '" + text + "': expected ROWSxCOLS, e.g. 4096x4096");
+        }
+        try {
+            return new Shape(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
+        } catch (NumberFormatException e) {
+            throw KevoException.input("shape '" + text + "': expected ROWSxCOLS, e.g. 4096x4096");
+        }
+    }
+
+    public long elements() {
+        return (long) rows * cols;
+    }
+
+    /** Bytes a softmax must move at least: read x once, write y once. */
+    public long floorBytes() {
+        return 2L * elements() * Float.BYTES;
+    }
+
+    @Override
+    public String toString() {
+        return rows + "x" + cols;
+    }
+}

@@ -1,0 +1,158 @@
+// kevo's own kernels: input generation, the float64 reference and the checks. They are never evolved, and the
+// candidate never sees their memory: the reference is recomputed from the generator, not read from x, so a
+// candidate that scribbles on x or leaves a copy of an answer lying around gains nothing.
+#include "kevo.h"
+
+typedef unsigned long long u64;
+
+#define KEVO_POISON_Y 0x7FBADBADu
+
+// splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
+// and however often it is computed.
+__device__ __forceinline__ u64 kv_mix(u64 z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Uniform in [0, 1) with 24 random bits.
+__device__ __forceinline__ float kv_u01(u64 seed, u64 i, u64 lane) {
+    return (float)(kv_mix(seed ^ kv_mix(i * 4 + lane)) >> 40) * (1.0f / 16777216.0f);
+}
+
+__device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
+    float u1 = 1.0f - kv_u01(seed, i, 0);  // (0, 1]: log stays finite
+    float u2 = kv_u01(seed, i, 1);
+    return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+}
+
+// The input cases; the numbering is InputCase's ordinal on the Java side.
+__device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols) {
+    u64 i = (u64)(r * cols + c);
+    switch (kase) {
+        case 0: return kv_normal(seed, i);
+        case 1: return 4.0f * kv_normal(seed, i);
+        case 2: return 20.0f * kv_normal(seed, i);
+        case 3: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // seed 000's overflow case
+        case 4: return -1000.0f + 500.0f * kv_u01(seed, i, 2);
+        case 5: {  // masked attention: about a third -inf, one guaranteed finite entry per row
+            long long keep = (long long)(kv_mix(seed ^ (u64)r) % (u64)cols);
+            if (c != keep && kv_u01(seed, i, 3) < 0.35f) return -KEVO_INF;
+            return 4.0f * kv_normal(seed, i);
+        }
+        case 6: return 10.0f * kv_normal(seed, (u64)r * 0x100000001ull);  // constant rows
+        case 7: {  // one dominant entry per row
+            long long hot = (long long)(kv_mix(seed ^ ~(u64)r) % (u64)cols);
+            return kv_normal(seed, i) + (c == hot ? 30.0f : 0.0f);
+        }
+        default: return NAN;
+    }
+}
+
+extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed, int kase) {
+    long long n = (long long)rows * cols;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        x[i] = kv_value(seed, kase, i / cols, i % cols, cols);
+    }
+}
+
+// Block-wide reductions in double over 256 threads.
+#define KV_THREADS 256
+__device__ double kv_block_max(double v, double* scratch) {
+    scratch[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = KV_THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) scratch[threadIdx.x] = fmax(scratch[threadIdx.x], scratch[threadIdx.x + s]);
+        __syncthreads();
+    }
+    double out = scratch[0];
+    __syncthreads();
+    return out;
+}
+
+__device__ double kv_block_sum(double v, double* scratch) {
+    scratch[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = KV_THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) scratch[threadIdx.x] += scratch[threadIdx.x + s];
+        __syncthreads();
+    }
+    double out = scratch[0];
+    __syncthreads();
+    return out;
+}
+
+// Row statistics in float64: stats[r] = (max, sum of exp(x - max)). Launched with KV_THREADS threads.
+extern "C" __global__ void kevo_reference(double2* stats, int rows, int cols, u64 seed, int kase) {
+    __shared__ double scratch[KV_THREADS];
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+        double m = -(double)KEVO_INF;
+        for (int c = threadIdx.x; c < cols; c += KV_THREADS) m = fmax(m, (double)kv_value(seed, kase, r, c, cols));
+        m = kv_block_max(m, scratch);
+        double s = 0.0;
+        for (int c = threadIdx.x; c < cols; c += KV_THREADS) s += exp((double)kv_value(seed, kase, r, c, cols) - m);
+        s = kv_block_sum(s, scratch);
+        if (threadIdx.x == 0) stats[r] = make_double2(m, s);
+    }
+}
+
+// What the comparison found; zeroed by the host before each check.
+struct KevoCheck {
+    u64 unwritten;     // still holding the poison pattern
+    u64 nonfinite;     // NaN or Inf written
+    u64 violations;    // |y - ref| > abs + rel * |ref|
+    u64 x_changed;     // input bits differ from what was generated
+    u64 first_bad;     // smallest index of any of the above (initialised to ~0)
+    double err_sq;     // sum (y - ref)^2 over finite, written elements
+    double ref_sq;     // sum ref^2
+    u64 max_err_bits;  // max |y - ref| as the bits of a non-negative double
+};
+
+extern "C" __global__ void kevo_compare(const float* y, const float* x, const double2* stats, int rows, int cols,
+                                        u64 seed, int kase, double abs_tol, double rel_tol, KevoCheck* out) {
+    __shared__ double scratch[KV_THREADS];
+    long long n = (long long)rows * cols;
+    u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
+    double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long r = i / cols;
+        float v = kv_value(seed, kase, r, i % cols, cols);
+        bool bad = false;
+        if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
+        float got = y[i];
+        double2 st = stats[r];
+        double ref = exp((double)v - st.x) / st.y;
+        if (__float_as_uint(got) == KEVO_POISON_Y) { unwritten++; bad = true; }
+        else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
+        else {
+            double err = fabs((double)got - ref);
+            err_sq += err * err;
+            max_err = fmax(max_err, err);
+            if (err > abs_tol + rel_tol * fabs(ref)) { violations++; bad = true; }
+        }
+        ref_sq += ref * ref;
+        if (bad && (u64)i < first_bad) first_bad = (u64)i;
+    }
+    if (unwritten) atomicAdd(&out->unwritten, unwritten);
+    if (nonfinite) atomicAdd(&out->nonfinite, nonfinite);
+    if (violations) atomicAdd(&out->violations, violations);
+    if (x_changed) atomicAdd(&out->x_changed, x_changed);
+    if (first_bad != ~0ull) atomicMin(&out->first_bad, first_bad);
+    if (max_err > 0.0) atomicMax(&out->max_err_bits, (u64)__double_as_longlong(max_err));
+    err_sq = kv_block_sum(err_sq, scratch);
+    ref_sq = kv_block_sum(ref_sq, scratch);
+    if (threadIdx.x == 0) {
+        atomicAdd(&out->err_sq, err_sq);
+        atomicAdd(&out->ref_sq, ref_sq);
+    }
+}
+
+// Counts words of a guard zone that no longer hold their pattern.
+extern "C" __global__ void kevo_guard_check(const unsigned* guard, long long words, unsigned pattern, u64* damaged) {
+    u64 bad = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < words; i += (long long)gridDim.x * blockDim.x) {
+        if (guard[i] != pattern) bad++;
+    }
+    if (bad) atomicAdd(damaged, bad);
+}
