@@ -70,6 +70,7 @@ public final class EvalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        long started = System.nanoTime();
         Inputs.existing(files);
         EvalSettings settings = inputs.settings();
         if (baseline != null) {
@@ -100,7 +101,7 @@ public final class EvalCommand implements Callable<Integer> {
                 writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
                         spec.commandLine().getParseResult().originalArgs(), gpu.info(), nvrtc.version(),
                         nvrtc.location(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                        baselineFile.name(), settings, inputSeed, results));
+                        baselineFile.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, results));
             }
         }
         long rejected = results.stream().filter(r -> !r.passed()).count();

@@ -19,8 +19,12 @@ public final class Main {
     }
 
     public static int run(String... args) {
+        return run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    }
+
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         boolean verbose = Arrays.asList(args).contains("--verbose");
-        CommandLine cli = new CommandLine(new KevoCommand());
+        CommandLine cli = new CommandLine(new KevoCommand()).setOut(out).setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e, commandLine.getErr(), verbose));
         return cli.execute(args);
     }

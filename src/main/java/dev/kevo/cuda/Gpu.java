@@ -43,41 +43,33 @@ public final class Gpu implements AutoCloseable {
 
     /** Number of CUDA devices, or 0 with no driver or no device. */
     public static int count() {
-        try {
-            JCudaDriver.setExceptionsEnabled(false);
-            if (JCudaDriver.cuInit(0) != CUresult.CUDA_SUCCESS) {
-                return 0;
-            }
-            int[] n = new int[1];
-            return JCudaDriver.cuDeviceGetCount(n) == CUresult.CUDA_SUCCESS ? n[0] : 0;
-        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
+        if (!unavailableReason().isEmpty()) {
             return 0;
         }
+        int[] n = new int[1];
+        return JCudaDriver.cuDeviceGetCount(n) == CUresult.CUDA_SUCCESS ? n[0] : 0;
     }
 
-    /** Why no device can be opened, for a test's skip message; empty when one can. */
+    /** Why no device can be opened (for a message or a test's skip note); empty when one can. */
     public static String unavailableReason() {
         try {
             JCudaDriver.setExceptionsEnabled(false);
             int rc = JCudaDriver.cuInit(0);
             if (rc != CUresult.CUDA_SUCCESS) {
-                return "cuInit: " + CUresult.stringFor(rc);
+                return "no usable GPU: cuInit failed with " + CUresult.stringFor(rc);
             }
-            return count() > 0 ? "" : "no CUDA device";
-        } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
-            return "no CUDA driver: " + e.getMessage();
+            int[] n = new int[1];
+            return JCudaDriver.cuDeviceGetCount(n) == CUresult.CUDA_SUCCESS && n[0] > 0 ? "" : "no CUDA device";
+        } catch (LinkageError e) {
+            // JCuda's first use fails with UnsatisfiedLinkError, every later one with NoClassDefFoundError.
+            return "no CUDA driver (libcuda.so could not be loaded)";
         }
     }
 
     public static Gpu open(int ordinal) {
-        try {
-            JCudaDriver.setExceptionsEnabled(false);
-            int rc = JCudaDriver.cuInit(0);
-            if (rc != CUresult.CUDA_SUCCESS) {
-                throw KevoException.environment("no usable GPU: cuInit failed with " + CUresult.stringFor(rc));
-            }
-        } catch (UnsatisfiedLinkError e) {
-            throw KevoException.environment("no CUDA driver (libcuda.so could not be loaded): " + e.getMessage());
+        String reason = unavailableReason();
+        if (!reason.isEmpty()) {
+            throw KevoException.environment(reason);
         }
         int n = count();
         if (ordinal < 0 || ordinal >= n) {

@@ -11,11 +11,13 @@ import java.util.List;
  * @param score geometric mean over the suite of the per-shape speedup against the baseline; null unless passed
  * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
  * @param inputSeed replays the exact inputs with {@code kevo eval --seed}
+ * @param evaluationMs wall time the evaluator spent on this file, compile included
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
                               Double score, Double floorFraction, Double compileMs, String compileLog,
-                              List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed) {
+                              List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
+                              Double evaluationMs) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
@@ -25,7 +27,12 @@ public record CandidateResult(String name, String path, String description, Verd
     public static CandidateResult rejected(String name, String path, String description, Verdict verdict,
                                            String detail, long inputSeed) {
         return new CandidateResult(name, path, description, verdict, detail, null, null, null, null, null, null,
-                inputSeed);
+                inputSeed, null);
+    }
+
+    public CandidateResult withEvaluationMs(double ms) {
+        return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
+                compileLog, kernels, shapes, inputSeed, ms);
     }
 
     public boolean passed() {

@@ -45,7 +45,7 @@ final class CorrectnessCheck {
             throw Faults.reject(e, where);
         }
         double wallMs = (System.nanoTime() - start) / 1e6;
-        trusted.reference(bench.stats(), shape, seed, inputCase);
+        trusted.reference(bench.stats(), bench.referenceScratch(), shape, seed, inputCase);
         CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, seed,
                 inputCase, tolerance);
         long damaged = bench.guardDamage(trusted, shape, ws);

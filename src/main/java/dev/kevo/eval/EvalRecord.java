@@ -6,8 +6,12 @@ import java.util.List;
 /**
  * The JSON record of one {@code kevo eval} run: enough to trace every number to the device, driver,
  * compiler, kevo version, method and inputs that produced it.
+ *
+ * @param wallSeconds the command's own wall time, from after JVM start to the record (device and NVRTC
+ *     start-up, baseline check and every candidate included)
  */
 public record EvalRecord(String kevoVersion, String date, List<String> command, DeviceInfo device,
                          String nvrtcVersion, String nvrtcLibrary, String suite, List<String> shapes,
-                         String baseline, EvalSettings settings, long inputSeed, List<CandidateResult> results) {
+                         String baseline, EvalSettings settings, long inputSeed, double wallSeconds,
+                         List<CandidateResult> results) {
 }

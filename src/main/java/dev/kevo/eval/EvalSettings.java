@@ -58,7 +58,8 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
     }
 
     record MeasurementYaml(@JsonProperty("warmup_ms") Double warmupMs, Integer minRepetitions,
-                           Integer maxRepetitions, Double targetCi, Double maxSecondsPerShape, Boolean flushL2,
+                           Integer maxRepetitions, Double targetCi, @JsonProperty("ci_floor_us") Double ciFloorUs,
+                           Double maxSecondsPerShape, Boolean flushL2,
                            Integer inputSets) {
         MeasurementMethod toMethod() {
             MeasurementMethod d = MeasurementMethod.DEFAULT;
@@ -66,6 +67,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
                     Objects.requireNonNullElse(minRepetitions, d.minRepetitions()),
                     Objects.requireNonNullElse(maxRepetitions, d.maxRepetitions()),
                     Objects.requireNonNullElse(targetCi, d.targetCi()),
+                    Objects.requireNonNullElse(ciFloorUs, d.ciFloorMicros()),
                     Objects.requireNonNullElse(maxSecondsPerShape, d.maxSecondsPerShape()),
                     Objects.requireNonNullElse(flushL2, d.flushL2()),
                     Objects.requireNonNullElse(inputSets, d.inputSets()));

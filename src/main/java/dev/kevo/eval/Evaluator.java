@@ -77,6 +77,11 @@ public final class Evaluator implements AutoCloseable {
      * checks; {@code cold} also records a first launch's wall time per shape, what a naive harness reports.
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
+        long start = System.nanoTime();
+        return judge(file, inputSeed, cold).withEvaluationMs((System.nanoTime() - start) / 1e6);
+    }
+
+    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold) {
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
                     + "; evaluate the remaining files in a new run");
@@ -102,7 +107,7 @@ public final class Evaluator implements AutoCloseable {
             Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
             return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
                     loaded.compilation().time().toNanos() / 1e6, emptyToNull(loaded.compilation().log()),
-                    resources(loaded), shapes, inputSeed);
+                    resources(loaded), shapes, inputSeed, null);
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),

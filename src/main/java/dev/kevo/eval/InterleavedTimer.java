@@ -10,6 +10,8 @@ import jcuda.driver.CUevent;
  * Times several variants of the same work side by side, following a {@link MeasurementMethod}: warm-up by
  * wall time, then rounds in which every variant runs once, in an order that rotates from round to round,
  * each launch after an L2 flush and on the next input set, each timed by its own pair of CUDA events.
+ * A variant leaves the rounds once its median is pinned precisely enough, so a slow, steady baseline is not
+ * repeated for the sake of a fast, jittery copy.
  */
 final class InterleavedTimer {
     /** Rounds queued between synchronisations: enough to keep the GPU busy, few enough to stop promptly. */
@@ -47,28 +49,34 @@ final class InterleavedTimer {
             warmUp(variants, sets);
             List<List<Double>> samples = new ArrayList<>();
             variants.forEach(x -> samples.add(new ArrayList<>()));
+            boolean[] done = new boolean[v];
             long start = System.nanoTime();
             int launches = 0;
             while (true) {
                 for (int round = 0; round < ROUNDS_PER_BATCH; round++) {
                     for (int k = 0; k < v; k++) {
                         int which = (round + k) % v;
-                        CUevent[] pair = events[round * v + k];
-                        timedLaunch(variants.get(which), launches++ % sets, pair);
+                        if (!done[which]) {
+                            timedLaunch(variants.get(which), launches++ % sets, events[round * v + k]);
+                        }
                     }
                 }
                 sync("timing");
                 for (int round = 0; round < ROUNDS_PER_BATCH; round++) {
                     for (int k = 0; k < v; k++) {
-                        CUevent[] pair = events[round * v + k];
-                        samples.get((round + k) % v).add((double) gpu.elapsedMillis(pair[0], pair[1]));
+                        int which = (round + k) % v;
+                        if (!done[which]) {
+                            CUevent[] pair = events[round * v + k];
+                            samples.get(which).add((double) gpu.elapsedMillis(pair[0], pair[1]));
+                        }
                     }
                 }
-                int n = samples.getFirst().size();
                 double seconds = (System.nanoTime() - start) / 1e9;
-                if (done(samples, n, seconds)) {
-                    return samples.stream().map(s -> Stats.of(s.stream().mapToDouble(Double::doubleValue).toArray()))
-                            .toList();
+                for (int k = 0; k < v; k++) {
+                    done[k] = done[k] || done(samples.get(k), seconds);
+                }
+                if (allDone(done)) {
+                    return samples.stream().map(InterleavedTimer::stats).toList();
                 }
             }
         } finally {
@@ -79,18 +87,28 @@ final class InterleavedTimer {
         }
     }
 
-    private boolean done(List<List<Double>> samples, int n, double seconds) {
+    private boolean done(List<Double> samples, double seconds) {
+        int n = samples.size();
         if (n >= method.maxRepetitions()) {
             return true;
         }
         if (seconds >= method.maxSecondsPerShape() && n >= HARD_MIN_REPETITIONS) {
             return true;
         }
-        if (n < method.minRepetitions()) {
-            return false;
+        return n >= method.minRepetitions() && method.preciseEnough(stats(samples));
+    }
+
+    private static boolean allDone(boolean[] done) {
+        for (boolean d : done) {
+            if (!d) {
+                return false;
+            }
         }
-        return samples.stream().allMatch(s ->
-                Stats.of(s.stream().mapToDouble(Double::doubleValue).toArray()).relativeCi() <= method.targetCi());
+        return true;
+    }
+
+    private static Stats stats(List<Double> samples) {
+        return Stats.of(samples.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     private void warmUp(List<Variant> variants, int sets) {

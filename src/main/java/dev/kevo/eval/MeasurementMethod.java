@@ -11,15 +11,18 @@ package dev.kevo.eval;
  * @param warmupMillis wall time of untimed launches first, so module load, lazy init and clock ramp stay out
  * @param minRepetitions timed repetitions per variant before the stop rule is consulted
  * @param maxRepetitions cap per variant
- * @param targetCi stop once the 95% confidence interval of every variant's median is within this fraction of it
+ * @param targetCi a variant is timed precisely enough once the 95% confidence interval of its median is within
+ *     this fraction of the median (or within {@code ciFloorMicros})
+ * @param ciFloorMicros absolute precision that is always enough: CUDA events resolve about half a microsecond,
+ *     so a 5 us kernel cannot be pinned to 1% however long it runs
  * @param maxSecondsPerShape stop a shape's timing after this much wall time (at least 5 repetitions are kept)
  * @param flushL2 flush L2 before every timed launch
  * @param inputSets distinct input buffers rotated through
  */
 public record MeasurementMethod(double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
-                                double maxSecondsPerShape, boolean flushL2, int inputSets) {
+                                double ciFloorMicros, double maxSecondsPerShape, boolean flushL2, int inputSets) {
 
-    public static final MeasurementMethod DEFAULT = new MeasurementMethod(20, 15, 200, 0.01, 3, true, 3);
+    public static final MeasurementMethod DEFAULT = new MeasurementMethod(20, 10, 200, 0.01, 0.25, 3, true, 3);
 
     public MeasurementMethod {
         if (warmupMillis < 0) {
@@ -31,11 +34,20 @@ public record MeasurementMethod(double warmupMillis, int minRepetitions, int max
         if (!(targetCi > 0 && targetCi < 1)) {
             throw new IllegalArgumentException("target_ci must be a fraction in (0, 1)");
         }
+        if (!(ciFloorMicros >= 0)) {
+            throw new IllegalArgumentException("ci_floor_us must be >= 0");
+        }
         if (!(maxSecondsPerShape > 0)) {
             throw new IllegalArgumentException("max_seconds_per_shape must be positive");
         }
         if (inputSets < 1 || inputSets > 16) {
             throw new IllegalArgumentException("input_sets must be in [1, 16]");
         }
+    }
+
+    /** True when a sample pins its median as precisely as this method asks. */
+    public boolean preciseEnough(Stats stats) {
+        double halfWidthMs = (stats.ciHighMs() - stats.ciLowMs()) / 2;
+        return halfWidthMs <= targetCi * stats.medianMs() || halfWidthMs * 1000 <= ciFloorMicros;
     }
 }

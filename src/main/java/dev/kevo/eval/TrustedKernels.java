@@ -20,7 +20,8 @@ final class TrustedKernels implements AutoCloseable {
     private final Gpu gpu;
     private final Module module;
     private final Kernel generate;
-    private final Kernel reference;
+    private final Kernel referenceChunks;
+    private final Kernel referenceMerge;
     private final Kernel compare;
     private final Kernel guardCheck;
     private final int sms;
@@ -30,7 +31,8 @@ final class TrustedKernels implements AutoCloseable {
         Compilation compiled = nvrtc.compile(SOURCE_NAME, source(), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
-        this.reference = module.kernel("kevo_reference");
+        this.referenceChunks = module.kernel("kevo_reference_chunks");
+        this.referenceMerge = module.kernel("kevo_reference_merge");
         this.compare = module.kernel("kevo_compare");
         this.guardCheck = module.kernel("kevo_guard_check");
         this.sms = gpu.info().sms();
@@ -45,10 +47,28 @@ final class TrustedKernels implements AutoCloseable {
                 inputCase.ordinal());
     }
 
-    /** Row statistics of the generated input, recomputed from the generator, never read from x. */
-    void reference(CUdeviceptr stats, Shape shape, long seed, InputCase inputCase) {
-        gpu.launch(reference, Math.min(shape.rows(), sms * 16), THREADS, 0, stats, shape.rows(), shape.cols(), seed,
-                inputCase.ordinal());
+    /** Columns of a row one block of the reference handles: long rows spread over many blocks. */
+    static final int REFERENCE_CHUNK = 8192;
+
+    /** Bytes of scratch the reference needs next to the row statistics for a shape. */
+    static long referenceScratchBytes(Shape shape) {
+        return (long) shape.rows() * chunks(shape) * 16;
+    }
+
+    private static int chunks(Shape shape) {
+        return (shape.cols() + REFERENCE_CHUNK - 1) / REFERENCE_CHUNK;
+    }
+
+    /**
+     * Row statistics (max, sum of exp(x - max)) in float64 of the generated input, recomputed from the
+     * generator, never read from x. {@code partial} holds {@link #referenceScratchBytes} bytes.
+     */
+    void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase) {
+        int chunks = chunks(shape);
+        long blocks = (long) shape.rows() * chunks;
+        gpu.launch(referenceChunks, (int) Math.min(blocks, (long) sms * 32), THREADS, 0, partial, shape.rows(),
+                shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal());
+        gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(), chunks);
     }
 
     CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,

@@ -24,6 +24,7 @@ final class Workbench implements AutoCloseable {
     private final List<DeviceBuffer> xSets = new ArrayList<>();
     private final DeviceBuffer y;
     private final DeviceBuffer stats;
+    private final DeviceBuffer referenceScratch;
     private final DeviceBuffer checkResult;
     private final DeviceBuffer counter;
     private final DeviceBuffer flush;
@@ -39,6 +40,7 @@ final class Workbench implements AutoCloseable {
         }
         y = gpu.alloc(guarded);
         stats = gpu.alloc(maxRows * 16);
+        referenceScratch = gpu.alloc(shapes.stream().mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow());
         checkResult = gpu.alloc(CheckCounts.BYTES);
         counter = gpu.alloc(8);
         flush = gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20));
@@ -71,6 +73,10 @@ final class Workbench implements AutoCloseable {
 
     CUdeviceptr stats() {
         return stats.pointer();
+    }
+
+    CUdeviceptr referenceScratch() {
+        return referenceScratch.pointer();
     }
 
     CUdeviceptr checkResult() {
@@ -138,6 +144,7 @@ final class Workbench implements AutoCloseable {
         xSets.forEach(DeviceBuffer::close);
         y.close();
         stats.close();
+        referenceScratch.close();
         checkResult.close();
         counter.close();
         flush.close();

@@ -83,15 +83,40 @@ __device__ double kv_block_sum(double v, double* scratch) {
     return out;
 }
 
-// Row statistics in float64: stats[r] = (max, sum of exp(x - max)). Launched with KV_THREADS threads.
-extern "C" __global__ void kevo_reference(double2* stats, int rows, int cols, u64 seed, int kase) {
+// Row statistics in float64, in two steps so that one very long row still spreads over the whole GPU:
+// kevo_reference_chunks writes (max, sum of exp(x - max)) of each chunk of a row, chunk by chunk,
+// and kevo_reference_merge combines a row's chunks into stats[r] = (max, sum of exp(x - max)).
+// Grid of the first: rows * chunks blocks of KV_THREADS threads; chunks = cdiv(cols, chunk_cols).
+extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int cols, int chunk_cols, int chunks,
+                                                 u64 seed, int kase) {
+    __shared__ double scratch[KV_THREADS];
+    for (long long b = blockIdx.x; b < (long long)rows * chunks; b += gridDim.x) {
+        int r = (int)(b / chunks);
+        int begin = (int)(b % chunks) * chunk_cols;
+        int end = min(cols, begin + chunk_cols);
+        double m = -(double)KEVO_INF;
+        for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) m = fmax(m, (double)kv_value(seed, kase, r, c, cols));
+        m = kv_block_max(m, scratch);
+        double s = 0.0;
+        if (m != -(double)KEVO_INF) {
+            for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) s += exp((double)kv_value(seed, kase, r, c, cols) - m);
+        }
+        s = kv_block_sum(s, scratch);
+        if (threadIdx.x == 0) partial[b] = make_double2(m, s);
+    }
+}
+
+extern "C" __global__ void kevo_reference_merge(double2* stats, const double2* partial, int rows, int chunks) {
     __shared__ double scratch[KV_THREADS];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         double m = -(double)KEVO_INF;
-        for (int c = threadIdx.x; c < cols; c += KV_THREADS) m = fmax(m, (double)kv_value(seed, kase, r, c, cols));
+        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) m = fmax(m, partial[(long long)r * chunks + k].x);
         m = kv_block_max(m, scratch);
         double s = 0.0;
-        for (int c = threadIdx.x; c < cols; c += KV_THREADS) s += exp((double)kv_value(seed, kase, r, c, cols) - m);
+        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) {
+            double2 p = partial[(long long)r * chunks + k];
+            if (p.x != -(double)KEVO_INF) s += p.y * exp(p.x - m);
+        }
         s = kv_block_sum(s, scratch);
         if (threadIdx.x == 0) stats[r] = make_double2(m, s);
     }

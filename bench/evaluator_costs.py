@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Measures the evaluator's own costs on a GPU host and writes them as JSON with their provenance.
+
+NVRTC compile time per candidate (from kevo eval's records: every seed, compiled fresh each run) and the
+wall time of a full `kevo eval` of one candidate on the standard suite, counted from process start (JVM
+start included) and from after JVM start (kevo's own record: CUDA and NVRTC start-up, the baseline's check
+and the candidate's compile, check and timing).
+Usage (after `source bench/unpack.sh`): python3 bench/evaluator_costs.py OUT.json [RUNS]
+"""
+import datetime, glob, json, os, statistics, subprocess, sys, tempfile, time
+
+def main():
+    out, runs = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    kevo = os.environ["KEVO"]
+    compile_ms, walls, evals = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(runs):
+            rec = os.path.join(tmp, f"seeds{i}.json")
+            subprocess.run([kevo, "eval", "--suite", "quick", *sorted(glob.glob("seeds/*.cu")), "--json", rec],
+                           check=True, capture_output=True)
+            compile_ms += [r["compileMs"] for r in json.load(open(rec))["results"]]
+        for i in range(runs):
+            rec = os.path.join(tmp, f"one{i}.json")
+            t0 = time.monotonic()
+            subprocess.run([kevo, "eval", "seeds/online.cu", "--json", rec], check=True, capture_output=True)
+            walls.append(time.monotonic() - t0)
+            evals.append(json.load(open(rec))["wallSeconds"])
+        record = json.load(open(rec))
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    result = {
+        "what": "kevo evaluator costs",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "command": "python3 bench/evaluator_costs.py " + " ".join(sys.argv[1:]),
+        "kevoVersion": record["kevoVersion"], "device": record["device"], "nvidiaSmi": smi,
+        "nvrtcVersion": record["nvrtcVersion"],
+        "compileMs": {"samples": len(compile_ms), "median": statistics.median(compile_ms),
+                      "min": min(compile_ms), "max": max(compile_ms), "targetMedian": 300},
+        "fullEvalOneCandidateStandardSuite": {
+            "candidate": "seeds/online.cu", "runs": runs,
+            "processWallSecondsMedian": statistics.median(walls), "processWallSeconds": walls,
+            "afterJvmStartSecondsMedian": statistics.median(evals), "afterJvmStartSeconds": evals,
+            "targetSeconds": 2},
+    }
+    json.dump(result, open(out, "w"), indent=2)
+    print(json.dumps({k: result[k] for k in ("compileMs", "fullEvalOneCandidateStandardSuite")}, indent=1))
+
+if __name__ == "__main__":
+    main()

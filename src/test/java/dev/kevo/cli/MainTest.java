@@ -1,0 +1,106 @@
+package dev.kevo.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kevo.TestFiles;
+import dev.kevo.cuda.Gpu;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line as a user meets it: exit codes and one-line errors, no stack traces unless asked. */
+class MainTest {
+
+    record Outcome(int code, String out, String err) {
+    }
+
+    static Outcome kevo(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Outcome(code, out.toString(), err.toString());
+    }
+
+    private static String seed(String name) {
+        return TestFiles.root().resolve("seeds").resolve(name).toString();
+    }
+
+    @Test
+    void checkPassesEverySeedWithoutAGpu() {
+        Outcome o = kevo("check", seed("online.cu"), seed("register_rows.cu"), seed("block_stats.cu"));
+        assertEquals(0, o.code(), o.err());
+        assertEquals(3, o.out().lines().filter(l -> l.contains(": ok;")).count(), o.out());
+        assertTrue(o.out().contains("cover the 14 shapes"), o.out());
+    }
+
+    @Test
+    void checkReportsACompileErrorAsFileAndLine(@TempDir Path dir) throws IOException {
+        Path bad = dir.resolve("typo.cu");
+        Files.writeString(bad, """
+                /*@kevo {"plans": [{"launches": [{"kernel": "k", "grid": "rows", "block": 32, "args": ["x", "y"]}]}]} */
+                extern "C" __global__ void k(const float* x, float* y) {
+                    y[threadIdx.x] = undefined_name;
+                }
+                """);
+        Outcome o = kevo("check", bad.toString());
+        assertEquals(1, o.code());
+        assertTrue(o.err().contains("typo.cu:3: error"), o.err());
+        assertFalse(o.err().contains("\tat "), "no stack trace: " + o.err());
+    }
+
+    @Test
+    void checkNamesAKernelThePlanLaunchesButTheFileLacks(@TempDir Path dir) throws IOException {
+        Path bad = dir.resolve("renamed.cu");
+        Files.writeString(bad, """
+                /*@kevo {"plans": [{"launches": [{"kernel": "softmax", "grid": 1, "block": 32, "args": []}]}]} */
+                extern "C" __global__ void softmax_v2() {}
+                """);
+        Outcome o = kevo("check", bad.toString());
+        assertEquals(1, o.code());
+        assertTrue(o.err().contains("'softmax'"), o.err());
+    }
+
+    @Test
+    void aMissingFileIsAUsageErrorOfOneLine() {
+        Outcome o = kevo("eval", "no/such/kernel.cu");
+        assertEquals(2, o.code());
+        assertEquals("kevo: no/such/kernel.cu: no such file", o.err().strip());
+    }
+
+    @Test
+    void anUnknownSuiteIsAUsageError() {
+        Outcome o = kevo("check", "--suite", "nosuch", seed("online.cu"));
+        assertEquals(2, o.code());
+        assertTrue(o.err().startsWith("kevo: no suite 'nosuch'"), o.err());
+    }
+
+    @Test
+    void anUnknownOptionIsAUsageError() {
+        Outcome o = kevo("eval", "--frobnicate", seed("online.cu"));
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("--frobnicate"), o.err());
+    }
+
+    @Test
+    void verboseAddsTheStackTrace() {
+        Outcome o = kevo("check", "--suite", "nosuch", "--verbose", seed("online.cu"));
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains("\tat "), o.err());
+    }
+
+    @Test
+    void evalWithoutAGpuSaysSoAndExitsThree() {
+        assumeTrue(Gpu.count() == 0, "a GPU is present: this test is about machines without one");
+        Outcome o = kevo("eval", seed("online.cu"));
+        assertEquals(3, o.code(), o.err());
+        assertTrue(o.err().startsWith("kevo: no "), o.err());
+        assertEquals(1, o.err().strip().lines().count(), o.err());
+    }
+}

@@ -1,0 +1,105 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.GpuTest;
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Suite;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The evaluator on a real GPU: seeds pass, planted defects are caught, medians repeat. */
+@GpuTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EvaluatorGpuTest {
+    private Gpu gpu;
+    private Evaluator evaluator;
+
+    @BeforeAll
+    void open() {
+        gpu = Gpu.open(0);
+        Nvrtc nvrtc = Nvrtc.load(Optional.empty());
+        Suite suite = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
+        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
+        evaluator = new Evaluator(gpu, nvrtc, suite, baseline, EvalSettings.load(
+                TestFiles.root().resolve("config/eval.yaml")));
+    }
+
+    @AfterAll
+    void close() {
+        if (evaluator != null) {
+            evaluator.close();
+        }
+        if (gpu != null) {
+            gpu.close();
+        }
+    }
+
+    Stream<Path> seeds() {
+        return TestFiles.seeds().stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void everySeedPassesTheStandardSuite(Path seed) {
+        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, false);
+        assertEquals(Verdict.PASS, result.verdict(), () -> seed + ": " + result.detail());
+        assertEquals(14, result.shapes().size());
+        assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
+                () -> "implausible score " + result.score() + " / floor " + result.floorFraction());
+    }
+
+    @Test
+    void plantedDefectsAreRejectedWithTheRightVerdict() {
+        Map<String, Verdict> expected = Map.of(
+                "off_by_one_tail.cu", Verdict.UNWRITTEN_OUTPUT,
+                "no_max_subtraction.cu", Verdict.NAN_OUTPUT,
+                "unwritten_last_row.cu", Verdict.UNWRITTEN_OUTPUT);
+        List<Path> planted = TestFiles.planted();
+        assertEquals(expected.keySet().size(), planted.size());
+        for (Path file : planted) {
+            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, false);
+            assertEquals(expected.get(file.getFileName().toString()), result.verdict(), file + ": " + result.detail());
+            assertTrue(result.score() == null, "a rejected kernel has no score");
+        }
+    }
+
+    @Test
+    void theSameKernelFiveTimesGivesMediansWithinThreePercent() {
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        int shapes = evaluator.suite().shapes().size();
+        double[] min = new double[shapes];
+        double[] max = new double[shapes];
+        java.util.Arrays.fill(min, Double.MAX_VALUE);
+        for (int run = 0; run < 5; run++) {
+            CandidateResult result = evaluator.evaluate(online, run, false);
+            assertEquals(Verdict.PASS, result.verdict(), result.detail());
+            for (int s = 0; s < shapes; s++) {
+                double median = result.shapes().get(s).candidate().medianMs();
+                min[s] = Math.min(min[s], median);
+                max[s] = Math.max(max[s], median);
+            }
+        }
+        for (int s = 0; s < shapes; s++) {
+            double spread = max[s] / min[s] - 1;
+            int index = s;
+            assertTrue(spread <= 0.03, () -> evaluator.suite().shapes().get(index) + ": medians vary by "
+                    + String.format("%.1f%%", spread * 100));
+        }
+    }
+}

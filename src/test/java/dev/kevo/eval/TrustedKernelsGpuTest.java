@@ -1,0 +1,89 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.GpuTest;
+import dev.kevo.cuda.DeviceBuffer;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.task.InputCase;
+import dev.kevo.task.Shape;
+import dev.kevo.task.SoftmaxReference;
+import dev.kevo.task.Tolerance;
+import java.util.Optional;
+import jcuda.Pointer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.TestInstance;
+
+/** kevo's own GPU reference and checker, held to the CPU float64 definition of the task. */
+@GpuTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TrustedKernelsGpuTest {
+    /** Rows longer than one reference chunk, so the chunked reference and its merge are both exercised. */
+    private static final Shape SHAPE = new Shape(37, 20011);
+    private Gpu gpu;
+    private TrustedKernels trusted;
+
+    @BeforeAll
+    void open() {
+        gpu = Gpu.open(0);
+        trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()));
+    }
+
+    @AfterAll
+    void close() {
+        if (trusted != null) {
+            trusted.close();
+        }
+        if (gpu != null) {
+            gpu.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(InputCase.class)
+    void gpuReferenceAgreesWithCpuFloat64AndTheCheckerSeesOneBadElement(InputCase inputCase) {
+        int n = (int) SHAPE.elements();
+        try (DeviceBuffer x = gpu.alloc(n * 4L); DeviceBuffer y = gpu.alloc(n * 4L);
+             DeviceBuffer stats = gpu.alloc(SHAPE.rows() * 16L); DeviceBuffer result = gpu.alloc(CheckCounts.BYTES);
+             DeviceBuffer scratch = gpu.alloc(TrustedKernels.referenceScratchBytes(SHAPE))) {
+            long seed = 1234 + inputCase.ordinal();
+            trusted.generate(x.pointer(), SHAPE, seed, inputCase);
+            float[] input = new float[n];
+            gpu.download(x.pointer(), Pointer.to(input), n * 4L);
+            double[] cpu = SoftmaxReference.softmax(input, SHAPE.rows(), SHAPE.cols());
+
+            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, inputCase);
+            double[] rowStats = new double[SHAPE.rows() * 2];
+            gpu.download(stats.pointer(), Pointer.to(rowStats), rowStats.length * 8L);
+            for (int r = 0; r < SHAPE.rows(); r++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (int c = 0; c < SHAPE.cols(); c++) {
+                    max = Math.max(max, input[r * SHAPE.cols() + c]);
+                }
+                assertEquals(max, rowStats[2 * r], "row " + r + " max");
+                double gpuFirst = Math.exp(input[r * SHAPE.cols()] - rowStats[2 * r]) / rowStats[2 * r + 1];
+                assertEquals(cpu[r * SHAPE.cols()], gpuFirst, 1e-12 * Math.max(1e-300, cpu[r * SHAPE.cols()]) + 1e-300,
+                        "row " + r);
+            }
+
+            float[] out = new float[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = (float) cpu[i];
+            }
+            int bad = n / 2 + 17;
+            out[bad] = out[bad] * 1.01f + 1e-3f;
+            gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
+            CheckCounts counts = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
+                    seed, inputCase, Tolerance.DEFAULT);
+            assertEquals(1, counts.violations(), "one perturbed element");
+            assertEquals(bad, counts.firstBad());
+            assertEquals(0, counts.unwritten() + counts.nonFinite() + counts.inputChanged());
+            assertTrue(counts.maxAbsError() >= 1e-3, "max error " + counts.maxAbsError());
+        }
+    }
+}
