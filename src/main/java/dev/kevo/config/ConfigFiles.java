@@ -1,5 +1,7 @@
 package dev.kevo.config;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -12,6 +14,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -45,7 +49,7 @@ public final class ConfigFiles {
             }
             return value;
         } catch (UnrecognizedPropertyException e) {
-            throw KevoException.input(where(file, e) + "unknown key '" + path(e) + "' (known here: "
+            throw KevoException.input(keyLine(file, text, e) + "unknown key '" + path(e) + "' (known here: "
                     + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "))
                     + ")");
         } catch (JsonMappingException e) {
@@ -56,8 +60,27 @@ public final class ConfigFiles {
         }
     }
 
+    /**
+     * The line of an unknown key. The parser reports where it had read ahead to, which can be lines past the
+     * key, so the key is looked up backwards from there.
+     */
+    private static String keyLine(Path file, String text, UnrecognizedPropertyException e) {
+        List<String> lines = text.lines().toList();
+        int reported = e.getLocation() == null ? lines.size() : Math.min(lines.size(), e.getLocation().getLineNr());
+        Pattern key = Pattern.compile("^\\s*(-\\s+)?[\"']?" + Pattern.quote(e.getPropertyName()) + "[\"']?\\s*:");
+        for (int i = reported - 1; i >= 0; i--) {
+            if (key.matcher(lines.get(i)).find()) {
+                return file + ":" + (i + 1) + ": ";
+            }
+        }
+        return where(file, e);
+    }
+
+    /** The line of the offending token; the exception's own location is where the parser had read ahead to. */
     private static String where(Path file, JsonProcessingException e) {
-        return e.getLocation() == null ? file + ": " : file + ":" + e.getLocation().getLineNr() + ": ";
+        JsonLocation location = e.getProcessor() instanceof JsonParser parser ? parser.currentTokenLocation()
+                : e.getLocation();
+        return location == null || location.getLineNr() < 1 ? file + ": " : file + ":" + location.getLineNr() + ": ";
     }
 
     private static String path(JsonMappingException e) {

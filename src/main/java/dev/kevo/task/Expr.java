@@ -13,20 +13,19 @@ import com.ezylang.evalex.functions.basic.MinFunction;
 import com.ezylang.evalex.operators.AbstractOperator;
 import com.ezylang.evalex.operators.InfixOperator;
 import com.ezylang.evalex.operators.OperatorIfc;
+import com.ezylang.evalex.operators.PrefixOperator;
 import com.ezylang.evalex.operators.arithmetic.InfixMinusOperator;
 import com.ezylang.evalex.operators.arithmetic.InfixMultiplicationOperator;
 import com.ezylang.evalex.operators.arithmetic.InfixPlusOperator;
 import com.ezylang.evalex.operators.arithmetic.PrefixMinusOperator;
 import com.ezylang.evalex.operators.arithmetic.PrefixPlusOperator;
-import com.ezylang.evalex.operators.booleans.InfixAndOperator;
 import com.ezylang.evalex.operators.booleans.InfixEqualsOperator;
 import com.ezylang.evalex.operators.booleans.InfixGreaterEqualsOperator;
 import com.ezylang.evalex.operators.booleans.InfixGreaterOperator;
 import com.ezylang.evalex.operators.booleans.InfixLessEqualsOperator;
 import com.ezylang.evalex.operators.booleans.InfixLessOperator;
 import com.ezylang.evalex.operators.booleans.InfixNotEqualsOperator;
-import com.ezylang.evalex.operators.booleans.InfixOrOperator;
-import com.ezylang.evalex.operators.booleans.PrefixNotOperator;
+import com.ezylang.evalex.parser.ASTNode;
 import com.ezylang.evalex.parser.ParseException;
 import com.ezylang.evalex.parser.Token;
 import java.math.BigDecimal;
@@ -48,15 +47,17 @@ public final class Expr {
 
     private static final ExpressionConfiguration CONFIG = ExpressionConfiguration.builder()
             .operatorDictionary(MapBasedOperatorDictionary.ofOperators(
-                    op("+", new InfixPlusOperator()), op("-", new InfixMinusOperator()),
-                    op("*", new InfixMultiplicationOperator()), op("/", new IntegerDivision()),
+                    op("+", new Additive(new InfixPlusOperator())), op("-", new Additive(new InfixMinusOperator())),
+                    op("*", new Multiplicative(new InfixMultiplicationOperator())), op("/", new IntegerDivision()),
                     op("%", new IntegerRemainder()),
-                    op("+", new PrefixPlusOperator()), op("-", new PrefixMinusOperator()),
-                    op("<", new InfixLessOperator()), op("<=", new InfixLessEqualsOperator()),
-                    op(">", new InfixGreaterOperator()), op(">=", new InfixGreaterEqualsOperator()),
-                    op("==", new InfixEqualsOperator()), op("!=", new InfixNotEqualsOperator()),
-                    op("&&", new InfixAndOperator()), op("||", new InfixOrOperator()),
-                    op("!", new PrefixNotOperator())))
+                    op("+", new Sign(new PrefixPlusOperator())), op("-", new Sign(new PrefixMinusOperator())),
+                    op("<", new Comparison(new InfixLessOperator())),
+                    op("<=", new Comparison(new InfixLessEqualsOperator())),
+                    op(">", new Comparison(new InfixGreaterOperator())),
+                    op(">=", new Comparison(new InfixGreaterEqualsOperator())),
+                    op("==", new Equality(new InfixEqualsOperator())),
+                    op("!=", new Equality(new InfixNotEqualsOperator())),
+                    op("&&", new And()), op("||", new Or()), op("!", new Not())))
             .functionDictionary(MapBasedFunctionDictionary.ofFunctions(
                     Map.entry("min", new MinFunction()), Map.entry("max", new MaxFunction()),
                     Map.entry("cdiv", new CeilDivision())))
@@ -88,6 +89,12 @@ public final class Expr {
         Expression expression = new Expression(text, CONFIG);
         try {
             expression.validate();
+            for (ASTNode node : expression.getAllASTNodes()) {
+                if (node.getToken().getType() == Token.TokenType.STRING_LITERAL) {
+                    throw new IllegalArgumentException("'" + text + "': strings are not allowed ("
+                            + node.getToken().getValue() + ")");
+                }
+            }
             for (String variable : expression.getUsedVariables()) {
                 if (!VARIABLES.contains(variable)) {
                     throw new IllegalArgumentException("'" + text + "': unknown name '" + variable
@@ -165,9 +172,111 @@ public final class Expr {
 
     private static BigInteger integer(EvaluationValue value) throws EvaluationException {
         try {
-            return value.getNumberValue().toBigIntegerExact();
-        } catch (ArithmeticException | NullPointerException e) {
-            throw new EvaluationException(null, "integer operands expected, got " + value);
+            if (value.isNumberValue()) {
+                return value.getNumberValue().toBigIntegerExact();
+            }
+        } catch (ArithmeticException e) {
+            // falls through to the error below
+        }
+        throw new EvaluationException(null, "integer operands expected, got " + describe(value));
+    }
+
+    private static void require(Token token, boolean numbers, EvaluationValue... operands) throws EvaluationException {
+        for (EvaluationValue operand : operands) {
+            if (numbers ? !operand.isNumberValue() : !operand.isBooleanValue()) {
+                throw new EvaluationException(token, "'" + token.getValue() + "' needs "
+                        + (numbers ? "numbers" : "conditions") + ", got " + describe(operand));
+            }
+        }
+    }
+
+    private static String describe(EvaluationValue value) {
+        return value.isBooleanValue() ? "a condition (" + value.getBooleanValue() + ")" : String.valueOf(value.getValue());
+    }
+
+    /**
+     * Type-checks a built-in operator's operands before delegating: numbers for arithmetic and comparisons, so
+     * that {@code 1 < 2 < 3} or {@code true + 1} is an error rather than a surprise. One class per precedence,
+     * since EvalEx reads precedence from the class's annotation.
+     */
+    private abstract static class Checked extends AbstractOperator {
+        private final OperatorIfc delegate;
+
+        Checked(OperatorIfc delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... operands)
+                throws EvaluationException {
+            require(token, true, operands);
+            return delegate.evaluate(expression, token, operands);
+        }
+    }
+
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_ADDITIVE)
+    static final class Additive extends Checked {
+        Additive(OperatorIfc delegate) {
+            super(delegate);
+        }
+    }
+
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_MULTIPLICATIVE)
+    static final class Multiplicative extends Checked {
+        Multiplicative(OperatorIfc delegate) {
+            super(delegate);
+        }
+    }
+
+    @PrefixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_UNARY)
+    static final class Sign extends Checked {
+        Sign(OperatorIfc delegate) {
+            super(delegate);
+        }
+    }
+
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_COMPARISON)
+    static final class Comparison extends Checked {
+        Comparison(OperatorIfc delegate) {
+            super(delegate);
+        }
+    }
+
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_EQUALITY)
+    static final class Equality extends Checked {
+        Equality(OperatorIfc delegate) {
+            super(delegate);
+        }
+    }
+
+    /** Logical operators on conditions only: a number is never silently a truth value. */
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_AND)
+    static final class And extends AbstractOperator {
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... operands)
+                throws EvaluationException {
+            require(token, false, operands);
+            return EvaluationValue.booleanValue(operands[0].getBooleanValue() && operands[1].getBooleanValue());
+        }
+    }
+
+    @InfixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_OR)
+    static final class Or extends AbstractOperator {
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... operands)
+                throws EvaluationException {
+            require(token, false, operands);
+            return EvaluationValue.booleanValue(operands[0].getBooleanValue() || operands[1].getBooleanValue());
+        }
+    }
+
+    @PrefixOperator(precedence = OperatorIfc.OPERATOR_PRECEDENCE_UNARY)
+    static final class Not extends AbstractOperator {
+        @Override
+        public EvaluationValue evaluate(Expression expression, Token token, EvaluationValue... operands)
+                throws EvaluationException {
+            require(token, false, operands);
+            return EvaluationValue.booleanValue(!operands[0].getBooleanValue());
         }
     }
 

@@ -16,7 +16,7 @@ public record Shape(int rows, int cols) {
 
     /** Parses {@code ROWSxCOLS}, e.g. {@code 4096x4096}. */
     public static Shape parse(String text) {
-        String[] parts = text.trim().toLowerCase().split("x");
+        String[] parts = text.trim().toLowerCase().split("x", -1);
         if (parts.length != 2) {
             throw KevoException.input("shape '" + text + "': expected ROWSxCOLS, e.g. 4096x4096");
         }

@@ -1,0 +1,149 @@
+package dev.kevo.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SuiteFileTest {
+
+    private static final Path SUITES = Path.of(System.getProperty("kevo.root", "."), "evaluator/suites");
+
+    private static List<String> names(Suite suite) {
+        return suite.shapes().stream().map(Shape::toString).toList();
+    }
+
+    private static void assertContains(String message, String... parts) {
+        for (String part : parts) {
+            assertTrue(message.contains(part), () -> "expected '" + part + "' in: " + message);
+        }
+    }
+
+    @Test
+    void standardSuite() {
+        Suite suite = SuiteFile.load(SUITES.resolve("standard.yaml"));
+        assertEquals("standard", suite.name());
+        assertEquals(List.of("32x128", "1823x781", "1024x1000", "256x4096", "512x4096", "1024x2048", "1024x4096",
+                "4096x4096", "4096x12288", "65536x128", "32x50257", "8x128256", "1x1000000", "1x10000000"),
+                names(suite));
+        assertTrue(suite.description().startsWith("The standard suite"), suite.description());
+        assertFalse(suite.description().contains("\n"), "folded YAML scalar is one line");
+    }
+
+    @Test
+    void seed004Suite() {
+        Suite suite = SuiteFile.load(SUITES.resolve("seed004.yaml"));
+        assertEquals("seed004", suite.name());
+        assertEquals(List.of("256x4096", "512x4096", "1024x2048", "1024x4096"), names(suite));
+        assertTrue(SuiteFile.load(SUITES.resolve("standard.yaml")).shapes().containsAll(suite.shapes()),
+                "the standard suite includes seed 004's fitness shapes");
+    }
+
+    @Test
+    void quickSuite() {
+        Suite suite = SuiteFile.load(SUITES.resolve("quick.yaml"));
+        assertEquals("quick", suite.name());
+        assertFalse(suite.shapes().isEmpty());
+        assertFalse(suite.description().isBlank());
+        assertEquals(suite.shapes().size(), suite.shapes().stream().distinct().count());
+    }
+
+    @Test
+    void everySuiteFileLoads() throws IOException {
+        try (var files = Files.list(SUITES)) {
+            List<Path> all = files.filter(p -> p.toString().endsWith(".yaml")).toList();
+            assertTrue(all.size() >= 3, all::toString);
+            for (Path p : all) {
+                Suite suite = SuiteFile.load(p);
+                assertEquals(suite.shapes().size(), suite.shapes().stream().distinct().count(), p + " repeats a shape");
+            }
+        }
+    }
+
+    @Test
+    void nameComesFromTheFileName(@TempDir Path dir) throws IOException {
+        Path json = dir.resolve("mine.json");
+        Files.writeString(json, "{\"description\": \"d\", \"shapes\": [\"3x4\"]}");
+        Suite suite = SuiteFile.load(json);
+        assertEquals("mine", suite.name());
+        assertEquals(List.of(new Shape(3, 4)), suite.shapes());
+        Path yml = dir.resolve("other.yml");
+        Files.writeString(yml, "shapes: [5x6]\n");
+        Suite noDescription = SuiteFile.load(yml);
+        assertEquals("other", noDescription.name());
+        assertEquals("", noDescription.description());
+    }
+
+    @Test
+    void unknownKeyNamesFileLineAndKey(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "description: typo below\nshapes: [32x128]\nshape: [1x1]\n");
+        KevoException e = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+        assertTrue(e.getMessage().startsWith(file + ":3: unknown key 'shape'"), e::getMessage);
+        assertContains(e.getMessage(), "description, shapes");
+        assertEquals(KevoException.Kind.INPUT, e.kind());
+
+        Files.writeString(file, "descripton: typo\nshapes: [32x128]\n");
+        KevoException scalar = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+        assertTrue(scalar.getMessage().matches(java.util.regex.Pattern.quote(file.toString())
+                + ":\\d+: unknown key 'descripton' .*"), scalar::getMessage);
+    }
+
+    @Test
+    void unknownScalarKeyNamesItsOwnLine(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "descripton: typo\nshapes: [32x128]\n");
+        KevoException e = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+        assertTrue(e.getMessage().startsWith(file + ":1: unknown key 'descripton'"), e::getMessage);
+    }
+
+    @Test
+    void badShapeString(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "description: d\nshapes:\n  - 32x128\n  - 12by4\n");
+        KevoException e = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+        assertContains(e.getMessage(), file.toString(), "'12by4'", "ROWSxCOLS");
+        Files.writeString(file, "shapes: [0x5]\n");
+        assertContains(assertThrows(KevoException.class, () -> SuiteFile.load(file)).getMessage(),
+                file.toString(), "0x5", "positive");
+    }
+
+    @Test
+    void emptyOrMissingShapes(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("empty.yaml");
+        for (String text : List.of("description: d\nshapes: []\n", "description: d\n")) {
+            Files.writeString(file, text);
+            KevoException e = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+            assertEquals(file + ": 'shapes' must list at least one ROWSxCOLS shape", e.getMessage());
+        }
+    }
+
+    @Test
+    void wrongTypesAndMissingFile(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("scalar.yaml");
+        Files.writeString(file, "description: d\nshapes: 32x128\n");
+        KevoException e = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+        assertTrue(e.getMessage().startsWith(file + ":2: 'shapes'"), e::getMessage);
+        assertFalse(e.getMessage().contains("\n"));
+
+        Path missing = dir.resolve("missing.yaml");
+        assertEquals(missing + ": no such file",
+                assertThrows(KevoException.class, () -> SuiteFile.load(missing)).getMessage());
+
+        Path malformed = dir.resolve("malformed.yaml");
+        Files.writeString(malformed, "shapes: [32x128\n");
+        KevoException m = assertThrows(KevoException.class, () -> SuiteFile.load(malformed));
+        assertTrue(m.getMessage().startsWith(malformed + ":"), m::getMessage);
+        assertFalse(m.getMessage().contains("\n"), m::getMessage);
+    }
+}

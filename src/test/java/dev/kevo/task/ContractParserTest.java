@@ -1,0 +1,423 @@
+package dev.kevo.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ContractParserTest {
+
+    static final Path ROOT = Path.of(System.getProperty("kevo.root", "."));
+    static final Path BROKEN = ROOT.resolve("src/test/resources/broken");
+
+    /** Every kernel file shipped with kevo: the seeds and the baselines. */
+    static Stream<Path> shippedKernels() throws IOException {
+        List<Path> files = new ArrayList<>();
+        for (String dir : List.of("seeds", "evaluator/baselines")) {
+            try (Stream<Path> s = Files.list(ROOT.resolve(dir))) {
+                s.filter(p -> p.toString().endsWith(".cu")).sorted().forEach(files::add);
+            }
+        }
+        return files.stream();
+    }
+
+    private static ContractException parseFails(String source) {
+        return assertThrows(ContractException.class, () -> ContractParser.parse("k.cu", null, source));
+    }
+
+    private static void assertContains(String message, String... parts) {
+        for (String part : parts) {
+            assertTrue(message.contains(part), () -> "expected '" + part + "' in: " + message);
+        }
+    }
+
+    private static void assertOneLine(String message) {
+        assertFalse(message.contains("\n"), () -> "not one line: " + message);
+    }
+
+    /** A header around a launch object, with the plan and top level left valid. */
+    private static String withLaunch(String launchJson) {
+        return "/*@kevo\n{ \"plans\": [ { \"when\": \"true\", \"launches\": [ " + launchJson + " ] } ] }\n*/\n";
+    }
+
+    private static final String GOOD_LAUNCH =
+            "{ \"kernel\": \"k\", \"grid\": \"rows\", \"block\": 256, \"args\": [\"x\", \"y\", \"cols\"] }";
+
+    @Test
+    void theShippedKernelsAreThere() throws IOException {
+        List<String> names = shippedKernels().map(p -> p.getFileName().toString()).toList();
+        assertTrue(names.contains("block_two_pass.cu"), names::toString);
+        assertTrue(names.size() >= 8, names::toString);
+    }
+
+    @ParameterizedTest
+    @MethodSource("shippedKernels")
+    void everyShippedKernelParses(Path file) throws IOException {
+        KernelFile kernel = ContractParser.read(file);
+        assertEquals(file.getFileName().toString(), kernel.name());
+        assertEquals(file, kernel.path());
+        assertEquals(Files.readString(file), kernel.source());
+        assertFalse(kernel.description().isBlank(), "every shipped kernel describes itself");
+        assertFalse(kernel.plans().isEmpty());
+        for (KernelFile.Plan plan : kernel.plans()) {
+            assertFalse(plan.launches().isEmpty());
+        }
+        assertFalse(kernel.kernelNames().isEmpty());
+        for (String name : kernel.kernelNames()) {
+            assertTrue(name.matches("[A-Za-z_][A-Za-z0-9_]*"), name);
+            assertTrue(Pattern.compile("extern \"C\" __global__ void (__launch_bounds__\\(\\d+\\) )?"
+                    + Pattern.quote(name) + "\\(").matcher(kernel.source()).find(),
+                    () -> file + " launches " + name + " but declares no extern \"C\" __global__ kernel of that name");
+        }
+        // the last plan of a shipped kernel covers every shape
+        assertEquals("true", kernel.plans().getLast().when().text());
+    }
+
+    private static final Pattern SIGNATURE = Pattern.compile(
+            "extern \"C\" __global__ void (?:__launch_bounds__\\(\\d+\\) )?(\\w+)\\(([^)]*)\\)");
+
+    @ParameterizedTest
+    @MethodSource("shippedKernels")
+    void everyLaunchMatchesItsKernelSignature(Path file) {
+        KernelFile kernel = ContractParser.read(file);
+        java.util.Map<String, List<String>> params = new java.util.HashMap<>();
+        Matcher m = SIGNATURE.matcher(kernel.source());
+        while (m.find()) {
+            params.put(m.group(1), List.of(m.group(2).split(",")).stream().map(String::trim).toList());
+        }
+        for (KernelFile.Plan plan : kernel.plans()) {
+            for (KernelFile.Launch launch : plan.launches()) {
+                List<String> declared = params.get(launch.kernel());
+                assertTrue(declared != null, () -> file + ": no extern \"C\" signature for " + launch.kernel());
+                assertEquals(declared.size(), launch.args().size(), () -> file + " " + launch.kernel() + " args");
+                for (int i = 0; i < declared.size(); i++) {
+                    boolean pointer = declared.get(i).contains("*");
+                    KernelFile.Arg arg = launch.args().get(i);
+                    assertEquals(pointer, arg instanceof KernelFile.Arg.Buffer,
+                            file + " " + launch.kernel() + " parameter " + declared.get(i) + " gets " + arg);
+                    if (arg instanceof KernelFile.Arg.Buffer b && b.name() == KernelFile.BufferName.X) {
+                        assertTrue(declared.get(i).startsWith("const"), "x is the input: const float*");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void contractExampleParsesIntoPlansLaunchesAndArgs() {
+        String source = """
+                /*@kevo
+                {
+                  "description": "warp per row, row held in registers",
+                  "workspace": "rows * 8",
+                  "plans": [
+                    { "when": "cols <= 1024",
+                      "launches": [ { "kernel": "softmax_warp", "grid": "cdiv(rows, 8)", "block": 256,
+                                      "args": ["x", "y", "rows", "cols"] } ] },
+                    { "launches": [ { "kernel": "row_stats", "grid": "rows", "block": 512, "smem": "32 * 8",
+                                      "args": ["x", "ws", "rows", "cols"] },
+                                    { "kernel": "normalise", "grid": "rows", "block": 512,
+                                      "args": ["x", "y", "ws", "cdiv(cols, 4)", 7] } ] }
+                  ]
+                }
+                */
+                #include "kevo.h"
+                """;
+        KernelFile file = ContractParser.parse("example.cu", null, source);
+        Expr.Env env = new Expr.Env(100, 2000, 132);
+        assertEquals("warp per row, row held in registers", file.description());
+        assertEquals(800, file.workspace().evalLong(env));
+        assertEquals(2, file.plans().size());
+        assertEquals(List.of("softmax_warp", "row_stats", "normalise"), file.kernelNames());
+
+        KernelFile.Plan first = file.plans().get(0);
+        assertFalse(first.when().evalBoolean(env));
+        assertTrue(first.when().evalBoolean(new Expr.Env(100, 1024, 132)));
+        KernelFile.Launch warp = first.launches().getFirst();
+        assertEquals(13, warp.grid().evalLong(env));
+        assertEquals(256, warp.block().evalLong(env));
+        assertEquals(0, warp.smem().evalLong(env), "smem defaults to 0");
+
+        KernelFile.Plan second = file.plans().get(1);
+        assertTrue(second.when().evalBoolean(env), "when defaults to true");
+        assertEquals(256, second.launches().get(0).smem().evalLong(env));
+        List<KernelFile.Arg> args = second.launches().get(1).args();
+        assertEquals(new KernelFile.Arg.Buffer(KernelFile.BufferName.X), args.get(0));
+        assertEquals(new KernelFile.Arg.Buffer(KernelFile.BufferName.Y), args.get(1));
+        assertEquals(new KernelFile.Arg.Buffer(KernelFile.BufferName.WS), args.get(2));
+        assertEquals(500, assertInstanceOf(KernelFile.Arg.Int.class, args.get(3)).value().evalLong(env));
+        assertEquals(7, assertInstanceOf(KernelFile.Arg.Int.class, args.get(4)).value().evalLong(env));
+        List<KernelFile.Arg> rowStatsArgs = second.launches().get(0).args();
+        assertEquals(2000, assertInstanceOf(KernelFile.Arg.Int.class, rowStatsArgs.get(3)).value().evalLong(env),
+                "'cols' is an integer expression, not a buffer");
+    }
+
+    @Test
+    void defaultsWhenOptionalKeysAreAbsent() {
+        KernelFile file = ContractParser.parse("k.cu", null, withLaunch(GOOD_LAUNCH));
+        Expr.Env env = new Expr.Env(3, 4, 5);
+        assertEquals("", file.description());
+        assertEquals(0, file.workspace().evalLong(env));
+        assertEquals(0, file.plans().getFirst().launches().getFirst().smem().evalLong(env));
+    }
+
+    @Test
+    void jsonNumbersAreAcceptedWhereExpressionsAre() {
+        String source = "/*@kevo\n{ \"workspace\": 64, \"plans\": [ { \"launches\": [ { \"kernel\": \"k\", \"grid\": 3,"
+                + " \"block\": 128, \"smem\": 1024, \"args\": [5] } ] } ] }\n*/\n";
+        KernelFile file = ContractParser.parse("k.cu", null, source);
+        Expr.Env env = new Expr.Env(1, 1, 1);
+        KernelFile.Launch launch = file.plans().getFirst().launches().getFirst();
+        assertEquals(64, file.workspace().evalLong(env));
+        assertEquals(3, launch.grid().evalLong(env));
+        assertEquals(1024, launch.smem().evalLong(env));
+        assertEquals(5, assertInstanceOf(KernelFile.Arg.Int.class, launch.args().getFirst()).value().evalLong(env));
+    }
+
+    @Test
+    void noHeader() {
+        ContractException e = parseFails("#include \"kevo.h\"\nextern \"C\" __global__ void k() {}\n");
+        assertContains(e.getMessage(), "k.cu", "no /*@kevo header");
+        ContractException fromFile = assertThrows(ContractException.class,
+                () -> ContractParser.read(BROKEN.resolve("no_header.cu")));
+        assertContains(fromFile.getMessage(), BROKEN.resolve("no_header.cu").toString(), "no /*@kevo header");
+        assertOneLine(fromFile.getMessage());
+        assertEquals(KevoException.Kind.INPUT, fromFile.kind());
+    }
+
+    @Test
+    void unclosedHeaderNamesTheLineItStarts() {
+        Path file = BROKEN.resolve("unclosed_header.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertTrue(e.getMessage().startsWith(file + ":2: "), e::getMessage);
+        assertContains(e.getMessage(), "never closed");
+        assertOneLine(e.getMessage());
+    }
+
+    @Test
+    void malformedJsonNamesTheLineOfTheError() {
+        Path file = BROKEN.resolve("malformed_json.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertTrue(e.getMessage().startsWith(file + ":6: malformed /*@kevo JSON"), e::getMessage);
+        assertContains(e.getMessage(), "rows");
+        assertOneLine(e.getMessage());
+    }
+
+    @Test
+    void malformedJsonLineCountsFromTheHeaderWhereverItStarts() {
+        String source = "// line 1\n// line 2\n/*@kevo\n{\n  \"plans\": [\n    oops\n  ]\n}\n*/\n";
+        ContractException e = parseFails(source);
+        assertTrue(e.getMessage().startsWith("k.cu:6: malformed"), e::getMessage);
+        ContractException sameLine = parseFails("/*@kevo { \"plans\": ] } */\n");
+        assertTrue(sameLine.getMessage().startsWith("k.cu:1: malformed"), sameLine::getMessage);
+    }
+
+    @Test
+    void duplicateKeyIsAnErrorOnItsLine() {
+        Path file = BROKEN.resolve("duplicate_key.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertTrue(e.getMessage().startsWith(file + ":5: "), e::getMessage);
+        assertContains(e.getMessage(), "block", "uplicate");
+        assertOneLine(e.getMessage());
+    }
+
+    @Test
+    void unknownTopLevelKey() {
+        ContractException e = parseFails("/*@kevo\n{ \"plan\": [], \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
+                + " ] } ] }\n*/\n");
+        assertContains(e.getMessage(), "k.cu:1", "unknown key 'plan'", "description, plans, workspace");
+        assertOneLine(e.getMessage());
+    }
+
+    @Test
+    void unknownPlanKey() {
+        ContractException e = parseFails("/*@kevo\n{ \"plans\": [ { \"when\": \"true\" }, { \"if\": \"cols < 5\","
+                + " \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n");
+        // the first plan lacks launches, but keys are checked as each plan is read: plan 0 fails first
+        assertContains(e.getMessage(), "plans[0].launches must be a non-empty list");
+        ContractException unknown = parseFails("/*@kevo\n{ \"plans\": [ { \"if\": \"cols < 5\","
+                + " \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n");
+        assertContains(unknown.getMessage(), "plans[0]", "unknown key 'if'", "launches, when");
+    }
+
+    @Test
+    void unknownLaunchKeyFromAFile() {
+        Path file = BROKEN.resolve("unknown_launch_key.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertContains(e.getMessage(), file.toString(), "plans[0].launches[0]", "unknown key 'threads'",
+                "args, block, grid, kernel, smem");
+        assertOneLine(e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "{ \"description\": \"nothing to run\" }; 'plans' must be a non-empty list",
+            "{ \"plans\": [] }; 'plans' must be a non-empty list",
+            "{ \"plans\": { \"when\": \"true\" } }; 'plans' must be a non-empty list",
+            "{ \"plans\": [ { \"when\": \"true\" } ] }; plans[0].launches must be a non-empty list",
+            "{ \"plans\": [ { \"launches\": [] } ] }; plans[0].launches must be a non-empty list",
+            "{ \"plans\": [ 3 ] }; plans[0] must be a JSON object",
+            "[ 1, 2 ]; header must be a JSON object",
+    })
+    void missingOrEmptyPlans(String header, String expected) {
+        ContractException e = parseFails("/*@kevo\n" + header + "\n*/\n");
+        assertContains(e.getMessage(), "k.cu:1: ", expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "{ \"grid\": \"rows\", \"block\": 256, \"args\": [] }; plans[0].launches[0] has no 'kernel'",
+            "{ \"kernel\": \"k\", \"block\": 256, \"args\": [] }; plans[0].launches[0] has no 'grid'",
+            "{ \"kernel\": \"k\", \"grid\": 1, \"args\": [] }; plans[0].launches[0] has no 'block'",
+            "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 1 }; plans[0].launches[0] has no 'args'",
+            "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 1, \"args\": \"x\" }; plans[0].launches[0].args must be a list",
+            "{ \"kernel\": 5, \"grid\": 1, \"block\": 1, \"args\": [] }; plans[0].launches[0].kernel must be a string",
+    })
+    void missingLaunchKeys(String launch, String expected) {
+        ContractException e = parseFails(withLaunch(launch));
+        assertContains(e.getMessage(), expected);
+        assertOneLine(e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "soft-max",
+            "2fast",
+            "k()",
+            "k k",
+            "''",
+    })
+    void kernelNameMustBeACIdentifier(String kernel) {
+        ContractException e = parseFails(withLaunch("{ \"kernel\": \"" + kernel
+                + "\", \"grid\": 1, \"block\": 32, \"args\": [] }"));
+        assertContains(e.getMessage(), "plans[0].launches[0].kernel '" + kernel + "' is not a C identifier");
+    }
+
+    @Test
+    void badExpressionsNameTheirKeyPath() {
+        ContractException grid = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": \"rows +\", \"block\": 256, \"args\": [] }"));
+        assertContains(grid.getMessage(), "k.cu:1: plans[0].launches[0].grid: 'rows +'");
+
+        ContractException block = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": \"sqrt(cols)\", \"args\": [] }"));
+        assertContains(block.getMessage(), "plans[0].launches[0].block: ", "sqrt");
+
+        ContractException smem = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"smem\": \"warps * 4\", \"args\": [] }"));
+        assertContains(smem.getMessage(), "plans[0].launches[0].smem: ", "unknown name 'warps'");
+
+        ContractException arg = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"x\", \"y\", \"z\"] }"));
+        assertContains(arg.getMessage(), "plans[0].launches[0].args[2]: ", "unknown name 'z'");
+
+        ContractException when = parseFails("/*@kevo\n{ \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH + " ] },"
+                + " { \"when\": \"cols <<= 4\", \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n");
+        assertContains(when.getMessage(), "plans[1].when: ");
+
+        ContractException workspace = parseFails("/*@kevo\n{ \"workspace\": \"2 rows\", \"plans\": [ { \"launches\": [ "
+                + GOOD_LAUNCH + " ] } ] }\n*/\n");
+        assertContains(workspace.getMessage(), "k.cu:1: workspace: '2 rows'");
+
+        ContractException secondLaunch = parseFails("/*@kevo\n{ \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
+                + ", { \"kernel\": \"k2\", \"grid\": \"pow(rows, 2)\", \"block\": 32, \"args\": [] } ] } ] }\n*/\n");
+        assertContains(secondLaunch.getMessage(), "plans[0].launches[1].grid: ", "pow");
+    }
+
+    @Test
+    void expressionsMustBeStringsOrIntegers() {
+        ContractException fraction = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1.5, \"block\": 32, \"args\": [] }"));
+        assertContains(fraction.getMessage(), "plans[0].launches[0].grid must be an expression string or an integer");
+        ContractException list = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": [32], \"args\": [] }"));
+        assertContains(list.getMessage(), "plans[0].launches[0].block must be an expression string or an integer");
+        ContractException description = parseFails("/*@kevo\n{ \"description\": 3, \"plans\": [ { \"launches\": [ "
+                + GOOD_LAUNCH + " ] } ] }\n*/\n");
+        assertContains(description.getMessage(), "description must be a string");
+    }
+
+    @Test
+    void buffersAndIntegerArgs() {
+        KernelFile file = ContractParser.parse("k.cu", null, withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"ws\", \"x\", \"y\", \"rows\", \"cols\","
+                        + " \"sms * 2\", \"-1\", 12] }"));
+        List<KernelFile.Arg> args = file.plans().getFirst().launches().getFirst().args();
+        assertEquals(8, args.size());
+        assertEquals(List.of(KernelFile.BufferName.WS, KernelFile.BufferName.X, KernelFile.BufferName.Y),
+                args.subList(0, 3).stream().map(a -> assertInstanceOf(KernelFile.Arg.Buffer.class, a).name()).toList());
+        Expr.Env env = new Expr.Env(10, 20, 30);
+        List<Long> ints = args.subList(3, 8).stream()
+                .map(a -> assertInstanceOf(KernelFile.Arg.Int.class, a).value().evalLong(env)).toList();
+        assertEquals(List.of(10L, 20L, 60L, -1L, 12L), ints);
+        assertEquals("ws", args.getFirst().toString());
+        assertEquals("sms * 2", args.get(5).toString());
+    }
+
+    @Test
+    void oversizedSourceIsRejectedBeforeParsing(@TempDir Path dir) throws IOException {
+        String header = withLaunch(GOOD_LAUNCH);
+        String big = header + "// " + "a".repeat(ContractParser.MAX_SOURCE_BYTES) + "\n";
+        ContractException inMemory = parseFails(big);
+        assertContains(inMemory.getMessage(), "k.cu", String.valueOf(ContractParser.MAX_SOURCE_BYTES));
+
+        Path file = dir.resolve("huge.cu");
+        Files.writeString(file, big);
+        ContractException onDisk = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertContains(onDisk.getMessage(), file.toString(), Files.size(file) + " bytes",
+                ContractParser.MAX_SOURCE_BYTES + "-byte limit");
+
+        // exactly at the limit is fine
+        String atLimit = header + "//" + "a".repeat(ContractParser.MAX_SOURCE_BYTES - header.length() - 3) + "\n";
+        assertEquals(ContractParser.MAX_SOURCE_BYTES, atLimit.length());
+        Path fits = dir.resolve("fits.cu");
+        Files.writeString(fits, atLimit);
+        assertEquals(List.of("k"), ContractParser.read(fits).kernelNames());
+    }
+
+    @Test
+    void missingFile(@TempDir Path dir) {
+        Path file = dir.resolve("nope.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertEquals(file + ": no such file", e.getMessage());
+    }
+
+    @Test
+    void notUtf8(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("latin1.cu");
+        byte[] header = withLaunch(GOOD_LAUNCH).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] bytes = java.util.Arrays.copyOf(header, header.length + 3);
+        bytes[header.length] = '/';
+        bytes[header.length + 1] = '/';
+        bytes[header.length + 2] = (byte) 0xE9;
+        Files.write(file, bytes);
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
+        assertContains(e.getMessage(), file.toString(), "UTF-8");
+    }
+
+    @Test
+    void kernelNamesAreDistinctAndInPlanOrder() {
+        String source = "/*@kevo\n{ \"plans\": ["
+                + " { \"when\": \"cols < 10\", \"launches\": [ { \"kernel\": \"b\", \"grid\": 1, \"block\": 32, \"args\": [] },"
+                + " { \"kernel\": \"a\", \"grid\": 1, \"block\": 32, \"args\": [] } ] },"
+                + " { \"launches\": [ { \"kernel\": \"a\", \"grid\": 1, \"block\": 32, \"args\": [] },"
+                + " { \"kernel\": \"c\", \"grid\": 1, \"block\": 32, \"args\": [] } ] } ] }\n*/\n";
+        assertEquals(List.of("b", "a", "c"), ContractParser.parse("k.cu", null, source).kernelNames());
+    }
+}

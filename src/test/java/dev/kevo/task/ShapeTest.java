@@ -1,0 +1,63 @@
+package dev.kevo.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ShapeTest {
+
+    @ParameterizedTest
+    @CsvSource({"4096x4096, 4096, 4096", "32x128, 32, 128", "1x10000000, 1, 10000000", "' 8X128256 ', 8, 128256",
+            "1823 x 781, 1823, 781"})
+    void parses(String text, int rows, int cols) {
+        Shape shape = Shape.parse(text);
+        assertEquals(rows, shape.rows());
+        assertEquals(cols, shape.cols());
+        assertEquals(rows + "x" + cols, shape.toString());
+        assertEquals(shape, Shape.parse(shape.toString()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"4096", "4096*4096", "12by4", "1x2x3", "x5", "5x", "axb", "", "1.5x4", "4096 4096"})
+    void rejectsMalformedText(String text) {
+        KevoException e = assertThrows(KevoException.class, () -> Shape.parse(text));
+        assertEquals("shape '" + text + "': expected ROWSxCOLS, e.g. 4096x4096", e.getMessage());
+        assertEquals(KevoException.Kind.INPUT, e.kind());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0x5", "5x0", "-1x5", "5x-3"})
+    void rejectsNonPositiveSizes(String text) {
+        KevoException e = assertThrows(KevoException.class, () -> Shape.parse(text));
+        assertTrue(e.getMessage().contains("rows and cols must be positive"), e::getMessage);
+        assertTrue(e.getMessage().startsWith("shape " + text + ": "), e::getMessage);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"4096x4096x", "32x128xx"})
+    void rejectsTrailingSeparators(String text) {
+        assertThrows(KevoException.class, () -> Shape.parse(text));
+    }
+
+    @Test
+    void rejectsMoreThanAnIntOfElements() {
+        assertEquals((long) Integer.MAX_VALUE, new Shape(1, Integer.MAX_VALUE).elements());
+        KevoException e = assertThrows(KevoException.class, () -> new Shape(65536, 65536));
+        assertEquals("shape 65536x65536: more than 2^31-1 elements", e.getMessage());
+        assertThrows(KevoException.class, () -> Shape.parse("2x1073741824"));
+    }
+
+    @Test
+    void elementsAndFloorBytes() {
+        Shape shape = new Shape(4096, 12288);
+        assertEquals(50_331_648L, shape.elements());
+        assertEquals(2L * 50_331_648L * 4, shape.floorBytes());
+        assertEquals(8L, new Shape(1, 1).floorBytes());
+    }
+}
