@@ -1,18 +1,17 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
-import dev.kevo.cuda.Compilation;
-import dev.kevo.cuda.Gpu;
-import dev.kevo.cuda.Kernel;
-import dev.kevo.cuda.Module;
-import dev.kevo.cuda.Nvrtc;
-import dev.kevo.cuda.Prelude;
-import dev.kevo.task.KernelFile;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.KernelResources;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
-import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.Message;
+import dev.kevo.worker.Supervisor;
+import dev.kevo.worker.WorkerLoop;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,14 +28,12 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = {"Checks kernel files without running them: the /*@kevo header, every plan on every shape "
-                + "of the suite, and an NVRTC compile. Needs no GPU; with one, also prints registers and spills.",
+                + "of the suite, source rules, and an NVRTC compile bounded by limits.compile_s. Needs no GPU; "
+                + "with one, also prints registers and spills.",
                 "For writing kernels on a laptop, and for CI."},
         footer = {"", "Exit codes: 0 every file is fine, 1 a file has a problem (printed as file:line), 2 usage, "
                 + "3 no NVRTC."})
 public final class CheckCommand implements Callable<Integer> {
-
-    /** Hopper's multiprocessor count (H100 SXM), used for plan expressions when no GPU is present. */
-    static final int DEFAULT_SMS = 132;
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files to check.")
     List<Path> files;
@@ -45,11 +42,13 @@ public final class CheckCommand implements Callable<Integer> {
     Inputs inputs;
 
     @Option(names = "--arch", paramLabel = "sm_XX",
-            description = "Target architecture. Default: the GPU's own if there is one, else sm_90.")
+            description = "Target architecture. Default: the GPU's own if there is one, else "
+                    + WorkerLoop.DEFAULT_ARCH + ".")
     String arch;
 
     @Option(names = "--sms", paramLabel = "N",
-            description = "Multiprocessor count for plan expressions. Default: the GPU's, else " + DEFAULT_SMS + ".")
+            description = "Multiprocessor count for plan expressions. Default: the GPU's, else "
+                    + WorkerLoop.DEFAULT_SMS + ".")
     Integer sms;
 
     @Spec
@@ -58,62 +57,51 @@ public final class CheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Inputs.existing(files);
-        Suite suite = inputs.suite(inputs.settings());
-        Nvrtc nvrtc = Nvrtc.load(inputs.nvrtcPath());
+        EvalSettings settings = inputs.settings();
+        Suite suite = inputs.suite(settings);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Optional<Gpu> gpu = Gpu.count() > 0 ? Optional.of(Gpu.open(0)) : Optional.empty();
-        try {
-            String target = arch != null ? arch : gpu.map(g -> g.info().arch()).orElse("sm_90");
-            int multiprocessors = sms != null ? sms : gpu.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
-            out.printf("NVRTC %s (%s), target %s, %d SMs, suite %s%s%n", nvrtc.version(), nvrtc.location(), target,
-                    multiprocessors, suite.name(), gpu.isPresent() ? "" : "; no GPU: registers and spills not shown");
+        try (Supervisor supervisor = Workers.supervisor(Optional.empty(), inputs.nvrtcPath(), suite, null, settings,
+                arch, sms == null ? 0 : sms)) {
+            Message.Ready ready = supervisor.ready();
+            String target = arch != null ? arch : ready.device() != null ? ready.device().arch() : WorkerLoop.DEFAULT_ARCH;
+            int multiprocessors = sms != null ? sms : ready.device() != null ? ready.device().sms() : WorkerLoop.DEFAULT_SMS;
+            out.printf("NVRTC %s (%s), target %s, %d SMs, suite %s%s%n", ready.nvrtcVersion(), ready.nvrtcLibrary(),
+                    target, multiprocessors, suite.name(),
+                    ready.device() == null ? "; no GPU: registers and spills not shown" : "");
             int failed = 0;
             for (Path file : files) {
                 try {
-                    out.println(checkOne(file, suite, nvrtc, target, multiprocessors, gpu));
+                    out.println(checkOne(supervisor, file, suite, multiprocessors));
                 } catch (KevoException e) {
                     failed++;
                     err.println(e.getMessage());
                 }
             }
             return failed == 0 ? 0 : 1;
-        } finally {
-            gpu.ifPresent(Gpu::close);
         }
     }
 
-    private static String checkOne(Path path, Suite suite, Nvrtc nvrtc, String target, int sms, Optional<Gpu> gpu) {
+    private static String checkOne(Supervisor supervisor, Path path, Suite suite, int sms) {
         KernelFile file = ContractParser.read(path);
+        CandidateResult result = supervisor.evaluate(file, 0, false);
+        if (!result.passed()) {
+            throw KevoException.input(result.detail().startsWith(path.toString()) ? result.detail()
+                    : path + ": " + result.verdict().id() + ": " + result.detail());
+        }
         TreeSet<Integer> plansUsed = new TreeSet<>();
         for (Shape shape : suite.shapes()) {
-            ResolvedPlan plan = PlanResolver.resolve(file, shape, sms);
-            plansUsed.add(plan.planIndex() + 1);
+            plansUsed.add(PlanResolver.resolve(file, shape, sms).planIndex() + 1);
         }
-        Compilation compiled = nvrtc.compile(file.name(), file.source(), Prelude.headers(), target);
-        for (String kernel : file.kernelNames()) {
-            if (!compiled.definesKernel(kernel)) {
-                throw KevoException.input(path + ": the plan launches '" + kernel
-                        + "' but the file defines no extern \"C\" __global__ kernel of that name");
-            }
-        }
-        String kernels = gpu.filter(g -> g.info().arch().equals(target))
-                .map(g -> resources(g, compiled, file.kernelNames()))
-                .orElse(String.join(", ", file.kernelNames()));
-        String warnings = compiled.log().isBlank() ? "" : "\n" + compiled.log().strip();
+        String kernels = result.kernels().isEmpty() ? String.join(", ", file.kernelNames())
+                : result.kernels().stream().map(CheckCommand::describe).collect(Collectors.joining(", "));
+        String warnings = result.compileLog() == null ? "" : "\n" + result.compileLog().strip();
         return String.format("%s: ok; %d plan(s), plans %s cover the %d shapes; compiled in %.0f ms; kernels: %s%s",
-                path, file.plans().size(), plansUsed, suite.shapes().size(), compiled.time().toNanos() / 1e6,
-                kernels, warnings);
+                path, file.plans().size(), plansUsed, suite.shapes().size(), result.compileMs(), kernels, warnings);
     }
 
-    private static String resources(Gpu gpu, Compilation compiled, List<String> names) {
-        try (Module module = gpu.load(compiled)) {
-            return names.stream().map(module::kernel).map(CheckCommand::describe).collect(Collectors.joining(", "));
-        }
-    }
-
-    private static String describe(Kernel k) {
-        return k.name() + " (" + k.registers() + " regs, " + k.localBytes() + " B local"
+    private static String describe(KernelResources k) {
+        return k.kernel() + " (" + k.registers() + " regs, " + k.localBytes() + " B local"
                 + (k.localBytes() > 0 ? ": spills" : "") + ")";
     }
 }

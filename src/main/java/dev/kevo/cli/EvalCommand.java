@@ -3,12 +3,10 @@ package dev.kevo.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
-import dev.kevo.cuda.Gpu;
-import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.eval.CandidateResult;
 import dev.kevo.eval.EvalRecord;
 import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Verdict;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractException;
@@ -16,6 +14,8 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.Message;
+import dev.kevo.worker.Supervisor;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -25,6 +25,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,7 +36,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "eval", mixinStandardHelpOptions = true,
         description = {"Checks kernel files against a float64 reference on every shape of a suite and times them "
-                + "side by side with the baseline and a plain copy.",
+                + "side by side with the baseline and a plain copy, in a supervised worker process: a kernel that "
+                + "hangs, crashes or cheats gets a verdict, never takes kevo down.",
                 "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
                         + "score: the geometric mean speedup over the baseline."},
         footer = {"", "Exit codes: 0 every file passed, 1 a file was rejected (the verdict says why), 2 bad input "
@@ -81,26 +83,31 @@ public final class EvalCommand implements Callable<Integer> {
         long inputSeed = seed != null ? seed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();
 
-        Nvrtc nvrtc = Nvrtc.load(inputs.nvrtcPath());
         List<CandidateResult> results = new ArrayList<>();
-        try (Gpu gpu = Gpu.open(device)) {
+        try (Supervisor supervisor = Workers.supervisor(Optional.of(device), inputs.nvrtcPath(), suite, baselineFile,
+                settings, null, 0)) {
+            Message.Ready ready = supervisor.ready();
+            DeviceInfo gpu = ready.device();
             out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; suite %s (%d shapes), baseline %s, "
-                            + "input seed %d%n", Version.current(), gpu.info().name(), gpu.info().arch(),
-                    gpu.info().sms(), gpu.info().driverVersion(), nvrtc.version(), suite.name(), suite.shapes().size(),
+                            + "input seed %d%n", Version.current(), gpu.name(), gpu.arch(), gpu.sms(),
+                    gpu.driverVersion(), ready.nvrtcVersion(), suite.name(), suite.shapes().size(),
                     baselineFile.name(), inputSeed);
             out.flush();
-            try (Evaluator evaluator = new Evaluator(gpu, nvrtc, suite, baselineFile, settings)) {
-                for (Path file : files) {
-                    CandidateResult result = evaluateOne(evaluator, file, inputSeed);
-                    results.add(result);
-                    EvalTable.print(result, baselineFile.name(), cold, out);
-                    out.flush();
-                }
+            for (Path file : files) {
+                CandidateResult result = evaluateOne(supervisor, file, inputSeed);
+                results.add(result);
+                EvalTable.print(result, baselineFile.name(), cold, out);
+                out.flush();
+            }
+            Supervisor.Restarts restarts = supervisor.restarts();
+            if (restarts.count() > 0) {
+                out.printf("%nworker restarted %d time(s) after a fault or timeout: %s ms%n", restarts.count(),
+                        restarts.millis().stream().map(ms -> String.format("%.0f", ms)).toList());
             }
             if (json != null) {
                 writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
-                        spec.commandLine().getParseResult().originalArgs(), gpu.info(), nvrtc.version(),
-                        nvrtc.location(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
+                        spec.commandLine().getParseResult().originalArgs(), gpu, ready.nvrtcVersion(),
+                        ready.nvrtcLibrary(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
                         baselineFile.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, results));
             }
         }
@@ -111,9 +118,9 @@ public final class EvalCommand implements Callable<Integer> {
         return rejected == 0 ? 0 : 1;
     }
 
-    private CandidateResult evaluateOne(Evaluator evaluator, Path file, long inputSeed) {
+    private CandidateResult evaluateOne(Supervisor supervisor, Path file, long inputSeed) {
         try {
-            return evaluator.evaluate(ContractParser.read(file), inputSeed, cold);
+            return supervisor.evaluate(ContractParser.read(file), inputSeed, cold);
         } catch (ContractException e) {
             return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);

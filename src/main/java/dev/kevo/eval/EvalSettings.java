@@ -1,6 +1,7 @@
 package dev.kevo.eval;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kevo.KevoException;
 import dev.kevo.config.ConfigFiles;
 import dev.kevo.task.InputCase;
 import dev.kevo.task.Tolerance;
@@ -13,10 +14,10 @@ import java.util.Objects;
  * measurement method. Read from config/eval.yaml; every key is documented in the README.
  */
 public record EvalSettings(String suite, String baseline, List<InputCase> cases, Tolerance tolerance,
-                           MeasurementMethod measurement) {
+                           MeasurementMethod measurement, PhaseLimits limits) {
 
     public static final EvalSettings DEFAULT = new EvalSettings("standard", "block_two_pass",
-            List.of(InputCase.values()), Tolerance.DEFAULT, MeasurementMethod.DEFAULT);
+            List.of(InputCase.values()), Tolerance.DEFAULT, MeasurementMethod.DEFAULT, PhaseLimits.DEFAULT);
 
     public EvalSettings {
         cases = List.copyOf(cases);
@@ -26,26 +27,32 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
     }
 
     public EvalSettings withSuite(String name) {
-        return new EvalSettings(name, baseline, cases, tolerance, measurement);
+        return new EvalSettings(name, baseline, cases, tolerance, measurement, limits);
     }
 
     public EvalSettings withBaseline(String name) {
-        return new EvalSettings(suite, name, cases, tolerance, measurement);
+        return new EvalSettings(suite, name, cases, tolerance, measurement, limits);
     }
 
     public static EvalSettings load(Path file) {
-        return ConfigFiles.read(file, Yaml.class).toSettings();
+        Yaml yaml = ConfigFiles.read(file, Yaml.class);
+        try {
+            return yaml.toSettings();
+        } catch (IllegalArgumentException e) {
+            throw KevoException.input(file + ": " + e.getMessage());
+        }
     }
 
     /** The file's shape; absent keys take the defaults. */
     record Yaml(String suite, String baseline, List<String> cases, ToleranceYaml tolerance,
-                MeasurementYaml measurement) {
+                MeasurementYaml measurement, LimitsYaml limits) {
         EvalSettings toSettings() {
             return new EvalSettings(Objects.requireNonNullElse(suite, DEFAULT.suite()),
                     Objects.requireNonNullElse(baseline, DEFAULT.baseline()),
                     cases == null ? DEFAULT.cases() : cases.stream().map(InputCase::byId).toList(),
                     tolerance == null ? DEFAULT.tolerance() : tolerance.toTolerance(),
-                    measurement == null ? DEFAULT.measurement() : measurement.toMethod());
+                    measurement == null ? DEFAULT.measurement() : measurement.toMethod(),
+                    limits == null ? DEFAULT.limits() : limits.toLimits());
         }
     }
 
@@ -71,6 +78,17 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
                     Objects.requireNonNullElse(maxSecondsPerShape, d.maxSecondsPerShape()),
                     Objects.requireNonNullElse(flushL2, d.flushL2()),
                     Objects.requireNonNullElse(inputSets, d.inputSets()));
+        }
+    }
+
+    record LimitsYaml(@JsonProperty("startup_s") Double startupS, @JsonProperty("compile_s") Double compileS,
+                      @JsonProperty("check_s") Double checkS, @JsonProperty("timing_s") Double timingS) {
+        PhaseLimits toLimits() {
+            PhaseLimits d = PhaseLimits.DEFAULT;
+            return new PhaseLimits(Objects.requireNonNullElse(startupS, d.startupSeconds()),
+                    Objects.requireNonNullElse(compileS, d.compileSeconds()),
+                    Objects.requireNonNullElse(checkS, d.checkSeconds()),
+                    Objects.requireNonNullElse(timingS, d.timingSeconds()));
         }
     }
 }

@@ -2,16 +2,12 @@ package dev.kevo.eval;
 
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
-import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
-import dev.kevo.cuda.Prelude;
 import dev.kevo.task.InputCase;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.PlanException;
-import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
@@ -27,13 +23,13 @@ import java.util.List;
  */
 public final class Evaluator implements AutoCloseable {
     private final Gpu gpu;
-    private final Nvrtc nvrtc;
     private final Suite suite;
     private final EvalSettings settings;
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final CorrectnessCheck correctness;
     private final InterleavedTimer timer;
+    private final Preflight preflight;
     private final Loaded baseline;
     private String contextLostBy;
 
@@ -44,13 +40,13 @@ public final class Evaluator implements AutoCloseable {
 
     public Evaluator(Gpu gpu, Nvrtc nvrtc, Suite suite, KernelFile baselineFile, EvalSettings settings) {
         this.gpu = gpu;
-        this.nvrtc = nvrtc;
         this.suite = suite;
         this.settings = settings;
         this.trusted = new TrustedKernels(gpu, nvrtc);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, settings.measurement());
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
         try {
             Loaded base = load(baselineFile);
             checkAll(base, 0x5eed_ba5eL, false).stream().filter(r -> !r.verdict().passed()).findFirst()
@@ -77,11 +73,21 @@ public final class Evaluator implements AutoCloseable {
      * checks; {@code cold} also records a first launch's wall time per shape, what a naive harness reports.
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
-        long start = System.nanoTime();
-        return judge(file, inputSeed, cold).withEvaluationMs((System.nanoTime() - start) / 1e6);
+        return evaluate(file, inputSeed, cold, Phase.Listener.NONE);
     }
 
-    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold) {
+    /** As {@link #evaluate(KernelFile, long, boolean)}, telling {@code phases} when each phase starts. */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
+        long start = System.nanoTime();
+        return judge(file, inputSeed, cold, phases).withEvaluationMs((System.nanoTime() - start) / 1e6);
+    }
+
+    /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
+    public boolean contextLost() {
+        return contextLostBy != null;
+    }
+
+    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
                     + "; evaluate the remaining files in a new run");
@@ -89,15 +95,18 @@ public final class Evaluator implements AutoCloseable {
         String path = file.path() == null ? null : file.path().toString();
         Loaded loaded;
         try {
+            phases.entered(Phase.COMPILE);
             loaded = load(file);
         } catch (Rejection r) {
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
                     inputSeed);
         }
         try {
+            phases.entered(Phase.CHECK);
             List<ShapeResult> shapes = checkAll(loaded, inputSeed, cold);
             ShapeResult failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             if (failed == null) {
+                phases.entered(Phase.TIMING);
                 shapes = timeAll(loaded, shapes, inputSeed);
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             }
@@ -106,8 +115,8 @@ public final class Evaluator implements AutoCloseable {
             Double score = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::speedup)) : null;
             Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
             return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
-                    loaded.compilation().time().toNanos() / 1e6, emptyToNull(loaded.compilation().log()),
-                    resources(loaded), shapes, inputSeed, null);
+                    loaded.compilation().time().toNanos() / 1e6, Preflight.blankToNull(loaded.compilation().log()),
+                    resourcesOf(loaded), shapes, inputSeed, null);
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
@@ -120,26 +129,9 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private Loaded load(KernelFile file) {
-        Compilation compilation;
-        try {
-            compilation = nvrtc.compile(file.name(), file.source(), Prelude.headers(), gpu.info().arch());
-        } catch (CompileException e) {
-            throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
-        }
-        for (String kernel : file.kernelNames()) {
-            if (!compilation.definesKernel(kernel)) {
-                throw new Rejection(Verdict.MISSING_KERNEL, "the plan launches '" + kernel
-                        + "' but the file defines no extern \"C\" __global__ kernel of that name");
-            }
-        }
-        List<ResolvedPlan> plans = new ArrayList<>();
-        for (Shape shape : suite.shapes()) {
-            try {
-                plans.add(PlanResolver.resolve(file, shape, gpu.info().sms()));
-            } catch (PlanException e) {
-                throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
-            }
-        }
+        Preflight.Passed passed = preflight.run(file);
+        Compilation compilation = passed.compilation();
+        List<ResolvedPlan> plans = passed.plans();
         Module module;
         try {
             module = gpu.load(compilation);
@@ -252,7 +244,8 @@ public final class Evaluator implements AutoCloseable {
         };
     }
 
-    private static List<KernelResources> resources(Loaded loaded) {
+
+    private static List<KernelResources> resourcesOf(Loaded loaded) {
         return loaded.file().kernelNames().stream().map(name -> loaded.module().kernel(name))
                 .map(k -> new KernelResources(k.name(), k.registers(), k.localBytes(), k.staticSharedBytes())).toList();
     }
@@ -266,9 +259,6 @@ public final class Evaluator implements AutoCloseable {
         return Math.exp(logSum / v.length);
     }
 
-    private static String emptyToNull(String s) {
-        return s == null || s.isBlank() ? null : s;
-    }
 
     @Override
     public void close() {

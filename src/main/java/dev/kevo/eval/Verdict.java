@@ -6,6 +6,8 @@ import com.fasterxml.jackson.annotation.JsonValue;
 public enum Verdict {
     PASS("pass"),
     CONTRACT_ERROR("contract-error"),
+    SOURCE_REJECTED("source-rejected"),
+    COMPILE_TIMEOUT("compile-timeout"),
     COMPILE_ERROR("compile-error"),
     MISSING_KERNEL("missing-kernel"),
     PLAN_ERROR("plan-error"),
@@ -13,6 +15,8 @@ public enum Verdict {
     LAUNCH_FAILED("launch-failed"),
     ILLEGAL_ADDRESS("illegal-address"),
     KERNEL_FAULT("kernel-fault"),
+    KERNEL_TIMEOUT("kernel-timeout"),
+    WORKER_CRASHED("worker-crashed"),
     UNWRITTEN_OUTPUT("unwritten-output"),
     NAN_OUTPUT("nan-output"),
     WRONG_RESULT("wrong-result"),

@@ -1,0 +1,99 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.CompileException;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Module;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanException;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import dev.kevo.task.SourcePolicy;
+import dev.kevo.task.Suite;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything about a candidate that needs no GPU: source rules, an NVRTC compile for the target, every
+ * kernel the plan names present, a plan for every shape of the suite. {@code kevo check} stops here.
+ */
+public final class Preflight {
+    private final Nvrtc nvrtc;
+    private final String arch;
+    private final int sms;
+    private final Suite suite;
+
+    public Preflight(Nvrtc nvrtc, String arch, int sms, Suite suite) {
+        this.nvrtc = nvrtc;
+        this.arch = arch;
+        this.sms = sms;
+        this.suite = suite;
+    }
+
+    /** A candidate that passed preflight: its cubin and its plan for each shape of the suite, in order. */
+    public record Passed(KernelFile file, Compilation compilation, List<ResolvedPlan> plans) {
+    }
+
+    /** @throws Rejection with the first problem found */
+    Passed run(KernelFile file) {
+        SourcePolicy.violation(file.source()).ifPresent(why -> {
+            throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);
+        });
+        List<ResolvedPlan> plans = new ArrayList<>();
+        for (Shape shape : suite.shapes()) {
+            try {
+                plans.add(PlanResolver.resolve(file, shape, sms));
+            } catch (PlanException e) {
+                throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
+            }
+        }
+        Compilation compilation;
+        try {
+            compilation = nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch);
+        } catch (CompileException e) {
+            throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
+        }
+        for (String kernel : file.kernelNames()) {
+            if (!compilation.definesKernel(kernel)) {
+                throw new Rejection(Verdict.MISSING_KERNEL, "the plan launches '" + kernel
+                        + "' but the file defines no extern \"C\" __global__ kernel of that name");
+            }
+        }
+        return new Passed(file, compilation, plans);
+    }
+
+    /**
+     * Preflight as a result record: PASS with the compile time and log, or the rejection. With a GPU of the
+     * target architecture, the cubin is loaded to report each kernel's registers and local memory.
+     */
+    public CandidateResult check(KernelFile file, long inputSeed, Optional<Gpu> gpu) {
+        String path = file.path() == null ? null : file.path().toString();
+        try {
+            Passed passed = run(file);
+            List<KernelResources> resources = gpu.filter(g -> g.info().arch().equals(arch))
+                    .map(g -> resources(g, passed)).orElse(null);
+            return new CandidateResult(file.name(), path, file.description(), Verdict.PASS, null, null, null,
+                    passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()), resources,
+                    null, inputSeed, null);
+        } catch (Rejection r) {
+            return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
+                    inputSeed);
+        }
+    }
+
+    static List<KernelResources> resources(Gpu gpu, Passed passed) {
+        try (Module module = gpu.load(passed.compilation())) {
+            return passed.file().kernelNames().stream().map(module::kernel)
+                    .map(k -> new KernelResources(k.name(), k.registers(), k.localBytes(), k.staticSharedBytes()))
+                    .toList();
+        }
+    }
+
+    static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

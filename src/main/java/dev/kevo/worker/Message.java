@@ -1,0 +1,52 @@
+package dev.kevo.worker;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.Phase;
+import java.util.List;
+
+/** What supervisor and worker say to each other. */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Message.Configure.class, name = "configure"),
+        @JsonSubTypes.Type(value = Message.Ready.class, name = "ready"),
+        @JsonSubTypes.Type(value = Message.Evaluate.class, name = "evaluate"),
+        @JsonSubTypes.Type(value = Message.Entered.class, name = "phase"),
+        @JsonSubTypes.Type(value = Message.Result.class, name = "result"),
+        @JsonSubTypes.Type(value = Message.Failed.class, name = "failed")})
+public sealed interface Message {
+
+    /**
+     * Supervisor to worker, once: what to judge against. Sources travel whole, so the worker reads no files.
+     * {@code arch} and {@code sms} are for a check-only worker (no GPU); a GPU worker uses its device's.
+     */
+    record Configure(String suiteName, List<String> shapes, String baselineName, String baselineSource,
+                     EvalSettings settings, String arch, int sms) implements Message {
+    }
+
+    /** Worker: configured, baseline checked, ready for candidates. {@code device} is null for a check-only worker. */
+    record Ready(DeviceInfo device, String nvrtcVersion, String nvrtcLibrary, double startupMs) implements Message {
+    }
+
+    /** Supervisor: judge one kernel file. */
+    record Evaluate(long id, String name, String path, String source, long inputSeed, boolean cold)
+            implements Message {
+    }
+
+    /** Worker: candidate {@code id} entered a phase; the supervisor's clock for that phase starts now. */
+    record Entered(long id, Phase phase) implements Message {
+    }
+
+    /**
+     * Worker: the verdict. {@code contextLost}: a sticky fault; the worker exits after sending this.
+     */
+    record Result(long id, CandidateResult result, boolean contextLost) implements Message {
+    }
+
+    /** Worker: it cannot go on (no GPU, unusable baseline); {@code exitCode} as kevo's own. */
+    record Failed(String message, int exitCode) implements Message {
+    }
+}

@@ -1,0 +1,274 @@
+package dev.kevo.worker;
+
+import dev.kevo.KevoException;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.Phase;
+import dev.kevo.eval.Verdict;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs candidates in a worker process and never trusts it: each phase has a wall-time limit, a worker that
+ * overruns one, dies, or reports a sticky CUDA fault is killed and replaced, and the candidate gets a verdict
+ * that says which. The process holding a campaign never touches the GPU, so no mutant can take it down.
+ */
+public final class Supervisor implements AutoCloseable {
+
+    /**
+     * How to start a worker and what it judges against; {@code arch} and {@code sms} matter only to a check-only
+     * worker (one started without a device; null and 0 mean its GPU's, or an H100's), which needs no baseline.
+     */
+    public record Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings,
+                        String arch, int sms) {
+        public Setup {
+            workerCommand = List.copyOf(workerCommand);
+        }
+    }
+
+    /** What restarts cost: every worker start after the first, in milliseconds until it was ready. */
+    public record Restarts(int count, List<Double> millis) {
+        public Restarts {
+            millis = List.copyOf(millis);
+        }
+    }
+
+    private static final int STDERR_TAIL_CHARS = 4000;
+
+    private final Setup setup;
+    private final List<Double> restartMillis = new ArrayList<>();
+    private Worker worker;
+    private Message.Ready ready;
+    private int starts;
+    private long nextId;
+
+    public Supervisor(Setup setup) {
+        this.setup = setup;
+    }
+
+    /** Starts the worker if none is running, and returns what it reported when it was ready. */
+    public Message.Ready ready() {
+        if (worker == null || !worker.process().isAlive()) {
+            start();
+        }
+        return ready;
+    }
+
+    public Restarts restarts() {
+        return new Restarts(restartMillis.size(), restartMillis);
+    }
+
+    /** Judges one kernel file in the worker; never throws for anything the candidate does. */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
+        ready();
+        long id = ++nextId;
+        String path = file.path() == null ? null : file.path().toString();
+        try {
+            worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, cold));
+        } catch (IOException e) {
+            return lost(file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
+        }
+        Phase phase = Phase.COMPILE;
+        long deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+        while (true) {
+            Object next = worker.poll(deadline);
+            switch (next) {
+                case null -> {
+                    Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.KERNEL_TIMEOUT;
+                    return lost(file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
+                            + setup.settings().limits().of(phase).toSeconds() + " s; worker killed and replaced");
+                }
+                case Message.Entered entered when entered.id() == id -> {
+                    phase = entered.phase();
+                    deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+                }
+                case Message.Result result when result.id() == id -> {
+                    if (result.contextLost()) {
+                        retire();
+                    }
+                    return result.result();
+                }
+                case Message.Failed failed -> throw failure(failed);
+                case Worker.Closed closed -> {
+                    return lost(file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
+                            + " phase (" + closed.reason() + ")" + worker.stderrTail());
+                }
+                default -> {
+                    // A stale message from an earlier candidate cannot happen with one request in flight; skip it.
+                }
+            }
+        }
+    }
+
+    private CandidateResult lost(KernelFile file, String path, long seed, Verdict verdict, String detail) {
+        retire();
+        return CandidateResult.rejected(file.name(), path, file.description(), verdict, detail, seed);
+    }
+
+    private void start() {
+        long begin = System.nanoTime();
+        boolean restart = starts++ > 0;
+        worker = Worker.spawn(setup.workerCommand(), STDERR_TAIL_CHARS);
+        Suite suite = setup.suite();
+        try {
+            worker.send(new Message.Configure(suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
+                    setup.baseline() == null ? null : setup.baseline().name(),
+                    setup.baseline() == null ? null : setup.baseline().source(), setup.settings(), setup.arch(),
+                    setup.sms()));
+        } catch (IOException e) {
+            retire();
+            throw KevoException.environment("the worker did not start: " + e.getMessage());
+        }
+        Object first = worker.poll(System.nanoTime() + setup.settings().limits().startup().toNanos());
+        switch (first) {
+            case Message.Ready r -> ready = r;
+            case Message.Failed f -> {
+                retire();
+                throw failure(f);
+            }
+            case null -> {
+                retire();
+                throw KevoException.environment("the worker was not ready within " + setup.settings().limits().startup().toSeconds()
+                        + " s");
+            }
+            default -> {
+                String tail = worker.stderrTail();
+                retire();
+                throw KevoException.environment("the worker did not start: " + first + tail);
+            }
+        }
+        if (restart) {
+            restartMillis.add((System.nanoTime() - begin) / 1e6);
+        }
+    }
+
+    private static KevoException failure(Message.Failed failed) {
+        return new KevoException(failed.exitCode() == KevoException.Kind.ENVIRONMENT.exitCode()
+                ? KevoException.Kind.ENVIRONMENT : KevoException.Kind.INPUT, failed.message());
+    }
+
+    /** Kills the current worker; the next candidate starts a fresh one. */
+    private void retire() {
+        if (worker != null) {
+            worker.kill();
+            worker = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (worker != null) {
+            worker.shutdown(Duration.ofSeconds(10));
+            worker = null;
+        }
+    }
+
+    /** One worker process, its stdin, a reader thread that queues its frames, and the tail of its stderr. */
+    private record Worker(Process process, OutputStream stdin, BlockingQueue<Object> inbox, StringBuilder stderr) {
+
+        /** Put in the inbox when the worker's output ends. */
+        record Closed(String reason) {
+        }
+
+        static Worker spawn(List<String> command, int tailChars) {
+            Process process;
+            try {
+                process = new ProcessBuilder(command).start();
+            } catch (IOException e) {
+                throw KevoException.environment("cannot start a worker (" + String.join(" ", command) + "): "
+                        + e.getMessage());
+            }
+            BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+            StringBuilder stderr = new StringBuilder();
+            Thread.ofVirtual().name("worker-out").start(() -> pump(process.getInputStream(), inbox));
+            Thread.ofVirtual().name("worker-err").start(() -> drain(process.getErrorStream(), stderr, tailChars));
+            return new Worker(process, process.getOutputStream(), inbox, stderr);
+        }
+
+        private static void pump(InputStream in, BlockingQueue<Object> inbox) {
+            try {
+                while (true) {
+                    var message = Frames.read(in);
+                    if (message.isEmpty()) {
+                        inbox.add(new Closed("its output ended"));
+                        return;
+                    }
+                    inbox.add(message.get());
+                }
+            } catch (IOException e) {
+                inbox.add(new Closed(e.getMessage()));
+            }
+        }
+
+        private static void drain(InputStream err, StringBuilder tail, int tailChars) {
+            byte[] buffer = new byte[4096];
+            try {
+                for (int n; (n = err.read(buffer)) > 0; ) {
+                    synchronized (tail) {
+                        tail.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                        if (tail.length() > tailChars) {
+                            tail.delete(0, tail.length() - tailChars);
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // The process is gone; what was read is kept.
+            }
+        }
+
+        void send(Message message) throws IOException {
+            Frames.write(stdin, message);
+        }
+
+        /** The next message or {@link Closed}; null once {@code deadlineNanos} has passed. */
+        Object poll(long deadlineNanos) {
+            try {
+                return inbox.poll(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+
+        String stderrTail() {
+            synchronized (stderr) {
+                String text = stderr.toString().strip();
+                return text.isEmpty() ? "" : "; its stderr ends: " + text.lines().reduce((a, b) -> b).orElse("");
+            }
+        }
+
+        void kill() {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void shutdown(Duration grace) {
+            try {
+                stdin.close();
+                if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                    kill();
+                }
+            } catch (IOException e) {
+                kill();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                kill();
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package dev.kevo.worker;
+
+import dev.kevo.KevoException;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.Evaluator;
+import dev.kevo.eval.Phase;
+import dev.kevo.eval.Preflight;
+import dev.kevo.eval.Verdict;
+import dev.kevo.task.ContractException;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The worker side: owns one GPU's context, keeps the evaluator (trusted kernels, baseline, buffers) warm
+ * between candidates, and answers the supervisor. Ends at end of input, or after a sticky fault, since
+ * nothing can run in that context any more. Without a device it is a check-only worker: preflight (source
+ * rules, plans, NVRTC compile) under the same supervision, which is how {@code kevo check} bounds compiles.
+ */
+public final class WorkerLoop {
+    /** Target and multiprocessor count a check-only worker assumes without a GPU: an H100's. */
+    public static final String DEFAULT_ARCH = "sm_90";
+    public static final int DEFAULT_SMS = 132;
+
+    private final Optional<Integer> device;
+    private final Optional<Path> nvrtcPath;
+    private final InputStream in;
+    private final OutputStream out;
+
+    /** @param device the GPU to judge on, or empty for a check-only worker */
+    public WorkerLoop(Optional<Integer> device, Optional<Path> nvrtcPath, InputStream in, OutputStream out) {
+        this.device = device;
+        this.nvrtcPath = nvrtcPath;
+        this.in = in;
+        this.out = out;
+    }
+
+    /** How this worker judges one parsed file. */
+    private interface Judge {
+        CandidateResult judge(KernelFile file, Message.Evaluate request, Phase.Listener phases);
+
+        default boolean contextLost() {
+            return false;
+        }
+    }
+
+    public int run() throws IOException {
+        long start = System.nanoTime();
+        Optional<Message> first = Frames.read(in);
+        if (first.isEmpty()) {
+            return 0;
+        }
+        if (!(first.get() instanceof Message.Configure configure)) {
+            send(new Message.Failed("worker expected 'configure' first, got " + first.get(), 2));
+            return 2;
+        }
+        try {
+            Nvrtc nvrtc = Nvrtc.load(nvrtcPath);
+            Suite suite = new Suite(configure.suiteName(), "", configure.shapes().stream().map(Shape::parse).toList());
+            if (device.isEmpty()) {
+                return checkOnly(configure, nvrtc, suite, start);
+            }
+            try (Gpu gpu = Gpu.open(device.get())) {
+                KernelFile baseline = ContractParser.parse(configure.baselineName(), null, configure.baselineSource());
+                Evaluator evaluator = new Evaluator(gpu, nvrtc, suite, baseline, configure.settings());
+                send(new Message.Ready(gpu.info(), nvrtc.version(), nvrtc.location(), millisSince(start)));
+                return serve(new Judge() {
+                    @Override
+                    public CandidateResult judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
+                        return evaluator.evaluate(file, request.inputSeed(), request.cold(), phases);
+                    }
+
+                    @Override
+                    public boolean contextLost() {
+                        return evaluator.contextLost();
+                    }
+                });
+            }
+        } catch (KevoException e) {
+            send(new Message.Failed(e.getMessage(), e.kind().exitCode()));
+            return e.kind().exitCode();
+        }
+    }
+
+    /** Preflight only; a GPU, when the machine has one, is used just to read registers and spills. */
+    private int checkOnly(Message.Configure configure, Nvrtc nvrtc, Suite suite, long start) throws IOException {
+        try (Gpu gpu = Gpu.count() > 0 ? Gpu.open(0) : null) {
+            Optional<Gpu> present = Optional.ofNullable(gpu);
+            String arch = configure.arch() != null ? configure.arch() : present.map(g -> g.info().arch()).orElse(DEFAULT_ARCH);
+            int sms = configure.sms() > 0 ? configure.sms() : present.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
+            Preflight preflight = new Preflight(nvrtc, arch, sms, suite);
+            send(new Message.Ready(present.map(Gpu::info).orElse(null), nvrtc.version(), nvrtc.location(),
+                    millisSince(start)));
+            return serve((file, request, phases) -> {
+                phases.entered(Phase.COMPILE);
+                return preflight.check(file, request.inputSeed(), present);
+            });
+        }
+    }
+
+    private int serve(Judge judge) throws IOException {
+        while (true) {
+            Optional<Message> next = Frames.read(in);
+            if (next.isEmpty()) {
+                return 0;
+            }
+            if (!(next.get() instanceof Message.Evaluate request)) {
+                send(new Message.Failed("worker expected 'evaluate', got " + next.get(), 2));
+                return 2;
+            }
+            CandidateResult result = evaluate(judge, request);
+            send(new Message.Result(request.id(), result, judge.contextLost()));
+            if (judge.contextLost()) {
+                return 0;
+            }
+        }
+    }
+
+    private CandidateResult evaluate(Judge judge, Message.Evaluate request) {
+        KernelFile file;
+        try {
+            file = ContractParser.parse(request.name(), request.path() == null ? null : Path.of(request.path()),
+                    request.source());
+        } catch (ContractException e) {
+            return CandidateResult.rejected(request.name(), request.path(), null, Verdict.CONTRACT_ERROR,
+                    e.getMessage(), request.inputSeed());
+        }
+        return judge.judge(file, request, phase -> {
+            try {
+                send(new Message.Entered(request.id(), phase));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private void send(Message message) throws IOException {
+        Frames.write(out, message);
+    }
+
+    private static double millisSince(long start) {
+        return (System.nanoTime() - start) / 1e6;
+    }
+}
