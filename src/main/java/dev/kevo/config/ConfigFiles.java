@@ -33,6 +33,15 @@ public final class ConfigFiles {
     private ConfigFiles() {
     }
 
+    /** Writes a record as YAML with the same key names {@link #read} expects. */
+    public static String toYaml(Object value) {
+        try {
+            return YAML.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static <T> T read(Path file, Class<T> type) {
         String text;
         try {

@@ -12,12 +12,14 @@ import java.util.List;
  * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
  * @param inputSeed replays the exact inputs with {@code kevo eval --seed}
  * @param evaluationMs wall time the evaluator spent on this file, compile included
+ * @param workerStartMs when a fresh worker had to be started for this file (the previous one was killed or
+ *     crashed), how long that took: the cost of recovering from the file before
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
                               Double score, Double floorFraction, Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
-                              Double evaluationMs) {
+                              Double evaluationMs, Double workerStartMs) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
@@ -27,12 +29,17 @@ public record CandidateResult(String name, String path, String description, Verd
     public static CandidateResult rejected(String name, String path, String description, Verdict verdict,
                                            String detail, long inputSeed) {
         return new CandidateResult(name, path, description, verdict, detail, null, null, null, null, null, null,
-                inputSeed, null);
+                inputSeed, null, null);
     }
 
     public CandidateResult withEvaluationMs(double ms) {
         return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
-                compileLog, kernels, shapes, inputSeed, ms);
+                compileLog, kernels, shapes, inputSeed, ms, workerStartMs);
+    }
+
+    public CandidateResult withWorkerStartMs(double ms) {
+        return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
+                compileLog, kernels, shapes, inputSeed, evaluationMs, ms);
     }
 
     public boolean passed() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 /** What the evaluator concluded about a candidate, or about one of its shapes. */
 public enum Verdict {
     PASS("pass"),
+    AGENT_FAILURE("agent-failure"),
     CONTRACT_ERROR("contract-error"),
     SOURCE_REJECTED("source-rejected"),
     COMPILE_TIMEOUT("compile-timeout"),

@@ -71,7 +71,13 @@ public final class Supervisor implements AutoCloseable {
 
     /** Judges one kernel file in the worker; never throws for anything the candidate does. */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
+        int restartsBefore = restartMillis.size();
         ready();
+        CandidateResult result = judge(file, inputSeed, cold);
+        return restartMillis.size() > restartsBefore ? result.withWorkerStartMs(restartMillis.getLast()) : result;
+    }
+
+    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {

@@ -1,0 +1,18 @@
+package dev.kevo.agent;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * What an agent is given: the parent to improve, optionally a second parent to cross with, the best of other
+ * islands as inspiration, recent failures with their verdicts, and the randomness to use (derived from the
+ * campaign's seed and the request's number, so a resumed campaign proposes the same children).
+ */
+public record ProposalRequest(Candidate parent, Optional<Candidate> mate, List<Candidate> inspirations,
+                              List<Candidate> recentFailures, RandomGenerator random) {
+    public ProposalRequest {
+        inspirations = List.copyOf(inspirations);
+        recentFailures = List.copyOf(recentFailures);
+    }
+}

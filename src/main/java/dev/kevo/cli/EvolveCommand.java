@@ -1,0 +1,174 @@
+package dev.kevo.cli;
+
+import dev.kevo.KevoException;
+import dev.kevo.config.KevoHome;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.evolve.AgentPool;
+import dev.kevo.evolve.Campaign;
+import dev.kevo.evolve.CampaignConfig;
+import dev.kevo.report.CampaignProgress;
+import dev.kevo.store.CampaignState;
+import dev.kevo.store.CampaignStore;
+import dev.kevo.store.FrozenCampaign;
+import dev.kevo.store.MutantRecord;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import dev.kevo.worker.Message;
+import dev.kevo.worker.Supervisor;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "evolve", mixinStandardHelpOptions = true,
+        description = {"Runs an evolution campaign: starts from the seeds, asks the agents for variants of good "
+                + "kernels, judges each in a supervised GPU worker, keeps the best per island, and records every "
+                + "step in mutations/<campaign>/.",
+                "With no options it runs config/default.yaml (the built-in agent, about 10 minutes on one GPU). "
+                        + "A campaign killed at any point continues with --resume."},
+        footer = {"", "Exit codes: 0 finished, 2 bad config or input, 3 no GPU/driver/NVRTC."})
+public final class EvolveCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Campaign config. Default: config/default.yaml.")
+    Path config;
+
+    @Option(names = "--resume", paramLabel = "DIR", description = "Continue the campaign in DIR where it stopped.")
+    Path resume;
+
+    @Option(names = "--device", paramLabel = "N", description = "GPU ordinal (overrides the config).")
+    Integer device;
+
+    @Option(names = "--nvrtc", paramLabel = "LIB", description = "NVRTC library to use.")
+    Path nvrtc;
+
+    static final class Output {
+        @Option(names = "--quiet", description = "No progress, only the final summary.")
+        boolean quiet;
+
+        @Option(names = "--jsonl", description = "Progress as JSON lines on stdout, one per evaluation.")
+        boolean jsonl;
+
+        @Option(names = "--lines", description = "Progress as one plain line per evaluation (default when not a terminal).")
+        boolean lines;
+    }
+
+    @ArgGroup(exclusive = true)
+    Output output = new Output();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
+        CampaignStore store;
+        List<KernelFile> seeds;
+        if (resume != null) {
+            store = CampaignStore.open(resume);
+            Path original = home.root().resolve(store.frozen().config().seeds());
+            seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
+        } else {
+            CampaignConfig campaign = CampaignConfig.load(config != null ? config : home.config("default"));
+            EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
+                    .withSuite(campaign.suite()).withBaseline(campaign.baseline());
+            Suite suite = SuiteFile.load(home.suite(settings.suite()));
+            KernelFile baseline = ContractParser.read(home.baseline(settings.baseline()));
+            seeds = readSeeds(home.root().resolve(campaign.seeds()));
+            Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
+                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+            store = CampaignStore.create(dir, new FrozenCampaign(Version.current(),
+                    OffsetDateTime.now(ZoneOffset.UTC).toString(), campaign, settings, suite.name(),
+                    suite.shapes().stream().map(Shape::toString).toList(), baseline.name()), baseline.source());
+        }
+        FrozenCampaign frozen = store.frozen();
+        CampaignConfig campaign = frozen.config();
+        Suite suite = new Suite(frozen.suiteName(), "", frozen.shapes().stream().map(Shape::parse).toList());
+        KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),
+                store.baselineSource());
+        PrintWriter out = spec.commandLine().getOut();
+        out.println((resume != null ? "resuming " : "campaign ") + store.dir());
+        try (Supervisor supervisor = Workers.supervisor(Optional.of(device != null ? device : campaign.device()),
+                Optional.ofNullable(nvrtc), suite, baseline, frozen.eval(), null, 0)) {
+            Message.Ready ready = supervisor.ready();
+            out.printf("on %s (%d SMs), suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
+                    ready.device().name(), ready.device().sms(), suite.name(), suite.shapes().size(),
+                    baseline.name(), seeds.size(), campaign.islands(), campaign.population());
+            out.flush();
+            CampaignProgress progress = new CampaignProgress(mode(), out, campaign.stop());
+            Campaign run = new Campaign(campaign, store, (file, seed) -> supervisor.evaluate(file, seed, false),
+                    new AgentPool(campaign.agents(), Agents.available()), seeds, progress, System::currentTimeMillis);
+            CampaignState state = run.run();
+            summary(out, store, state);
+        }
+        return 0;
+    }
+
+    private CampaignProgress.Mode mode() {
+        if (output.quiet) {
+            return CampaignProgress.Mode.QUIET;
+        }
+        if (output.jsonl) {
+            return CampaignProgress.Mode.JSONL;
+        }
+        return output.lines || System.console() == null ? CampaignProgress.Mode.LINES : CampaignProgress.Mode.LIVE;
+    }
+
+    private static void summary(PrintWriter out, CampaignStore store, CampaignState state) {
+        Optional<MutantRecord> champion = Optional.ofNullable(state.bestId()).flatMap(store::mutant);
+        out.printf(Locale.ROOT, "%d generations, %d evaluations, %.1f min%n", state.generation(), state.evaluations(),
+                state.elapsedMillis() / 60_000.0);
+        champion.ifPresent(c -> out.printf(Locale.ROOT, "champion %s: score %.3fx, memory floor %.2f -> %s%n", c.id(),
+                c.fitness(), c.result().floorFraction(), store.dir().resolve("champion.cu")));
+        out.println("inspect: kevo show " + store.dir() + "   kevo lineage " + store.dir());
+    }
+
+    static List<KernelFile> readSeeds(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw KevoException.input(dir + ": no seeds folder");
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            List<KernelFile> seeds = files.filter(p -> p.toString().endsWith(".cu")).sorted()
+                    .map(ContractParser::read).toList();
+            if (seeds.isEmpty()) {
+                throw KevoException.input(dir + ": no .cu seeds");
+            }
+            return seeds;
+        } catch (IOException e) {
+            throw KevoException.input(dir + ": cannot list (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The seeds as the campaign saved them, so a copied folder resumes without the original seeds/. */
+    private static List<KernelFile> savedSeeds(CampaignStore store) {
+        List<KernelFile> seeds = new ArrayList<>();
+        for (MutantRecord m : store.mutants()) {
+            if (m.operator().equals("seed")) {
+                seeds.add(ContractParser.parse(m.id().substring("seed-".length()) + ".cu", store.sourcePath(m.id()),
+                        store.source(m.id())));
+            }
+        }
+        if (seeds.isEmpty()) {
+            throw KevoException.input(store.dir() + ": the campaign was stopped before its seeds were saved; "
+                    + "start it again");
+        }
+        return seeds;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.kevo.cli;
+
+import dev.kevo.KevoException;
+import dev.kevo.report.Lineage;
+import dev.kevo.store.CampaignState;
+import dev.kevo.store.CampaignStore;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "lineage", mixinStandardHelpOptions = true,
+        description = "Shows how the champion (or any mutant) came to be: one line per step from its seed, with the "
+                + "generation, the agent, how it was made, the score and its change, and what changed.")
+public final class LineageCommand implements Callable<Integer> {
+
+    enum Format { tree, dot, mermaid, json }
+
+    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder, e.g. mutations/default-20261123-0130.")
+    Path campaign;
+
+    @Option(names = "--id", paramLabel = "ID", description = "The mutant to trace. Default: the champion.")
+    String id;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "tree",
+            description = "tree (text), dot (Graphviz), mermaid or json. Default: tree.")
+    Format format;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        CampaignStore store = CampaignStore.open(campaign);
+        String target = id != null ? id : store.state().map(CampaignState::bestId)
+                .orElseThrow(() -> KevoException.input(campaign + ": no champion yet; name a mutant with --id"));
+        Lineage lineage = new Lineage(store.mutants(), target);
+        spec.commandLine().getOut().print(switch (format) {
+            case tree -> lineage.text();
+            case dot -> lineage.dot();
+            case mermaid -> lineage.mermaid();
+            case json -> lineage.json();
+        });
+        return 0;
+    }
+}

@@ -1,0 +1,107 @@
+package dev.kevo.cli;
+
+import dev.kevo.KevoException;
+import dev.kevo.config.KevoHome;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.store.CampaignStore;
+import dev.kevo.store.FrozenCampaign;
+import dev.kevo.store.MutantRecord;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import dev.kevo.worker.Supervisor;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "reeval", mixinStandardHelpOptions = true,
+        description = {"Re-evaluates saved mutants with the campaign's own settings, baseline and suite (or another "
+                + "suite), side by side with what was recorded, and flags any whose score moved by more than the "
+                + "noise bound: a saved mutant is evidence and must stay reproducible.",
+                "Needs only the campaign folder (and a GPU)."},
+        footer = {"", "Exit codes: 0 all reproduced, 1 a score moved or a verdict changed, 2 bad input, 3 no GPU."})
+public final class ReevalCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
+    Path campaign;
+
+    @Option(names = "--top", paramLabel = "N", description = "The N best mutants. Default: 5 (unless --id).")
+    Integer top;
+
+    @Option(names = "--id", paramLabel = "ID", split = ",", description = "These mutants.")
+    List<String> ids;
+
+    @Option(names = "--device", paramLabel = "N", defaultValue = "0", description = "GPU ordinal. Default: 0.")
+    int device;
+
+    @Option(names = "--suite", paramLabel = "NAME|FILE", description = "Another suite. Default: the campaign's.")
+    String suite;
+
+    @Option(names = "--noise", paramLabel = "FRACTION", defaultValue = "0.05",
+            description = "Score change counted as noise. Default: 0.05 (5%%).")
+    double noise;
+
+    @Option(names = "--nvrtc", paramLabel = "LIB")
+    Path nvrtc;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        CampaignStore store = CampaignStore.open(campaign);
+        FrozenCampaign frozen = store.frozen();
+        Suite judged = suite == null
+                ? new Suite(frozen.suiteName(), "", frozen.shapes().stream().map(Shape::parse).toList())
+                : SuiteFile.load(KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath()).suite(suite));
+        EvalSettings settings = frozen.eval().withSuite(judged.name());
+        KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),
+                store.baselineSource());
+        List<MutantRecord> chosen = ids != null
+                ? ids.stream().map(i -> store.mutant(i).orElseThrow(() ->
+                        KevoException.input(campaign + ": no mutant '" + i + "'"))).toList()
+                : store.mutants().stream().filter(MutantRecord::passed).filter(m -> m.cachedFrom() == null)
+                        .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(top == null ? 5 : top).toList();
+        PrintWriter out = spec.commandLine().getOut();
+        boolean sameSuite = judged.name().equals(frozen.suiteName());
+        int moved = 0;
+        try (Supervisor supervisor = Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
+                baseline, settings, null, 0)) {
+            out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s%n", chosen.size(), campaign,
+                    supervisor.ready().device().name(), judged.name());
+            out.printf("  %-18s %-14s %-14s %10s %10s %8s%n", "mutant", "recorded", "now", "score", "then", "change");
+            for (MutantRecord m : chosen) {
+                KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
+                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed(), false);
+                String change = "";
+                boolean flagged = now.verdict() != m.result().verdict();
+                if (now.passed() && m.passed()) {
+                    double delta = now.score() / m.fitness() - 1;
+                    change = String.format(Locale.ROOT, "%+.1f%%", delta * 100);
+                    flagged |= sameSuite && Math.abs(delta) > noise;
+                }
+                if (flagged) {
+                    moved++;
+                }
+                out.printf(Locale.ROOT, "  %-18s %-14s %-14s %10s %10s %8s%s%n", m.id(), m.result().verdict().id(),
+                        now.verdict().id(), now.passed() ? String.format(Locale.ROOT, "%.3fx", now.score()) : "-",
+                        m.passed() ? String.format(Locale.ROOT, "%.3fx", m.fitness()) : "-", change,
+                        flagged ? "  MOVED" : "");
+            }
+        }
+        out.println(moved == 0 ? "all reproduced within " + Math.round(noise * 100) + "%"
+                : moved + " moved beyond the noise bound or changed verdict");
+        return moved == 0 ? 0 : 1;
+    }
+}

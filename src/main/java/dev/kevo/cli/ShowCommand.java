@@ -1,0 +1,79 @@
+package dev.kevo.cli;
+
+import dev.kevo.eval.ShapeResult;
+import dev.kevo.evolve.CampaignConfig;
+import dev.kevo.store.CampaignState;
+import dev.kevo.store.CampaignStore;
+import dev.kevo.store.FrozenCampaign;
+import dev.kevo.store.MutantRecord;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "show", mixinStandardHelpOptions = true,
+        description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.")
+public final class ShowCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
+    Path campaign;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        CampaignStore store = CampaignStore.open(campaign);
+        FrozenCampaign frozen = store.frozen();
+        CampaignConfig c = frozen.config();
+        List<MutantRecord> mutants = store.mutants();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf("campaign %s (kevo %s, started %s)%n", store.dir(), frozen.kevoVersion(), frozen.createdAt());
+        out.printf("  suite %s (%d shapes), baseline %s, %d islands x %d, %d children/generation, migration every %d, "
+                        + "agents %s, seed %d%n", frozen.suiteName(), frozen.shapes().size(), frozen.baselineName(),
+                c.islands(), c.population(), c.childrenPerGeneration(), c.migrationInterval(),
+                c.agents().stream().map(a -> a.name() + (a.weight() == null ? "" : "x" + a.weight()))
+                        .collect(Collectors.joining(", ")), c.randomSeed());
+        CampaignState state = store.state().orElse(null);
+        if (state != null) {
+            out.printf(Locale.ROOT, "  generation %d, %d evaluations, %.1f min%n", state.generation(),
+                    state.evaluations(), state.elapsedMillis() / 60_000.0);
+        }
+        long cached = mutants.stream().filter(m -> m.cachedFrom() != null).count();
+        out.printf("  %d mutants (%d seeds, %d cache hits)%n", mutants.size(),
+                mutants.stream().filter(m -> m.operator().equals("seed")).count(), cached);
+        Map<String, Long> verdicts = mutants.stream().collect(Collectors.groupingBy(m -> m.result().verdict().id(),
+                TreeMap::new, Collectors.counting()));
+        out.println("  verdicts: " + verdicts.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", ")));
+        Map<String, Long> agents = mutants.stream().collect(Collectors.groupingBy(MutantRecord::agent, TreeMap::new,
+                Collectors.counting()));
+        out.println("  by agent: " + agents.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", ")));
+        if (state != null && state.bestId() != null) {
+            MutantRecord champion = store.mutant(state.bestId()).orElseThrow();
+            out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means)%n",
+                    champion.id(), champion.fitness(), frozen.baselineName(), champion.result().floorFraction());
+            out.printf("  %-12s %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
+            for (ShapeResult s : champion.result().shapes()) {
+                out.printf(Locale.ROOT, "  %-12s %10.1f %10.1f %7.2fx %6.2f%n", s.shape(), s.candidate().medianMs() * 1000,
+                        s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
+            }
+            out.println("  source: " + store.sourcePath(champion.id()));
+        }
+        List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
+                .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
+        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness()))
+                .collect(Collectors.joining(", ")));
+        return 0;
+    }
+
+}

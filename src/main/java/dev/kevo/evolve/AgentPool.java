@@ -1,0 +1,40 @@
+package dev.kevo.evolve;
+
+import dev.kevo.KevoException;
+import dev.kevo.agent.Agent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/** The campaign's agents and their weights: each request goes to one, drawn in proportion to its weight. */
+public final class AgentPool {
+    private final List<Agent> agents = new ArrayList<>();
+    private final List<Double> weights = new ArrayList<>();
+
+    /** @param available agents by name; the config's names must all be among them */
+    public AgentPool(List<CampaignConfig.AgentWeight> config, Map<String, Agent> available) {
+        for (int i = 0; i < config.size(); i++) {
+            CampaignConfig.AgentWeight entry = config.get(i);
+            Agent agent = available.get(entry.name());
+            if (agent == null) {
+                throw KevoException.input("agents[" + i + "].name: unknown agent '" + entry.name() + "' (known: "
+                        + String.join(", ", available.keySet().stream().sorted().toList()) + ")");
+            }
+            agents.add(agent);
+            weights.add(entry.weight() == null ? 1.0 : entry.weight());
+        }
+    }
+
+    public Agent pick(RandomGenerator random) {
+        double total = weights.stream().mapToDouble(Double::doubleValue).sum();
+        double r = random.nextDouble() * total;
+        for (int i = 0; i < agents.size(); i++) {
+            r -= weights.get(i);
+            if (r < 0) {
+                return agents.get(i);
+            }
+        }
+        return agents.getLast();
+    }
+}

@@ -1,0 +1,100 @@
+package dev.kevo.evolve;
+
+import dev.kevo.KevoException;
+import dev.kevo.config.ConfigFiles;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A campaign's settings (config/default.yaml and friends). Every key is optional and has the default shown in
+ * the README; every error names the key.
+ *
+ * @param evalConfig how candidates are judged (tolerances, measurement method, phase limits)
+ * @param seeds folder of starting kernels
+ * @param population mutants kept per island
+ * @param childrenPerGeneration mutants proposed per island per generation
+ * @param migrationInterval every this many generations, each island's best joins the next island
+ */
+public record CampaignConfig(String name, String suite, String baseline, String evalConfig, String seeds,
+                             Integer device, Long randomSeed, Integer islands, Integer population,
+                             Integer childrenPerGeneration, Integer migrationInterval, Selection selection,
+                             List<AgentWeight> agents, Stop stop, String output) {
+
+    /** Tournament selection with elitism; {@code crossoverRate} is the chance a child gets a second parent. */
+    public record Selection(Integer tournamentSize, Integer elitism, Double crossoverRate) {
+    }
+
+    /** An agent and its share of the proposals. */
+    public record AgentWeight(String name, Double weight) {
+    }
+
+    /** Stop conditions; whichever is reached first ends the campaign. Absent or 0 means no limit. */
+    public record Stop(Integer evaluations, Double wallMinutes, Integer generations, Integer noImprovement,
+                       Double cost) {
+    }
+
+    public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
+            "config/eval.yaml", "seeds", 0, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
+            List.of(new AgentWeight("builtin", 1.0)), new Stop(400, 10.0, 0, 0, 0.0), "mutations");
+
+    public static CampaignConfig load(Path file) {
+        CampaignConfig raw = ConfigFiles.read(file, CampaignConfig.class);
+        try {
+            return raw.withDefaults().validated();
+        } catch (IllegalArgumentException e) {
+            throw KevoException.input(file + ": " + e.getMessage());
+        }
+    }
+
+    /** Absent keys take the defaults. */
+    public CampaignConfig withDefaults() {
+        CampaignConfig d = DEFAULT;
+        Selection s = selection == null ? d.selection : selection;
+        Stop t = stop == null ? d.stop : stop;
+        return new CampaignConfig(or(name, d.name), or(suite, d.suite), or(baseline, d.baseline),
+                or(evalConfig, d.evalConfig), or(seeds, d.seeds), or(device, d.device), or(randomSeed, d.randomSeed),
+                or(islands, d.islands), or(population, d.population),
+                or(childrenPerGeneration, d.childrenPerGeneration), or(migrationInterval, d.migrationInterval),
+                new Selection(or(s.tournamentSize, d.selection.tournamentSize), or(s.elitism, d.selection.elitism),
+                        or(s.crossoverRate, d.selection.crossoverRate)),
+                agents == null ? d.agents : agents,
+                new Stop(or(t.evaluations, 0), or(t.wallMinutes, 0.0), or(t.generations, 0),
+                        or(t.noImprovement, 0), or(t.cost, 0.0)),
+                or(output, d.output));
+    }
+
+    private static <T> T or(T value, T fallback) {
+        return Objects.requireNonNullElse(value, fallback);
+    }
+
+    CampaignConfig validated() {
+        require(name.matches("[A-Za-z0-9_.-]+"), "name: letters, digits, '.', '_' and '-' only");
+        require(islands >= 1 && islands <= 64, "islands: between 1 and 64");
+        require(population >= 1, "population: at least 1");
+        require(childrenPerGeneration >= 1, "children_per_generation: at least 1");
+        require(migrationInterval >= 1, "migration_interval: at least 1");
+        require(selection.tournamentSize() >= 1, "selection.tournament_size: at least 1");
+        require(selection.elitism() >= 0 && selection.elitism() <= population,
+                "selection.elitism: between 0 and population");
+        require(selection.crossoverRate() >= 0 && selection.crossoverRate() <= 1,
+                "selection.crossover_rate: a probability in [0, 1]");
+        require(!agents.isEmpty(), "agents: list at least one agent");
+        for (int i = 0; i < agents.size(); i++) {
+            AgentWeight a = agents.get(i);
+            require(a.name() != null && !a.name().isBlank(), "agents[" + i + "].name: missing");
+            require(a.weight() == null || a.weight() > 0, "agents[" + i + "].weight: must be positive");
+        }
+        require(stop.evaluations() >= 0 && stop.wallMinutes() >= 0 && stop.generations() >= 0
+                && stop.noImprovement() >= 0 && stop.cost() >= 0, "stop: limits must not be negative");
+        require(stop.evaluations() > 0 || stop.wallMinutes() > 0 || stop.generations() > 0,
+                "stop: set at least one of evaluations, wall_minutes, generations");
+        return this;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.kevo.evolve;
+
+import dev.kevo.store.MutantRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/** Tournament selection and elitist survival over fitness (the score: geometric-mean speedup). */
+final class Selection {
+    /** Best first; ties broken by id so that the order never depends on iteration order. */
+    static final Comparator<MutantRecord> BEST_FIRST = Comparator.comparingDouble(MutantRecord::fitness).reversed()
+            .thenComparing(MutantRecord::id);
+
+    private Selection() {
+    }
+
+    /** The fittest of {@code size} members drawn at random (with replacement). */
+    static MutantRecord tournament(List<MutantRecord> members, int size, RandomGenerator random) {
+        MutantRecord best = null;
+        for (int i = 0; i < size; i++) {
+            MutantRecord pick = members.get(random.nextInt(members.size()));
+            if (best == null || BEST_FIRST.compare(pick, best) < 0) {
+                best = pick;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The next population of an island: the {@code elitism} best of the old one are kept, the rest of the places
+     * go to the best of old and new together; identical kernels (same source hash) count once, and rejected
+     * mutants survive only while nothing better fills the places.
+     */
+    static List<MutantRecord> survivors(List<MutantRecord> old, List<MutantRecord> children, int size, int elitism) {
+        Map<String, MutantRecord> kept = new LinkedHashMap<>();
+        old.stream().sorted(BEST_FIRST).limit(elitism).forEach(m -> kept.putIfAbsent(m.sourceHash(), m));
+        List<MutantRecord> pool = new ArrayList<>(old);
+        pool.addAll(children);
+        pool.sort(BEST_FIRST);
+        for (MutantRecord m : pool) {
+            if (kept.size() >= size) {
+                break;
+            }
+            kept.putIfAbsent(m.sourceHash(), m);
+        }
+        return List.copyOf(kept.values());
+    }
+}

@@ -1,0 +1,177 @@
+package dev.kevo.store;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.kevo.KevoException;
+import dev.kevo.config.ConfigFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A campaign folder ({@code mutations/<campaign>/}): campaign.yaml, baseline.cu, one {@code <id>.cu} and
+ * {@code <id>.json} per mutant, events.jsonl (append-only, synced per event), champion.cu and champion.json,
+ * state.json. Every file but the event log is replaced atomically; the folder alone is enough to inspect the
+ * campaign and re-evaluate its mutants elsewhere.
+ */
+public final class CampaignStore {
+    public static final String CONFIG = "campaign.yaml";
+    public static final String BASELINE = "baseline.cu";
+    public static final String EVENTS = "events.jsonl";
+    public static final String STATE = "state.json";
+    public static final String CHAMPION = "champion";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper LINES = new ObjectMapper();
+
+    private final Path dir;
+
+    private CampaignStore(Path dir) {
+        this.dir = dir;
+    }
+
+    public static CampaignStore create(Path dir, FrozenCampaign frozen, String baselineSource) {
+        try {
+            if (Files.exists(dir.resolve(CONFIG))) {
+                throw KevoException.input(dir + " already holds a campaign (use --resume " + dir + ")");
+            }
+            Files.createDirectories(dir);
+            CampaignStore store = new CampaignStore(dir);
+            AtomicFiles.write(dir.resolve(BASELINE), baselineSource);
+            AtomicFiles.write(dir.resolve(CONFIG), ConfigFiles.toYaml(frozen));
+            return store;
+        } catch (IOException e) {
+            throw KevoException.input(dir + ": cannot create the campaign folder (" + e.getMessage() + ")");
+        }
+    }
+
+    public static CampaignStore open(Path dir) {
+        if (!Files.isRegularFile(dir.resolve(CONFIG))) {
+            throw KevoException.input(dir + ": not a campaign folder (no " + CONFIG + ")");
+        }
+        return new CampaignStore(dir);
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public FrozenCampaign frozen() {
+        return ConfigFiles.read(dir.resolve(CONFIG), FrozenCampaign.class);
+    }
+
+    public String baselineSource() {
+        return read(dir.resolve(BASELINE));
+    }
+
+    public void saveMutant(MutantRecord record, String source) {
+        io(() -> {
+            AtomicFiles.write(dir.resolve(record.id() + ".cu"), source);
+            AtomicFiles.write(dir.resolve(record.id() + ".json"), JSON.writeValueAsBytes(record));
+        });
+    }
+
+    public void saveChampion(MutantRecord record, String source) {
+        io(() -> {
+            AtomicFiles.write(dir.resolve(CHAMPION + ".cu"), source);
+            AtomicFiles.write(dir.resolve(CHAMPION + ".json"), JSON.writeValueAsBytes(record));
+        });
+    }
+
+    public void saveState(CampaignState state) {
+        io(() -> AtomicFiles.write(dir.resolve(STATE), JSON.writeValueAsBytes(state)));
+    }
+
+    public Optional<CampaignState> state() {
+        Path file = dir.resolve(STATE);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readValue(file.toFile(), CampaignState.class));
+        } catch (IOException e) {
+            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    /** Appends one event with a timestamp and forces it to disk. */
+    public void event(String type, Map<String, ?> fields) {
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("time", Instant.now().toString());
+        line.put("type", type);
+        line.putAll(fields);
+        io(() -> AtomicFiles.appendLine(dir.resolve(EVENTS), LINES.writeValueAsString(line)));
+    }
+
+    /** Every mutant saved so far; a record whose files a crash cut short is skipped. */
+    public List<MutantRecord> mutants() {
+        List<MutantRecord> out = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.filter(CampaignStore::isMutantRecord).sorted().toList()) {
+                try {
+                    out.add(JSON.readValue(file.toFile(), MutantRecord.class));
+                } catch (IOException e) {
+                    // Only an interrupted first write can leave this (writes are atomic), and its .cu goes with it.
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    public Optional<MutantRecord> mutant(String id) {
+        Path file = dir.resolve(id + ".json");
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readValue(file.toFile(), MutantRecord.class));
+        } catch (IOException e) {
+            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    public String source(String id) {
+        return read(dir.resolve(id + ".cu"));
+    }
+
+    public Path sourcePath(String id) {
+        return dir.resolve(id + ".cu");
+    }
+
+    private static boolean isMutantRecord(Path file) {
+        String name = file.getFileName().toString();
+        return name.endsWith(".json") && !name.startsWith(".") && !name.equals(STATE)
+                && !name.equals(CHAMPION + ".json");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw KevoException.input(file + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
+    /** A write that fails is not a bad input: the campaign cannot safely go on, so it stops here. */
+    private void io(IoAction action) {
+        try {
+            action.run();
+        } catch (IOException e) {
+            throw KevoException.environment(dir + ": cannot write (" + e.getMessage() + ")");
+        }
+    }
+}

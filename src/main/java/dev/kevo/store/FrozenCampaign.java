@@ -1,0 +1,17 @@
+package dev.kevo.store;
+
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.evolve.CampaignConfig;
+import java.util.List;
+
+/**
+ * campaign.yaml: everything needed to continue, inspect or re-evaluate a campaign on another machine, frozen
+ * when it started: the config with defaults filled in, the evaluation settings, the suite's shapes and the
+ * baseline's name (its source is saved beside it as baseline.cu).
+ */
+public record FrozenCampaign(String kevoVersion, String createdAt, CampaignConfig config, EvalSettings eval,
+                             String suiteName, List<String> shapes, String baselineName) {
+    public FrozenCampaign {
+        shapes = List.copyOf(shapes);
+    }
+}

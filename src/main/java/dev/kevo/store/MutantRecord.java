@@ -1,0 +1,34 @@
+package dev.kevo.store;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kevo.eval.CandidateResult;
+import java.util.List;
+
+/**
+ * Everything recorded about one mutant, saved as {@code <id>.json} beside its {@code <id>.cu}.
+ *
+ * @param parents ids of the parents (one for a mutation, two for a crossover, none for a seed)
+ * @param operator how it was made: seed, mutate, crossover, fresh, or an agent's own word
+ * @param summary one line saying what changed against the first parent
+ * @param sourceHash SHA-256 of the normalised source: identical kernels share it and are evaluated once
+ * @param cachedFrom when the source had been evaluated before, the id whose result this reuses
+ * @param agentMs time the agent took to propose it
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record MutantRecord(String id, List<String> parents, int generation, int island, String agent,
+                           String operator, String summary, JsonNode genome, String sourceHash, String cachedFrom,
+                           CandidateResult result, Double agentMs, String createdAt) {
+    public MutantRecord {
+        parents = List.copyOf(parents);
+    }
+
+    /** Higher is better; rejected mutants have none. */
+    public double fitness() {
+        return result != null && result.passed() && result.score() != null ? result.score() : Double.NEGATIVE_INFINITY;
+    }
+
+    public boolean passed() {
+        return result != null && result.passed();
+    }
+}

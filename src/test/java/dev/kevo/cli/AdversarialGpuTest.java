@@ -1,0 +1,76 @@
+package dev.kevo.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.kevo.GpuTest;
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.PhaseLimits;
+import dev.kevo.eval.Verdict;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Suite;
+import dev.kevo.worker.Supervisor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole adversarial corpus through one supervisor on a real GPU: every file gets the verdict its header
+ * expects, and a known-good seed evaluated right after each still passes.
+ */
+@GpuTest
+class AdversarialGpuTest {
+    private static final Pattern EXPECT = Pattern.compile("^// @expect (\\S+)", Pattern.MULTILINE);
+
+    static Verdict expected(KernelFile file) {
+        Matcher m = EXPECT.matcher(file.source());
+        if (!m.find()) {
+            throw new IllegalStateException(file.name() + " has no // @expect line");
+        }
+        return Stream.of(Verdict.values()).filter(v -> v.id().equals(m.group(1))).findFirst().orElseThrow();
+    }
+
+    @Test
+    void everyHostileFileGetsItsExpectedVerdictAndTheSupervisorRecovers() throws IOException {
+        Path root = TestFiles.root();
+        Suite suite = SuiteFile.load(root.resolve("evaluator/suites/quick.yaml"));
+        EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
+        EvalSettings settings = new EvalSettings(base.suite(), base.baseline(), base.cases(), base.tolerance(),
+                base.measurement(), new PhaseLimits(120, 15, 15, 60));
+        KernelFile baseline = ContractParser.read(root.resolve("evaluator/baselines/block_two_pass.cu"));
+        KernelFile good = ContractParser.read(root.resolve("seeds/online.cu"));
+        List<Path> corpus;
+        try (Stream<Path> files = Files.list(root.resolve("evaluator/adversarial"))) {
+            corpus = files.filter(p -> p.toString().endsWith(".cu")).sorted().toList();
+        }
+        assertFalse(corpus.isEmpty());
+        List<String> wrong = new ArrayList<>();
+        try (Supervisor supervisor = Workers.supervisor(Optional.of(0), Optional.empty(), suite, baseline, settings,
+                null, 0)) {
+            for (Path path : corpus) {
+                KernelFile hostile = ContractParser.read(path);
+                CandidateResult result = supervisor.evaluate(hostile, 11, false);
+                if (result.verdict() != expected(hostile)) {
+                    wrong.add(hostile.name() + ": expected " + expected(hostile).id() + ", got " + result.verdict().id()
+                            + " (" + result.detail() + ")");
+                }
+                CandidateResult after = supervisor.evaluate(good, 12, false);
+                if (!after.passed()) {
+                    wrong.add("online.cu after " + hostile.name() + ": " + after.verdict().id() + " " + after.detail());
+                }
+            }
+        }
+        assertEquals(List.of(), wrong);
+    }
+}

@@ -1,0 +1,81 @@
+package dev.kevo.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.TestFiles;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.PhaseLimits;
+import dev.kevo.eval.Verdict;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import dev.kevo.worker.Supervisor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real check-only workers (NVRTC, no GPU) under supervision: what CI can prove about hostile sources. */
+class CheckWorkerTest {
+    private static final Suite SUITE = new Suite("two", "", List.of(new Shape(32, 128), new Shape(1, 1_000_000)));
+
+    private static Supervisor checker(double compileSeconds) {
+        EvalSettings settings = new EvalSettings("two", "none", EvalSettings.DEFAULT.cases(),
+                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(),
+                new PhaseLimits(60, compileSeconds, 60, 60));
+        return Workers.supervisor(Optional.empty(), Optional.empty(), SUITE, null, settings, "sm_90", 132);
+    }
+
+    private static KernelFile kernel(String relative) {
+        return ContractParser.read(TestFiles.root().resolve(relative));
+    }
+
+    @Test
+    void aCompileBombIsACompileTimeoutAndTheNextFileGetsAFreshWorker() {
+        try (Supervisor supervisor = checker(3)) {
+            CandidateResult bomb = supervisor.evaluate(kernel("src/test/resources/hostile/compile_bomb.cu"), 0, false);
+            assertEquals(Verdict.COMPILE_TIMEOUT, bomb.verdict(), bomb.detail());
+            CandidateResult good = supervisor.evaluate(kernel("seeds/online.cu"), 0, false);
+            assertEquals(Verdict.PASS, good.verdict(), good.detail());
+            assertEquals(1, supervisor.restarts().count());
+            assertTrue(supervisor.restarts().millis().getFirst() > 0);
+        }
+    }
+
+    @Test
+    void hostCodeIsRejectedBeforeNvrtcSeesIt(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("host.cu");
+        Files.writeString(file, """
+                /*@kevo {"plans": [{"launches": [{"kernel": "k", "grid": 1, "block": 32, "args": ["y"]}]}]} */
+                #include "kevo.h"
+                #include <cstdio>
+                extern "C" __global__ void k(float* y) { y[threadIdx.x] = 0; }
+                """);
+        try (Supervisor supervisor = checker(20)) {
+            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, false);
+            assertEquals(Verdict.SOURCE_REJECTED, result.verdict());
+            assertTrue(result.detail().contains("line 3: includes a header other than \"kevo.h\""), result.detail());
+        }
+    }
+
+    @Test
+    void aPlanThatLeavesAShapeUncoveredIsAPlanError(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("short_only.cu");
+        Files.writeString(file, """
+                /*@kevo {"plans": [{"when": "cols <= 4096",
+                   "launches": [{"kernel": "k", "grid": "rows", "block": 32, "args": ["y"]}]}]} */
+                extern "C" __global__ void k(float* y) { }
+                """);
+        try (Supervisor supervisor = checker(20)) {
+            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, false);
+            assertEquals(Verdict.PLAN_ERROR, result.verdict());
+            assertTrue(result.detail().contains("no plan covers shape 1x1000000"), result.detail());
+        }
+    }
+}

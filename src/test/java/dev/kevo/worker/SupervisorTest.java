@@ -1,0 +1,78 @@
+package dev.kevo.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import dev.kevo.TestFiles;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.PhaseLimits;
+import dev.kevo.eval.Verdict;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The supervisor against workers that crash, hang or refuse: every case ends in a verdict or one clear error. */
+class SupervisorTest {
+    private static final Suite SUITE = new Suite("tiny", "", List.of(new Shape(4, 100)));
+    private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+
+    private static Supervisor fake(String mode, PhaseLimits limits) {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), FakeWorker.class.getName(), mode);
+        EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
+                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132));
+    }
+
+    @Test
+    void aWorkerThatDiesMidCandidateGivesWorkerCrashedWithItsLastWords() {
+        try (Supervisor supervisor = fake("crash", PhaseLimits.DEFAULT)) {
+            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
+            assertEquals(Verdict.WORKER_CRASHED, result.verdict());
+            assertTrue(result.detail().contains("check phase"), result.detail());
+            assertTrue(result.detail().contains("segmentation fault"), result.detail());
+        }
+    }
+
+    @Test
+    void aWorkerThatHangsIsKilledAtThePhaseLimitAndReplaced() {
+        PhaseLimits limits = new PhaseLimits(60, 20, 1.5, 20);
+        try (Supervisor supervisor = fake("hang", limits)) {
+            long start = System.nanoTime();
+            CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertEquals(Verdict.KERNEL_TIMEOUT, first.verdict());
+            assertTrue(first.detail().contains("check phase ran past its limit"), first.detail());
+            assertTrue(seconds >= 1.5 && seconds < 15, "took " + seconds + " s");
+            CandidateResult second = supervisor.evaluate(CANDIDATE, 2, false);
+            assertEquals(Verdict.KERNEL_TIMEOUT, second.verdict(), "a fresh worker took the second candidate");
+            assertEquals(1, supervisor.restarts().count(), "one restart after the first timeout");
+        }
+    }
+
+    @Test
+    void aWorkerThatCannotStartIsOneEnvironmentError() {
+        try (Supervisor supervisor = fake("refuse", PhaseLimits.DEFAULT)) {
+            KevoException e = assertThrows(KevoException.class, supervisor::ready);
+            assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());
+            assertEquals("no GPU here (fake)", e.getMessage());
+        }
+    }
+
+    @Test
+    void aMissingWorkerBinaryIsOneEnvironmentError() {
+        EvalSettings settings = EvalSettings.DEFAULT;
+        try (Supervisor supervisor = new Supervisor(new Supervisor.Setup(List.of("/nonexistent/kevo-worker"), SUITE,
+                null, settings, "sm_90", 132))) {
+            KevoException e = assertThrows(KevoException.class, supervisor::ready);
+            assertTrue(e.getMessage().startsWith("cannot start a worker"), e.getMessage());
+        }
+    }
+}
