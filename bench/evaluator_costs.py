@@ -12,7 +12,7 @@ import datetime, glob, json, os, statistics, subprocess, sys, tempfile, time
 def main():
     out, runs = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5
     kevo = os.environ["KEVO"]
-    compile_ms, walls, evals = [], [], []
+    compile_ms, walls, evals, parts = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(runs):
             rec = os.path.join(tmp, f"seeds{i}.json")
@@ -24,7 +24,10 @@ def main():
             t0 = time.monotonic()
             subprocess.run([kevo, "eval", "seeds/online.cu", "--json", rec], check=True, capture_output=True)
             walls.append(time.monotonic() - t0)
-            evals.append(json.load(open(rec))["wallSeconds"])
+            one = json.load(open(rec))
+            evals.append(one["wallSeconds"])
+            parts.append({"workerStartupSeconds": one["workerStartupMs"] / 1000,
+                          "candidateSeconds": one["results"][0]["evaluationMs"] / 1000})
         record = json.load(open(rec))
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
@@ -40,6 +43,7 @@ def main():
             "candidate": "seeds/online.cu", "runs": runs,
             "processWallSecondsMedian": statistics.median(walls), "processWallSeconds": walls,
             "afterJvmStartSecondsMedian": statistics.median(evals), "afterJvmStartSeconds": evals,
+            "breakdown": parts,
             "targetSeconds": 2},
     }
     json.dump(result, open(out, "w"), indent=2)

@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/unpack.sh
 home=$(dirname "$(dirname "$KEVO")")
+# The class path goes to java itself, not to the launcher, so that the workers the tests start (same java,
+# same java.class.path) find kevo's classes too.
+jars=$(ls "$home"/lib/*.jar | tr '\n' ':')
 "$home/runtime/bin/java" --enable-native-access=ALL-UNNAMED -Dkevo.root="$PWD" \
-  -jar target/gpu-tests/junit-platform-console-standalone-*.jar execute \
-  --class-path "target/gpu-tests/test-classes:$(ls "$home"/lib/*.jar | tr '\n' ':')" \
-  --scan-class-path target/gpu-tests/test-classes --include-tag gpu \
-  --details=tree --disable-banner "$@"
+  -cp "target/gpu-tests/test-classes:${jars}$(ls target/gpu-tests/junit-platform-console-standalone-*.jar)" \
+  org.junit.platform.console.ConsoleLauncher execute \
+  --scan-class-path target/gpu-tests/test-classes --include-tag gpu --disable-banner "$@"

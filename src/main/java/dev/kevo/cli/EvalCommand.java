@@ -108,7 +108,8 @@ public final class EvalCommand implements Callable<Integer> {
                 writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
                         spec.commandLine().getParseResult().originalArgs(), gpu, ready.nvrtcVersion(),
                         ready.nvrtcLibrary(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                        baselineFile.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, results));
+                        baselineFile.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, ready.startupMs(),
+                        results));
             }
         }
         long rejected = results.stream().filter(r -> !r.passed()).count();

@@ -9,9 +9,11 @@ import java.util.List;
  *
  * @param wallSeconds the command's own wall time, from after JVM start to the record (device and NVRTC
  *     start-up, baseline check and every candidate included)
+ * @param workerStartupMs of that, the worker's start until ready: its JVM, CUDA context, NVRTC, trusted kernels,
+ *     buffers and the baseline's check
  */
 public record EvalRecord(String kevoVersion, String date, List<String> command, DeviceInfo device,
                          String nvrtcVersion, String nvrtcLibrary, String suite, List<String> shapes,
-                         String baseline, EvalSettings settings, long inputSeed, double wallSeconds,
+                         String baseline, EvalSettings settings, long inputSeed, double wallSeconds, double workerStartupMs,
                          List<CandidateResult> results) {
 }

@@ -45,7 +45,7 @@ public final class Evaluator implements AutoCloseable {
         this.trusted = new TrustedKernels(gpu, nvrtc);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
-        this.timer = new InterleavedTimer(gpu, bench, settings.measurement());
+        this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
         try {
             Loaded base = load(baselineFile);

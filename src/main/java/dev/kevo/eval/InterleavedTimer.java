@@ -28,11 +28,13 @@ final class InterleavedTimer {
 
     private final Gpu gpu;
     private final Workbench bench;
+    private final TrustedKernels trusted;
     private final MeasurementMethod method;
 
-    InterleavedTimer(Gpu gpu, Workbench bench, MeasurementMethod method) {
+    InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method) {
         this.gpu = gpu;
         this.bench = bench;
+        this.trusted = trusted;
         this.method = method;
     }
 
@@ -118,7 +120,7 @@ final class InterleavedTimer {
         while (rounds < 2 || (System.nanoTime() - start) / 1e6 < method.warmupMillis()) {
             for (Variant variant : variants) {
                 if (method.flushL2()) {
-                    bench.flushL2();
+                    bench.flushL2(trusted);
                 }
                 launch(variant, launches++ % sets);
             }
@@ -129,7 +131,7 @@ final class InterleavedTimer {
 
     private void timedLaunch(Variant variant, int set, CUevent[] pair) {
         if (method.flushL2()) {
-            bench.flushL2();
+            bench.flushL2(trusted);
         }
         gpu.record(pair[0]);
         launch(variant, set);

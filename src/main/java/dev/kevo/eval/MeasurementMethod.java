@@ -13,8 +13,8 @@ package dev.kevo.eval;
  * @param maxRepetitions cap per variant
  * @param targetCi a variant is timed precisely enough once the 95% confidence interval of its median is within
  *     this fraction of the median (or within {@code ciFloorMicros})
- * @param ciFloorMicros absolute precision that is always enough: CUDA events resolve about half a microsecond,
- *     so a 5 us kernel cannot be pinned to 1% however long it runs
+ * @param ciFloorMicros absolute precision that is always enough, for kernels of a few microseconds whose
+ *     median cannot be pinned to 1% within {@code maxRepetitions}
  * @param maxSecondsPerShape stop a shape's timing after this much wall time (at least 5 repetitions are kept)
  * @param flushL2 flush L2 before every timed launch
  * @param inputSets distinct input buffers rotated through
@@ -22,7 +22,7 @@ package dev.kevo.eval;
 public record MeasurementMethod(double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
                                 double ciFloorMicros, double maxSecondsPerShape, boolean flushL2, int inputSets) {
 
-    public static final MeasurementMethod DEFAULT = new MeasurementMethod(20, 10, 200, 0.01, 0.25, 3, true, 3);
+    public static final MeasurementMethod DEFAULT = new MeasurementMethod(20, 10, 200, 0.01, 0.05, 3, true, 3);
 
     public MeasurementMethod {
         if (warmupMillis < 0) {

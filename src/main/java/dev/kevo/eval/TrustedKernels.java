@@ -24,6 +24,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel referenceMerge;
     private final Kernel compare;
     private final Kernel guardCheck;
+    private final Kernel flush;
     private final int sms;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc) {
@@ -35,6 +36,7 @@ final class TrustedKernels implements AutoCloseable {
         this.referenceMerge = module.kernel("kevo_reference_merge");
         this.compare = module.kernel("kevo_compare");
         this.guardCheck = module.kernel("kevo_guard_check");
+        this.flush = module.kernel("kevo_flush");
         this.sms = gpu.info().sms();
     }
 
@@ -85,6 +87,11 @@ final class TrustedKernels implements AutoCloseable {
     /** Adds to {@code counter} the words of a guard zone that lost their pattern. */
     void guardCheck(CUdeviceptr guard, long words, int pattern, CUdeviceptr counter) {
         gpu.launch(guardCheck, elementGrid(words), THREADS, 0, guard, words, pattern, counter);
+    }
+
+    /** Reads {@code bytes} of {@code buffer} (a multiple of 16) so that L2 holds nothing a timed kernel wants. */
+    void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink) {
+        gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink);
     }
 
     private int elementGrid(long elements) {

@@ -44,6 +44,7 @@ final class Workbench implements AutoCloseable {
         checkResult = gpu.alloc(CheckCounts.BYTES);
         counter = gpu.alloc(8);
         flush = gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20));
+        gpu.fill(flush.pointer(), 0x3F800000, flush.bytes() / 4);
         workspace = gpu.alloc(guardedBytes(0));
     }
 
@@ -118,9 +119,9 @@ final class Workbench implements AutoCloseable {
         gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
     }
 
-    /** Evicts L2 by writing a buffer twice its size. */
-    void flushL2() {
-        gpu.fill(flush.pointer(), 0, flush.bytes() / 4);
+    /** Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros). */
+    void flushL2(TrustedKernels trusted) {
+        trusted.flushL2(flush.pointer(), flush.bytes() / 16 * 16, counter.pointer());
     }
 
     private void armGuards(DeviceBuffer buffer, long payload) {

@@ -12,6 +12,7 @@ import dev.kevo.eval.PhaseLimits;
 import dev.kevo.eval.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Supervisor;
 import java.io.IOException;
@@ -44,7 +45,11 @@ class AdversarialGpuTest {
     @Test
     void everyHostileFileGetsItsExpectedVerdictAndTheSupervisorRecovers() throws IOException {
         Path root = TestFiles.root();
-        Suite suite = SuiteFile.load(root.resolve("evaluator/suites/quick.yaml"));
+        // The quick suite and one row longer than 100000, which wrong_plan_one_shape.cu leaves uncovered.
+        Suite quick = SuiteFile.load(root.resolve("evaluator/suites/quick.yaml"));
+        List<Shape> shapes = new ArrayList<>(quick.shapes());
+        shapes.add(new Shape(1, 1_000_000));
+        Suite suite = new Suite("quick+long", "", shapes);
         EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
         EvalSettings settings = new EvalSettings(base.suite(), base.baseline(), base.cases(), base.tolerance(),
                 base.measurement(), new PhaseLimits(120, 15, 15, 60));

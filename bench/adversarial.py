@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Runs the adversarial corpus through one supervisor, a known-good seed before the corpus and after every
+hostile file, and records per file: expected verdict, verdict, recovery time (the fresh worker's start, when
+the hostile file cost the worker) and the good seed's time before and after. Then 500 candidates through one
+supervisor while sampling the supervisor's resident memory. Writes OUT.json; prints a table.
+Usage (after `source bench/unpack.sh`): python3 bench/adversarial.py OUT.json [N_MEMORY_CANDIDATES]
+"""
+import datetime, glob, json, math, os, re, statistics, subprocess, sys, tempfile, threading, time
+
+GOOD = "seeds/online.cu"
+
+def expected(path):
+    return re.search(r"^// @expect (\S+)", open(path).read(), re.M).group(1)
+
+def geo(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+def rss_mb(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+
+def run_sampled(cmd):
+    """Runs cmd, sampling its RSS every 0.5 s; returns (returncode, samples[(t, MB)])."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    samples, t0 = [], time.monotonic()
+    while proc.poll() is None:
+        mb = rss_mb(proc.pid)
+        if mb is not None:
+            samples.append((round(time.monotonic() - t0, 1), round(mb, 1)))
+        time.sleep(0.5)
+    err = proc.stderr.read()
+    return proc.returncode, samples, err
+
+def main():
+    out = sys.argv[1]
+    n_memory = int(sys.argv[2]) if len(sys.argv) > 2 else 500
+    kevo = os.environ["KEVO"]
+    corpus = sorted(glob.glob("evaluator/adversarial/*.cu"))
+    files = [GOOD]
+    for f in corpus:
+        files += [f, GOOD]
+    with tempfile.TemporaryDirectory() as tmp:
+        rec_path = os.path.join(tmp, "corpus.json")
+        cmd = [kevo, "eval", "--config", "bench/adversarial-eval.yaml", "--seed", "7", "--json", rec_path, *files]
+        rc, corpus_rss, err = run_sampled(cmd)
+        record = json.load(open(rec_path))
+    results = record["results"]
+    before = results[0]
+    rows = []
+    for i, f in enumerate(corpus):
+        hostile, good = results[1 + 2 * i], results[2 + 2 * i]
+        ratio = [g["candidate"]["medianMs"] / b["candidate"]["medianMs"]
+                 for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
+        rows.append({
+            "file": os.path.basename(f), "expected": expected(f), "verdict": hostile["verdict"],
+            "detail": hostile.get("detail"),
+            "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
+            "goodSeedVerdictAfter": good["verdict"],
+            "goodSeedGeomeanTimeBeforeMs": geo([s["candidate"]["medianMs"] for s in before["shapes"]]),
+            "goodSeedGeomeanTimeAfterMs": geo([s["candidate"]["medianMs"] for s in good["shapes"]]) if ratio else None,
+            "goodSeedGeomeanChange": geo(ratio) - 1 if ratio else None,
+            "goodSeedWorstShapeChange": max(ratio, key=lambda r: abs(r - 1)) - 1 if ratio else None,
+        })
+    # Memory: many candidates through one supervisor, cycling the cheap part of the corpus and the seeds.
+    cheap = [f for f in corpus if expected(f) not in ("kernel-timeout", "compile-timeout")] + sorted(glob.glob("seeds/*.cu"))
+    cheap = [f for f in cheap if "naive" not in f]
+    many = [cheap[i % len(cheap)] for i in range(n_memory)]
+    with tempfile.TemporaryDirectory() as tmp:
+        rec_path = os.path.join(tmp, "many.json")
+        t0 = time.monotonic()
+        mrc, mem, merr = run_sampled([kevo, "eval", "--suite", "quick", "--json", rec_path, *many])
+        wall = time.monotonic() - t0
+        many_rec = json.load(open(rec_path))
+    half = len(mem) // 2
+    memory = {
+        "candidates": len(many_rec["results"]), "suite": "quick", "wallSeconds": round(wall, 1),
+        "supervisorRssMb": {"first": mem[0][1] if mem else None, "max": max(m for _, m in mem),
+                            "medianFirstHalf": statistics.median(m for _, m in mem[:half]),
+                            "medianSecondHalf": statistics.median(m for _, m in mem[half:]), "last": mem[-1][1]},
+        "samples": mem[::max(1, len(mem) // 200)],
+        "verdicts": {v: sum(1 for r in many_rec["results"] if r["verdict"] == v)
+                     for v in sorted({r["verdict"] for r in many_rec["results"]})},
+        "workerRestarts": sum(1 for r in many_rec["results"] if r.get("workerStartMs")),
+    }
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    result = {
+        "what": "adversarial corpus through one supervisor; supervisor memory over many candidates",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "command": "python3 bench/adversarial.py " + " ".join(sys.argv[1:]),
+        "kevoVersion": record["kevoVersion"], "device": record["device"], "nvidiaSmi": smi,
+        "evalCommand": cmd[1:], "exitCode": rc, "settings": record["settings"],
+        "allAsExpected": all(r["verdict"] == r["expected"] for r in rows),
+        "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
+        "corpus": rows, "corpusSupervisorRssMb": corpus_rss[::max(1, len(corpus_rss) // 100)],
+        "memory": memory,
+    }
+    json.dump(result, open(out, "w"), indent=2)
+    print(f"{'file':28} {'expected':20} {'verdict':20} {'recovery ms':>11} {'good after':>10} {'time change':>11}")
+    for r in rows:
+        ch = r["goodSeedGeomeanChange"]
+        print(f"{r['file']:28} {r['expected']:20} {r['verdict']:20} {r['recoveryMs'] or 0:11.0f} "
+              f"{r['goodSeedVerdictAfter']:>10} {'' if ch is None else f'{100 * ch:+.1f}%':>11}")
+    print(json.dumps(memory["supervisorRssMb"]), memory["candidates"], "candidates", memory["verdicts"])
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+package dev.kevo.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kevo.agent.Genome.BlockRows;
+import dev.kevo.agent.Genome.ExpMode;
+import dev.kevo.agent.Genome.LoadHint;
+import dev.kevo.agent.Genome.LoopRows;
+import dev.kevo.agent.Genome.Reduce;
+import dev.kevo.agent.Genome.ShortRows;
+import dev.kevo.agent.Genome.SplitRows;
+import dev.kevo.agent.Genome.StoreHint;
+import dev.kevo.agent.Genome.Streaming;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+
+/**
+ * The built-in mutation engine: no model, no network. Every child is a {@link Genome} rendered by
+ * {@link KernelRenderer}, so it is correct by construction and only its speed is in question.
+ *
+ * <ul>
+ *   <li>parent without a genome (a hand-written seed, another agent's file): a fresh genome, one of
+ *       {@link #namedGenomes()} or, now and then, a random one;</li>
+ *   <li>with a mate that has a genome (or, sometimes, an inspiration): crossover per regime, sometimes
+ *       followed by a one-gene mutation;</li>
+ *   <li>otherwise: one to three genes stepped to nearby values.</li>
+ * </ul>
+ * A child equal to its parent, its mate or a recent failure is drawn again. All randomness comes from
+ * {@link ProposalRequest#random()}, so the same request and random state give the same proposal.
+ */
+public final class BuiltinAgent implements Agent {
+
+    public static final String NAME = "builtin";
+    private static final int ATTEMPTS = 64;
+    private static final double INSPIRATION_CROSSOVER = 0.15;
+    private static final double MUTATE_AFTER_CROSSOVER = 0.25;
+    private static final double RANDOM_FRESH = 0.2;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * The strongest design we know without measuring: warp per row (two rows per warp up to 64 columns)
+     * with the row in registers and 16-byte accesses up to 1024 columns; a block per row in registers up to
+     * 16384; rows of 8192+ columns with no more rows than SMs split over about 8 blocks per SM; a block per
+     * row reading twice beyond that.
+     */
+    public static Genome defaultGenome() {
+        return new Genome(
+                new ShortRows(1024, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN, 0),
+                new BlockRows(16384, 128, 1024, 8, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                        StoreHint.PLAIN, 0),
+                new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, false, Reduce.SHUFFLE,
+                        ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS)),
+                new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                        LoadHint.LDCS, StoreHint.STCS)));
+    }
+
+    /**
+     * Hand-picked starting points, {@code default} first: {@code register-rows} follows the hand-written
+     * seed of that name (scalar accesses, expf, block_stats-style chunks); {@code online} takes one (max, sum)
+     * reduction everywhere with {@code __expf} and read-only loads; {@code wide} uses bigger blocks, more
+     * elements per thread and more chunks per long row.
+     */
+    public static Map<String, Genome> namedGenomes() {
+        Genome d = defaultGenome();
+        Map<String, Genome> named = new LinkedHashMap<>();
+        named.put("default", d);
+        named.put("register-rows", new Genome(
+                new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN, 0),
+                new BlockRows(16384, 256, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
+                        StoreHint.PLAIN, 0),
+                new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
+                        ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN)),
+                new LoopRows(0, new Streaming(1024, 1, 2, 1, true, Reduce.SHUFFLE, ExpMode.ACCURATE,
+                        LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
+        named.put("online", new Genome(
+                new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN, 0),
+                new BlockRows(16384, 128, 1024, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
+                        StoreHint.PLAIN, 0),
+                new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
+                        ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS)),
+                new LoopRows(0, new Streaming(512, 4, 2, 1, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
+                        LoadHint.LDCS, StoreHint.STCS))));
+        named.put("wide", new Genome(
+                new ShortRows(2048, 8, 2, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS, 0),
+                new BlockRows(32768, 256, 512, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
+                        StoreHint.STCS, 0),
+                new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
+                        ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS)),
+                new LoopRows(0, new Streaming(1024, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                        LoadHint.LDCS, StoreHint.STCS))));
+        named.replaceAll((name, g) -> g.normalized());
+        return named;
+    }
+
+    @Override
+    public Proposal propose(ProposalRequest request) {
+        RandomGenerator random = request.random();
+        Set<String> avoid = new HashSet<>();
+        for (Candidate failure : request.recentFailures()) {
+            genomeOf(failure).ifPresent(g -> avoid.add(key(g)));
+        }
+        Optional<Genome> parent = genomeOf(request.parent());
+        if (parent.isEmpty()) {
+            return fresh(request, random, avoid);
+        }
+        avoid.add(key(parent.get()));
+        Optional<Candidate> mate = request.mate().filter(m -> genomeOf(m).isPresent());
+        if (mate.isEmpty() && random.nextDouble() < INSPIRATION_CROSSOVER) {
+            List<Candidate> inspirations = request.inspirations().stream()
+                    .filter(c -> genomeOf(c).filter(g -> !g.equals(parent.get())).isPresent()).toList();
+            if (!inspirations.isEmpty()) {
+                mate = Optional.of(inspirations.get(random.nextInt(inspirations.size())));
+            }
+        }
+        if (mate.isPresent()) {
+            return crossover(parent.get(), mate.get(), random, avoid);
+        }
+        return mutate(parent.get(), random, avoid);
+    }
+
+    private Proposal mutate(Genome parent, RandomGenerator random, Set<String> avoid) {
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            double roll = random.nextDouble();
+            Genome child = GenomeSpace.mutate(parent, roll < 0.6 ? 1 : roll < 0.9 ? 2 : 3, random);
+            if (!avoid.contains(key(child))) {
+                return proposal(child, "mutate", GenomeSpace.changes(parent, child));
+            }
+        }
+        throw new AgentException("builtin: no mutation of the parent gave a genome not already tried");
+    }
+
+    private Proposal crossover(Genome parent, Candidate mateCandidate, RandomGenerator random, Set<String> avoid) {
+        Genome mate = genomeOf(mateCandidate).orElseThrow();
+        avoid.add(key(mate));
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            GenomeSpace.Cross cross = GenomeSpace.crossover(parent, mate, random);
+            Genome child = cross.child();
+            String summary = "crossover with " + mateCandidate.id() + ": " + origins(cross.origins());
+            if (avoid.contains(key(child)) || random.nextDouble() < MUTATE_AFTER_CROSSOVER) {
+                Genome mutated = GenomeSpace.mutate(child, 1, random);
+                summary += "; then " + GenomeSpace.changes(child, mutated);
+                child = mutated;
+            }
+            if (!avoid.contains(key(child))) {
+                return proposal(child, "crossover", summary);
+            }
+        }
+        throw new AgentException("builtin: no crossover with " + mateCandidate.id() + " gave a new genome");
+    }
+
+    private static String origins(Map<String, GenomeSpace.Origin> origins) {
+        List<String> fromMate = new ArrayList<>();
+        origins.forEach((regime, origin) -> {
+            if (origin == GenomeSpace.Origin.MATE) {
+                fromMate.add(regime);
+            } else if (origin == GenomeSpace.Origin.MIXED) {
+                fromMate.add(regime + " (mixed)");
+            }
+        });
+        return fromMate.isEmpty() ? "all regimes from the parent" : String.join(", ", fromMate) + " from the mate";
+    }
+
+    private Proposal fresh(ProposalRequest request, RandomGenerator random, Set<String> avoid) {
+        String why = " (" + request.parent().id() + " has no builtin genome)";
+        Map<String, Genome> named = namedGenomes();
+        List<String> names = new ArrayList<>(named.keySet());
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            double roll = random.nextDouble();
+            if (roll < RANDOM_FRESH) {
+                Genome child = GenomeSpace.random(random, defaultGenome());
+                if (!avoid.contains(key(child))) {
+                    return proposal(child, "fresh", "fresh: random genome" + why);
+                }
+            } else {
+                // Half of the named draws take the default, the rest share the others.
+                String name = roll < RANDOM_FRESH + (1 - RANDOM_FRESH) / 2 ? names.getFirst()
+                        : names.get(1 + random.nextInt(names.size() - 1));
+                Genome child = named.get(name);
+                if (!avoid.contains(key(child))) {
+                    return proposal(child, "fresh", "fresh: named genome '" + name + "'" + why);
+                }
+            }
+        }
+        throw new AgentException("builtin: every fresh genome drawn for " + request.parent().id() + " failed recently");
+    }
+
+    private static Proposal proposal(Genome child, String operator, String summary) {
+        return new Proposal(KernelRenderer.render(child), Optional.of(child.toJson()), operator, summary);
+    }
+
+    /** A candidate's genome as this agent reads it, normalized; empty when it has none or not one of ours. */
+    static Optional<Genome> genomeOf(Candidate candidate) {
+        if (candidate.genome().isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Genome.fromJson(candidate.genome().get(), defaultGenome()).normalized());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String key(Genome genome) {
+        JsonNode json = genome.normalized().toJson();
+        return json.toString();
+    }
+}

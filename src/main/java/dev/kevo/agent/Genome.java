@@ -1,0 +1,234 @@
+package dev.kevo.agent;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The built-in agent's description of a softmax kernel file: one design per shape regime, each rendered by
+ * {@link KernelRenderer} into kernels and launch plans. Plans are tried in the order short, split, block,
+ * loop; loop is the catch-all, so every shape is covered whatever the thresholds are.
+ *
+ * <p>A genome may hold any values; {@link #normalized()} maps it onto the space the renderer is correct
+ * for (powers of two where kernels need them, register budgets, thresholds in range). The agent only ever
+ * renders and stores normalized genomes.
+ *
+ * @param shortRows rows of up to {@code maxCols}: a row per group of lanes of one warp, held in registers
+ * @param blockRows rows of up to {@code maxCols}: a row per block, held in registers
+ * @param splitRows long rows when there are too few of them to fill the GPU: each row split over many blocks
+ * @param loopRows everything else: a block per row, two streaming reads of the row
+ */
+public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("block") BlockRows blockRows,
+                     @JsonProperty("split") SplitRows splitRows, @JsonProperty("loop") LoopRows loopRows) {
+
+    /** How exp(v - max) is evaluated. */
+    public enum ExpMode {
+        /** {@code expf}: a few ulp, a dozen instructions. */
+        ACCURATE,
+        /** {@code __expf}: the hardware ex2 after a multiply; error grows with |v - max|. */
+        FAST,
+        /** {@code exp2f(fma(v, log2e, -max * log2e))}: maxima kept prescaled by log2(e). */
+        EXP2
+    }
+
+    /** Cache hint on loads of x. */
+    public enum LoadHint { PLAIN, LDG, LDCG, LDCS }
+
+    /** Cache hint on stores of y. */
+    public enum StoreHint { PLAIN, STCG, STCS }
+
+    /** How a block combines its threads' values. */
+    public enum Reduce {
+        /** Warp shuffles, one shared slot per warp, shuffles again. */
+        SHUFFLE,
+        /** A shared-memory tree with a barrier per level. */
+        SMEM
+    }
+
+    /**
+     * Short rows: a row per group of lanes, {@code cols <= maxCols}. Kernels come in buckets of growing
+     * capacity: the first holds {@code minLanes * vec} columns (one vector per lane), each next one
+     * {@code growth} times more, first by widening the group up to a warp, then by more vectors per lane.
+     *
+     * @param threads threads per block (rows per block = threads / lanes)
+     * @param vec floats per load and store (rows that are not vec-aligned are peeled)
+     * @param online one reduction of (max, sum) pairs instead of a max then a sum reduction
+     * @param gridCap 0: a block per group of rows; n: at most n * sms blocks, looping over rows
+     */
+    public record ShortRows(int maxCols, int minLanes, int growth, int threads, int vec, boolean online,
+                            ExpMode exp, LoadHint load, StoreHint store, int gridCap) {
+        public ShortRows {
+            nonNull(exp, load, store);
+        }
+    }
+
+    /**
+     * Rows held in a block's registers, {@code cols <= maxCols}. Buckets: {@code minThreads} threads with
+     * {@code elems} floats each, threads doubling up to {@code maxThreads}, then elements doubling.
+     */
+    public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int vec, boolean online,
+                            Reduce reduce, ExpMode exp, LoadHint load, StoreHint store, int gridCap) {
+        public BlockRows {
+            nonNull(reduce, exp, load, store);
+        }
+    }
+
+    /**
+     * A block streaming over part of a row, {@code tile} vectors of {@code vec} floats in flight per thread
+     * and iteration. {@code statsLoad} reads x for the (max, sum) pass, {@code normLoad} re-reads it to write.
+     *
+     * @param online update (max, sum) element by element instead of a tile's max first
+     */
+    public record Streaming(int threads, int vec, int tile, int unroll, boolean online, Reduce reduce,
+                            ExpMode exp, LoadHint statsLoad, LoadHint normLoad, StoreHint store) {
+        public Streaming {
+            nonNull(reduce, exp, statsLoad, normLoad, store);
+        }
+    }
+
+    /**
+     * Split rows, used when {@code cols >= minCols} and {@code rows <= sms * rowsPct / 100} (and for rows too
+     * long for the loop kernel's accuracy bound). Chunks per row:
+     * {@code max(cdiv(cols, threads * 4096), min(cdiv(cols, minChunk), cdiv(blocksPerSm * sms, rows)))}.
+     *
+     * @param reverse the second pass visits the chunks read last (most likely still in L2) first
+     */
+    public record SplitRows(int minCols, int rowsPct, int minChunk, int blocksPerSm, boolean reverse,
+                            Streaming pass) {
+        public SplitRows {
+            nonNull(pass);
+        }
+    }
+
+    /** The catch-all: a block per row, {@code gridCap} as for short rows. */
+    public record LoopRows(int gridCap, Streaming pass) {
+        public LoopRows {
+            nonNull(pass);
+        }
+    }
+
+    private static void nonNull(Object... genes) {
+        for (Object gene : genes) {
+            if (gene == null) {
+                throw new IllegalArgumentException("a gene is null");
+            }
+        }
+    }
+
+    /** Elements one thread may add sequentially in a streaming pass: keeps float sums within 1e-4. */
+    public static final int MAX_TERMS_PER_THREAD = 4096;
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
+
+    public JsonNode toJson() {
+        return JSON.valueToTree(this);
+    }
+
+    /**
+     * Reads a stored genome. Missing keys take the default genome's values, so genomes stored before a gene
+     * was added still load; unknown keys and wrong types are errors.
+     *
+     * @throws IllegalArgumentException when the JSON is not a genome
+     */
+    public static Genome fromJson(JsonNode node, Genome defaults) {
+        if (node == null || !node.isObject()) {
+            throw new IllegalArgumentException("a genome is a JSON object");
+        }
+        ObjectNode merged = (ObjectNode) defaults.toJson();
+        overlay(merged, node);
+        try {
+            return JSON.treeToValue(merged, Genome.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not a genome: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private static void overlay(ObjectNode target, JsonNode source) {
+        for (Map.Entry<String, JsonNode> e : source.properties()) {
+            JsonNode existing = target.get(e.getKey());
+            if (existing != null && existing.isObject() && e.getValue().isObject()) {
+                overlay((ObjectNode) existing, e.getValue());
+            } else {
+                target.set(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /**
+     * Most floats one thread may hold in registers at a block size: with {@code __launch_bounds__(threads)}
+     * ptxas has 65536 / threads registers (at most 255), and ~26 go to addresses, indices and the reduction.
+     * Measured with nvcc -Xptxas -v for sm_90: no spills at these limits in any variant.
+     */
+    public static int registerElems(int threads) {
+        return threads >= 1024 ? 32 : 64;
+    }
+
+    /**
+     * Most floats one thread of a streaming pass may have in flight per iteration (tile * vec): more spills
+     * at 1024 threads (64 registers) once the loop is unrolled.
+     */
+    public static int streamElems(int threads) {
+        return threads >= 1024 ? 16 : 32;
+    }
+
+    /** The same genome mapped onto the space the renderer is correct and register-resident for. */
+    public Genome normalized() {
+        return new Genome(normalize(shortRows), normalize(blockRows), normalize(splitRows), normalize(loopRows));
+    }
+
+    private static ShortRows normalize(ShortRows s) {
+        int threads = pow2(s.threads(), 32, 1024);
+        int vec = vec(s.vec());
+        return new ShortRows(clamp(s.maxCols(), 1, 32 * registerElems(threads)), pow2(s.minLanes(), 4, 32),
+                s.growth() >= 4 ? 4 : 2, threads, vec, s.online(), s.exp(), s.load(), s.store(),
+                clamp(s.gridCap(), 0, 64));
+    }
+
+    private static BlockRows normalize(BlockRows b) {
+        int maxThreads = pow2(b.maxThreads(), 32, 1024);
+        int minThreads = pow2(b.minThreads(), 32, maxThreads);
+        int vec = vec(b.vec());
+        int elems = pow2(b.elems(), vec, registerElems(maxThreads));
+        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * registerElems(maxThreads)), minThreads,
+                maxThreads, elems, vec, b.online(), b.reduce(), b.exp(), b.load(), b.store(),
+                clamp(b.gridCap(), 0, 64));
+    }
+
+    private static Streaming normalize(Streaming p) {
+        int vec = vec(p.vec());
+        int threads = pow2(p.threads(), 64, 1024);
+        return new Streaming(threads, vec, clamp(p.tile(), 1, streamElems(threads) / vec),
+                pow2(p.unroll(), 1, 4), p.online(), p.reduce(), p.exp(), p.statsLoad(), p.normLoad(), p.store());
+    }
+
+    private static SplitRows normalize(SplitRows s) {
+        return new SplitRows(clamp(s.minCols(), 1, 1 << 26), clamp(s.rowsPct(), 0, 100_000),
+                clamp(s.minChunk(), 32, 1 << 24), clamp(s.blocksPerSm(), 1, 256), s.reverse(),
+                normalize(s.pass()));
+    }
+
+    private static LoopRows normalize(LoopRows l) {
+        return new LoopRows(clamp(l.gridCap(), 0, 64), normalize(l.pass()));
+    }
+
+    private static int clamp(int v, int lo, int hi) {
+        return Math.max(lo, Math.min(hi, v));
+    }
+
+    private static int vec(int v) {
+        return v >= 4 ? 4 : v >= 2 ? 2 : 1;
+    }
+
+    /** The largest power of two not above v, within [lo, hi] (both powers of two). */
+    private static int pow2(int v, int lo, int hi) {
+        return clamp(Integer.highestOneBit(Math.max(1, v)), lo, hi);
+    }
+}

@@ -1,0 +1,605 @@
+package dev.kevo.agent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Genome to kernel file. The CUDA is a fixed library of templates ({@link #LIBRARY}); a genome chooses one
+ * configuration struct per regime and which template instances become {@code extern "C"} kernels, and the
+ * header's plans route every shape to them. What makes the file correct for every shape lives in the
+ * library and in {@link #plans}: each bucket's {@code when} never admits a row longer than its kernels hold,
+ * and the last plan is {@code true}.
+ */
+public final class KernelRenderer {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private KernelRenderer() {
+    }
+
+    /** One plan of the header: the shapes it takes and its launches. */
+    public record Plan(String when, List<Launch> launches) {
+        public Plan {
+            launches = List.copyOf(launches);
+        }
+    }
+
+    /** One launch; {@code threads} is also the kernel's {@code __launch_bounds__}. */
+    public record Launch(String kernel, String grid, int threads, List<String> args, String body,
+                         String params) {
+        public Launch {
+            args = List.copyOf(args);
+        }
+    }
+
+    /** A register kernel's row capacity: G threads per row with N vectors each hold up to {@code cols}. */
+    record Bucket(int group, int vectors, int cols) {
+    }
+
+    private static final String ROW_PARAMS = "const float* __restrict__ x, float* __restrict__ y, int rows, int cols";
+    private static final List<String> ROW_ARGS = List.of("x", "y", "rows", "cols");
+
+    /** The complete kernel file for a genome (normalized first). */
+    public static String render(Genome genome) {
+        Genome g = genome.normalized();
+        List<Plan> plans = plans(g);
+        StringBuilder out = new StringBuilder();
+        out.append("/*@kevo\n").append(header(g, plans)).append("\n*/\n");
+        out.append("#include \"kevo.h\"\n\n");
+        out.append("// Rendered by kevo's built-in agent from the genome\n// ")
+                .append(g.toJson().toString()).append("\n\n");
+        out.append(LIBRARY).append('\n');
+        out.append(configs(g)).append('\n');
+        List<String> seen = new ArrayList<>();
+        for (Plan plan : plans) {
+            for (Launch launch : plan.launches()) {
+                if (!seen.contains(launch.kernel())) {
+                    seen.add(launch.kernel());
+                    out.append("extern \"C\" __global__ void __launch_bounds__(").append(launch.threads()).append(") ")
+                            .append(launch.kernel()).append('(').append(launch.params()).append(") {\n    ")
+                            .append(launch.body()).append(";\n}\n");
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    /** The launch plans, in the order the header lists them. */
+    public static List<Plan> plans(Genome genome) {
+        Genome g = genome.normalized();
+        Genome.ShortRows s = g.shortRows();
+        Genome.BlockRows b = g.blockRows();
+        List<Plan> plans = new ArrayList<>();
+        for (Bucket k : shortBuckets(s)) {
+            String name = "softmax_short_g" + k.group() + "_n" + k.vectors();
+            plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(name,
+                    capped(rowsPer(s.threads() / k.group()), s.gridCap()), s.threads(), ROW_ARGS,
+                    "register_rows<ShortCfg, " + s.threads() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)", ROW_PARAMS))));
+        }
+        plans.add(splitPlan(g));
+        for (Bucket k : blockBuckets(b)) {
+            if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
+                String name = "softmax_block_t" + k.group() + "_n" + k.vectors();
+                plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(name, capped("rows", b.gridCap()),
+                        k.group(), ROW_ARGS, "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors()
+                        + ">(x, y, rows, cols)", ROW_PARAMS))));
+            }
+        }
+        plans.add(new Plan("true", List.of(new Launch("softmax_loop", capped("rows", g.loopRows().gridCap()),
+                g.loopRows().pass().threads(), ROW_ARGS, "loop_rows<LoopCfg>(x, y, rows, cols)", ROW_PARAMS))));
+        return plans;
+    }
+
+    /**
+     * Short buckets: capacity grows by {@code growth} per bucket, first by widening the group to a warp,
+     * then by more vectors per lane, until it reaches maxCols (normalization keeps maxCols within what a
+     * warp can hold in registers, so the loop ends).
+     */
+    static List<Bucket> shortBuckets(Genome.ShortRows s) {
+        List<Bucket> out = new ArrayList<>();
+        int lanes = s.minLanes();
+        int vectors = 1;
+        int maxVectors = Genome.registerElems(s.threads()) / s.vec();
+        while (true) {
+            int cap = lanes * vectors * s.vec();
+            out.add(new Bucket(lanes, vectors, Math.min(cap, s.maxCols())));
+            if (cap >= s.maxCols()) {
+                return out;
+            }
+            int factor = s.growth();
+            while (factor > 1 && lanes < 32) {
+                lanes *= 2;
+                factor /= 2;
+            }
+            vectors = Math.min(vectors * factor, maxVectors);
+        }
+    }
+
+    /** Block buckets: threads double from minThreads to maxThreads, then elements per thread double. */
+    static List<Bucket> blockBuckets(Genome.BlockRows b) {
+        List<Bucket> out = new ArrayList<>();
+        int threads = b.minThreads();
+        int vectors = b.elems() / b.vec();
+        while (true) {
+            int cap = threads * vectors * b.vec();
+            out.add(new Bucket(threads, vectors, Math.min(cap, b.maxCols())));
+            if (cap >= b.maxCols()) {
+                return out;
+            }
+            if (threads < b.maxThreads()) {
+                threads *= 2;
+            } else {
+                vectors *= 2;
+            }
+        }
+    }
+
+    /** Chunks per split row: enough blocks to fill the GPU, chunks no shorter than minChunk, and no thread
+     * summing more than {@link Genome#MAX_TERMS_PER_THREAD} elements. */
+    public static String chunks(Genome.SplitRows s) {
+        return "max(cdiv(cols, " + (long) s.pass().threads() * Genome.MAX_TERMS_PER_THREAD + "), min(cdiv(cols, "
+                + s.minChunk() + "), cdiv(" + s.blocksPerSm() + " * sms, rows)))";
+    }
+
+    private static Plan splitPlan(Genome g) {
+        Genome.SplitRows s = g.splitRows();
+        String chunks = chunks(s);
+        // Rows longer than this would have a loop thread add more than MAX_TERMS_PER_THREAD elements.
+        long loopLimit = (long) g.loopRows().pass().threads() * Genome.MAX_TERMS_PER_THREAD;
+        String when = "(cols >= " + s.minCols() + " && rows <= sms * " + s.rowsPct() + " / 100) || cols > " + loopLimit;
+        int threads = s.pass().threads();
+        return new Plan(when, List.of(
+                new Launch("softmax_split_stats", "rows * " + chunks, threads, List.of("x", "ws", "cols", chunks),
+                        "split_stats<SplitCfg>(x, ws, cols, chunks)",
+                        "const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks"),
+                new Launch("softmax_split_norm", "rows * " + chunks, threads, List.of("x", "y", "ws", "cols", chunks),
+                        "split_norm<SplitCfg>(x, y, ws, cols, chunks)",
+                        "const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks")));
+    }
+
+    private static String rowsPer(int rowsPerBlock) {
+        return rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
+    }
+
+    private static String capped(String grid, int gridCap) {
+        return gridCap == 0 ? grid : "min(" + grid + ", " + gridCap + " * sms)";
+    }
+
+    private static String header(Genome g, List<Plan> plans) {
+        ObjectNode root = NODES.objectNode();
+        root.put("description", description(g));
+        root.put("workspace", "rows * " + chunks(g.splitRows()) + " * 8");
+        ArrayNode planNodes = root.putArray("plans");
+        for (Plan plan : plans) {
+            ObjectNode p = planNodes.addObject();
+            p.put("when", plan.when());
+            ArrayNode launches = p.putArray("launches");
+            for (Launch launch : plan.launches()) {
+                ObjectNode l = launches.addObject();
+                l.put("kernel", launch.kernel());
+                l.put("grid", launch.grid());
+                l.put("block", launch.threads());
+                ArrayNode args = l.putArray("args");
+                launch.args().forEach(args::add);
+            }
+        }
+        try {
+            DefaultPrettyPrinter printer = new DefaultPrettyPrinter()
+                    .withObjectIndenter(new DefaultIndenter("  ", "\n"));
+            return JSON.writer(printer).writeValueAsString(root);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One line for people: what each regime does and where its thresholds sit. */
+    public static String description(Genome genome) {
+        Genome g = genome.normalized();
+        Genome.ShortRows s = g.shortRows();
+        Genome.BlockRows b = g.blockRows();
+        Genome.SplitRows sp = g.splitRows();
+        return "builtin genome: cols <= " + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes in registers (vec "
+                + s.vec() + "); cols <= " + b.maxCols() + " a row per " + b.minThreads() + "-" + b.maxThreads()
+                + "-thread block in registers (vec " + b.vec() + "); cols >= " + sp.minCols() + " with rows <= sms * "
+                + sp.rowsPct() + "%: rows split over many blocks, (max, sum) per chunk then merge and normalise; "
+                + "otherwise a block per row reading it twice";
+    }
+
+    private static String configs(Genome g) {
+        Genome.ShortRows s = g.shortRows();
+        Genome.BlockRows b = g.blockRows();
+        StringBuilder out = new StringBuilder();
+        out.append(struct("ShortCfg", List.of(
+                field("VEC", s.vec()), field("EXP", "EXP_" + s.exp()),
+                field("LOAD", "LOAD_" + s.load()), field("STORE", "STORE_" + s.store()),
+                field("REDUCE", "REDUCE_SHUFFLE"), flag("ONLINE", s.online()))));
+        out.append(struct("BlockCfg", List.of(
+                field("VEC", b.vec()), field("EXP", "EXP_" + b.exp()), field("LOAD", "LOAD_" + b.load()),
+                field("STORE", "STORE_" + b.store()), field("REDUCE", "REDUCE_" + b.reduce()),
+                flag("ONLINE", b.online()))));
+        List<String> split = new ArrayList<>(streaming(g.splitRows().pass()));
+        split.add(flag("REVERSE", g.splitRows().reverse()));
+        out.append(struct("SplitCfg", split));
+        out.append(struct("LoopCfg", streaming(g.loopRows().pass())));
+        return out.toString();
+    }
+
+    private static List<String> streaming(Genome.Streaming p) {
+        return List.of(field("THREADS", p.threads()), field("VEC", p.vec()), field("TILE", p.tile()),
+                field("UNROLL", p.unroll()), field("EXP", "EXP_" + p.exp()),
+                field("STATS_LOAD", "LOAD_" + p.statsLoad()), field("NORM_LOAD", "LOAD_" + p.normLoad()),
+                field("STORE", "STORE_" + p.store()), field("REDUCE", "REDUCE_" + p.reduce()),
+                flag("ONLINE", p.online()));
+    }
+
+    private static String field(String name, Object value) {
+        return "static constexpr int " + name + " = " + value + ";";
+    }
+
+    private static String flag(String name, boolean value) {
+        return "static constexpr bool " + name + " = " + value + ";";
+    }
+
+    private static String struct(String name, List<String> fields) {
+        StringBuilder out = new StringBuilder("struct ").append(name).append(" {\n");
+        fields.forEach(f -> out.append("    ").append(f).append('\n'));
+        return out.append("};\n").toString();
+    }
+
+    /** Device code shared by every rendered file; the *Cfg structs and kernels after it pick instances. */
+    static final String LIBRARY = """
+            // Gene encodings: each *Cfg struct below names one regime's choices with these.
+            enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
+            enum { LOAD_PLAIN = 0, LOAD_LDG = 1, LOAD_LDCG = 2, LOAD_LDCS = 3 };
+            enum { STORE_PLAIN = 0, STORE_STCG = 1, STORE_STCS = 2 };
+            enum { REDUCE_SHUFFLE = 0, REDUCE_SMEM = 1 };
+
+            template <int V> struct VecOf;
+            template <> struct VecOf<1> { typedef float T; };
+            template <> struct VecOf<2> { typedef float2 T; };
+            template <> struct VecOf<4> { typedef float4 T; };
+
+            template <int HINT, class T> __device__ __forceinline__ T load(const T* p) {
+                if constexpr (HINT == LOAD_LDG) return __ldg(p);
+                else if constexpr (HINT == LOAD_LDCG) return __ldcg(p);
+                else if constexpr (HINT == LOAD_LDCS) return __ldcs(p);
+                else return *p;
+            }
+
+            template <int HINT, class T> __device__ __forceinline__ void store(T* p, T v) {
+                if constexpr (HINT == STORE_STCG) __stcg(p, v);
+                else if constexpr (HINT == STORE_STCS) __stcs(p, v);
+                else *p = v;
+            }
+
+            __device__ __forceinline__ void unpack(float v, float* o) { o[0] = v; }
+            __device__ __forceinline__ void unpack(float2 v, float* o) { o[0] = v.x; o[1] = v.y; }
+            __device__ __forceinline__ void unpack(float4 v, float* o) { o[0] = v.x; o[1] = v.y; o[2] = v.z; o[3] = v.w; }
+
+            template <int V> __device__ __forceinline__ typename VecOf<V>::T pack(const float* v, float scale) {
+                if constexpr (V == 4) return make_float4(v[0] * scale, v[1] * scale, v[2] * scale, v[3] * scale);
+                else if constexpr (V == 2) return make_float2(v[0] * scale, v[1] * scale);
+                else return v[0] * scale;
+            }
+
+            // Running maxima are kept as keys: the max itself, or in EXP_EXP2 the max times log2(e), so that every
+            // exponent is one fma away from the element and every rescale is a difference of keys. All exponents of a
+            // row then share the same rounded key, and its rounding cancels in the normalisation.
+            template <int EXP> struct Num {
+                static __device__ __forceinline__ float key(float m) { return EXP == EXP_EXP2 ? m * KEVO_LOG2E : m; }
+                // exp(v - m) for the key k of m; 0 when v is -inf (k must be finite then).
+                static __device__ __forceinline__ float exp_from(float v, float k) {
+                    if constexpr (EXP == EXP_EXP2) return exp2f(fmaf(v, KEVO_LOG2E, -k));
+                    else if constexpr (EXP == EXP_FAST) return __expf(v - k);
+                    else return expf(v - k);
+                }
+                // exp(ma - mb) from keys; 0 when a is -inf and b finite.
+                static __device__ __forceinline__ float exp_keys(float a, float b) {
+                    if constexpr (EXP == EXP_EXP2) return exp2f(a - b);
+                    else if constexpr (EXP == EXP_FAST) return __expf(a - b);
+                    else return expf(a - b);
+                }
+            };
+
+            // A partial softmax: max key m over some elements, s = sum of exp(v - max) over them; (-inf, 0) when empty.
+            struct Stat { float m, s; };
+
+            template <int EXP> struct MergeOp {
+                __device__ __forceinline__ Stat operator()(Stat a, Stat b) const {
+                    const float m = fmaxf(a.m, b.m);
+                    if (m == -KEVO_INF) return a;  // both empty: exp(-inf - -inf) would be NaN
+                    return Stat{m, a.s * Num<EXP>::exp_keys(a.m, m) + b.s * Num<EXP>::exp_keys(b.m, m)};
+                }
+            };
+            struct MaxOp { __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); } };
+            struct SumOp { __device__ __forceinline__ float operator()(float a, float b) const { return a + b; } };
+
+            __device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(KEVO_FULL_MASK, v, o); }
+            __device__ __forceinline__ Stat shfl_xor(Stat v, int o) { return Stat{shfl_xor(v.m, o), shfl_xor(v.s, o)}; }
+
+            // Butterfly over aligned groups of W lanes: every lane ends with its group's result. All 32 lanes call it.
+            template <int W, class T, class Op> __device__ __forceinline__ T warp_reduce(T v, Op op) {
+            #pragma unroll
+                for (int o = W / 2; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
+                return v;
+            }
+
+            // Reduction over aligned groups of G threads (G a power of two), result in every thread: a warp
+            // butterfly for G <= 32, else G is the whole block. Block reductions get their own shared array per
+            // value type and operator; the closing barrier lets the next row reuse it.
+            template <int G, int STYLE, class T, class Op> __device__ __forceinline__ T group_reduce(T v, Op op) {
+                if constexpr (G <= 32) {
+                    return warp_reduce<G>(v, op);
+                } else if constexpr (STYLE == REDUCE_SHUFFLE) {
+                    constexpr int WARPS = G / 32;
+                    __shared__ T sh[WARPS];
+                    v = warp_reduce<32>(v, op);
+                    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+                    __syncthreads();
+                    // Every group of WARPS lanes holds all warp results, so every lane gets the total.
+                    v = warp_reduce<WARPS>(sh[threadIdx.x & (WARPS - 1)], op);
+                    __syncthreads();
+                    return v;
+                } else {
+                    __shared__ T sh[G];
+                    sh[threadIdx.x] = v;
+                    __syncthreads();
+            #pragma unroll
+                    for (int o = G / 2; o > 0; o >>= 1) {
+                        if ((int)threadIdx.x < o) sh[threadIdx.x] = op(sh[threadIdx.x], sh[threadIdx.x + o]);
+                        __syncthreads();
+                    }
+                    v = sh[0];
+                    __syncthreads();
+                    return v;
+                }
+            }
+
+            // A row seen as up to V-1 scalar head elements (up to the first V-aligned address), nv aligned vectors
+            // of V floats, then up to V-1 scalar tail elements. x and y are 16-byte aligned, rows are not.
+            struct Peel { int head, nv, tail; };
+
+            template <int V> __device__ __forceinline__ Peel peel(long long base, int cols) {
+                const int head = V == 1 ? 0 : min(cols, (int)((V - (base & (V - 1))) & (V - 1)));
+                const int nv = (cols - head) / V;
+                return Peel{head, nv, cols - head - nv * V};
+            }
+
+            // Whole rows in registers. A row belongs to a group of G threads: G <= 32 lanes of one warp (a warp
+            // holds 32 / G rows) or the whole block (G == THREADS). Each thread keeps N vectors and, for unaligned
+            // rows, one head and one tail element (threads below head / tail, so G >= V - 1). The plan guarantees
+            // cols <= G * N * V. Loops over v[] are fully unrolled so v[] is indexed by constants and stays in
+            // registers; x is read once and y written once.
+            template <class C, int THREADS, int G, int N>
+            __device__ __forceinline__ void register_rows(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+                constexpr int V = C::VEC, RPB = THREADS / G;
+                typedef typename VecOf<V>::T VT;
+                typedef Num<C::EXP> K;
+                const int lane = threadIdx.x & (G - 1);
+                for (long long first = (long long)blockIdx.x * RPB; first < rows; first += (long long)gridDim.x * RPB) {
+                    // A warp with no row left leaves as a whole, so the shuffles below always have all 32 lanes.
+                    if (G <= 32 && first + (threadIdx.x >> 5) * (32 / G) >= rows) break;
+                    const long long row = first + threadIdx.x / G;
+                    const bool live = row < rows;  // false only for groups past the last row in a shared warp
+                    const long long base = row * cols;
+                    const Peel p = peel<V>(base, cols);
+                    const float* xr = x + base;
+                    float* yr = y + base;
+                    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+                    VT* yv = reinterpret_cast<VT*>(yr + p.head);
+
+                    float v[N * V];
+                    float h = -KEVO_INF, t = -KEVO_INF;  // padding as -inf vanishes in both max and exp
+            #pragma unroll
+                    for (int k = 0; k < N; ++k) {
+                        const int q = lane + k * G;
+                        if (live && q < p.nv) {
+                            unpack(load<C::LOAD>(xv + q), v + k * V);
+                        } else {
+            #pragma unroll
+                            for (int e = 0; e < V; ++e) v[k * V + e] = -KEVO_INF;
+                        }
+                    }
+                    if (V > 1 && live) {
+                        if (lane < p.head) h = load<C::LOAD>(xr + lane);
+                        if (lane < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + lane);
+                    }
+                    float m = fmaxf(h, t);
+            #pragma unroll
+                    for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
+
+                    float scale;  // y = exp(v - own key) * scale
+                    if constexpr (C::ONLINE) {
+                        // One reduction of (max, sum) pairs instead of two; exponents are taken against this
+                        // thread's own max and rescaled once. A thread with only -inf uses key 0 (its exps are 0).
+                        const float km = K::key(m);
+                        const float kr = m == -KEVO_INF ? 0.0f : km;
+                        float s = 0.0f;
+            #pragma unroll
+                        for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
+                        h = K::exp_from(h, kr);
+                        t = K::exp_from(t, kr);
+                        const Stat st = group_reduce<G, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
+                        scale = K::exp_keys(km, st.m) / st.s;
+                    } else {
+                        const float km = K::key(group_reduce<G, C::REDUCE>(m, MaxOp()));  // finite: every row has a finite entry
+                        float s = 0.0f;
+            #pragma unroll
+                        for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], km); s += v[i]; }
+                        h = K::exp_from(h, km);
+                        t = K::exp_from(t, km);
+                        scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
+                    }
+
+                    if (live) {
+            #pragma unroll
+                        for (int k = 0; k < N; ++k) {
+                            const int q = lane + k * G;
+                            if (q < p.nv) store<C::STORE>(yv + q, pack<V>(v + k * V, scale));
+                        }
+                        if (V > 1) {
+                            if (lane < p.head) store<C::STORE>(yr + lane, h * scale);
+                            if (lane < p.tail) store<C::STORE>(yr + p.head + p.nv * V + lane, t * scale);
+                        }
+                    }
+                }
+            }
+
+            // Folds n elements into a running Stat. ONLINE: element by element (a rescale whenever the max grows);
+            // otherwise the tile's max first, then its exps with one rescale of the running sum.
+            template <class C, int n> __device__ __forceinline__ void accumulate(Stat& st, const float* v) {
+                typedef Num<C::EXP> K;
+                if constexpr (C::ONLINE) {
+            #pragma unroll
+                    for (int i = 0; i < n; ++i) {
+                        const float k = K::key(v[i]);
+                        if (k > st.m) {
+                            st.s = st.s * K::exp_keys(st.m, k) + K::exp_from(v[i], k);
+                            st.m = k;
+                        } else if (v[i] != -KEVO_INF) {  // -inf adds 0, and exp(-inf - -inf) would be NaN
+                            st.s += K::exp_from(v[i], st.m);
+                        }
+                    }
+                } else {
+                    float m = v[0];
+            #pragma unroll
+                    for (int i = 1; i < n; ++i) m = fmaxf(m, v[i]);
+                    if (m == -KEVO_INF) return;
+                    const float k = fmaxf(st.m, K::key(m));
+                    float s = 0.0f;
+            #pragma unroll
+                    for (int i = 0; i < n; ++i) s += K::exp_from(v[i], k);
+                    st.s = st.s * K::exp_keys(st.m, k) + s;
+                    st.m = k;
+                }
+            }
+
+            // Streaming over part of a row: this thread's share of the aligned vectors [q0, q1), TILE vectors in
+            // flight per iteration, and with extras the row's peeled head and tail. q stays below 2^31 + the stride,
+            // so unsigned never wraps.
+            template <class C> __device__ __forceinline__ Stat stream_stats(const float* xr, Peel p, unsigned q0, unsigned q1,
+                                                                         bool extras) {
+                constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
+                typedef typename VecOf<V>::T VT;
+                const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+                Stat st = {-KEVO_INF, 0.0f};
+            #pragma unroll C::UNROLL
+                for (unsigned q = q0 + threadIdx.x; q < q1; q += T * TILE) {
+                    float v[TILE * V];
+            #pragma unroll
+                    for (int j = 0; j < TILE; ++j) {
+                        const unsigned qj = q + j * T;
+                        if (qj < q1) {
+                            unpack(load<C::STATS_LOAD>(xv + qj), v + j * V);
+                        } else {
+            #pragma unroll
+                            for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
+                        }
+                    }
+                    accumulate<C, TILE * V>(st, v);
+                }
+                if (V > 1 && extras) {
+                    const float e[2] = {(int)threadIdx.x < p.head ? load<C::STATS_LOAD>(xr + threadIdx.x) : -KEVO_INF,
+                                        (int)threadIdx.x < p.tail ? load<C::STATS_LOAD>(xr + p.head + p.nv * V + threadIdx.x) : -KEVO_INF};
+                    accumulate<C, 2>(st, e);
+                }
+                return st;
+            }
+
+            // Writes y = exp(x - max) * inv over the same share of a row that stream_stats read.
+            template <class C> __device__ __forceinline__ void stream_write(const float* xr, float* yr, Peel p, unsigned q0,
+                                                                         unsigned q1, bool extras, float k, float inv) {
+                constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
+                typedef typename VecOf<V>::T VT;
+                typedef Num<C::EXP> K;
+                const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+                VT* yv = reinterpret_cast<VT*>(yr + p.head);
+            #pragma unroll C::UNROLL
+                for (unsigned q = q0 + threadIdx.x; q < q1; q += T * TILE) {
+                    float v[TILE * V];
+            #pragma unroll
+                    for (int j = 0; j < TILE; ++j) {
+                        const unsigned qj = q + j * T;
+                        if (qj < q1) unpack(load<C::NORM_LOAD>(xv + qj), v + j * V);
+                    }
+            #pragma unroll
+                    for (int j = 0; j < TILE; ++j) {
+                        const unsigned qj = q + j * T;
+                        if (qj < q1) {
+            #pragma unroll
+                            for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
+                            store<C::STORE>(yv + qj, pack<V>(v + j * V, inv));
+                        }
+                    }
+                }
+                if (V > 1 && extras) {
+                    if ((int)threadIdx.x < p.head) {
+                        store<C::STORE>(yr + threadIdx.x, K::exp_from(load<C::NORM_LOAD>(xr + threadIdx.x), k) * inv);
+                    }
+                    if ((int)threadIdx.x < p.tail) {
+                        const int c = p.head + p.nv * V + threadIdx.x;
+                        store<C::STORE>(yr + c, K::exp_from(load<C::NORM_LOAD>(xr + c), k) * inv);
+                    }
+                }
+            }
+
+            // Chunk k of a row: an equal share of its aligned vectors; chunk 0 also takes the peeled head and tail.
+            struct Chunk { unsigned q0, q1; };
+            __device__ __forceinline__ Chunk chunk_of(Peel p, int k, int chunks) {
+                const long long per = ((long long)p.nv + chunks - 1) / chunks;
+                const long long q0 = min((long long)p.nv, k * per);
+                return Chunk{(unsigned)q0, (unsigned)min((long long)p.nv, q0 + per)};
+            }
+
+            // Split rows, pass 1: block b = row * chunks + k stores the (max key, sum) of chunk k in ws[b]. An all
+            // -inf or empty chunk stores (-inf, 0), which the merge ignores.
+            template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
+                                                                        int cols, int chunks) {
+                const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
+                const long long base = (long long)row * cols;
+                const Peel p = peel<C::VEC>(base, cols);
+                const Chunk c = chunk_of(p, k, chunks);
+                Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
+                st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
+            }
+
+            // Split rows, pass 2: every block merges its row's partials (a few KB from L2), then normalises its own
+            // chunk, re-reading x while it is likely still in L2. REVERSE visits the chunks read last first.
+            template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
+                                                                       const float2* __restrict__ ws, int cols, int chunks) {
+                const int b = C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+                const int row = b / chunks, k = b % chunks;
+                const float2* part = ws + (long long)row * chunks;
+                Stat st = {-KEVO_INF, 0.0f};
+                for (int i = threadIdx.x; i < chunks; i += C::THREADS) st = MergeOp<C::EXP>()(st, Stat{part[i].x, part[i].y});
+                st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                const long long base = (long long)row * cols;
+                const Peel p = peel<C::VEC>(base, cols);
+                const Chunk c = chunk_of(p, k, chunks);
+                stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
+            }
+
+            // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
+            // block merge, then a second pass that re-reads the row (from L2 unless the row is huge) and writes.
+            template <class C> __device__ __forceinline__ void loop_rows(const float* __restrict__ x, float* __restrict__ y,
+                                                                      int rows, int cols) {
+                for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+                    const long long base = row * cols;
+                    const Peel p = peel<C::VEC>(base, cols);
+                    Stat st = stream_stats<C>(x + base, p, 0, p.nv, true);
+                    st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                    stream_write<C>(x + base, y + base, p, 0, p.nv, true, st.m, 1.0f / st.s);
+                }
+            }
+            """;
+}
