@@ -17,7 +17,9 @@ final class Workers {
     /** A supervisor for a GPU worker on {@code device}, or a check-only one when the device is empty. */
     static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
                                  EvalSettings settings, String arch, int sms) {
-        List<String> command = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED", "-cp",
+        // C1 only and a serial collector: a worker's Java side waits on the GPU, and starts matter more.
+        List<String> command = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
                 System.getProperty("java.class.path"), Main.class.getName(), "worker"));
         device.ifPresent(d -> command.addAll(List.of("--device", Integer.toString(d))));
         nvrtc.ifPresent(p -> command.addAll(List.of("--nvrtc", p.toAbsolutePath().toString())));

@@ -64,13 +64,14 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         }
     }
 
-    record MeasurementYaml(@JsonProperty("warmup_ms") Double warmupMs, Integer minRepetitions,
+    record MeasurementYaml(@JsonProperty("settle_ms") Double settleMs, @JsonProperty("warmup_ms") Double warmupMs, Integer minRepetitions,
                            Integer maxRepetitions, Double targetCi, @JsonProperty("ci_floor_us") Double ciFloorUs,
                            Double maxSecondsPerShape, Boolean flushL2,
                            Integer inputSets) {
         MeasurementMethod toMethod() {
             MeasurementMethod d = MeasurementMethod.DEFAULT;
-            return new MeasurementMethod(Objects.requireNonNullElse(warmupMs, d.warmupMillis()),
+            return new MeasurementMethod(Objects.requireNonNullElse(settleMs, d.settleMillis()),
+                    Objects.requireNonNullElse(warmupMs, d.warmupMillis()),
                     Objects.requireNonNullElse(minRepetitions, d.minRepetitions()),
                     Objects.requireNonNullElse(maxRepetitions, d.maxRepetitions()),
                     Objects.requireNonNullElse(targetCi, d.targetCi()),

@@ -113,6 +113,17 @@ final class InterleavedTimer {
         return Stats.of(samples.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
+    /** Keeps the GPU busy with L2 flushes for {@code settleMillis}, so clocks are up before the first shape. */
+    void settle() {
+        long start = System.nanoTime();
+        while ((System.nanoTime() - start) / 1e6 < method.settleMillis()) {
+            for (int i = 0; i < 16; i++) {
+                bench.flushL2(trusted);
+            }
+            sync("settle");
+        }
+    }
+
     private void warmUp(List<Variant> variants, int sets) {
         long start = System.nanoTime();
         int rounds = 0;

@@ -8,7 +8,9 @@ package dev.kevo.eval;
  * different input set than the one before, and is timed with CUDA events. Baseline, candidate and a plain
  * copy run interleaved, so clock drift hits all three alike.
  *
- * @param warmupMillis wall time of untimed launches first, so module load, lazy init and clock ramp stay out
+ * @param settleMillis wall time the GPU is kept busy before a candidate's first shape is timed, so that its clocks
+ *     have ramped up from idle (checks leave it mostly idle, waiting on the host)
+ * @param warmupMillis wall time of untimed launches per shape, so module load, lazy init and caches stay out
  * @param minRepetitions timed repetitions per variant before the stop rule is consulted
  * @param maxRepetitions cap per variant
  * @param targetCi a variant is timed precisely enough once the 95% confidence interval of its median is within
@@ -19,17 +21,20 @@ package dev.kevo.eval;
  * @param flushL2 flush L2 before every timed launch
  * @param inputSets distinct input buffers rotated through
  */
-public record MeasurementMethod(double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
+public record MeasurementMethod(double settleMillis, double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
                                 double ciFloorMicros, double maxSecondsPerShape, boolean flushL2, int inputSets) {
 
-    public static final MeasurementMethod DEFAULT = new MeasurementMethod(20, 10, 200, 0.01, 0.05, 3, true, 3);
+    public static final MeasurementMethod DEFAULT = new MeasurementMethod(100, 20, 5, 200, 0.01, 0.05, 3, true, 3);
 
     public MeasurementMethod {
+        if (settleMillis < 0) {
+            throw new IllegalArgumentException("settle_ms must be >= 0");
+        }
         if (warmupMillis < 0) {
             throw new IllegalArgumentException("warmup_ms must be >= 0");
         }
-        if (minRepetitions < 5 || maxRepetitions < minRepetitions) {
-            throw new IllegalArgumentException("need 5 <= min_repetitions <= max_repetitions");
+        if (minRepetitions < 3 || maxRepetitions < minRepetitions) {
+            throw new IllegalArgumentException("need 3 <= min_repetitions <= max_repetitions");
         }
         if (!(targetCi > 0 && targetCi < 1)) {
             throw new IllegalArgumentException("target_ci must be a fraction in (0, 1)");

@@ -75,6 +75,7 @@ class EvalSettingsTest {
                   absolute: 2.0e-7
                   relative: 5.0e-5
                 measurement:
+                  settle_ms: 50
                   warmup_ms: 7.5
                   min_repetitions: 9
                   max_repetitions: 99
@@ -88,7 +89,7 @@ class EvalSettingsTest {
         assertEquals("mine", s.baseline());
         assertEquals(List.of(InputCase.MASKED, InputCase.NORMAL_4), s.cases());
         assertEquals(new Tolerance(3.0e-5, 2.0e-7, 5.0e-5), s.tolerance());
-        assertEquals(new MeasurementMethod(7.5, 9, 99, 0.02, 0.5, 1.5, false, 4), s.measurement());
+        assertEquals(new MeasurementMethod(50, 7.5, 9, 99, 0.02, 0.5, 1.5, false, 4), s.measurement());
     }
 
     @Test
@@ -100,7 +101,7 @@ class EvalSettingsTest {
         assertEquals(d.cases(), s.cases());
         assertEquals(new Tolerance(d.tolerance().relativeL2(), 0.0, d.tolerance().relative()), s.tolerance());
         MeasurementMethod m = d.measurement();
-        assertEquals(new MeasurementMethod(m.warmupMillis(), m.minRepetitions(), m.maxRepetitions(), m.targetCi(),
+        assertEquals(new MeasurementMethod(m.settleMillis(), m.warmupMillis(), m.minRepetitions(), m.maxRepetitions(), m.targetCi(),
                 m.ciFloorMicros(), m.maxSecondsPerShape(), m.flushL2(), 2), s.measurement());
     }
 
