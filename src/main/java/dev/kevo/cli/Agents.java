@@ -1,6 +1,7 @@
 package dev.kevo.cli;
 
 import dev.kevo.agent.Agent;
+import dev.kevo.agent.BuiltinAgent;
 import java.util.Map;
 
 /** The agents a campaign config can name. */
@@ -9,6 +10,6 @@ final class Agents {
     }
 
     static Map<String, Agent> available() {
-        return Map.of();
+        return Map.of(BuiltinAgent.NAME, new BuiltinAgent());
     }
 }

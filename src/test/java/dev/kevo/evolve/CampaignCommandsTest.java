@@ -1,0 +1,90 @@
+package dev.kevo.evolve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.cli.Main;
+import dev.kevo.store.CampaignState;
+import dev.kevo.store.CampaignStore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** kevo show and kevo lineage on a real campaign folder (made with the GPU double of CampaignTest). */
+class CampaignCommandsTest {
+    @TempDir
+    static Path dir;
+    static Path folder;
+    static CampaignState state;
+
+    @BeforeAll
+    static void runCampaign() {
+        CampaignConfig config = CampaignTest.config(5);
+        folder = dir.resolve("c");
+        CampaignStore store = CampaignTest.store(folder, config);
+        state = CampaignTest.run(store, config, new CampaignTest.FakeGpu(Integer.MAX_VALUE));
+    }
+
+    static String[] kevo(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+    }
+
+    @Test
+    void showNamesTheChampionAndCountsVerdicts() {
+        String[] r = kevo("show", folder.toString());
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("generation 5"), r[1]);
+        assertTrue(r[1].contains("champion " + state.bestId()), r[1]);
+        assertTrue(r[1].contains("verdicts: pass"), r[1]);
+    }
+
+    @Test
+    void lineageTracesTheChampionBackToASeed() {
+        String[] r = kevo("lineage", folder.toString());
+        assertEquals("0", r[0], r[2]);
+        List<String> lines = r[1].lines().toList();
+        assertTrue(lines.getFirst().startsWith("seed-"), r[1]);
+        assertTrue(lines.getLast().contains(state.bestId()), r[1]);
+        assertTrue(lines.stream().skip(1).allMatch(l -> l.contains("└─ ")), r[1]);
+    }
+
+    @Test
+    void lineageDrawsGraphsAndJson() {
+        String dot = kevo("lineage", folder.toString(), "--format", "dot")[1];
+        assertTrue(dot.startsWith("digraph lineage {") && dot.contains("->") && dot.contains("style=bold"), dot);
+        String mermaid = kevo("lineage", folder.toString(), "--format", "mermaid")[1];
+        assertTrue(mermaid.startsWith("graph TD") && mermaid.contains("-->"), mermaid);
+        String json = kevo("lineage", folder.toString(), "--format", "json")[1];
+        assertTrue(json.trim().startsWith("[") && json.contains("\"id\" : \"" + state.bestId() + "\""), json);
+    }
+
+    @Test
+    void anUnknownMutantOrFolderIsOneLineAndExitTwo() {
+        String[] r = kevo("lineage", folder.toString(), "--id", "g9999-i0-c0");
+        assertEquals("2", r[0]);
+        assertEquals("kevo: no mutant 'g9999-i0-c0' in this campaign", r[2].strip());
+        String[] s = kevo("show", dir.resolve("nothing").toString());
+        assertEquals("2", s[0]);
+        assertTrue(s[2].contains("not a campaign folder"), s[2]);
+    }
+
+    @Test
+    void evolveWithABadConfigKeyNamesIt(@TempDir Path tmp) throws Exception {
+        Path bad = tmp.resolve("bad.yaml");
+        java.nio.file.Files.writeString(bad, "islands: 2\nselection:\n  tournament: 3\n");
+        String[] r = kevo("evolve", "--config", bad.toString());
+        assertEquals("2", r[0], r[2]);
+        assertTrue(r[2].contains(bad + ":3: unknown key 'selection.tournament'"), r[2]);
+        java.nio.file.Files.writeString(bad, "islands: 0\n");
+        r = kevo("evolve", "--config", bad.toString());
+        assertEquals("2", r[0], r[2]);
+        assertTrue(r[2].contains("islands: between 1 and 64"), r[2]);
+    }
+}
