@@ -30,7 +30,8 @@ import java.util.random.RandomGenerator;
  *       followed by a one-gene mutation;</li>
  *   <li>otherwise: one to three genes stepped to nearby values.</li>
  * </ul>
- * A child equal to its parent, its mate or a recent failure is drawn again. All randomness comes from
+ * A child equal to its parent, its mate or a recent failure (for fresh genomes: or an inspiration) is drawn
+ * again. All randomness comes from
  * {@link ProposalRequest#random()}, so the same request and random state give the same proposal.
  */
 public final class BuiltinAgent implements Agent {
@@ -47,16 +48,17 @@ public final class BuiltinAgent implements Agent {
     }
 
     /**
-     * The strongest design we know without measuring: warp per row (two rows per warp up to 64 columns)
+     * The strongest design we know without measuring: a warp per row (two rows per warp up to 64 columns)
      * with the row in registers and 16-byte accesses up to 1024 columns; a block per row in registers up to
-     * 16384; rows of 8192+ columns with no more rows than SMs split over about 8 blocks per SM; a block per
-     * row reading twice beyond that.
+     * 16384, with scalar accesses: at 16 floats per thread that stays within 32 registers, two 1024-thread
+     * blocks per SM (16-byte accesses and their peeling take 40); rows of 8192+ columns with no more rows
+     * than SMs split over about 8 blocks per SM; a block per row reading twice beyond that.
      */
     public static Genome defaultGenome() {
         return new Genome(
-                new ShortRows(1024, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN, 0),
-                new BlockRows(16384, 128, 1024, 8, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
-                        StoreHint.PLAIN, 0),
+                new ShortRows(1024, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN),
+                new BlockRows(16384, 128, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                        StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS)),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
@@ -74,25 +76,25 @@ public final class BuiltinAgent implements Agent {
         Map<String, Genome> named = new LinkedHashMap<>();
         named.put("default", d);
         named.put("register-rows", new Genome(
-                new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN, 0),
+                new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN),
                 new BlockRows(16384, 256, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
-                        StoreHint.PLAIN, 0),
+                        StoreHint.PLAIN),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN)),
                 new LoopRows(0, new Streaming(1024, 1, 2, 1, true, Reduce.SHUFFLE, ExpMode.ACCURATE,
                         LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
         named.put("online", new Genome(
-                new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN, 0),
+                new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
                 new BlockRows(16384, 128, 1024, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                        StoreHint.PLAIN, 0),
+                        StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS)),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         LoadHint.LDCS, StoreHint.STCS))));
         named.put("wide", new Genome(
-                new ShortRows(2048, 8, 2, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS, 0),
-                new BlockRows(32768, 256, 512, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
-                        StoreHint.STCS, 0),
+                new ShortRows(1024, 8, 4, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS),
+                new BlockRows(32768, 256, 1024, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
+                        StoreHint.STCS),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS)),
                 new LoopRows(0, new Streaming(1024, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
@@ -110,6 +112,8 @@ public final class BuiltinAgent implements Agent {
         }
         Optional<Genome> parent = genomeOf(request.parent());
         if (parent.isEmpty()) {
+            // A design other islands already hold adds nothing: start elsewhere.
+            request.inspirations().forEach(c -> genomeOf(c).ifPresent(g -> avoid.add(key(g))));
             return fresh(request, random, avoid);
         }
         avoid.add(key(parent.get()));

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The built-in agent's description of a softmax kernel file: one design per shape regime, each rendered by
@@ -58,10 +57,9 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * @param threads threads per block (rows per block = threads / lanes)
      * @param vec floats per load and store (rows that are not vec-aligned are peeled)
      * @param online one reduction of (max, sum) pairs instead of a max then a sum reduction
-     * @param gridCap 0: a block per group of rows; n: at most n * sms blocks, looping over rows
      */
     public record ShortRows(int maxCols, int minLanes, int growth, int threads, int vec, boolean online,
-                            ExpMode exp, LoadHint load, StoreHint store, int gridCap) {
+                            ExpMode exp, LoadHint load, StoreHint store) {
         public ShortRows {
             nonNull(exp, load, store);
         }
@@ -72,7 +70,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * {@code elems} floats each, threads doubling up to {@code maxThreads}, then elements doubling.
      */
     public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int vec, boolean online,
-                            Reduce reduce, ExpMode exp, LoadHint load, StoreHint store, int gridCap) {
+                            Reduce reduce, ExpMode exp, LoadHint load, StoreHint store) {
         public BlockRows {
             nonNull(reduce, exp, load, store);
         }
@@ -105,7 +103,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         }
     }
 
-    /** The catch-all: a block per row, {@code gridCap} as for short rows. */
+    /** The catch-all: a block per row; {@code gridCap} 0 launches one per row, n at most n * sms looping over rows. */
     public record LoopRows(int gridCap, Streaming pass) {
         public LoopRows {
             nonNull(pass);
@@ -163,20 +161,26 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     }
 
     /**
-     * Most floats one thread may hold in registers at a block size: with {@code __launch_bounds__(threads)}
-     * ptxas has 65536 / threads registers (at most 255), and ~26 go to addresses, indices and the reduction.
-     * Measured with nvcc -Xptxas -v for sm_90: no spills at these limits in any variant.
+     * Most floats one thread may hold in registers. ptxas (nvcc 13.0 and NVRTC 11.8, sm_90) keeps 32 per
+     * thread in registers in every variant of the register kernels at every block size (at 1024 threads,
+     * 64 registers, that is ~60 used); at 64 some variants spill. Rows held as float2 spill from 32 floats
+     * on (from 16 at 1024 threads), so they get a quarter. Measured with -Xptxas -v over every combination
+     * of the other genes at these limits: no spills.
      */
-    public static int registerElems(int threads) {
-        return threads >= 1024 ? 32 : 64;
+    public static int registerElems(int threads, int vec) {
+        if (vec == 2) {
+            return threads >= 1024 ? 8 : 16;
+        }
+        return 32;
     }
 
     /**
-     * Most floats one thread of a streaming pass may have in flight per iteration (tile * vec): more spills
-     * at 1024 threads (64 registers) once the loop is unrolled.
+     * Most floats one thread of a streaming pass may load per unrolled iteration (tile * vec * unroll).
+     * Beyond this ptxas (nvcc 13.0 and NVRTC 11.8, sm_90) spills a few bytes in some variants; and 16 floats
+     * per thread already keep far more bytes in flight than DRAM latency needs.
      */
     public static int streamElems(int threads) {
-        return threads >= 1024 ? 16 : 32;
+        return threads >= 1024 ? 8 : 16;
     }
 
     /** The same genome mapped onto the space the renderer is correct and register-resident for. */
@@ -187,26 +191,25 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     private static ShortRows normalize(ShortRows s) {
         int threads = pow2(s.threads(), 32, 1024);
         int vec = vec(s.vec());
-        return new ShortRows(clamp(s.maxCols(), 1, 32 * registerElems(threads)), pow2(s.minLanes(), 4, 32),
-                s.growth() >= 4 ? 4 : 2, threads, vec, s.online(), s.exp(), s.load(), s.store(),
-                clamp(s.gridCap(), 0, 64));
+        return new ShortRows(clamp(s.maxCols(), 1, 32 * registerElems(threads, vec)), pow2(s.minLanes(), 4, 32),
+                s.growth() >= 4 ? 4 : 2, threads, vec, s.online(), s.exp(), s.load(), s.store());
     }
 
     private static BlockRows normalize(BlockRows b) {
         int maxThreads = pow2(b.maxThreads(), 32, 1024);
         int minThreads = pow2(b.minThreads(), 32, maxThreads);
         int vec = vec(b.vec());
-        int elems = pow2(b.elems(), vec, registerElems(maxThreads));
-        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * registerElems(maxThreads)), minThreads,
-                maxThreads, elems, vec, b.online(), b.reduce(), b.exp(), b.load(), b.store(),
-                clamp(b.gridCap(), 0, 64));
+        int elems = pow2(b.elems(), vec, registerElems(maxThreads, vec));
+        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * registerElems(maxThreads, vec)), minThreads,
+                maxThreads, elems, vec, b.online(), b.reduce(), b.exp(), b.load(), b.store());
     }
 
     private static Streaming normalize(Streaming p) {
         int vec = vec(p.vec());
         int threads = pow2(p.threads(), 64, 1024);
-        return new Streaming(threads, vec, clamp(p.tile(), 1, streamElems(threads) / vec),
-                pow2(p.unroll(), 1, 4), p.online(), p.reduce(), p.exp(), p.statsLoad(), p.normLoad(), p.store());
+        int unroll = pow2(p.unroll(), 1, Math.min(4, streamElems(threads) / vec));
+        return new Streaming(threads, vec, clamp(p.tile(), 1, streamElems(threads) / (vec * unroll)), unroll,
+                p.online(), p.reduce(), p.exp(), p.statsLoad(), p.normLoad(), p.store());
     }
 
     private static SplitRows normalize(SplitRows s) {

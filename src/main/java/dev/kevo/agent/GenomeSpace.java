@@ -78,9 +78,12 @@ public final class GenomeSpace {
             int distance = random.nextInt(4) == 0 ? 2 : 1;
             int to = at + (random.nextBoolean() ? distance : -distance);
             if (to < 0 || to >= values.size()) {
-                to = at - (to - at);
+                to = at - (to - at);  // bounce off the end
             }
             to = Math.max(0, Math.min(values.size() - 1, to));
+            if (to == at && values.size() > 1) {
+                to = at == 0 ? 1 : at - 1;
+            }
             return IntNode.valueOf(values.get(to));
         }
 
@@ -192,7 +195,7 @@ public final class GenomeSpace {
 
     private static List<Gene> genes() {
         List<Gene> genes = new ArrayList<>(List.of(
-                new Gene("short.maxCols", new Scale(32, 2048, 32)),
+                new Gene("short.maxCols", new Scale(32, 1024, 32)),
                 new Gene("short.minLanes", new Pow2(4, 32)),
                 new Gene("short.growth", Ordered.of(2, 4)),
                 new Gene("short.threads", new Pow2(64, 1024)),
@@ -201,18 +204,16 @@ public final class GenomeSpace {
                 new Gene("short.exp", Choice.of(Genome.ExpMode.class)),
                 new Gene("short.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("short.store", Choice.of(Genome.StoreHint.class)),
-                new Gene("short.gridCap", GRID_CAP),
                 new Gene("block.maxCols", new Scale(1024, 32768, 256)),
                 new Gene("block.minThreads", new Pow2(32, 1024)),
                 new Gene("block.maxThreads", new Pow2(128, 1024)),
-                new Gene("block.elems", new Pow2(1, 64)),
+                new Gene("block.elems", new Pow2(1, 32)),
                 new Gene("block.vec", VEC),
                 new Gene("block.online", Choice.flag()),
                 new Gene("block.reduce", Choice.of(Genome.Reduce.class)),
                 new Gene("block.exp", Choice.of(Genome.ExpMode.class)),
                 new Gene("block.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("block.store", Choice.of(Genome.StoreHint.class)),
-                new Gene("block.gridCap", GRID_CAP),
                 new Gene("split.minCols", new Scale(1024, 1 << 20, 256)),
                 new Gene("split.rowsPct", new Scale(25, 3200, 25)),
                 new Gene("split.minChunk", new Scale(512, 1 << 18, 256)),

@@ -1,12 +1,7 @@
 package dev.kevo.agent;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +16,6 @@ import java.util.List;
 public final class KernelRenderer {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private KernelRenderer() {
     }
@@ -33,15 +27,28 @@ public final class KernelRenderer {
         }
     }
 
-    /** One launch; {@code threads} is also the kernel's {@code __launch_bounds__}. */
-    public record Launch(String kernel, String grid, int threads, List<String> args, String body,
-                         String params) {
+    /** One launch of a plan: {@code args} as the header lists them. */
+    public record Launch(Kernel kernel, String grid, List<String> args) {
         public Launch {
             args = List.copyOf(args);
         }
     }
 
-    /** A register kernel's row capacity: G threads per row with N vectors each hold up to {@code cols}. */
+    /**
+     * An {@code extern "C"} kernel: {@code threads} is its block size and {@code __launch_bounds__}, {@code call}
+     * the library template instance its body calls.
+     */
+    public record Kernel(String name, int threads, String params, String call) {
+        String definition() {
+            return "extern \"C\" __global__ void __launch_bounds__(" + threads + ") " + name + "(" + params
+                    + ") {\n    " + call + ";\n}\n";
+        }
+    }
+
+    /**
+     * A register kernel's capacity: groups of {@code group} threads with {@code vectors} vectors each hold rows
+     * of up to {@code cols} columns (already capped at the regime's maxCols).
+     */
     record Bucket(int group, int vectors, int cols) {
     }
 
@@ -55,47 +62,38 @@ public final class KernelRenderer {
         StringBuilder out = new StringBuilder();
         out.append("/*@kevo\n").append(header(g, plans)).append("\n*/\n");
         out.append("#include \"kevo.h\"\n\n");
-        out.append("// Rendered by kevo's built-in agent from the genome\n// ")
-                .append(g.toJson().toString()).append("\n\n");
+        out.append("// Rendered by kevo's built-in agent from the genome\n// ").append(g.toJson()).append("\n\n");
         out.append(LIBRARY).append('\n');
         out.append(configs(g)).append('\n');
-        List<String> seen = new ArrayList<>();
-        for (Plan plan : plans) {
-            for (Launch launch : plan.launches()) {
-                if (!seen.contains(launch.kernel())) {
-                    seen.add(launch.kernel());
-                    out.append("extern \"C\" __global__ void __launch_bounds__(").append(launch.threads()).append(") ")
-                            .append(launch.kernel()).append('(').append(launch.params()).append(") {\n    ")
-                            .append(launch.body()).append(";\n}\n");
-                }
-            }
-        }
+        plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct()
+                .forEach(k -> out.append(k.definition()));
         return out.toString();
     }
 
-    /** The launch plans, in the order the header lists them. */
+    /** The launch plans, in the order the header lists them: short buckets, split, block buckets, loop. */
     public static List<Plan> plans(Genome genome) {
         Genome g = genome.normalized();
         Genome.ShortRows s = g.shortRows();
-        Genome.BlockRows b = g.blockRows();
         List<Plan> plans = new ArrayList<>();
         for (Bucket k : shortBuckets(s)) {
-            String name = "softmax_short_g" + k.group() + "_n" + k.vectors();
-            plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(name,
-                    capped(rowsPer(s.threads() / k.group()), s.gridCap()), s.threads(), ROW_ARGS,
-                    "register_rows<ShortCfg, " + s.threads() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)", ROW_PARAMS))));
+            int rowsPerBlock = s.threads() / k.group();
+            Kernel kernel = new Kernel("softmax_short_g" + k.group() + "_n" + k.vectors(), s.threads(), ROW_PARAMS,
+                    "register_rows<ShortCfg, " + s.threads() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)");
+            String grid = rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
+            plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, grid, ROW_ARGS))));
         }
         plans.add(splitPlan(g));
-        for (Bucket k : blockBuckets(b)) {
+        for (Bucket k : blockBuckets(g.blockRows())) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
-                String name = "softmax_block_t" + k.group() + "_n" + k.vectors();
-                plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(name, capped("rows", b.gridCap()),
-                        k.group(), ROW_ARGS, "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors()
-                        + ">(x, y, rows, cols)", ROW_PARAMS))));
+                Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors(), k.group(), ROW_PARAMS,
+                        "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)");
+                plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ROW_ARGS))));
             }
         }
-        plans.add(new Plan("true", List.of(new Launch("softmax_loop", capped("rows", g.loopRows().gridCap()),
-                g.loopRows().pass().threads(), ROW_ARGS, "loop_rows<LoopCfg>(x, y, rows, cols)", ROW_PARAMS))));
+        Genome.LoopRows loop = g.loopRows();
+        Kernel kernel = new Kernel("softmax_loop", loop.pass().threads(), ROW_PARAMS, "loop_rows<LoopCfg>(x, y, rows, cols)");
+        String grid = loop.gridCap() == 0 ? "rows" : "min(rows, " + loop.gridCap() + " * sms)";
+        plans.add(new Plan("true", List.of(new Launch(kernel, grid, ROW_ARGS))));
         return plans;
     }
 
@@ -108,7 +106,7 @@ public final class KernelRenderer {
         List<Bucket> out = new ArrayList<>();
         int lanes = s.minLanes();
         int vectors = 1;
-        int maxVectors = Genome.registerElems(s.threads()) / s.vec();
+        int maxVectors = Genome.registerElems(s.threads(), s.vec()) / s.vec();
         while (true) {
             int cap = lanes * vectors * s.vec();
             out.add(new Bucket(lanes, vectors, Math.min(cap, s.maxCols())));
@@ -143,8 +141,10 @@ public final class KernelRenderer {
         }
     }
 
-    /** Chunks per split row: enough blocks to fill the GPU, chunks no shorter than minChunk, and no thread
-     * summing more than {@link Genome#MAX_TERMS_PER_THREAD} elements. */
+    /**
+     * Chunks per split row: enough blocks to fill the GPU ({@code blocksPerSm * sms} over all rows), chunks no
+     * shorter than minChunk, and never so few that a thread sums more than {@link Genome#MAX_TERMS_PER_THREAD}.
+     */
     public static String chunks(Genome.SplitRows s) {
         return "max(cdiv(cols, " + (long) s.pass().threads() * Genome.MAX_TERMS_PER_THREAD + "), min(cdiv(cols, "
                 + s.minChunk() + "), cdiv(" + s.blocksPerSm() + " * sms, rows)))";
@@ -155,63 +155,72 @@ public final class KernelRenderer {
         String chunks = chunks(s);
         // Rows longer than this would have a loop thread add more than MAX_TERMS_PER_THREAD elements.
         long loopLimit = (long) g.loopRows().pass().threads() * Genome.MAX_TERMS_PER_THREAD;
-        String when = "(cols >= " + s.minCols() + " && rows <= sms * " + s.rowsPct() + " / 100) || cols > " + loopLimit;
+        String when = "(cols >= " + s.minCols() + " && rows <= " + smsShare(s.rowsPct()) + ") || cols > " + loopLimit;
         int threads = s.pass().threads();
-        return new Plan(when, List.of(
-                new Launch("softmax_split_stats", "rows * " + chunks, threads, List.of("x", "ws", "cols", chunks),
-                        "split_stats<SplitCfg>(x, ws, cols, chunks)",
-                        "const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks"),
-                new Launch("softmax_split_norm", "rows * " + chunks, threads, List.of("x", "y", "ws", "cols", chunks),
-                        "split_norm<SplitCfg>(x, y, ws, cols, chunks)",
-                        "const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks")));
+        Kernel stats = new Kernel("softmax_split_stats", threads,
+                "const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks",
+                "split_stats<SplitCfg>(x, ws, cols, chunks)");
+        Kernel norm = new Kernel("softmax_split_norm", threads,
+                "const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks",
+                "split_norm<SplitCfg>(x, y, ws, cols, chunks)");
+        String grid = "rows * " + chunks;
+        return new Plan(when, List.of(new Launch(stats, grid, List.of("x", "ws", "cols", chunks)),
+                new Launch(norm, grid, List.of("x", "y", "ws", "cols", chunks))));
     }
 
-    private static String rowsPer(int rowsPerBlock) {
-        return rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
-    }
-
-    private static String capped(String grid, int gridCap) {
-        return gridCap == 0 ? grid : "min(" + grid + ", " + gridCap + " * sms)";
-    }
-
+    /** The header JSON, a plan per line so that it reads like the hand-written seeds. */
     private static String header(Genome g, List<Plan> plans) {
-        ObjectNode root = NODES.objectNode();
-        root.put("description", description(g));
-        root.put("workspace", "rows * " + chunks(g.splitRows()) + " * 8");
-        ArrayNode planNodes = root.putArray("plans");
-        for (Plan plan : plans) {
-            ObjectNode p = planNodes.addObject();
-            p.put("when", plan.when());
-            ArrayNode launches = p.putArray("launches");
-            for (Launch launch : plan.launches()) {
-                ObjectNode l = launches.addObject();
-                l.put("kernel", launch.kernel());
-                l.put("grid", launch.grid());
-                l.put("block", launch.threads());
-                ArrayNode args = l.putArray("args");
-                launch.args().forEach(args::add);
+        StringBuilder out = new StringBuilder("{\n");
+        out.append("  \"description\": ").append(quote(description(g))).append(",\n");
+        out.append("  \"workspace\": ").append(quote(workspace(g))).append(",\n");
+        out.append("  \"plans\": [\n");
+        for (int p = 0; p < plans.size(); p++) {
+            Plan plan = plans.get(p);
+            out.append("    { \"when\": ").append(quote(plan.when())).append(", \"launches\": [");
+            for (int l = 0; l < plan.launches().size(); l++) {
+                Launch launch = plan.launches().get(l);
+                out.append(l == 0 ? "" : ",").append("\n      { \"kernel\": ").append(quote(launch.kernel().name()))
+                        .append(", \"grid\": ").append(quote(launch.grid()))
+                        .append(", \"block\": ").append(launch.kernel().threads()).append(", \"args\": [")
+                        .append(String.join(", ", launch.args().stream().map(KernelRenderer::quote).toList()))
+                        .append("] }");
             }
+            out.append(" ] }").append(p + 1 < plans.size() ? "," : "").append('\n');
         }
+        return out.append("  ]\n}").toString();
+    }
+
+    private static String quote(String text) {
         try {
-            DefaultPrettyPrinter printer = new DefaultPrettyPrinter()
-                    .withObjectIndenter(new DefaultIndenter("  ", "\n"));
-            return JSON.writer(printer).writeValueAsString(root);
+            return JSON.writeValueAsString(text);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** One line for people: what each regime does and where its thresholds sit. */
+    /** Bytes of ws: the split plan's float2 partial per chunk; small for shapes other plans take. */
+    public static String workspace(Genome g) {
+        return "rows * " + chunks(g.normalized().splitRows()) + " * 8";
+    }
+
+    /** One line for people: each regime's design and thresholds. */
     public static String description(Genome genome) {
         Genome g = genome.normalized();
         Genome.ShortRows s = g.shortRows();
         Genome.BlockRows b = g.blockRows();
         Genome.SplitRows sp = g.splitRows();
-        return "builtin genome: cols <= " + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes in registers (vec "
-                + s.vec() + "); cols <= " + b.maxCols() + " a row per " + b.minThreads() + "-" + b.maxThreads()
-                + "-thread block in registers (vec " + b.vec() + "); cols >= " + sp.minCols() + " with rows <= sms * "
-                + sp.rowsPct() + "%: rows split over many blocks, (max, sum) per chunk then merge and normalise; "
-                + "otherwise a block per row reading it twice";
+        return "builtin genome: in registers, cols <= " + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes, "
+                + "cols <= " + b.maxCols() + " a row per block of " + b.minThreads() + "-" + b.maxThreads()
+                + " threads; cols >= " + sp.minCols() + " with rows <= " + smsShare(sp.rowsPct())
+                + ": rows split over many blocks, chunk stats then merge and normalise; else a block per row, two reads";
+    }
+
+    /** {@code sms * pct / 100}, written plainly when pct is a whole multiple of 100. */
+    private static String smsShare(int pct) {
+        if (pct % 100 == 0) {
+            return pct == 100 ? "sms" : "sms * " + pct / 100;
+        }
+        return "sms * " + pct + " / 100";
     }
 
     private static String configs(Genome g) {
@@ -221,7 +230,8 @@ public final class KernelRenderer {
         out.append(struct("ShortCfg", List.of(
                 field("VEC", s.vec()), field("EXP", "EXP_" + s.exp()),
                 field("LOAD", "LOAD_" + s.load()), field("STORE", "STORE_" + s.store()),
-                field("REDUCE", "REDUCE_SHUFFLE"), flag("ONLINE", s.online()))));
+                field("REDUCE", "REDUCE_SHUFFLE"), // a row's group is at most a warp: always shuffles
+                flag("ONLINE", s.online()))));
         out.append(struct("BlockCfg", List.of(
                 field("VEC", b.vec()), field("EXP", "EXP_" + b.exp()), field("LOAD", "LOAD_" + b.load()),
                 field("STORE", "STORE_" + b.store()), field("REDUCE", "REDUCE_" + b.reduce()),
@@ -385,71 +395,71 @@ public final class KernelRenderer {
                 typedef typename VecOf<V>::T VT;
                 typedef Num<C::EXP> K;
                 const int lane = threadIdx.x & (G - 1);
-                for (long long first = (long long)blockIdx.x * RPB; first < rows; first += (long long)gridDim.x * RPB) {
-                    // A warp with no row left leaves as a whole, so the shuffles below always have all 32 lanes.
-                    if (G <= 32 && first + (threadIdx.x >> 5) * (32 / G) >= rows) break;
-                    const long long row = first + threadIdx.x / G;
-                    const bool live = row < rows;  // false only for groups past the last row in a shared warp
-                    const long long base = row * cols;
-                    const Peel p = peel<V>(base, cols);
-                    const float* xr = x + base;
-                    float* yr = y + base;
-                    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
-                    VT* yv = reinterpret_cast<VT*>(yr + p.head);
+                // No row loop: the grid, cdiv(rows, RPB), never exceeds rows, and NVRTC 11.8 fails with "unsupported
+                // operation" on a row loop around this body when V == 2 and N >= 4.
+                // A warp with no row leaves as a whole, so the shuffles below always have all 32 lanes.
+                if (G <= 32 && (long long)blockIdx.x * RPB + (threadIdx.x >> 5) * (32 / G) >= rows) return;
+                const long long row = (long long)blockIdx.x * RPB + threadIdx.x / G;
+                const bool live = row < rows;  // false only for groups past the last row in a shared warp
+                const long long base = row * cols;
+                const Peel p = peel<V>(base, cols);
+                const float* xr = x + base;
+                float* yr = y + base;
+                const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+                VT* yv = reinterpret_cast<VT*>(yr + p.head);
 
-                    float v[N * V];
-                    float h = -KEVO_INF, t = -KEVO_INF;  // padding as -inf vanishes in both max and exp
+                float v[N * V];
+                float h = -KEVO_INF, t = -KEVO_INF;  // padding as -inf vanishes in both max and exp
+            #pragma unroll
+                for (int k = 0; k < N; ++k) {
+                    const int q = lane + k * G;
+                    if (live && q < p.nv) {
+                        unpack(load<C::LOAD>(xv + q), v + k * V);
+                    } else {
+            #pragma unroll
+                        for (int e = 0; e < V; ++e) v[k * V + e] = -KEVO_INF;
+                    }
+                }
+                if (V > 1 && live) {
+                    if (lane < p.head) h = load<C::LOAD>(xr + lane);
+                    if (lane < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + lane);
+                }
+                float m = fmaxf(h, t);
+            #pragma unroll
+                for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
+
+                float scale;  // y = exp(v - own key) * scale
+                if constexpr (C::ONLINE) {
+                    // One reduction of (max, sum) pairs instead of two; exponents are taken against this
+                    // thread's own max and rescaled once. A thread with only -inf uses key 0 (its exps are 0).
+                    const float km = K::key(m);
+                    const float kr = m == -KEVO_INF ? 0.0f : km;
+                    float s = 0.0f;
+            #pragma unroll
+                    for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
+                    h = K::exp_from(h, kr);
+                    t = K::exp_from(t, kr);
+                    const Stat st = group_reduce<G, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
+                    scale = K::exp_keys(km, st.m) / st.s;
+                } else {
+                    const float km = K::key(group_reduce<G, C::REDUCE>(m, MaxOp()));  // finite: every row has a finite entry
+                    float s = 0.0f;
+            #pragma unroll
+                    for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], km); s += v[i]; }
+                    h = K::exp_from(h, km);
+                    t = K::exp_from(t, km);
+                    scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
+                }
+
+                if (live) {
             #pragma unroll
                     for (int k = 0; k < N; ++k) {
                         const int q = lane + k * G;
-                        if (live && q < p.nv) {
-                            unpack(load<C::LOAD>(xv + q), v + k * V);
-                        } else {
-            #pragma unroll
-                            for (int e = 0; e < V; ++e) v[k * V + e] = -KEVO_INF;
-                        }
+                        if (q < p.nv) store<C::STORE>(yv + q, pack<V>(v + k * V, scale));
                     }
-                    if (V > 1 && live) {
-                        if (lane < p.head) h = load<C::LOAD>(xr + lane);
-                        if (lane < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + lane);
-                    }
-                    float m = fmaxf(h, t);
-            #pragma unroll
-                    for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
-
-                    float scale;  // y = exp(v - own key) * scale
-                    if constexpr (C::ONLINE) {
-                        // One reduction of (max, sum) pairs instead of two; exponents are taken against this
-                        // thread's own max and rescaled once. A thread with only -inf uses key 0 (its exps are 0).
-                        const float km = K::key(m);
-                        const float kr = m == -KEVO_INF ? 0.0f : km;
-                        float s = 0.0f;
-            #pragma unroll
-                        for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
-                        h = K::exp_from(h, kr);
-                        t = K::exp_from(t, kr);
-                        const Stat st = group_reduce<G, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
-                        scale = K::exp_keys(km, st.m) / st.s;
-                    } else {
-                        const float km = K::key(group_reduce<G, C::REDUCE>(m, MaxOp()));  // finite: every row has a finite entry
-                        float s = 0.0f;
-            #pragma unroll
-                        for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], km); s += v[i]; }
-                        h = K::exp_from(h, km);
-                        t = K::exp_from(t, km);
-                        scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
-                    }
-
-                    if (live) {
-            #pragma unroll
-                        for (int k = 0; k < N; ++k) {
-                            const int q = lane + k * G;
-                            if (q < p.nv) store<C::STORE>(yv + q, pack<V>(v + k * V, scale));
-                        }
-                        if (V > 1) {
-                            if (lane < p.head) store<C::STORE>(yr + lane, h * scale);
-                            if (lane < p.tail) store<C::STORE>(yr + p.head + p.nv * V + lane, t * scale);
-                        }
+                    if (V > 1) {
+                        if (lane < p.head) store<C::STORE>(yr + lane, h * scale);
+                        if (lane < p.tail) store<C::STORE>(yr + p.head + p.nv * V + lane, t * scale);
                     }
                 }
             }

@@ -1,0 +1,143 @@
+package dev.kevo.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kevo.task.ContractParser;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class BuiltinAgentTest {
+
+    private final BuiltinAgent agent = new BuiltinAgent();
+
+    private static Candidate withGenome(String id, Genome g) {
+        return new Candidate(id, KernelRenderer.render(g), Optional.of(g.toJson()), null);
+    }
+
+    private static ProposalRequest request(Candidate parent, Optional<Candidate> mate, List<Candidate> failures,
+                                           long seed) {
+        return new ProposalRequest(parent, mate, List.of(), failures, new SplittableRandom(seed));
+    }
+
+    private static Genome genome(Proposal p) {
+        return Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome());
+    }
+
+    @Test
+    void nameIsBuiltin() {
+        assertEquals("builtin", agent.name());
+    }
+
+    @Test
+    void sameRequestAndRandomStateGiveTheSameProposal() {
+        Candidate seedParent = AgentPopulation.seed("online.cu");
+        Candidate parent = withGenome("p", BuiltinAgent.defaultGenome());
+        Candidate mate = withGenome("m", BuiltinAgent.namedGenomes().get("wide"));
+        for (long seed = 0; seed < 20; seed++) {
+            for (Optional<Candidate> m : List.of(Optional.<Candidate>empty(), Optional.of(mate))) {
+                for (Candidate p : List.of(seedParent, parent)) {
+                    Proposal a = agent.propose(request(p, m, List.of(), seed));
+                    Proposal b = agent.propose(request(p, m, List.of(), seed));
+                    assertEquals(a, b, "seed " + seed);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSeedWithoutGenomeGetsAFreshOne() {
+        Set<String> summaries = new HashSet<>();
+        for (long seed = 0; seed < 40; seed++) {
+            Proposal p = agent.propose(request(AgentPopulation.seed("register_rows.cu"), Optional.empty(), List.of(),
+                    seed));
+            assertEquals("fresh", p.operator());
+            assertEquals(KernelRenderer.render(genome(p)), p.source());
+            ContractParser.parse("fresh.cu", null, p.source());
+            assertTrue(p.summary().startsWith("fresh: "), p.summary());
+            assertTrue(p.summary().endsWith("(register_rows.cu has no builtin genome)"), p.summary());
+            summaries.add(p.summary().replaceAll(" \\(.*", ""));
+        }
+        assertTrue(summaries.contains("fresh: named genome 'default'"), summaries::toString);
+        assertTrue(summaries.contains("fresh: random genome"), summaries::toString);
+        assertTrue(summaries.size() >= 4, summaries::toString);
+    }
+
+    @Test
+    void anUnreadableGenomeCountsAsNone() {
+        ObjectNode bad = new ObjectMapper().createObjectNode().put("kernel", "mine");
+        Candidate parent = new Candidate("llm-7", "", Optional.of(bad), null);
+        assertEquals("fresh", agent.propose(request(parent, Optional.empty(), List.of(), 3)).operator());
+    }
+
+    @Test
+    void mutationChangesAFewGenesAndSaysWhich() {
+        Genome parent = BuiltinAgent.defaultGenome();
+        for (long seed = 0; seed < 100; seed++) {
+            Proposal p = agent.propose(request(withGenome("p", parent), Optional.empty(), List.of(), seed));
+            if (!p.operator().equals("mutate")) {
+                continue;  // no inspirations here, so this never happens; keeps the test honest if that changes
+            }
+            Genome child = genome(p);
+            assertNotEquals(parent, child);
+            assertEquals(GenomeSpace.changes(parent, child), p.summary());
+            assertTrue(p.summary().matches("(short|block|split|loop): .+->.+"), p.summary());
+        }
+    }
+
+    @Test
+    void crossoverTakesRegimesFromTheMate() {
+        Genome a = BuiltinAgent.defaultGenome();
+        Genome b = BuiltinAgent.namedGenomes().get("wide");
+        int fromMate = 0;
+        for (long seed = 0; seed < 50; seed++) {
+            Proposal p = agent.propose(request(withGenome("p", a), Optional.of(withGenome("m-12", b)), List.of(), seed));
+            assertEquals("crossover", p.operator());
+            assertTrue(p.summary().startsWith("crossover with m-12: "), p.summary());
+            Genome child = genome(p);
+            assertNotEquals(a, child);
+            assertNotEquals(b, child);
+            if (child.splitRows().equals(b.splitRows())) {
+                fromMate++;
+            }
+        }
+        assertTrue(fromMate > 5 && fromMate < 45, "split came from the mate " + fromMate + " times in 50");
+    }
+
+    @Test
+    void recentFailuresAreNotProposedAgain() {
+        List<Candidate> failures = new ArrayList<>();
+        BuiltinAgent.namedGenomes().forEach((name, g) -> failures.add(withGenome(name, g)));
+        for (long seed = 0; seed < 20; seed++) {
+            Proposal p = agent.propose(request(AgentPopulation.seed("naive.cu"), Optional.empty(), failures, seed));
+            assertTrue(p.summary().startsWith("fresh: random genome"), p.summary());
+        }
+    }
+
+    @Test
+    void aFreshGenomeIsNotOneAnotherIslandAlreadyHolds() {
+        Candidate best = withGenome("island-2-best", BuiltinAgent.defaultGenome());
+        for (long seed = 0; seed < 20; seed++) {
+            Proposal p = agent.propose(new ProposalRequest(AgentPopulation.seed("online.cu"), Optional.empty(),
+                    List.of(best), List.of(), new SplittableRandom(seed)));
+            assertNotEquals(BuiltinAgent.defaultGenome(), genome(p));
+        }
+    }
+
+    @Test
+    void namedGenomesAreNormalizedAndDistinct() {
+        var named = BuiltinAgent.namedGenomes();
+        assertEquals("default", named.keySet().iterator().next());
+        assertEquals(BuiltinAgent.defaultGenome(), named.get("default"));
+        named.values().forEach(g -> assertEquals(g, g.normalized()));
+        assertEquals(named.size(), new HashSet<>(named.values()).size());
+    }
+}

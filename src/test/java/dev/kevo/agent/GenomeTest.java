@@ -1,0 +1,147 @@
+package dev.kevo.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class GenomeTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Genome DEFAULT = BuiltinAgent.defaultGenome();
+
+    @Test
+    void jsonRoundTrip() throws Exception {
+        for (Genome g : AgentPopulation.genomes()) {
+            JsonNode json = g.toJson();
+            assertEquals(g, Genome.fromJson(json, DEFAULT));
+            // and through text, as kevo stores it in the mutant's JSON
+            assertEquals(g, Genome.fromJson(JSON.readTree(JSON.writeValueAsString(json)), DEFAULT));
+        }
+        JsonNode json = DEFAULT.toJson();
+        assertEquals(List.of("short", "block", "split", "loop"), iterable(json));
+        assertEquals("EXP2", json.at("/short/exp").asText());
+        assertEquals(256, json.at("/split/pass/threads").asInt());
+    }
+
+    private static List<String> iterable(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    @Test
+    void missingGenesTakeTheDefaultsAndUnknownOnesAreRejected() {
+        ObjectNode partial = JSON.createObjectNode();
+        partial.putObject("short").put("vec", 2);
+        Genome g = Genome.fromJson(partial, DEFAULT);
+        assertEquals(2, g.shortRows().vec());
+        assertEquals(DEFAULT.blockRows(), g.blockRows());
+        assertEquals(DEFAULT.shortRows().maxCols(), g.shortRows().maxCols());
+
+        ObjectNode unknown = (ObjectNode) DEFAULT.toJson();
+        ((ObjectNode) unknown.get("split")).put("magic", 1);
+        assertThrows(IllegalArgumentException.class, () -> Genome.fromJson(unknown, DEFAULT));
+        for (JsonNode bad : List.of(NullNode.instance, TextNode.valueOf("SIDEWAYS"), IntNode.valueOf(1))) {
+            ObjectNode json = (ObjectNode) DEFAULT.toJson();
+            ((ObjectNode) json.get("short")).set("exp", bad);
+            assertThrows(IllegalArgumentException.class, () -> Genome.fromJson(json, DEFAULT), bad::toString);
+        }
+        assertThrows(IllegalArgumentException.class, () -> Genome.fromJson(IntNode.valueOf(3), DEFAULT));
+    }
+
+    @Test
+    void everyGeneIsInTheTableAndEveryTableEntryIsAGene() {
+        List<String> leaves = new ArrayList<>();
+        leaves(DEFAULT.toJson(), "", leaves);
+        assertEquals(leaves, GenomeSpace.GENES.stream().map(GenomeSpace.Gene::path).toList());
+    }
+
+    private static void leaves(JsonNode node, String prefix, List<String> out) {
+        if (!node.isObject()) {
+            out.add(prefix);
+            return;
+        }
+        node.properties().forEach(e -> leaves(e.getValue(), prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), out));
+    }
+
+    /** Any values at all, absurd ones included, normalize into the space the renderer is correct for. */
+    @Test
+    void normalizationMapsAnyValuesIntoTheSpace() {
+        SplittableRandom random = new SplittableRandom(7);
+        int[] wild = {Integer.MIN_VALUE, -5, 0, 1, 3, 5, 33, 100, 1000, 1025, 4097, 70000, 1 << 30, Integer.MAX_VALUE};
+        for (int i = 0; i < 500; i++) {
+            ObjectNode json = (ObjectNode) DEFAULT.toJson();
+            for (GenomeSpace.Gene gene : GenomeSpace.GENES) {
+                if (GenomeSpace.get(json, gene.path()).isInt()) {
+                    GenomeSpace.set(json, gene.path(), IntNode.valueOf(wild[random.nextInt(wild.length)]));
+                }
+            }
+            Genome g = Genome.fromJson(json, DEFAULT).normalized();
+            assertEquals(g, g.normalized(), "idempotent");
+            assertInSpace(g);
+            KernelRenderer.plans(g);  // terminates: bucket ladders always reach maxCols
+        }
+        AgentPopulation.genomes().forEach(GenomeTest::assertInSpace);
+    }
+
+    static void assertInSpace(Genome g) {
+        String at = g.toJson().toString();
+        Genome.ShortRows s = g.shortRows();
+        assertTrue(pow2(s.threads()) && s.threads() >= 32 && s.threads() <= 1024, at);
+        assertTrue(pow2(s.minLanes()) && s.minLanes() >= 4 && s.minLanes() <= 32, at);
+        assertTrue(s.vec() == 1 || s.vec() == 2 || s.vec() == 4, at);
+        assertTrue(s.maxCols() >= 1 && s.maxCols() <= 32 * Genome.registerElems(s.threads(), s.vec()), at);
+        Genome.BlockRows b = g.blockRows();
+        assertTrue(pow2(b.minThreads()) && pow2(b.maxThreads()) && b.minThreads() >= 32, at);
+        assertTrue(b.minThreads() <= b.maxThreads() && b.maxThreads() <= 1024, at);
+        assertTrue(pow2(b.elems()) && b.elems() >= b.vec() && b.elems() <= Genome.registerElems(b.maxThreads(), b.vec()), at);
+        assertTrue(b.maxCols() >= 1 && b.maxCols() <= b.maxThreads() * Genome.registerElems(b.maxThreads(), b.vec()), at);
+        for (Genome.Streaming p : List.of(g.splitRows().pass(), g.loopRows().pass())) {
+            assertTrue(pow2(p.threads()) && p.threads() >= 64 && p.threads() <= 1024, at);
+            assertTrue(p.tile() >= 1 && p.tile() * p.vec() * p.unroll() <= Genome.streamElems(p.threads()), at);
+            assertTrue(p.unroll() == 1 || p.unroll() == 2 || p.unroll() == 4, at);
+        }
+        assertTrue(g.splitRows().minChunk() >= 32 && g.splitRows().blocksPerSm() >= 1, at);
+        assertTrue(g.splitRows().rowsPct() >= 0 && g.loopRows().gridCap() >= 0, at);
+    }
+
+    private static boolean pow2(int v) {
+        return v > 0 && Integer.bitCount(v) == 1;
+    }
+
+    @Test
+    void changesNameEachDifferingGeneByRegime() {
+        Genome wide = BuiltinAgent.namedGenomes().get("wide");
+        assertEquals("", GenomeSpace.changes(DEFAULT, DEFAULT));
+        String changes = GenomeSpace.changes(DEFAULT, wide);
+        assertTrue(changes.startsWith("short: minLanes 16->8, growth 2->4, threads 256->512"), changes);
+        assertTrue(changes.contains("; split: minCols 8192->16384"), changes);
+    }
+
+    @Test
+    void stepsMoveToNearbyValues() {
+        SplittableRandom random = new SplittableRandom(11);
+        for (GenomeSpace.Gene gene : GenomeSpace.GENES) {
+            JsonNode current = GenomeSpace.get(DEFAULT.toJson(), gene.path());
+            for (int i = 0; i < 50; i++) {
+                JsonNode next = gene.domain().step(current, random);
+                assertTrue(!next.equals(current), gene.path() + " stepped from " + current + " to itself");
+                if (gene.domain() instanceof GenomeSpace.Scale || gene.domain() instanceof GenomeSpace.Pow2) {
+                    double ratio = next.asDouble() / current.asDouble();
+                    assertTrue(ratio >= 0.24 && ratio <= 4.1, gene.path() + " " + current + "->" + next);
+                }
+            }
+        }
+    }
+}

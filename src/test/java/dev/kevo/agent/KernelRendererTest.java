@@ -1,0 +1,191 @@
+package dev.kevo.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import dev.kevo.task.SourcePolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rendered files against the real contract parser, plan resolver and NVRTC (no GPU): every genome the agent
+ * can reach must cover every shape with a plan that its kernels can actually hold.
+ */
+class KernelRendererTest {
+
+    private static final String ARCH = "sm_90";
+    private static final int[] SMS = {132, 1};
+    private static final Pattern REGISTER_KERNEL = Pattern.compile("softmax_(short_g|block_t)(\\d+)_n(\\d+)");
+
+    static List<Shape> shapes() {
+        List<Shape> shapes = new ArrayList<>(SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"))
+                .shapes());
+        Stream.of("1x1", "3x5", "7x1023", "2x4097", "5x129", "1x33", "40x2047", "3x20000", "1x3", "2x7", "9x31",
+                        "1x64", "3x65", "1x16385", "131x8192", "133x8192", "200x40000", "1x2147483647",
+                        "2147483647x1", "3x600000000", "1000x2000000", "64x33554431")
+                .map(Shape::parse).forEach(shapes::add);
+        return shapes;
+    }
+
+    private static Nvrtc nvrtc;
+
+    @BeforeAll
+    static void loadNvrtc() {
+        nvrtc = Nvrtc.load(Optional.empty());
+    }
+
+    private static KernelFile parse(String name, Genome genome) {
+        return ContractParser.parse(name, null, KernelRenderer.render(genome));
+    }
+
+    @Test
+    void defaultGenomeSendsEachStandardShapeToTheIntendedRegime() {
+        KernelFile file = parse("default.cu", BuiltinAgent.defaultGenome());
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("32x128", "softmax_short_g32_n1");
+        expected.put("1823x781", "softmax_short_g32_n8");
+        expected.put("1024x1000", "softmax_short_g32_n8");
+        expected.put("256x4096", "softmax_block_t512_n8");
+        expected.put("1024x2048", "softmax_block_t256_n8");
+        expected.put("4096x4096", "softmax_block_t512_n8");
+        expected.put("4096x12288", "softmax_block_t1024_n16");
+        expected.put("65536x128", "softmax_short_g32_n1");
+        expected.put("32x50257", "softmax_split_stats");
+        expected.put("8x128256", "softmax_split_stats");
+        expected.put("1x1000000", "softmax_split_stats");
+        expected.put("1x10000000", "softmax_split_stats");
+        expected.put("5x40", "softmax_short_g16_n1");
+        expected.put("4096x20000", "softmax_loop");
+        expected.forEach((shape, kernel) -> assertEquals(kernel,
+                PlanResolver.resolve(file, Shape.parse(shape), 132).launches().getFirst().kernel(), shape));
+
+        // 1x10^7 on 132 SMs: 1056 chunks (8 per SM) of 9470 elements, 37 per thread of a 256-thread block.
+        ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);
+        assertEquals(List.of("softmax_split_stats", "softmax_split_norm"),
+                longRow.launches().stream().map(ResolvedPlan.Launch::kernel).toList());
+        assertEquals(1056, longRow.launches().getFirst().grid());
+        assertEquals(1056L * 8, longRow.workspaceBytes());
+    }
+
+    /** Checks the plan for one shape against what its kernels can hold; returns the kernels it launches. */
+    static List<String> checkShape(Genome genome, KernelFile file, Shape shape, int sms) {
+        Genome g = genome.normalized();
+        ResolvedPlan plan = PlanResolver.resolve(file, shape, sms);
+        String where = shape + " sms=" + sms + " " + g.toJson();
+        List<String> kernels = plan.launches().stream().map(ResolvedPlan.Launch::kernel).toList();
+        ResolvedPlan.Launch first = plan.launches().getFirst();
+        Matcher m = REGISTER_KERNEL.matcher(first.kernel());
+        if (m.matches()) {
+            // A register kernel must hold the whole row: group threads * vectors per thread * vec >= cols.
+            boolean isShort = m.group(1).startsWith("short");
+            int group = Integer.parseInt(m.group(2));
+            int vectors = Integer.parseInt(m.group(3));
+            int vec = isShort ? g.shortRows().vec() : g.blockRows().vec();
+            int threads = isShort ? g.shortRows().threads() : group;
+            assertEquals(1, plan.launches().size(), where);
+            assertEquals(threads, first.block(), where);
+            assertTrue((long) group * vectors * vec >= shape.cols(), where + ": " + first.kernel() + " too small");
+            int perThread = vectors * vec;
+            assertTrue(perThread <= Genome.registerElems(threads, vec), where + ": " + perThread + " floats per thread");
+        } else if (first.kernel().equals("softmax_split_stats")) {
+            assertEquals(kernels, List.of("softmax_split_stats", "softmax_split_norm"), where);
+            int chunks = (Integer) first.args().get(3);
+            assertTrue(chunks >= 1 && chunks <= shape.cols(), where);
+            assertEquals((long) shape.rows() * chunks, first.grid(), where);
+            assertEquals(first.grid(), plan.launches().get(1).grid(), where);
+            assertEquals(chunks, plan.launches().get(1).args().get(4), where);
+            assertTrue(plan.workspaceBytes() >= (long) shape.rows() * chunks * 8, where);
+            long chunkLength = (shape.cols() + chunks - 1L) / chunks;
+            assertTrue(chunkLength <= (long) first.block() * Genome.MAX_TERMS_PER_THREAD + 4,
+                    where + ": " + chunkLength + " elements per chunk");
+        } else {
+            assertEquals(List.of("softmax_loop"), kernels, where);
+            long perThread = (shape.cols() + first.block() - 1L) / first.block();
+            assertTrue(perThread <= Genome.MAX_TERMS_PER_THREAD, where + ": " + perThread + " terms per loop thread");
+        }
+        return kernels;
+    }
+
+    @Test
+    void namedGenomesCompileAndCoverEveryShape() {
+        for (Map.Entry<String, Genome> named : BuiltinAgent.namedGenomes().entrySet()) {
+            String name = named.getKey() + ".cu";
+            KernelFile file = parse(name, named.getValue());
+            for (Shape shape : shapes()) {
+                for (int sms : SMS) {
+                    checkShape(named.getValue(), file, shape, sms);
+                }
+            }
+            assertCompiles(name, file);
+        }
+    }
+
+    @Test
+    void everyPlanIsReachableAndTheLastIsTheCatchAll() {
+        for (Genome g : AgentPopulation.genomes()) {
+            List<KernelRenderer.Plan> plans = KernelRenderer.plans(g);
+            assertEquals("true", plans.getLast().when());
+            assertEquals(List.of("softmax_loop"), plans.getLast().launches().stream()
+                    .map(l -> l.kernel().name()).toList());
+            List<String> names = plans.stream().flatMap(p -> p.launches().stream()).map(l -> l.kernel().name())
+                    .toList();
+            assertEquals(names.size(), names.stream().distinct().count(), "one plan per kernel: " + names);
+        }
+    }
+
+    /** 200 genomes (random, mutated, crossed) against every shape on both SM counts. */
+    @Test
+    void populationParsesAndResolvesEveryShape() {
+        List<Genome> genomes = AgentPopulation.genomes();
+        assertEquals(200, genomes.size());
+        List<Shape> shapes = shapes();
+        for (int i = 0; i < genomes.size(); i++) {
+            KernelFile file = parse("g" + i + ".cu", genomes.get(i));
+            assertTrue(file.description().startsWith("builtin genome"), file.description());
+            assertEquals(Optional.empty(), SourcePolicy.violation(file.source()));
+            assertTrue(file.source().length() < ContractParser.MAX_SOURCE_BYTES / 4, file.source().length() + " chars");
+            for (Shape shape : shapes) {
+                for (int sms : SMS) {
+                    checkShape(genomes.get(i), file, shape, sms);
+                }
+            }
+        }
+    }
+
+    /** Every fifth of the 200 through NVRTC: 40 files. */
+    @Test
+    void populationCompiles() {
+        List<Genome> genomes = AgentPopulation.genomes();
+        for (int i = 0; i < genomes.size(); i += 5) {
+            String name = "g" + i + ".cu";
+            assertCompiles(name, parse(name, genomes.get(i)));
+        }
+    }
+
+    private static void assertCompiles(String name, KernelFile file) {
+        Compilation c = nvrtc.compile(name, file.source(), Prelude.headers(), ARCH);
+        assertFalse(c.log().contains("warning"), name + ": " + c.log());
+        for (String kernel : file.kernelNames()) {
+            assertTrue(c.definesKernel(kernel), name + " defines " + kernel);
+        }
+    }
+}
