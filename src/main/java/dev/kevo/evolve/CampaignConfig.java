@@ -36,7 +36,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
 
     public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
             "config/eval.yaml", "seeds", 0, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
-            List.of(new AgentWeight("builtin", 1.0)), new Stop(400, 9.0, 0, 0, 0.0), "mutations");
+            List.of(new AgentWeight("builtin", 1.0)), new Stop(400, 8.5, 0, 0, 0.0), "mutations");
 
     public static CampaignConfig load(Path file) {
         CampaignConfig raw = ConfigFiles.read(file, CampaignConfig.class);
