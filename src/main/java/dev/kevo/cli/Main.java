@@ -26,7 +26,11 @@ public final class Main {
         boolean verbose = Arrays.asList(args).contains("--verbose");
         CommandLine cli = new CommandLine(new KevoCommand()).setOut(out).setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e, commandLine.getErr(), verbose));
-        return cli.execute(args);
+        int code = cli.execute(args);
+        // Commands may print() without a newline; flush before the caller exits the JVM.
+        out.flush();
+        err.flush();
+        return code;
     }
 
     static int report(Throwable e, PrintWriter err, boolean verbose) {

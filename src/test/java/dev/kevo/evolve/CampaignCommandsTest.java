@@ -87,4 +87,17 @@ class CampaignCommandsTest {
         assertEquals("2", r[0], r[2]);
         assertTrue(r[2].contains("islands: between 1 and 64"), r[2]);
     }
+
+    @Test
+    void whatACommandPrintsReachesStdoutBeforeTheJvmExits() {
+        java.io.PrintStream original = System.out;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(captured, false));
+        try {
+            assertEquals(0, Main.run("lineage", folder.toString()));
+        } finally {
+            System.setOut(original);
+        }
+        assertTrue(captured.toString().contains(state.bestId()), "lineage output was not flushed: '" + captured + "'");
+    }
 }
