@@ -190,6 +190,31 @@ public final class Gpu implements AutoCloseable {
                 Pointer.to(params), null), "launch of " + kernel.name());
     }
 
+    /**
+     * A 4-byte word of page-locked host memory that kernels can read through {@code pointer()}: for a host-side
+     * flag the GPU polls.
+     */
+    public HostFlag hostFlag() {
+        Pointer host = new Pointer();
+        CudaError.check(JCudaDriver.cuMemHostAlloc(host, 4, JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP),
+                "cuMemHostAlloc");
+        CUdeviceptr device = new CUdeviceptr();
+        CudaError.check(JCudaDriver.cuMemHostGetDevicePointer(device, host, 0), "cuMemHostGetDevicePointer");
+        return new HostFlag(host, device);
+    }
+
+    /** A word of mapped host memory: written by the host, read by kernels. */
+    public record HostFlag(Pointer host, CUdeviceptr pointer) implements AutoCloseable {
+        public void set(int value) {
+            host.getByteBuffer(0, 4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, value);
+        }
+
+        @Override
+        public void close() {
+            JCudaDriver.cuMemFreeHost(host);
+        }
+    }
+
     public CUevent event() {
         CUevent event = new CUevent();
         CudaError.check(JCudaDriver.cuEventCreate(event, 0), "cuEventCreate");

@@ -25,6 +25,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel compare;
     private final Kernel guardCheck;
     private final Kernel flush;
+    private final Kernel gate;
     private final int sms;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc) {
@@ -37,6 +38,7 @@ final class TrustedKernels implements AutoCloseable {
         this.compare = module.kernel("kevo_compare");
         this.guardCheck = module.kernel("kevo_guard_check");
         this.flush = module.kernel("kevo_flush");
+        this.gate = module.kernel("kevo_gate");
         this.sms = gpu.info().sms();
     }
 
@@ -92,6 +94,11 @@ final class TrustedKernels implements AutoCloseable {
     /** Reads {@code bytes} of {@code buffer} (a multiple of 16) so that L2 holds nothing a timed kernel wants. */
     void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink) {
         gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink);
+    }
+
+    /** Queues a one-thread kernel that holds the stream until {@code flag} is set non-zero by the host. */
+    void gate(CUdeviceptr flag) {
+        gpu.launch(gate, 1, 1, 0, flag);
     }
 
     private int elementGrid(long elements) {

@@ -193,3 +193,18 @@ extern "C" __global__ void kevo_flush(const float4* buffer, long long n, float* 
     }
     if (acc == 1.0e30f) *sink = acc;  // practically never true, but the compiler cannot know: the reads stay
 }
+
+// Holds the stream until the host has queued a whole batch of timed launches and opened the gate, so that no
+// timed region contains a gap where the GPU waited for the host to launch the next kernel (the blocking-kernel
+// technique of NVIDIA's nvbench). The gate word lives in mapped host memory, read uncached through volatile.
+// It gives up after ~1 s so that a host that never opens the gate costs a wrong timing, not a hung worker.
+extern "C" __global__ void kevo_gate(volatile int* gate) {
+    unsigned long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (*gate == 0) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - start > 1000000000ull) break;
+        __nanosleep(1000);
+    }
+}
