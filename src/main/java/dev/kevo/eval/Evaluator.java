@@ -253,7 +253,7 @@ public final class Evaluator implements AutoCloseable {
 
     private static List<KernelResources> resourcesOf(Loaded loaded) {
         return loaded.file().kernelNames().stream().map(name -> loaded.module().kernel(name))
-                .map(k -> new KernelResources(k.name(), k.registers(), k.localBytes(), k.staticSharedBytes())).toList();
+                .map(KernelResources::of).toList();
     }
 
     static double geometricMean(java.util.stream.DoubleStream values) {

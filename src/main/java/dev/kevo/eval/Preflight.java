@@ -88,7 +88,7 @@ public final class Preflight {
     static List<KernelResources> resources(Gpu gpu, Passed passed) {
         try (Module module = gpu.load(passed.compilation())) {
             return passed.file().kernelNames().stream().map(module::kernel)
-                    .map(k -> new KernelResources(k.name(), k.registers(), k.localBytes(), k.staticSharedBytes()))
+                    .map(KernelResources::of)
                     .toList();
         }
     }

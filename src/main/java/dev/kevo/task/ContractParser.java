@@ -66,10 +66,10 @@ public final class ContractParser {
         int jsonStart = start + HEADER_START.length();
         int end = source.indexOf("*/", jsonStart);
         if (end < 0) {
-            throw new ContractException((path != null ? path.toString() : name) + ":" + lineOf(source, start) + ": " + HEADER_START
+            throw new ContractException((path != null ? path.toString() : name) + ":" + SourcePolicy.lineOf(source, start) + ": " + HEADER_START
                     + " header is never closed with */");
         }
-        int headerLine = lineOf(source, jsonStart);
+        int headerLine = SourcePolicy.lineOf(source, jsonStart);
         String where = path != null ? path.toString() : name;
         JsonNode root;
         try {
@@ -82,16 +82,6 @@ public final class ContractParser {
         }
         Reader reader = new Reader(where + ":" + headerLine);
         return reader.file(name, path, source, root);
-    }
-
-    private static int lineOf(String text, int offset) {
-        int line = 1;
-        for (int i = 0; i < offset; i++) {
-            if (text.charAt(i) == '\n') {
-                line++;
-            }
-        }
-        return line;
     }
 
     /** Walks the header JSON, keeping the position for messages. */

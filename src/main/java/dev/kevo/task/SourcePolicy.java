@@ -39,6 +39,17 @@ public final class SourcePolicy {
         return Optional.empty();
     }
 
+    /** 1-based line of a character offset, for file:line messages. */
+    static int lineOf(String text, int offset) {
+        int line = 1;
+        for (int i = 0; i < offset; i++) {
+            if (text.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
+
     /** Replaces comments by spaces, keeping line breaks so line numbers stay right. */
     private static String blankComments(String source) {
         StringBuilder out = new StringBuilder(source);
@@ -51,15 +62,5 @@ public final class SourcePolicy {
             }
         }
         return out.toString();
-    }
-
-    private static int lineOf(String text, int offset) {
-        int line = 1;
-        for (int i = 0; i < offset; i++) {
-            if (text.charAt(i) == '\n') {
-                line++;
-            }
-        }
-        return line;
     }
 }
