@@ -83,13 +83,15 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
     }
 
     record LimitsYaml(@JsonProperty("startup_s") Double startupS, @JsonProperty("compile_s") Double compileS,
-                      @JsonProperty("check_s") Double checkS, @JsonProperty("timing_s") Double timingS) {
+                      @JsonProperty("check_s") Double checkS, @JsonProperty("timing_s") Double timingS,
+                      @JsonProperty("worker_memory_gb") Double workerMemoryGb) {
         PhaseLimits toLimits() {
             PhaseLimits d = PhaseLimits.DEFAULT;
             return new PhaseLimits(Objects.requireNonNullElse(startupS, d.startupSeconds()),
                     Objects.requireNonNullElse(compileS, d.compileSeconds()),
                     Objects.requireNonNullElse(checkS, d.checkSeconds()),
-                    Objects.requireNonNullElse(timingS, d.timingSeconds()));
+                    Objects.requireNonNullElse(timingS, d.timingSeconds()),
+                    Objects.requireNonNullElse(workerMemoryGb, d.workerMemoryGb()));
         }
     }
 }

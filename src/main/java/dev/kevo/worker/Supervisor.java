@@ -12,9 +12,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +48,8 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private static final int STDERR_TAIL_CHARS = 4000;
+    /** How often the worker's memory is looked at while it works. */
+    private static final long MEMORY_CHECK_NANOS = 250_000_000L;
 
     private final Setup setup;
     private final List<Double> restartMillis = new ArrayList<>();
@@ -88,7 +93,18 @@ public final class Supervisor implements AutoCloseable {
         Phase phase = Phase.COMPILE;
         long deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
         while (true) {
-            Object next = worker.poll(deadline);
+            Object next = worker.poll(Math.min(deadline, System.nanoTime() + MEMORY_CHECK_NANOS));
+            if (next == null && System.nanoTime() < deadline) {
+                long rss = worker.residentBytes();
+                long limit = setup.settings().limits().workerMemoryBytes();
+                if (rss > limit) {
+                    Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.RESOURCES_EXCEEDED;
+                    return lost(file, path, inputSeed, verdict, String.format(Locale.ROOT,
+                            "the worker grew to %.1f GB in the %s phase, over the %.1f GB limit; killed and replaced",
+                            rss / 1e9, phase.id(), limit / 1e9));
+                }
+                continue;
+            }
             switch (next) {
                 case null -> {
                     Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.KERNEL_TIMEOUT;
@@ -245,6 +261,21 @@ public final class Supervisor implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return null;
             }
+        }
+
+        /** Resident memory from /proc (Linux); 0 where it cannot be read, which disables the memory limit. */
+        long residentBytes() {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(
+                        process.pid()), "status"))) {
+                    if (line.startsWith("VmRSS:")) {
+                        return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+                    }
+                }
+            } catch (IOException | NumberFormatException e) {
+                // Gone, or not Linux.
+            }
+            return 0;
         }
 
         String stderrTail() {

@@ -52,7 +52,7 @@ class AdversarialGpuTest {
         Suite suite = new Suite("quick+long", "", shapes);
         EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
         EvalSettings settings = new EvalSettings(base.suite(), base.baseline(), base.cases(), base.tolerance(),
-                base.measurement(), new PhaseLimits(120, 15, 15, 60));
+                base.measurement(), new PhaseLimits(120, 15, 15, 60, 16));
         KernelFile baseline = ContractParser.read(root.resolve("evaluator/baselines/block_two_pass.cu"));
         KernelFile good = ContractParser.read(root.resolve("seeds/online.cu"));
         List<Path> corpus;

@@ -28,7 +28,7 @@ class CheckWorkerTest {
     private static Supervisor checker(double compileSeconds) {
         EvalSettings settings = new EvalSettings("two", "none", EvalSettings.DEFAULT.cases(),
                 EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(),
-                new PhaseLimits(60, compileSeconds, 60, 60));
+                new PhaseLimits(60, compileSeconds, 60, 60, 16));
         return Workers.supervisor(Optional.empty(), Optional.empty(), SUITE, null, settings, "sm_90", 132);
     }
 

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * A worker that misbehaves on purpose, for testing the supervisor without a GPU: it configures like a real
- * one, then crashes or hangs in the check phase of the first candidate.
+ * one, then crashes or hangs in the check phase of the first candidate, or eats memory in its compile phase.
  */
 public final class FakeWorker {
     private FakeWorker() {
@@ -24,6 +24,16 @@ public final class FakeWorker {
         Optional<Message> request = Frames.read(System.in);
         long id = ((Message.Evaluate) request.orElseThrow()).id();
         Frames.write(System.out, new Message.Entered(id, Phase.COMPILE));
+        if (mode.equals("bloat")) {
+            // Like a compiler eating memory: keep touching new pages until killed.
+            java.util.List<byte[]> hog = new java.util.ArrayList<>();
+            while (true) {
+                byte[] chunk = new byte[16 << 20];
+                java.util.Arrays.fill(chunk, (byte) 1);
+                hog.add(chunk);
+                Thread.sleep(20);
+            }
+        }
         Frames.write(System.out, new Message.Entered(id, Phase.CHECK));
         switch (mode) {
             case "crash" -> {

@@ -43,7 +43,7 @@ class SupervisorTest {
 
     @Test
     void aWorkerThatHangsIsKilledAtThePhaseLimitAndReplaced() {
-        PhaseLimits limits = new PhaseLimits(60, 20, 1.5, 20);
+        PhaseLimits limits = new PhaseLimits(60, 20, 1.5, 20, 16);
         try (Supervisor supervisor = fake("hang", limits)) {
             long start = System.nanoTime();
             CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
@@ -54,6 +54,18 @@ class SupervisorTest {
             CandidateResult second = supervisor.evaluate(CANDIDATE, 2, false);
             assertEquals(Verdict.KERNEL_TIMEOUT, second.verdict(), "a fresh worker took the second candidate");
             assertEquals(1, supervisor.restarts().count(), "one restart after the first timeout");
+        }
+    }
+
+    @Test
+    void aWorkerThatEatsMemoryWhileCompilingIsStoppedAtTheMemoryLimit() {
+        PhaseLimits limits = new PhaseLimits(60, 60, 60, 60, 0.4);
+        try (Supervisor supervisor = fake("bloat", limits)) {
+            long start = System.nanoTime();
+            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
+            assertEquals(Verdict.COMPILE_TIMEOUT, result.verdict());
+            assertTrue(result.detail().contains("over the 0.4 GB limit"), result.detail());
+            assertTrue((System.nanoTime() - start) / 1e9 < 30, "stopped by memory, long before the 60 s limit");
         }
     }
 
