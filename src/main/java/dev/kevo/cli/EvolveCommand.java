@@ -94,7 +94,7 @@ public final class EvolveCommand implements Callable<Integer> {
             seeds = readSeeds(home.root().resolve(campaign.seeds()));
             Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-            store = CampaignStore.create(dir, new FrozenCampaign(Version.current(),
+            store = CampaignStore.create(dir, FrozenCampaign.of(Version.current(),
                     OffsetDateTime.now(ZoneOffset.UTC).toString(), campaign, settings, suite.name(),
                     suite.shapes().stream().map(Shape::toString).toList(), baseline.name()), baseline.source());
         }
@@ -106,7 +106,7 @@ public final class EvolveCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println((resume != null ? "resuming " : "campaign ") + store.dir());
         try (Supervisor supervisor = Workers.supervisor(Optional.of(device != null ? device : campaign.device()),
-                Optional.ofNullable(nvrtc), suite, baseline, frozen.eval(), null, 0)) {
+                Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), null, 0)) {
             Message.Ready ready = supervisor.ready();
             out.printf("on %s (%d SMs), suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
                     ready.device().name(), ready.device().sms(), suite.name(), suite.shapes().size(),

@@ -65,7 +65,7 @@ public final class ReevalCommand implements Callable<Integer> {
         Suite judged = suite == null
                 ? new Suite(frozen.suiteName(), "", frozen.shapes().stream().map(Shape::parse).toList())
                 : SuiteFile.load(KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath()).suite(suite));
-        EvalSettings settings = frozen.eval().withSuite(judged.name());
+        EvalSettings settings = frozen.settings().withSuite(judged.name());
         KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),
                 store.baselineSource());
         List<MutantRecord> chosen = ids != null

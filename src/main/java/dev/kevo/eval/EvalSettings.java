@@ -43,10 +43,26 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         }
     }
 
-    /** The file's shape; absent keys take the defaults. */
-    record Yaml(String suite, String baseline, List<String> cases, ToleranceYaml tolerance,
-                MeasurementYaml measurement, LimitsYaml limits) {
-        EvalSettings toSettings() {
+    /**
+     * The file's shape, config/eval.yaml's keys; absent keys take the defaults. Campaign folders store their
+     * settings in this shape too, so a folder written before a key existed still reads (with that key's default).
+     */
+    public record Yaml(String suite, String baseline, List<String> cases, ToleranceYaml tolerance,
+                       MeasurementYaml measurement, LimitsYaml limits) {
+
+        public static Yaml of(EvalSettings s) {
+            Tolerance t = s.tolerance();
+            MeasurementMethod m = s.measurement();
+            PhaseLimits l = s.limits();
+            return new Yaml(s.suite(), s.baseline(), s.cases().stream().map(InputCase::id).toList(),
+                    new ToleranceYaml(t.relativeL2(), t.absolute(), t.relative()),
+                    new MeasurementYaml(m.settleMillis(), m.warmupMillis(), m.minRepetitions(), m.maxRepetitions(),
+                            m.targetCi(), m.ciFloorMicros(), m.maxSecondsPerShape(), m.flushL2(), m.inputSets()),
+                    new LimitsYaml(l.startupSeconds(), l.compileSeconds(), l.checkSeconds(), l.timingSeconds(),
+                            l.workerMemoryGb()));
+        }
+
+        public EvalSettings toSettings() {
             return new EvalSettings(Objects.requireNonNullElse(suite, DEFAULT.suite()),
                     Objects.requireNonNullElse(baseline, DEFAULT.baseline()),
                     cases == null ? DEFAULT.cases() : cases.stream().map(InputCase::byId).toList(),
@@ -56,7 +72,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         }
     }
 
-    record ToleranceYaml(@JsonProperty("relative_l2") Double relativeL2, Double absolute, Double relative) {
+    public record ToleranceYaml(@JsonProperty("relative_l2") Double relativeL2, Double absolute, Double relative) {
         Tolerance toTolerance() {
             Tolerance d = Tolerance.DEFAULT;
             return new Tolerance(Objects.requireNonNullElse(relativeL2, d.relativeL2()),
@@ -64,7 +80,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         }
     }
 
-    record MeasurementYaml(@JsonProperty("settle_ms") Double settleMs, @JsonProperty("warmup_ms") Double warmupMs, Integer minRepetitions,
+    public record MeasurementYaml(@JsonProperty("settle_ms") Double settleMs, @JsonProperty("warmup_ms") Double warmupMs, Integer minRepetitions,
                            Integer maxRepetitions, Double targetCi, @JsonProperty("ci_floor_us") Double ciFloorUs,
                            Double maxSecondsPerShape, Boolean flushL2,
                            Integer inputSets) {
@@ -82,7 +98,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         }
     }
 
-    record LimitsYaml(@JsonProperty("startup_s") Double startupS, @JsonProperty("compile_s") Double compileS,
+    public record LimitsYaml(@JsonProperty("startup_s") Double startupS, @JsonProperty("compile_s") Double compileS,
                       @JsonProperty("check_s") Double checkS, @JsonProperty("timing_s") Double timingS,
                       @JsonProperty("worker_memory_gb") Double workerMemoryGb) {
         PhaseLimits toLimits() {

@@ -100,4 +100,17 @@ class CampaignCommandsTest {
         }
         assertTrue(captured.toString().contains(state.bestId()), "lineage output was not flushed: '" + captured + "'");
     }
+
+    @Test
+    void aFolderWrittenBeforeASettingExistedStillReadsWithItsDefault(@TempDir Path tmp) throws Exception {
+        CampaignStore store = CampaignTest.store(tmp.resolve("old"), CampaignTest.config(1));
+        Path yaml = tmp.resolve("old/campaign.yaml");
+        String text = java.nio.file.Files.readString(yaml);
+        assertTrue(text.contains("worker_memory_gb") && text.contains("settle_ms"), text);
+        java.nio.file.Files.writeString(yaml, text.lines().filter(l -> !l.contains("worker_memory_gb")
+                && !l.contains("settle_ms")).collect(java.util.stream.Collectors.joining("\n")));
+        dev.kevo.eval.EvalSettings settings = CampaignStore.open(tmp.resolve("old")).frozen().settings();
+        assertEquals(dev.kevo.eval.PhaseLimits.DEFAULT.workerMemoryGb(), settings.limits().workerMemoryGb());
+        assertEquals(dev.kevo.eval.MeasurementMethod.DEFAULT.settleMillis(), settings.measurement().settleMillis());
+    }
 }

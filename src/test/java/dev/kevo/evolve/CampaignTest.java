@@ -103,7 +103,7 @@ class CampaignTest {
     }
 
     static CampaignStore store(Path dir, CampaignConfig config) {
-        return CampaignStore.create(dir, new FrozenCampaign("test", "now", config, EvalSettings.DEFAULT, "tiny",
+        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.DEFAULT, "tiny",
                 List.of("4x100"), "b"), kernel(1));
     }
 
