@@ -80,7 +80,7 @@ public final class ReevalCommand implements Callable<Integer> {
                 baseline, settings, null, 0)) {
             out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s%n", chosen.size(), campaign,
                     supervisor.ready().device().name(), judged.name());
-            out.printf("  %-18s %-14s %-14s %10s %10s %8s%n", "mutant", "recorded", "now", "score", "then", "change");
+            out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
                 CandidateResult now = supervisor.evaluate(file, m.result().inputSeed(), false);
@@ -88,13 +88,14 @@ public final class ReevalCommand implements Callable<Integer> {
                 boolean flagged = now.verdict() != m.result().verdict();
                 if (now.passed() && m.passed()) {
                     double delta = now.score() / m.fitness() - 1;
-                    change = String.format(Locale.ROOT, "%+.1f%%", delta * 100);
+                    // On another suite the recorded score is no reference; only a verdict change is news.
+                    change = sameSuite ? String.format(Locale.ROOT, "%+.1f%%", delta * 100) : "other suite";
                     flagged |= sameSuite && Math.abs(delta) > noise;
                 }
                 if (flagged) {
                     moved++;
                 }
-                out.printf(Locale.ROOT, "  %-18s %-14s %-14s %10s %10s %8s%s%n", m.id(), m.result().verdict().id(),
+                out.printf(Locale.ROOT, "  %-18s %-14s %-14s %10s %10s %11s%s%n", m.id(), m.result().verdict().id(),
                         now.verdict().id(), now.passed() ? String.format(Locale.ROOT, "%.3fx", now.score()) : "-",
                         m.passed() ? String.format(Locale.ROOT, "%.3fx", m.fitness()) : "-", change,
                         flagged ? "  MOVED" : "");
