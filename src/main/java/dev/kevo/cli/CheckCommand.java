@@ -3,7 +3,7 @@ package dev.kevo.cli;
 import dev.kevo.KevoException;
 import dev.kevo.eval.CandidateResult;
 import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.KernelResources;
+import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
@@ -94,14 +94,9 @@ public final class CheckCommand implements Callable<Integer> {
             plansUsed.add(PlanResolver.resolve(file, shape, sms).planIndex() + 1);
         }
         String kernels = result.kernels().isEmpty() ? String.join(", ", file.kernelNames())
-                : result.kernels().stream().map(CheckCommand::describe).collect(Collectors.joining(", "));
+                : result.kernels().stream().map(EvalTable::resources).collect(Collectors.joining(", "));
         String warnings = result.compileLog() == null ? "" : "\n" + result.compileLog().strip();
         return String.format("%s: ok; %d plan(s), plans %s cover the %d shapes; compiled in %.0f ms; kernels: %s%s",
                 path, file.plans().size(), plansUsed, suite.shapes().size(), result.compileMs(), kernels, warnings);
-    }
-
-    private static String describe(KernelResources k) {
-        return k.kernel() + " (" + k.registers() + " regs, " + k.localBytes() + " B local"
-                + (k.localBytes() > 0 ? ": spills" : "") + ")";
     }
 }

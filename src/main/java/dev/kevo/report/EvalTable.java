@@ -55,7 +55,8 @@ public final class EvalTable {
                 cold ? String.format(Locale.ROOT, " %10s", s.coldMs() == null ? "-" : us(s.coldMs())) : "");
     }
 
-    private static String resources(KernelResources k) {
+    /** One kernel's registers, and its local memory when it has any (spills or a stack array). */
+    public static String resources(KernelResources k) {
         return k.kernel() + " " + k.registers() + " regs" + (k.localBytes() > 0 ? " " + k.localBytes()
                 + " B local (spills)" : "");
     }
