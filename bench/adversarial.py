@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Runs the adversarial corpus through one supervisor, a known-good seed before the corpus and after every
 hostile file, and records per file: expected verdict, verdict, recovery time (the fresh worker's start, when
-the hostile file cost the worker) and the good seed's time before and after. Then 500 candidates through one
-supervisor while sampling the supervisor's resident memory. Writes OUT.json; prints a table.
-Usage (after `source bench/unpack.sh`): python3 bench/adversarial.py OUT.json [N_MEMORY_CANDIDATES]
+the hostile file cost the worker) and the good seed's time before and after. Writes OUT.json; prints a table.
+The supervisor's memory over many candidates is bench/memory.py's, written into the same OUT.json.
+Usage (after `source bench/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
 """
-import datetime, glob, json, math, os, re, statistics, subprocess, sys, tempfile, threading, time
+import datetime, glob, json, math, os, re, subprocess, sys, tempfile, time
 
 GOOD = "seeds/online.cu"
 
@@ -37,7 +37,6 @@ def run_sampled(cmd):
 
 def main():
     out = sys.argv[1]
-    n_memory = int(sys.argv[2]) if len(sys.argv) > 2 else 500
     kevo = os.environ["KEVO"]
     corpus = sorted(glob.glob("evaluator/adversarial/*.cu"))
     files = [GOOD]
@@ -65,27 +64,6 @@ def main():
             "goodSeedGeomeanChange": geo(ratio) - 1 if ratio else None,
             "goodSeedWorstShapeChange": max(ratio, key=lambda r: abs(r - 1)) - 1 if ratio else None,
         })
-    # Memory: many candidates through one supervisor, cycling the cheap part of the corpus and the seeds.
-    cheap = [f for f in corpus if expected(f) not in ("kernel-timeout", "compile-timeout")] + sorted(glob.glob("seeds/*.cu"))
-    cheap = [f for f in cheap if "naive" not in f]
-    many = [cheap[i % len(cheap)] for i in range(n_memory)]
-    with tempfile.TemporaryDirectory() as tmp:
-        rec_path = os.path.join(tmp, "many.json")
-        t0 = time.monotonic()
-        mrc, mem, merr = run_sampled([kevo, "eval", "--suite", "quick", "--json", rec_path, *many])
-        wall = time.monotonic() - t0
-        many_rec = json.load(open(rec_path))
-    half = len(mem) // 2
-    memory = {
-        "candidates": len(many_rec["results"]), "suite": "quick", "wallSeconds": round(wall, 1),
-        "supervisorRssMb": {"first": mem[0][1] if mem else None, "max": max(m for _, m in mem),
-                            "medianFirstHalf": statistics.median(m for _, m in mem[:half]),
-                            "medianSecondHalf": statistics.median(m for _, m in mem[half:]), "last": mem[-1][1]},
-        "samples": mem[::max(1, len(mem) // 200)],
-        "verdicts": {v: sum(1 for r in many_rec["results"] if r["verdict"] == v)
-                     for v in sorted({r["verdict"] for r in many_rec["results"]})},
-        "workerRestarts": sum(1 for r in many_rec["results"] if r.get("workerStartMs")),
-    }
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     result = {
@@ -94,10 +72,10 @@ def main():
         "command": "python3 bench/adversarial.py " + " ".join(sys.argv[1:]),
         "kevoVersion": record["kevoVersion"], "device": record["device"], "nvidiaSmi": smi,
         "evalCommand": cmd[1:], "exitCode": rc, "settings": record["settings"],
+        "memory": json.load(open(out)).get("memory") if os.path.exists(out) else None,
         "allAsExpected": all(r["verdict"] == r["expected"] for r in rows),
         "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
         "corpus": rows, "corpusSupervisorRssMb": corpus_rss[::max(1, len(corpus_rss) // 100)],
-        "memory": memory,
     }
     json.dump(result, open(out, "w"), indent=2)
     print(f"{'file':28} {'expected':20} {'verdict':20} {'recovery ms':>11} {'good after':>10} {'time change':>11}")
@@ -105,7 +83,6 @@ def main():
         ch = r["goodSeedGeomeanChange"]
         print(f"{r['file']:28} {r['expected']:20} {r['verdict']:20} {r['recoveryMs'] or 0:11.0f} "
               f"{r['goodSeedVerdictAfter']:>10} {'' if ch is None else f'{100 * ch:+.1f}%':>11}")
-    print(json.dumps(memory["supervisorRssMb"]), memory["candidates"], "candidates", memory["verdicts"])
 
 if __name__ == "__main__":
     main()

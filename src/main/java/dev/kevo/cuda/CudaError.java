@@ -25,11 +25,6 @@ public final class CudaError extends RuntimeException {
         return call;
     }
 
-    /** The driver's name for the error, e.g. CUDA_ERROR_ILLEGAL_ADDRESS. */
-    public String errorName() {
-        return CUresult.stringFor(code);
-    }
-
     /** True for faults that leave the context unusable. */
     public boolean sticky() {
         return switch (code) {

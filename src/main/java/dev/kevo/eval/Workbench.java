@@ -114,11 +114,6 @@ final class Workbench implements AutoCloseable {
         return damaged[0];
     }
 
-    /** Resets the workspace to its poison, as before every checked launch. */
-    void poisonWorkspace(long wsBytes) {
-        gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
-    }
-
     /** Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros). */
     void flushL2(TrustedKernels trusted) {
         trusted.flushL2(flush.pointer(), flush.bytes() / 16 * 16, counter.pointer());
