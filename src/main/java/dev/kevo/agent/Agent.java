@@ -1,9 +1,13 @@
 package dev.kevo.agent;
 
+import java.util.Optional;
+
 /**
  * Proposes kernel variants. One implementation per source of ideas: the built-in mutation engine (no model,
  * no network) and language models. The campaign chooses which agent answers each request by config weights,
- * and judges whatever comes back with the same evaluator.
+ * and judges whatever comes back with the same evaluator. A campaign calls an agent from several threads at
+ * once (proposals overlap GPU evaluation), so implementations are thread-safe and bound their own
+ * concurrency.
  */
 public interface Agent {
 
@@ -11,9 +15,28 @@ public interface Agent {
     String name();
 
     /**
+     * Checks, before any GPU work starts, that the agent can work at all (a model's key is set, its server
+     * answers).
+     *
+     * @throws dev.kevo.KevoException with one line saying what is missing
+     */
+    default void preflight() {
+    }
+
+    /**
      * One child of the request's parent (and mate, for crossover).
      *
      * @throws AgentException when no usable proposal can be made; the campaign records it and goes on
      */
     Proposal propose(ProposalRequest request);
+
+    /**
+     * Another try at a candidate of this agent's that failed to compile or was wrong. Empty when the agent does
+     * not repair, or has used its rounds.
+     *
+     * @throws AgentException when the repair itself failed; recorded like a failed proposal
+     */
+    default Optional<Proposal> repair(RepairRequest request) {
+        return Optional.empty();
+    }
 }

@@ -8,9 +8,16 @@ import java.util.Optional;
  *
  * @param source the complete .cu file, /*@kevo header included
  * @param genome the genome it was rendered from, when it has one (kept so that it can be mutated again)
- * @param operator {@code mutate}, {@code crossover}, {@code fresh} (a new genome, e.g. from a hand-written seed)
- *     or an agent's own word
+ * @param operator {@code mutate}, {@code crossover}, {@code fresh} (a new genome, e.g. from a hand-written seed),
+ *     {@code repair}, or an agent's own word such as a prompt template's name
  * @param summary one line saying what changed, for lineage
+ * @param call the model exchange that produced it, for agents that ask a model
  */
-public record Proposal(String source, Optional<JsonNode> genome, String operator, String summary) {
+public record Proposal(String source, Optional<JsonNode> genome, String operator, String summary,
+                       Optional<ModelCall> call) {
+
+    /** A proposal made without a model. */
+    public Proposal(String source, Optional<JsonNode> genome, String operator, String summary) {
+        this(source, genome, operator, summary, Optional.empty());
+    }
 }

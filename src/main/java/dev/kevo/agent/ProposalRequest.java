@@ -5,12 +5,13 @@ import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
- * What an agent is given: the parent to improve, optionally a second parent to cross with, the best of other
- * islands as inspiration, recent failures with their verdicts, and the randomness to use (derived from the
- * campaign's seed and the request's number, so a resumed campaign proposes the same children).
+ * What an agent is given: the campaign's task, the parent to improve, optionally a second parent to cross
+ * with, the best of other islands as inspiration, recent failures with their verdicts, and the randomness to
+ * use (derived from the campaign's seed and the request's number, so a resumed campaign proposes the same
+ * children).
  */
-public record ProposalRequest(Candidate parent, Optional<Candidate> mate, List<Candidate> inspirations,
-                              List<Candidate> recentFailures, RandomGenerator random) {
+public record ProposalRequest(TaskContext context, Candidate parent, Optional<Candidate> mate,
+                              List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random) {
     public ProposalRequest {
         inspirations = List.copyOf(inspirations);
         recentFailures = List.copyOf(recentFailures);

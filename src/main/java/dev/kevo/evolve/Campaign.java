@@ -202,13 +202,13 @@ public final class Campaign {
         long start = System.nanoTime();
         Proposal proposal;
         try {
-            proposal = agent.propose(new ProposalRequest(candidate(parent), mate.map(this::candidate), inspirations,
+            proposal = agent.propose(new ProposalRequest(null, candidate(parent), mate.map(this::candidate), inspirations,
                     recentFailures.stream().map(this::candidate).toList(), random));
         } catch (AgentException e) {
             listener.agentFailed(agent.name(), e.getMessage());
             MutantRecord failed = new MutantRecord(id, parents, gen, island, agent.name(), "failed", e.getMessage(),
                     null, null, null, CandidateResult.rejected(id, null, null, Verdict.AGENT_FAILURE, e.getMessage(),
-                    inputSeed), (System.nanoTime() - start) / 1e6, Instant.now().toString());
+                    inputSeed), (System.nanoTime() - start) / 1e6, Instant.now().toString(), null);
             store.saveMutant(failed, "");
             remember(failed);
             return failed;
@@ -233,7 +233,7 @@ public final class Campaign {
             evaluated++;
         }
         MutantRecord record = new MutantRecord(id, parents, gen, island, agent, operator, summary, genome, hash,
-                cachedFrom, result, agentMs, Instant.now().toString());
+                cachedFrom, result, agentMs, Instant.now().toString(), null);
         store.saveMutant(record, source);
         boolean newChampion = remember(record);
         store.event("mutant", Map.of("id", id, "generation", gen, "island", island, "agent", agent,

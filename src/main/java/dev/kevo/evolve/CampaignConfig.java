@@ -1,6 +1,7 @@
 package dev.kevo.evolve;
 
 import dev.kevo.KevoException;
+import dev.kevo.agent.llm.ModelSpec;
 import dev.kevo.config.ConfigFiles;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,8 +26,8 @@ public record CampaignConfig(String name, String suite, String baseline, String 
     public record Selection(Integer tournamentSize, Integer elitism, Double crossoverRate) {
     }
 
-    /** An agent and its share of the proposals. */
-    public record AgentWeight(String name, Double weight) {
+    /** An agent and its share of the proposals; {@code model} is set for a language model, absent for builtin. */
+    public record AgentWeight(String name, Double weight, ModelSpec model) {
     }
 
     /** Stop conditions; whichever is reached first ends the campaign. Absent or 0 means no limit. */
@@ -36,7 +37,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
 
     public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
             "config/eval.yaml", "seeds", 0, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
-            List.of(new AgentWeight("builtin", 1.0)), new Stop(400, 8.5, 0, 0, 0.0), "mutations");
+            List.of(new AgentWeight("builtin", 1.0, null)), new Stop(400, 8.5, 0, 0, 0.0), "mutations");
 
     public static CampaignConfig load(Path file) {
         CampaignConfig raw = ConfigFiles.read(file, CampaignConfig.class);

@@ -2,6 +2,7 @@ package dev.kevo.store;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kevo.agent.ModelUsage;
 import dev.kevo.eval.CandidateResult;
 import java.util.List;
 
@@ -14,11 +15,14 @@ import java.util.List;
  * @param sourceHash SHA-256 of the normalised source: identical kernels share it and are evaluated once
  * @param cachedFrom when the source had been evaluated before, the id whose result this reuses
  * @param agentMs time the agent took to propose it
+ * @param model for a model's proposal, which model and what it cost; its prompt and raw answer are saved as
+ *     {@code <id>.prompt.md} and {@code <id>.answer.md}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MutantRecord(String id, List<String> parents, int generation, int island, String agent,
                            String operator, String summary, JsonNode genome, String sourceHash, String cachedFrom,
-                           CandidateResult result, Double agentMs, String createdAt) {
+                           CandidateResult result, Double agentMs, String createdAt,
+                           ModelUsage model) {
     public MutantRecord {
         parents = List.copyOf(parents);
     }

@@ -98,7 +98,7 @@ class CampaignTest {
 
     static CampaignConfig config(int generations) {
         return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, 42L, 3, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("fake", 1.0)),
+                new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)),
                 new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0), "mutations").withDefaults().validated();
     }
 
@@ -182,7 +182,7 @@ class CampaignTest {
         MutantRecord weak = record("a", 1.0);
         MutantRecord strong = record("b", 2.0);
         MutantRecord failed = new MutantRecord("c", List.of(), 1, 0, "fake", "mutate", "", null, "hc", null,
-                CandidateResult.rejected("c", null, null, Verdict.NAN_OUTPUT, "", 0), null, "now");
+                CandidateResult.rejected("c", null, null, Verdict.NAN_OUTPUT, "", 0), null, "now", null);
         java.util.SplittableRandom random = new java.util.SplittableRandom(1);
         int strongWins = 0;
         for (int i = 0; i < 1000; i++) {
@@ -198,6 +198,6 @@ class CampaignTest {
     private static MutantRecord record(String id, double score) {
         return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "h" + id, null,
                 new CandidateResult(id, null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null, 0, null,
-                        null), null, "now");
+                        null), null, "now", null);
     }
 }

@@ -1,0 +1,11 @@
+package dev.kevo.agent;
+
+/**
+ * One exchange with a model, saved beside the mutant it produced (or the failure it caused) so that a person
+ * can read what the model was shown and what it said.
+ *
+ * @param prompt every message sent, in order, as text
+ * @param answer the model's raw answer, unparsed
+ */
+public record ModelCall(String prompt, String answer, ModelUsage usage) {
+}

@@ -1,0 +1,16 @@
+package dev.kevo.agent;
+
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.task.Shape;
+import java.util.List;
+
+/**
+ * What stays the same for a whole campaign and an agent may tell a model: the GPU, the suite and the baseline.
+ *
+ * @param device null when the campaign runs without a GPU (tests)
+ */
+public record TaskContext(DeviceInfo device, String suite, List<Shape> shapes, String baseline) {
+    public TaskContext {
+        shapes = List.copyOf(shapes);
+    }
+}
