@@ -109,9 +109,9 @@ public final class Campaign {
             while (true) {
                 Optional<String> stop = stopReason(state);
                 if (stop.isPresent()) {
-                    CampaignState saved = confirmChampion(state);
+                    CampaignState confirmed = confirmChampion(state);
                     // Not saved: state.json counts only whole generations, which a resume replays from.
-                    CampaignState finished = snapshot(saved.generation(), saved.islands(), saved.stale());
+                    CampaignState finished = snapshot(confirmed.generation(), confirmed.islands(), confirmed.stale());
                     store.event("finished", Map.of("reason", stop.get(), "generation", finished.generation(),
                             "evaluations", finished.evaluations(), "champion", champion == null ? "" : champion.id()));
                     listener.finished(finished, champion, stop.get());
