@@ -3,6 +3,7 @@ package dev.kevo.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kevo.agent.Genome.BlockRows;
 import dev.kevo.agent.Genome.ExpMode;
+import dev.kevo.agent.Genome.Fused;
 import dev.kevo.agent.Genome.LoadHint;
 import dev.kevo.agent.Genome.LoopRows;
 import dev.kevo.agent.Genome.Reduce;
@@ -52,7 +53,9 @@ public final class BuiltinAgent implements Agent {
      * with the row in registers and 16-byte accesses up to 1024 columns; a block per row in registers up to
      * 16384, with scalar accesses: at 16 floats per thread that stays within 32 registers, two 1024-thread
      * blocks per SM (16-byte accesses and their peeling take 40); rows of 8192+ columns with no more rows
-     * than SMs split over about 8 blocks per SM; a block per row reading twice beyond that.
+     * than SMs split over the whole GPU in one launch, a 1024-thread block per SM meeting at a grid barrier,
+     * each chunk in registers (up to 16 floats per thread) or, when too long, streamed twice; a block per row
+     * reading twice beyond that.
      */
     public static Genome defaultGenome() {
         return new Genome(
@@ -60,7 +63,9 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(16384, 128, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, false, Reduce.SHUFFLE,
-                        ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS)),
+                        ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
+                        new Fused(32, 14, 1024, 1, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                                StoreHint.PLAIN)),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         LoadHint.LDCS, StoreHint.STCS)));
     }
