@@ -81,13 +81,14 @@ class KernelRendererTest {
         expected.forEach((shape, kernel) -> assertEquals(kernel,
                 PlanResolver.resolve(file, Shape.parse(shape), 132).launches().getFirst().kernel(), shape));
 
-        // 1x10^7 on 132 SMs, one launch: a block per SM, 75758 elements each, 32 per thread in registers and up
-        // to 56 more in 224 KB of shared memory.
+        // 1x10^7 on 132 SMs, one cooperative launch: two 512-thread blocks per SM, 37879 elements each, 32 per
+        // thread in registers and up to 56 more in 112 KB of shared memory.
         ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);
         assertEquals(1, longRow.launches().size());
-        assertEquals(132, longRow.launches().getFirst().grid());
-        assertEquals(224 * 1024, longRow.launches().getFirst().smem());
-        assertTrue(longRow.workspaceBytes() >= 132L * 8);
+        assertTrue(longRow.launches().getFirst().cooperative());
+        assertEquals(264, longRow.launches().getFirst().grid());
+        assertEquals(112 * 1024, longRow.launches().getFirst().smem());
+        assertTrue(longRow.workspaceBytes() >= 264L * 8);
     }
 
     @Test
