@@ -33,7 +33,8 @@ GRAFTS = {
     "g0017-i3-c1": ("infinite_loop.cu", "evaluator/adversarial/infinite_loop.cu", "g0016-i3-c0"),
 }
 # online_typo.cu is seeds/online.cu with __syncthreads() misspelt; this is NVRTC 11.8's message for it (`kevo check`).
-# The evaluator rejects a compile error with the same message before the GPU is involved.
+# The evaluator rejects a compile error with the same message before the GPU is involved. (The H100 run misspelt
+# fmaxf, which online.cu does not call, so its online_typo.cu passed there; that result is not used.)
 COMPILE_ERROR = 'online_typo.cu:36: error: identifier "__syncthread" is undefined'
 COMMENT = re.compile(r"/\*(?!@kevo).*?\*/|//[^\n]*", re.S)
 
