@@ -15,14 +15,16 @@
   // --- Score against evaluations and against wall time, per island ---
   function progressChart(id, x, xTitle) {
     const datasets = [];
+    // Best so far: stepped 'before' holds the last value flat until the next point, then steps.
     for (const island of data.islands) {
       const color = K.islandColor(island.island);
       datasets.push({ label: `island ${island.island} best`, borderColor: color, backgroundColor: color,
-        stepped: 'after', pointRadius: 0, borderWidth: 2,
+        stepped: 'before', pointRadius: 0, borderWidth: 2,
         data: island.points.filter(p => p.best != null).map(p => ({ x: p[x], y: p.best, g: p.generation })) });
+      // A generation with no passing child has no median: a gap in the line, not a line across it.
       datasets.push({ label: `island ${island.island} median`, borderColor: color, backgroundColor: color,
         borderDash: [5, 4], pointRadius: 2, borderWidth: 1,
-        data: island.points.filter(p => p.median != null).map(p => ({ x: p[x], y: p.median, g: p.generation })) });
+        data: island.points.map(p => ({ x: p[x], y: p.median, g: p.generation })) });
     }
     datasets.push({ label: 'every passing mutant', showLine: false, pointRadius: 2,
       borderColor: 'rgba(90,90,90,0.35)', backgroundColor: 'rgba(90,90,90,0.2)',
@@ -175,7 +177,7 @@
   if (data.usage.length) {
     document.getElementById('usage').hidden = false;
     const usageChart = (id, key, title, format) => K.chart(id, { type: 'line', data: {
-      datasets: data.usage.map((u, i) => ({ label: u.model, stepped: 'after', pointRadius: 2,
+      datasets: data.usage.map((u, i) => ({ label: u.model, stepped: 'before', pointRadius: 2,
         borderColor: K.islandColor(i), backgroundColor: K.islandColor(i),
         data: u.points.map(p => ({ x: p.minutes, y: p[key], id: p.id })) })) },
       options: { scales: { x: { type: 'linear', title: { display: true, text: 'wall time (minutes)' } },

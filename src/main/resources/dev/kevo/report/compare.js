@@ -29,7 +29,7 @@
   if (a.campaign && b.campaign) {
     document.getElementById('progress').hidden = false;
     const progress = (id, x, title) => K.chart(id, { type: 'line', data: { datasets: sides.map(([name, side]) => ({
-      label: side.label, stepped: 'after', borderColor: colors[name], backgroundColor: colors[name], pointStyle: 'star',
+      label: side.label, stepped: 'before', borderColor: colors[name], backgroundColor: colors[name], pointStyle: 'star',
       pointRadius: side.progress.map((p, i) => (i === side.progress.length - 1 ? 0 : 7)),
       data: side.progress.map(p => ({ x: p[x], y: p.score, id: p.id })) })) },
       options: { scales: { x: { type: 'linear', title: { display: true, text: title } },
