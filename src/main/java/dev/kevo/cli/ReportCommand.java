@@ -33,16 +33,16 @@ import picocli.CommandLine.Spec;
             "With --compare A B: a page comparing two campaigns (progress, verdicts, champions shape by shape "
                     + "and their diff) or two mutants (shape by shape, and their diff)."},
         footer = {"", "Examples:",
-            "  kevo report mutations/default-20261123-0130                 writes mutations/default-20261123-0130/report.html",
+            "  kevo report mutations/default-20261123-0130",
             "  kevo report --compare mutations/run1 mutations/run2 --out cmp.html",
-            "  kevo report --compare mutations/run1/g0018-i3-c2 mutations/run1/seed-online.json"})
+            "  kevo report --compare mutations/run1/g0018-i3-c2 mutations/run1/seed-online"})
 public final class ReportCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "CAMPAIGN", arity = "0..*",
             description = "Campaign folder(s), e.g. mutations/default-20261123-0130; one page per folder.")
     List<Path> campaigns = new ArrayList<>();
 
-    @Option(names = "--compare", arity = "2", paramLabel = "A",
+    @Option(names = "--compare", arity = "2", paramLabel = "A B", hideParamSyntax = true,
             description = "Compare A and B instead: each a campaign folder (its champion stands for it) or a mutant "
                     + "as FOLDER/ID or FOLDER/ID.json.")
     List<Path> compare;
