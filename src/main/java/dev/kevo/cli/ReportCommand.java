@@ -7,6 +7,7 @@ import dev.kevo.report.HtmlPage;
 import dev.kevo.store.AtomicFiles;
 import dev.kevo.store.CampaignStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -124,6 +125,6 @@ public final class ReportCommand implements Callable<Integer> {
             throw KevoException.input(file + ": cannot write (" + e.getMessage() + ")");
         }
         spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s (%.1f MB)%n", file,
-                html.getBytes(java.nio.charset.StandardCharsets.UTF_8).length / 1e6);
+                html.getBytes(StandardCharsets.UTF_8).length / 1e6);
     }
 }

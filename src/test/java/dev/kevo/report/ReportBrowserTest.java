@@ -166,6 +166,26 @@ class ReportBrowserTest {
     }
 
     @Test
+    void tokensAndCostAreDrawnWhenRecordsCarryThem() throws IOException {
+        // The recorded campaign used no LLM; its evaluations with usage attached stand in for one that did.
+        ReportData recorded = CampaignReport.gather(CampaignStore.open(ReportFixture.folder()), 3, TARGET);
+        List<ReportData.Evaluation> withUsage = recorded.evaluations().stream().map(e -> new ReportData.Evaluation(
+                e.id(), e.evaluation(), e.minutes(), e.island(), e.generation(), "llm", e.operator(), e.verdict(),
+                e.group(), e.score(), e.cachedFrom(), e.island() < 0 ? List.of() : List.of(
+                        new LlmUsage(e.island() % 2 == 0 ? "model-a" : "model-b", 1200 + 10L * e.evaluation(), 0.01))))
+                .toList();
+        ReportData data = new ReportData(recorded.kind(), recorded.summary(), withUsage, recorded.islands(),
+                recorded.champions(), recorded.shapes(), recorded.lineage(), recorded.verdicts(),
+                CampaignReport.usageSeries(withUsage), recorded.top(), recorded.mutants());
+        open(write("report-usage-fixture.html", HtmlPage.render(HtmlPage.Kind.CAMPAIGN, "usage", "test", data)));
+        assertEquals(Boolean.FALSE, js("return document.getElementById('usage').hidden;"));
+        Map<String, Boolean> charts = charts();
+        assertEquals(Boolean.TRUE, charts.get("chart-tokens"));
+        assertEquals(Boolean.TRUE, charts.get("chart-cost"));
+        assertEquals(2L, js("return Chart.getChart('chart-cost').data.datasets.length;"), "one line per model");
+    }
+
+    @Test
     void theComparePageDrawsItsChartsAndBothKernels() throws IOException {
         Path page = write("report-compare-fixture.html", HtmlPage.render(HtmlPage.Kind.COMPARE, "kevo compare",
                 "written by ReportBrowserTest", CampaignCompare.compare(ReportFixture.folder(),
