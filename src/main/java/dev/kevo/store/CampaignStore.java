@@ -1,5 +1,6 @@
 package dev.kevo.store;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
@@ -178,6 +179,22 @@ public final class CampaignStore {
         }
         try {
             return Optional.of(JSON.readValue(file.toFile(), MutantRecord.class));
+        } catch (IOException e) {
+            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * A mutant's record as written, as a JSON tree: readers that want fields newer than this kevo's
+     * {@link MutantRecord} (or optional ones) take them from here without failing on their absence.
+     */
+    public Optional<JsonNode> mutantTree(String id) {
+        Path file = dir.resolve(id + ".json");
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readTree(file.toFile()));
         } catch (IOException e) {
             throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
         }
