@@ -62,8 +62,7 @@ public final class CampaignReport {
         ordered.forEach(m -> byId.put(m.id(), m));
         Instant start = instant(frozen.createdAt())
                 .orElse(ordered.isEmpty() ? Instant.EPOCH : instant(ordered.getFirst().createdAt()).orElse(Instant.EPOCH));
-        List<Evaluation> evaluations = evaluations(ordered, start,
-                id -> store.mutantTree(id).map(LlmUsage::from).orElse(List.of()));
+        List<Evaluation> evaluations = evaluations(ordered, start, LlmUsage::of);
 
         List<ChampionMoment> champions = champions(evaluations);
         // state.json names the champion after each generation; a folder without one (the seeds still being
@@ -117,7 +116,7 @@ public final class CampaignReport {
     }
 
     static List<Evaluation> evaluations(List<MutantRecord> ordered, Instant start,
-                                        Function<String, List<LlmUsage>> usage) {
+                                        Function<MutantRecord, List<LlmUsage>> usage) {
         List<Evaluation> out = new ArrayList<>();
         int evaluated = 0;
         double minutes = 0;
@@ -132,7 +131,7 @@ public final class CampaignReport {
             }
             out.add(new Evaluation(m.id(), evaluated, minutes, m.island(), m.generation(), m.agent(), m.operator(),
                     verdict.id(), VerdictGroup.of(verdict).label(), m.passed() ? m.fitness() : null, m.cachedFrom(),
-                    usage.apply(m.id())));
+                    usage.apply(m)));
         }
         return out;
     }

@@ -184,22 +184,6 @@ public final class CampaignStore {
         }
     }
 
-    /**
-     * A mutant's record as written, as a JSON tree: readers that want fields newer than this kevo's
-     * {@link MutantRecord} (or optional ones) take them from here without failing on their absence.
-     */
-    public Optional<JsonNode> mutantTree(String id) {
-        Path file = dir.resolve(id + ".json");
-        if (!Files.isRegularFile(file)) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(JSON.readTree(file.toFile()));
-        } catch (IOException e) {
-            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
-        }
-    }
-
     public String source(String id) {
         return read(dir.resolve(id + ".cu"));
     }

@@ -20,6 +20,7 @@ import dev.kevo.report.ReportData.ShapeSeries;
 import dev.kevo.report.ReportData.UsageSeries;
 import dev.kevo.report.ReportData.VerdictBin;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.agent.ModelUsage;
 import dev.kevo.store.MutantRecord;
 import dev.kevo.store.SourceHash;
 import java.io.IOException;
@@ -249,17 +250,12 @@ class CampaignReportTest {
     }
 
     @Test
-    void usageIsReadFromTheLikelyShapesOfRecord() throws IOException {
-        ObjectMapper json = new ObjectMapper();
-        assertEquals(List.of(new LlmUsage("m1", 1500, 0.02)), LlmUsage.from(json.readTree(
-                "{\"id\":\"x\",\"llm\":{\"model\":\"m1\",\"inputTokens\":1000,\"outputTokens\":500,\"costUsd\":0.02}}")));
-        assertEquals(List.of(new LlmUsage("m2", 70, 0.5)), LlmUsage.from(json.readTree(
-                "{\"usage\":{\"model\":\"m2\",\"promptTokens\":50,\"completionTokens\":20,\"cost\":0.5}}")));
-        assertEquals(List.of(new LlmUsage("a", 10, 0), new LlmUsage("b", 20, 0.1)), LlmUsage.from(json.readTree(
-                "{\"calls\":[{\"model\":\"a\",\"tokens\":10},{\"model\":\"b\",\"totalTokens\":20,\"cost_usd\":0.1}]}")));
-        assertEquals(List.of(new LlmUsage("m3", 9, 0.3)), LlmUsage.from(json.readTree(
-                "{\"agent\":\"llm\",\"model\":\"m3\",\"tokens\":9,\"costUsd\":0.3}")));
-        assertEquals(List.of(), LlmUsage.from(store.mutantTree(ReportFixture.CHAMPION).orElseThrow()), "a builtin mutant's record has none (genome and result hold no tokens or cost)");
+    void usageComesFromTheModelCallOfARecord() {
+        MutantRecord builtin = store.mutant(ReportFixture.CHAMPION).orElseThrow();
+        assertEquals(List.of(), LlmUsage.of(builtin), "a builtin mutant has no model call");
+        MutantRecord byModel = new MutantRecord("m", List.of(), 1, 0, "qwen", "improve", "", null, "h", null,
+                builtin.result(), 900.0, "now", new ModelUsage("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02));
+        assertEquals(List.of(new LlmUsage("qwen (qwen3-coder)", 1500, 0.02)), LlmUsage.of(byModel));
     }
 
     @Test
@@ -313,6 +309,6 @@ class CampaignReportTest {
     private static MutantRecord record(String id, List<String> parents, String operator) {
         return new MutantRecord(id, parents, 1, 0, "builtin", operator, "", null, "h", null,
                 CandidateResult.rejected(id + ".cu", null, null, Verdict.WRONG_RESULT, "bad", 1), null,
-                "2026-01-01T00:00:00Z");
+                "2026-01-01T00:00:00Z", null);
     }
 }
