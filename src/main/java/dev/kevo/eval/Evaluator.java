@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
@@ -43,11 +44,13 @@ public final class Evaluator implements AutoCloseable {
                           List<ResolvedPlan> plans) {
     }
 
-    public Evaluator(Gpu gpu, Nvrtc nvrtc, Suite suite, KernelFile baselineFile, EvalSettings settings) {
+    /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
+                     EvalSettings settings) {
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.trusted = new TrustedKernels(gpu, nvrtc);
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
