@@ -13,7 +13,9 @@ import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -87,7 +89,24 @@ public final class Evaluator implements AutoCloseable {
     /** As {@link #evaluate(KernelFile, long, boolean)}, telling {@code phases} when each phase starts. */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
         long start = System.nanoTime();
-        return judge(file, inputSeed, cold, phases).withEvaluationMs((System.nanoTime() - start) / 1e6);
+        Map<String, Double> spent = new LinkedHashMap<>();
+        long[] entered = {start};
+        Phase[] current = {null};
+        Phase.Listener timed = phase -> {
+            long now = System.nanoTime();
+            if (current[0] != null) {
+                spent.put(current[0].id(), (now - entered[0]) / 1e6);
+            }
+            current[0] = phase;
+            entered[0] = now;
+            phases.entered(phase);
+        };
+        CandidateResult result = judge(file, inputSeed, cold, timed);
+        long end = System.nanoTime();
+        if (current[0] != null) {
+            spent.put(current[0].id(), (end - entered[0]) / 1e6);
+        }
+        return result.withEvaluationMs((end - start) / 1e6).withPhaseMs(spent);
     }
 
     /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
@@ -125,7 +144,7 @@ public final class Evaluator implements AutoCloseable {
             Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
             return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
                     loaded.compilation().time().toNanos() / 1e6, Preflight.blankToNull(loaded.compilation().log()),
-                    resourcesOf(loaded), shapes, inputSeed, null, null, null);
+                    resourcesOf(loaded), shapes, inputSeed, null, null, null, null);
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
