@@ -1,29 +1,41 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, chunk stats then merge and normalise; else a block per row, two reads",
-  "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
+  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, grid barrier) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
+  "workspace": "max(rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8, 2 * sms * 8)",
   "plans": [
-    { "when": "cols <= 32", "launches": [
+    { "when": "cols <= 16", "launches": [
       { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 64", "launches": [
+    { "when": "cols <= 32", "launches": [
       { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 128", "launches": [
+    { "when": "cols <= 64", "launches": [
       { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 256", "launches": [
+    { "when": "cols <= 128", "launches": [
       { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 512", "launches": [
+    { "when": "cols <= 256", "launches": [
       { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 512", "launches": [
+      { "kernel": "softmax_short_g32_n16", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
+      { "kernel": "softmax_fused_e4", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
+      { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
+      { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
+      { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
+      { "kernel": "softmax_fused_e32_s48", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "98304", "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
+      { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
     { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
       { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
       { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
-    { "when": "cols <= 1024", "launches": [
-      { "kernel": "softmax_block_t128_n8", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 2048", "launches": [
-      { "kernel": "softmax_block_t256_n8", "grid": "rows", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t128_n16", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 4096", "launches": [
-      { "kernel": "softmax_block_t512_n8", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t256_n16", "grid": "rows", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 8192", "launches": [
-      { "kernel": "softmax_block_t1024_n8", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t512_n16", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 16384", "launches": [
       { "kernel": "softmax_block_t1024_n16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true", "launches": [
@@ -34,7 +46,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":2,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":8,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":false,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SMEM","exp":"EXP2","statsLoad":"LDCG","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -368,6 +380,162 @@ template <class C> __device__ __forceinline__ void split_norm(const float* __res
     stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
 }
 
+// A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
+// blocks of at most 1024 / blocksPerSm threads per SM). The last block to arrive puts the count back to 0
+// before it releases the others, so every launch starts from the 0 the module was loaded with; the
+// generation only grows. The workspace cannot hold this: its contents are undefined at every launch.
+__device__ unsigned int kevo_grid_count = 0;
+__device__ unsigned int kevo_grid_generation = 0;
+
+__device__ __forceinline__ unsigned int load_acquire(const unsigned int* p) {
+    unsigned int v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Acquire/release rather than __threadfence: the arrival publishes this block's partial and the release
+// publishes everyone's, which is all the ordering the barrier needs (full fences measured slower).
+__device__ __forceinline__ void grid_barrier() {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned int seen = load_acquire(&kevo_grid_generation);
+        unsigned int arrived;
+        asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(&kevo_grid_count) : "memory");
+        if (arrived == gridDim.x - 1) {
+            kevo_grid_count = 0;
+            asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(&kevo_grid_generation), "r"(seen + 1) : "memory");
+        } else {
+            while (load_acquire(&kevo_grid_generation) == seen) { }
+        }
+    }
+    __syncthreads();
+}
+
+// The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
+template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
+    Stat st = {-KEVO_INF, 0.0f};
+    for (int i = threadIdx.x; i < chunks; i += THREADS) {
+        const float2 q = __ldcg(part + i);
+        st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
+    }
+    return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+}
+
+// Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
+// dynamic shared memory (each thread its own slots, so no barrier guards them). Its (max, sum) goes to ws,
+// the grid meets at the barrier, the row's partials are merged and the chunk normalised and written: x is
+// read once and y written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
+template <class C, int THREADS, int N, int S>
+__device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y,
+                                            float2* __restrict__ ws, int cols, int chunks) {
+    constexpr int V = C::VEC;
+    typedef typename VecOf<V>::T VT;
+    typedef Num<C::EXP> K;
+    extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
+    VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
+    const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
+    const long long base = (long long)row * cols;
+    const Peel p = peel<V>(base, cols);
+    const Chunk c = chunk_of(p, k, chunks);
+    const float* xr = x + base;
+    float* yr = y + base;
+    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+    VT* yv = reinterpret_cast<VT*>(yr + p.head);
+    const bool extras = V > 1 && k == 0;
+
+    float v[N * V];
+    float h = -KEVO_INF, t = -KEVO_INF;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const unsigned q = c.q0 + threadIdx.x + j * THREADS;
+        if (q < c.q1) {
+            unpack(load<C::LOAD>(xv + q), v + j * V);
+        } else {
+#pragma unroll
+            for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
+        }
+    }
+    float m = -KEVO_INF;
+#pragma unroll 4
+    for (int j = 0; j < S; ++j) {
+        const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+        if (q < c.q1) {
+            const VT w = load<C::LOAD>(xv + q);
+            held[j * THREADS + threadIdx.x] = w;
+            float u[V];
+            unpack(w, u);
+#pragma unroll
+            for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
+        }
+    }
+    if (extras) {
+        if ((int)threadIdx.x < p.head) h = load<C::LOAD>(xr + threadIdx.x);
+        if ((int)threadIdx.x < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
+    }
+    m = fmaxf(m, fmaxf(h, t));
+#pragma unroll
+    for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
+    // Exponents against this thread's own max, rescaled once at the end; a thread with only -inf
+    // (masked chunks) uses key 0, its exps are 0 and so is its scale.
+    const float km = K::key(m);
+    const float kr = m == -KEVO_INF ? 0.0f : km;
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
+#pragma unroll 4
+    for (int j = 0; j < S; ++j) {
+        if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
+            float u[V];
+            unpack(held[j * THREADS + threadIdx.x], u);
+#pragma unroll
+            for (int e = 0; e < V; ++e) s += K::exp_from(u[e], kr);
+        }
+    }
+    h = K::exp_from(h, kr);
+    t = K::exp_from(t, kr);
+    const Stat part = group_reduce<THREADS, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
+    if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(part.m, part.s);
+    grid_barrier();
+    const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
+    const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const unsigned q = c.q0 + threadIdx.x + j * THREADS;
+        if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, scale));
+    }
+#pragma unroll 4
+    for (int j = 0; j < S; ++j) {
+        const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+        if (q < c.q1) {
+            float u[V];
+            unpack(held[j * THREADS + threadIdx.x], u);
+#pragma unroll
+            for (int e = 0; e < V; ++e) u[e] = K::exp_from(u[e], kr);
+            store<C::STORE>(yv + q, pack<V>(u, scale));
+        }
+    }
+    if (extras) {
+        if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, h * scale);
+        if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, t * scale);
+    }
+}
+
+// Split rows in one launch for chunks too long for registers: the two passes of split_stats and
+// split_norm with the grid barrier between them instead of a second launch.
+template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
+        float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
+    const long long base = (long long)row * cols;
+    const Peel p = peel<C::VEC>(base, cols);
+    const Chunk c = chunk_of(p, k, chunks);
+    Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
+    st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+    if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
+    grid_barrier();
+    st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
+    stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);
+}
+
 // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
 // block merge, then a second pass that re-reads the row (from L2 unless the row is huge) and writes.
 template <class C> __device__ __forceinline__ void loop_rows(const float* __restrict__ x, float* __restrict__ y,
@@ -382,7 +550,7 @@ template <class C> __device__ __forceinline__ void loop_rows(const float* __rest
 }
 
 struct ShortCfg {
-    static constexpr int VEC = 2;
+    static constexpr int VEC = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_PLAIN;
@@ -408,7 +576,26 @@ struct SplitCfg {
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
-    static constexpr bool REVERSE = false;
+    static constexpr bool REVERSE = true;
+};
+struct FusedCfg {
+    static constexpr int VEC = 4;
+    static constexpr int EXP = EXP_EXP2;
+    static constexpr int LOAD = LOAD_PLAIN;
+    static constexpr int STORE = STORE_PLAIN;
+    static constexpr int REDUCE = REDUCE_SHUFFLE;
+};
+struct FusedStreamCfg {
+    static constexpr int THREADS = 512;
+    static constexpr int VEC = 4;
+    static constexpr int TILE = 4;
+    static constexpr int UNROLL = 1;
+    static constexpr int EXP = EXP_EXP2;
+    static constexpr int STATS_LOAD = LOAD_PLAIN;
+    static constexpr int NORM_LOAD = LOAD_LDCS;
+    static constexpr int STORE = STORE_STCS;
+    static constexpr int REDUCE = REDUCE_SHUFFLE;
+    static constexpr bool ONLINE = false;
 };
 struct LoopCfg {
     static constexpr int THREADS = 512;
@@ -416,10 +603,10 @@ struct LoopCfg {
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_LDCG;
+    static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
-    static constexpr int REDUCE = REDUCE_SMEM;
+    static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
 
@@ -438,23 +625,41 @@ extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n4(const flo
 extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<ShortCfg, 256, 32, 8>(x, y, rows, cols);
 }
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 32, 16>(x, y, rows, cols);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e4(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 1, 0>(x, y, ws, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e8(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 2, 0>(x, y, ws, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e16(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 4, 0>(x, y, ws, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 8, 0>(x, y, ws, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s48(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 8, 12>(x, y, ws, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused_stream<FusedStreamCfg>(x, y, ws, cols, chunks);
+}
 extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
     split_stats<SplitCfg>(x, ws, cols, chunks);
 }
 extern "C" __global__ void __launch_bounds__(256) softmax_split_norm(const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
     split_norm<SplitCfg>(x, y, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 128, 128, 8>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 128, 128, 16>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_block_t256_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 256, 256, 8>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_block_t256_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 256, 256, 16>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(512) softmax_block_t512_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 512, 512, 8>(x, y, rows, cols);
-}
-extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 1024, 1024, 8>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(512) softmax_block_t512_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 512, 512, 16>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 1024, 1024, 16>(x, y, rows, cols);

@@ -26,9 +26,9 @@ final class Workers {
                                  EvalSettings settings, String arch, int sms) {
         // C1 only and a serial collector: a worker's Java side waits on the GPU, and starts matter more. For the
         // same reason its classes come from a shared archive that the first worker writes into kevo's cache.
-        // JVM messages go to stderr: stdout carries the frames.
+        // JVM messages go to stderr: stdout carries the frames. The archive's own notes (classes it skips) are noise.
         List<String> command = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=warning:stderr"));
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=warning:stderr", "-Xlog:cds*=off:stderr"));
         CompileCache.fromEnvironment(System.getenv()).dir().filter(Workers::writable).ifPresent(cache ->
                 command.addAll(List.of("-XX:+AutoCreateSharedArchive",
                         "-XX:SharedArchiveFile=" + cache.resolve("worker-" + Version.current() + ".jsa"))));
