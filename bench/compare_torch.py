@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""kevo's kernels next to torch.softmax and Triton's fused softmax (the tutorial kernel of seed document 001), on
+the same GPU in the same process, timed the same way for all: CUDA events around each launch, L2 flushed before
+each (a 2x L2 buffer read, outside the events), the variants interleaved round by round, medians reported with
+the spread; a plain device copy of the same bytes is the memory floor. Each kevo kernel file is compiled with
+NVRTC (--std=c++17, kevo.h supplied in memory) and launched by its own /*@kevo plan; its output is checked
+against a float64 torch softmax before it is timed.
+Usage (GPU host with torch and triton): python3 bench/compare_torch.py OUT.json KERNEL.cu [KERNEL.cu ...]
+"""
+import ctypes, datetime, json, math, os, re, statistics, subprocess, sys
+
+import torch
+import triton
+import triton.language as tl
+
+SUITE = "evaluator/suites/standard.yaml"
+KEVO_H = "src/main/resources/dev/kevo/cuda/kevo.h"
+ROUNDS, WARMUP = 60, 10
+
+
+# ---- Triton's fused softmax, as in the tutorial (seed document 001) ----
+@triton.jit
+def triton_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
+                          BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        row_start_ptr = input_ptr + row_idx * input_row_stride
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        mask = col_offsets < n_cols
+        row = tl.load(row_start_ptr + col_offsets, mask=mask, other=-float('inf'))
+        row_minus_max = row - tl.max(row, axis=0)
+        numerator = tl.exp(row_minus_max)
+        denominator = tl.sum(numerator, axis=0)
+        tl.store(output_ptr + row_idx * output_row_stride + col_offsets, numerator / denominator, mask=mask)
+
+
+TRITON_MAX_BLOCK = 1 << 17  # the tutorial holds a whole row in one program; beyond this it does not compile sanely
+
+
+def triton_softmax(x, y, sms):
+    n_rows, n_cols = x.shape
+    block = triton.next_power_of_2(n_cols)
+    warps = 8 if block >= 2048 else 4
+    warps = 16 if block >= 4096 else warps
+    grid = (min(n_rows, sms * 4),)
+    triton_softmax_kernel[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE=block, num_stages=2,
+                                num_warps=warps)
+
+
+# ---- NVRTC and the driver API through ctypes (the process's CUDA context is torch's) ----
+class Cuda:
+    def __init__(self):
+        self.cu = ctypes.CDLL("libcuda.so.1")
+        names = ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"]
+        dirs = ["", "/usr/local/cuda/targets/x86_64-linux/lib/", "/usr/local/cuda-13.0/targets/x86_64-linux/lib/"]
+        self.nvrtc = None
+        for d in dirs:
+            for n in names:
+                try:
+                    self.nvrtc = ctypes.CDLL(d + n)
+                    break
+                except OSError:
+                    pass
+            if self.nvrtc:
+                break
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self.nvrtc.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+        self.nvrtc_version = f"{major.value}.{minor.value}"
+
+    def check(self, rc, what):
+        if rc != 0:
+            raise RuntimeError(f"{what} failed with CUDA error {rc}")
+
+    def compile(self, name, source, headers, arch):
+        prog = ctypes.c_void_p()
+        hnames = (ctypes.c_char_p * len(headers))(*[k.encode() for k in headers])
+        hsrcs = (ctypes.c_char_p * len(headers))(*[v.encode() for v in headers.values()])
+        self.check(self.nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), len(headers),
+                                                 hsrcs, hnames), "nvrtcCreateProgram")
+        opts = [b"--std=c++17", f"--gpu-architecture={arch}".encode()]
+        rc = self.nvrtc.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+        size = ctypes.c_size_t()
+        self.nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        self.nvrtc.nvrtcGetProgramLog(prog, log)
+        if rc != 0:
+            raise RuntimeError(f"{name}: NVRTC: {log.value.decode()}")
+        self.nvrtc.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+        cubin = ctypes.create_string_buffer(size.value)
+        self.check(self.nvrtc.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
+        return cubin
+
+    def load(self, cubin):
+        module = ctypes.c_void_p()
+        self.check(self.cu.cuModuleLoadData(ctypes.byref(module), cubin), "cuModuleLoadData")
+        return module
+
+    def function(self, module, name):
+        f = ctypes.c_void_p()
+        self.check(self.cu.cuModuleGetFunction(ctypes.byref(f), module, name.encode()), f"cuModuleGetFunction({name})")
+        return f
+
+    def launch(self, f, grid, block, smem, cooperative, args, stream):
+        holders = []
+        for a in args:
+            holders.append(ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_int(a))
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
+        if smem > 48 * 1024:
+            self.check(self.cu.cuFuncSetAttribute(f, 8, smem), "cuFuncSetAttribute(max dynamic shared)")
+        if cooperative:
+            rc = self.cu.cuLaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, ctypes.c_void_p(stream), params)
+        else:
+            rc = self.cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, ctypes.c_void_p(stream), params, None)
+        self.check(rc, "launch")
+
+
+class Ptr(int):
+    pass
+
+
+def expr(text, rows, cols, sms):
+    """A kevo plan expression: integers, C division, cdiv/min/max, comparisons and && || !."""
+    t = str(text)
+    t = re.sub(r"(?<![=!<>])!(?!=)", " not ", t).replace("&&", " and ").replace("||", " or ")
+    t = re.sub(r"(?<!/)/(?!/)", "//", t)
+    value = eval(t, {"__builtins__": {}}, {"rows": rows, "cols": cols, "sms": sms, "min": min, "max": max,
+                                          "cdiv": lambda a, b: -(-a // b), "true": True, "false": False})
+    return value
+
+
+class KevoKernel:
+    def __init__(self, cuda, path, arch, sms):
+        self.cuda, self.path, self.sms = cuda, path, sms
+        source = open(path).read()
+        header = re.search(r"/\*@kevo(.*?)\*/", source, re.S).group(1)
+        self.plan = json.loads(header)
+        cubin = cuda.compile(os.path.basename(path), source, {"kevo.h": open(KEVO_H).read()}, arch)
+        self.module = cuda.load(cubin)
+        self.functions = {}
+
+    def prepare(self, rows, cols):
+        for plan in self.plan["plans"]:
+            if expr(plan.get("when", "true"), rows, cols, self.sms):
+                ws = expr(self.plan.get("workspace", 0), rows, cols, self.sms)
+                return plan, torch.empty(max(int(ws), 16), dtype=torch.uint8, device="cuda")
+        raise RuntimeError(f"{self.path}: no plan for {rows}x{cols}")
+
+    def run(self, plan, ws, x, y, stream):
+        rows, cols = x.shape
+        for launch in plan["launches"]:
+            name = launch["kernel"]
+            if name not in self.functions:
+                self.functions[name] = self.cuda.function(self.module, name)
+            args = []
+            for a in launch["args"]:
+                key = str(a).strip().lower()
+                args.append(Ptr(x.data_ptr()) if key == "x" else Ptr(y.data_ptr()) if key == "y"
+                            else Ptr(ws.data_ptr()) if key == "ws" else int(expr(a, rows, cols, self.sms)))
+            self.cuda.launch(self.functions[name], int(expr(launch["grid"], rows, cols, self.sms)),
+                             int(expr(launch["block"], rows, cols, self.sms)),
+                             int(expr(launch.get("smem", 0), rows, cols, self.sms)), bool(launch.get("cooperative")),
+                             args, stream)
+
+
+def suite_shapes():
+    text = open(SUITE).read()
+    return [tuple(int(v) for v in s.split("x")) for s in re.findall(r"\b(\d+x\d+)\b", text.split("shapes", 1)[1])]
+
+
+def main():
+    out, kernels = sys.argv[1], sys.argv[2:]
+    torch.manual_seed(0)
+    props = torch.cuda.get_device_properties(0)
+    sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
+    torch.zeros(1, device="cuda")
+    cuda = Cuda()
+    kevo = [KevoKernel(cuda, k, arch, sms) for k in kernels]
+    stream = torch.cuda.current_stream()
+    flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda").fill_(1)
+    sink = torch.empty((), device="cuda")
+    shapes_out = []
+    for rows, cols in suite_shapes():
+        x = torch.randn(rows, cols, device="cuda") * 4
+        ref = torch.softmax(x.double(), dim=1)
+        y = torch.empty_like(x)
+        # torch.softmax allocates its output (from torch's caching allocator): timed as a user calls it
+        variants = {"copy": lambda: y.copy_(x), "torch.softmax": lambda: torch.softmax(x, dim=1)}
+        notes = {}
+        if triton.next_power_of_2(cols) <= TRITON_MAX_BLOCK:
+            try:
+                triton_softmax(x, y, sms)
+                torch.cuda.synchronize()
+                err = (y.double() - ref).abs().max().item()
+                variants["triton fused (tutorial)"] = lambda: triton_softmax(x, y, sms)
+                notes["triton fused (tutorial)"] = {"maxAbsError": err}
+            except Exception as e:  # noqa: BLE001 - recorded, not hidden
+                notes["triton fused (tutorial)"] = {"error": str(e).splitlines()[0][:200]}
+        else:
+            notes["triton fused (tutorial)"] = {"error": "a row is held by one program: not for rows over "
+                                                         f"{TRITON_MAX_BLOCK} columns"}
+        for k in kevo:
+            name = "kevo " + os.path.basename(k.path)
+            plan, ws = k.prepare(rows, cols)
+            y.fill_(float("nan"))
+            k.run(plan, ws, x, y, stream.cuda_stream)
+            torch.cuda.synchronize()
+            err = (y.double() - ref).abs().max().item()
+            notes[name] = {"maxAbsError": err, "kernels": [l["kernel"] for l in plan["launches"]]}
+            if not math.isfinite(err) or err > 1e-5:
+                notes[name]["error"] = "wrong output: not timed"
+                continue
+            variants[name] = (lambda k=k, plan=plan, ws=ws: k.run(plan, ws, x, y, stream.cuda_stream))
+        times = {n: [] for n in variants}
+        for _ in range(WARMUP):
+            for f in variants.values():
+                f()
+        torch.cuda.synchronize()
+        names = list(variants)
+        for r in range(ROUNDS):
+            for i in range(len(names)):
+                n = names[(r + i) % len(names)]
+                torch.sum(flush, out=sink)
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                variants[n]()
+                end.record()
+                times[n].append((start, end))
+        torch.cuda.synchronize()
+        row = {"shape": f"{rows}x{cols}", "results": {}}
+        copy_median = statistics.median(s.elapsed_time(e) * 1000 for s, e in times["copy"])
+        for n, pairs in times.items():
+            us = sorted(s.elapsed_time(e) * 1000 for s, e in pairs)
+            med = statistics.median(us)
+            row["results"][n] = {"medianUs": med, "p10Us": us[len(us) // 10], "p90Us": us[len(us) * 9 // 10],
+                                 "floorFraction": copy_median / med, **notes.get(n, {})}
+        for n, note in notes.items():
+            row["results"].setdefault(n, note)
+        shapes_out.append(row)
+        line = "  ".join(f"{n} {v['medianUs']:.1f}us" if "medianUs" in v else f"{n} n/a"
+                         for n, v in row["results"].items())
+        print(f"{rows}x{cols}: {line}", flush=True)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    record = {"what": "kevo kernels vs torch.softmax vs Triton fused softmax (tutorial), same GPU, same process",
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+              "command": "python3 bench/compare_torch.py " + " ".join(sys.argv[1:]),
+              "nvidiaSmi": smi, "torch": torch.__version__, "triton": triton.__version__,
+              "nvrtc": cuda.nvrtc_version, "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds, L2 "
+                                                     "flushed (2x L2 read) before each launch, CUDA events, median",
+              "shapes": shapes_out}
+    geo = {}
+    for n in {n for s in shapes_out for n in s["results"]}:
+        fr = [s["results"][n]["floorFraction"] for s in shapes_out if "floorFraction" in s["results"].get(n, {})]
+        if len(fr) == len(shapes_out):
+            geo[n] = math.exp(sum(math.log(f) for f in fr) / len(fr))
+    record["floorGeomeanOverSuite"] = geo
+    json.dump(record, open(out, "w"), indent=2)
+    print(json.dumps(geo, indent=1))
+
+
+if __name__ == "__main__":
+    main()
