@@ -677,20 +677,32 @@ public final class KernelRenderer {
                 if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
             }
 
-            // Split rows, pass 2: every block merges its row's partials (a few KB from L2), then normalises its own
-            // chunk, re-reading x while it is likely still in L2. REVERSE visits the chunks read last first.
-            template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
-                                                                       const float2* __restrict__ ws, int cols, int chunks) {
-                const int b = C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-                const int row = b / chunks, k = b % chunks;
-                const float2* part = ws + (long long)row * chunks;
+            // The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
+            template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
                 Stat st = {-KEVO_INF, 0.0f};
-                for (int i = threadIdx.x; i < chunks; i += C::THREADS) st = MergeOp<C::EXP>()(st, Stat{part[i].x, part[i].y});
-                st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                for (int i = threadIdx.x; i < chunks; i += THREADS) {
+                    const float2 q = __ldcg(part + i);
+                    st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
+                }
+                return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+            }
+
+            // Split rows, second half: block b merges its row's partials (a few KB from L2), then normalises its own
+            // chunk, re-reading x while it is likely still in L2.
+            template <class C> __device__ __forceinline__ void split_write(const float* __restrict__ x, float* __restrict__ y,
+                                                                        const float2* __restrict__ ws, int cols, int chunks, int b) {
+                const int row = b / chunks, k = b % chunks;
+                const Stat st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
                 const long long base = (long long)row * cols;
                 const Peel p = peel<C::VEC>(base, cols);
                 const Chunk c = chunk_of(p, k, chunks);
                 stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
+            }
+
+            // Split rows, pass 2 of two launches. REVERSE visits the chunks read last first.
+            template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
+                                                                       const float2* __restrict__ ws, int cols, int chunks) {
+                split_write<C>(x, y, ws, cols, chunks, C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x);
             }
 
             // A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
@@ -722,16 +734,6 @@ public final class KernelRenderer {
                     }
                 }
                 __syncthreads();
-            }
-
-            // The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
-            template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
-                Stat st = {-KEVO_INF, 0.0f};
-                for (int i = threadIdx.x; i < chunks; i += THREADS) {
-                    const float2 q = __ldcg(part + i);
-                    st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
-                }
-                return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
             }
 
             // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
@@ -837,16 +839,9 @@ public final class KernelRenderer {
             // split_norm with the grid barrier between them instead of a second launch.
             template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
                     float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-                const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
-                const long long base = (long long)row * cols;
-                const Peel p = peel<C::VEC>(base, cols);
-                const Chunk c = chunk_of(p, k, chunks);
-                Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
-                st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
-                if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
+                split_stats<C>(x, ws, cols, chunks);
                 grid_barrier();
-                st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
-                stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);
+                split_write<C>(x, y, ws, cols, chunks, blockIdx.x);
             }
 
             // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
