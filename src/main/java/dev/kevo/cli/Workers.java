@@ -7,6 +7,7 @@ import dev.kevo.task.Suite;
 import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerPool;
 import java.util.Arrays;
+import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 import java.io.IOException;
@@ -39,22 +40,25 @@ final class Workers {
     }
 
     /**
-     * One GPU worker per selected device: {@code 0}, {@code 0,1} or {@code all}. For {@code all} the first
-     * worker says how many devices the host has, since this process never loads CUDA.
+     * One GPU worker per selected device: {@code 0}, {@code 0,1} or {@code all}, and a check-only worker that
+     * compiles candidates ahead while the GPUs are busy. For {@code all} the first worker says how many devices
+     * the host has, since this process never loads CUDA.
      */
     static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
                            EvalSettings settings) {
         IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings, null, 0);
+        BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
+                baseline, settings, arch, sms);
         if (!selection.equals("all")) {
             List<Integer> devices = Arrays.stream(selection.split(",")).map(String::trim).map(Integer::valueOf)
                     .distinct().toList();
-            return WorkerPool.start(devices, supervisor);
+            return WorkerPool.start(devices, supervisor, compiler);
         }
         int count;
         try (WorkerPool probe = WorkerPool.start(List.of(0), supervisor)) {
             count = probe.ready().getFirst().devices();
         }
-        return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(), supervisor);
+        return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(), supervisor, compiler);
     }
 
     private static boolean writable(Path dir) {

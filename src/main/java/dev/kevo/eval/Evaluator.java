@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -88,6 +89,15 @@ public final class Evaluator implements AutoCloseable {
 
     /** As {@link #evaluate(KernelFile, long, boolean)}, telling {@code phases} when each phase starts. */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
+        return evaluate(file, inputSeed, cold, phases, Optional.empty());
+    }
+
+    /**
+     * As {@link #evaluate(KernelFile, long, boolean, Phase.Listener)}, loading {@code compiledAhead} (the file's
+     * cubin, compiled by a check-only worker while this one was busy) instead of compiling it again.
+     */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
+                                    Optional<Compilation> compiledAhead) {
         long start = System.nanoTime();
         Map<String, Double> spent = new LinkedHashMap<>();
         long[] entered = {start};
@@ -101,7 +111,7 @@ public final class Evaluator implements AutoCloseable {
             entered[0] = now;
             phases.entered(phase);
         };
-        CandidateResult result = judge(file, inputSeed, cold, timed);
+        CandidateResult result = judge(file, inputSeed, cold, timed, compiledAhead);
         long end = System.nanoTime();
         if (current[0] != null) {
             spent.put(current[0].id(), (end - entered[0]) / 1e6);
@@ -114,7 +124,8 @@ public final class Evaluator implements AutoCloseable {
         return contextLostBy != null;
     }
 
-    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
+    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
+                                  Optional<Compilation> compiledAhead) {
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
                     + "; evaluate the remaining files in a new run");
@@ -123,7 +134,7 @@ public final class Evaluator implements AutoCloseable {
         Loaded loaded;
         try {
             phases.entered(Phase.COMPILE);
-            loaded = load(file);
+            loaded = load(file, compiledAhead);
         } catch (Rejection r) {
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
                     inputSeed);
@@ -157,7 +168,11 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private Loaded load(KernelFile file) {
-        Preflight.Passed passed = preflight.run(file);
+        return load(file, Optional.empty());
+    }
+
+    private Loaded load(KernelFile file, Optional<Compilation> compiledAhead) {
+        Preflight.Passed passed = preflight.run(file, compiledAhead);
         Compilation compilation = passed.compilation();
         List<ResolvedPlan> plans = passed.plans();
         Module module;

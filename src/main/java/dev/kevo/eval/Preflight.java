@@ -40,6 +40,14 @@ public final class Preflight {
 
     /** @throws Rejection with the first problem found */
     Passed run(KernelFile file) {
+        return run(file, Optional.empty());
+    }
+
+    /**
+     * As {@link #run(KernelFile)}, with the file's cubin compiled ahead (by another worker, for this architecture)
+     * when there is one: every other check still runs.
+     */
+    Passed run(KernelFile file, Optional<Compilation> compiledAhead) {
         SourcePolicy.violation(file.source()).ifPresent(why -> {
             throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);
         });
@@ -53,7 +61,8 @@ public final class Preflight {
         }
         Compilation compilation;
         try {
-            compilation = nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch);
+            compilation = compiledAhead.filter(c -> c.arch().equals(arch))
+                    .orElseGet(() -> nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch));
         } catch (CompileException e) {
             throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
         }
@@ -71,17 +80,25 @@ public final class Preflight {
      * target architecture, the cubin is loaded to report each kernel's registers and local memory.
      */
     public CandidateResult check(KernelFile file, long inputSeed, Optional<Gpu> gpu) {
+        return checked(file, inputSeed, gpu).result();
+    }
+
+    /** A preflight's result, and the compilation when it passed (a check-only worker hands it to a GPU worker). */
+    public record Checked(CandidateResult result, Optional<Compilation> compilation) {
+    }
+
+    public Checked checked(KernelFile file, long inputSeed, Optional<Gpu> gpu) {
         String path = file.path() == null ? null : file.path().toString();
         try {
             Passed passed = run(file);
             List<KernelResources> resources = gpu.filter(g -> g.info().arch().equals(arch))
                     .map(g -> resources(g, passed)).orElse(null);
-            return new CandidateResult(file.name(), path, file.description(), Verdict.PASS, null, null, null,
-                    passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()), resources,
-                    null, inputSeed, null, null, null, null);
+            return new Checked(new CandidateResult(file.name(), path, file.description(), Verdict.PASS, null, null,
+                    null, passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()),
+                    resources, null, inputSeed, null, null, null, null), Optional.of(passed.compilation()));
         } catch (Rejection r) {
-            return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
-                    inputSeed);
+            return new Checked(CandidateResult.rejected(file.name(), path, file.description(), r.verdict(),
+                    r.getMessage(), inputSeed), Optional.empty());
         }
     }
 

@@ -36,8 +36,12 @@ public sealed interface Message {
             implements Message {
     }
 
-    /** Supervisor: judge one kernel file. */
-    record Evaluate(long id, String name, String path, String source, long inputSeed, boolean cold)
+    /**
+     * Supervisor: judge one kernel file. {@code compiled}, when present, is its cubin for this architecture, made
+     * ahead by a check-only worker while every GPU worker was busy; the worker then skips NVRTC.
+     */
+    record Evaluate(long id, String name, String path, String source, long inputSeed, boolean cold,
+                    Compiled compiled)
             implements Message {
     }
 
@@ -46,9 +50,17 @@ public sealed interface Message {
     }
 
     /**
-     * Worker: the verdict. {@code contextLost}: a sticky fault; the worker exits after sending this.
+     * Worker: the verdict. {@code contextLost}: a sticky fault; the worker exits after sending this. A check-only
+     * worker adds the cubin of a candidate that passed preflight.
      */
-    record Result(long id, CandidateResult result, boolean contextLost) implements Message {
+    record Result(long id, CandidateResult result, boolean contextLost, Compiled compiled) implements Message {
+        public Result(long id, CandidateResult result, boolean contextLost) {
+            this(id, result, contextLost, null);
+        }
+    }
+
+    /** A candidate's cubin as a check-only worker compiled it, with NVRTC's log and time, for a GPU worker to load. */
+    record Compiled(String arch, byte[] cubin, String log, double compileMs) {
     }
 
     /** Worker: it cannot go on (no GPU, unusable baseline); {@code exitCode} as kevo's own. */

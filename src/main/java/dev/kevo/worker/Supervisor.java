@@ -76,22 +76,36 @@ public final class Supervisor implements AutoCloseable {
 
     /** Judges one kernel file in the worker; never throws for anything the candidate does. */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
+        return evaluate(file, inputSeed, cold, null);
+    }
+
+    /** As {@link #evaluate(KernelFile, long, boolean)}, with the file's cubin compiled ahead (null: none). */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult result = judge(file, inputSeed, cold);
+        CandidateResult result = judge(file, inputSeed, cold, compiled).result();
         if (ready != null && ready.device() != null) {
             result = result.withDevice(ready.device().ordinal() + " " + ready.device().name());
         }
         return restartMillis.size() > restartsBefore ? result.withWorkerStartMs(restartMillis.getLast()) : result;
     }
 
-    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold) {
+    /**
+     * A check-only worker's preflight of the file (contract, plans, compile), with its cubin when it passed, for a
+     * GPU worker to load instead of compiling.
+     */
+    public Message.Result compile(KernelFile file, long inputSeed) {
+        ready();
+        return judge(file, inputSeed, false, null);
+    }
+
+    private Message.Result judge(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {
-            worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, cold));
+            worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, cold, compiled));
         } catch (IOException e) {
-            return lost(file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
+            return lostResult(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
         }
         Phase phase = Phase.COMPILE;
         long deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
@@ -102,7 +116,7 @@ public final class Supervisor implements AutoCloseable {
                 long limit = setup.settings().limits().workerMemoryBytes();
                 if (rss > limit) {
                     Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.RESOURCES_EXCEEDED;
-                    return lost(file, path, inputSeed, verdict, String.format(Locale.ROOT,
+                    return lostResult(id, file, path, inputSeed, verdict, String.format(Locale.ROOT,
                             "the worker grew to %.1f GB in the %s phase, over the %.1f GB limit; killed and replaced",
                             rss / 1e9, phase.id(), limit / 1e9));
                 }
@@ -111,7 +125,7 @@ public final class Supervisor implements AutoCloseable {
             switch (next) {
                 case null -> {
                     Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.KERNEL_TIMEOUT;
-                    return lost(file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
+                    return lostResult(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
                             + setup.settings().limits().of(phase).toSeconds() + " s; worker killed and replaced");
                 }
                 case Message.Entered entered when entered.id() == id -> {
@@ -122,11 +136,11 @@ public final class Supervisor implements AutoCloseable {
                     if (result.contextLost()) {
                         retire();
                     }
-                    return result.result();
+                    return result;
                 }
                 case Message.Failed failed -> throw failure(failed);
                 case Worker.Closed closed -> {
-                    return lost(file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
+                    return lostResult(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
                             + " phase (" + closed.reason() + ")" + worker.stderrTail());
                 }
                 default -> {
@@ -134,6 +148,11 @@ public final class Supervisor implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private Message.Result lostResult(long id, KernelFile file, String path, long seed, Verdict verdict,
+                                      String detail) {
+        return new Message.Result(id, lost(file, path, seed, verdict, detail), false);
     }
 
     private CandidateResult lost(KernelFile file, String path, long seed, Verdict verdict, String detail) {

@@ -2,6 +2,7 @@ package dev.kevo.worker;
 
 import dev.kevo.KevoException;
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.eval.CandidateResult;
@@ -19,6 +20,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -45,9 +48,13 @@ public final class WorkerLoop {
         this.out = out;
     }
 
+    /** A judged file, and its cubin when a check-only worker compiled it for a GPU worker. */
+    private record Judgement(CandidateResult result, Message.Compiled compiled) {
+    }
+
     /** How this worker judges one parsed file. */
     private interface Judge {
-        CandidateResult judge(KernelFile file, Message.Evaluate request, Phase.Listener phases);
+        Judgement judge(KernelFile file, Message.Evaluate request, Phase.Listener phases);
 
         default boolean contextLost() {
             return false;
@@ -77,8 +84,12 @@ public final class WorkerLoop {
                 send(new Message.Ready(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start)));
                 return serve(new Judge() {
                     @Override
-                    public CandidateResult judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
-                        return evaluator.evaluate(file, request.inputSeed(), request.cold(), phases);
+                    public Judgement judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
+                        Optional<Compilation> ahead = Optional.ofNullable(request.compiled()).map(c ->
+                                new Compilation(file.name(), c.arch(), c.cubin(), c.log() == null ? "" : c.log(),
+                                        Duration.ofNanos((long) (c.compileMs() * 1e6)), List.of("(compiled ahead)")));
+                        return new Judgement(evaluator.evaluate(file, request.inputSeed(), request.cold(), phases,
+                                ahead), null);
                     }
 
                     @Override
@@ -105,7 +116,9 @@ public final class WorkerLoop {
                     millisSince(start)));
             return serve((file, request, phases) -> {
                 phases.entered(Phase.COMPILE);
-                return preflight.check(file, request.inputSeed(), present);
+                Preflight.Checked checked = preflight.checked(file, request.inputSeed(), present);
+                return new Judgement(checked.result(), checked.compilation().map(c -> new Message.Compiled(c.arch(),
+                        c.cubin(), c.log(), c.time().toNanos() / 1e6)).orElse(null));
             });
         }
     }
@@ -120,22 +133,22 @@ public final class WorkerLoop {
                 send(new Message.Failed("worker expected 'evaluate', got " + next.get(), 2));
                 return 2;
             }
-            CandidateResult result = evaluate(judge, request);
-            send(new Message.Result(request.id(), result, judge.contextLost()));
+            Judgement judged = evaluate(judge, request);
+            send(new Message.Result(request.id(), judged.result(), judge.contextLost(), judged.compiled()));
             if (judge.contextLost()) {
                 return 0;
             }
         }
     }
 
-    private CandidateResult evaluate(Judge judge, Message.Evaluate request) {
+    private Judgement evaluate(Judge judge, Message.Evaluate request) {
         KernelFile file;
         try {
             file = ContractParser.parse(request.name(), request.path() == null ? null : Path.of(request.path()),
                     request.source());
         } catch (ContractException e) {
-            return CandidateResult.rejected(request.name(), request.path(), null, Verdict.CONTRACT_ERROR,
-                    e.getMessage(), request.inputSeed());
+            return new Judgement(CandidateResult.rejected(request.name(), request.path(), null,
+                    Verdict.CONTRACT_ERROR, e.getMessage(), request.inputSeed()), null);
         }
         return judge.judge(file, request, phase -> {
             try {

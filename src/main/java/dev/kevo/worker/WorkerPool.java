@@ -10,21 +10,29 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 
 /**
  * One supervised worker per device, each candidate going to whichever is free. A candidate is judged entirely
  * in one worker, against the baseline timed in that worker on that device, so a speedup never mixes devices;
  * its result names the device. The first worker's device confirms champions.
+ *
+ * <p>With a compiler (a check-only worker, CPU only), a candidate that finds every GPU worker busy is compiled
+ * meanwhile: one that fails to parse, plan or compile is rejected without taking GPU time, and one that passes
+ * reaches its GPU worker with its cubin, so NVRTC runs while the GPUs time other candidates.
  */
 public final class WorkerPool implements AutoCloseable {
     private final List<Supervisor> workers;
     private final LinkedBlockingQueue<Supervisor> free = new LinkedBlockingQueue<>();
     private final List<Message.Ready> ready;
+    private final Supervisor compiler;
+    private final Object compiling = new Object();
 
-    private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready) {
+    private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, Supervisor compiler) {
         this.workers = List.copyOf(workers);
         this.ready = List.copyOf(ready);
+        this.compiler = compiler;
         free.addAll(workers);
     }
 
@@ -35,6 +43,15 @@ public final class WorkerPool implements AutoCloseable {
      * @param supervisorFor makes the (not yet started) supervisor of a device ordinal
      */
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor) {
+        return start(devices, supervisorFor, null);
+    }
+
+    /**
+     * As {@link #start(List, IntFunction)}, with a compiler for the first device's architecture and SM count
+     * ({@code compilerFor} makes the check-only supervisor; null for none).
+     */
+    public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
+                                   BiFunction<String, Integer, Supervisor> compilerFor) {
         List<Supervisor> supervisors = devices.stream().map(supervisorFor::apply).toList();
         List<Message.Ready> ready = new ArrayList<>();
         try (ExecutorService starting = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -51,7 +68,18 @@ public final class WorkerPool implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw KevoException.environment("interrupted while starting workers");
         }
-        return new WorkerPool(supervisors, ready);
+        Supervisor compiler = null;
+        if (compilerFor != null && ready.getFirst().device() != null) {
+            compiler = compilerFor.apply(ready.getFirst().device().arch(), ready.getFirst().device().sms());
+            try {
+                compiler.ready();
+            } catch (RuntimeException e) {
+                supervisors.forEach(Supervisor::close);
+                compiler.close();
+                throw e;
+            }
+        }
+        return new WorkerPool(supervisors, ready, compiler);
     }
 
     /** What each worker reported when ready, in the order of the devices asked for. */
@@ -63,19 +91,38 @@ public final class WorkerPool implements AutoCloseable {
         return workers.size();
     }
 
-    /** Judges on the first free worker, waiting for one when all are busy. */
+    /** Judges on the first free worker; when all are busy, compiles ahead (with a compiler) and waits for one. */
     public CandidateResult evaluate(KernelFile file, long inputSeed) {
-        Supervisor worker;
+        Supervisor worker = free.poll();
+        Message.Compiled ahead = null;
+        if (worker == null && compiler != null) {
+            Message.Result preflight;
+            synchronized (compiling) {
+                preflight = compiler.compile(file, inputSeed);
+            }
+            if (!preflight.result().passed()) {
+                return preflight.result();
+            }
+            ahead = preflight.compiled();
+        }
+        if (worker == null) {
+            worker = take();
+        }
         try {
-            worker = free.take();
+            Message.Compiled usable = ahead != null && worker.ready().device() != null
+                    && ahead.arch().equals(worker.ready().device().arch()) ? ahead : null;
+            return worker.evaluate(file, inputSeed, false, usable);
+        } finally {
+            free.add(worker);
+        }
+    }
+
+    private Supervisor take() {
+        try {
+            return free.take();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw KevoException.environment("interrupted while waiting for a worker");
-        }
-        try {
-            return worker.evaluate(file, inputSeed, false);
-        } finally {
-            free.add(worker);
         }
     }
 
@@ -106,5 +153,8 @@ public final class WorkerPool implements AutoCloseable {
     @Override
     public void close() {
         workers.forEach(Supervisor::close);
+        if (compiler != null) {
+            compiler.close();
+        }
     }
 }

@@ -28,12 +28,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EvaluatorGpuTest {
     private Gpu gpu;
+    private Nvrtc nvrtc;
     private Evaluator evaluator;
 
     @BeforeAll
     void open() {
         gpu = Gpu.open(0);
-        Nvrtc nvrtc = Nvrtc.load(Optional.empty());
+        nvrtc = Nvrtc.load(Optional.empty());
         Suite suite = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
         KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
         evaluator = new Evaluator(gpu, nvrtc, dev.kevo.cuda.CompileCache.none(), suite, baseline, EvalSettings.load(
@@ -62,6 +63,18 @@ class EvaluatorGpuTest {
         assertEquals(14, result.shapes().size());
         assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
                 () -> "implausible score " + result.score() + " / floor " + result.floorFraction());
+    }
+
+    @Test
+    void aCubinCompiledAheadIsLoadedInsteadOfCompilingAgain() {
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        dev.kevo.cuda.Compilation ahead = nvrtc.compile(online.name(), online.source(), dev.kevo.cuda.Prelude.headers(),
+                gpu.info().arch());
+        dev.kevo.cuda.Compilation marked = new dev.kevo.cuda.Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
+                ahead.log(), java.time.Duration.ofMillis(1234), ahead.options());
+        CandidateResult result = evaluator.evaluate(online, 5, false, Phase.Listener.NONE, Optional.of(marked));
+        assertTrue(result.passed(), result.detail());
+        assertEquals(1234.0, result.compileMs(), 1e-9, "the compile time is the one measured ahead");
     }
 
     @Test

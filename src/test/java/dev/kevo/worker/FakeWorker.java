@@ -33,10 +33,35 @@ public final class FakeWorker {
             Frames.write(System.out, new Message.Entered(request.id(), Phase.COMPILE));
             long start = System.currentTimeMillis();
             Thread.sleep(150);
-            String span = start + "-" + System.currentTimeMillis();
+            String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
             Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
                     null, Verdict.PASS, span, ordinal == 0 ? 2.0 : 1.0, 0.5, 1.0, null, null, null,
                     request.inputSeed(), 150.0, null, null, null), false));
+        }
+    }
+
+    /**
+     * A check-only worker that "compiles" in 20 ms: a source containing BROKEN is a compile error, any other
+     * passes and comes back with its bytes as the cubin.
+     */
+    private static void compile() throws IOException, InterruptedException {
+        Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1));
+        while (true) {
+            Optional<Message> next = Frames.read(System.in);
+            if (next.isEmpty()) {
+                return;
+            }
+            Message.Evaluate request = (Message.Evaluate) next.get();
+            Frames.write(System.out, new Message.Entered(request.id(), Phase.COMPILE));
+            Thread.sleep(20);
+            if (request.source().contains("BROKEN")) {
+                Frames.write(System.out, new Message.Result(request.id(), CandidateResult.rejected(request.name(),
+                        null, null, Verdict.COMPILE_ERROR, "k.cu(3): error: BROKEN", request.inputSeed()), false));
+            } else {
+                Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
+                        null, Verdict.PASS, null, null, null, 20.0, null, null, null, request.inputSeed(), null, null,
+                        null, null), false, new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0)));
+            }
         }
     }
 
@@ -50,6 +75,10 @@ public final class FakeWorker {
         Frames.read(System.in);
         if (mode.equals("serve")) {
             serve(Integer.parseInt(args[1]));
+            return;
+        }
+        if (mode.equals("compile")) {
+            compile();
             return;
         }
         Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1));

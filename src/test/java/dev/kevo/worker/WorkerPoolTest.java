@@ -69,8 +69,57 @@ class WorkerPoolTest {
     }
 
     private static long[] span(CandidateResult r) {
-        String[] parts = r.detail().split("-");
+        String[] parts = r.detail().split(" ")[0].split("-");
         return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+    }
+
+    private static Supervisor fakeCompiler(String arch, int sms) {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile");
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT, arch, sms));
+    }
+
+    @Test
+    void whileTheGpuIsBusyCandidatesAreCompiledAheadAndBrokenOnesNeverReachIt() throws Exception {
+        KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source() + "\n// BROKEN\n",
+                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
+             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<CandidateResult>> results = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                long seed = i;
+                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
+            }
+            Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
+            List<CandidateResult> done = new ArrayList<>();
+            for (Future<CandidateResult> f : results) {
+                done.add(f.get());
+            }
+            assertTrue(done.stream().anyMatch(r -> r.detail().endsWith(" ahead")),
+                    "with one GPU busy, the others arrive compiled: " + done.stream().map(CandidateResult::detail).toList());
+            CandidateResult r = rejected.get();
+            assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, r.verdict());
+            assertEquals(null, r.device(), "rejected before any GPU worker saw it");
+        }
+    }
+
+    @Test
+    void aCheckOnlyWorkerHandsBackTheCubinItCompiled() {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                dev.kevo.cli.Main.class.getName(), "worker");
+        try (Supervisor compiler = new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT,
+                "sm_90", 132))) {
+            Message.Result ok = compiler.compile(CANDIDATE, 1);
+            assertTrue(ok.result().passed(), ok.result().detail());
+            assertEquals("sm_90", ok.compiled().arch());
+            assertTrue(ok.compiled().cubin().length > 1000 && ok.compiled().compileMs() > 0);
+            KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source().replace("expf(", "expf_nope("),
+                    CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
+            Message.Result bad = compiler.compile(broken, 1);
+            assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, bad.result().verdict());
+            assertEquals(null, bad.compiled());
+        }
     }
 
     @Test
