@@ -21,6 +21,8 @@ import java.util.TreeMap;
  * them is most of a worker's start, and they change only with kevo, NVRTC or the GPU. Keyed by everything that
  * goes into the compile; a file is a SHA-256 of the cubin followed by the cubin, so a damaged one is compiled
  * again rather than loaded. Candidates are never cached: each is compiled fresh, its compile time is evidence.
+ * The same folder remembers facts a worker established once (that a baseline passed its check on this device),
+ * keyed by a digest of everything the fact depends on.
  */
 public final class CompileCache {
     private final Optional<Path> dir;
@@ -73,6 +75,26 @@ public final class CompileCache {
         Compilation fresh = nvrtc.compile(name, source, headers, arch);
         write(file, fresh.cubin());
         return fresh;
+    }
+
+    /** True when {@link #remember(String)} was called with the same text on this host (false without a cache). */
+    public boolean remembers(String fact) {
+        return dir.map(d -> Files.exists(d.resolve("facts").resolve(digest(fact)))).orElse(false);
+    }
+
+    public void remember(String fact) {
+        dir.ifPresent(d -> {
+            try {
+                Files.createDirectories(d.resolve("facts"));
+                Files.writeString(d.resolve("facts").resolve(digest(fact)), "");
+            } catch (IOException e) {
+                // Forgetting only costs the next worker the check again.
+            }
+        });
+    }
+
+    private static String digest(String text) {
+        return HexFormat.of().formatHex(sha256().digest(text.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static String key(Nvrtc nvrtc, String name, String source, Map<String, String> headers, String arch) {

@@ -68,6 +68,18 @@ class CompileCacheTest {
     }
 
     @Test
+    void factsAreRememberedExactlyAndNotWithoutACache(@TempDir Path dir) {
+        CompileCache cache = CompileCache.at(dir);
+        assertTrue(!cache.remembers("baseline passed\0b.cu\0H100"));
+        cache.remember("baseline passed\0b.cu\0H100");
+        assertTrue(cache.remembers("baseline passed\0b.cu\0H100"));
+        assertTrue(!cache.remembers("baseline passed\0b.cu\0H200"), "another device is another fact");
+        CompileCache none = CompileCache.none();
+        none.remember("x");
+        assertTrue(!none.remembers("x"));
+    }
+
+    @Test
     void anUnwritableCacheOnlyCostsACompile(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("not-a-directory");
         Files.writeString(file, "x");
