@@ -176,12 +176,19 @@ final class AnswerParser {
      */
     private static String replaceOnce(String text, List<String> search, List<String> replace, int index, int line) {
         String needle = String.join("\n", search);
-        int at = text.indexOf(needle);
-        if (at >= 0) {
-            if (text.indexOf(needle, at + 1) >= 0) {
-                throw new Unusable("SEARCH block " + index + " (line " + line + ") matches several places in the "
-                        + "file; quote enough lines to make it unique");
+        List<Integer> exact = new ArrayList<>();
+        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+            int end = at + needle.length();
+            if ((at == 0 || text.charAt(at - 1) == '\n') && (end == text.length() || text.charAt(end) == '\n')) {
+                exact.add(at);  // whole lines only: a SEARCH quoting part of a line must not splice into it
             }
+        }
+        if (exact.size() > 1) {
+            throw new Unusable("SEARCH block " + index + " (line " + line + ") matches several places in the "
+                    + "file; quote enough lines to make it unique");
+        }
+        if (exact.size() == 1) {
+            int at = exact.getFirst();
             return text.substring(0, at) + String.join("\n", replace) + text.substring(at + needle.length());
         }
         List<String> file = new ArrayList<>(List.of(text.split("\n", -1)));

@@ -67,7 +67,8 @@ final class PromptBuilder {
                 : Optional.of(request.recentFailures().getLast());
         String template = choose(request.mate().isPresent(), mate.isPresent(), failure.isPresent(), random);
         List<Candidate> inspirations = request.inspirations().stream()
-                .filter(c -> !c.id().equals(parent.id()) && mate.map(m -> !m.id().equals(c.id())).orElse(true))
+                .filter(c -> !c.id().equals(parent.id()) && !(template.equals(CROSSOVER)
+                        && mate.map(m -> m.id().equals(c.id())).orElse(false)))
                 .limit(MAX_INSPIRATIONS).toList();
         TaskContext context = request.context();
         List<Candidate> measured = Stream.concat(Stream.concat(Stream.of(parent), mate.stream()),
