@@ -17,7 +17,11 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Message;
-import dev.kevo.worker.Supervisor;
+import dev.kevo.worker.WorkerPool;
+import dev.kevo.agent.TaskContext;
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.evolve.Evaluations;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -53,8 +57,11 @@ public final class EvolveCommand implements Callable<Integer> {
     @Option(names = "--resume", paramLabel = "DIR", description = "Continue the campaign in DIR where it stopped.")
     Path resume;
 
-    @Option(names = "--device", paramLabel = "N", description = "GPU ordinal (overrides the config).")
-    Integer device;
+    @Option(names = {"--devices", "--device"}, paramLabel = "LIST",
+            description = "GPUs to use, one worker each: 0, 0,1 or all (overrides the config's device/devices). "
+                    + "Each candidate is timed against the baseline on the device that judged it; with several, "
+                    + "the best few are judged again on the first before the champion is named.")
+    String devices;
 
     @Option(names = "--nvrtc", paramLabel = "LIB", description = "NVRTC library to use.")
     Path nvrtc;
@@ -105,20 +112,53 @@ public final class EvolveCommand implements Callable<Integer> {
                 store.baselineSource());
         PrintWriter out = spec.commandLine().getOut();
         out.println((resume != null ? "resuming " : "campaign ") + store.dir());
-        try (Supervisor supervisor = Workers.supervisor(Optional.of(device != null ? device : campaign.device()),
-                Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), null, 0)) {
-            Message.Ready ready = supervisor.ready();
-            out.printf("on %s (%d SMs), suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
-                    ready.device().name(), ready.device().sms(), suite.name(), suite.shapes().size(),
-                    baseline.name(), seeds.size(), campaign.islands(), campaign.population());
+        String selection = devices != null ? devices : campaign.deviceSelection();
+        if (!selection.matches("all|\\d+(,\\d+)*")) {
+            throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
+        }
+        try (WorkerPool workers = Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline,
+                frozen.settings())) {
+            DeviceInfo first = workers.ready().getFirst().device();
+            out.printf("on %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
+                    describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.name(), seeds.size(),
+                    campaign.islands(), campaign.population());
             out.flush();
+            AgentPool agents = new AgentPool(campaign.agents(), Agents.available());
             CampaignProgress progress = new CampaignProgress(mode(), out, campaign.stop());
-            Campaign run = new Campaign(campaign, store, (file, seed) -> supervisor.evaluate(file, seed, false),
-                    new AgentPool(campaign.agents(), Agents.available()), seeds, progress, System::currentTimeMillis);
+            Campaign run = new Campaign(campaign, store, evaluations(workers), agents, seeds,
+                    new TaskContext(first, suite.name(), suite.shapes(), baseline.name()), progress,
+                    System::currentTimeMillis);
             CampaignState state = run.run();
             summary(out, store, state);
         }
         return 0;
+    }
+
+    private static Evaluations evaluations(WorkerPool workers) {
+        return new Evaluations() {
+            @Override
+            public CandidateResult evaluate(KernelFile file, long inputSeed) {
+                return workers.evaluate(file, inputSeed);
+            }
+
+            @Override
+            public boolean confirms() {
+                return workers.size() > 1;
+            }
+
+            @Override
+            public CandidateResult confirm(KernelFile file, long inputSeed) {
+                return workers.confirm(file, inputSeed);
+            }
+        };
+    }
+
+    /** "NVIDIA H100 80GB HBM3 (132 SMs)", or "2 GPUs: 0 NVIDIA H200 (132 SMs), 1 ..." */
+    static String describe(List<Message.Ready> ready) {
+        List<String> each = ready.stream().map(r -> r.device().ordinal() + " " + r.device().name() + " ("
+                + r.device().sms() + " SMs)").toList();
+        return each.size() == 1 ? each.getFirst().substring(each.getFirst().indexOf(' ') + 1)
+                : each.size() + " GPUs: " + String.join(", ", each);
     }
 
     private CampaignProgress.Mode mode() {

@@ -4,6 +4,10 @@ import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Supervisor;
+import dev.kevo.worker.WorkerPool;
+import java.util.Arrays;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +28,25 @@ final class Workers {
         device.ifPresent(d -> command.addAll(List.of("--device", Integer.toString(d))));
         nvrtc.ifPresent(p -> command.addAll(List.of("--nvrtc", p.toAbsolutePath().toString())));
         return new Supervisor(new Supervisor.Setup(command, suite, baseline, settings, arch, sms));
+    }
+
+    /**
+     * One GPU worker per selected device: {@code 0}, {@code 0,1} or {@code all}. For {@code all} the first
+     * worker says how many devices the host has, since this process never loads CUDA.
+     */
+    static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
+                           EvalSettings settings) {
+        IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings, null, 0);
+        if (!selection.equals("all")) {
+            List<Integer> devices = Arrays.stream(selection.split(",")).map(String::trim).map(Integer::valueOf)
+                    .distinct().toList();
+            return WorkerPool.start(devices, supervisor);
+        }
+        int count;
+        try (WorkerPool probe = WorkerPool.start(List.of(0), supervisor)) {
+            count = probe.ready().getFirst().devices();
+        }
+        return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(), supervisor);
     }
 
     private static String javaBinary() {

@@ -14,12 +14,13 @@ import java.util.List;
  * @param evaluationMs wall time the evaluator spent on this file, compile included
  * @param workerStartMs when a fresh worker had to be started for this file (the previous one was killed or
  *     crashed), how long that took: the cost of recovering from the file before
+ * @param device the GPU that measured it ({@code ordinal name}), set by the supervisor that ran it
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
                               Double score, Double floorFraction, Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
-                              Double evaluationMs, Double workerStartMs) {
+                              Double evaluationMs, Double workerStartMs, String device) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
@@ -29,17 +30,22 @@ public record CandidateResult(String name, String path, String description, Verd
     public static CandidateResult rejected(String name, String path, String description, Verdict verdict,
                                            String detail, long inputSeed) {
         return new CandidateResult(name, path, description, verdict, detail, null, null, null, null, null, null,
-                inputSeed, null, null);
+                inputSeed, null, null, null);
     }
 
     public CandidateResult withEvaluationMs(double ms) {
         return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
-                compileLog, kernels, shapes, inputSeed, ms, workerStartMs);
+                compileLog, kernels, shapes, inputSeed, ms, workerStartMs, device);
     }
 
     public CandidateResult withWorkerStartMs(double ms) {
         return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
-                compileLog, kernels, shapes, inputSeed, evaluationMs, ms);
+                compileLog, kernels, shapes, inputSeed, evaluationMs, ms, device);
+    }
+
+    public CandidateResult withDevice(String measuredOn) {
+        return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
+                compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs, measuredOn);
     }
 
     public boolean passed() {

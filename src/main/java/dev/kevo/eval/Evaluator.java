@@ -122,7 +122,7 @@ public final class Evaluator implements AutoCloseable {
             Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
             return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
                     loaded.compilation().time().toNanos() / 1e6, Preflight.blankToNull(loaded.compilation().log()),
-                    resourcesOf(loaded), shapes, inputSeed, null, null);
+                    resourcesOf(loaded), shapes, inputSeed, null, null, null);
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),

@@ -14,12 +14,14 @@ import java.util.Objects;
  *
  * @param evalConfig how candidates are judged (tolerances, measurement method, phase limits)
  * @param seeds folder of starting kernels
+ * @param device the GPU of a one-device campaign
+ * @param devices several GPUs, {@code 0,1} or {@code all}: one worker each (overrides {@code device})
  * @param population mutants kept per island
  * @param childrenPerGeneration mutants proposed per island per generation
  * @param migrationInterval every this many generations, each island's best joins the next island
  */
 public record CampaignConfig(String name, String suite, String baseline, String evalConfig, String seeds,
-                             Integer device, Long randomSeed, Integer islands, Integer population,
+                             Integer device, String devices, Long randomSeed, Integer islands, Integer population,
                              Integer childrenPerGeneration, Integer migrationInterval, Selection selection,
                              List<AgentWeight> agents, Stop stop, String output) {
 
@@ -37,7 +39,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
     }
 
     public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
-            "config/eval.yaml", "seeds", 0, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
+            "config/eval.yaml", "seeds", 0, null, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
             List.of(new AgentWeight("builtin", 1.0, null)), new Stop(400, 8.5, 0, 0, 0.0), "mutations");
 
     public static CampaignConfig load(Path file) {
@@ -55,7 +57,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         Selection s = selection == null ? d.selection : selection;
         Stop t = stop == null ? d.stop : stop;
         return new CampaignConfig(or(name, d.name), or(suite, d.suite), or(baseline, d.baseline),
-                or(evalConfig, d.evalConfig), or(seeds, d.seeds), or(device, d.device), or(randomSeed, d.randomSeed),
+                or(evalConfig, d.evalConfig), or(seeds, d.seeds), or(device, d.device), devices, or(randomSeed, d.randomSeed),
                 or(islands, d.islands), or(population, d.population),
                 or(childrenPerGeneration, d.childrenPerGeneration), or(migrationInterval, d.migrationInterval),
                 new Selection(or(s.tournamentSize, d.selection.tournamentSize), or(s.elitism, d.selection.elitism),
@@ -67,12 +69,19 @@ public record CampaignConfig(String name, String suite, String baseline, String 
                 or(output, d.output));
     }
 
+    /** The devices to run on, as {@code --devices} takes them: {@code 0}, {@code 0,1} or {@code all}. */
+    public String deviceSelection() {
+        return devices != null ? devices : Integer.toString(device);
+    }
+
     private static <T> T or(T value, T fallback) {
         return Objects.requireNonNullElse(value, fallback);
     }
 
     CampaignConfig validated() {
         require(name.matches("[A-Za-z0-9_.-]+"), "name: letters, digits, '.', '_' and '-' only");
+        require(devices == null || devices.matches("all|\\d+(,\\d+)*"),
+                "devices: 'all' or GPU ordinals separated by commas, e.g. 0,1");
         require(islands >= 1 && islands <= 64, "islands: between 1 and 64");
         require(population >= 1, "population: at least 1");
         require(childrenPerGeneration >= 1, "children_per_generation: at least 1");
@@ -99,8 +108,8 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         }
         require(stop.evaluations() >= 0 && stop.wallMinutes() >= 0 && stop.generations() >= 0
                 && stop.noImprovement() >= 0 && stop.cost() >= 0, "stop: limits must not be negative");
-        require(stop.evaluations() > 0 || stop.wallMinutes() > 0 || stop.generations() > 0,
-                "stop: set at least one of evaluations, wall_minutes, generations");
+        require(stop.evaluations() > 0 || stop.wallMinutes() > 0 || stop.generations() > 0 || stop.cost() > 0,
+                "stop: set at least one of evaluations, wall_minutes, generations, cost");
         return this;
     }
 

@@ -3,8 +3,21 @@ package dev.kevo.evolve;
 import dev.kevo.eval.CandidateResult;
 import dev.kevo.task.KernelFile;
 
-/** Where a campaign sends candidates to be judged: a supervised GPU worker, or a test double. */
-@FunctionalInterface
+/**
+ * Where a campaign sends candidates to be judged: supervised GPU workers, or a test double. Called from several
+ * threads at once; an implementation runs as many evaluations at a time as it has devices and makes the rest
+ * wait.
+ */
 public interface Evaluations {
     CandidateResult evaluate(KernelFile file, long inputSeed);
+
+    /** True when results come from several devices, so that the champion must be confirmed on one. */
+    default boolean confirms() {
+        return false;
+    }
+
+    /** Judges again on the one device that confirms champions. */
+    default CandidateResult confirm(KernelFile file, long inputSeed) {
+        return evaluate(file, inputSeed);
+    }
 }

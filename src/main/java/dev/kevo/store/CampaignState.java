@@ -12,10 +12,12 @@ import java.util.List;
  * @param bestId the champion
  * @param stale generations since the champion last improved
  * @param elapsedMillis campaign wall time, summed over runs (resumes do not reset it)
+ * @param spend tokens and cost of the models so far (absent in folders from before models were supported)
  */
 public record CampaignState(int generation, int evaluations, List<List<String>> islands, String bestId, int stale,
-                            long elapsedMillis) {
+                            long elapsedMillis, Spend spend) {
     public CampaignState {
         islands = islands.stream().map(List::copyOf).toList();
+        spend = spend == null ? Spend.NONE : spend;
     }
 }

@@ -3,6 +3,7 @@ package dev.kevo.store;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
+import dev.kevo.agent.ModelCall;
 import dev.kevo.config.ConfigFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +29,9 @@ public final class CampaignStore {
     public static final String EVENTS = "events.jsonl";
     public static final String STATE = "state.json";
     public static final String CHAMPION = "champion";
+    public static final String CONFIRMATION = "confirmation.json";
+    public static final String PROMPT = ".prompt.md";
+    public static final String ANSWER = ".answer.md";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper LINES = new ObjectMapper();
@@ -79,11 +83,50 @@ public final class CampaignStore {
         });
     }
 
+    /**
+     * The prompt and raw answer behind a model's mutant (or failure), as {@code <id>.prompt.md} and
+     * {@code <id>.answer.md}: written before the mutant's record so that a record never names files that are missing.
+     */
+    public void saveModelCall(String id, ModelCall call) {
+        io(() -> {
+            AtomicFiles.write(dir.resolve(id + PROMPT), call.prompt());
+            AtomicFiles.write(dir.resolve(id + ANSWER), call.answer());
+        });
+    }
+
+    public Optional<String> prompt(String id) {
+        return optional(dir.resolve(id + PROMPT));
+    }
+
+    public Optional<String> answer(String id) {
+        return optional(dir.resolve(id + ANSWER));
+    }
+
+    private static Optional<String> optional(Path file) {
+        return Files.isRegularFile(file) ? Optional.of(read(file)) : Optional.empty();
+    }
+
     public void saveChampion(MutantRecord record, String source) {
         io(() -> {
             AtomicFiles.write(dir.resolve(CHAMPION + ".cu"), source);
             AtomicFiles.write(dir.resolve(CHAMPION + ".json"), JSON.writeValueAsBytes(record));
         });
+    }
+
+    public void saveConfirmation(Confirmation confirmation) {
+        io(() -> AtomicFiles.write(dir.resolve(CONFIRMATION), JSON.writeValueAsBytes(confirmation)));
+    }
+
+    public Optional<Confirmation> confirmation() {
+        Path file = dir.resolve(CONFIRMATION);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readValue(file.toFile(), Confirmation.class));
+        } catch (IOException e) {
+            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
+        }
     }
 
     public void saveState(CampaignState state) {
@@ -103,7 +146,7 @@ public final class CampaignStore {
     }
 
     /** Appends one event with a timestamp and forces it to disk. */
-    public void event(String type, Map<String, ?> fields) {
+    public synchronized void event(String type, Map<String, ?> fields) {
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("time", Instant.now().toString());
         line.put("type", type);
@@ -151,7 +194,7 @@ public final class CampaignStore {
     private static boolean isMutantRecord(Path file) {
         String name = file.getFileName().toString();
         return name.endsWith(".json") && !name.startsWith(".") && !name.equals(STATE)
-                && !name.equals(CHAMPION + ".json");
+                && !name.equals(CHAMPION + ".json") && !name.equals(CONFIRMATION);
     }
 
     private static String read(Path file) {

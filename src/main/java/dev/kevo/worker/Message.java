@@ -27,8 +27,13 @@ public sealed interface Message {
                      EvalSettings settings, String arch, int sms) implements Message {
     }
 
-    /** Worker: configured, baseline checked, ready for candidates. {@code device} is null for a check-only worker. */
-    record Ready(DeviceInfo device, String nvrtcVersion, String nvrtcLibrary, double startupMs) implements Message {
+    /**
+     * Worker: configured, baseline checked, ready for candidates. {@code device} is null for a check-only worker;
+     * {@code devices} is how many GPUs the worker's host has, so that "all devices" needs no CUDA in the
+     * supervising process.
+     */
+    record Ready(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary, double startupMs)
+            implements Message {
     }
 
     /** Supervisor: judge one kernel file. */

@@ -79,6 +79,9 @@ public final class Supervisor implements AutoCloseable {
         int restartsBefore = restartMillis.size();
         ready();
         CandidateResult result = judge(file, inputSeed, cold);
+        if (ready != null && ready.device() != null) {
+            result = result.withDevice(ready.device().ordinal() + " " + ready.device().name());
+        }
         return restartMillis.size() > restartsBefore ? result.withWorkerStartMs(restartMillis.getLast()) : result;
     }
 

@@ -72,7 +72,7 @@ public final class WorkerLoop {
             try (Gpu gpu = Gpu.open(device.get())) {
                 KernelFile baseline = ContractParser.parse(configure.baselineName(), null, configure.baselineSource());
                 Evaluator evaluator = new Evaluator(gpu, nvrtc, suite, baseline, configure.settings());
-                send(new Message.Ready(gpu.info(), nvrtc.version(), nvrtc.location(), millisSince(start)));
+                send(new Message.Ready(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start)));
                 return serve(new Judge() {
                     @Override
                     public CandidateResult judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
@@ -98,7 +98,8 @@ public final class WorkerLoop {
             String arch = configure.arch() != null ? configure.arch() : present.map(g -> g.info().arch()).orElse(DEFAULT_ARCH);
             int sms = configure.sms() > 0 ? configure.sms() : present.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
             Preflight preflight = new Preflight(nvrtc, arch, sms, suite);
-            send(new Message.Ready(present.map(Gpu::info).orElse(null), nvrtc.version(), nvrtc.location(),
+            send(new Message.Ready(present.map(Gpu::info).orElse(null), present.isPresent() ? Gpu.count() : 0,
+                    nvrtc.version(), nvrtc.location(),
                     millisSince(start)));
             return serve((file, request, phases) -> {
                 phases.entered(Phase.COMPILE);

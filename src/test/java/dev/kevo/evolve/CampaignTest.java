@@ -89,7 +89,7 @@ class CampaignTest {
                 return CandidateResult.rejected(file.name(), null, null, Verdict.WRONG_RESULT, "gene " + g, inputSeed);
             }
             return new CandidateResult(file.name(), null, null, Verdict.PASS, null, 1.0 + g / 100.0, 0.5, 1.0, null,
-                    null, null, inputSeed, 1.0, null);
+                    null, null, inputSeed, 1.0, null, null);
         }
     }
 
@@ -97,7 +97,7 @@ class CampaignTest {
     }
 
     static CampaignConfig config(int generations) {
-        return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, 42L, 3, 4, 3, 2,
+        return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 42L, 3, 4, 3, 2,
                 new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)),
                 new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0), "mutations").withDefaults().validated();
     }
@@ -113,7 +113,7 @@ class CampaignTest {
 
     static CampaignState run(CampaignStore store, CampaignConfig config, Evaluations gpu) {
         return new Campaign(config, store, gpu, new AgentPool(config.agents(), Map.of("fake", new FakeAgent())),
-                seeds(), CampaignListener.NONE, () -> 0L).run();
+                seeds(), null, CampaignListener.NONE, () -> 0L).run();
     }
 
     static Map<String, String> outcome(CampaignStore store) {
@@ -197,7 +197,7 @@ class CampaignTest {
 
     private static MutantRecord record(String id, double score) {
         return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "h" + id, null,
-                new CandidateResult(id, null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null, 0, null,
+                new CandidateResult(id, null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null, 0, null, null,
                         null), null, "now", null);
     }
 }

@@ -1,6 +1,9 @@
 package dev.kevo.worker;
 
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.eval.CandidateResult;
 import dev.kevo.eval.Phase;
+import dev.kevo.eval.Verdict;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -12,6 +15,31 @@ public final class FakeWorker {
     private FakeWorker() {
     }
 
+    /**
+     * A well-behaved worker for device {@code ordinal} of a two-GPU host: each candidate takes 150 ms and
+     * passes, with a score that says which device judged it (2.0 on device 0, 1.0 elsewhere) and its start and
+     * end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped.
+     */
+    private static void serve(int ordinal) throws IOException, InterruptedException {
+        DeviceInfo device = new DeviceInfo(ordinal, "Fake GPU", "0000:0" + ordinal, 9, 0, 132, 50 << 20, 80L << 30,
+                1024, 232448, 1980, 2619, 5120, "580.0");
+        Frames.write(System.out, new Message.Ready(device, 2, "0.0", "fake", 1));
+        while (true) {
+            Optional<Message> next = Frames.read(System.in);
+            if (next.isEmpty()) {
+                return;
+            }
+            Message.Evaluate request = (Message.Evaluate) next.get();
+            Frames.write(System.out, new Message.Entered(request.id(), Phase.COMPILE));
+            long start = System.currentTimeMillis();
+            Thread.sleep(150);
+            String span = start + "-" + System.currentTimeMillis();
+            Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
+                    null, Verdict.PASS, span, ordinal == 0 ? 2.0 : 1.0, 0.5, 1.0, null, null, null,
+                    request.inputSeed(), 150.0, null, null), false));
+        }
+    }
+
     public static void main(String[] args) throws IOException, InterruptedException {
         String mode = args[0];
         if (mode.equals("refuse")) {
@@ -20,7 +48,11 @@ public final class FakeWorker {
             return;
         }
         Frames.read(System.in);
-        Frames.write(System.out, new Message.Ready(null, "0.0", "fake", 1));
+        if (mode.equals("serve")) {
+            serve(Integer.parseInt(args[1]));
+            return;
+        }
+        Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1));
         Optional<Message> request = Frames.read(System.in);
         long id = ((Message.Evaluate) request.orElseThrow()).id();
         Frames.write(System.out, new Message.Entered(id, Phase.COMPILE));

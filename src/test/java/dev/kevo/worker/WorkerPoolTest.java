@@ -1,0 +1,93 @@
+package dev.kevo.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import dev.kevo.TestFiles;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Two workers, as on a two-GPU host: candidates spread over both, confirmations on the first. */
+class WorkerPoolTest {
+    private static final Suite SUITE = new Suite("tiny", "", List.of(new Shape(4, 100)));
+    private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+
+    private static Supervisor fakeDevice(int ordinal) {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), FakeWorker.class.getName(), "serve", Integer.toString(ordinal));
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT, "sm_90", 132));
+    }
+
+    @Test
+    void candidatesGoToWhicheverWorkerIsFreeAndNameTheirDevice() throws Exception {
+        try (WorkerPool pool = WorkerPool.start(List.of(0, 1), WorkerPoolTest::fakeDevice);
+             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+            assertEquals(List.of(0, 1), pool.ready().stream().map(r -> r.device().ordinal()).toList());
+            List<Future<CandidateResult>> results = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                long seed = i;
+                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
+            }
+            List<CandidateResult> done = new ArrayList<>();
+            for (Future<CandidateResult> f : results) {
+                done.add(f.get());
+            }
+            Map<String, Long> byDevice = done.stream().collect(Collectors.groupingBy(CandidateResult::device,
+                    Collectors.counting()));
+            assertEquals(2, byDevice.size(), "both devices judged candidates: " + byDevice);
+            byDevice.values().forEach(n -> assertTrue(n >= 2, "spread over both: " + byDevice));
+            assertTrue(overlapping(done), "two devices judged at the same time, not one after the other");
+            done.forEach(r -> assertEquals(r.device().startsWith("0 ") ? 2.0 : 1.0, r.score(), r.device()));
+        }
+    }
+
+    private static boolean overlapping(List<CandidateResult> done) {
+        for (CandidateResult a : done) {
+            for (CandidateResult b : done) {
+                long[] x = span(a);
+                long[] y = span(b);
+                if (!a.device().equals(b.device()) && x[0] < y[1] && y[0] < x[1]) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static long[] span(CandidateResult r) {
+        String[] parts = r.detail().split("-");
+        return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+    }
+
+    @Test
+    void confirmationsRunOnTheFirstDevice() {
+        try (WorkerPool pool = WorkerPool.start(List.of(1, 0), WorkerPoolTest::fakeDevice)) {
+            for (int i = 0; i < 4; i++) {
+                assertEquals("1 Fake GPU", pool.confirm(CANDIDATE, i).device(), "the first device asked for");
+            }
+        }
+    }
+
+    @Test
+    void aWorkerThatCannotStartStopsThePoolWithItsError() {
+        Function<Integer, Supervisor> broken = d -> new Supervisor(new Supervisor.Setup(
+                List.of("/nonexistent/kevo-worker"), SUITE, null, EvalSettings.DEFAULT, "sm_90", 132));
+        RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+                () -> WorkerPool.start(List.of(0, 1), broken::apply));
+        assertTrue(e.getMessage().contains("kevo-worker"), e.getMessage());
+    }
+}
