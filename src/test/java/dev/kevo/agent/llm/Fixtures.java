@@ -55,14 +55,14 @@ final class Fixtures {
                 23.0, null, List.of(new KernelResources("softmax_online", 16, 0, 256)),
                 List.of(timed("32x128", 5.1, 5.2, 4.4), timed("4096x4096", 77.9, 80.4, 43.4),
                         timed("8x128256", 301.0, 315.4, 6.2), timed("1x10000000", 10387, 31659, 28.7)),
-                11L, 3200.0, null);
+                11L, 3200.0, null, null);
         return new Candidate("seed-online", seed("online.cu"), Optional.empty(), r);
     }
 
     static Candidate inspiration() {
         CandidateResult r = new CandidateResult("g0004-i2-c1.cu", null, "register rows", Verdict.PASS, null, 2.39,
                 0.36, 20.0, null, List.of(new KernelResources("softmax_rows", 40, 24, 0)),
-                List.of(timed("32x128", 4.6, 5.2, 4.4), timed("4096x4096", 44.0, 80.4, 43.4)), 12L, 3100.0, null);
+                List.of(timed("32x128", 4.6, 5.2, 4.4), timed("4096x4096", 44.0, 80.4, 43.4)), 12L, 3100.0, null, null);
         return new Candidate("g0004-i2-c1", seed("register_rows.cu"), Optional.empty(), r);
     }
 
@@ -72,7 +72,7 @@ final class Fixtures {
         CandidateResult r = new CandidateResult("g0003-i1-c2.cu", null, null, Verdict.COMPILE_ERROR,
                 "g0003-i1-c2.cu(28): error: identifier \"kevo_warp_onlin\" is undefined", null, null, 12.0,
                 "g0003-i1-c2.cu(28): error: identifier \"kevo_warp_onlin\" is undefined\n1 error detected in the "
-                        + "compilation of \"g0003-i1-c2.cu\".", null, null, 13L, 40.0, null);
+                        + "compilation of \"g0003-i1-c2.cu\".", null, null, 13L, 40.0, null, null);
         return new Candidate("g0003-i1-c2", source, Optional.empty(), r);
     }
 
@@ -84,7 +84,7 @@ final class Fixtures {
                 null, 20.0, null, List.of(new KernelResources("softmax_online", 16, 0, 256)),
                 List.of(ShapeResult.failed(Shape.parse("4096x4096"), Verdict.WRONG_RESULT,
                         "case normal-1 (seed 77): first at row 0 col 0: got 0.7431 expected 2.118e-04")), 14L, 900.0,
-                null);
+                null, null);
         return new Candidate("g0002-i0-c0", source, Optional.empty(), r);
     }
 
