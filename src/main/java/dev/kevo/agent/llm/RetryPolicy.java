@@ -5,6 +5,7 @@ import dev.langchain4j.exception.InternalServerException;
 import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.exception.TimeoutException;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -102,6 +103,9 @@ record RetryPolicy(int retries, Duration initial, Duration max, Sleeper sleeper)
             }
             if (t instanceof HttpTimeoutException) {
                 return "no answer in time (" + oneLine(t.getMessage(), 100) + ")";
+            }
+            if (t instanceof ConnectException) {
+                return "cannot connect (connection refused: is the server running?)";
             }
             root = t;
         }

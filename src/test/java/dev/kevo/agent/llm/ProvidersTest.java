@@ -139,6 +139,20 @@ class ProvidersTest {
     }
 
     @Test
+    void aServerThatWentAwayMidCampaignIsRetriedThenAnAgentFailure() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        LlmAgent agent = Fixtures.agent(Fixtures.spec("ollama", "http://127.0.0.1:" + port, null, b -> { }),
+                Map.of(), pauses);
+        AgentException e = assertThrows(AgentException.class, () -> agent.propose(Fixtures.request()));
+        assertEquals("3 attempts failed, the last: cannot connect (connection refused: is the server running?)",
+                e.getMessage());
+        assertEquals(3, e.call().orElseThrow().usage().attempts());
+    }
+
+    @Test
     void preflightReportsAStalledServerWithinItsShortWait() {
         server.fallback("/v1/models", r -> Reply.stall(5000, recorded("openai-models.json")));
         long start = System.nanoTime();
