@@ -95,11 +95,55 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * {@code max(cdiv(cols, threads * 4096), min(cdiv(cols, minChunk), cdiv(blocksPerSm * sms, rows)))}.
      *
      * @param reverse the second pass visits the chunks read last (most likely still in L2) first
+     * @param fused the one-launch designs tried first, for split rows whose chunks they can take
      */
     public record SplitRows(int minCols, int rowsPct, int minChunk, int blocksPerSm, boolean reverse,
-                            Streaming pass) {
+                            Streaming pass, Fused fused) {
         public SplitRows {
-            nonNull(pass);
+            nonNull(pass, fused);
+        }
+
+        /** Split rows in two launches only. */
+        public SplitRows(int minCols, int rowsPct, int minChunk, int blocksPerSm, boolean reverse, Streaming pass) {
+            this(minCols, rowsPct, minChunk, blocksPerSm, reverse, pass, Fused.OFF);
+        }
+    }
+
+    /**
+     * Split rows in one launch: a grid of {@code blocksPerSm * sms} blocks of {@code threads}, all resident at
+     * once (at most 1024 threads per SM, so 64 registers per thread always fit), meeting at a grid-wide barrier
+     * between the chunks' (max, sum) and the normalisation. Two launches cost a launch and a second read of x.
+     *
+     * @param elems 0, or the most floats per thread held in registers: chunks that fit (buckets of 4, 8, ...
+     *     floats per thread up to this) are read once, like a copy
+     * @param smem with {@code elems}: a last bucket that holds this many more vectors per thread in shared memory,
+     *     for chunks longer than registers hold (on an H100 a 1x10^7 row fits on chip this way)
+     * @param stream chunks that do not fit on chip are streamed twice within the one launch (the second read
+     *     mostly from L2) instead of taking the two-launch plan
+     */
+    public record Fused(int elems, int smem, int threads, int blocksPerSm, int vec, boolean stream, Reduce reduce,
+                        ExpMode exp, LoadHint load, StoreHint store) {
+        public static final Fused OFF = new Fused(0, 0, 1024, 1, 4, false, Reduce.SHUFFLE, ExpMode.EXP2,
+                LoadHint.PLAIN, StoreHint.PLAIN);
+        /**
+         * Shared memory of one Hopper SM (228 KB), and what each resident block costs besides its own: 1 KB the
+         * driver reserves and up to 1 KB of the kernels' static arrays. Four 256-thread blocks at 224 KB in all
+         * left only three resident on an H100, and the grid barrier waited forever.
+         */
+        public static final int SMEM_BYTES_PER_SM = 228 * 1024;
+        public static final int SMEM_OVERHEAD_PER_BLOCK = 2 * 1024;
+
+        /** Vectors per thread a block may hold in shared memory with {@code blocksPerSm} blocks on each SM. */
+        public static int smemVectors(int threads, int blocksPerSm, int vec) {
+            return (SMEM_BYTES_PER_SM / blocksPerSm - SMEM_OVERHEAD_PER_BLOCK) / (threads * vec * 4);
+        }
+
+        public Fused {
+            nonNull(reduce, exp, load, store);
+        }
+
+        public boolean enabled() {
+            return elems > 0 || stream;
         }
     }
 
@@ -215,7 +259,23 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     private static SplitRows normalize(SplitRows s) {
         return new SplitRows(clamp(s.minCols(), 1, 1 << 26), clamp(s.rowsPct(), 0, 100_000),
                 clamp(s.minChunk(), 32, 1 << 24), clamp(s.blocksPerSm(), 1, 256), s.reverse(),
-                normalize(s.pass()));
+                normalize(s.pass()), normalize(s.fused()));
+    }
+
+    private static Fused normalize(Fused f) {
+        int threads = pow2(f.threads(), 128, 1024);
+        int vec = vec(f.vec());
+        int elems = f.elems() <= 0 ? 0 : pow2(f.elems(), Math.max(4, vec), registerElems(threads, vec));
+        int blocksPerSm = pow2(f.blocksPerSm(), 1, 1024 / threads);
+        int smem = elems == 0 ? 0 : clamp(f.smem(), 0, Fused.smemVectors(threads, blocksPerSm, vec));
+        return new Fused(elems, smem, threads, blocksPerSm, vec, f.stream(), f.reduce(), f.exp(), f.load(),
+                f.store());
+    }
+
+    /** The same pass with another block size, its tile and unroll brought within that size's register budget. */
+    public static Streaming withThreads(Streaming pass, int threads) {
+        return normalize(new Streaming(threads, pass.vec(), pass.tile(), pass.unroll(), pass.online(), pass.reduce(),
+                pass.exp(), pass.statsLoad(), pass.normLoad(), pass.store()));
     }
 
     private static LoopRows normalize(LoopRows l) {

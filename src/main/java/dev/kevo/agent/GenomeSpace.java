@@ -220,6 +220,17 @@ public final class GenomeSpace {
                 new Gene("split.blocksPerSm", new Scale(1, 64, 1)),
                 new Gene("split.reverse", Choice.flag())));
         genes.addAll(streaming("split.pass."));
+        genes.addAll(List.of(
+                new Gene("split.fused.elems", Ordered.of(0, 4, 8, 16, 32)),
+                new Gene("split.fused.smem", Ordered.of(0, 2, 4, 8, 12, 14)),
+                new Gene("split.fused.threads", new Pow2(128, 1024)),
+                new Gene("split.fused.blocksPerSm", new Pow2(1, 8)),
+                new Gene("split.fused.vec", VEC),
+                new Gene("split.fused.stream", Choice.flag()),
+                new Gene("split.fused.reduce", Choice.of(Genome.Reduce.class)),
+                new Gene("split.fused.exp", Choice.of(Genome.ExpMode.class)),
+                new Gene("split.fused.load", Choice.of(Genome.LoadHint.class)),
+                new Gene("split.fused.store", Choice.of(Genome.StoreHint.class))));
         genes.add(new Gene("loop.gridCap", GRID_CAP));
         genes.addAll(streaming("loop.pass."));
         return List.copyOf(genes);

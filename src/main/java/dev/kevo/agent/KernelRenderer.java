@@ -27,10 +27,17 @@ public final class KernelRenderer {
         }
     }
 
-    /** One launch of a plan: {@code args} as the header lists them. */
-    public record Launch(Kernel kernel, String grid, List<String> args) {
+    /**
+     * One launch of a plan: {@code args} as the header lists them; {@code smem} dynamic shared memory or null;
+     * {@code cooperative} for kernels that meet at a grid barrier.
+     */
+    public record Launch(Kernel kernel, String grid, String smem, boolean cooperative, List<String> args) {
         public Launch {
             args = List.copyOf(args);
+        }
+
+        Launch(Kernel kernel, String grid, List<String> args) {
+            this(kernel, grid, null, false, args);
         }
     }
 
@@ -38,9 +45,15 @@ public final class KernelRenderer {
      * An {@code extern "C"} kernel: {@code threads} is its block size and {@code __launch_bounds__}, {@code call}
      * the library template instance its body calls.
      */
-    public record Kernel(String name, int threads, String params, String call) {
+    public record Kernel(String name, int threads, int minBlocks, String params, String call) {
+        Kernel(String name, int threads, String params, String call) {
+            this(name, threads, 1, params, call);
+        }
+
+        /** {@code minBlocks} > 1 makes ptxas fit that many blocks per SM: one-launch grids rely on it. */
         String definition() {
-            return "extern \"C\" __global__ void __launch_bounds__(" + threads + ") " + name + "(" + params
+            String bounds = minBlocks > 1 ? threads + ", " + minBlocks : Integer.toString(threads);
+            return "extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name + "(" + params
                     + ") {\n    " + call + ";\n}\n";
         }
     }
@@ -82,6 +95,7 @@ public final class KernelRenderer {
             String grid = rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
             plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, grid, ROW_ARGS))));
         }
+        plans.addAll(fusedPlans(g));
         plans.add(splitPlan(g));
         for (Bucket k : blockBuckets(g.blockRows())) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
@@ -150,12 +164,70 @@ public final class KernelRenderer {
                 + s.minChunk() + "), cdiv(" + s.blocksPerSm() + " * sms, rows)))";
     }
 
+    /** The shapes the split regime takes: few long rows, and rows too long for the loop kernel's accuracy bound. */
+    private static String splitWhen(Genome g) {
+        Genome.SplitRows s = g.splitRows();
+        // Rows longer than this would have a loop thread add more than MAX_TERMS_PER_THREAD elements.
+        long loopLimit = (long) g.loopRows().pass().threads() * Genome.MAX_TERMS_PER_THREAD;
+        return "(cols >= " + s.minCols() + " && rows <= " + smsShare(s.rowsPct()) + ") || cols > " + loopLimit;
+    }
+
+    /** Chunks per row of a one-launch plan: the co-resident grid shared equally among the rows. */
+    static String fusedChunks(Genome.Fused f) {
+        return f.blocksPerSm() + " * sms / rows";
+    }
+
+    /**
+     * One-launch plans for split rows, before the two-launch one: register buckets for chunks of up to
+     * threads * elems floats, then (with {@code stream}) any chunk. Both need no more rows than the grid
+     * has blocks; a stream thread must not sum more than MAX_TERMS_PER_THREAD elements either.
+     */
+    static List<Plan> fusedPlans(Genome g) {
+        Genome.Fused f = g.splitRows().fused();
+        List<Plan> plans = new ArrayList<>();
+        if (!f.enabled()) {
+            return plans;
+        }
+        String chunks = fusedChunks(f);
+        String regime = "(" + splitWhen(g) + ") && rows <= " + f.blocksPerSm() + " * sms";
+        String params = "const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks";
+        List<String> args = List.of("x", "y", "ws", "cols", chunks);
+        String grid = "rows * (" + chunks + ")";
+        if (f.elems() > 0) {
+            for (int e = Math.max(4, f.vec()); e <= f.elems(); e *= 2) {
+                plans.add(residentPlan(f, regime, e / f.vec(), 0, params, args));
+            }
+            if (f.smem() > 0) {
+                plans.add(residentPlan(f, regime, f.elems() / f.vec(), f.smem(), params, args));
+            }
+        }
+        if (f.stream()) {
+            long termLimit = (long) f.threads() * Genome.MAX_TERMS_PER_THREAD;
+            Kernel kernel = new Kernel("softmax_fused_stream", f.threads(), f.blocksPerSm(), params,
+                    "split_fused_stream<FusedStreamCfg>(x, y, ws, cols, chunks)");
+            plans.add(new Plan(regime + " && cols <= (" + chunks + ") * " + termLimit,
+                    List.of(new Launch(kernel, grid, null, true, args))));
+        }
+        return plans;
+    }
+
+    /** Chunks of up to threads * (n + smem) vectors on chip: n per thread in registers, smem in shared memory. */
+    private static Plan residentPlan(Genome.Fused f, String regime, int n, int smem, String params, List<String> args) {
+        String chunks = fusedChunks(f);
+        int elems = n * f.vec();
+        String name = "softmax_fused_e" + elems + (smem > 0 ? "_s" + smem * f.vec() : "");
+        Kernel kernel = new Kernel(name, f.threads(), f.blocksPerSm(), params,
+                "split_fused<FusedCfg, " + f.threads() + ", " + n + ", " + smem + ">(x, y, ws, cols, chunks)");
+        long capacity = (long) f.threads() * (n + smem) * f.vec();
+        String smemBytes = smem > 0 ? Long.toString((long) f.threads() * smem * f.vec() * 4) : null;
+        return new Plan(regime + " && cols <= (" + chunks + ") * " + capacity,
+                List.of(new Launch(kernel, "rows * (" + chunks + ")", smemBytes, true, args)));
+    }
+
     private static Plan splitPlan(Genome g) {
         Genome.SplitRows s = g.splitRows();
         String chunks = chunks(s);
-        // Rows longer than this would have a loop thread add more than MAX_TERMS_PER_THREAD elements.
-        long loopLimit = (long) g.loopRows().pass().threads() * Genome.MAX_TERMS_PER_THREAD;
-        String when = "(cols >= " + s.minCols() + " && rows <= " + smsShare(s.rowsPct()) + ") || cols > " + loopLimit;
+        String when = splitWhen(g);
         int threads = s.pass().threads();
         Kernel stats = new Kernel("softmax_split_stats", threads,
                 "const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks",
@@ -181,7 +253,10 @@ public final class KernelRenderer {
                 Launch launch = plan.launches().get(l);
                 out.append(l == 0 ? "" : ",").append("\n      { \"kernel\": ").append(quote(launch.kernel().name()))
                         .append(", \"grid\": ").append(quote(launch.grid()))
-                        .append(", \"block\": ").append(launch.kernel().threads()).append(", \"args\": [")
+                        .append(", \"block\": ").append(launch.kernel().threads())
+                        .append(launch.smem() == null ? "" : ", \"smem\": " + quote(launch.smem()))
+                        .append(launch.cooperative() ? ", \"cooperative\": true" : "")
+                        .append(", \"args\": [")
                         .append(String.join(", ", launch.args().stream().map(KernelRenderer::quote).toList()))
                         .append("] }");
             }
@@ -200,7 +275,9 @@ public final class KernelRenderer {
 
     /** Bytes of ws: the split plan's float2 partial per chunk; small for shapes other plans take. */
     public static String workspace(Genome g) {
-        return "rows * " + chunks(g.normalized().splitRows()) + " * 8";
+        Genome.SplitRows s = g.normalized().splitRows();
+        String split = "rows * " + chunks(s) + " * 8";
+        return s.fused().enabled() ? "max(" + split + ", " + s.fused().blocksPerSm() + " * sms * 8)" : split;
     }
 
     /** One line for people: each regime's design and thresholds. */
@@ -212,7 +289,19 @@ public final class KernelRenderer {
         return "builtin genome: in registers, cols <= " + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes, "
                 + "cols <= " + b.maxCols() + " a row per block of " + b.minThreads() + "-" + b.maxThreads()
                 + " threads; cols >= " + sp.minCols() + " with rows <= " + smsShare(sp.rowsPct())
-                + ": rows split over many blocks, chunk stats then merge and normalise; else a block per row, two reads";
+                + ": rows split over many blocks, " + splitDesign(sp.fused())
+                + "; else a block per row, two reads";
+    }
+
+    private static String splitDesign(Genome.Fused f) {
+        String two = "chunk stats then merge and normalise";
+        if (!f.enabled()) {
+            return two;
+        }
+        String one = "in one launch (" + f.blocksPerSm() + " x " + f.threads() + " threads per SM, grid barrier)"
+                + (f.elems() > 0 ? " chunks of up to " + f.elems() + " floats per thread in registers" : "")
+                + (f.elems() > 0 && f.stream() ? ", longer ones" : "") + (f.stream() ? " streamed twice" : "");
+        return one + ", else " + two;
     }
 
     /** {@code sms * pct / 100}, written plainly when pct is a whole multiple of 100. */
@@ -239,6 +328,11 @@ public final class KernelRenderer {
         List<String> split = new ArrayList<>(streaming(g.splitRows().pass()));
         split.add(flag("REVERSE", g.splitRows().reverse()));
         out.append(struct("SplitCfg", split));
+        Genome.Fused f = g.splitRows().fused();
+        out.append(struct("FusedCfg", List.of(
+                field("VEC", f.vec()), field("EXP", "EXP_" + f.exp()), field("LOAD", "LOAD_" + f.load()),
+                field("STORE", "STORE_" + f.store()), field("REDUCE", "REDUCE_" + f.reduce()))));
+        out.append(struct("FusedStreamCfg", streaming(Genome.withThreads(g.splitRows().pass(), f.threads()))));
         out.append(struct("LoopCfg", streaming(g.loopRows().pass())));
         return out.toString();
     }
@@ -597,6 +691,162 @@ public final class KernelRenderer {
                 const Peel p = peel<C::VEC>(base, cols);
                 const Chunk c = chunk_of(p, k, chunks);
                 stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
+            }
+
+            // A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
+            // blocks of at most 1024 / blocksPerSm threads per SM). The last block to arrive puts the count back to 0
+            // before it releases the others, so every launch starts from the 0 the module was loaded with; the
+            // generation only grows. The workspace cannot hold this: its contents are undefined at every launch.
+            __device__ unsigned int kevo_grid_count = 0;
+            __device__ unsigned int kevo_grid_generation = 0;
+
+            __device__ __forceinline__ unsigned int load_acquire(const unsigned int* p) {
+                unsigned int v;
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+                return v;
+            }
+
+            // Acquire/release rather than __threadfence: the arrival publishes this block's partial and the release
+            // publishes everyone's, which is all the ordering the barrier needs (full fences measured slower).
+            __device__ __forceinline__ void grid_barrier() {
+                __syncthreads();
+                if (threadIdx.x == 0) {
+                    const unsigned int seen = load_acquire(&kevo_grid_generation);
+                    unsigned int arrived;
+                    asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(&kevo_grid_count) : "memory");
+                    if (arrived == gridDim.x - 1) {
+                        kevo_grid_count = 0;
+                        asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(&kevo_grid_generation), "r"(seen + 1) : "memory");
+                    } else {
+                        while (load_acquire(&kevo_grid_generation) == seen) { }
+                    }
+                }
+                __syncthreads();
+            }
+
+            // The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
+            template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
+                Stat st = {-KEVO_INF, 0.0f};
+                for (int i = threadIdx.x; i < chunks; i += THREADS) {
+                    const float2 q = __ldcg(part + i);
+                    st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
+                }
+                return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+            }
+
+            // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
+            // dynamic shared memory (each thread its own slots, so no barrier guards them). Its (max, sum) goes to ws,
+            // the grid meets at the barrier, the row's partials are merged and the chunk normalised and written: x is
+            // read once and y written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
+            template <class C, int THREADS, int N, int S>
+            __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y,
+                                                        float2* __restrict__ ws, int cols, int chunks) {
+                constexpr int V = C::VEC;
+                typedef typename VecOf<V>::T VT;
+                typedef Num<C::EXP> K;
+                extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
+                VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
+                const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
+                const long long base = (long long)row * cols;
+                const Peel p = peel<V>(base, cols);
+                const Chunk c = chunk_of(p, k, chunks);
+                const float* xr = x + base;
+                float* yr = y + base;
+                const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+                VT* yv = reinterpret_cast<VT*>(yr + p.head);
+                const bool extras = V > 1 && k == 0;
+
+                float v[N * V];
+                float h = -KEVO_INF, t = -KEVO_INF;
+            #pragma unroll
+                for (int j = 0; j < N; ++j) {
+                    const unsigned q = c.q0 + threadIdx.x + j * THREADS;
+                    if (q < c.q1) {
+                        unpack(load<C::LOAD>(xv + q), v + j * V);
+                    } else {
+            #pragma unroll
+                        for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
+                    }
+                }
+                float m = -KEVO_INF;
+            #pragma unroll 4
+                for (int j = 0; j < S; ++j) {
+                    const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+                    if (q < c.q1) {
+                        const VT w = load<C::LOAD>(xv + q);
+                        held[j * THREADS + threadIdx.x] = w;
+                        float u[V];
+                        unpack(w, u);
+            #pragma unroll
+                        for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
+                    }
+                }
+                if (extras) {
+                    if ((int)threadIdx.x < p.head) h = load<C::LOAD>(xr + threadIdx.x);
+                    if ((int)threadIdx.x < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
+                }
+                m = fmaxf(m, fmaxf(h, t));
+            #pragma unroll
+                for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
+                // Exponents against this thread's own max, rescaled once at the end; a thread with only -inf
+                // (masked chunks) uses key 0, its exps are 0 and so is its scale.
+                const float km = K::key(m);
+                const float kr = m == -KEVO_INF ? 0.0f : km;
+                float s = 0.0f;
+            #pragma unroll
+                for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
+            #pragma unroll 4
+                for (int j = 0; j < S; ++j) {
+                    if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
+                        float u[V];
+                        unpack(held[j * THREADS + threadIdx.x], u);
+            #pragma unroll
+                        for (int e = 0; e < V; ++e) s += K::exp_from(u[e], kr);
+                    }
+                }
+                h = K::exp_from(h, kr);
+                t = K::exp_from(t, kr);
+                const Stat part = group_reduce<THREADS, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
+                if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(part.m, part.s);
+                grid_barrier();
+                const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
+                const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
+            #pragma unroll
+                for (int j = 0; j < N; ++j) {
+                    const unsigned q = c.q0 + threadIdx.x + j * THREADS;
+                    if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, scale));
+                }
+            #pragma unroll 4
+                for (int j = 0; j < S; ++j) {
+                    const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+                    if (q < c.q1) {
+                        float u[V];
+                        unpack(held[j * THREADS + threadIdx.x], u);
+            #pragma unroll
+                        for (int e = 0; e < V; ++e) u[e] = K::exp_from(u[e], kr);
+                        store<C::STORE>(yv + q, pack<V>(u, scale));
+                    }
+                }
+                if (extras) {
+                    if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, h * scale);
+                    if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, t * scale);
+                }
+            }
+
+            // Split rows in one launch for chunks too long for registers: the two passes of split_stats and
+            // split_norm with the grid barrier between them instead of a second launch.
+            template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
+                    float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+                const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
+                const long long base = (long long)row * cols;
+                const Peel p = peel<C::VEC>(base, cols);
+                const Chunk c = chunk_of(p, k, chunks);
+                Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
+                st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
+                grid_barrier();
+                st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
+                stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);
             }
 
             // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a

@@ -6,6 +6,7 @@ import dev.kevo.store.CampaignState;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.FrozenCampaign;
 import dev.kevo.store.MutantRecord;
+import dev.kevo.store.Spend;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -47,6 +48,18 @@ public final class ShowCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  generation %d, %d evaluations, %.1f min%n", state.generation(),
                     state.evaluations(), state.elapsedMillis() / 60_000.0);
         }
+        Spend spend = mutants.stream().map(MutantRecord::model).reduce(Spend.NONE, Spend::plus, (a, b) -> a);
+        if (spend.inputTokens() + spend.outputTokens() > 0) {
+            out.printf(Locale.ROOT, "  models: %d input + %d output tokens, cost %.4f%s%n", spend.inputTokens(),
+                    spend.outputTokens(), spend.cost(), c.stop().cost() > 0
+                            ? String.format(Locale.ROOT, " (budget %.4f)", c.stop().cost()) : "");
+        }
+        Map<String, Long> devices = mutants.stream().filter(m -> m.result().device() != null)
+                .collect(Collectors.groupingBy(m -> m.result().device(), TreeMap::new, Collectors.counting()));
+        if (devices.size() > 1) {
+            out.println("  judged on: " + devices.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                    .collect(Collectors.joining(", ")));
+        }
         long cached = mutants.stream().filter(m -> m.cachedFrom() != null).count();
         out.printf("  %d mutants (%d seeds, %d cache hits)%n", mutants.size(),
                 mutants.stream().filter(m -> m.operator().equals("seed")).count(), cached);
@@ -68,6 +81,14 @@ public final class ShowCommand implements Callable<Integer> {
                         s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
             }
             out.println("  source: " + store.sourcePath(champion.id()));
+            store.confirmation().ifPresent(conf -> {
+                out.printf("  confirmed on %s, the best %d judged again side by side:%n", conf.device(),
+                        conf.entries().size());
+                conf.entries().forEach(e -> out.printf(Locale.ROOT, "    %-14s recorded %.3fx on %s, confirmed %s%n",
+                        e.id(), e.recordedScore(), e.recordedDevice(), e.confirmed().passed()
+                                ? String.format(Locale.ROOT, "%.3fx", e.confirmed().score())
+                                : e.confirmed().verdict().id()));
+            });
         }
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
@@ -8,6 +9,8 @@ import dev.kevo.worker.WorkerPool;
 import java.util.Arrays;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,10 +24,15 @@ final class Workers {
     /** A supervisor for a GPU worker on {@code device}, or a check-only one when the device is empty. */
     static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
                                  EvalSettings settings, String arch, int sms) {
-        // C1 only and a serial collector: a worker's Java side waits on the GPU, and starts matter more.
+        // C1 only and a serial collector: a worker's Java side waits on the GPU, and starts matter more. For the
+        // same reason its classes come from a shared archive that the first worker writes into kevo's cache.
+        // JVM messages go to stderr: stdout carries the frames.
         List<String> command = new ArrayList<>(List.of(javaBinary(), "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "worker"));
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:disable", "-Xlog:all=warning:stderr"));
+        CompileCache.fromEnvironment(System.getenv()).dir().filter(Workers::writable).ifPresent(cache ->
+                command.addAll(List.of("-XX:+AutoCreateSharedArchive",
+                        "-XX:SharedArchiveFile=" + cache.resolve("worker-" + Version.current() + ".jsa"))));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "worker"));
         device.ifPresent(d -> command.addAll(List.of("--device", Integer.toString(d))));
         nvrtc.ifPresent(p -> command.addAll(List.of("--nvrtc", p.toAbsolutePath().toString())));
         return new Supervisor(new Supervisor.Setup(command, suite, baseline, settings, arch, sms));
@@ -47,6 +55,15 @@ final class Workers {
             count = probe.ready().getFirst().devices();
         }
         return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(), supervisor);
+    }
+
+    private static boolean writable(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            return Files.isWritable(dir);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static String javaBinary() {

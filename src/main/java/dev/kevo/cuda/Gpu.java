@@ -175,6 +175,14 @@ public final class Gpu implements AutoCloseable {
      * (64-bit integer), {@link Double}, {@link Float}.
      */
     public void launch(Kernel kernel, int grid, int block, int smem, Object... args) {
+        launch(kernel, grid, block, smem, false, args);
+    }
+
+    /**
+     * A cooperative launch has every block resident at once, or is refused by the driver: kernels that wait for
+     * each other across the grid need that, and would otherwise hang.
+     */
+    public void launch(Kernel kernel, int grid, int block, int smem, boolean cooperative, Object... args) {
         Pointer[] params = new Pointer[args.length];
         for (int i = 0; i < args.length; i++) {
             params[i] = switch (args[i]) {
@@ -186,8 +194,11 @@ public final class Gpu implements AutoCloseable {
                 default -> throw new IllegalArgumentException("unsupported kernel argument " + args[i]);
             };
         }
-        CudaError.check(JCudaDriver.cuLaunchKernel(kernel.function(), grid, 1, 1, block, 1, 1, smem, stream,
-                Pointer.to(params), null), "launch of " + kernel.name());
+        CudaError.check(cooperative
+                ? JCudaDriver.cuLaunchCooperativeKernel(kernel.function(), grid, 1, 1, block, 1, 1, smem, stream,
+                        Pointer.to(params))
+                : JCudaDriver.cuLaunchKernel(kernel.function(), grid, 1, 1, block, 1, 1, smem, stream,
+                        Pointer.to(params), null), "launch of " + kernel.name());
     }
 
     /**

@@ -51,6 +51,14 @@ public final class Module implements AutoCloseable {
         }
     }
 
+    /** How many blocks of this launch shape one multiprocessor holds at once (0: not even one). */
+    public int residentBlocksPerSm(Kernel kernel, int block, int dynamicSmem) {
+        int[] blocks = new int[1];
+        CudaError.check(JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel.function(), block,
+                dynamicSmem), "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + kernel.name() + ")");
+        return blocks[0];
+    }
+
     private static int attribute(CUfunction function, int attribute) {
         int[] value = new int[1];
         CudaError.check(JCudaDriver.cuFuncGetAttribute(value, attribute, function), "cuFuncGetAttribute");

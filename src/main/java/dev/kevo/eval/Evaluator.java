@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
@@ -12,7 +13,9 @@ import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -43,11 +46,13 @@ public final class Evaluator implements AutoCloseable {
                           List<ResolvedPlan> plans) {
     }
 
-    public Evaluator(Gpu gpu, Nvrtc nvrtc, Suite suite, KernelFile baselineFile, EvalSettings settings) {
+    /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
+                     EvalSettings settings) {
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.trusted = new TrustedKernels(gpu, nvrtc);
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
@@ -84,7 +89,24 @@ public final class Evaluator implements AutoCloseable {
     /** As {@link #evaluate(KernelFile, long, boolean)}, telling {@code phases} when each phase starts. */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
         long start = System.nanoTime();
-        return judge(file, inputSeed, cold, phases).withEvaluationMs((System.nanoTime() - start) / 1e6);
+        Map<String, Double> spent = new LinkedHashMap<>();
+        long[] entered = {start};
+        Phase[] current = {null};
+        Phase.Listener timed = phase -> {
+            long now = System.nanoTime();
+            if (current[0] != null) {
+                spent.put(current[0].id(), (now - entered[0]) / 1e6);
+            }
+            current[0] = phase;
+            entered[0] = now;
+            phases.entered(phase);
+        };
+        CandidateResult result = judge(file, inputSeed, cold, timed);
+        long end = System.nanoTime();
+        if (current[0] != null) {
+            spent.put(current[0].id(), (end - entered[0]) / 1e6);
+        }
+        return result.withEvaluationMs((end - start) / 1e6).withPhaseMs(spent);
     }
 
     /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
@@ -122,7 +144,7 @@ public final class Evaluator implements AutoCloseable {
             Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
             return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
                     loaded.compilation().time().toNanos() / 1e6, Preflight.blankToNull(loaded.compilation().log()),
-                    resourcesOf(loaded), shapes, inputSeed, null, null, null);
+                    resourcesOf(loaded), shapes, inputSeed, null, null, null, null);
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),

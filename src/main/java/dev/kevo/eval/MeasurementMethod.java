@@ -10,7 +10,8 @@ package dev.kevo.eval;
  *
  * @param settleMillis wall time the GPU is kept busy before a candidate's first shape is timed, so that its clocks
  *     have ramped up from idle (checks leave it mostly idle, waiting on the host)
- * @param warmupMillis wall time of untimed launches per shape, so module load, lazy init and caches stay out
+ * @param warmupMillis wall time of untimed launches per shape (at least two rounds); the correctness checks have
+ *     already launched the kernel on every shape, so module load and lazy init are behind it
  * @param minRepetitions timed repetitions per variant before the stop rule is consulted
  * @param maxRepetitions cap per variant
  * @param targetCi a variant is timed precisely enough once the 95% confidence interval of its median is within
@@ -24,7 +25,7 @@ package dev.kevo.eval;
 public record MeasurementMethod(double settleMillis, double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
                                 double ciFloorMicros, double maxSecondsPerShape, boolean flushL2, int inputSets) {
 
-    public static final MeasurementMethod DEFAULT = new MeasurementMethod(100, 20, 5, 200, 0.01, 0.05, 3, true, 3);
+    public static final MeasurementMethod DEFAULT = new MeasurementMethod(100, 5, 5, 200, 0.01, 0.05, 3, true, 3);
 
     public MeasurementMethod {
         if (settleMillis < 0) {

@@ -22,8 +22,9 @@ final class PlanRunner {
 
     /**
      * Rejects launches the device cannot run (threads over what the kernel's registers allow, shared memory
-     * over the opt-in limit) with a verdict instead of a driver error, and raises the dynamic shared memory
-     * limit where a launch needs more than 48 KB.
+     * over the opt-in limit, a cooperative grid larger than what can be resident at once) with a verdict
+     * instead of a driver error or a hang, and raises the dynamic shared memory limit where a launch needs
+     * more than 48 KB.
      */
     void prepare(ResolvedPlan plan) {
         DeviceInfo device = gpu.info();
@@ -44,6 +45,15 @@ final class PlanRunner {
             } catch (CudaError e) {
                 throw new Rejection(Verdict.RESOURCES_EXCEEDED, e.getMessage());
             }
+            if (launch.cooperative()) {
+                int perSm = module.residentBlocksPerSm(kernel, launch.block(), launch.smem());
+                if ((long) perSm * device.sms() < launch.grid()) {
+                    throw new Rejection(Verdict.RESOURCES_EXCEEDED, launch.kernel() + ": cooperative grid of "
+                            + launch.grid() + " blocks, but only " + perSm + " per SM x " + device.sms()
+                            + " SMs can be resident at once (registers " + kernel.registers() + ", shared "
+                            + (launch.smem() + kernel.staticSharedBytes()) + " bytes per block)");
+                }
+            }
         }
     }
 
@@ -58,7 +68,7 @@ final class PlanRunner {
                     case WS -> ws;
                 } : args.get(i);
             }
-            gpu.launch(module.kernel(launch.kernel()), launch.grid(), launch.block(), launch.smem(), values);
+            gpu.launch(module.kernel(launch.kernel()), launch.grid(), launch.block(), launch.smem(), launch.cooperative(), values);
         }
     }
 }

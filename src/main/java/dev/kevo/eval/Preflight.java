@@ -78,7 +78,7 @@ public final class Preflight {
                     .map(g -> resources(g, passed)).orElse(null);
             return new CandidateResult(file.name(), path, file.description(), Verdict.PASS, null, null, null,
                     passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()), resources,
-                    null, inputSeed, null, null, null);
+                    null, inputSeed, null, null, null, null);
         } catch (Rejection r) {
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
                     inputSeed);

@@ -1,5 +1,6 @@
 package dev.kevo.eval;
 
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
@@ -28,9 +29,9 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel gate;
     private final int sms;
 
-    TrustedKernels(Gpu gpu, Nvrtc nvrtc) {
+    TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
         this.gpu = gpu;
-        Compilation compiled = nvrtc.compile(SOURCE_NAME, source(), Prelude.headers(), gpu.info().arch());
+        Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
         this.referenceChunks = module.kernel("kevo_reference_chunks");

@@ -6,6 +6,7 @@ import dev.kevo.evolve.CampaignConfig;
 import dev.kevo.evolve.CampaignListener;
 import dev.kevo.store.CampaignState;
 import dev.kevo.store.MutantRecord;
+import dev.kevo.store.Spend;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -70,6 +71,7 @@ public final class CampaignProgress implements CampaignListener {
             end.put("evaluations", state.evaluations());
             end.put("champion", champion == null ? null : champion.id());
             end.put("score", champion == null ? null : champion.fitness());
+            end.put("cost", state.spend().cost());
             writeJson(end);
         }
         out.flush();
@@ -82,10 +84,19 @@ public final class CampaignProgress implements CampaignListener {
                 champion.fitness(), champion.id(), champion.result().floorFraction(), worstShape(champion));
         String fails = failures.isEmpty() ? "no failures" : "fail " + failures.entrySet().stream()
                 .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
-        return String.format(Locale.ROOT, "gen %d | %d%s evals | %.1f/min | %s | %s | %s | last %s %s",
+        return String.format(Locale.ROOT, "gen %d | %d%s evals | %.1f/min | %s | %s | %s%s | last %s %s",
                 state.generation(), state.evaluations(), stop.evaluations() > 0 ? "/" + stop.evaluations() : "", rate,
-                best, fails, eta(state, rate), mutant.id(), mutant.passed()
+                best, fails, spend(state.spend()), eta(state, rate), mutant.id(), mutant.passed()
                         ? String.format(Locale.ROOT, "%.3fx", mutant.fitness()) : mutant.result().verdict().id());
+    }
+
+    /** Model tokens and cost so far (against the cost budget, when one is set); nothing when no model was asked. */
+    private String spend(Spend spend) {
+        if (spend.inputTokens() + spend.outputTokens() == 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "%d+%d tokens, cost %.4f%s | ", spend.inputTokens(), spend.outputTokens(),
+                spend.cost(), stop.cost() > 0 ? String.format(Locale.ROOT, "/%.4f", stop.cost()) : "");
     }
 
     private String eta(CampaignState state, double ratePerMinute) {
@@ -115,6 +126,10 @@ public final class CampaignProgress implements CampaignListener {
         line.put("score", mutant.passed() ? mutant.fitness() : null);
         line.put("cached", mutant.cachedFrom() != null);
         line.put("evaluations", state.evaluations());
+        line.put("device", mutant.result().device());
+        line.put("inputTokens", state.spend().inputTokens());
+        line.put("outputTokens", state.spend().outputTokens());
+        line.put("cost", state.spend().cost());
         line.put("champion", champion == null ? null : champion.id());
         line.put("championScore", champion == null ? null : champion.fitness());
         line.put("championFloor", champion == null ? null : champion.result().floorFraction());

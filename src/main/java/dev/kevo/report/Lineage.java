@@ -50,6 +50,13 @@ public final class Lineage {
                 .thenComparing(MutantRecord::id)).toList();
     }
 
+    /** Which model made a step and what it cost, for mutants a model proposed. */
+    private static String model(MutantRecord m) {
+        return m.model() == null ? "" : String.format(Locale.ROOT, "  [%s, %d+%d tokens, %.4f, %.1f s]",
+                m.model().model(), m.model().inputTokens(), m.model().outputTokens(), m.model().cost(),
+                m.model().latencyMs() / 1000);
+    }
+
     /** One line per step: generation, agent, how it was made, score and its change, what changed. */
     public String text() {
         StringBuilder out = new StringBuilder();
@@ -61,8 +68,8 @@ public final class Lineage {
                     ? String.format(Locale.ROOT, " (%+.3f)", m.fitness() - previous.fitness()) : "";
             String mate = m.parents().size() > 1 ? "  x " + String.join(", ", m.parents().subList(1, m.parents().size()))
                     : "";
-            out.append(String.format(Locale.ROOT, "%-30s gen %-3d %-8s %-10s %-16s %s%s%n", indent + m.id(),
-                    m.generation(), m.agent(), m.operator(), score(m) + change, m.summary(), mate));
+            out.append(String.format(Locale.ROOT, "%-30s gen %-3d %-8s %-10s %-16s %s%s%s%n", indent + m.id(),
+                    m.generation(), m.agent(), m.operator(), score(m) + change, m.summary(), mate, model(m)));
             previous = m;
             depth++;
         }
@@ -108,6 +115,9 @@ public final class Lineage {
             node.put("verdict", m.result().verdict().id());
             node.put("score", m.passed() ? m.fitness() : null);
             node.put("floorFraction", m.result().floorFraction());
+            if (m.model() != null) {
+                node.put("model", m.model());
+            }
             nodes.add(node);
         }
         try {

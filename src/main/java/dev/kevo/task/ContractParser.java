@@ -29,7 +29,7 @@ public final class ContractParser {
 
     private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
-    private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "args");
+    private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "args");
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
@@ -128,6 +128,13 @@ public final class ContractParser {
                 throw error(at + ".kernel '" + kernel + "' is not a C identifier");
             }
             Expr smem = node.has("smem") ? expr(node.get("smem"), at + ".smem") : Expr.constant(0);
+            boolean cooperative = false;
+            if (node.has("cooperative")) {
+                if (!node.get("cooperative").isBoolean()) {
+                    throw error(at + ".cooperative must be true or false");
+                }
+                cooperative = node.get("cooperative").asBoolean();
+            }
             JsonNode argsNode = node.get("args");
             if (!argsNode.isArray()) {
                 throw error(at + ".args must be a list");
@@ -137,7 +144,7 @@ public final class ContractParser {
                 args.add(arg(argsNode.get(a), at + ".args[" + a + "]"));
             }
             return new KernelFile.Launch(kernel, expr(node.get("grid"), at + ".grid"),
-                    expr(node.get("block"), at + ".block"), smem, args);
+                    expr(node.get("block"), at + ".block"), smem, cooperative, args);
         }
 
         private KernelFile.Arg arg(JsonNode node, String at) {

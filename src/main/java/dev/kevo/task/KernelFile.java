@@ -33,7 +33,7 @@ public record KernelFile(String name, Path path, String source, String descripti
     }
 
     /** One kernel launch: a 1-D grid of 1-D blocks. */
-    public record Launch(String kernel, Expr grid, Expr block, Expr smem, List<Arg> args) {
+    public record Launch(String kernel, Expr grid, Expr block, Expr smem, boolean cooperative, List<Arg> args) {
         public Launch {
             args = List.copyOf(args);
         }

@@ -45,7 +45,7 @@ public final class PlanResolver {
                             at + " arg " + (a + 1), Integer.MIN_VALUE, Integer.MAX_VALUE));
                 }
             }
-            launches.add(new ResolvedPlan.Launch(launch.kernel(), grid, block, smem, args));
+            launches.add(new ResolvedPlan.Launch(launch.kernel(), grid, block, smem, launch.cooperative(), args));
         }
         return new ResolvedPlan(index, workspace, launches);
     }

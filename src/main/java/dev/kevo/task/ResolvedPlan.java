@@ -15,7 +15,7 @@ public record ResolvedPlan(int planIndex, long workspaceBytes, List<Launch> laun
     }
 
     /** A launch ready for the driver. */
-    public record Launch(String kernel, int grid, int block, int smem, List<Object> args) {
+    public record Launch(String kernel, int grid, int block, int smem, boolean cooperative, List<Object> args) {
         /** {@code args} holds {@link KernelFile.BufferName} for buffers and {@link Integer} for values. */
         public Launch {
             args = List.copyOf(args);

@@ -1,6 +1,7 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.eval.CandidateResult;
@@ -71,7 +72,8 @@ public final class WorkerLoop {
             }
             try (Gpu gpu = Gpu.open(device.get())) {
                 KernelFile baseline = ContractParser.parse(configure.baselineName(), null, configure.baselineSource());
-                Evaluator evaluator = new Evaluator(gpu, nvrtc, suite, baseline, configure.settings());
+                Evaluator evaluator = new Evaluator(gpu, nvrtc, CompileCache.fromEnvironment(System.getenv()), suite,
+                        baseline, configure.settings());
                 send(new Message.Ready(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start)));
                 return serve(new Judge() {
                     @Override

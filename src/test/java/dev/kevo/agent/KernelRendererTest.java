@@ -35,6 +35,7 @@ class KernelRendererTest {
     private static final String ARCH = "sm_90";
     private static final int[] SMS = {132, 1};
     private static final Pattern REGISTER_KERNEL = Pattern.compile("softmax_(short_g|block_t)(\\d+)_n(\\d+)");
+    private static final Pattern FUSED_KERNEL = Pattern.compile("softmax_fused_e(\\d+)(_s(\\d+))?");
 
     static List<Shape> shapes() {
         List<Shape> shapes = new ArrayList<>(SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"))
@@ -69,15 +70,34 @@ class KernelRendererTest {
         expected.put("4096x4096", "softmax_block_t512_n8");
         expected.put("4096x12288", "softmax_block_t1024_n16");
         expected.put("65536x128", "softmax_short_g32_n1");
-        expected.put("32x50257", "softmax_split_stats");
-        expected.put("8x128256", "softmax_split_stats");
-        expected.put("1x1000000", "softmax_split_stats");
-        expected.put("1x10000000", "softmax_split_stats");
+        expected.put("32x50257", "softmax_fused_e16");
+        expected.put("8x128256", "softmax_fused_e8");
+        expected.put("1x1000000", "softmax_fused_e8");
+        expected.put("1x10000000", "softmax_fused_e32_s56");
+        expected.put("1x20000000", "softmax_fused_stream");
+        expected.put("200x60000", "softmax_loop");
         expected.put("5x40", "softmax_short_g16_n1");
         expected.put("4096x20000", "softmax_loop");
         expected.forEach((shape, kernel) -> assertEquals(kernel,
                 PlanResolver.resolve(file, Shape.parse(shape), 132).launches().getFirst().kernel(), shape));
 
+        // 1x10^7 on 132 SMs, one cooperative launch: two 512-thread blocks per SM, 37879 elements each, 32 per
+        // thread in registers and up to 56 more in 112 KB of shared memory.
+        ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);
+        assertEquals(1, longRow.launches().size());
+        assertTrue(longRow.launches().getFirst().cooperative());
+        assertEquals(264, longRow.launches().getFirst().grid());
+        assertEquals(112 * 1024, longRow.launches().getFirst().smem());
+        assertTrue(longRow.workspaceBytes() >= 264L * 8);
+    }
+
+    @Test
+    void withoutOneLaunchDesignsLongRowsTakeTwoLaunches() {
+        Genome d = BuiltinAgent.defaultGenome();
+        Genome.SplitRows s = d.splitRows();
+        Genome twoLaunches = new Genome(d.shortRows(), d.blockRows(), new Genome.SplitRows(s.minCols(), s.rowsPct(),
+                s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass()), d.loopRows());
+        KernelFile file = parse("two.cu", twoLaunches);
         // 1x10^7 on 132 SMs: 1056 chunks (8 per SM) of 9470 elements, 37 per thread of a 256-thread block.
         ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);
         assertEquals(List.of("softmax_split_stats", "softmax_split_norm"),
@@ -106,6 +126,32 @@ class KernelRendererTest {
             assertTrue((long) group * vectors * vec >= shape.cols(), where + ": " + first.kernel() + " too small");
             int perThread = vectors * vec;
             assertTrue(perThread <= Genome.registerElems(threads, vec), where + ": " + perThread + " floats per thread");
+        } else if (first.kernel().startsWith("softmax_fused")) {
+            // One launch: the whole grid resident at once, every chunk within what its kernel holds.
+            Genome.Fused f = g.splitRows().fused();
+            assertEquals(1, plan.launches().size(), where);
+            assertEquals(f.threads(), first.block(), where);
+            int chunks = (Integer) first.args().get(4);
+            assertEquals((long) shape.rows() * chunks, first.grid(), where);
+            assertTrue(chunks >= 1 && first.grid() <= (long) f.blocksPerSm() * sms, where + ": grid " + first.grid());
+            assertTrue(plan.workspaceBytes() >= first.grid() * 8, where);
+            long chunkLength = (shape.cols() + chunks - 1L) / chunks;
+            Matcher r = FUSED_KERNEL.matcher(first.kernel());
+            if (r.matches()) {
+                int registers = Integer.parseInt(r.group(1));
+                int shared = r.group(3) == null ? 0 : Integer.parseInt(r.group(3));
+                assertTrue(registers <= Genome.registerElems(f.threads(), f.vec()), where);
+                // Aligned vectors are shared out among chunks; the peeled head and tail sit beside them.
+                long vectorsPerChunk = (shape.cols() / f.vec() + chunks - 1L) / chunks;
+                assertTrue(vectorsPerChunk * f.vec() <= (long) f.threads() * (registers + shared),
+                        where + ": " + vectorsPerChunk + " vectors in " + first.kernel());
+                assertEquals((long) f.threads() * shared * 4, first.smem(), where);
+                assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * f.blocksPerSm()
+                        <= Genome.Fused.SMEM_BYTES_PER_SM, where);
+            } else {
+                assertEquals("softmax_fused_stream", first.kernel(), where);
+                assertTrue(chunkLength <= (long) first.block() * Genome.MAX_TERMS_PER_THREAD, where);
+            }
         } else if (first.kernel().equals("softmax_split_stats")) {
             assertEquals(kernels, List.of("softmax_split_stats", "softmax_split_norm"), where);
             int chunks = (Integer) first.args().get(3);

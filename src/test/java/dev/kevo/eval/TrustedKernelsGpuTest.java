@@ -31,7 +31,7 @@ class TrustedKernelsGpuTest {
     @BeforeAll
     void open() {
         gpu = Gpu.open(0);
-        trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()));
+        trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), dev.kevo.cuda.CompileCache.none());
     }
 
     @AfterAll

@@ -66,6 +66,38 @@ class CampaignCommandsTest {
     }
 
     @Test
+    void showAndLineageTellWhatModelsCostAndWhereTheChampionWasConfirmed() {
+        CampaignConfig config = CampaignModelsTest.config(3, 0);
+        Path models = dir.resolve("models");
+        CampaignTest.FakeGpu gpu = new CampaignTest.FakeGpu(Integer.MAX_VALUE);
+        Evaluations twoDevices = new Evaluations() {
+            private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+
+            @Override
+            public dev.kevo.eval.CandidateResult evaluate(dev.kevo.task.KernelFile file, long seed) {
+                return gpu.evaluate(file, seed).withDevice(calls.getAndIncrement() % 2 + " Fake GPU");
+            }
+
+            @Override
+            public boolean confirms() {
+                return true;
+            }
+
+            @Override
+            public dev.kevo.eval.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
+                return gpu.evaluate(file, seed).withDevice("0 Fake GPU");
+            }
+        };
+        CampaignModelsTest.run(CampaignTest.store(models, config), config, new CampaignModelsTest.ModelLike(), twoDevices);
+        String show = kevo("show", models.toString())[1];
+        assertTrue(show.contains("models: ") && show.contains(" tokens, cost "), show);
+        assertTrue(show.contains("judged on: 0 Fake GPU") && show.contains("1 Fake GPU"), show);
+        assertTrue(show.contains("confirmed on 0 Fake GPU, the best 3 judged again side by side"), show);
+        String lineage = kevo("lineage", models.toString())[1];
+        assertTrue(lineage.contains("[model (fake-1), 1000+200 tokens, 0.0100"), lineage);
+    }
+
+    @Test
     void anUnknownMutantOrFolderIsOneLineAndExitTwo() {
         String[] r = kevo("lineage", folder.toString(), "--id", "g9999-i0-c0");
         assertEquals("2", r[0]);

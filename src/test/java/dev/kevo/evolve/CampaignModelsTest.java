@@ -177,7 +177,7 @@ class CampaignModelsTest {
                 confirmations.incrementAndGet();
                 CandidateResult r = scores.evaluate(file, inputSeed);
                 return new CandidateResult(r.name(), null, null, Verdict.PASS, null, 10.0 - r.score(), 0.5, 1.0,
-                        null, null, null, inputSeed, 1.0, null, "0 slow");
+                        null, null, null, inputSeed, 1.0, null, "0 slow", null);
             }
         };
         CampaignState state = run(store, config, new ModelLike(), twoDevices);

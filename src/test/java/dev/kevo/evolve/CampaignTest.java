@@ -89,7 +89,7 @@ class CampaignTest {
                 return CandidateResult.rejected(file.name(), null, null, Verdict.WRONG_RESULT, "gene " + g, inputSeed);
             }
             return new CandidateResult(file.name(), null, null, Verdict.PASS, null, 1.0 + g / 100.0, 0.5, 1.0, null,
-                    null, null, inputSeed, 1.0, null, null);
+                    null, null, inputSeed, 1.0, null, null, null);
         }
     }
 
@@ -198,6 +198,6 @@ class CampaignTest {
     private static MutantRecord record(String id, double score) {
         return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "h" + id, null,
                 new CandidateResult(id, null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null, 0, null, null,
-                        null), null, "now", null);
+                        null, null), null, "now", null);
     }
 }

@@ -175,6 +175,17 @@ class ContractParserTest {
         assertEquals("", file.description());
         assertEquals(0, file.workspace().evalLong(env));
         assertEquals(0, file.plans().getFirst().launches().getFirst().smem().evalLong(env));
+        assertFalse(file.plans().getFirst().launches().getFirst().cooperative(), "ordinary launch by default");
+    }
+
+    @Test
+    void aCooperativeLaunchSaysSoWithABoolean() {
+        String launch = "{ \"kernel\": \"k\", \"grid\": \"sms\", \"block\": 256, \"cooperative\": true, \"args\": [] }";
+        assertTrue(ContractParser.parse("k.cu", null, withLaunch(launch)).plans().getFirst().launches().getFirst()
+                .cooperative());
+        ContractException e = parseFails(withLaunch(launch.replace("true", "\"yes\"")));
+        assertContains(e.getMessage(), "plans[0].launches[0].cooperative must be true or false");
+        assertOneLine(e.getMessage());
     }
 
     @Test
@@ -261,7 +272,7 @@ class ContractParserTest {
         Path file = BROKEN.resolve("unknown_launch_key.cu");
         ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
         assertContains(e.getMessage(), file.toString(), "plans[0].launches[0]", "unknown key 'threads'",
-                "args, block, grid, kernel, smem");
+                "args, block, cooperative, grid, kernel, smem");
         assertOneLine(e.getMessage());
     }
 

@@ -36,7 +36,7 @@ public final class FakeWorker {
             String span = start + "-" + System.currentTimeMillis();
             Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
                     null, Verdict.PASS, span, ordinal == 0 ? 2.0 : 1.0, 0.5, 1.0, null, null, null,
-                    request.inputSeed(), 150.0, null, null), false));
+                    request.inputSeed(), 150.0, null, null, null), false));
         }
     }
 

@@ -44,6 +44,13 @@ final class Fixtures {
         return new Stats(20, median, median * 0.99, median * 1.01, median * 0.995, median * 1.005, median * 0.98);
     }
 
+    /** An evaluator's result with what agents read; the rest (timings of phases, device) left out. */
+    static CandidateResult result(Verdict verdict, String detail, Double score, Double floor, String compileLog,
+                                  List<KernelResources> kernels, List<ShapeResult> shapes) {
+        return new CandidateResult("k.cu", null, null, verdict, detail, score, floor, 20.0, compileLog, kernels,
+                shapes, 11L, 900.0, null, null, null);
+    }
+
     static ShapeResult timed(String shape, double us, double baseUs, double copyUs) {
         return new ShapeResult(shape, Verdict.PASS, null, 1, 9e-8, 1e-9, null, null, null, null, null, null)
                 .withTiming(ms(us / 1000), ms(baseUs / 1000), ms(copyUs / 1000), null);
@@ -51,28 +58,27 @@ final class Fixtures {
 
     /** seeds/online.cu as measured on an H100 (README numbers). */
     static Candidate parent() {
-        CandidateResult r = new CandidateResult("seed-online.cu", null, "online", Verdict.PASS, null, 1.52, 0.23,
-                23.0, null, List.of(new KernelResources("softmax_online", 16, 0, 256)),
+        CandidateResult r = result(Verdict.PASS, null, 1.52, 0.23, null,
+                List.of(new KernelResources("softmax_online", 16, 0, 256)),
                 List.of(timed("32x128", 5.1, 5.2, 4.4), timed("4096x4096", 77.9, 80.4, 43.4),
-                        timed("8x128256", 301.0, 315.4, 6.2), timed("1x10000000", 10387, 31659, 28.7)),
-                11L, 3200.0, null, null);
+                        timed("8x128256", 301.0, 315.4, 6.2), timed("1x10000000", 10387, 31659, 28.7)));
         return new Candidate("seed-online", seed("online.cu"), Optional.empty(), r);
     }
 
     static Candidate inspiration() {
-        CandidateResult r = new CandidateResult("g0004-i2-c1.cu", null, "register rows", Verdict.PASS, null, 2.39,
-                0.36, 20.0, null, List.of(new KernelResources("softmax_rows", 40, 24, 0)),
-                List.of(timed("32x128", 4.6, 5.2, 4.4), timed("4096x4096", 44.0, 80.4, 43.4)), 12L, 3100.0, null, null);
+        CandidateResult r = result(Verdict.PASS, null, 2.39, 0.36, null,
+                List.of(new KernelResources("softmax_rows", 40, 24, 0)),
+                List.of(timed("32x128", 4.6, 5.2, 4.4), timed("4096x4096", 44.0, 80.4, 43.4)));
         return new Candidate("g0004-i2-c1", seed("register_rows.cu"), Optional.empty(), r);
     }
 
     static Candidate compileFailure() {
         String source = seed("online.cu").replace("kevo_warp_online(m, s);\n    const int lane",
                 "kevo_warp_onlin(m, s);\n    const int lane");
-        CandidateResult r = new CandidateResult("g0003-i1-c2.cu", null, null, Verdict.COMPILE_ERROR,
-                "g0003-i1-c2.cu(28): error: identifier \"kevo_warp_onlin\" is undefined", null, null, 12.0,
+        CandidateResult r = result(Verdict.COMPILE_ERROR,
+                "g0003-i1-c2.cu(28): error: identifier \"kevo_warp_onlin\" is undefined", null, null,
                 "g0003-i1-c2.cu(28): error: identifier \"kevo_warp_onlin\" is undefined\n1 error detected in the "
-                        + "compilation of \"g0003-i1-c2.cu\".", null, null, 13L, 40.0, null, null);
+                        + "compilation of \"g0003-i1-c2.cu\".", List.of(), List.of());
         return new Candidate("g0003-i1-c2", source, Optional.empty(), r);
     }
 
@@ -80,11 +86,10 @@ final class Fixtures {
         String source = seed("online.cu").replace("const float inv = 1.0f / s;", "const float inv = 1.0f;");
         String detail = "4096x4096: case normal-1 (seed 77): 16777216 of 16777216 outputs off, first at row 0 col 0: "
                 + "got 0.7431 expected 2.118e-04";
-        CandidateResult r = new CandidateResult("g0002-i0-c0.cu", null, null, Verdict.WRONG_RESULT, detail, null,
-                null, 20.0, null, List.of(new KernelResources("softmax_online", 16, 0, 256)),
+        CandidateResult r = result(Verdict.WRONG_RESULT, detail, null, null, null,
+                List.of(new KernelResources("softmax_online", 16, 0, 256)),
                 List.of(ShapeResult.failed(Shape.parse("4096x4096"), Verdict.WRONG_RESULT,
-                        "case normal-1 (seed 77): first at row 0 col 0: got 0.7431 expected 2.118e-04")), 14L, 900.0,
-                null, null);
+                        "case normal-1 (seed 77): first at row 0 col 0: got 0.7431 expected 2.118e-04")));
         return new Candidate("g0002-i0-c0", source, Optional.empty(), r);
     }
 

@@ -86,15 +86,13 @@ class LlmCampaignTest {
         @Override
         public CandidateResult evaluate(KernelFile file, long inputSeed) {
             if (file.source().contains("BROKEN")) {
-                return new CandidateResult(file.name(), null, null, Verdict.COMPILE_ERROR, COMPILE_LOG, null, null,
-                        5.0, COMPILE_LOG + "\n1 error detected in the compilation of \"k.cu\".", null, null,
-                        inputSeed, 5.0, null, null);
+                return Fixtures.result(Verdict.COMPILE_ERROR, COMPILE_LOG, null, null,
+                        COMPILE_LOG + "\n1 error detected in the compilation of \"k.cu\".", List.of(), List.of());
             }
             Matcher m = VARIANT.matcher(file.source());
             assertTrue(m.find(), file.source());
             double score = 1 + Integer.parseInt(m.group(1)) / 1000.0;
-            return new CandidateResult(file.name(), null, null, Verdict.PASS, null, score, 0.5, 5.0, null, null,
-                    null, inputSeed, 5.0, null, null);
+            return Fixtures.result(Verdict.PASS, null, score, 0.5, null, List.of(), List.of());
         }
     }
 

@@ -1,0 +1,102 @@
+package dev.kevo.report;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything the campaign page shows, gathered from a campaign folder by {@link CampaignReport}. The page gets
+ * it as one JSON object and draws from it alone, so what a test checks here is what a reader sees.
+ *
+ * @param evaluations every mutant in the order it was judged
+ * @param champions the moments the campaign's best changed, in order
+ * @param usage LLM tokens and cost by model; empty when no record carries any
+ * @param mutants the mutants the page can open (lineage, top, seeds): source, diffs, per-shape results
+ */
+public record ReportData(String kind, Summary summary, List<Evaluation> evaluations, List<IslandSeries> islands,
+                         List<ChampionMoment> champions, ShapeBars shapes, LineageGraph lineage,
+                         List<VerdictBin> verdicts, List<UsageSeries> usage, List<TopRow> top,
+                         Map<String, MutantView> mutants) {
+
+    /**
+     * @param evaluations candidates judged, kevo's count: cache hits and agent failures are not judged
+     * @param generation generations completed (state.json); null before the seeds were all judged
+     * @param minutes campaign wall time, summed over runs
+     */
+    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String baseline,
+                          List<String> shapes, int islands, int population, List<String> agents, Integer generation,
+                          int evaluations, int mutants, int cacheHits, int rejected, double minutes,
+                          String championId, Double championScore, Double championFloor,
+                          Map<String, Integer> verdicts) {
+    }
+
+    /**
+     * One mutant as it was judged.
+     *
+     * @param evaluation kevo's evaluation count once this one was judged (a cache hit repeats the previous one)
+     * @param minutes since the campaign started
+     * @param score null unless it passed
+     */
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
+    public record Evaluation(String id, int evaluation, double minutes, int island, int generation, String agent,
+                             String operator, String verdict, String group, Double score, String cachedFrom,
+                             List<LlmUsage> usage) {
+    }
+
+    public record IslandSeries(int island, List<IslandPoint> points) {
+    }
+
+    /**
+     * An island after one generation (generation 0: the seeds, which every island starts from).
+     *
+     * @param best best score among the seeds and the island's own children so far
+     * @param median median score of the children that passed in this generation
+     */
+    public record IslandPoint(int generation, int evaluation, double minutes, Double best, Double median,
+                              int children, int passed) {
+    }
+
+    public record ChampionMoment(String id, int evaluation, double minutes, double score, int island,
+                                 int generation) {
+    }
+
+    /**
+     * Per-shape times (microseconds) and memory-floor fractions of the champion, the seeds, the baseline and
+     * the copy that defines the floor; a list per series, in the suite's shape order, null where not timed.
+     */
+    public record ShapeBars(List<String> shapes, List<ShapeSeries> series) {
+    }
+
+    /** @param role champion, seed, baseline or floor (the plain copy) */
+    public record ShapeSeries(String name, String role, List<Double> timeUs, List<Double> floor) {
+    }
+
+    public record LineageGraph(String target, List<LineageNode> nodes, List<LineageEdge> edges) {
+    }
+
+    /** @param role seed, champion or mutant */
+    public record LineageNode(String id, int generation, int island, String agent, String operator, String summary,
+                              String verdict, Double score, String role) {
+    }
+
+    /** @param kind mutation, crossover or repair */
+    public record LineageEdge(String source, String target, String kind) {
+    }
+
+    /** Verdicts of one generation's mutants: by group (the chart) and exactly (the tooltip and table). */
+    public record VerdictBin(int generation, Map<String, Integer> groups, Map<String, Integer> verdicts) {
+    }
+
+    public record UsageSeries(String model, List<UsagePoint> points) {
+    }
+
+    /** One mutant's use of a model, and the model's running totals up to it. */
+    public record UsagePoint(String id, int evaluation, double minutes, long tokens, double costUsd,
+                             long totalTokens, double totalCostUsd) {
+    }
+
+    public record TopRow(int rank, String id, double score, Double floor, int generation, int island, String agent,
+                         String operator, String summary, String worstShape, Double worstFloor, String sourceHref,
+                         String jsonHref) {
+    }
+}

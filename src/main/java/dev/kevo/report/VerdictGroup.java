@@ -1,0 +1,43 @@
+package dev.kevo.report;
+
+import dev.kevo.eval.Verdict;
+
+/**
+ * The report's coarse view of verdicts, in the terms a reader asks about: did it compile, was it right, did it
+ * hang, did it crash, did it try to cheat. The switch has no default so that a new verdict fails to compile
+ * here until someone decides where it belongs.
+ */
+public enum VerdictGroup {
+    PASS("pass"),
+    COMPILE("compile error"),
+    WRONG("wrong result"),
+    TIMEOUT("timeout"),
+    CRASH("crash"),
+    CHEAT("cheat caught"),
+    AGENT("agent failure");
+
+    private final String label;
+
+    VerdictGroup(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+
+    public static VerdictGroup of(Verdict verdict) {
+        return switch (verdict) {
+            case PASS -> PASS;
+            // Rejected before a launch could run: the file, its plan or its resources do not work.
+            case CONTRACT_ERROR, COMPILE_ERROR, MISSING_KERNEL, PLAN_ERROR, RESOURCES_EXCEEDED -> COMPILE;
+            case UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT -> WRONG;
+            case COMPILE_TIMEOUT, KERNEL_TIMEOUT -> TIMEOUT;
+            case LAUNCH_FAILED, ILLEGAL_ADDRESS, KERNEL_FAULT, WORKER_CRASHED -> CRASH;
+            // What the README lists as cheats the checks catch: writing outside y, changing x, output that
+            // goes stale after timing, and host code or other headers smuggled into the source.
+            case OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT, SOURCE_REJECTED -> CHEAT;
+            case AGENT_FAILURE -> AGENT;
+        };
+    }
+}

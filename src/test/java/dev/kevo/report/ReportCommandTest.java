@@ -1,0 +1,90 @@
+package dev.kevo.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.cli.Main;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** kevo report as a user meets it: where pages go, what it prints, one-line errors with exit code 2. */
+class ReportCommandTest {
+
+    record Outcome(int code, String out, String err) {
+    }
+
+    static Outcome kevo(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Outcome(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void aCampaignsPageGoesIntoItsFolderByDefault(@TempDir Path tmp) throws IOException {
+        Path folder = ReportFixture.copy(tmp);
+        Outcome o = kevo("report", folder.toString());
+        assertEquals(0, o.code(), o.err());
+        Path page = folder.resolve("report.html");
+        assertTrue(o.out().startsWith("wrote " + page + " ("), o.out());
+        String html = Files.readString(page);
+        assertTrue(html.contains("<title>kevo report: default-h100</title>"));
+        assertTrue(html.contains("\"sourceHref\":\"g0018-i3-c2.cu\""), "links relative to the page");
+        assertTrue(html.contains("by: kevo report " + folder), "the footer says how it was made");
+    }
+
+    @Test
+    void outAndTopAreHonoured(@TempDir Path tmp) throws IOException {
+        Path page = tmp.resolve("pages/r.html");
+        Outcome o = kevo("report", ReportFixture.folder().toString(), "--out", page.toString(), "--top", "2");
+        assertEquals(0, o.code(), o.err());
+        String html = Files.readString(page);
+        assertTrue(html.contains("\"rank\":2,"));
+        assertFalse(html.contains("\"rank\":3,"));
+    }
+
+    @Test
+    void compareWritesOnePage(@TempDir Path tmp) throws IOException {
+        Path page = tmp.resolve("cmp.html");
+        Outcome o = kevo("report", "--compare", ReportFixture.folder().toString(),
+                ReportFixture.folder().resolve("seed-online").toString(), "--out", page.toString());
+        assertEquals(0, o.code(), o.err());
+        String html = Files.readString(page);
+        assertTrue(html.contains("<title>kevo compare: default-h100 vs default-h100-seed-online</title>"), html.substring(0, 400));
+        assertTrue(html.contains("\"kind\":\"compare\""));
+    }
+
+    @Test
+    void badInputIsOneLineAndExitTwo(@TempDir Path tmp) {
+        String folder = ReportFixture.folder().toString();
+        expectInputError(kevo("report"), "name a campaign folder");
+        expectInputError(kevo("report", tmp.toString()), "not a campaign folder");
+        expectInputError(kevo("report", folder, "--top", "0"), "--top must be at least 1");
+        expectInputError(kevo("report", folder, folder, "--out", tmp.resolve("x.html").toString()), "--out names one file");
+        expectInputError(kevo("report", folder, "--compare", folder, folder), "either campaign folders or --compare");
+        expectInputError(kevo("report", "--compare", folder, folder + "/g9999-i0-c0"), "neither a campaign folder");
+        Outcome usage = kevo("report", "--compare", folder);
+        assertEquals(2, usage.code());
+    }
+
+    @Test
+    void helpAnswersWhatThePageShowsAndHowToCompare() {
+        Outcome o = kevo("report", "--help");
+        assertEquals(0, o.code());
+        assertTrue(o.out().contains("lineage") && o.out().contains("--compare") && o.out().contains("memory floor"),
+                o.out());
+    }
+
+    private static void expectInputError(Outcome o, String message) {
+        assertEquals(2, o.code(), o.out() + o.err());
+        assertTrue(o.err().startsWith("kevo: ") && o.err().contains(message), o.err());
+        assertEquals(1, o.err().strip().lines().count(), o.err());
+        assertFalse(o.err().contains("\tat "), o.err());
+    }
+}

@@ -1,0 +1,113 @@
+/*@kevo
+{
+  "description": "register rows: each element read once into registers (warp per row up to 1024 cols, block per row up to 16384), reduced, written once; longer rows use an online two-read block kernel",
+  "plans": [
+    { "when": "cols <= 128",
+      "launches": [ { "kernel": "softmax_warp4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 256",
+      "launches": [ { "kernel": "softmax_warp8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 512",
+      "launches": [ { "kernel": "softmax_warp16", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 1024",
+      "launches": [ { "kernel": "softmax_warp32", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 2048",
+      "launches": [ { "kernel": "softmax_block8", "grid": "rows", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 4096",
+      "launches": [ { "kernel": "softmax_block8", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 8192",
+      "launches": [ { "kernel": "softmax_block8", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 16384",
+      "launches": [ { "kernel": "softmax_block16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "true",
+      "launches": [ { "kernel": "softmax_online_long", "grid": "rows", "block": 1024, "args": ["x", "y", "cols"] } ] }
+  ]
+}
+*/
+#include "kevo.h"
+
+// Blocks are a multiple of 32 threads (full-mask shuffles). PerWarp reductions stay in the
+// warp; otherwise the per-warp results meet in sh and every warp folds them, so all threads
+// get the answer without a broadcast.
+template <bool IsMax, bool PerWarp>
+__device__ __forceinline__ float reduce(float v, float* sh) {
+    v = IsMax ? kevo_warp_max(v) : kevo_warp_sum(v);
+    if (PerWarp) return v;
+    const int lane = threadIdx.x & 31;
+    if (lane == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = lane < (int)(blockDim.x >> 5) ? sh[lane] : (IsMax ? -KEVO_INF : 0.0f);
+    v = IsMax ? kevo_warp_max(v) : kevo_warp_sum(v);
+    __syncthreads();  // sh is reused by the next reduction
+    return v;
+}
+
+// Each thread keeps N elements of its row in v[]; the plan must guarantee
+// cols <= N * 32 (PerWarp) or cols <= N * blockDim.x (block per row), or the rest goes unwritten.
+// Every loop over v[] is fully unrolled so v[] is indexed by constants and stays in registers.
+template <int N, bool PerWarp>
+__device__ __forceinline__ void softmax_regs(const float* x, float* y, int rows, int cols) {
+    __shared__ float sh[32];
+    const long long row = PerWarp ? (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : blockIdx.x;
+    if (PerWarp && row >= rows) return;  // a whole warp leaves together, so its shuffles stay full-mask
+    const int first = PerWarp ? (threadIdx.x & 31) : threadIdx.x;
+    const int step = PerWarp ? 32 : blockDim.x;
+    const float* xr = x + row * cols;
+    float* yr = y + row * cols;
+
+    float v[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const int c = first + j * step;
+        v[j] = c < cols ? xr[c] : -KEVO_INF;  // padding as -inf vanishes in both max and exp
+    }
+    float m = -KEVO_INF;
+#pragma unroll
+    for (int j = 0; j < N; ++j) m = fmaxf(m, v[j]);
+    m = reduce<true, PerWarp>(m, sh);  // finite: every row has a finite entry
+
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < N; ++j) { v[j] = expf(v[j] - m); s += v[j]; }
+    s = reduce<false, PerWarp>(s, sh);
+
+    const float inv = 1.0f / s;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const int c = first + j * step;
+        if (c < cols) yr[c] = v[j] * inv;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) softmax_warp4(const float* x, float* y, int rows, int cols) { softmax_regs<4, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(256) softmax_warp8(const float* x, float* y, int rows, int cols) { softmax_regs<8, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(256) softmax_warp16(const float* x, float* y, int rows, int cols) { softmax_regs<16, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(256) softmax_warp32(const float* x, float* y, int rows, int cols) { softmax_regs<32, true>(x, y, rows, cols); }
+// 1024 bounds: the same code runs at 256 to 1024 threads, so keep it within 64 registers.
+extern "C" __global__ void __launch_bounds__(1024) softmax_block8(const float* x, float* y, int rows, int cols) { softmax_regs<8, false>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(1024) softmax_block16(const float* x, float* y, int rows, int cols) { softmax_regs<16, false>(x, y, rows, cols); }
+
+// Adds one element to a running (max, sum); skipping -inf keeps expf(-inf - -inf) = NaN out.
+__device__ __forceinline__ void online_add(float& m, float& s, float v) {
+    if (v > m) { s = s * expf(m - v) + 1.0f; m = v; }
+    else if (v != -KEVO_INF) s += expf(v - m);
+}
+
+// Rows too long for registers: one online pass for (max, sum), then a second read to write.
+extern "C" __global__ void __launch_bounds__(1024) softmax_online_long(const float* x, float* y, int cols) {
+    __shared__ float sm[32], ss[32];
+    const size_t off = (size_t)blockIdx.x * cols;
+    float m = -KEVO_INF, s = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) online_add(m, s, x[off + c]);
+
+    kevo_warp_online(m, s);
+    const int lane = threadIdx.x & 31;
+    if (lane == 0) { sm[threadIdx.x >> 5] = m; ss[threadIdx.x >> 5] = s; }
+    __syncthreads();
+    const bool live = lane < (int)(blockDim.x >> 5);
+    m = live ? sm[lane] : -KEVO_INF;
+    s = live ? ss[lane] : 0.0f;
+    kevo_warp_online(m, s);
+
+    const float inv = 1.0f / s;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) y[off + c] = expf(x[off + c] - m) * inv;
+}
