@@ -2,14 +2,48 @@ package dev.kevo.cli;
 
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.llm.LlmAgent;
+import dev.kevo.config.KevoHome;
+import dev.kevo.evolve.AgentPool;
+import dev.kevo.evolve.CampaignConfig;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
-/** The agents a campaign config can name. */
+/** The agents a campaign config can name: the built-in one, and a language model per entry with a model block. */
 final class Agents {
     private Agents() {
     }
 
+    /** The agents that need no config: the built-in one. */
     static Map<String, Agent> available() {
         return Map.of(BuiltinAgent.NAME, new BuiltinAgent());
+    }
+
+    /**
+     * Every agent the config's entries name, a model entry built from its block (prompt templates read now, so
+     * a broken template is an error before the campaign starts).
+     *
+     * @param env where model keys are read from (the process environment)
+     */
+    static Map<String, Agent> forCampaign(List<CampaignConfig.AgentWeight> entries, KevoHome home,
+                                          Function<String, String> env) {
+        Map<String, Agent> agents = new LinkedHashMap<>(available());
+        for (int i = 0; i < entries.size(); i++) {
+            CampaignConfig.AgentWeight entry = entries.get(i);
+            if (entry.model() != null) {
+                agents.put(entry.name(), LlmAgent.create(entry.name(), "agents[" + i + "]",
+                        entry.model().withDefaults(), home.root(), env));
+            }
+        }
+        return agents;
+    }
+
+    /** The campaign's pool, each agent checked (keys set, servers answering): call before any GPU work. */
+    static AgentPool pool(CampaignConfig campaign, KevoHome home) {
+        AgentPool pool = new AgentPool(campaign.agents(), forCampaign(campaign.agents(), home, System::getenv));
+        pool.preflight();
+        return pool;
     }
 }

@@ -19,11 +19,24 @@ public final class AgentPool {
             Agent agent = available.get(entry.name());
             if (agent == null) {
                 throw KevoException.input("agents[" + i + "].name: unknown agent '" + entry.name() + "' (known: "
-                        + String.join(", ", available.keySet().stream().sorted().toList()) + ")");
+                        + String.join(", ", available.keySet().stream().sorted().toList())
+                        + "; a language model needs a model: block)");
             }
             agents.add(agent);
             weights.add(entry.weight() == null ? 1.0 : entry.weight());
         }
+    }
+
+    /**
+     * Every agent's own check (a model's key set, its server answering), in config order; the first problem is
+     * the error. Call it before any GPU work, so a campaign does not start only to fail at its first child.
+     */
+    public void preflight() {
+        agents.forEach(Agent::preflight);
+    }
+
+    public List<Agent> agents() {
+        return List.copyOf(agents);
     }
 
     public Agent pick(RandomGenerator random) {

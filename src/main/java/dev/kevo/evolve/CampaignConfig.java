@@ -1,6 +1,7 @@
 package dev.kevo.evolve;
 
 import dev.kevo.KevoException;
+import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.ModelSpec;
 import dev.kevo.config.ConfigFiles;
 import java.nio.file.Path;
@@ -61,7 +62,8 @@ public record CampaignConfig(String name, String suite, String baseline, String 
                 or(childrenPerGeneration, d.childrenPerGeneration), or(migrationInterval, d.migrationInterval),
                 new Selection(or(s.tournamentSize, d.selection.tournamentSize), or(s.elitism, d.selection.elitism),
                         or(s.crossoverRate, d.selection.crossoverRate)),
-                agents == null ? d.agents : agents,
+                agents == null ? d.agents : agents.stream().map(a -> a.model() == null ? a
+                        : new AgentWeight(a.name(), a.weight(), a.model().withDefaults())).toList(),
                 new Stop(or(t.evaluations, 0), or(t.wallMinutes, 0.0), or(t.generations, 0),
                         or(t.noImprovement, 0), or(t.cost, 0.0)),
                 or(output, d.output));
@@ -94,6 +96,15 @@ public record CampaignConfig(String name, String suite, String baseline, String 
             AgentWeight a = agents.get(i);
             require(a.name() != null && !a.name().isBlank(), "agents[" + i + "].name: missing");
             require(a.weight() == null || a.weight() > 0, "agents[" + i + "].weight: must be positive");
+            for (int j = 0; j < i; j++) {
+                require(!agents.get(j).name().equals(a.name()), "agents[" + i + "].name: '" + a.name()
+                        + "' is also agents[" + j + "]'s name; every mutant records its agent by name");
+            }
+            if (a.model() != null) {
+                require(!a.name().equals(BuiltinAgent.NAME), "agents[" + i + "].name: '" + BuiltinAgent.NAME
+                        + "' is the built-in agent; give the model another name");
+                a.model().validated("agents[" + i + "].model");
+            }
         }
         require(stop.evaluations() >= 0 && stop.wallMinutes() >= 0 && stop.generations() >= 0
                 && stop.noImprovement() >= 0 && stop.cost() >= 0, "stop: limits must not be negative");

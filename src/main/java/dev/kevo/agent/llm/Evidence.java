@@ -1,0 +1,185 @@
+package dev.kevo.agent.llm;
+
+import dev.kevo.agent.Candidate;
+import dev.kevo.agent.TaskContext;
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.KernelResources;
+import dev.kevo.eval.ShapeResult;
+import dev.kevo.task.Shape;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * What the evaluator measured, written for a model: the device, and per kernel its per-shape times, memory-floor
+ * fractions, verdicts, registers and spills, and for a rejected kernel the compiler's log or the first bad
+ * element. Models improve on evidence, not on code alone.
+ */
+final class Evidence {
+    /** Compiler logs and failure details are cut to this: the first errors are the ones that matter. */
+    static final int LOG_CHARS = 4000;
+    private static final int LOG_LINES = 40;
+
+    private Evidence() {
+    }
+
+    /** The GPU, and the copy bandwidth measured beside the kernels (what the memory floor means in bytes/s). */
+    static String device(TaskContext context, Collection<Candidate> measured) {
+        StringBuilder out = new StringBuilder();
+        DeviceInfo d = context == null ? null : context.device();
+        if (d == null) {
+            out.append("- GPU: not reported for this campaign\n");
+        } else {
+            out.append(String.format(Locale.ROOT, "- GPU: %s (%s), %d SMs, L2 %.0f MB, %.0f GB memory, "
+                            + "up to %d threads and %d KB dynamic shared memory per block%n", d.name(), d.arch(),
+                    d.sms(), d.l2Bytes() / 1048576.0, d.memoryBytes() / 1e9, d.maxThreadsPerBlock(),
+                    d.maxSharedPerBlockOptin() / 1024));
+        }
+        copyBandwidth(measured).ifPresent(b -> out.append(b).append('\n'));
+        return out.toString().stripTrailing();
+    }
+
+    /** From the largest shape with a timed copy: 2 x rows x cols x 4 bytes over the copy's median. */
+    static Optional<String> copyBandwidth(Collection<Candidate> measured) {
+        ShapeResult best = null;
+        long bestElements = 0;
+        for (Candidate c : measured) {
+            if (c == null || c.result() == null) {
+                continue;
+            }
+            for (ShapeResult s : c.result().shapes()) {
+                if (s.copy() == null || s.copy().medianMs() <= 0) {
+                    continue;
+                }
+                long elements = Shape.parse(s.shape()).elements();
+                if (elements > bestElements) {
+                    best = s;
+                    bestElements = elements;
+                }
+            }
+        }
+        if (best == null) {
+            return Optional.empty();
+        }
+        double bytes = bestElements * 2.0 * Float.BYTES;
+        double tbps = bytes / (best.copy().medianMs() / 1000) / 1e12;
+        return Optional.of(String.format(Locale.ROOT, "- measured copy bandwidth: %.2f TB/s (a device-to-device "
+                + "copy of %s floats, read once and written once, L2 flushed: %.1f us)", tbps, best.shape(),
+                best.copy().medianMs() * 1000));
+    }
+
+    static String suite(TaskContext context, Candidate any) {
+        List<String> shapes = context != null ? context.shapes().stream().map(Shape::toString).toList()
+                : any.result() == null ? List.of() : any.result().shapes().stream().map(ShapeResult::shape).toList();
+        String name = context == null ? "the campaign's suite" : "suite " + context.suite();
+        String baseline = context == null ? "" : "; speedups are over the baseline " + context.baseline();
+        return "- " + name + ", " + shapes.size() + " shapes (rows x cols): " + String.join(", ", shapes) + baseline;
+    }
+
+    /** A kernel's results and source, under a heading naming its role (parent, inspiration, ...). */
+    static String kernel(String role, Candidate c) {
+        return heading(role, c) + "\n" + results(c.result()) + "\n```cuda\n" + c.source().stripTrailing() + "\n```\n";
+    }
+
+    /** Results without the source, for kernels the prompt only mentions. */
+    static String heading(String role, Candidate c) {
+        CandidateResult r = c.result();
+        String verdict;
+        if (r == null) {
+            verdict = "not evaluated";
+        } else if (r.passed()) {
+            verdict = String.format(Locale.ROOT, "pass, score %.3fx, memory floor %.2f", r.score(), r.floorFraction());
+        } else {
+            verdict = r.verdict().id();
+        }
+        return "### " + role + " `" + c.id() + "`: " + verdict;
+    }
+
+    static String results(CandidateResult r) {
+        if (r == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        if (!r.passed()) {
+            out.append("Verdict ").append(r.verdict().id());
+            if (r.detail() != null) {
+                out.append(": ").append(clip(r.detail()));
+            }
+            out.append('\n');
+        }
+        if (!r.kernels().isEmpty()) {
+            out.append("Kernels: ").append(r.kernels().stream().map(Evidence::resources)
+                    .collect(Collectors.joining("; "))).append('\n');
+        }
+        if (r.compileLog() != null && !r.compileLog().isBlank() && !r.passed()) {
+            out.append("Compiler log:\n```\n").append(clip(r.compileLog())).append("\n```\n");
+        }
+        if (!r.shapes().isEmpty()) {
+            out.append("| shape | plan | verdict | time (us) | baseline (us) | speedup | memory floor |\n");
+            out.append("| --- | --- | --- | --- | --- | --- | --- |\n");
+            List<String> failures = new ArrayList<>();
+            for (ShapeResult s : r.shapes()) {
+                out.append("| ").append(s.shape()).append(" | ").append(s.plan() == null ? "-" : s.plan())
+                        .append(" | ").append(s.verdict().id())
+                        .append(" | ").append(s.candidate() == null ? "-" : us(s.candidate().medianMs()))
+                        .append(" | ").append(s.baseline() == null ? "-" : us(s.baseline().medianMs()))
+                        .append(" | ").append(s.speedup() == null ? "-" : String.format(Locale.ROOT, "%.2fx", s.speedup()))
+                        .append(" | ").append(s.floorFraction() == null ? "-"
+                                : String.format(Locale.ROOT, "%.2f", s.floorFraction()))
+                        .append(" |\n");
+                if (!s.verdict().passed() && s.detail() != null) {
+                    failures.add("- " + s.shape() + ": " + s.verdict().id() + ": " + clip(s.detail()));
+                }
+            }
+            if (!failures.isEmpty()) {
+                out.append("Failures:\n").append(String.join("\n", failures)).append('\n');
+            }
+        }
+        return out.toString().stripTrailing();
+    }
+
+    /** One line per failure: which kernel, its verdict and the first thing wrong. */
+    static String failures(List<Candidate> failures) {
+        if (failures.isEmpty()) {
+            return "(none recently)";
+        }
+        StringBuilder out = new StringBuilder();
+        for (Candidate f : failures) {
+            CandidateResult r = f.result();
+            out.append("- `").append(f.id()).append("`: ").append(r == null ? "?" : r.verdict().id());
+            if (r != null && r.detail() != null) {
+                out.append(": ").append(RetryPolicy.oneLine(r.detail(), 300));
+            }
+            if (r != null && r.compileLog() != null && !r.compileLog().isBlank()) {
+                out.append("\n  compiler: ").append(RetryPolicy.oneLine(firstLines(r.compileLog(), 3), 400));
+            }
+            out.append('\n');
+        }
+        return out.toString().stripTrailing();
+    }
+
+    private static String resources(KernelResources k) {
+        return k.kernel() + " " + k.registers() + " registers"
+                + (k.localBytes() > 0 ? ", " + k.localBytes() + " B local memory (spills)" : ", no spills")
+                + (k.staticSharedBytes() > 0 ? ", " + k.staticSharedBytes() + " B static shared" : "");
+    }
+
+    private static String us(double ms) {
+        return String.format(Locale.ROOT, ms * 1000 >= 100 ? "%.0f" : "%.1f", ms * 1000);
+    }
+
+    static String clip(String text) {
+        String t = firstLines(text.strip(), LOG_LINES);
+        return t.length() <= LOG_CHARS ? t : t.substring(0, LOG_CHARS) + "\n[... cut]";
+    }
+
+    private static String firstLines(String text, int n) {
+        List<String> lines = text.lines().toList();
+        return lines.size() <= n ? text : String.join("\n", lines.subList(0, n)) + "\n[... " + (lines.size() - n)
+                + " more lines]";
+    }
+}

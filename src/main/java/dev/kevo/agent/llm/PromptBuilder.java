@@ -1,0 +1,208 @@
+package dev.kevo.agent.llm;
+
+import dev.kevo.agent.Candidate;
+import dev.kevo.agent.ProposalRequest;
+import dev.kevo.agent.RepairRequest;
+import dev.kevo.agent.TaskContext;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.eval.ShapeResult;
+import dev.kevo.task.Shape;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.random.RandomGenerator;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Turns a request into the messages a model sees: picks a template by the config's weights (among those the
+ * request has material for), and fills its placeholders with the evidence: device, suite, the parent's
+ * per-shape results and source, other islands' best, recent failures.
+ */
+final class PromptBuilder {
+    static final String IMPROVE = "improve";
+    static final String CROSSOVER = "crossover";
+    static final String FIX = "fix";
+    static final String EXPLORE = "explore";
+
+    /** Inspirations shown with their source; more would crowd the parent out of a small model's context. */
+    static final int MAX_INSPIRATIONS = 2;
+
+    /**
+     * What is sent and how to read the answer.
+     *
+     * @param template the template's name, which becomes the mutant's operator
+     * @param base the file SEARCH/REPLACE blocks apply to
+     * @param subject what the summary line says the child came from
+     */
+    record Prompt(String template, String system, String user, String base, String subject) {
+        /** Every message as text, as it is saved beside the mutant. */
+        String transcript() {
+            return "## system\n\n" + system + "\n## user\n\n" + user;
+        }
+    }
+
+    private final PromptTemplates templates;
+    private final Map<String, Double> weights;
+    private final int repairRounds;
+
+    PromptBuilder(PromptTemplates templates, Map<String, Double> weights, int repairRounds) {
+        this.templates = templates;
+        this.weights = new LinkedHashMap<>(weights);
+        this.repairRounds = repairRounds;
+    }
+
+    Prompt forProposal(ProposalRequest request) {
+        Candidate parent = request.parent();
+        RandomGenerator random = request.random();
+        Optional<Candidate> mate = request.mate().or(() -> request.inspirations().stream()
+                .filter(c -> !c.id().equals(parent.id()) && c.result() != null && c.result().passed())
+                .max(Comparator.comparingDouble(c -> c.result().score())));
+        Optional<Candidate> failure = request.recentFailures().isEmpty() ? Optional.empty()
+                : Optional.of(request.recentFailures().getLast());
+        String template = choose(request.mate().isPresent(), mate.isPresent(), failure.isPresent(), random);
+        List<Candidate> inspirations = request.inspirations().stream()
+                .filter(c -> !c.id().equals(parent.id()) && !(template.equals(CROSSOVER)
+                        && mate.map(m -> m.id().equals(c.id())).orElse(false)))
+                .limit(MAX_INSPIRATIONS).toList();
+        TaskContext context = request.context();
+        List<Candidate> measured = Stream.concat(Stream.concat(Stream.of(parent), mate.stream()),
+                request.inspirations().stream()).toList();
+        String regime = template.equals(EXPLORE) ? regime(context, parent, random) : "(none)";
+        Function<String, String> values = key -> switch (key) {
+            case "device" -> Evidence.device(context, measured);
+            case "suite" -> Evidence.suite(context, parent);
+            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
+            case "parent" -> Evidence.kernel("Parent", parent);
+            case "mate" -> mate.map(m -> Evidence.kernel("Second parent", m)).orElse("(none)");
+            case "inspirations" -> inspirations.isEmpty() ? "(none yet)" : inspirations.stream()
+                    .map(c -> Evidence.kernel("Best of another island", c)).collect(Collectors.joining("\n"));
+            case "failures" -> Evidence.failures(request.recentFailures());
+            case "failure" -> failure.map(f -> Evidence.kernel("Failing kernel", f)).orElse("(none)");
+            case "regime" -> regime;
+            case "round" -> "0";
+            case "rounds" -> Integer.toString(repairRounds);
+            case "template" -> template;
+            default -> throw new IllegalStateException("placeholder " + key);
+        };
+        String base = template.equals(FIX) && failure.isPresent() ? failure.get().source() : parent.source();
+        String subject = switch (template) {
+            case CROSSOVER -> mate.map(m -> "crossover with " + m.id()).orElse(template);
+            case FIX -> failure.map(f -> "fix of " + f.id() + " (" + f.result().verdict().id() + ")").orElse(template);
+            case EXPLORE -> "explore " + regime.lines().findFirst().orElse("");
+            default -> template;
+        };
+        return new Prompt(template, templates.render(PromptTemplates.SYSTEM, values),
+                templates.render(template, values), base, subject);
+    }
+
+    Prompt forRepair(RepairRequest request) {
+        Candidate failed = request.failed();
+        TaskContext context = request.context();
+        List<Candidate> measured = List.of(request.parent());
+        Function<String, String> values = key -> switch (key) {
+            case "device" -> Evidence.device(context, measured);
+            case "suite" -> Evidence.suite(context, request.parent());
+            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
+            case "parent" -> Evidence.heading("Parent", request.parent()) + "\n"
+                    + Evidence.results(request.parent().result());
+            case "failure" -> Evidence.kernel("Your candidate", failed);
+            case "round" -> Integer.toString(request.round());
+            case "rounds" -> Integer.toString(repairRounds);
+            case "template" -> PromptTemplates.REPAIR;
+            case "mate", "inspirations", "regime" -> "(none)";
+            case "failures" -> Evidence.failures(List.of(failed));
+            default -> throw new IllegalStateException("placeholder " + key);
+        };
+        return new Prompt(PromptTemplates.REPAIR, templates.render(PromptTemplates.SYSTEM, values),
+                templates.render(PromptTemplates.REPAIR, values), failed.source(),
+                "repair " + request.round() + " of " + failed.id() + " (" + failed.result().verdict().id() + ")");
+    }
+
+    /**
+     * A crossover when the campaign paired two parents; otherwise a weighted draw among the templates the
+     * request has material for (a crossover needs a second kernel, a fix a recent failure).
+     */
+    private String choose(boolean paired, boolean hasMate, boolean hasFailure, RandomGenerator random) {
+        if (paired && weights.getOrDefault(CROSSOVER, 0.0) > 0) {
+            return CROSSOVER;
+        }
+        List<String> names = new ArrayList<>();
+        List<Double> w = new ArrayList<>();
+        weights.forEach((name, weight) -> {
+            boolean usable = switch (name) {
+                case CROSSOVER -> hasMate;
+                case FIX -> hasFailure;
+                default -> true;
+            };
+            if (usable && weight > 0) {
+                names.add(name);
+                w.add(weight);
+            }
+        });
+        if (names.isEmpty()) {
+            // Nothing the config allows fits: its heaviest template, with "(none)" where material is missing.
+            return weights.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        }
+        double r = random.nextDouble() * w.stream().mapToDouble(Double::doubleValue).sum();
+        for (int i = 0; i < names.size(); i++) {
+            r -= w.get(i);
+            if (r < 0) {
+                return names.get(i);
+            }
+        }
+        return names.getLast();
+    }
+
+    private record Regime(String name, List<String> shapes, double shortfall) {
+    }
+
+    /**
+     * One shape regime for an explore prompt, drawn in proportion to how far the parent is from the memory
+     * floor there: where it already streams at the floor a new design has little to win.
+     */
+    static String regime(TaskContext context, Candidate parent, RandomGenerator random) {
+        Map<String, ShapeResult> byShape = parent.result() == null ? Map.of() : parent.result().shapes().stream()
+                .collect(Collectors.toMap(ShapeResult::shape, s -> s, (a, b) -> a));
+        List<Shape> shapes = context != null ? context.shapes()
+                : byShape.keySet().stream().map(Shape::parse).toList();
+        List<Regime> regimes = new ArrayList<>();
+        String[] names = {"short rows (cols <= 1024)", "medium rows (1024 < cols <= 16384)", "long rows (cols > 16384)"};
+        for (int k = 0; k < names.length; k++) {
+            final int band = k;
+            List<Shape> in = shapes.stream().filter(s -> band(s) == band).toList();
+            if (in.isEmpty()) {
+                continue;
+            }
+            double floor = in.stream().mapToDouble(s -> Optional.ofNullable(byShape.get(s.toString()))
+                    .map(ShapeResult::floorFraction).orElse(0.5)).average().orElse(0.5);
+            List<String> described = in.stream().map(s -> Optional.ofNullable(byShape.get(s.toString()))
+                    .filter(r -> r.floorFraction() != null)
+                    .map(r -> String.format(Locale.ROOT, "%s (parent at floor %.2f)", s, r.floorFraction()))
+                    .orElse(s.toString())).toList();
+            regimes.add(new Regime(names[k], described, Math.max(0.05, 1 - Math.min(1, floor))));
+        }
+        if (regimes.isEmpty()) {
+            return "(none)";
+        }
+        double r = random.nextDouble() * regimes.stream().mapToDouble(Regime::shortfall).sum();
+        Regime chosen = regimes.getLast();
+        for (Regime g : regimes) {
+            r -= g.shortfall();
+            if (r < 0) {
+                chosen = g;
+                break;
+            }
+        }
+        return chosen.name() + "\nshapes: " + String.join(", ", chosen.shapes());
+    }
+
+    private static int band(Shape s) {
+        return s.cols() <= 1024 ? 0 : s.cols() <= 16384 ? 1 : 2;
+    }
+}
