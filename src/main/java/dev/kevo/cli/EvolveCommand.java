@@ -88,12 +88,15 @@ public final class EvolveCommand implements Callable<Integer> {
         KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
         CampaignStore store;
         List<KernelFile> seeds;
+        AgentPool agents = null;
         if (resume != null) {
             store = CampaignStore.open(resume);
             Path original = home.root().resolve(store.frozen().config().seeds());
             seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
         } else {
             CampaignConfig campaign = CampaignConfig.load(config != null ? config : home.config("default"));
+            // A model without its key, or unreachable, is an error before any folder is made or GPU used.
+            agents = Agents.pool(campaign, home);
             EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
                     .withSuite(campaign.suite()).withBaseline(campaign.baseline());
             Suite suite = SuiteFile.load(home.suite(settings.suite()));
@@ -112,6 +115,9 @@ public final class EvolveCommand implements Callable<Integer> {
                 store.baselineSource());
         PrintWriter out = spec.commandLine().getOut();
         out.println((resume != null ? "resuming " : "campaign ") + store.dir());
+        if (agents == null) {
+            agents = Agents.pool(campaign, home);
+        }
         String selection = devices != null ? devices : campaign.deviceSelection();
         if (!selection.matches("all|\\d+(,\\d+)*")) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
@@ -123,7 +129,6 @@ public final class EvolveCommand implements Callable<Integer> {
                     describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.name(), seeds.size(),
                     campaign.islands(), campaign.population());
             out.flush();
-            AgentPool agents = new AgentPool(campaign.agents(), Agents.available());
             CampaignProgress progress = new CampaignProgress(mode(), out, campaign.stop());
             Campaign run = new Campaign(campaign, store, evaluations(workers), agents, seeds,
                     new TaskContext(first, suite.name(), suite.shapes(), baseline.name()), progress,

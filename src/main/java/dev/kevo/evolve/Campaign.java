@@ -175,8 +175,16 @@ public final class Campaign {
             running.add(children.submit(() -> slot.run(islands, failures, slots)));
         }
         List<List<MutantRecord>> made = new ArrayList<>();
-        for (Future<List<MutantRecord>> f : running) {
-            made.add(await(f, running));
+        try {
+            for (Future<List<MutantRecord>> f : running) {
+                made.add(await(f));
+            }
+        } catch (RuntimeException | Error e) {
+            // The first failure stops the others, as a kill would. A child cancelled before it ran never says it
+            // has proposed, and later children wait for that: say it for them.
+            slots.forEach(s -> s.proposed.complete(null));
+            running.forEach(f -> f.cancel(true));
+            throw e;
         }
         if (made.stream().anyMatch(List::isEmpty)) {
             return Optional.empty();
@@ -207,12 +215,11 @@ public final class Campaign {
         return Optional.of(after);
     }
 
-    /** A child's result; the first failure anywhere stops the others, as a kill would. */
-    private static <T> T await(Future<T> future, List<? extends Future<?>> all) {
+    /** A child's result, or what it failed with. */
+    private static <T> T await(Future<T> future) {
         try {
             return future.get();
         } catch (ExecutionException e) {
-            all.forEach(f -> f.cancel(true));
             Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException c && c.getCause() != null
                     ? c.getCause() : e.getCause();
             if (cause instanceof RuntimeException r) {
@@ -223,7 +230,6 @@ public final class Campaign {
             }
             throw new IllegalStateException(cause);
         } catch (InterruptedException e) {
-            all.forEach(f -> f.cancel(true));
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
@@ -423,6 +429,7 @@ public final class Campaign {
             if (earlier == null) {
                 if (budgetSpent()) {
                     claimed.run();
+                    unjudged(made);
                     return Optional.empty();
                 }
                 byHash.put(hash, mine);
@@ -430,6 +437,29 @@ public final class Campaign {
             }
         }
         claimed.run();
+        try {
+            return Optional.of(record(made, source, hash, earlier, mine, inputSeed, agentMs));
+        } catch (RuntimeException | Error e) {
+            // Whoever waits on this source must not wait forever on a child that died (killed, interrupted).
+            mine.completeExceptionally(e);
+            throw e;
+        }
+    }
+
+    /**
+     * A model's answer that came back after the budget was spent: not judged, but paid for, so its cost counts and
+     * its prompt and answer are kept.
+     */
+    private void unjudged(Made made) {
+        made.proposal().call().ifPresent(call -> {
+            store.saveModelCall(made.id(), call);
+            spend = spend.plus(call.usage());
+            store.event("unjudged", Map.of("id", made.id(), "agent", made.agent(), "cost", call.usage().cost()));
+        });
+    }
+
+    private MutantRecord record(Made made, String source, String hash, CompletableFuture<MutantRecord> earlier,
+                                CompletableFuture<MutantRecord> mine, long inputSeed, Double agentMs) {
         CandidateResult result;
         String cachedFrom = null;
         if (earlier != null) {
@@ -437,12 +467,7 @@ public final class Campaign {
             result = first.result();
             cachedFrom = first.id();
         } else {
-            try {
-                result = evaluate(made.id(), source, inputSeed);
-            } catch (RuntimeException e) {
-                mine.completeExceptionally(e);
-                throw e;
-            }
+            result = evaluate(made.id(), source, inputSeed);
         }
         made.proposal().call().ifPresent(call -> store.saveModelCall(made.id(), call));
         JsonNode genome = made.proposal().genome().orElse(null);
@@ -462,7 +487,7 @@ public final class Campaign {
             }
             listener.evaluated(record, snapshot(made.generation(), List.of(), 0), champion);
         }
-        return Optional.of(record);
+        return record;
     }
 
     private CandidateResult evaluate(String id, String source, long inputSeed) {
