@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """kevo's kernels next to torch.softmax and Triton's fused softmax (the tutorial kernel of seed document 001), on
 the same GPU in the same process, timed the same way for all: CUDA events around each launch, L2 flushed before
-each (a 2x L2 buffer read, outside the events), the variants interleaved round by round, medians reported with
-the spread; a plain device copy of the same bytes is the memory floor. Each kevo kernel file is compiled with
+each (a 2x L2 buffer read, outside the events), the variants interleaved round by round, the GPU kept busy while
+the host enqueues each timed launch (as nvbench's blocking kernel does), medians reported with the spread; a plain device copy of the same bytes is the memory floor. Each kevo kernel file is compiled with
 NVRTC (--std=c++17, kevo.h supplied in memory) and launched by its own /*@kevo plan; its output is checked
 against a float64 torch softmax before it is timed.
 Usage (GPU host with torch and triton): python3 bench/compare_torch.py OUT.json KERNEL.cu [KERNEL.cu ...]
@@ -101,18 +101,18 @@ class Cuda:
         self.check(self.cu.cuModuleGetFunction(ctypes.byref(f), module, name.encode()), f"cuModuleGetFunction({name})")
         return f
 
-    def launch(self, f, grid, block, smem, cooperative, args, stream):
-        holders = []
-        for a in args:
-            holders.append(ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_int(a))
+    def bind(self, f, grid, block, smem, cooperative, args, stream):
+        """Everything a launch needs, resolved once, so that a timed launch is one foreign call."""
+        holders = [ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_int(a) for a in args]
         params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
         if smem > 48 * 1024:
             self.check(self.cu.cuFuncSetAttribute(f, 8, smem), "cuFuncSetAttribute(max dynamic shared)")
+        s = ctypes.c_void_p(stream)
         if cooperative:
-            rc = self.cu.cuLaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, ctypes.c_void_p(stream), params)
+            call = lambda: self.cu.cuLaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, s, params)
         else:
-            rc = self.cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, ctypes.c_void_p(stream), params, None)
-        self.check(rc, "launch")
+            call = lambda: self.cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, s, params, None)
+        return call, (holders, params)
 
 
 class Ptr(int):
@@ -146,8 +146,10 @@ class KevoKernel:
                 return plan, torch.empty(max(int(ws), 16), dtype=torch.uint8, device="cuda")
         raise RuntimeError(f"{self.path}: no plan for {rows}x{cols}")
 
-    def run(self, plan, ws, x, y, stream):
+    def bind(self, plan, ws, x, y, stream):
+        """The plan's launches for this shape and these buffers, as a function that enqueues them."""
         rows, cols = x.shape
+        calls, keep = [], []
         for launch in plan["launches"]:
             name = launch["kernel"]
             if name not in self.functions:
@@ -157,10 +159,19 @@ class KevoKernel:
                 key = str(a).strip().lower()
                 args.append(Ptr(x.data_ptr()) if key == "x" else Ptr(y.data_ptr()) if key == "y"
                             else Ptr(ws.data_ptr()) if key == "ws" else int(expr(a, rows, cols, self.sms)))
-            self.cuda.launch(self.functions[name], int(expr(launch["grid"], rows, cols, self.sms)),
-                             int(expr(launch["block"], rows, cols, self.sms)),
-                             int(expr(launch.get("smem", 0), rows, cols, self.sms)), bool(launch.get("cooperative")),
-                             args, stream)
+            call, held = self.cuda.bind(self.functions[name], int(expr(launch["grid"], rows, cols, self.sms)),
+                                        int(expr(launch["block"], rows, cols, self.sms)),
+                                        int(expr(launch.get("smem", 0), rows, cols, self.sms)),
+                                        bool(launch.get("cooperative")), args, stream)
+            calls.append(call)
+            keep.append(held)
+
+        def run():
+            for c in calls:
+                if c() != 0:
+                    raise RuntimeError(f"{self.path}: launch failed")
+        run.keep = keep  # the argument buffers must outlive every launch
+        return run
 
 
 def suite_shapes():
@@ -202,15 +213,16 @@ def main():
         for k in kevo:
             name = "kevo " + os.path.basename(k.path)
             plan, ws = k.prepare(rows, cols)
+            run = k.bind(plan, ws, x, y, stream.cuda_stream)
             y.fill_(float("nan"))
-            k.run(plan, ws, x, y, stream.cuda_stream)
+            run()
             torch.cuda.synchronize()
             err = (y.double() - ref).abs().max().item()
             notes[name] = {"maxAbsError": err, "kernels": [l["kernel"] for l in plan["launches"]]}
             if not math.isfinite(err) or err > 1e-5:
                 notes[name]["error"] = "wrong output: not timed"
                 continue
-            variants[name] = (lambda k=k, plan=plan, ws=ws: k.run(plan, ws, x, y, stream.cuda_stream))
+            variants[name] = run
         times = {n: [] for n in variants}
         for _ in range(WARMUP):
             for f in variants.values():
@@ -220,7 +232,10 @@ def main():
         for r in range(ROUNDS):
             for i in range(len(names)):
                 n = names[(r + i) % len(names)]
-                torch.sum(flush, out=sink)
+                torch.sum(flush, dim=0, out=sink)
+                # The GPU sleeps ~100 us before the timed region, so the host's launch overhead (Python, ctypes,
+                # Triton's launcher) is over before the start event: no timed region holds a wait for the host.
+                torch.cuda._sleep(200_000)
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
                 variants[n]()

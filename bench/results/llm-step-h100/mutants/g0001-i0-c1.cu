@@ -1,0 +1,44 @@
+/*@kevo
+{
+  "description": "online with __expf and wider blocks: block per row, one online (max, sum) pass, one write pass",
+  "plans": [
+    { "when": "cols <= 512",
+      "launches": [ { "kernel": "softmax_online", "grid": "rows", "block": 256, "args": ["x", "y", "cols"] } ] },
+    { "when": "cols <= 4096",
+      "launches": [ { "kernel": "softmax_online", "grid": "rows", "block": 512, "args": ["x", "y", "cols"] } ] },
+    { "when": "true",
+      "launches": [ { "kernel": "softmax_online", "grid": "rows", "block": 1024, "args": ["x", "y", "cols"] } ] }
+  ]
+}
+*/
+#include "kevo.h"
+
+// Adds one element to a running (max, sum); skipping -inf keeps expf(-inf - -inf) = NaN out.
+__device__ __forceinline__ void online_add(float& m, float& s, float v) {
+    if (v > m) { s = s * expf(m - v) + 1.0f; m = v; }
+    else if (v != -KEVO_INF) s += expf(v - m);
+}
+
+extern "C" __global__ void softmax_online(const float* x, float* y, int cols) {
+    __shared__ float sm[32], ss[32];
+    const size_t off = (size_t)blockIdx.x * cols;
+    const float* xr = x + off;
+    float* yr = y + off;
+
+    float m = -KEVO_INF, s = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) online_add(m, s, xr[c]);
+
+    // Block must be a multiple of 32 threads (full-mask shuffles). Every warp folds the
+    // per-warp pairs, so all threads end with the row's (max, sum) without a broadcast.
+    kevo_warp_onlin(m, s);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) { sm[warp] = m; ss[warp] = s; }
+    __syncthreads();
+    const bool live = lane < (int)(blockDim.x >> 5);
+    m = live ? sm[lane] : -KEVO_INF;
+    s = live ? ss[lane] : 0.0f;
+    kevo_warp_online(m, s);
+
+    const float inv = 1.0f / s;  // s >= 1: the row max contributes expf(0)
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) yr[c] = __expf(xr[c] - m) * inv;
+}
