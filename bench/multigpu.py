@@ -2,13 +2,13 @@
 """Many GPUs, measured: the same campaign (bench/multigpu.yaml) with --devices 0 and with --devices 0,1, evaluations
 per minute of each, both champions, the 2-GPU campaign's confirmation, and `kevo reeval` of the 2-GPU champion on
 one device (within the noise bound?). Writes OUT/multigpu-<host>.json with its provenance.
-Usage (after `source bench/unpack.sh`, on a host with two GPUs): python3 bench/multigpu.py OUT [NAME]
+Usage (after `source bench/unpack.sh`, on a host with two GPUs): python3 bench/multigpu.py OUT [NAME [CONFIG]]
 """
 import datetime, json, os, subprocess, sys, time
 
-def campaign(kevo, devices, out):
+def campaign(kevo, devices, out, config):
     t0 = time.monotonic()
-    run = subprocess.run([kevo, "evolve", "--config", "bench/multigpu.yaml", "--devices", devices, "--lines"],
+    run = subprocess.run([kevo, "evolve", "--config", config, "--devices", devices, "--lines"],
                          capture_output=True, text=True)
     wall = time.monotonic() - t0
     open(os.path.join(out, f"progress-devices-{devices.replace(',', '_')}.txt"), "w").write(run.stdout + run.stderr)
@@ -37,19 +37,20 @@ def campaign(kevo, devices, out):
 def main():
     out = sys.argv[1]
     name = sys.argv[2] if len(sys.argv) > 2 else "h200x2"
+    config = sys.argv[3] if len(sys.argv) > 3 else "bench/multigpu.yaml"
     kevo = os.environ["KEVO"]
     os.makedirs(out, exist_ok=True)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
-    _, one = campaign(kevo, "0", out)
-    folder2, two = campaign(kevo, "0,1", out)
+    _, one = campaign(kevo, "0", out, config)
+    folder2, two = campaign(kevo, "0,1", out, config)
     champ = two["champion"]["id"]
     reeval = subprocess.run([kevo, "reeval", folder2, "--id", champ, "--device", "0"], capture_output=True, text=True)
     record = {
         "what": "one campaign on one and on two GPUs of one host",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "command": "python3 bench/multigpu.py " + " ".join(sys.argv[1:]),
-        "nvidiaSmi": smi, "config": open("bench/multigpu.yaml").read(),
+        "nvidiaSmi": smi, "config": open(config).read(),
         "oneDevice": one, "twoDevices": two,
         "throughputRatio": two["evaluationsPerMinute"] / one["evaluationsPerMinute"], "target": 1.8,
         "reevalOfTwoDeviceChampionOnDevice0": {"exitCode": reeval.returncode, "output": reeval.stdout + reeval.stderr},

@@ -102,10 +102,10 @@ public final class Campaign {
         Optional<CampaignState> saved = store.state();
         store.event(byId.isEmpty() ? "started" : "resumed", Map.of("generation",
                 saved.map(CampaignState::generation).orElse(0), "mutants", byId.size()));
-        CampaignState state = saved.orElseGet(this::evaluateSeeds);
-        elapsedBefore = state.elapsedMillis();
-        evaluated = state.evaluations();
         try (ExecutorService children = Executors.newVirtualThreadPerTaskExecutor()) {
+            CampaignState state = saved.orElseGet(() -> evaluateSeeds(children));
+            elapsedBefore = state.elapsedMillis();
+            evaluated = state.evaluations();
             while (true) {
                 Optional<String> stop = stopReason(state);
                 if (stop.isPresent()) {
@@ -126,21 +126,22 @@ public final class Campaign {
         }
     }
 
-    private CampaignState evaluateSeeds() {
-        List<MutantRecord> seeded = new ArrayList<>();
+    /** The seeds, judged side by side like a generation's children (each on whichever device is free). */
+    private CampaignState evaluateSeeds(ExecutorService children) {
+        List<Future<MutantRecord>> running = new ArrayList<>();
         for (int s = 0; s < seeds.size(); s++) {
             KernelFile seed = seeds.get(s);
-            String id = "seed-" + seed.name().replaceFirst("\\.cu$", "");
-            MutantRecord record = byId.get(id);
-            if (record != null && record.cachedFrom() == null) {
-                evaluated++;
+            long inputSeed = Seeds.derive(config.randomSeed(), 0, s);
+            running.add(children.submit(() -> seed(seed, inputSeed)));
+        }
+        List<MutantRecord> seeded = new ArrayList<>();
+        try {
+            for (Future<MutantRecord> f : running) {
+                seeded.add(await(f));
             }
-            if (record == null) {
-                record = judge(new Made(id, List.of(), 0, -1, "seed", new Proposal(seed.source(), Optional.empty(),
-                        "seed", "hand-written seed " + seed.name())), Seeds.derive(config.randomSeed(), 0, s), null)
-                        .orElseThrow();
-            }
-            seeded.add(record);
+        } catch (RuntimeException | Error e) {
+            running.forEach(f -> f.cancel(true));
+            throw e;
         }
         List<String> members = seeded.stream().sorted(Selection.BEST_FIRST).limit(config.population())
                 .map(MutantRecord::id).toList();
@@ -151,6 +152,16 @@ public final class Campaign {
         CampaignState state = snapshot(0, islands, 0);
         store.saveState(state);
         return state;
+    }
+
+    private MutantRecord seed(KernelFile seed, long inputSeed) {
+        String id = "seed-" + seed.name().replaceFirst("\\.cu$", "");
+        MutantRecord record = recovered(id);
+        if (record != null) {
+            return record;
+        }
+        return judge(new Made(id, List.of(), 0, -1, "seed", new Proposal(seed.source(), Optional.empty(), "seed",
+                "hand-written seed " + seed.name())), inputSeed, null).orElseThrow();
     }
 
     /** One generation over all islands; empty when a stop condition interrupted it. */

@@ -18,22 +18,25 @@ import java.util.function.IntFunction;
  * in one worker, against the baseline timed in that worker on that device, so a speedup never mixes devices;
  * its result names the device. The first worker's device confirms champions.
  *
- * <p>With a compiler (a check-only worker, CPU only), a candidate that finds every GPU worker busy is compiled
- * meanwhile: one that fails to parse, plan or compile is rejected without taking GPU time, and one that passes
- * reaches its GPU worker with its cubin, so NVRTC runs while the GPUs time other candidates.
+ * <p>With compilers (check-only workers, CPU only, one per device), a candidate that finds every GPU worker busy
+ * is compiled meanwhile by an idle compiler: one that fails to parse, plan or compile is rejected without taking
+ * GPU time, and one that passes reaches its GPU worker with its cubin, so NVRTC runs while the GPUs time other
+ * candidates. A candidate never waits for a compiler: with none idle it waits for a GPU worker and is compiled
+ * there (a single shared compiler that candidates queued for held two H200s to 1.42x the rate of one).
  */
 public final class WorkerPool implements AutoCloseable {
     private final List<Supervisor> workers;
     private final LinkedBlockingQueue<Supervisor> free = new LinkedBlockingQueue<>();
     private final List<Message.Ready> ready;
-    private final Supervisor compiler;
-    private final Object compiling = new Object();
+    private final List<Supervisor> compilers;
+    private final LinkedBlockingQueue<Supervisor> idleCompilers = new LinkedBlockingQueue<>();
 
-    private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, Supervisor compiler) {
+    private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, List<Supervisor> compilers) {
         this.workers = List.copyOf(workers);
         this.ready = List.copyOf(ready);
-        this.compiler = compiler;
+        this.compilers = List.copyOf(compilers);
         free.addAll(workers);
+        idleCompilers.addAll(compilers);
     }
 
     /**
@@ -47,8 +50,8 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(List, IntFunction)}, with a compiler for the first device's architecture and SM count
-     * ({@code compilerFor} makes the check-only supervisor; null for none).
+     * As {@link #start(List, IntFunction)}, with one compiler per device for the first device's architecture and
+     * SM count ({@code compilerFor} makes a check-only supervisor; null for none).
      */
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
                                    BiFunction<String, Integer, Supervisor> compilerFor) {
@@ -68,18 +71,22 @@ public final class WorkerPool implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw KevoException.environment("interrupted while starting workers");
         }
-        Supervisor compiler = null;
+        List<Supervisor> compilers = new ArrayList<>();
         if (compilerFor != null && ready.getFirst().device() != null) {
-            compiler = compilerFor.apply(ready.getFirst().device().arch(), ready.getFirst().device().sms());
             try {
-                compiler.ready();
+                for (int i = 0; i < supervisors.size(); i++) {
+                    Supervisor compiler = compilerFor.apply(ready.getFirst().device().arch(),
+                            ready.getFirst().device().sms());
+                    compilers.add(compiler);
+                    compiler.ready();
+                }
             } catch (RuntimeException e) {
                 supervisors.forEach(Supervisor::close);
-                compiler.close();
+                compilers.forEach(Supervisor::close);
                 throw e;
             }
         }
-        return new WorkerPool(supervisors, ready, compiler);
+        return new WorkerPool(supervisors, ready, compilers);
     }
 
     /** What each worker reported when ready, in the order of the devices asked for. */
@@ -95,10 +102,13 @@ public final class WorkerPool implements AutoCloseable {
     public CandidateResult evaluate(KernelFile file, long inputSeed) {
         Supervisor worker = free.poll();
         Message.Compiled ahead = null;
-        if (worker == null && compiler != null) {
+        Supervisor compiler = worker == null ? idleCompilers.poll() : null;
+        if (compiler != null) {
             Message.Result preflight;
-            synchronized (compiling) {
+            try {
                 preflight = compiler.compile(file, inputSeed);
+            } finally {
+                idleCompilers.add(compiler);
             }
             if (!preflight.result().passed()) {
                 return preflight.result();
@@ -153,8 +163,6 @@ public final class WorkerPool implements AutoCloseable {
     @Override
     public void close() {
         workers.forEach(Supervisor::close);
-        if (compiler != null) {
-            compiler.close();
-        }
+        compilers.forEach(Supervisor::close);
     }
 }

@@ -16,7 +16,8 @@ public final class FakeWorker {
     }
 
     /**
-     * A well-behaved worker for device {@code ordinal} of a two-GPU host: each candidate takes 150 ms and
+     * A well-behaved worker for device {@code ordinal} of a two-GPU host: each candidate takes 150 ms (1.5 s when
+     * its source says SLOW) and
      * passes, with a score that says which device judged it (2.0 on device 0, 1.0 elsewhere) and its start and
      * end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped.
      */
@@ -32,7 +33,7 @@ public final class FakeWorker {
             Message.Evaluate request = (Message.Evaluate) next.get();
             Frames.write(System.out, new Message.Entered(request.id(), Phase.COMPILE));
             long start = System.currentTimeMillis();
-            Thread.sleep(150);
+            Thread.sleep(request.source().contains("SLOW") ? 1500 : 150);
             String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
             Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
                     null, Verdict.PASS, span, ordinal == 0 ? 2.0 : 1.0, 0.5, 1.0, null, null, null,

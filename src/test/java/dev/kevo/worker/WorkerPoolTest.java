@@ -83,23 +83,26 @@ class WorkerPoolTest {
     void whileTheGpuIsBusyCandidatesAreCompiledAheadAndBrokenOnesNeverReachIt() throws Exception {
         KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source() + "\n// BROKEN\n",
                 CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
+        KernelFile slow = new KernelFile("slow.cu", null, CANDIDATE.source() + "\n// SLOW\n",
+                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<CandidateResult>> results = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
+            Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
+            Thread.sleep(200);  // the one GPU is now busy for 1.5 s, and the compiler idle
+            Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
+            assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, rejected.get().verdict());
+            List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
+            for (int i = 1; i < 4; i++) {
                 long seed = i;
                 results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
             }
-            Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
             List<CandidateResult> done = new ArrayList<>();
             for (Future<CandidateResult> f : results) {
                 done.add(f.get());
             }
             assertTrue(done.stream().anyMatch(r -> r.detail().endsWith(" ahead")),
                     "with one GPU busy, the others arrive compiled: " + done.stream().map(CandidateResult::detail).toList());
-            CandidateResult r = rejected.get();
-            assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, r.verdict());
-            assertEquals(null, r.device(), "rejected before any GPU worker saw it");
+            assertEquals(null, rejected.get().device(), "rejected before any GPU worker saw it");
         }
     }
 
@@ -119,6 +122,27 @@ class WorkerPoolTest {
             Message.Result bad = compiler.compile(broken, 1);
             assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());
+        }
+    }
+
+    @Test
+    void candidatesNeverQueueForACompilerWhileAGpuIsFree() throws Exception {
+        // Two devices, two compilers: eight candidates at once all finish as if no compiler were in the way.
+        try (WorkerPool pool = WorkerPool.start(List.of(0, 1), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
+             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<CandidateResult>> results = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                long seed = i;
+                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
+            }
+            List<CandidateResult> done = new ArrayList<>();
+            for (Future<CandidateResult> f : results) {
+                done.add(f.get());
+            }
+            Map<String, Long> byDevice = done.stream().collect(Collectors.groupingBy(CandidateResult::device,
+                    Collectors.counting()));
+            assertEquals(2, byDevice.size(), byDevice.toString());
+            assertTrue(overlapping(done), "both devices worked at once");
         }
     }
 
