@@ -37,15 +37,7 @@ class WorkerPoolTest {
         try (WorkerPool pool = WorkerPool.start(List.of(0, 1), WorkerPoolTest::fakeDevice);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
             assertEquals(List.of(0, 1), pool.ready().stream().map(r -> r.device().ordinal()).toList());
-            List<Future<CandidateResult>> results = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                long seed = i;
-                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
-            }
-            List<CandidateResult> done = new ArrayList<>();
-            for (Future<CandidateResult> f : results) {
-                done.add(f.get());
-            }
+            List<CandidateResult> done = atOnce(pool, callers, 8);
             Map<String, Long> byDevice = done.stream().collect(Collectors.groupingBy(CandidateResult::device,
                     Collectors.counting()));
             assertEquals(2, byDevice.size(), "both devices judged candidates: " + byDevice);
@@ -53,6 +45,20 @@ class WorkerPoolTest {
             assertTrue(overlapping(done), "two devices judged at the same time, not one after the other");
             done.forEach(r -> assertEquals(r.device().startsWith("0 ") ? 2.0 : 1.0, r.score(), r.device()));
         }
+    }
+
+    /** {@code n} candidates handed to the pool at the same time, their results in order. */
+    private static List<CandidateResult> atOnce(WorkerPool pool, ExecutorService callers, int n) throws Exception {
+        List<Future<CandidateResult>> results = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long seed = i;
+            results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
+        }
+        List<CandidateResult> done = new ArrayList<>();
+        for (Future<CandidateResult> f : results) {
+            done.add(f.get());
+        }
+        return done;
     }
 
     private static boolean overlapping(List<CandidateResult> done) {
@@ -130,15 +136,7 @@ class WorkerPoolTest {
         // Two devices, two compilers: eight candidates at once all finish as if no compiler were in the way.
         try (WorkerPool pool = WorkerPool.start(List.of(0, 1), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<CandidateResult>> results = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                long seed = i;
-                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
-            }
-            List<CandidateResult> done = new ArrayList<>();
-            for (Future<CandidateResult> f : results) {
-                done.add(f.get());
-            }
+            List<CandidateResult> done = atOnce(pool, callers, 8);
             Map<String, Long> byDevice = done.stream().collect(Collectors.groupingBy(CandidateResult::device,
                     Collectors.counting()));
             assertEquals(2, byDevice.size(), byDevice.toString());
