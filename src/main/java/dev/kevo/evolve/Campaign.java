@@ -77,7 +77,6 @@ public final class Campaign {
     private MutantRecord champion;
     private Spend spend = Spend.NONE;
     private int evaluated;
-    private int generationNow;
     private long runStart;
     private long elapsedBefore;
 
@@ -134,15 +133,8 @@ public final class Campaign {
             long inputSeed = Seeds.derive(config.randomSeed(), 0, s);
             running.add(children.submit(() -> seed(seed, inputSeed)));
         }
-        List<MutantRecord> seeded = new ArrayList<>();
-        try {
-            for (Future<MutantRecord> f : running) {
-                seeded.add(await(f));
-            }
-        } catch (RuntimeException | Error e) {
-            running.forEach(f -> f.cancel(true));
-            throw e;
-        }
+        List<MutantRecord> seeded = awaitAll(running, () -> {
+        });
         List<String> members = seeded.stream().sorted(Selection.BEST_FIRST).limit(config.population())
                 .map(MutantRecord::id).toList();
         List<List<String>> islands = new ArrayList<>();
@@ -167,7 +159,6 @@ public final class Campaign {
     /** One generation over all islands; empty when a stop condition interrupted it. */
     private Optional<CampaignState> generation(CampaignState state, ExecutorService children) {
         int gen = state.generation() + 1;
-        generationNow = gen;
         List<List<MutantRecord>> islands = state.islands().stream().map(ids -> ids.stream().map(byId::get).toList())
                 .toList();
         String championBefore = champion == null ? null : champion.id();
@@ -185,18 +176,8 @@ public final class Campaign {
         for (Slot slot : slots) {
             running.add(children.submit(() -> slot.run(islands, failures, slots)));
         }
-        List<List<MutantRecord>> made = new ArrayList<>();
-        try {
-            for (Future<List<MutantRecord>> f : running) {
-                made.add(await(f));
-            }
-        } catch (RuntimeException | Error e) {
-            // The first failure stops the others, as a kill would. A child cancelled before it ran never says it
-            // has proposed, and later children wait for that: say it for them.
-            slots.forEach(s -> s.proposed.complete(null));
-            running.forEach(f -> f.cancel(true));
-            throw e;
-        }
+        // A child cancelled before it ran never says it has proposed, and later children wait for that: say it.
+        List<List<MutantRecord>> made = awaitAll(running, () -> slots.forEach(s -> s.proposed.complete(null)));
         if (made.stream().anyMatch(List::isEmpty)) {
             return Optional.empty();
         }
@@ -224,6 +205,24 @@ public final class Campaign {
                 "score", champion == null ? 0 : champion.fitness()));
         listener.generationEnded(after, champion);
         return Optional.of(after);
+    }
+
+    /**
+     * Every child's result, in order. The first failure stops the others, as a kill would: {@code beforeCancel}
+     * runs first, then the rest are cancelled and the failure is rethrown.
+     */
+    private static <T> List<T> awaitAll(List<Future<T>> running, Runnable beforeCancel) {
+        List<T> results = new ArrayList<>();
+        try {
+            for (Future<T> f : running) {
+                results.add(await(f));
+            }
+        } catch (RuntimeException | Error e) {
+            beforeCancel.run();
+            running.forEach(f -> f.cancel(true));
+            throw e;
+        }
+        return results;
     }
 
     /** A child's result, or what it failed with. */
