@@ -106,24 +106,35 @@ public final class Evaluator implements AutoCloseable {
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
                                     Optional<Compilation> compiledAhead) {
         long start = System.nanoTime();
-        Map<String, Double> spent = new LinkedHashMap<>();
-        long[] entered = {start};
-        Phase[] current = {null};
-        Phase.Listener timed = phase -> {
-            long now = System.nanoTime();
-            if (current[0] != null) {
-                spent.put(current[0].id(), (now - entered[0]) / 1e6);
-            }
-            current[0] = phase;
-            entered[0] = now;
-            phases.entered(phase);
-        };
-        CandidateResult result = judge(file, inputSeed, cold, timed, compiledAhead);
-        long end = System.nanoTime();
-        if (current[0] != null) {
-            spent.put(current[0].id(), (end - entered[0]) / 1e6);
+        PhaseClock clock = new PhaseClock(phases);
+        CandidateResult result = judge(file, inputSeed, cold, clock, compiledAhead);
+        clock.entered(null);
+        return result.withEvaluationMs((System.nanoTime() - start) / 1e6).withPhaseMs(clock.spent);
+    }
+
+    /** Passes phases on and notes how long each lasted; entering {@code null} ends the last one. */
+    private static final class PhaseClock implements Phase.Listener {
+        private final Phase.Listener next;
+        private final Map<String, Double> spent = new LinkedHashMap<>();
+        private Phase current;
+        private long since = System.nanoTime();
+
+        PhaseClock(Phase.Listener next) {
+            this.next = next;
         }
-        return result.withEvaluationMs((end - start) / 1e6).withPhaseMs(spent);
+
+        @Override
+        public void entered(Phase phase) {
+            long now = System.nanoTime();
+            if (current != null) {
+                spent.put(current.id(), (now - since) / 1e6);
+            }
+            current = phase;
+            since = now;
+            if (phase != null) {
+                next.entered(phase);
+            }
+        }
     }
 
     /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
