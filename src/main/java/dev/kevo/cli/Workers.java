@@ -54,11 +54,11 @@ final class Workers {
                     .distinct().toList();
             return WorkerPool.start(devices, supervisor, compiler);
         }
-        int count;
-        try (WorkerPool probe = WorkerPool.start(List.of(0), supervisor)) {
-            count = probe.ready().getFirst().devices();
-        }
-        return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(), supervisor, compiler);
+        // Device 0's worker, once started, says how many there are and joins the pool as it is.
+        Supervisor first = supervisor.apply(0);
+        int count = first.ready().devices();
+        return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(),
+                d -> d == 0 ? first : supervisor.apply(d), compiler);
     }
 
     private static boolean writable(Path dir) {
