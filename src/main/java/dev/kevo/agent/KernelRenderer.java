@@ -188,40 +188,42 @@ public final class KernelRenderer {
         if (!f.enabled()) {
             return plans;
         }
-        String chunks = fusedChunks(f);
         String regime = "(" + splitWhen(g) + ") && rows <= " + f.blocksPerSm() + " * sms";
-        String params = "const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks";
-        List<String> args = List.of("x", "y", "ws", "cols", chunks);
-        String grid = "rows * (" + chunks + ")";
         if (f.elems() > 0) {
             for (int e = Math.max(4, f.vec()); e <= f.elems(); e *= 2) {
-                plans.add(residentPlan(f, regime, e / f.vec(), 0, params, args));
+                plans.add(residentPlan(f, regime, e / f.vec(), 0));
             }
             if (f.smem() > 0) {
-                plans.add(residentPlan(f, regime, f.elems() / f.vec(), f.smem(), params, args));
+                plans.add(residentPlan(f, regime, f.elems() / f.vec(), f.smem()));
             }
         }
         if (f.stream()) {
-            long termLimit = (long) f.threads() * Genome.MAX_TERMS_PER_THREAD;
-            Kernel kernel = new Kernel("softmax_fused_stream", f.threads(), f.blocksPerSm(), params,
-                    "split_fused_stream<FusedStreamCfg>(x, y, ws, cols, chunks)");
-            plans.add(new Plan(regime + " && cols <= (" + chunks + ") * " + termLimit,
-                    List.of(new Launch(kernel, grid, null, true, args))));
+            plans.add(fusedPlan(f, regime, "softmax_fused_stream", "split_fused_stream<FusedStreamCfg>",
+                    (long) f.threads() * Genome.MAX_TERMS_PER_THREAD, null));
         }
         return plans;
     }
 
     /** Chunks of up to threads * (n + smem) vectors on chip: n per thread in registers, smem in shared memory. */
-    private static Plan residentPlan(Genome.Fused f, String regime, int n, int smem, String params, List<String> args) {
-        String chunks = fusedChunks(f);
-        int elems = n * f.vec();
-        String name = "softmax_fused_e" + elems + (smem > 0 ? "_s" + smem * f.vec() : "");
-        Kernel kernel = new Kernel(name, f.threads(), f.blocksPerSm(), params,
-                "split_fused<FusedCfg, " + f.threads() + ", " + n + ", " + smem + ">(x, y, ws, cols, chunks)");
-        long capacity = (long) f.threads() * (n + smem) * f.vec();
+    private static Plan residentPlan(Genome.Fused f, String regime, int n, int smem) {
+        String name = "softmax_fused_e" + n * f.vec() + (smem > 0 ? "_s" + smem * f.vec() : "");
         String smemBytes = smem > 0 ? Long.toString((long) f.threads() * smem * f.vec() * 4) : null;
-        return new Plan(regime + " && cols <= (" + chunks + ") * " + capacity,
-                List.of(new Launch(kernel, "rows * (" + chunks + ")", smemBytes, true, args)));
+        return fusedPlan(f, regime, name, "split_fused<FusedCfg, " + f.threads() + ", " + n + ", " + smem + ">",
+                (long) f.threads() * (n + smem) * f.vec(), smemBytes);
+    }
+
+    /**
+     * A one-launch plan: the cooperative grid of {@link #fusedChunks} blocks per row running {@code template},
+     * for rows of up to {@code colsPerChunk} columns per chunk; {@code smemBytes} null for none.
+     */
+    private static Plan fusedPlan(Genome.Fused f, String regime, String name, String template, long colsPerChunk,
+                                  String smemBytes) {
+        String chunks = fusedChunks(f);
+        Kernel kernel = new Kernel(name, f.threads(), f.blocksPerSm(),
+                "const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks",
+                template + "(x, y, ws, cols, chunks)");
+        return new Plan(regime + " && cols <= (" + chunks + ") * " + colsPerChunk, List.of(new Launch(kernel,
+                "rows * (" + chunks + ")", smemBytes, true, List.of("x", "y", "ws", "cols", chunks))));
     }
 
     private static Plan splitPlan(Genome g) {
