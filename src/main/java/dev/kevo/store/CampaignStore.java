@@ -119,15 +119,7 @@ public final class CampaignStore {
     }
 
     public Optional<Confirmation> confirmation() {
-        Path file = dir.resolve(CONFIRMATION);
-        if (!Files.exists(file)) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(JSON.readValue(file.toFile(), Confirmation.class));
-        } catch (IOException e) {
-            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
-        }
+        return readIfPresent(dir.resolve(CONFIRMATION), Confirmation.class);
     }
 
     public void saveState(CampaignState state) {
@@ -135,12 +127,16 @@ public final class CampaignStore {
     }
 
     public Optional<CampaignState> state() {
-        Path file = dir.resolve(STATE);
+        return readIfPresent(dir.resolve(STATE), CampaignState.class);
+    }
+
+    /** A JSON file of the folder, if it is there; one that is there but unreadable is an input error. */
+    private static <T> Optional<T> readIfPresent(Path file, Class<T> type) {
         if (!Files.exists(file)) {
             return Optional.empty();
         }
         try {
-            return Optional.of(JSON.readValue(file.toFile(), CampaignState.class));
+            return Optional.of(JSON.readValue(file.toFile(), type));
         } catch (IOException e) {
             throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
         }
