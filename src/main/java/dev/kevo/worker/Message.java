@@ -2,10 +2,12 @@ package dev.kevo.worker;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.eval.CandidateResult;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.eval.Phase;
+import java.time.Duration;
 import java.util.List;
 
 /** What supervisor and worker say to each other. */
@@ -61,6 +63,15 @@ public sealed interface Message {
 
     /** A candidate's cubin as a check-only worker compiled it, with NVRTC's log and time, for a GPU worker to load. */
     record Compiled(String arch, byte[] cubin, String log, double compileMs) {
+        static Compiled of(Compilation c) {
+            return new Compiled(c.arch(), c.cubin(), c.log(), c.time().toNanos() / 1e6);
+        }
+
+        /** Back to what NVRTC made, for the file {@code name}, marked as compiled ahead. */
+        Compilation compilation(String name) {
+            return new Compilation(name, arch, cubin, log == null ? "" : log, Duration.ofNanos((long) (compileMs * 1e6)),
+                    List.of("(compiled ahead)"));
+        }
     }
 
     /** Worker: it cannot go on (no GPU, unusable baseline); {@code exitCode} as kevo's own. */

@@ -20,8 +20,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -85,9 +83,8 @@ public final class WorkerLoop {
                 return serve(new Judge() {
                     @Override
                     public Judgement judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
-                        Optional<Compilation> ahead = Optional.ofNullable(request.compiled()).map(c ->
-                                new Compilation(file.name(), c.arch(), c.cubin(), c.log() == null ? "" : c.log(),
-                                        Duration.ofNanos((long) (c.compileMs() * 1e6)), List.of("(compiled ahead)")));
+                        Optional<Compilation> ahead = Optional.ofNullable(request.compiled())
+                                .map(c -> c.compilation(file.name()));
                         return new Judgement(evaluator.evaluate(file, request.inputSeed(), request.cold(), phases,
                                 ahead), null);
                     }
@@ -117,8 +114,7 @@ public final class WorkerLoop {
             return serve((file, request, phases) -> {
                 phases.entered(Phase.COMPILE);
                 Preflight.Checked checked = preflight.checked(file, request.inputSeed(), present);
-                return new Judgement(checked.result(), checked.compilation().map(c -> new Message.Compiled(c.arch(),
-                        c.cubin(), c.log(), c.time().toNanos() / 1e6)).orElse(null));
+                return new Judgement(checked.result(), checked.compilation().map(Message.Compiled::of).orElse(null));
             });
         }
     }
