@@ -74,6 +74,12 @@ public final class EvalCommand implements Callable<Integer> {
     public Integer call() {
         long started = System.nanoTime();
         Inputs.existing(files);
+        try (Supervisor.Spawned early = Workers.spawnEarly(Optional.of(device), inputs.nvrtcPath())) {
+            return evaluate(started, early);
+        }
+    }
+
+    private int evaluate(long started, Supervisor.Spawned early) {
         EvalSettings settings = inputs.settings();
         if (baseline != null) {
             settings = settings.withBaseline(baseline);
@@ -84,8 +90,8 @@ public final class EvalCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
 
         List<CandidateResult> results = new ArrayList<>();
-        try (Supervisor supervisor = Workers.supervisor(Optional.of(device), inputs.nvrtcPath(), suite, baselineFile,
-                settings, null, 0)) {
+        try (Supervisor supervisor = Workers.supervisor(early, Optional.of(device), inputs.nvrtcPath(), suite,
+                baselineFile, settings)) {
             Message.Ready ready = supervisor.ready();
             DeviceInfo gpu = ready.device();
             out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; suite %s (%d shapes), baseline %s, "

@@ -25,6 +25,21 @@ final class Workers {
     /** A supervisor for a GPU worker on {@code device}, or a check-only one when the device is empty. */
     static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
                                  EvalSettings settings, String arch, int sms) {
+        return new Supervisor(new Supervisor.Setup(command(device, nvrtc), suite, baseline, settings, arch, sms));
+    }
+
+    /** As {@link #supervisor}, adopting a worker already started with {@link #spawnEarly}. */
+    static Supervisor supervisor(Supervisor.Spawned early, Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
+                                 KernelFile baseline, EvalSettings settings) {
+        return new Supervisor(new Supervisor.Setup(command(device, nvrtc), suite, baseline, settings, null, 0), early);
+    }
+
+    /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */
+    static Supervisor.Spawned spawnEarly(Optional<Integer> device, Optional<Path> nvrtc) {
+        return Supervisor.spawn(command(device, nvrtc));
+    }
+
+    private static List<String> command(Optional<Integer> device, Optional<Path> nvrtc) {
         // C1 only and a serial collector: a worker's Java side waits on the GPU, and starts matter more. For the
         // same reason its classes come from a shared archive that the first worker writes into kevo's cache.
         // JVM messages go to stderr: stdout carries the frames. The archive's own notes (classes it skips) are noise.
@@ -36,7 +51,7 @@ final class Workers {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "worker"));
         device.ifPresent(d -> command.addAll(List.of("--device", Integer.toString(d))));
         nvrtc.ifPresent(p -> command.addAll(List.of("--nvrtc", p.toAbsolutePath().toString())));
-        return new Supervisor(new Supervisor.Setup(command, suite, baseline, settings, arch, sms));
+        return command;
     }
 
     /**

@@ -52,6 +52,7 @@ public final class Supervisor implements AutoCloseable {
     private static final long MEMORY_CHECK_NANOS = 250_000_000L;
 
     private final Setup setup;
+    private Spawned early;
     private final List<Double> restartMillis = new ArrayList<>();
     private Worker worker;
     private Message.Ready ready;
@@ -59,7 +60,44 @@ public final class Supervisor implements AutoCloseable {
     private long nextId;
 
     public Supervisor(Setup setup) {
+        this(setup, null);
+    }
+
+    /**
+     * A supervisor whose first worker was already started with {@link #spawn(List)} (its command must be
+     * {@code setup}'s), so that the worker's JVM and CUDA start while this process reads its inputs.
+     */
+    public Supervisor(Setup setup, Spawned early) {
         this.setup = setup;
+        this.early = early;
+    }
+
+    /** A worker process started before its supervisor had its setup; close it if no supervisor adopts it. */
+    public static final class Spawned implements AutoCloseable {
+        private Worker worker;
+
+        private Spawned(Worker worker) {
+            this.worker = worker;
+        }
+
+        private Worker adopt() {
+            Worker w = worker;
+            worker = null;
+            return w;
+        }
+
+        @Override
+        public void close() {
+            if (worker != null) {
+                worker.kill();
+                worker = null;
+            }
+        }
+    }
+
+    /** Starts a worker process now; it initialises its device and waits for its configuration. */
+    public static Spawned spawn(List<String> workerCommand) {
+        return new Spawned(Worker.spawn(workerCommand, STDERR_TAIL_CHARS));
     }
 
     /** Starts the worker if none is running, and returns what it reported when it was ready. */
@@ -163,7 +201,10 @@ public final class Supervisor implements AutoCloseable {
     private void start() {
         long begin = System.nanoTime();
         boolean restart = starts++ > 0;
-        worker = Worker.spawn(setup.workerCommand(), STDERR_TAIL_CHARS);
+        Worker adopted = early == null ? null : early.adopt();
+        early = null;
+        worker = adopted != null && adopted.process().isAlive() ? adopted
+                : Worker.spawn(setup.workerCommand(), STDERR_TAIL_CHARS);
         Suite suite = setup.suite();
         try {
             worker.send(new Message.Configure(suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
@@ -212,6 +253,10 @@ public final class Supervisor implements AutoCloseable {
 
     @Override
     public void close() {
+        if (early != null) {
+            early.close();
+            early = null;
+        }
         if (worker != null) {
             worker.shutdown(Duration.ofSeconds(10));
             worker = null;

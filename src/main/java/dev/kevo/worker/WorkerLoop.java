@@ -61,8 +61,24 @@ public final class WorkerLoop {
 
     public int run() throws IOException {
         long start = System.nanoTime();
+        // A GPU worker loads NVRTC and opens its device before its configuration arrives: the supervisor may have
+        // started it early and still be reading its inputs. A failure is reported once configured, as always.
+        Nvrtc early = null;
+        Gpu opened = null;
+        KevoException failed = null;
+        if (device.isPresent()) {
+            try {
+                early = Nvrtc.load(nvrtcPath);
+                opened = Gpu.open(device.get());
+            } catch (KevoException e) {
+                failed = e;
+            }
+        }
         Optional<Message> first = Frames.read(in);
         if (first.isEmpty()) {
+            if (opened != null) {
+                opened.close();
+            }
             return 0;
         }
         if (!(first.get() instanceof Message.Configure configure)) {
@@ -70,12 +86,15 @@ public final class WorkerLoop {
             return 2;
         }
         try {
-            Nvrtc nvrtc = Nvrtc.load(nvrtcPath);
+            if (failed != null) {
+                throw failed;
+            }
+            Nvrtc nvrtc = early != null ? early : Nvrtc.load(nvrtcPath);
             Suite suite = new Suite(configure.suiteName(), "", configure.shapes().stream().map(Shape::parse).toList());
             if (device.isEmpty()) {
                 return checkOnly(configure, nvrtc, suite, start);
             }
-            try (Gpu gpu = Gpu.open(device.get())) {
+            try (Gpu gpu = opened) {
                 KernelFile baseline = ContractParser.parse(configure.baselineName(), null, configure.baselineSource());
                 Evaluator evaluator = new Evaluator(gpu, nvrtc, CompileCache.fromEnvironment(System.getenv()), suite,
                         baseline, configure.settings());
