@@ -10,7 +10,7 @@ package dev.kevo.eval;
  *
  * @param settleMillis wall time the GPU is kept busy before a candidate's first shape is timed, so that its clocks
  *     have ramped up from idle (checks leave it mostly idle, waiting on the host)
- * @param warmupMillis wall time of untimed launches per shape (at least two rounds); the correctness checks have
+ * @param warmupMillis wall time of untimed launches per shape (at least one round); the correctness checks have
  *     already launched the kernel on every shape, so module load and lazy init are behind it
  * @param minRepetitions timed repetitions per variant before the stop rule is consulted
  * @param maxRepetitions cap per variant
