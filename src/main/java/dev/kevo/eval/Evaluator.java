@@ -231,7 +231,7 @@ public final class Evaluator implements AutoCloseable {
                     }
                 }
                 results.add(new ShapeResult(shape.toString(), Verdict.PASS, null, plan.planIndex() + 1, relL2, maxAbs,
-                        null, null, null, null, null, coldMs));
+                        null, null, null, null, null, null, coldMs));
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = loaded.file().name();
@@ -258,11 +258,14 @@ public final class Evaluator implements AutoCloseable {
             List<InterleavedTimer.Variant> variants = List.of(
                     variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace())),
                     variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace())),
-                    variant("copy", set -> gpu.copy(bench.y(), bench.x(set), bytes)));
+                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes)),
+                    variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements())));
             ShapeResult result = checked.get(s);
             try {
                 List<Stats> stats = timer.measure(variants);
-                result = result.withTiming(stats.get(1), stats.get(0), stats.get(2), result.coldMs());
+                boolean memcpyFaster = stats.get(2).medianMs() <= stats.get(3).medianMs();
+                result = result.withTiming(stats.get(1), stats.get(0), stats.get(memcpyFaster ? 2 : 3),
+                        memcpyFaster ? "memcpy" : "kernel", result.coldMs());
                 verifyAfterTiming(candidate, plan, shape, Seeds.derive(inputSeed, s, 2000));
             } catch (Rejection r) {
                 if (r.contextLost()) {

@@ -27,6 +27,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel guardCheck;
     private final Kernel flush;
     private final Kernel gate;
+    private final Kernel copy;
     private final int sms;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
@@ -40,6 +41,7 @@ final class TrustedKernels implements AutoCloseable {
         this.guardCheck = module.kernel("kevo_guard_check");
         this.flush = module.kernel("kevo_flush");
         this.gate = module.kernel("kevo_gate");
+        this.copy = module.kernel("kevo_copy");
         this.sms = gpu.info().sms();
     }
 
@@ -96,6 +98,18 @@ final class TrustedKernels implements AutoCloseable {
     void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink) {
         gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink);
     }
+
+    /**
+     * kevo's plain copy of {@code elements} floats, one of the two copies the memory floor is taken from.
+     * x and y are 16-byte aligned (Workbench's guard zones are 64 KiB).
+     */
+    void copy(CUdeviceptr x, CUdeviceptr y, long elements) {
+        int blocks = (int) Math.max(1, Math.min((elements / 4 + COPY_THREADS - 1) / COPY_THREADS, (long) sms * 4));
+        gpu.launch(copy, blocks, COPY_THREADS, 0, x, y, elements);
+    }
+
+    /** A full SM (2048 threads) at four blocks each: the occupancy a streaming copy wants. */
+    private static final int COPY_THREADS = 512;
 
     /** Queues a one-thread kernel that holds the stream until {@code flag} is set non-zero by the host. */
     void gate(CUdeviceptr flag) {

@@ -92,6 +92,32 @@ class EvaluatorGpuTest {
         }
     }
 
+    /** The copy kernel defines the memory floor where it beats the driver: it must copy every element, tail too. */
+    @Test
+    void kevosCopyKernelCopiesEveryElementOfAnOddSizedShape() {
+        int n = 1823 * 781;
+        float[] in = new float[n];
+        for (int i = 0; i < n; i++) {
+            in[i] = i * 0.5f - 7;
+        }
+        float[] out = new float[n];
+        try (TrustedKernels trusted = new TrustedKernels(gpu, nvrtc, dev.kevo.cuda.CompileCache.none());
+             var x = gpu.alloc(4L * n); var y = gpu.alloc(4L * n)) {
+            gpu.upload(x.pointer(), jcuda.Pointer.to(in), 4L * n);
+            gpu.fill(y.pointer(), 0x7FC00000, n);
+            trusted.copy(x.pointer(), y.pointer(), n);
+            gpu.download(y.pointer(), jcuda.Pointer.to(out), 4L * n);
+        }
+        for (int i = 0; i < n; i++) {
+            int index = i;
+            assertEquals(in[i], out[i], () -> "element " + index);
+        }
+        CandidateResult result = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 7,
+                false);
+        assertTrue(result.shapes().stream().allMatch(s -> "memcpy".equals(s.copyBy()) || "kernel".equals(s.copyBy())),
+                "every timed shape names the copy that set its floor");
+    }
+
     @Test
     void theSameKernelFiveTimesGivesMediansWithinThreePercent() {
         KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
