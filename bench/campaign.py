@@ -54,7 +54,8 @@ def main():
                      "focusShapes": focus,
                      "shapes": [{"shape": s["shape"], "timeUs": s["candidate"]["medianMs"] * 1000,
                                  "baselineUs": s["baseline"]["medianMs"] * 1000, "copyUs": s["copy"]["medianMs"] * 1000,
-                                 "speedup": s["speedup"], "floorFraction": s["floorFraction"]} for s in res["shapes"]],
+                                 "copyBy": s.get("copyBy"), "speedup": s["speedup"], "floorFraction": s["floorFraction"]}
+                                for s in res["shapes"]],
                      "source": "champion-default-h100.cu"},
     }
     json.dump(record, open(os.path.join(out, "campaign-default-h100.json"), "w"), indent=2)
