@@ -1,6 +1,6 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, grid barrier) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, grid barrier) chunks of up to 32 floats per thread in registers, else chunk stats then merge and normalise; else a block per row, two reads",
   "workspace": "max(rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8, 2 * sms * 8)",
   "plans": [
     { "when": "cols <= 16", "launches": [
@@ -23,10 +23,8 @@
       { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
       { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
-      { "kernel": "softmax_fused_e32_s48", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "98304", "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
-      { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 45056", "launches": [
+      { "kernel": "softmax_fused_e32_s56", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "114688", "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
     { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
       { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
       { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
@@ -46,7 +44,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":14,"threads":512,"blocksPerSm":2,"vec":4,"stream":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCS"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -364,20 +362,32 @@ template <class C> __device__ __forceinline__ void split_stats(const float* __re
     if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
 }
 
-// Split rows, pass 2: every block merges its row's partials (a few KB from L2), then normalises its own
-// chunk, re-reading x while it is likely still in L2. REVERSE visits the chunks read last first.
-template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
-                                                           const float2* __restrict__ ws, int cols, int chunks) {
-    const int b = C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-    const int row = b / chunks, k = b % chunks;
-    const float2* part = ws + (long long)row * chunks;
+// The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
+template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
     Stat st = {-KEVO_INF, 0.0f};
-    for (int i = threadIdx.x; i < chunks; i += C::THREADS) st = MergeOp<C::EXP>()(st, Stat{part[i].x, part[i].y});
-    st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+    for (int i = threadIdx.x; i < chunks; i += THREADS) {
+        const float2 q = __ldcg(part + i);
+        st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
+    }
+    return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+}
+
+// Split rows, second half: block b merges its row's partials (a few KB from L2), then normalises its own
+// chunk, re-reading x while it is likely still in L2.
+template <class C> __device__ __forceinline__ void split_write(const float* __restrict__ x, float* __restrict__ y,
+                                                            const float2* __restrict__ ws, int cols, int chunks, int b) {
+    const int row = b / chunks, k = b % chunks;
+    const Stat st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
     const long long base = (long long)row * cols;
     const Peel p = peel<C::VEC>(base, cols);
     const Chunk c = chunk_of(p, k, chunks);
     stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
+}
+
+// Split rows, pass 2 of two launches. REVERSE visits the chunks read last first.
+template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
+                                                           const float2* __restrict__ ws, int cols, int chunks) {
+    split_write<C>(x, y, ws, cols, chunks, C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x);
 }
 
 // A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
@@ -409,16 +419,6 @@ __device__ __forceinline__ void grid_barrier() {
         }
     }
     __syncthreads();
-}
-
-// The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
-template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
-    Stat st = {-KEVO_INF, 0.0f};
-    for (int i = threadIdx.x; i < chunks; i += THREADS) {
-        const float2 q = __ldcg(part + i);
-        st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
-    }
-    return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
 }
 
 // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
@@ -524,16 +524,9 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
 // split_norm with the grid barrier between them instead of a second launch.
 template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
         float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
-    const long long base = (long long)row * cols;
-    const Peel p = peel<C::VEC>(base, cols);
-    const Chunk c = chunk_of(p, k, chunks);
-    Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
-    st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
-    if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
+    split_stats<C>(x, ws, cols, chunks);
     grid_barrier();
-    st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
-    stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);
+    split_write<C>(x, y, ws, cols, chunks, blockIdx.x);
 }
 
 // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
@@ -582,7 +575,7 @@ struct FusedCfg {
     static constexpr int VEC = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_PLAIN;
+    static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
 struct FusedStreamCfg {
@@ -640,11 +633,8 @@ extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e16(const flo
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
     split_fused<FusedCfg, 512, 8, 0>(x, y, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s48(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused<FusedCfg, 512, 8, 12>(x, y, ws, cols, chunks);
-}
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused_stream<FusedStreamCfg>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s56(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 8, 14>(x, y, ws, cols, chunks);
 }
 extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
     split_stats<SplitCfg>(x, ws, cols, chunks);
