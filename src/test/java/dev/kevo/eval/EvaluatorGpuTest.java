@@ -92,6 +92,25 @@ class EvaluatorGpuTest {
         }
     }
 
+    /**
+     * The built-in agent's kernels on the GPU: the default genome, and the same genome with its long-row chunks
+     * half in shared memory, pass every shape (one-launch grid barrier, cooperative launches, shared-memory chunks).
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 12})
+    void theBuiltInAgentsKernelsPassTheStandardSuite(int fusedSmem) {
+        com.fasterxml.jackson.databind.node.ObjectNode overlay = new com.fasterxml.jackson.databind.ObjectMapper()
+                .createObjectNode();
+        overlay.putObject("split").putObject("fused").put("smem", fusedSmem);
+        dev.kevo.agent.Genome genome = dev.kevo.agent.Genome.fromJson(overlay, dev.kevo.agent.BuiltinAgent.defaultGenome());
+        String source = dev.kevo.agent.KernelRenderer.render(genome);
+        CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
+                11, false);
+        assertEquals(Verdict.PASS, result.verdict(), () -> fusedSmem + ": " + result.detail());
+        assertTrue(result.shapes().stream().allMatch(s -> s.relativeL2() < 1e-6),
+                () -> "a shape lost precision: " + result.shapes());
+    }
+
     /** The copy kernel defines the memory floor where it beats the driver: it must copy every element, tail too. */
     @Test
     void kevosCopyKernelCopiesEveryElementOfAnOddSizedShape() {
