@@ -1,10 +1,8 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, grid barrier) chunks of up to 32 floats per thread in registers, else chunk stats then merge and normalise; else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 512 a row per 32-32 lanes, cols <= 16384 a row per block of 64-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, grid barrier) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
   "workspace": "max(rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8, 2 * sms * 8)",
   "plans": [
-    { "when": "cols <= 16", "launches": [
-      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 32", "launches": [
       { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 64", "launches": [
@@ -25,9 +23,13 @@
       { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 45056", "launches": [
       { "kernel": "softmax_fused_e32_s56", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "114688", "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
+      { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
     { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
       { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
       { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
+    { "when": "cols <= 1024", "launches": [
+      { "kernel": "softmax_block_t64_n16", "grid": "rows", "block": 64, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 2048", "launches": [
       { "kernel": "softmax_block_t128_n16", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 4096", "launches": [
@@ -44,7 +46,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":14,"threads":512,"blocksPerSm":2,"vec":4,"stream":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCS"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":32,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":64,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"PLAIN","store":"STCS"},"fused":{"elems":32,"smem":14,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCG"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDG","normLoad":"LDCG","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -82,9 +84,12 @@ template <int V> __device__ __forceinline__ typename VecOf<V>::T pack(const floa
 
 // Running maxima are kept as keys: the max itself, or in EXP_EXP2 the max times log2(e), so that every
 // exponent is one fma away from the element and every rescale is a difference of keys. All exponents of a
-// row then share the same rounded key, and its rounding cancels in the normalisation.
+// row then share the same rounded key, and its rounding cancels in the normalisation. That needs the key
+// rounded once, everywhere: __fmul_rn keeps the compiler from fusing m * log2(e) into a later
+// subtraction (key(m) - M as one fma used the unrounded product; on [500, 1000] inputs that moved every
+// output of a block by up to 4e-5, relative).
 template <int EXP> struct Num {
-    static __device__ __forceinline__ float key(float m) { return EXP == EXP_EXP2 ? m * KEVO_LOG2E : m; }
+    static __device__ __forceinline__ float key(float m) { return EXP == EXP_EXP2 ? __fmul_rn(m, KEVO_LOG2E) : m; }
     // exp(v - m) for the key k of m; 0 when v is -inf (k must be finite then).
     static __device__ __forceinline__ float exp_from(float v, float k) {
         if constexpr (EXP == EXP_EXP2) return exp2f(fmaf(v, KEVO_LOG2E, -k));
@@ -391,46 +396,54 @@ template <class C> __device__ __forceinline__ void split_norm(const float* __res
 }
 
 // A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
-// blocks of at most 1024 / blocksPerSm threads per SM). The last block to arrive puts the count back to 0
-// before it releases the others, so every launch starts from the 0 the module was loaded with; the
-// generation only grows. The workspace cannot hold this: its contents are undefined at every launch.
-__device__ unsigned int kevo_grid_count = 0;
-__device__ unsigned int kevo_grid_generation = 0;
+// blocks of at most 1024 / blocksPerSm threads per SM). Every launch adds exactly KEVO_GRID_ROUND to one
+// counter (block 0 adds what the grid does not), so the count a block reads on entry tells it this
+// launch's target: until the block itself arrives the round cannot be complete. Arrivals are
+// fire-and-forget reductions and every block polls the counter: the critical path is one arrival and
+// one poll, where an atomic that returns, a flag and its poll took three L2 round trips (a probe
+// measured 3.1 us from the last arrival to the release; bench/probe/phases.cu). The workspace cannot
+// hold the counter: its contents are undefined at every launch.
+#define KEVO_GRID_ROUND (1ull << 20)  // more blocks than any co-resident grid
+__device__ unsigned long long kevo_grid_arrivals = 0;
 
-__device__ __forceinline__ unsigned int load_acquire(const unsigned int* p) {
-    unsigned int v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
+// Thread 0 at entry (the load overlaps the chunk's loads): the count this launch's round ends at.
+__device__ __forceinline__ unsigned long long grid_barrier_target() {
+    unsigned long long c = 0;
+    if (threadIdx.x == 0) {
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
+    }
+    return (c / KEVO_GRID_ROUND + 1) * KEVO_GRID_ROUND;
 }
 
-// Acquire/release rather than __threadfence: the arrival publishes this block's partial and the release
-// publishes everyone's, which is all the ordering the barrier needs (full fences measured slower).
-__device__ __forceinline__ void grid_barrier() {
+// Release publishes this block's partial (the __syncthreads before it orders the block's writes), and
+// the acquire that sees the round complete makes everyone's visible.
+__device__ __forceinline__ void grid_barrier(unsigned long long target) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        const unsigned int seen = load_acquire(&kevo_grid_generation);
-        unsigned int arrived;
-        asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(&kevo_grid_count) : "memory");
-        if (arrived == gridDim.x - 1) {
-            kevo_grid_count = 0;
-            asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(&kevo_grid_generation), "r"(seen + 1) : "memory");
-        } else {
-            while (load_acquire(&kevo_grid_generation) == seen) { }
-        }
+        const unsigned long long add = blockIdx.x == 0 ? KEVO_GRID_ROUND - gridDim.x + 1 : 1ull;
+        asm volatile("red.release.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
+        unsigned long long c;
+        do {
+            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
+        } while (c < target);
     }
     __syncthreads();
 }
 
 // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
-// dynamic shared memory (each thread its own slots, so no barrier guards them). Its (max, sum) goes to ws,
-// the grid meets at the barrier, the row's partials are merged and the chunk normalised and written: x is
-// read once and y written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
+// dynamic shared memory (each thread its own slots, so no barrier guards them). The block's max comes
+// first, then each exponential is taken once against it and kept where its element was, and plain sums
+// give the block's (max, sum) (merging (max, sum) pairs costs two exponentials a step: 0.9 us of 36
+// on a 1x10^7 row). It goes to ws, the grid meets at the barrier, the row's partials are merged and
+// the chunk scaled and written: x is read once and y written once, like a copy. The plan keeps every
+// chunk within THREADS * (N + S) vectors.
 template <class C, int THREADS, int N, int S>
 __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y,
                                             float2* __restrict__ ws, int cols, int chunks) {
     constexpr int V = C::VEC;
     typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
+    const unsigned long long target = grid_barrier_target();
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -475,8 +488,8 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     m = fmaxf(m, fmaxf(h, t));
 #pragma unroll
     for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
-    // Exponents against this thread's own max, rescaled once at the end; a thread with only -inf
-    // (masked chunks) uses key 0, its exps are 0 and so is its scale.
+    m = group_reduce<THREADS, C::REDUCE>(m, MaxOp());
+    // A chunk of only -inf (masked) uses key 0: its exps are 0 and so is its scale.
     const float km = K::key(m);
     const float kr = m == -KEVO_INF ? 0.0f : km;
     float s = 0.0f;
@@ -488,14 +501,15 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
             float u[V];
             unpack(held[j * THREADS + threadIdx.x], u);
 #pragma unroll
-            for (int e = 0; e < V; ++e) s += K::exp_from(u[e], kr);
+            for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], kr); s += u[e]; }
+            held[j * THREADS + threadIdx.x] = pack<V>(u, 1.0f);
         }
     }
     h = K::exp_from(h, kr);
     t = K::exp_from(t, kr);
-    const Stat part = group_reduce<THREADS, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
-    if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(part.m, part.s);
-    grid_barrier();
+    s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
+    if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(km, s);
+    grid_barrier(target);
     const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
     const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
 #pragma unroll
@@ -509,8 +523,6 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
         if (q < c.q1) {
             float u[V];
             unpack(held[j * THREADS + threadIdx.x], u);
-#pragma unroll
-            for (int e = 0; e < V; ++e) u[e] = K::exp_from(u[e], kr);
             store<C::STORE>(yv + q, pack<V>(u, scale));
         }
     }
@@ -524,8 +536,9 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
 // split_norm with the grid barrier between them instead of a second launch.
 template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
         float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    const unsigned long long target = grid_barrier_target();
     split_stats<C>(x, ws, cols, chunks);
-    grid_barrier();
+    grid_barrier(target);
     split_write<C>(x, y, ws, cols, chunks, blockIdx.x);
 }
 
@@ -565,7 +578,7 @@ struct SplitCfg {
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_LDCS;
+    static constexpr int NORM_LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
@@ -575,7 +588,7 @@ struct FusedCfg {
     static constexpr int VEC = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_STCS;
+    static constexpr int STORE = STORE_STCG;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
 struct FusedStreamCfg {
@@ -585,7 +598,7 @@ struct FusedStreamCfg {
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_LDCS;
+    static constexpr int NORM_LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
@@ -593,19 +606,16 @@ struct FusedStreamCfg {
 struct LoopCfg {
     static constexpr int THREADS = 512;
     static constexpr int VEC = 4;
-    static constexpr int TILE = 2;
+    static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_LDCS;
+    static constexpr int STATS_LOAD = LOAD_LDG;
+    static constexpr int NORM_LOAD = LOAD_LDCG;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 16, 1>(x, y, rows, cols);
-}
 extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<ShortCfg, 256, 32, 1>(x, y, rows, cols);
 }
@@ -636,11 +646,17 @@ extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32(const flo
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s56(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
     split_fused<FusedCfg, 512, 8, 14>(x, y, ws, cols, chunks);
 }
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
+    split_fused_stream<FusedStreamCfg>(x, y, ws, cols, chunks);
+}
 extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
     split_stats<SplitCfg>(x, ws, cols, chunks);
 }
 extern "C" __global__ void __launch_bounds__(256) softmax_split_norm(const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
     split_norm<SplitCfg>(x, y, ws, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(64) softmax_block_t64_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 64, 64, 16>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 128, 128, 16>(x, y, rows, cols);
