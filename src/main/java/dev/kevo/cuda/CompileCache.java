@@ -125,6 +125,8 @@ public final class CompileCache {
         }
     }
 
+    // Not store.AtomicFiles: several worker processes may write the same entry at once, so each needs its own
+    // temporary name, and a cache needs no fsync (a torn entry fails its checksum and costs one compile).
     private static void write(Path file, byte[] cubin) {
         try {
             Files.createDirectories(file.getParent());
