@@ -3,27 +3,38 @@ package dev.kevo.eval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.GpuTest;
 import dev.kevo.TestFiles;
+import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.Genome;
+import dev.kevo.agent.KernelRenderer;
 import dev.kevo.config.SuiteFile;
+import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.Prelude;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The evaluator on a real GPU: seeds pass, planted defects are caught, medians repeat. */
+/** The evaluator on a real GPU: seeds and the built-in agent's kernels pass, planted defects are caught, medians repeat. */
 @GpuTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EvaluatorGpuTest {
@@ -37,7 +48,7 @@ class EvaluatorGpuTest {
         nvrtc = Nvrtc.load(Optional.empty());
         Suite suite = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
         KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        evaluator = new Evaluator(gpu, nvrtc, dev.kevo.cuda.CompileCache.none(), suite, baseline, EvalSettings.load(
+        evaluator = new Evaluator(gpu, nvrtc, CompileCache.none(), suite, baseline, EvalSettings.load(
                 TestFiles.root().resolve("config/eval.yaml")));
     }
 
@@ -68,10 +79,10 @@ class EvaluatorGpuTest {
     @Test
     void aCubinCompiledAheadIsLoadedInsteadOfCompilingAgain() {
         KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
-        dev.kevo.cuda.Compilation ahead = nvrtc.compile(online.name(), online.source(), dev.kevo.cuda.Prelude.headers(),
+        Compilation ahead = nvrtc.compile(online.name(), online.source(), Prelude.headers(),
                 gpu.info().arch());
-        dev.kevo.cuda.Compilation marked = new dev.kevo.cuda.Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
-                ahead.log(), java.time.Duration.ofMillis(1234), ahead.options());
+        Compilation marked = new Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
+                ahead.log(), Duration.ofMillis(1234), ahead.options());
         CandidateResult result = evaluator.evaluate(online, 5, false, Phase.Listener.NONE, Optional.of(marked));
         assertTrue(result.passed(), result.detail());
         assertEquals(1234.0, result.compileMs(), 1e-9, "the compile time is the one measured ahead");
@@ -93,17 +104,18 @@ class EvaluatorGpuTest {
     }
 
     /**
-     * The built-in agent's kernels on the GPU: the default genome, and the same genome with its long-row chunks
-     * half in shared memory, pass every shape (one-launch grid barrier, cooperative launches, shared-memory chunks).
+     * The built-in agent's kernels on the GPU: the default genome with no shared-memory part (a 1x10^7 chunk then
+     * streams twice) and with 12 vectors a thread in shared memory passes every shape, precisely (the one-launch
+     * grid barrier over launches of different grids, cooperative launches, chunks held on chip).
      */
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 12})
+    @ValueSource(ints = {0, 12})
     void theBuiltInAgentsKernelsPassTheStandardSuite(int fusedSmem) {
-        com.fasterxml.jackson.databind.node.ObjectNode overlay = new com.fasterxml.jackson.databind.ObjectMapper()
+        ObjectNode overlay = new ObjectMapper()
                 .createObjectNode();
         overlay.putObject("split").putObject("fused").put("smem", fusedSmem);
-        dev.kevo.agent.Genome genome = dev.kevo.agent.Genome.fromJson(overlay, dev.kevo.agent.BuiltinAgent.defaultGenome());
-        String source = dev.kevo.agent.KernelRenderer.render(genome);
+        Genome genome = Genome.fromJson(overlay, BuiltinAgent.defaultGenome());
+        String source = KernelRenderer.render(genome);
         CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
                 11, false);
         assertEquals(Verdict.PASS, result.verdict(), () -> fusedSmem + ": " + result.detail());
@@ -120,12 +132,12 @@ class EvaluatorGpuTest {
             in[i] = i * 0.5f - 7;
         }
         float[] out = new float[n];
-        try (TrustedKernels trusted = new TrustedKernels(gpu, nvrtc, dev.kevo.cuda.CompileCache.none());
+        try (TrustedKernels trusted = new TrustedKernels(gpu, nvrtc, CompileCache.none());
              var x = gpu.alloc(4L * n); var y = gpu.alloc(4L * n)) {
-            gpu.upload(x.pointer(), jcuda.Pointer.to(in), 4L * n);
+            gpu.upload(x.pointer(), Pointer.to(in), 4L * n);
             gpu.fill(y.pointer(), 0x7FC00000, n);
             trusted.copy(x.pointer(), y.pointer(), n);
-            gpu.download(y.pointer(), jcuda.Pointer.to(out), 4L * n);
+            gpu.download(y.pointer(), Pointer.to(out), 4L * n);
         }
         for (int i = 0; i < n; i++) {
             int index = i;
