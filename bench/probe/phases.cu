@@ -1,5 +1,6 @@
 // Where does the one-launch split softmax spend its time? The champion's split_fused with %globaltimer stamps at
-// its phase boundaries (not part of kevo). Build: bench/probe/build-phases.sh; run ./phases on the GPU host.
+// its phase boundaries (not part of kevo). Written against the library before the one-round-trip barrier; it now
+// uses the barrier of the library it is built with (grid_barrier_target / grid_barrier(target)). Build: bench/probe/build-phases.sh; run ./phases on the GPU host.
 #include <cstdio>
 #include <vector>
 #include <algorithm>
@@ -19,6 +20,7 @@ __global__ void __launch_bounds__(THREADS, 2) phased(const float* __restrict__ x
     typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
     if (threadIdx.x == 0) stamps[blockIdx.x * T_COUNT + T_ENTRY] = now();
+    const unsigned long long target = grid_barrier_target();
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -65,7 +67,7 @@ __global__ void __launch_bounds__(THREADS, 2) phased(const float* __restrict__ x
     const Stat part = group_reduce<THREADS, C::REDUCE>(Stat{km, s}, MergeOp<C::EXP>());
     if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(part.m, part.s);
     STAMP(T_REDUCED);
-    grid_barrier();
+    grid_barrier(target);
     const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
     const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
     STAMP(T_RELEASED);
@@ -98,6 +100,7 @@ __global__ void __launch_bounds__(THREADS, 2) phased_fast(const float* __restric
     constexpr int V = C::VEC;
     typedef typename VecOf<V>::T VT;
     if (threadIdx.x == 0) stamps[blockIdx.x * T_COUNT + T_ENTRY] = now();
+    const unsigned long long target = grid_barrier_target();
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -146,7 +149,7 @@ __global__ void __launch_bounds__(THREADS, 2) phased_fast(const float* __restric
     else part = group_reduce<THREADS, C::REDUCE>(Stat{km, s}, MergeOp<C::EXP>());
     if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(part.m, part.s);
     STAMP(T_REDUCED);
-    grid_barrier();
+    grid_barrier(target);
     const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
     const float scale = m == -KEVO_INF ? 0.0f : exp2f(km - st.m) / st.s;
     STAMP(T_RELEASED);
