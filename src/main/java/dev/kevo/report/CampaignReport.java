@@ -198,7 +198,7 @@ public final class CampaignReport {
                     column(shapes, c, s -> s.baseline() == null ? null : s.baseline().medianMs() * 1000),
                     column(shapes, c, s -> s.baseline() == null || s.copy() == null ? null
                             : s.copy().medianMs() / s.baseline().medianMs())));
-            series.add(new ShapeSeries("memory floor (copy of the same bytes)", "floor",
+            series.add(new ShapeSeries("memory floor (fastest copy of the same bytes)", "floor",
                     column(shapes, c, s -> s.copy() == null ? null : s.copy().medianMs() * 1000),
                     column(shapes, c, s -> s.copy() == null ? null : 1.0)));
         }

@@ -57,7 +57,7 @@
   K.chart('chart-shape-time', { type: 'bar', data: { labels, datasets: [
     { label: a.label, data: shapes.map(s => s.aUs), backgroundColor: colors.A },
     { label: b.label, data: shapes.map(s => s.bUs), backgroundColor: colors.B },
-    { type: 'line', label: 'memory floor (copy of the same bytes)', data: shapes.map(s => s.copyUs), showLine: false,
+    { type: 'line', label: 'memory floor (fastest copy of the same bytes)', data: shapes.map(s => s.copyUs), showLine: false,
       pointStyle: 'line', pointRadius: 14, borderWidth: 3, borderColor: '#000', backgroundColor: '#000' }] },
     options: { scales: { y: { type: 'logarithmic', title: { display: true, text: 'median time (us, log scale)' } } },
       plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: ctx => `${ctx.dataset.label}: ${fmt.us(ctx.parsed.y)} us` } } } } });
