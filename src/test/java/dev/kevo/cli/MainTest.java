@@ -1,15 +1,15 @@
 package dev.kevo.cli;
 
+import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kevo.KevoCli.Outcome;
 import dev.kevo.TestFiles;
 import dev.kevo.cuda.Gpu;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -17,16 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The command line as a user meets it: exit codes and one-line errors, no stack traces unless asked. */
 class MainTest {
-
-    record Outcome(int code, String out, String err) {
-    }
-
-    static Outcome kevo(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
-    }
 
     private static String seed(String name) {
         return TestFiles.root().resolve("seeds").resolve(name).toString();

@@ -1,13 +1,13 @@
 package dev.kevo.evolve;
 
+import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.KevoCli.Outcome;
 import dev.kevo.cli.Main;
 import dev.kevo.store.CampaignState;
 import dev.kevo.store.CampaignStore;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,39 +29,32 @@ class CampaignCommandsTest {
         state = CampaignTest.run(store, config, new CampaignTest.FakeGpu(Integer.MAX_VALUE));
     }
 
-    static String[] kevo(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
-    }
-
     @Test
     void showNamesTheChampionAndCountsVerdicts() {
-        String[] r = kevo("show", folder.toString());
-        assertEquals("0", r[0], r[2]);
-        assertTrue(r[1].contains("generation 5"), r[1]);
-        assertTrue(r[1].contains("champion " + state.bestId()), r[1]);
-        assertTrue(r[1].contains("verdicts: pass"), r[1]);
+        Outcome r = kevo("show", folder.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("generation 5"), r.out());
+        assertTrue(r.out().contains("champion " + state.bestId()), r.out());
+        assertTrue(r.out().contains("verdicts: pass"), r.out());
     }
 
     @Test
     void lineageTracesTheChampionBackToASeed() {
-        String[] r = kevo("lineage", folder.toString());
-        assertEquals("0", r[0], r[2]);
-        List<String> lines = r[1].lines().toList();
-        assertTrue(lines.getFirst().startsWith("seed-"), r[1]);
-        assertTrue(lines.getLast().contains(state.bestId()), r[1]);
-        assertTrue(lines.stream().skip(1).allMatch(l -> l.contains("└─ ")), r[1]);
+        Outcome r = kevo("lineage", folder.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertTrue(lines.getFirst().startsWith("seed-"), r.out());
+        assertTrue(lines.getLast().contains(state.bestId()), r.out());
+        assertTrue(lines.stream().skip(1).allMatch(l -> l.contains("└─ ")), r.out());
     }
 
     @Test
     void lineageDrawsGraphsAndJson() {
-        String dot = kevo("lineage", folder.toString(), "--format", "dot")[1];
+        String dot = kevo("lineage", folder.toString(), "--format", "dot").out();
         assertTrue(dot.startsWith("digraph lineage {") && dot.contains("->") && dot.contains("style=bold"), dot);
-        String mermaid = kevo("lineage", folder.toString(), "--format", "mermaid")[1];
+        String mermaid = kevo("lineage", folder.toString(), "--format", "mermaid").out();
         assertTrue(mermaid.startsWith("graph TD") && mermaid.contains("-->"), mermaid);
-        String json = kevo("lineage", folder.toString(), "--format", "json")[1];
+        String json = kevo("lineage", folder.toString(), "--format", "json").out();
         assertTrue(json.trim().startsWith("[") && json.contains("\"id\" : \"" + state.bestId() + "\""), json);
     }
 
@@ -89,35 +82,35 @@ class CampaignCommandsTest {
             }
         };
         CampaignModelsTest.run(CampaignTest.store(models, config), config, new CampaignModelsTest.ModelLike(), twoDevices);
-        String show = kevo("show", models.toString())[1];
+        String show = kevo("show", models.toString()).out();
         assertTrue(show.contains("models: ") && show.contains(" tokens, cost "), show);
         assertTrue(show.contains("judged on: 0 Fake GPU") && show.contains("1 Fake GPU"), show);
         assertTrue(show.contains("confirmed on 0 Fake GPU, the best 3 judged again side by side"), show);
-        String lineage = kevo("lineage", models.toString())[1];
+        String lineage = kevo("lineage", models.toString()).out();
         assertTrue(lineage.contains("[model (fake-1), 1000+200 tokens, 0.0100"), lineage);
     }
 
     @Test
     void anUnknownMutantOrFolderIsOneLineAndExitTwo() {
-        String[] r = kevo("lineage", folder.toString(), "--id", "g9999-i0-c0");
-        assertEquals("2", r[0]);
-        assertEquals("kevo: no mutant 'g9999-i0-c0' in this campaign", r[2].strip());
-        String[] s = kevo("show", dir.resolve("nothing").toString());
-        assertEquals("2", s[0]);
-        assertTrue(s[2].contains("not a campaign folder"), s[2]);
+        Outcome r = kevo("lineage", folder.toString(), "--id", "g9999-i0-c0");
+        assertEquals(2, r.code());
+        assertEquals("kevo: no mutant 'g9999-i0-c0' in this campaign", r.err().strip());
+        Outcome s = kevo("show", dir.resolve("nothing").toString());
+        assertEquals(2, s.code());
+        assertTrue(s.err().contains("not a campaign folder"), s.err());
     }
 
     @Test
     void evolveWithABadConfigKeyNamesIt(@TempDir Path tmp) throws Exception {
         Path bad = tmp.resolve("bad.yaml");
         java.nio.file.Files.writeString(bad, "islands: 2\nselection:\n  tournament: 3\n");
-        String[] r = kevo("evolve", "--config", bad.toString());
-        assertEquals("2", r[0], r[2]);
-        assertTrue(r[2].contains(bad + ":3: unknown key 'selection.tournament'"), r[2]);
+        Outcome r = kevo("evolve", "--config", bad.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(bad + ":3: unknown key 'selection.tournament'"), r.err());
         java.nio.file.Files.writeString(bad, "islands: 0\n");
         r = kevo("evolve", "--config", bad.toString());
-        assertEquals("2", r[0], r[2]);
-        assertTrue(r[2].contains("islands: between 1 and 64"), r[2]);
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("islands: between 1 and 64"), r.err());
     }
 
     @Test

@@ -1,13 +1,12 @@
 package dev.kevo.report;
 
+import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.cli.Main;
+import dev.kevo.KevoCli.Outcome;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,16 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** kevo report as a user meets it: where pages go, what it prints, one-line errors with exit code 2. */
 class ReportCommandTest {
-
-    record Outcome(int code, String out, String err) {
-    }
-
-    static Outcome kevo(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
-    }
 
     @Test
     void aCampaignsPageGoesIntoItsFolderByDefault(@TempDir Path tmp) throws IOException {
