@@ -20,10 +20,11 @@ import java.util.Optional;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
- * against a float64 reference, then time candidate, baseline and a plain copy side by side.
+ * against a float64 reference, then time candidate, baseline and two plain copies (the driver's and kevo's copy
+ * kernel) side by side.
  *
  * <p>A candidate is scored only when every shape passed: score = geometric mean of the per-shape speedups
- * over the baseline; floor fraction = geometric mean of copy time over candidate time.
+ * over the baseline; floor fraction = geometric mean of the faster copy's time over candidate time.
  */
 public final class Evaluator implements AutoCloseable {
     private final Gpu gpu;

@@ -5,8 +5,8 @@ package dev.kevo.eval;
  * recorded with every result so a number can be traced to the method that produced it.
  *
  * <p>Each repetition flushes L2 (writes a buffer of twice its size outside the timed region), reads a
- * different input set than the one before, and is timed with CUDA events. Baseline, candidate and a plain
- * copy run interleaved, so clock drift hits all three alike.
+ * different input set than the one before, and is timed with CUDA events. Baseline, candidate and the two plain
+ * copies run interleaved, so clock drift hits them all alike.
  *
  * @param settleMillis wall time the GPU is kept busy before a candidate's first shape is timed, so that its clocks
  *     have ramped up from idle (checks leave it mostly idle, waiting on the host)

@@ -17,6 +17,8 @@ import jcuda.driver.CUdeviceptr;
 final class TrustedKernels implements AutoCloseable {
     static final String SOURCE_NAME = "trusted.cu";
     private static final int THREADS = 256;
+    /** A full SM (2048 threads) at four blocks each: the occupancy a streaming copy wants. */
+    private static final int COPY_THREADS = 512;
 
     private final Gpu gpu;
     private final Module module;
@@ -107,9 +109,6 @@ final class TrustedKernels implements AutoCloseable {
         int blocks = (int) Math.max(1, Math.min((elements / 4 + COPY_THREADS - 1) / COPY_THREADS, (long) sms * 4));
         gpu.launch(copy, blocks, COPY_THREADS, 0, x, y, elements);
     }
-
-    /** A full SM (2048 threads) at four blocks each: the occupancy a streaming copy wants. */
-    private static final int COPY_THREADS = 512;
 
     /** Queues a one-thread kernel that holds the stream until {@code flag} is set non-zero by the host. */
     void gate(CUdeviceptr flag) {
