@@ -40,8 +40,7 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * Starts a worker on each device at once (each takes about a second: its JVM, context, the baseline's
-     * check) and returns when all are ready.
+     * Starts a worker on each device at once and returns when all are ready.
      *
      * @param supervisorFor makes the (not yet started) supervisor of a device ordinal
      */
@@ -56,6 +55,27 @@ public final class WorkerPool implements AutoCloseable {
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
                                    BiFunction<String, Integer, Supervisor> compilerFor) {
         List<Supervisor> supervisors = devices.stream().map(supervisorFor::apply).toList();
+        List<Message.Ready> ready = readyAll(supervisors);
+        List<Supervisor> compilers = List.of();
+        if (compilerFor != null && ready.getFirst().device() != null) {
+            // Compilers need the first device's architecture, so they start once the GPU workers are ready.
+            compilers = supervisors.stream().map(s -> compilerFor.apply(ready.getFirst().device().arch(),
+                    ready.getFirst().device().sms())).toList();
+            try {
+                readyAll(compilers);
+            } catch (RuntimeException e) {
+                supervisors.forEach(Supervisor::close);
+                throw e;
+            }
+        }
+        return new WorkerPool(supervisors, ready, compilers);
+    }
+
+    /**
+     * Starts the supervisors' workers side by side (each takes about a second: its JVM, and for a GPU worker its
+     * context and the baseline's check) and returns what each reported, in order; closes them all if one fails.
+     */
+    private static List<Message.Ready> readyAll(List<Supervisor> supervisors) {
         List<Message.Ready> ready = new ArrayList<>();
         try (ExecutorService starting = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<Message.Ready>> started = supervisors.stream()
@@ -71,22 +91,7 @@ public final class WorkerPool implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw KevoException.environment("interrupted while starting workers");
         }
-        List<Supervisor> compilers = new ArrayList<>();
-        if (compilerFor != null && ready.getFirst().device() != null) {
-            try {
-                for (int i = 0; i < supervisors.size(); i++) {
-                    Supervisor compiler = compilerFor.apply(ready.getFirst().device().arch(),
-                            ready.getFirst().device().sms());
-                    compilers.add(compiler);
-                    compiler.ready();
-                }
-            } catch (RuntimeException e) {
-                supervisors.forEach(Supervisor::close);
-                compilers.forEach(Supervisor::close);
-                throw e;
-            }
-        }
-        return new WorkerPool(supervisors, ready, compilers);
+        return ready;
     }
 
     /** What each worker reported when ready, in the order of the devices asked for. */
