@@ -407,7 +407,7 @@ public final class Campaign {
     private MutantRecord recovered(String id) {
         synchronized (lock) {
             MutantRecord m = byId.get(id);
-            if (m != null && m.cachedFrom() == null && m.result().verdict() != Verdict.AGENT_FAILURE) {
+            if (m != null && m.judged()) {
                 evaluated++;
             }
             return m;
@@ -416,7 +416,7 @@ public final class Campaign {
 
     /** Failed to compile or gave wrong results, as opposed to an agent that answered nothing usable. */
     private static boolean repairable(MutantRecord m) {
-        return !m.passed() && m.result().verdict() != Verdict.AGENT_FAILURE && m.cachedFrom() == null;
+        return !m.passed() && m.judged();
     }
 
     private Optional<MutantRecord> judge(Made made, long inputSeed, Double agentMs) {

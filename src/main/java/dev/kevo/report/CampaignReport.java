@@ -122,7 +122,7 @@ public final class CampaignReport {
         double minutes = 0;
         for (MutantRecord m : ordered) {
             Verdict verdict = m.result().verdict();
-            if (m.cachedFrom() == null && verdict != Verdict.AGENT_FAILURE) {
+            if (m.judged()) {
                 evaluated++;
             }
             Optional<Instant> at = instant(m.createdAt());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kevo.agent.ModelUsage;
 import dev.kevo.eval.CandidateResult;
+import dev.kevo.eval.Verdict;
 import java.util.List;
 
 /**
@@ -34,5 +35,13 @@ public record MutantRecord(String id, List<String> parents, int generation, int 
 
     public boolean passed() {
         return result != null && result.passed();
+    }
+
+    /**
+     * The evaluator judged this source itself: not a cache hit of an earlier mutant, and not an agent that gave
+     * nothing to judge. These are what a campaign's evaluation count and budget count.
+     */
+    public boolean judged() {
+        return cachedFrom == null && result != null && result.verdict() != Verdict.AGENT_FAILURE;
     }
 }
