@@ -53,7 +53,7 @@ public final class BuiltinAgent implements Agent {
      * with the row in registers and 16-byte accesses up to 1024 columns; a block per row in registers up to
      * 16384, with scalar accesses: at 16 floats per thread that stays within 32 registers, two 1024-thread
      * blocks per SM (16-byte accesses and their peeling take 40); rows of 8192+ columns with no more rows
-     * than SMs split over the whole GPU in one launch, two 512-thread blocks per SM meeting at a grid barrier,
+     * than SMs split over the whole GPU in one launch, two 512-thread blocks per SM exchanging partials,
      * each chunk in registers (up to 32 floats per thread) and shared memory (56 more), which holds a 1x10^7
      * row on an H100, or, when too long, streamed twice; a block per row reading twice beyond that. (2x512
      * beat 1x1024 on all four long-row shapes of the standard suite on an H100.)

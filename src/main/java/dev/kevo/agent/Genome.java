@@ -128,7 +128,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         /**
          * Shared memory of one Hopper SM (228 KB), and what each resident block costs besides its own: 1 KB the
          * driver reserves and up to 1 KB of the kernels' static arrays. Four 256-thread blocks at 224 KB in all
-         * left only three resident on an H100, and the grid barrier waited forever.
+         * left only three resident on an H100, and blocks waited forever for partials that never came.
          */
         public static final int SMEM_BYTES_PER_SM = 228 * 1024;
         public static final int SMEM_OVERHEAD_PER_BLOCK = 2 * 1024;

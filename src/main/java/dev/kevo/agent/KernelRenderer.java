@@ -220,10 +220,10 @@ public final class KernelRenderer {
                                   String smemBytes) {
         String chunks = fusedChunks(f);
         Kernel kernel = new Kernel(name, f.threads(), f.blocksPerSm(),
-                "const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks",
-                template + "(x, y, ws, cols, chunks)");
+                "const float* __restrict__ x, float* __restrict__ y, int cols, int chunks",
+                template + "(x, y, cols, chunks)");
         return new Plan(regime + " && cols <= (" + chunks + ") * " + colsPerChunk, List.of(new Launch(kernel,
-                "rows * (" + chunks + ")", smemBytes, true, List.of("x", "y", "ws", "cols", chunks))));
+                "rows * (" + chunks + ")", smemBytes, true, List.of("x", "y", "cols", chunks))));
     }
 
     private static Plan splitPlan(Genome g) {
@@ -275,11 +275,12 @@ public final class KernelRenderer {
         }
     }
 
-    /** Bytes of ws: the split plan's float2 partial per chunk; small for shapes other plans take. */
+    /**
+     * Bytes of ws: the two-launch split plan's float2 partial per chunk; small for shapes other plans take (the
+     * one-launch plans exchange partials through their module's slots).
+     */
     public static String workspace(Genome g) {
-        Genome.SplitRows s = g.normalized().splitRows();
-        String split = "rows * " + chunks(s) + " * 8";
-        return s.fused().enabled() ? "max(" + split + ", " + s.fused().blocksPerSm() + " * sms * 8)" : split;
+        return "rows * " + chunks(g.normalized().splitRows()) + " * 8";
     }
 
     /** One line for people: each regime's design and thresholds. */
@@ -300,7 +301,7 @@ public final class KernelRenderer {
         if (!f.enabled()) {
             return two;
         }
-        String one = "in one launch (" + f.blocksPerSm() + " x " + f.threads() + " threads per SM, grid barrier)"
+        String one = "in one launch (" + f.blocksPerSm() + " x " + f.threads() + " threads per SM, partials exchanged in slots)"
                 + (f.elems() > 0 ? " chunks of up to " + f.elems() + " floats per thread in registers" : "")
                 + (f.elems() > 0 && f.stream() ? ", longer ones" : "") + (f.stream() ? " streamed twice" : "");
         return one + ", else " + two;
@@ -669,16 +670,21 @@ public final class KernelRenderer {
                 return Chunk{(unsigned)q0, (unsigned)min((long long)p.nv, q0 + per)};
             }
 
-            // Split rows, pass 1: block b = row * chunks + k stores the (max key, sum) of chunk k in ws[b]. An all
-            // -inf or empty chunk stores (-inf, 0), which the merge ignores.
-            template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
-                                                                        int cols, int chunks) {
+            // The (max key, sum) of chunk k of a row, for block b = row * chunks + k, merged across the block. An all
+            // -inf or empty chunk gives (-inf, 0), which the merge ignores.
+            template <class C> __device__ __forceinline__ Stat chunk_stat(const float* __restrict__ x, int cols, int chunks) {
                 const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
                 const long long base = (long long)row * cols;
                 const Peel p = peel<C::VEC>(base, cols);
                 const Chunk c = chunk_of(p, k, chunks);
-                Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
-                st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                const Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
+                return group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+            }
+
+            // Split rows, pass 1: block b stores its chunk's (max key, sum) in ws[b].
+            template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
+                                                                        int cols, int chunks) {
+                const Stat st = chunk_stat<C>(x, cols, chunks);
                 if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
             }
 
@@ -692,73 +698,89 @@ public final class KernelRenderer {
                 return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
             }
 
-            // Split rows, second half: block b merges its row's partials (a few KB from L2), then normalises its own
-            // chunk, re-reading x while it is likely still in L2.
+            // Split rows, second half: block b normalises its own chunk with its row's (max key, sum), re-reading x
+            // while it is likely still in L2.
             template <class C> __device__ __forceinline__ void split_write(const float* __restrict__ x, float* __restrict__ y,
-                                                                        const float2* __restrict__ ws, int cols, int chunks, int b) {
+                                                                        Stat st, int cols, int chunks, int b) {
                 const int row = b / chunks, k = b % chunks;
-                const Stat st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
                 const long long base = (long long)row * cols;
                 const Peel p = peel<C::VEC>(base, cols);
                 const Chunk c = chunk_of(p, k, chunks);
                 stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
             }
 
-            // Split rows, pass 2 of two launches. REVERSE visits the chunks read last first.
+            // Split rows, pass 2 of two launches: the row's partials from ws. REVERSE visits the chunks read last first.
             template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
                                                                        const float2* __restrict__ ws, int cols, int chunks) {
-                split_write<C>(x, y, ws, cols, chunks, C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x);
+                const int b = C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+                const Stat st = row_stat<C, C::THREADS>(ws + (long long)(b / chunks) * chunks, chunks);
+                split_write<C>(x, y, st, cols, chunks, b);
             }
 
-            // A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
-            // blocks of at most 1024 / blocksPerSm threads per SM). Every launch adds exactly KEVO_GRID_ROUND to one
-            // counter (block 0 adds what the grid does not), so the count a block reads on entry tells it this
-            // launch's target: until the block itself arrives the round cannot be complete. Arrivals are
-            // fire-and-forget reductions and every block polls the counter: the critical path is one arrival and
-            // one poll, where an atomic that returns, a flag and its poll took three L2 round trips (a probe
-            // measured 3.1 us from the last arrival to the release; bench/probe/phases.cu). The workspace cannot
-            // hold the counter: its contents are undefined at every launch.
+            // How the blocks of a one-launch plan meet (its when keeps the grid co-resident: at most blocksPerSm
+            // blocks of at most 1024 / blocksPerSm threads per SM). Each block publishes its chunk's (max key, sum)
+            // in a slot of two 64-bit words {launch tag, value}: a partial and its readiness are one single-copy
+            // -atomic store, so the row's blocks poll the slots themselves and see the last partial one L2 round
+            // trip after it is stored. A counter barrier followed by a read of the partials took an arrival, a
+            // poll and the read: 0.9 us more at 8x128256 and 1.3 us more at 32x50257 on an H100, where clusters
+            // meeting in distributed shared memory were no faster (bench/results/long-rows-h100/exchange.txt).
+            // Slots are this module's globals: the workspace cannot hold them, its contents are undefined at every
+            // launch.
+            #define KEVO_MAX_GRID 4096
             #define KEVO_GRID_ROUND (1ull << 20)  // more blocks than any co-resident grid
             __device__ unsigned long long kevo_grid_arrivals = 0;
+            __device__ unsigned long long kevo_slots[2 * KEVO_MAX_GRID];
 
-            // Thread 0 at entry (the load overlaps the chunk's loads): the count this launch's round ends at.
-            __device__ __forceinline__ unsigned long long grid_barrier_target() {
-                unsigned long long c = 0;
-                if (threadIdx.x == 0) {
-                    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
-                }
-                return (c / KEVO_GRID_ROUND + 1) * KEVO_GRID_ROUND;
+            // The tag of this launch. Every launch adds exactly KEVO_GRID_ROUND to one counter (block 0 adds what the
+            // grid does not), after reading it: the count read on entry, in whole rounds, numbers the launches.
+            __device__ __forceinline__ unsigned launch_tag() {
+                if (gridDim.x > KEVO_MAX_GRID) __trap();
+                unsigned long long c;
+                asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
+                return (unsigned)(c / KEVO_GRID_ROUND) + 1u;
             }
 
-            // Release publishes this block's partial (the __syncthreads before it orders the block's writes), and
-            // the acquire that sees the round complete makes everyone's visible.
-            __device__ __forceinline__ void grid_barrier(unsigned long long target) {
-                __syncthreads();
+            // Thread 0 publishes the block's partial, then counts the block in (nobody waits on the count).
+            __device__ __forceinline__ void publish_partial(unsigned tag, Stat st) {
                 if (threadIdx.x == 0) {
+                    const unsigned long long m = ((unsigned long long)tag << 32) | __float_as_uint(st.m);
+                    const unsigned long long s = ((unsigned long long)tag << 32) | __float_as_uint(st.s);
+                    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(kevo_slots + 2 * blockIdx.x), "l"(m), "l"(s) : "memory");
                     const unsigned long long add = blockIdx.x == 0 ? KEVO_GRID_ROUND - gridDim.x + 1 : 1ull;
-                    asm volatile("red.release.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
-                    unsigned long long c;
-                    do {
-                        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
-                    } while (c < target);
+                    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
                 }
-                __syncthreads();
+            }
+
+            __device__ __forceinline__ Stat await_partial(int b, unsigned tag) {
+                unsigned long long m, s;
+                do {
+                    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + 2 * b) : "memory");
+                } while ((unsigned)(m >> 32) != tag || (unsigned)(s >> 32) != tag);
+                return Stat{__uint_as_float((unsigned)m), __uint_as_float((unsigned)s)};
+            }
+
+            // The (max key, sum) of the block's row: a thread waits on each of the row's slots, then the block merges.
+            template <class C, int THREADS> __device__ __forceinline__ Stat await_row(unsigned tag, int chunks) {
+                const int first = blockIdx.x / chunks * chunks;
+                Stat st = {-KEVO_INF, 0.0f};
+                for (int i = threadIdx.x; i < chunks; i += THREADS) st = MergeOp<C::EXP>()(st, await_partial(first + i, tag));
+                return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
             }
 
             // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
             // dynamic shared memory (each thread its own slots, so no barrier guards them). The block's max comes
             // first, then each exponential is taken once against it and kept where its element was, and plain sums
             // give the block's (max, sum) (merging (max, sum) pairs costs two exponentials a step: 0.9 us of 36
-            // on a 1x10^7 row). It goes to ws, the grid meets at the barrier, the row's partials are merged and
-            // the chunk scaled and written: x is read once and y written once, like a copy. The plan keeps every
+            // on a 1x10^7 row). It is published, the row's partials are awaited and merged, and the chunk scaled
+            // and written: x is read once and y written once, like a copy. The plan keeps every
             // chunk within THREADS * (N + S) vectors.
             template <class C, int THREADS, int N, int S>
-            __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y,
-                                                        float2* __restrict__ ws, int cols, int chunks) {
+            __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y, int cols,
+                                                        int chunks) {
                 constexpr int V = C::VEC;
                 typedef typename VecOf<V>::T VT;
                 typedef Num<C::EXP> K;
-                const unsigned long long target = grid_barrier_target();
+                const unsigned tag = launch_tag();
                 extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
                 VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
                 const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -823,9 +845,8 @@ public final class KernelRenderer {
                 h = K::exp_from(h, kr);
                 t = K::exp_from(t, kr);
                 s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
-                if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(km, s);
-                grid_barrier(target);
-                const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
+                publish_partial(tag, Stat{km, s});
+                const Stat st = await_row<C, THREADS>(tag, chunks);
                 const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
             #pragma unroll
                 for (int j = 0; j < N; ++j) {
@@ -847,14 +868,13 @@ public final class KernelRenderer {
                 }
             }
 
-            // Split rows in one launch for chunks too long for registers: the two passes of split_stats and
-            // split_norm with the grid barrier between them instead of a second launch.
+            // Split rows in one launch for chunks too long for registers: the two passes of the two-launch plan, with
+            // the partials exchanged in slots instead of a second launch.
             template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
-                    float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-                const unsigned long long target = grid_barrier_target();
-                split_stats<C>(x, ws, cols, chunks);
-                grid_barrier(target);
-                split_write<C>(x, y, ws, cols, chunks, blockIdx.x);
+                    float* __restrict__ y, int cols, int chunks) {
+                const unsigned tag = launch_tag();
+                publish_partial(tag, chunk_stat<C>(x, cols, chunks));
+                split_write<C>(x, y, await_row<C, C::THREADS>(tag, chunks), cols, chunks, blockIdx.x);
             }
 
             // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a

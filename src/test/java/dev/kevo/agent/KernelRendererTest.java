@@ -88,7 +88,6 @@ class KernelRendererTest {
         assertTrue(longRow.launches().getFirst().cooperative());
         assertEquals(264, longRow.launches().getFirst().grid());
         assertEquals(112 * 1024, longRow.launches().getFirst().smem());
-        assertTrue(longRow.workspaceBytes() >= 264L * 8);
     }
 
     @Test
@@ -131,10 +130,9 @@ class KernelRendererTest {
             Genome.Fused f = g.splitRows().fused();
             assertEquals(1, plan.launches().size(), where);
             assertEquals(f.threads(), first.block(), where);
-            int chunks = (Integer) first.args().get(4);
+            int chunks = (Integer) first.args().get(3);
             assertEquals((long) shape.rows() * chunks, first.grid(), where);
             assertTrue(chunks >= 1 && first.grid() <= (long) f.blocksPerSm() * sms, where + ": grid " + first.grid());
-            assertTrue(plan.workspaceBytes() >= first.grid() * 8, where);
             long chunkLength = (shape.cols() + chunks - 1L) / chunks;
             Matcher r = FUSED_KERNEL.matcher(first.kernel());
             if (r.matches()) {
