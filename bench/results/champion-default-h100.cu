@@ -1,41 +1,43 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 512 a row per 32-32 lanes, cols <= 16384 a row per block of 64-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, grid barrier) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
-  "workspace": "max(rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8, 2 * sms * 8)",
+  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
+  "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
+    { "when": "cols <= 16", "launches": [
+      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 8)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 32", "launches": [
-      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 64", "launches": [
-      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 128", "launches": [
-      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 256", "launches": [
-      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 512", "launches": [
-      { "kernel": "softmax_short_g32_n16", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n16", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
-      { "kernel": "softmax_fused_e4", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+      { "kernel": "softmax_fused_e4", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
-      { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+      { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
-      { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+      { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
-      { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 45056", "launches": [
-      { "kernel": "softmax_fused_e32_s56", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "114688", "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+      { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
+      { "kernel": "softmax_fused_e32_s48", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "98304", "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
-      { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "ws", "cols", "2 * sms / rows"] } ] },
+      { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
       { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
       { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
     { "when": "cols <= 1024", "launches": [
-      { "kernel": "softmax_block_t64_n16", "grid": "rows", "block": 64, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t128_n8", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 2048", "launches": [
-      { "kernel": "softmax_block_t128_n16", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t256_n8", "grid": "rows", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 4096", "launches": [
-      { "kernel": "softmax_block_t256_n16", "grid": "rows", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t512_n8", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 8192", "launches": [
-      { "kernel": "softmax_block_t512_n16", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_block_t1024_n8", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 16384", "launches": [
       { "kernel": "softmax_block_t1024_n16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true", "launches": [
@@ -46,7 +48,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":32,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":64,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"PLAIN","store":"STCS"},"fused":{"elems":32,"smem":14,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCG"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDG","normLoad":"LDCG","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":128,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"STCS"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":8,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDCS","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDCG","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -354,16 +356,21 @@ __device__ __forceinline__ Chunk chunk_of(Peel p, int k, int chunks) {
     return Chunk{(unsigned)q0, (unsigned)min((long long)p.nv, q0 + per)};
 }
 
-// Split rows, pass 1: block b = row * chunks + k stores the (max key, sum) of chunk k in ws[b]. An all
-// -inf or empty chunk stores (-inf, 0), which the merge ignores.
-template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
-                                                            int cols, int chunks) {
+// The (max key, sum) of chunk k of a row, for block b = row * chunks + k, merged across the block. An all
+// -inf or empty chunk gives (-inf, 0), which the merge ignores.
+template <class C> __device__ __forceinline__ Stat chunk_stat(const float* __restrict__ x, int cols, int chunks) {
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
     const long long base = (long long)row * cols;
     const Peel p = peel<C::VEC>(base, cols);
     const Chunk c = chunk_of(p, k, chunks);
-    Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
-    st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+    const Stat st = stream_stats<C>(x + base, p, c.q0, c.q1, k == 0);
+    return group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+}
+
+// Split rows, pass 1: block b stores its chunk's (max key, sum) in ws[b].
+template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
+                                                            int cols, int chunks) {
+    const Stat st = chunk_stat<C>(x, cols, chunks);
     if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
 }
 
@@ -377,73 +384,89 @@ template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const f
     return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
 }
 
-// Split rows, second half: block b merges its row's partials (a few KB from L2), then normalises its own
-// chunk, re-reading x while it is likely still in L2.
+// Split rows, second half: block b normalises its own chunk with its row's (max key, sum), re-reading x
+// while it is likely still in L2.
 template <class C> __device__ __forceinline__ void split_write(const float* __restrict__ x, float* __restrict__ y,
-                                                            const float2* __restrict__ ws, int cols, int chunks, int b) {
+                                                            Stat st, int cols, int chunks, int b) {
     const int row = b / chunks, k = b % chunks;
-    const Stat st = row_stat<C, C::THREADS>(ws + (long long)row * chunks, chunks);
     const long long base = (long long)row * cols;
     const Peel p = peel<C::VEC>(base, cols);
     const Chunk c = chunk_of(p, k, chunks);
     stream_write<C>(x + base, y + base, p, c.q0, c.q1, k == 0, st.m, 1.0f / st.s);  // s >= 1: the max adds exp(0)
 }
 
-// Split rows, pass 2 of two launches. REVERSE visits the chunks read last first.
+// Split rows, pass 2 of two launches: the row's partials from ws. REVERSE visits the chunks read last first.
 template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
                                                            const float2* __restrict__ ws, int cols, int chunks) {
-    split_write<C>(x, y, ws, cols, chunks, C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x);
+    const int b = C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+    const Stat st = row_stat<C, C::THREADS>(ws + (long long)(b / chunks) * chunks, chunks);
+    split_write<C>(x, y, st, cols, chunks, b);
 }
 
-// A grid-wide barrier for one-launch plans, whose when keeps the grid co-resident (at most blocksPerSm
-// blocks of at most 1024 / blocksPerSm threads per SM). Every launch adds exactly KEVO_GRID_ROUND to one
-// counter (block 0 adds what the grid does not), so the count a block reads on entry tells it this
-// launch's target: until the block itself arrives the round cannot be complete. Arrivals are
-// fire-and-forget reductions and every block polls the counter: the critical path is one arrival and
-// one poll, where an atomic that returns, a flag and its poll took three L2 round trips (a probe
-// measured 3.1 us from the last arrival to the release; bench/probe/phases.cu). The workspace cannot
-// hold the counter: its contents are undefined at every launch.
+// How the blocks of a one-launch plan meet (its when keeps the grid co-resident: at most blocksPerSm
+// blocks of at most 1024 / blocksPerSm threads per SM). Each block publishes its chunk's (max key, sum)
+// in a slot of two 64-bit words {launch tag, value}: a partial and its readiness are one single-copy
+// -atomic store, so the row's blocks poll the slots themselves and see the last partial one L2 round
+// trip after it is stored. A counter barrier followed by a read of the partials took an arrival, a
+// poll and the read: 0.9 us more at 8x128256 and 1.3 us more at 32x50257 on an H100, where clusters
+// meeting in distributed shared memory were no faster (bench/results/long-rows-h100/exchange.txt).
+// Slots are this module's globals: the workspace cannot hold them, its contents are undefined at every
+// launch.
+#define KEVO_MAX_GRID 4096
 #define KEVO_GRID_ROUND (1ull << 20)  // more blocks than any co-resident grid
 __device__ unsigned long long kevo_grid_arrivals = 0;
+__device__ unsigned long long kevo_slots[2 * KEVO_MAX_GRID];
 
-// Thread 0 at entry (the load overlaps the chunk's loads): the count this launch's round ends at.
-__device__ __forceinline__ unsigned long long grid_barrier_target() {
-    unsigned long long c = 0;
-    if (threadIdx.x == 0) {
-        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
-    }
-    return (c / KEVO_GRID_ROUND + 1) * KEVO_GRID_ROUND;
+// The tag of this launch. Every launch adds exactly KEVO_GRID_ROUND to one counter (block 0 adds what the
+// grid does not), after reading it: the count read on entry, in whole rounds, numbers the launches.
+__device__ __forceinline__ unsigned launch_tag() {
+    if (gridDim.x > KEVO_MAX_GRID) __trap();
+    unsigned long long c;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
+    return (unsigned)(c / KEVO_GRID_ROUND) + 1u;
 }
 
-// Release publishes this block's partial (the __syncthreads before it orders the block's writes), and
-// the acquire that sees the round complete makes everyone's visible.
-__device__ __forceinline__ void grid_barrier(unsigned long long target) {
-    __syncthreads();
+// Thread 0 publishes the block's partial, then counts the block in (nobody waits on the count).
+__device__ __forceinline__ void publish_partial(unsigned tag, Stat st) {
     if (threadIdx.x == 0) {
+        const unsigned long long m = ((unsigned long long)tag << 32) | __float_as_uint(st.m);
+        const unsigned long long s = ((unsigned long long)tag << 32) | __float_as_uint(st.s);
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(kevo_slots + 2 * blockIdx.x), "l"(m), "l"(s) : "memory");
         const unsigned long long add = blockIdx.x == 0 ? KEVO_GRID_ROUND - gridDim.x + 1 : 1ull;
-        asm volatile("red.release.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
-        unsigned long long c;
-        do {
-            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
-        } while (c < target);
+        asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
     }
-    __syncthreads();
+}
+
+__device__ __forceinline__ Stat await_partial(int b, unsigned tag) {
+    unsigned long long m, s;
+    do {
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + 2 * b) : "memory");
+    } while ((unsigned)(m >> 32) != tag || (unsigned)(s >> 32) != tag);
+    return Stat{__uint_as_float((unsigned)m), __uint_as_float((unsigned)s)};
+}
+
+// The (max key, sum) of the block's row: a thread waits on each of the row's slots, then the block merges.
+template <class C, int THREADS> __device__ __forceinline__ Stat await_row(unsigned tag, int chunks) {
+    const int first = blockIdx.x / chunks * chunks;
+    Stat st = {-KEVO_INF, 0.0f};
+    for (int i = threadIdx.x; i < chunks; i += THREADS) st = MergeOp<C::EXP>()(st, await_partial(first + i, tag));
+    return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
 }
 
 // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
 // dynamic shared memory (each thread its own slots, so no barrier guards them). The block's max comes
 // first, then each exponential is taken once against it and kept where its element was, and plain sums
 // give the block's (max, sum) (merging (max, sum) pairs costs two exponentials a step: 0.9 us of 36
-// on a 1x10^7 row). It goes to ws, the grid meets at the barrier, the row's partials are merged and
-// the chunk scaled and written: x is read once and y written once, like a copy. The plan keeps every
+// on a 1x10^7 row). It is published, the row's partials are awaited and merged, and the chunk scaled
+// and written: x is read once and y written once, like a copy. The plan keeps every
 // chunk within THREADS * (N + S) vectors.
 template <class C, int THREADS, int N, int S>
-__device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y,
-                                            float2* __restrict__ ws, int cols, int chunks) {
+__device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y, int cols,
+                                            int chunks) {
     constexpr int V = C::VEC;
     typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
-    const unsigned long long target = grid_barrier_target();
+    const unsigned tag = launch_tag();
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -508,9 +531,8 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     h = K::exp_from(h, kr);
     t = K::exp_from(t, kr);
     s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
-    if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(km, s);
-    grid_barrier(target);
-    const Stat st = row_stat<C, THREADS>(ws + (long long)row * chunks, chunks);
+    publish_partial(tag, Stat{km, s});
+    const Stat st = await_row<C, THREADS>(tag, chunks);
     const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
@@ -532,14 +554,13 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     }
 }
 
-// Split rows in one launch for chunks too long for registers: the two passes of split_stats and
-// split_norm with the grid barrier between them instead of a second launch.
+// Split rows in one launch for chunks too long for registers: the two passes of the two-launch plan, with
+// the partials exchanged in slots instead of a second launch.
 template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
-        float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    const unsigned long long target = grid_barrier_target();
-    split_stats<C>(x, ws, cols, chunks);
-    grid_barrier(target);
-    split_write<C>(x, y, ws, cols, chunks, blockIdx.x);
+        float* __restrict__ y, int cols, int chunks) {
+    const unsigned tag = launch_tag();
+    publish_partial(tag, chunk_stat<C>(x, cols, chunks));
+    split_write<C>(x, y, await_row<C, C::THREADS>(tag, chunks), cols, chunks, blockIdx.x);
 }
 
 // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
@@ -559,7 +580,7 @@ struct ShortCfg {
     static constexpr int VEC = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_PLAIN;
+    static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
@@ -577,8 +598,8 @@ struct SplitCfg {
     static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_PLAIN;
+    static constexpr int STATS_LOAD = LOAD_LDCS;
+    static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
@@ -588,7 +609,7 @@ struct FusedCfg {
     static constexpr int VEC = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_STCG;
+    static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
 struct FusedStreamCfg {
@@ -597,8 +618,8 @@ struct FusedStreamCfg {
     static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_PLAIN;
+    static constexpr int STATS_LOAD = LOAD_LDCS;
+    static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
@@ -606,48 +627,51 @@ struct FusedStreamCfg {
 struct LoopCfg {
     static constexpr int THREADS = 512;
     static constexpr int VEC = 4;
-    static constexpr int TILE = 4;
+    static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_LDG;
-    static constexpr int NORM_LOAD = LOAD_LDCG;
+    static constexpr int STATS_LOAD = LOAD_LDCG;
+    static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 16, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n2(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 2>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 4>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n2(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 2>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 8>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 4>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 16>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 8>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e4(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused<FusedCfg, 512, 1, 0>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 16>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e8(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused<FusedCfg, 512, 2, 0>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e4(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 1, 0>(x, y, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e16(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused<FusedCfg, 512, 4, 0>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e8(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 2, 0>(x, y, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused<FusedCfg, 512, 8, 0>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e16(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 4, 0>(x, y, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s56(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused<FusedCfg, 512, 8, 14>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 8, 0>(x, y, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const float* __restrict__ x, float* __restrict__ y, float2* __restrict__ ws, int cols, int chunks) {
-    split_fused_stream<FusedStreamCfg>(x, y, ws, cols, chunks);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s48(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
+    split_fused<FusedCfg, 512, 8, 12>(x, y, cols, chunks);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
+    split_fused_stream<FusedStreamCfg>(x, y, cols, chunks);
 }
 extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
     split_stats<SplitCfg>(x, ws, cols, chunks);
@@ -655,17 +679,17 @@ extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const floa
 extern "C" __global__ void __launch_bounds__(256) softmax_split_norm(const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
     split_norm<SplitCfg>(x, y, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(64) softmax_block_t64_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 64, 64, 16>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 128, 128, 8>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 128, 128, 16>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_block_t256_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 256, 256, 8>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_block_t256_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 256, 256, 16>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(512) softmax_block_t512_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 512, 512, 8>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(512) softmax_block_t512_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<BlockCfg, 512, 512, 16>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 1024, 1024, 8>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 1024, 1024, 16>(x, y, rows, cols);
