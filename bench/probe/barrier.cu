@@ -321,7 +321,11 @@ int main(int argc, char** argv) {
         {32, 50257, softmax_fused_e16, {{"slots", fused_slots<FusedCfg, 512, 4, 0, 0>}, {"gather", fused_slots<FusedCfg, 512, 4, 0, 0, 0, 1>}}, 0,
          {{"cluster 8 x 512 e16", cluster_rows<FusedCfg, 512, 4, 8, 2>, 8, 512, false},
           {"cluster 4 x 1024 e16", cluster_rows<FusedCfg, 1024, 4, 4, 1>, 4, 1024, false},
-          {"cluster 8 x 256 e32", cluster_rows<FusedCfg, 256, 8, 8, 4>, 8, 256, false}}},
+          {"cluster 8 x 256 e32", cluster_rows<FusedCfg, 256, 8, 8, 4>, 8, 256, false},
+          {"cluster 2 x 1024 e32", cluster_rows<FusedCfg, 1024, 8, 2, 1>, 2, 1024, false},
+          {"cluster 2 x 512 e52", cluster_rows<FusedCfg, 512, 13, 2, 1>, 2, 512, false},
+          {"cluster 4 x 512 e28", cluster_rows<FusedCfg, 512, 7, 4, 1>, 4, 512, false},
+          {"cluster 1 x 1024 e52", cluster_rows<FusedCfg, 1024, 13, 1, 1>, 1, 1024, false}}},
         {1, 10000000, softmax_fused_e32_s56, {{"slots", fused_slots<FusedCfg, 512, 8, 14, 0>}, {"gather", fused_slots<FusedCfg, 512, 8, 14, 0, 0, 1>}}, 14, {}},
     };
     cudaEvent_t ev[2][16];
@@ -361,6 +365,7 @@ int main(int argc, char** argv) {
         printf("  %s, spins given up: %u\n", cudaGetErrorString(cudaGetLastError()), gave);
     }
     for (Shape& sh : shapes) {
+        if (argc > 2 && sh.rows != atoi(argv[2])) continue;
         const long long n = (long long)sh.rows * sh.cols;
         int chunks = 2 * sms / sh.rows, grid = sh.rows * chunks, cols = sh.cols;
         const int smem = 512 * sh.S * 16;
