@@ -688,6 +688,15 @@ public final class KernelRenderer {
                 if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
             }
 
+            // A block's partials, one per thread, merged: the max first, then each sum rescaled to it once and plain
+            // sums (a (max, sum) merge at every step of the reduce costs two exponentials a step: 0.3 us more on
+            // each long-row shape of an H100, bench/results/long-rows-h100/exchange.txt).
+            template <class C, int THREADS> __device__ __forceinline__ Stat merge_partials(Stat st) {
+                const float m = group_reduce<THREADS, C::REDUCE>(st.m, MaxOp());
+                const float s = st.m == -KEVO_INF ? 0.0f : st.s * Num<C::EXP>::exp_keys(st.m, m);
+                return Stat{m, group_reduce<THREADS, C::REDUCE>(s, SumOp())};
+            }
+
             // The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
             template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
                 Stat st = {-KEVO_INF, 0.0f};
@@ -695,7 +704,7 @@ public final class KernelRenderer {
                     const float2 q = __ldcg(part + i);
                     st = MergeOp<C::EXP>()(st, Stat{q.x, q.y});
                 }
-                return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                return merge_partials<C, THREADS>(st);
             }
 
             // Split rows, second half: block b normalises its own chunk with its row's (max key, sum), re-reading x
@@ -764,7 +773,7 @@ public final class KernelRenderer {
                 const int first = blockIdx.x / chunks * chunks;
                 Stat st = {-KEVO_INF, 0.0f};
                 for (int i = threadIdx.x; i < chunks; i += THREADS) st = MergeOp<C::EXP>()(st, await_partial(first + i, tag));
-                return group_reduce<THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
+                return merge_partials<C, THREADS>(st);
             }
 
             // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
