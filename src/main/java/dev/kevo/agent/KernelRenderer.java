@@ -815,7 +815,9 @@ public final class KernelRenderer {
                     }
                 }
                 float m = -KEVO_INF;
-            #pragma unroll 4
+            // Every load of the shared part issued before the first is used: on an H100 1x10^7 took 34.2-34.5 us
+            // instead of 35.2-35.6 with four at a time; unrolling the later loops too gave the gain back.
+            #pragma unroll
                 for (int j = 0; j < S; ++j) {
                     const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
                     if (q < c.q1) {
