@@ -105,8 +105,8 @@ class EvaluatorGpuTest {
 
     /**
      * The built-in agent's kernels on the GPU: the default genome with no shared-memory part (a 1x10^7 chunk then
-     * streams twice) and with 12 vectors a thread in shared memory passes every shape, precisely (the one-launch
-     * grid barrier over launches of different grids, cooperative launches, chunks held on chip).
+     * streams twice) and with 12 vectors a thread in shared memory passes every shape, precisely (partials tagged
+     * with their launch's number over launches of different grids, cooperative launches, chunks held on chip).
      */
     @ParameterizedTest
     @ValueSource(ints = {0, 12})
