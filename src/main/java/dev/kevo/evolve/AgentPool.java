@@ -35,10 +35,6 @@ public final class AgentPool {
         agents.forEach(Agent::preflight);
     }
 
-    public List<Agent> agents() {
-        return List.copyOf(agents);
-    }
-
     public Agent pick(RandomGenerator random) {
         double total = weights.stream().mapToDouble(Double::doubleValue).sum();
         double r = random.nextDouble() * total;

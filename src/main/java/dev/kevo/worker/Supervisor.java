@@ -143,7 +143,7 @@ public final class Supervisor implements AutoCloseable {
         try {
             worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, cold, compiled));
         } catch (IOException e) {
-            return lostResult(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
+            return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
         }
         Phase phase = Phase.COMPILE;
         long deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
@@ -154,7 +154,7 @@ public final class Supervisor implements AutoCloseable {
                 long limit = setup.settings().limits().workerMemoryBytes();
                 if (rss > limit) {
                     Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.RESOURCES_EXCEEDED;
-                    return lostResult(id, file, path, inputSeed, verdict, String.format(Locale.ROOT,
+                    return lost(id, file, path, inputSeed, verdict, String.format(Locale.ROOT,
                             "the worker grew to %.1f GB in the %s phase, over the %.1f GB limit; killed and replaced",
                             rss / 1e9, phase.id(), limit / 1e9));
                 }
@@ -163,7 +163,7 @@ public final class Supervisor implements AutoCloseable {
             switch (next) {
                 case null -> {
                     Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.KERNEL_TIMEOUT;
-                    return lostResult(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
+                    return lost(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
                             + setup.settings().limits().of(phase).toSeconds() + " s; worker killed and replaced");
                 }
                 case Message.Entered entered when entered.id() == id -> {
@@ -178,7 +178,7 @@ public final class Supervisor implements AutoCloseable {
                 }
                 case Message.Failed failed -> throw failure(failed);
                 case Worker.Closed closed -> {
-                    return lostResult(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
+                    return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
                             + " phase (" + closed.reason() + ")" + worker.stderrTail());
                 }
                 default -> {
@@ -188,14 +188,11 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    private Message.Result lostResult(long id, KernelFile file, String path, long seed, Verdict verdict,
-                                      String detail) {
-        return new Message.Result(id, lost(file, path, seed, verdict, detail), false);
-    }
-
-    private CandidateResult lost(KernelFile file, String path, long seed, Verdict verdict, String detail) {
+    /** The worker is gone mid-judgement: it is retired, and the candidate gets {@code verdict}. */
+    private Message.Result lost(long id, KernelFile file, String path, long seed, Verdict verdict, String detail) {
         retire();
-        return CandidateResult.rejected(file.name(), path, file.description(), verdict, detail, seed);
+        return new Message.Result(id, CandidateResult.rejected(file.name(), path, file.description(), verdict, detail,
+                seed), false);
     }
 
     private void start() {
