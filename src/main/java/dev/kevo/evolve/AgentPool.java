@@ -2,6 +2,7 @@ package dev.kevo.evolve;
 
 import dev.kevo.KevoException;
 import dev.kevo.agent.Agent;
+import dev.kevo.agent.WeightedDraw;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,14 +37,6 @@ public final class AgentPool {
     }
 
     public Agent pick(RandomGenerator random) {
-        double total = weights.stream().mapToDouble(Double::doubleValue).sum();
-        double r = random.nextDouble() * total;
-        for (int i = 0; i < agents.size(); i++) {
-            r -= weights.get(i);
-            if (r < 0) {
-                return agents.get(i);
-            }
-        }
-        return agents.getLast();
+        return agents.get(WeightedDraw.index(weights, random));
     }
 }

@@ -4,6 +4,7 @@ import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
 import dev.kevo.agent.TaskContext;
+import dev.kevo.agent.WeightedDraw;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.eval.ShapeResult;
 import dev.kevo.task.Shape;
@@ -149,14 +150,7 @@ final class PromptBuilder {
             // Nothing the config allows fits: its heaviest template, with "(none)" where material is missing.
             return weights.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
         }
-        double r = random.nextDouble() * w.stream().mapToDouble(Double::doubleValue).sum();
-        for (int i = 0; i < names.size(); i++) {
-            r -= w.get(i);
-            if (r < 0) {
-                return names.get(i);
-            }
-        }
-        return names.getLast();
+        return names.get(WeightedDraw.index(w, random));
     }
 
     private record Regime(String name, List<String> shapes, double shortfall) {
@@ -190,15 +184,7 @@ final class PromptBuilder {
         if (regimes.isEmpty()) {
             return "(none)";
         }
-        double r = random.nextDouble() * regimes.stream().mapToDouble(Regime::shortfall).sum();
-        Regime chosen = regimes.getLast();
-        for (Regime g : regimes) {
-            r -= g.shortfall();
-            if (r < 0) {
-                chosen = g;
-                break;
-            }
-        }
+        Regime chosen = regimes.get(WeightedDraw.index(regimes.stream().map(Regime::shortfall).toList(), random));
         return chosen.name() + "\nshapes: " + String.join(", ", chosen.shapes());
     }
 
