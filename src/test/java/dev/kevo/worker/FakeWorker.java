@@ -24,21 +24,14 @@ public final class FakeWorker {
     private static void serve(int ordinal) throws IOException, InterruptedException {
         DeviceInfo device = new DeviceInfo(ordinal, "Fake GPU", "0000:0" + ordinal, 9, 0, 132, 50 << 20, 80L << 30,
                 1024, 232448, 1980, 2619, 5120, "580.0");
-        Frames.write(System.out, new Message.Ready(device, 2, "0.0", "fake", 1));
-        while (true) {
-            Optional<Message> next = Frames.read(System.in);
-            if (next.isEmpty()) {
-                return;
-            }
-            Message.Evaluate request = (Message.Evaluate) next.get();
-            Frames.write(System.out, new Message.Entered(request.id(), Phase.COMPILE));
+        answerEach(new Message.Ready(device, 2, "0.0", "fake", 1), request -> {
             long start = System.currentTimeMillis();
             Thread.sleep(request.source().contains("SLOW") ? 1500 : 150);
             String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
-            Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
+            return new Message.Result(request.id(), new CandidateResult(request.name(), null,
                     null, Verdict.PASS, span, ordinal == 0 ? 2.0 : 1.0, 0.5, 1.0, null, null, null,
-                    request.inputSeed(), 150.0, null, null, null), false));
-        }
+                    request.inputSeed(), 150.0, null, null, null), false);
+        });
     }
 
     /**
@@ -46,7 +39,25 @@ public final class FakeWorker {
      * passes and comes back with its bytes as the cubin.
      */
     private static void compile() throws IOException, InterruptedException {
-        Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1));
+        answerEach(new Message.Ready(null, 0, "0.0", "fake", 1), request -> {
+            Thread.sleep(20);
+            if (request.source().contains("BROKEN")) {
+                return new Message.Result(request.id(), CandidateResult.rejected(request.name(), null, null,
+                        Verdict.COMPILE_ERROR, "k.cu(3): error: BROKEN", request.inputSeed()), false);
+            }
+            return new Message.Result(request.id(), new CandidateResult(request.name(), null,
+                    null, Verdict.PASS, null, null, null, 20.0, null, null, null, request.inputSeed(), null, null,
+                    null, null), false, new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0));
+        });
+    }
+
+    private interface Answer {
+        Message.Result to(Message.Evaluate request) throws InterruptedException;
+    }
+
+    /** Says it is ready, then answers each request (entering the compile phase first) until stdin closes. */
+    private static void answerEach(Message.Ready ready, Answer answer) throws IOException, InterruptedException {
+        Frames.write(System.out, ready);
         while (true) {
             Optional<Message> next = Frames.read(System.in);
             if (next.isEmpty()) {
@@ -54,15 +65,7 @@ public final class FakeWorker {
             }
             Message.Evaluate request = (Message.Evaluate) next.get();
             Frames.write(System.out, new Message.Entered(request.id(), Phase.COMPILE));
-            Thread.sleep(20);
-            if (request.source().contains("BROKEN")) {
-                Frames.write(System.out, new Message.Result(request.id(), CandidateResult.rejected(request.name(),
-                        null, null, Verdict.COMPILE_ERROR, "k.cu(3): error: BROKEN", request.inputSeed()), false));
-            } else {
-                Frames.write(System.out, new Message.Result(request.id(), new CandidateResult(request.name(), null,
-                        null, Verdict.PASS, null, null, null, 20.0, null, null, null, request.inputSeed(), null, null,
-                        null, null), false, new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0)));
-            }
+            Frames.write(System.out, answer.to(request));
         }
     }
 
