@@ -734,27 +734,36 @@ public final class KernelRenderer {
             // poll and the read: 0.9 us more at 8x128256 and 1.3 us more at 32x50257 on an H100, where clusters
             // meeting in distributed shared memory were no faster (bench/results/long-rows-h100/exchange.txt).
             // Slots are this module's globals: the workspace cannot hold them, its contents are undefined at every
-            // launch.
+            // launch. A slot has a 128-byte line of its own, and only thread 0 reads the launch counter (below):
+            // with eight slots to a line, and every thread reading the counter on entry, the few lines that every
+            // block touches cost 0.7-0.8 us on the 4 MB shapes on an H100 (long-rows-h100/merge.txt, slots-a-line.txt).
             #define KEVO_MAX_GRID 4096
             #define KEVO_GRID_ROUND (1ull << 20)  // more blocks than any co-resident grid
+            #define KEVO_SLOT_WORDS 16
             __device__ unsigned long long kevo_grid_arrivals = 0;
-            __device__ unsigned long long kevo_slots[2 * KEVO_MAX_GRID];
+            __device__ unsigned long long kevo_slots[KEVO_SLOT_WORDS * KEVO_MAX_GRID];
+
+            __device__ __forceinline__ unsigned& kevo_block_tag() { __shared__ unsigned tag; return tag; }
 
             // The tag of this launch. Every launch adds exactly KEVO_GRID_ROUND to one counter (block 0 adds what the
             // grid does not), after reading it: the count read on entry, in whole rounds, numbers the launches.
-            __device__ __forceinline__ unsigned launch_tag() {
+            // Thread 0 reads it on entry; the block takes it from shared memory after its next barrier (launch_tag).
+            __device__ __forceinline__ void read_launch_tag() {
                 if (gridDim.x > KEVO_MAX_GRID) __trap();
-                unsigned long long c;
-                asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
-                return (unsigned)(c / KEVO_GRID_ROUND) + 1u;
+                if (threadIdx.x == 0) {
+                    unsigned long long c;
+                    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
+                    kevo_block_tag() = (unsigned)(c / KEVO_GRID_ROUND) + 1u;
+                }
             }
+            __device__ __forceinline__ unsigned launch_tag() { return kevo_block_tag(); }
 
             // Thread 0 publishes the block's partial, then counts the block in (nobody waits on the count).
             __device__ __forceinline__ void publish_partial(unsigned tag, Stat st) {
                 if (threadIdx.x == 0) {
                     const unsigned long long m = ((unsigned long long)tag << 32) | __float_as_uint(st.m);
                     const unsigned long long s = ((unsigned long long)tag << 32) | __float_as_uint(st.s);
-                    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(kevo_slots + 2 * blockIdx.x), "l"(m), "l"(s) : "memory");
+                    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(kevo_slots + KEVO_SLOT_WORDS * blockIdx.x), "l"(m), "l"(s) : "memory");
                     const unsigned long long add = blockIdx.x == 0 ? KEVO_GRID_ROUND - gridDim.x + 1 : 1ull;
                     asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
                 }
@@ -763,7 +772,7 @@ public final class KernelRenderer {
             __device__ __forceinline__ Stat await_partial(int b, unsigned tag) {
                 unsigned long long m, s;
                 do {
-                    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + 2 * b) : "memory");
+                    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + KEVO_SLOT_WORDS * b) : "memory");
                 } while ((unsigned)(m >> 32) != tag || (unsigned)(s >> 32) != tag);
                 return Stat{__uint_as_float((unsigned)m), __uint_as_float((unsigned)s)};
             }
@@ -789,7 +798,8 @@ public final class KernelRenderer {
                 constexpr int V = C::VEC;
                 typedef typename VecOf<V>::T VT;
                 typedef Num<C::EXP> K;
-                const unsigned tag = launch_tag();
+                static_assert(THREADS > 32, "the launch tag is read after a block reduce's barrier");
+                read_launch_tag();
                 extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
                 VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
                 const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -856,6 +866,7 @@ public final class KernelRenderer {
                 h = K::exp_from(h, kr);
                 t = K::exp_from(t, kr);
                 s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
+                const unsigned tag = launch_tag();
                 publish_partial(tag, Stat{km, s});
                 const Stat st = await_row<C, THREADS>(tag, chunks);
                 const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
@@ -883,8 +894,11 @@ public final class KernelRenderer {
             // the partials exchanged in slots instead of a second launch.
             template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
                     float* __restrict__ y, int cols, int chunks) {
+                static_assert(C::THREADS > 32, "the launch tag is read after a block reduce's barrier");
+                read_launch_tag();
+                const Stat st = chunk_stat<C>(x, cols, chunks);
                 const unsigned tag = launch_tag();
-                publish_partial(tag, chunk_stat<C>(x, cols, chunks));
+                publish_partial(tag, st);
                 split_write<C>(x, y, await_row<C, C::THREADS>(tag, chunks), cols, chunks, blockIdx.x);
             }
 
