@@ -5,6 +5,7 @@ import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.eval.CandidateResult;
 import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.MeasurementMethod;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.FrozenCampaign;
 import dev.kevo.store.MutantRecord;
@@ -48,8 +49,9 @@ public final class ReevalCommand implements Callable<Integer> {
     @Option(names = "--suite", paramLabel = "NAME|FILE", description = "Another suite. Default: the campaign's.")
     String suite;
 
-    @Option(names = "--noise", paramLabel = "FRACTION", defaultValue = "0.05",
-            description = "Score change counted as noise. Default: 0.05 (5%%).")
+    @Option(names = "--noise", paramLabel = "FRACTION", defaultValue = "" + MeasurementMethod.NOISE_BOUND,
+            description = "Score change counted as noise. Default: ${DEFAULT-VALUE}, the evaluator's measured "
+                    + "repeatability.")
     double noise;
 
     @Option(names = "--nvrtc", paramLabel = "LIB")

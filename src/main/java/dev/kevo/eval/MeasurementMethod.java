@@ -4,7 +4,7 @@ package dev.kevo.eval;
  * How kevo times a kernel, stated rather than implied (the way JMH states warm-up and iterations), and
  * recorded with every result so a number can be traced to the method that produced it.
  *
- * <p>Each repetition flushes L2 (writes a buffer of twice its size outside the timed region), reads a
+ * <p>Each repetition flushes L2 (reads a buffer of twice its size outside the timed region), reads a
  * different input set than the one before, and is timed with CUDA events. Baseline, candidate and the two plain
  * copies run interleaved, so clock drift hits them all alike.
  *
@@ -26,6 +26,15 @@ public record MeasurementMethod(double settleMillis, double warmupMillis, int mi
                                 double ciFloorMicros, double maxSecondsPerShape, boolean flushL2, int inputSets) {
 
     public static final MeasurementMethod DEFAULT = new MeasurementMethod(100, 5, 5, 200, 0.01, 0.05, 3, true, 3);
+
+    /**
+     * How far two evaluations of the same kernel may differ, in a shape's median or in the score, and still count
+     * as the same result. Within one process on an H100 the medians of 5-17 us shapes moved by up to 3.8% between
+     * evaluations (the copy's too); kernels with more blocks than the GPU holds at once can also settle in one of two
+     * modes per process (bench/results/repeatability-cross-process-h100.txt). {@code kevo reeval} flags a saved
+     * mutant whose score moved by more than this.
+     */
+    public static final double NOISE_BOUND = 0.05;
 
     public MeasurementMethod {
         if (settleMillis < 0) {
