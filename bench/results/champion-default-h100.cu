@@ -1,35 +1,31 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 1024 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 4096 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
   "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
-    { "when": "cols <= 16", "launches": [
-      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 32", "launches": [
-      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 8)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 64", "launches": [
-      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 128", "launches": [
-      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 256", "launches": [
-      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 512", "launches": [
-      { "kernel": "softmax_short_g32_n16", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 1024", "launches": [
-      { "kernel": "softmax_short_g32_n32", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
+      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
       { "kernel": "softmax_fused_e4", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
+    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
       { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
+    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
       { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
+    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
       { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
+    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
       { "kernel": "softmax_fused_e32_s48", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "98304", "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
+    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
       { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
+    { "when": "(cols >= 4096 && rows <= sms) || cols > 2097152", "launches": [
       { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
       { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
     { "when": "cols <= 2048", "launches": [
@@ -41,14 +37,14 @@
     { "when": "cols <= 16384", "launches": [
       { "kernel": "softmax_block_t1024_n16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true", "launches": [
-      { "kernel": "softmax_loop", "grid": "min(rows, 4 * sms)", "block": 512, "args": ["x", "y", "rows", "cols"] } ] }
+      { "kernel": "softmax_loop", "grid": "min(rows, 1 * sms)", "block": 512, "args": ["x", "y", "rows", "cols"] } ] }
   ]
 }
 */
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDCS","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCG"}},"loop":{"gridCap":4,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SMEM","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"PLAIN"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":128,"vec":2,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":4096,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCS"}},"loop":{"gridCap":1,"pass":{"threads":512,"vec":2,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"PLAIN","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -420,27 +416,36 @@ template <class C> __device__ __forceinline__ void split_norm(const float* __res
 // poll and the read: 0.9 us more at 8x128256 and 1.3 us more at 32x50257 on an H100, where clusters
 // meeting in distributed shared memory were no faster (bench/results/long-rows-h100/exchange.txt).
 // Slots are this module's globals: the workspace cannot hold them, its contents are undefined at every
-// launch.
+// launch. A slot has a 128-byte line of its own, and only thread 0 reads the launch counter (below):
+// with eight slots to a line, and every thread reading the counter on entry, the few lines that every
+// block touches cost 0.7-0.8 us on the 4 MB shapes on an H100 (long-rows-h100/merge.txt, slots-a-line.txt).
 #define KEVO_MAX_GRID 4096
 #define KEVO_GRID_ROUND (1ull << 20)  // more blocks than any co-resident grid
+#define KEVO_SLOT_WORDS 16
 __device__ unsigned long long kevo_grid_arrivals = 0;
-__device__ unsigned long long kevo_slots[2 * KEVO_MAX_GRID];
+__device__ unsigned long long kevo_slots[KEVO_SLOT_WORDS * KEVO_MAX_GRID];
+
+__device__ __forceinline__ unsigned& kevo_block_tag() { __shared__ unsigned tag; return tag; }
 
 // The tag of this launch. Every launch adds exactly KEVO_GRID_ROUND to one counter (block 0 adds what the
 // grid does not), after reading it: the count read on entry, in whole rounds, numbers the launches.
-__device__ __forceinline__ unsigned launch_tag() {
+// Thread 0 reads it on entry; the block takes it from shared memory after its next barrier (launch_tag).
+__device__ __forceinline__ void read_launch_tag() {
     if (gridDim.x > KEVO_MAX_GRID) __trap();
-    unsigned long long c;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
-    return (unsigned)(c / KEVO_GRID_ROUND) + 1u;
+    if (threadIdx.x == 0) {
+        unsigned long long c;
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(&kevo_grid_arrivals) : "memory");
+        kevo_block_tag() = (unsigned)(c / KEVO_GRID_ROUND) + 1u;
+    }
 }
+__device__ __forceinline__ unsigned launch_tag() { return kevo_block_tag(); }
 
 // Thread 0 publishes the block's partial, then counts the block in (nobody waits on the count).
 __device__ __forceinline__ void publish_partial(unsigned tag, Stat st) {
     if (threadIdx.x == 0) {
         const unsigned long long m = ((unsigned long long)tag << 32) | __float_as_uint(st.m);
         const unsigned long long s = ((unsigned long long)tag << 32) | __float_as_uint(st.s);
-        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(kevo_slots + 2 * blockIdx.x), "l"(m), "l"(s) : "memory");
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" :: "l"(kevo_slots + KEVO_SLOT_WORDS * blockIdx.x), "l"(m), "l"(s) : "memory");
         const unsigned long long add = blockIdx.x == 0 ? KEVO_GRID_ROUND - gridDim.x + 1 : 1ull;
         asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" :: "l"(&kevo_grid_arrivals), "l"(add) : "memory");
     }
@@ -449,7 +454,7 @@ __device__ __forceinline__ void publish_partial(unsigned tag, Stat st) {
 __device__ __forceinline__ Stat await_partial(int b, unsigned tag) {
     unsigned long long m, s;
     do {
-        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + 2 * b) : "memory");
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + KEVO_SLOT_WORDS * b) : "memory");
     } while ((unsigned)(m >> 32) != tag || (unsigned)(s >> 32) != tag);
     return Stat{__uint_as_float((unsigned)m), __uint_as_float((unsigned)s)};
 }
@@ -475,7 +480,8 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     constexpr int V = C::VEC;
     typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
-    const unsigned tag = launch_tag();
+    static_assert(THREADS > 32, "the launch tag is read after a block reduce's barrier");
+    read_launch_tag();
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -542,6 +548,7 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     h = K::exp_from(h, kr);
     t = K::exp_from(t, kr);
     s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
+    const unsigned tag = launch_tag();
     publish_partial(tag, Stat{km, s});
     const Stat st = await_row<C, THREADS>(tag, chunks);
     const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
@@ -569,8 +576,11 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
 // the partials exchanged in slots instead of a second launch.
 template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
         float* __restrict__ y, int cols, int chunks) {
+    static_assert(C::THREADS > 32, "the launch tag is read after a block reduce's barrier");
+    read_launch_tag();
+    const Stat st = chunk_stat<C>(x, cols, chunks);
     const unsigned tag = launch_tag();
-    publish_partial(tag, chunk_stat<C>(x, cols, chunks));
+    publish_partial(tag, st);
     split_write<C>(x, y, await_row<C, C::THREADS>(tag, chunks), cols, chunks, blockIdx.x);
 }
 
@@ -588,7 +598,7 @@ template <class C> __device__ __forceinline__ void loop_rows(const float* __rest
 }
 
 struct ShortCfg {
-    static constexpr int VEC = 1;
+    static constexpr int VEC = 2;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_PLAIN;
@@ -597,7 +607,7 @@ struct ShortCfg {
 };
 struct BlockCfg {
     static constexpr int VEC = 1;
-    static constexpr int EXP = EXP_FAST;
+    static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -609,7 +619,7 @@ struct SplitCfg {
     static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_LDCS;
+    static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -620,7 +630,7 @@ struct FusedCfg {
     static constexpr int VEC = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_STCG;
+    static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
 struct FusedStreamCfg {
@@ -629,7 +639,7 @@ struct FusedStreamCfg {
     static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_LDCS;
+    static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -637,37 +647,31 @@ struct FusedStreamCfg {
 };
 struct LoopCfg {
     static constexpr int THREADS = 512;
-    static constexpr int VEC = 4;
+    static constexpr int VEC = 2;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_LDCS;
-    static constexpr int STORE = STORE_PLAIN;
-    static constexpr int REDUCE = REDUCE_SMEM;
+    static constexpr int NORM_LOAD = LOAD_PLAIN;
+    static constexpr int STORE = STORE_STCS;
+    static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 16, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 16, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n2(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 2>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n2(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 2>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 4>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 4>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 8>(x, y, rows, cols);
-}
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 16>(x, y, rows, cols);
-}
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n32(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 32>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 8>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e4(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
     split_fused<FusedCfg, 512, 1, 0>(x, y, cols, chunks);
