@@ -117,11 +117,9 @@ template <int T, int N, int S> HoldSet holds(int perSm) {
 }
 
 int main(int argc, char** argv) {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    Bench b;
-    const int sms = b.sms;
+    Bench b(argc, argv);  // ./probe [rounds]
+    const int sms = b.sms, rounds = b.rounds;
     float *x = b.x, *y = b.y;
-    const int rounds = argc > 1 ? atoi(argv[1]) : 200;
 
     struct Shape { int rows, cols; Fused champ; int champSmem; std::vector<HoldSet> sets; };
     std::vector<Shape> shapes = {

@@ -8,6 +8,7 @@
 #include <string>
 #include <functional>
 #include <algorithm>
+#include <cstdlib>
 
 __global__ void gate_k(volatile int* g) {
     for (int n = 0; *g == 0 && n < 2000000; ++n) __nanosleep(1000);  // bounded: a lost host costs a wrong number
@@ -43,7 +44,11 @@ struct Bench {
     int *gate = nullptr, *dgate = nullptr;
     cudaEvent_t ev[2][32];
 
-    Bench() {
+    int rounds = 200;
+
+    Bench(int argc, char** argv) {
+        setvbuf(stdout, NULL, _IONBF, 0);
+        if (argc > 1) rounds = atoi(argv[1]);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
         cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0);
         int driver; cudaDriverGetVersion(&driver);

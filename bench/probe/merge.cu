@@ -168,11 +168,9 @@ template <int N, int PER> std::vector<std::pair<std::string, Fused>> variants() 
 }
 
 int main(int argc, char** argv) {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    Bench b;
-    const int sms = b.sms;
+    Bench b(argc, argv);  // ./probe [rounds]
+    const int sms = b.sms, rounds = b.rounds;
     float *x = b.x, *y = b.y;
-    const int rounds = argc > 1 ? atoi(argv[1]) : 200;
     struct Shape { int rows, cols; Fused champ; std::vector<std::pair<std::string, Fused>> vs; };
     std::vector<Shape> shapes = {
         {1, 1000000, softmax_fused_e8, variants<2, 9>()},
