@@ -785,17 +785,33 @@ public final class KernelRenderer {
                 return merge_partials<C, THREADS>(st);
             }
 
+            // One group of a thread's elements: exponentials against the group's own max, in place (none can overflow);
+            // its (max key, sum), (-inf, 0) when all are -inf.
+            template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
+                float m = -KEVO_INF;
+            #pragma unroll
+                for (int i = 0; i < M; ++i) m = fmaxf(m, u[i]);
+                const float key = m == -KEVO_INF ? 0.0f : K::key(m);
+                float s = 0.0f;
+            #pragma unroll
+                for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
+                return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
+            }
+
             // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
-            // dynamic shared memory (each thread its own slots, so no barrier guards them). The block's max comes
-            // first, then each exponential is taken once against it and kept where its element was, and plain sums
-            // give the block's (max, sum) (merging (max, sum) pairs costs two exponentials a step: 0.9 us of 36
-            // on a 1x10^7 row). It is published, the row's partials are awaited and merged, and the chunk scaled
-            // and written: x is read once and y written once, like a copy. The plan keeps every
-            // chunk within THREADS * (N + S) vectors.
+            // dynamic shared memory (each thread its own slots, so no barrier guards them). Exponentials are taken as
+            // the chunk lands rather than after the block's max: the register part as one group, the shared part in
+            // groups of GS vectors, each group against its own max and kept where its elements were, with one (key,
+            // sum) a group. Taken after the block's max, 1x10^7's 80 exponentials a thread sat between the last load
+            // and the exchange: 33.1-33.4 us instead of 31.8-31.9 on an H100 (long-rows-h100/fused-groups.txt). A
+            // thread's groups merge into one (max, sum); the block reduces max first, then plain sums (merging (max,
+            // sum) pairs costs two exponentials a step); the partial is published and the row's partials awaited and
+            // merged; each group is written scaled by exp(group key - row key) / row sum. x is read once and y
+            // written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
             template <class C, int THREADS, int N, int S>
             __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y, int cols,
                                                         int chunks) {
-                constexpr int V = C::VEC;
+                constexpr int V = C::VEC, GS = 2, G = (S + GS - 1) / GS;
                 typedef typename VecOf<V>::T VT;
                 typedef Num<C::EXP> K;
                 static_assert(THREADS > 32, "the launch tag is read after a block reduce's barrier");
@@ -812,8 +828,7 @@ public final class KernelRenderer {
                 VT* yv = reinterpret_cast<VT*>(yr + p.head);
                 const bool extras = V > 1 && k == 0;
 
-                float v[N * V];
-                float h = -KEVO_INF, t = -KEVO_INF;
+                float v[N * V + 2];  // the register part, then the row's head and tail elements (block k == 0 only)
             #pragma unroll
                 for (int j = 0; j < N; ++j) {
                     const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -824,69 +839,77 @@ public final class KernelRenderer {
                         for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
                     }
                 }
-                float m = -KEVO_INF;
-            // Every load of the shared part issued before the first is used: on an H100 1x10^7 took 34.2-34.5 us
-            // instead of 35.2-35.6 with four at a time; unrolling the later loops too gave the gain back.
-            #pragma unroll
-                for (int j = 0; j < S; ++j) {
-                    const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
-                    if (q < c.q1) {
-                        const VT w = load<C::LOAD>(xv + q);
-                        held[j * THREADS + threadIdx.x] = w;
-                        float u[V];
-                        unpack(w, u);
-            #pragma unroll
-                        for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
-                    }
-                }
+                v[N * V] = v[N * V + 1] = -KEVO_INF;
                 if (extras) {
-                    if ((int)threadIdx.x < p.head) h = load<C::LOAD>(xr + threadIdx.x);
-                    if ((int)threadIdx.x < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
+                    if ((int)threadIdx.x < p.head) v[N * V] = load<C::LOAD>(xr + threadIdx.x);
+                    if ((int)threadIdx.x < p.tail) v[N * V + 1] = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
                 }
-                m = fmaxf(m, fmaxf(h, t));
+                const Stat reg = take_group<K, N * V + 2>(v);
+                Stat grp[G > 0 ? G : 1];
             #pragma unroll
-                for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
-                m = group_reduce<THREADS, C::REDUCE>(m, MaxOp());
-                // A chunk of only -inf (masked) uses key 0: its exps are 0 and so is its scale.
-                const float km = K::key(m);
-                const float kr = m == -KEVO_INF ? 0.0f : km;
-                float s = 0.0f;
+                for (int g = 0; g < G; ++g) {
+                    // Stored as it arrives, folding the group's max; then its exponentials, a vector at a time.
+                    float m = -KEVO_INF;
             #pragma unroll
-                for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
-            #pragma unroll 4
-                for (int j = 0; j < S; ++j) {
-                    if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
-                        float u[V];
-                        unpack(held[j * THREADS + threadIdx.x], u);
+                    for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
+                        const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+                        if (q < c.q1) {
+                            const VT w = load<C::LOAD>(xv + q);
+                            held[j * THREADS + threadIdx.x] = w;
+                            float u[V];
+                            unpack(w, u);
             #pragma unroll
-                        for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], kr); s += u[e]; }
-                        held[j * THREADS + threadIdx.x] = pack<V>(u, 1.0f);
+                            for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
+                        }
                     }
+                    const float key = m == -KEVO_INF ? 0.0f : K::key(m);
+                    float sum = 0.0f;
+            #pragma unroll
+                    for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
+                        if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
+                            float u[V];
+                            unpack(held[j * THREADS + threadIdx.x], u);
+            #pragma unroll
+                            for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], key); sum += u[e]; }
+                            held[j * THREADS + threadIdx.x] = pack<V>(u, 1.0f);
+                        }
+                    }
+                    grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
                 }
-                h = K::exp_from(h, kr);
-                t = K::exp_from(t, kr);
-                s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
+                float kt = reg.m;
+            #pragma unroll
+                for (int g = 0; g < G; ++g) kt = fmaxf(kt, grp[g].m);
+                float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_keys(reg.m, kt);
+            #pragma unroll
+                for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_keys(grp[g].m, kt);
+                const float kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
+                const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_keys(kt, kb), SumOp());
                 const unsigned tag = launch_tag();
-                publish_partial(tag, Stat{km, s});
-                const Stat st = await_row<C, THREADS>(tag, chunks);
-                const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
+                publish_partial(tag, Stat{kb, sb});
+                const Stat rs = await_row<C, THREADS>(tag, chunks);
+                const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
+                const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_keys(reg.m, rs.m) * inv;
             #pragma unroll
                 for (int j = 0; j < N; ++j) {
                     const unsigned q = c.q0 + threadIdx.x + j * THREADS;
-                    if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, scale));
+                    if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, fr));
                 }
-            #pragma unroll 4
-                for (int j = 0; j < S; ++j) {
-                    const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
-                    if (q < c.q1) {
-                        float u[V];
-                        unpack(held[j * THREADS + threadIdx.x], u);
-                        store<C::STORE>(yv + q, pack<V>(u, scale));
+            #pragma unroll
+                for (int g = 0; g < G; ++g) {
+                    const float f = grp[g].m == -KEVO_INF ? 0.0f : K::exp_keys(grp[g].m, rs.m) * inv;
+            #pragma unroll
+                    for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
+                        const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+                        if (q < c.q1) {
+                            float u[V];
+                            unpack(held[j * THREADS + threadIdx.x], u);
+                            store<C::STORE>(yv + q, pack<V>(u, f));
+                        }
                     }
                 }
                 if (extras) {
-                    if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, h * scale);
-                    if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, t * scale);
+                    if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, v[N * V] * fr);
+                    if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, v[N * V + 1] * fr);
                 }
             }
 
