@@ -149,7 +149,7 @@ class EvaluatorGpuTest {
                 "every timed shape names the copy that set its floor");
     }
 
-    /** A saved mutant is evidence: evaluating it again must give what {@code kevo reeval} counts as the same. */
+    /** A saved mutant is evidence: evaluating it again must give what {@code kevo reeval} counts as the same score. */
     @Test
     void theSameKernelFiveTimesReproducesWithinTheNoiseBound() {
         KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
@@ -177,12 +177,15 @@ class EvaluatorGpuTest {
                     spread(copy[s]) * 100, spread(speedup[s]) * 100);
         }
         System.out.printf("repeatability score %4.1f%%%n", spread(score) * 100);
-        double bound = MeasurementMethod.NOISE_BOUND;
-        assertTrue(spread(score) <= bound, () -> String.format("scores vary by %.1f%%", spread(score) * 100));
+        assertTrue(spread(score) <= MeasurementMethod.NOISE_BOUND,
+                () -> String.format("scores vary by %.1f%%", spread(score) * 100));
+        // A single shape may move more than the score: kernels with more blocks than the GPU holds at once settle
+        // into one of two modes, 16.1 or 17.5 us at 512x4096 (bench/results/repeatability-cross-process-h100.txt).
+        double shapeBound = 2 * MeasurementMethod.NOISE_BOUND;
         for (int s = 0; s < shapes; s++) {
             double spread = spread(median[s]);
             int index = s;
-            assertTrue(spread <= bound, () -> evaluator.suite().shapes().get(index) + ": medians vary by "
+            assertTrue(spread <= shapeBound, () -> evaluator.suite().shapes().get(index) + ": medians vary by "
                     + String.format("%.1f%%", spread * 100));
         }
     }
