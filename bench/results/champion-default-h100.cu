@@ -1,31 +1,33 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 4096 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; else a block per row, two reads",
   "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
+    { "when": "cols <= 16", "launches": [
+      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 32", "launches": [
-      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 8)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 64", "launches": [
-      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 128", "launches": [
-      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 256", "launches": [
-      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 512", "launches": [
-      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
+      { "kernel": "softmax_short_g32_n16", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
       { "kernel": "softmax_fused_e4", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
       { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
       { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
       { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 40960", "launches": [
       { "kernel": "softmax_fused_e32_s48", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "98304", "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 4096 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
       { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "(cols >= 4096 && rows <= sms) || cols > 2097152", "launches": [
+    { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
       { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
       { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
     { "when": "cols <= 2048", "launches": [
@@ -37,14 +39,14 @@
     { "when": "cols <= 16384", "launches": [
       { "kernel": "softmax_block_t1024_n16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true", "launches": [
-      { "kernel": "softmax_loop", "grid": "min(rows, 1 * sms)", "block": 512, "args": ["x", "y", "rows", "cols"] } ] }
+      { "kernel": "softmax_loop", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] }
   ]
 }
 */
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":128,"vec":2,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":4096,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCS"}},"loop":{"gridCap":1,"pass":{"threads":512,"vec":2,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"PLAIN","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":1,"online":false,"exp":"EXP2","load":"PLAIN","store":"STCS"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":false,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"FAST","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCG"},"fused":{"elems":32,"smem":12,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"LDCS","store":"PLAIN"}},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDG","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -467,17 +469,33 @@ template <class C, int THREADS> __device__ __forceinline__ Stat await_row(unsign
     return merge_partials<C, THREADS>(st);
 }
 
+// One group of a thread's elements: exponentials against the group's own max, in place (none can overflow);
+// its (max key, sum), (-inf, 0) when all are -inf.
+template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
+    float m = -KEVO_INF;
+#pragma unroll
+    for (int i = 0; i < M; ++i) m = fmaxf(m, u[i]);
+    const float key = m == -KEVO_INF ? 0.0f : K::key(m);
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
+    return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
+}
+
 // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
-// dynamic shared memory (each thread its own slots, so no barrier guards them). The block's max comes
-// first, then each exponential is taken once against it and kept where its element was, and plain sums
-// give the block's (max, sum) (merging (max, sum) pairs costs two exponentials a step: 0.9 us of 36
-// on a 1x10^7 row). It is published, the row's partials are awaited and merged, and the chunk scaled
-// and written: x is read once and y written once, like a copy. The plan keeps every
-// chunk within THREADS * (N + S) vectors.
+// dynamic shared memory (each thread its own slots, so no barrier guards them). Exponentials are taken as
+// the chunk lands rather than after the block's max: the register part as one group, the shared part in
+// groups of GS vectors, each group against its own max and kept where its elements were, with one (key,
+// sum) a group. Taken after the block's max, 1x10^7's 80 exponentials a thread sat between the last load
+// and the exchange: 33.1-33.4 us instead of 31.8-31.9 on an H100 (long-rows-h100/fused-groups.txt). A
+// thread's groups merge into one (max, sum); the block reduces max first, then plain sums (merging (max,
+// sum) pairs costs two exponentials a step); the partial is published and the row's partials awaited and
+// merged; each group is written scaled by exp(group key - row key) / row sum. x is read once and y
+// written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
 template <class C, int THREADS, int N, int S>
 __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y, int cols,
                                             int chunks) {
-    constexpr int V = C::VEC;
+    constexpr int V = C::VEC, GS = 2, G = (S + GS - 1) / GS;
     typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
     static_assert(THREADS > 32, "the launch tag is read after a block reduce's barrier");
@@ -494,8 +512,7 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     VT* yv = reinterpret_cast<VT*>(yr + p.head);
     const bool extras = V > 1 && k == 0;
 
-    float v[N * V];
-    float h = -KEVO_INF, t = -KEVO_INF;
+    float v[N * V + 2];  // the register part, then the row's head and tail elements (block k == 0 only)
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -506,69 +523,77 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
             for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
         }
     }
-    float m = -KEVO_INF;
-// Every load of the shared part issued before the first is used: on an H100 1x10^7 took 34.2-34.5 us
-// instead of 35.2-35.6 with four at a time; unrolling the later loops too gave the gain back.
-#pragma unroll
-    for (int j = 0; j < S; ++j) {
-        const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
-        if (q < c.q1) {
-            const VT w = load<C::LOAD>(xv + q);
-            held[j * THREADS + threadIdx.x] = w;
-            float u[V];
-            unpack(w, u);
-#pragma unroll
-            for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
-        }
-    }
+    v[N * V] = v[N * V + 1] = -KEVO_INF;
     if (extras) {
-        if ((int)threadIdx.x < p.head) h = load<C::LOAD>(xr + threadIdx.x);
-        if ((int)threadIdx.x < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
+        if ((int)threadIdx.x < p.head) v[N * V] = load<C::LOAD>(xr + threadIdx.x);
+        if ((int)threadIdx.x < p.tail) v[N * V + 1] = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
     }
-    m = fmaxf(m, fmaxf(h, t));
+    const Stat reg = take_group<K, N * V + 2>(v);
+    Stat grp[G > 0 ? G : 1];
 #pragma unroll
-    for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
-    m = group_reduce<THREADS, C::REDUCE>(m, MaxOp());
-    // A chunk of only -inf (masked) uses key 0: its exps are 0 and so is its scale.
-    const float km = K::key(m);
-    const float kr = m == -KEVO_INF ? 0.0f : km;
-    float s = 0.0f;
+    for (int g = 0; g < G; ++g) {
+        // Stored as it arrives, folding the group's max; then its exponentials, a vector at a time.
+        float m = -KEVO_INF;
 #pragma unroll
-    for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], kr); s += v[i]; }
-#pragma unroll 4
-    for (int j = 0; j < S; ++j) {
-        if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
-            float u[V];
-            unpack(held[j * THREADS + threadIdx.x], u);
+        for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
+            const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+            if (q < c.q1) {
+                const VT w = load<C::LOAD>(xv + q);
+                held[j * THREADS + threadIdx.x] = w;
+                float u[V];
+                unpack(w, u);
 #pragma unroll
-            for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], kr); s += u[e]; }
-            held[j * THREADS + threadIdx.x] = pack<V>(u, 1.0f);
+                for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
+            }
         }
+        const float key = m == -KEVO_INF ? 0.0f : K::key(m);
+        float sum = 0.0f;
+#pragma unroll
+        for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
+            if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
+                float u[V];
+                unpack(held[j * THREADS + threadIdx.x], u);
+#pragma unroll
+                for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], key); sum += u[e]; }
+                held[j * THREADS + threadIdx.x] = pack<V>(u, 1.0f);
+            }
+        }
+        grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
     }
-    h = K::exp_from(h, kr);
-    t = K::exp_from(t, kr);
-    s = group_reduce<THREADS, C::REDUCE>(s + h + t, SumOp());
+    float kt = reg.m;
+#pragma unroll
+    for (int g = 0; g < G; ++g) kt = fmaxf(kt, grp[g].m);
+    float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_keys(reg.m, kt);
+#pragma unroll
+    for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_keys(grp[g].m, kt);
+    const float kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
+    const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_keys(kt, kb), SumOp());
     const unsigned tag = launch_tag();
-    publish_partial(tag, Stat{km, s});
-    const Stat st = await_row<C, THREADS>(tag, chunks);
-    const float scale = m == -KEVO_INF ? 0.0f : K::exp_keys(km, st.m) / st.s;
+    publish_partial(tag, Stat{kb, sb});
+    const Stat rs = await_row<C, THREADS>(tag, chunks);
+    const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
+    const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_keys(reg.m, rs.m) * inv;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
-        if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, scale));
+        if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, fr));
     }
-#pragma unroll 4
-    for (int j = 0; j < S; ++j) {
-        const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
-        if (q < c.q1) {
-            float u[V];
-            unpack(held[j * THREADS + threadIdx.x], u);
-            store<C::STORE>(yv + q, pack<V>(u, scale));
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        const float f = grp[g].m == -KEVO_INF ? 0.0f : K::exp_keys(grp[g].m, rs.m) * inv;
+#pragma unroll
+        for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
+            const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
+            if (q < c.q1) {
+                float u[V];
+                unpack(held[j * THREADS + threadIdx.x], u);
+                store<C::STORE>(yv + q, pack<V>(u, f));
+            }
         }
     }
     if (extras) {
-        if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, h * scale);
-        if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, t * scale);
+        if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, v[N * V] * fr);
+        if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, v[N * V + 1] * fr);
     }
 }
 
@@ -598,10 +623,10 @@ template <class C> __device__ __forceinline__ void loop_rows(const float* __rest
 }
 
 struct ShortCfg {
-    static constexpr int VEC = 2;
+    static constexpr int VEC = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_PLAIN;
+    static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
@@ -618,19 +643,19 @@ struct SplitCfg {
     static constexpr int VEC = 4;
     static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_EXP2;
+    static constexpr int EXP = EXP_FAST;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
-    static constexpr int STORE = STORE_STCS;
+    static constexpr int STORE = STORE_STCG;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
-    static constexpr bool REVERSE = true;
+    static constexpr bool REVERSE = false;
 };
 struct FusedCfg {
     static constexpr int VEC = 4;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_STCS;
+    static constexpr int LOAD = LOAD_LDCS;
+    static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
 struct FusedStreamCfg {
@@ -638,40 +663,43 @@ struct FusedStreamCfg {
     static constexpr int VEC = 4;
     static constexpr int TILE = 4;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_EXP2;
+    static constexpr int EXP = EXP_FAST;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
-    static constexpr int STORE = STORE_STCS;
+    static constexpr int STORE = STORE_STCG;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
 struct LoopCfg {
     static constexpr int THREADS = 512;
-    static constexpr int VEC = 2;
+    static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
-    static constexpr int NORM_LOAD = LOAD_PLAIN;
+    static constexpr int NORM_LOAD = LOAD_LDG;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(128) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 128, 16, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 16, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 128, 32, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 32, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n2(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 128, 32, 2>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n2(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 32, 2>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 128, 32, 4>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 32, 4>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 128, 32, 8>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 32, 8>(x, y, rows, cols);
+}
+extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 256, 32, 16>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e4(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
     split_fused<FusedCfg, 512, 1, 0>(x, y, cols, chunks);
