@@ -30,19 +30,24 @@ __device__ __forceinline__ void wait_async(int n) {
     }
 }
 
-// One group's exponentials against its own max, in place; returns its (key, sum), (-inf, 0) when empty.
-template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
-    float m = -KEVO_INF;
-#pragma unroll
-    for (int i = 0; i < M; ++i) m = fmaxf(m, u[i]);
-    const float key = m == -KEVO_INF ? 0.0f : K::key(m);
-    float s = 0.0f;
-#pragma unroll
-    for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
-    return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
+__device__ unsigned gave_up;
+__device__ __forceinline__ Stat poll_slot(int b, unsigned tag) {
+    unsigned long long m, s;
+    for (int n = 0;; ++n) {
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(m), "=l"(s) : "l"(kevo_slots + KEVO_SLOT_WORDS * b) : "memory");
+        if ((unsigned)(m >> 32) == tag && (unsigned)(s >> 32) == tag) break;
+        if (n > (1 << 22)) { atomicAdd(&gave_up, 1u); break; }
+    }
+    return Stat{__uint_as_float((unsigned)m), __uint_as_float((unsigned)s)};
 }
 
-template <class C, int THREADS, int N, int S, int GS, bool ASYNC>
+// take_group (a group's exponentials against its own max) comes from the champion's library since the renderer took
+// this design in (669ec32); the runs in groups.txt were built with this file's own copy of it, the same code.
+
+// Ablations (wrong results on purpose), SKIP bits: 1 = no block reduce before publishing (thread 0 publishes its own
+// (max, sum) after one barrier), 2 = no waiting for the row (each block scales by its own partial), 4 = the row's
+// slots polled but not merged (a barrier, then the block's own partial).
+template <class C, int THREADS, int N, int S, int GS, bool ASYNC, int SKIP = 0>
 __global__ void __launch_bounds__(THREADS, 2) grouped(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
     constexpr int V = C::VEC, G = S == 0 ? 0 : (S + GS - 1) / GS;
     typedef typename VecOf<V>::T VT;
@@ -132,11 +137,24 @@ __global__ void __launch_bounds__(THREADS, 2) grouped(const float* __restrict__ 
     float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_keys(reg.m, kt);
 #pragma unroll
     for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_keys(grp[g].m, kt);
-    const float kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
-    const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_keys(kt, kb), SumOp());
+    float kb = kt, sb = st;
+    if (SKIP & 1) {
+        __syncthreads();
+    } else {
+        kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
+        sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_keys(kt, kb), SumOp());
+    }
     const unsigned tag = launch_tag();
     publish_partial(tag, Stat{kb, sb});
-    const Stat rs = await_row<C, THREADS>(tag, chunks);
+    Stat rs = {kb, sb};
+    if (SKIP & 4) {
+        float sink = 0.0f;
+        for (int i = threadIdx.x; i < chunks; i += THREADS) sink += poll_slot(row * chunks + i, tag).s;
+        __syncthreads();
+        if (sink == -1.0f) rs.s = 2.0f;  // never: keeps the polls
+    } else if (!(SKIP & 2)) {
+        rs = await_row<C, THREADS>(tag, chunks);
+    }
     const float inv = 1.0f / rs.s;
     const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_keys(reg.m, rs.m) * inv;
 #pragma unroll
@@ -171,6 +189,7 @@ int main(int argc, char** argv) {
     const int sms = b.sms, rounds = b.rounds;
     float *x = b.x, *y = b.y;
     struct Shape { int rows, cols; Fused champ; int smem; std::vector<std::pair<std::string, Fused>> vs; };
+    // ./groups [rounds] [ablate]: with a second argument, the 4 MB shapes with the ablations instead.
     std::vector<Shape> shapes = {
         {1, 10000000, softmax_fused_e32_s48, 98304,
          {{"groups of 4, cp.async", grouped<FusedCfg, 512, 8, 12, 4, true>}, {"groups of 2, cp.async", grouped<FusedCfg, 512, 8, 12, 2, true>},
@@ -180,6 +199,18 @@ int main(int argc, char** argv) {
         {1, 1000000, softmax_fused_e8, 0, {{"register group", grouped<FusedCfg, 512, 2, 0, 1, false>}}},
         {32, 50257, softmax_fused_e16, 0, {{"register group", grouped<FusedCfg, 512, 4, 0, 1, false>}}},
     };
+    if (argc > 2) {
+        auto ablations = [](int rows) {
+            (void)rows;
+            return std::vector<std::pair<std::string, Fused>>{
+                {"register group (no ablation)", grouped<FusedCfg, 512, 2, 0, 1, false, 0>},
+                {"ablate: no block reduce", grouped<FusedCfg, 512, 2, 0, 1, false, 1>},
+                {"ablate: polled, not merged", grouped<FusedCfg, 512, 2, 0, 1, false, 4>},
+                {"ablate: both", grouped<FusedCfg, 512, 2, 0, 1, false, 5>},
+                {"ablate: no exchange", grouped<FusedCfg, 512, 2, 0, 1, false, 2>}};
+        };
+        shapes = {{1, 1000000, softmax_fused_e8, 0, ablations(1)}, {8, 128256, softmax_fused_e8, 0, ablations(8)}};
+    }
     for (Shape& sh : shapes) {
         const long long n = (long long)sh.rows * sh.cols;
         const int cols = sh.cols, chunks = 2 * sms / sh.rows, grid = sh.rows * chunks, smem = sh.smem;
