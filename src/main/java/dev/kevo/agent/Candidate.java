@@ -1,7 +1,7 @@
 package dev.kevo.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import java.util.Optional;
 
 /**

@@ -5,7 +5,7 @@ import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
 import dev.kevo.evolve.AgentPool;
-import dev.kevo.evolve.CampaignConfig;
+import dev.kevo.campaign.CampaignConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

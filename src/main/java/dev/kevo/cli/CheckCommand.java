@@ -1,7 +1,7 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;

@@ -2,7 +2,7 @@ package dev.kevo.cli;
 
 import dev.kevo.KevoException;
 import dev.kevo.report.Lineage;
-import dev.kevo.store.CampaignState;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,12 +1,12 @@
 package dev.kevo.cli;
 
-import dev.kevo.eval.ShapeResult;
-import dev.kevo.evolve.CampaignConfig;
-import dev.kevo.store.CampaignState;
+import dev.kevo.result.ShapeResult;
+import dev.kevo.campaign.CampaignConfig;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.FrozenCampaign;
-import dev.kevo.store.MutantRecord;
-import dev.kevo.store.Spend;
+import dev.kevo.campaign.FrozenCampaign;
+import dev.kevo.campaign.MutantRecord;
+import dev.kevo.campaign.Spend;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.CandidateResult;
+
 import dev.kevo.cuda.DeviceInfo;
 import java.util.List;
 

@@ -1,5 +1,11 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.ShapeResult;
+import dev.kevo.result.Stats;
+import dev.kevo.result.Verdict;
+import dev.kevo.result.KernelResources;
+
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CudaError;

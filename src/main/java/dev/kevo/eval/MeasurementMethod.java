@@ -1,5 +1,7 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.Stats;
+
 /**
  * How kevo times a kernel, stated rather than implied (the way JMH states warm-up and iterations), and
  * recorded with every result so a number can be traced to the method that produced it.

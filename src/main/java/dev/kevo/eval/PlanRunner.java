@@ -1,5 +1,7 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.Verdict;
+
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.cuda.Gpu;

@@ -1,5 +1,9 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
+import dev.kevo.result.KernelResources;
+
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Gpu;

@@ -1,5 +1,7 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.Verdict;
+
 /** Thrown inside the evaluator to stop work on a candidate with a verdict; never escapes it. */
 final class Rejection extends RuntimeException {
     private final Verdict verdict;

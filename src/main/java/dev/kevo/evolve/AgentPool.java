@@ -1,5 +1,7 @@
 package dev.kevo.evolve;
 
+import dev.kevo.campaign.CampaignConfig;
+
 import dev.kevo.KevoException;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.WeightedDraw;

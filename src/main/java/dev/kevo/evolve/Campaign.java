@@ -1,5 +1,7 @@
 package dev.kevo.evolve;
 
+import dev.kevo.campaign.CampaignConfig;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.AgentException;
@@ -9,15 +11,15 @@ import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
 import dev.kevo.agent.TaskContext;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.Seeds;
-import dev.kevo.eval.Verdict;
-import dev.kevo.store.CampaignState;
+import dev.kevo.result.Verdict;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.Confirmation;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.Confirmation;
+import dev.kevo.campaign.MutantRecord;
 import dev.kevo.store.SourceHash;
-import dev.kevo.store.Spend;
+import dev.kevo.campaign.Spend;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;

@@ -1,7 +1,7 @@
 package dev.kevo.evolve;
 
-import dev.kevo.store.CampaignState;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.CampaignState;
+import dev.kevo.campaign.MutantRecord;
 
 /** Told what a campaign does, for progress displays; must not throw. */
 public interface CampaignListener {

@@ -1,6 +1,6 @@
 package dev.kevo.evolve;
 
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.MutantRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -7,7 +7,7 @@ import dev.kevo.report.ReportData.ChampionMoment;
 import dev.kevo.report.ReportData.Evaluation;
 import dev.kevo.report.MutantView.ShapeRow;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.MutantRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.kevo.report;
 
-import dev.kevo.eval.ShapeResult;
-import dev.kevo.eval.Verdict;
+import dev.kevo.result.ShapeResult;
+import dev.kevo.result.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
 import dev.kevo.report.ReportData.Evaluation;
 import dev.kevo.report.ReportData.IslandPoint;
@@ -16,10 +16,10 @@ import dev.kevo.report.ReportData.TopRow;
 import dev.kevo.report.ReportData.UsagePoint;
 import dev.kevo.report.ReportData.UsageSeries;
 import dev.kevo.report.ReportData.VerdictBin;
-import dev.kevo.store.CampaignState;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.FrozenCampaign;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.FrozenCampaign;
+import dev.kevo.campaign.MutantRecord;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

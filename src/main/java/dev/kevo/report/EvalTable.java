@@ -1,9 +1,9 @@
 package dev.kevo.report;
 
-import dev.kevo.eval.CandidateResult;
-import dev.kevo.eval.KernelResources;
-import dev.kevo.eval.ShapeResult;
-import dev.kevo.eval.Stats;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.KernelResources;
+import dev.kevo.result.ShapeResult;
+import dev.kevo.result.Stats;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.stream.Collectors;

@@ -1,7 +1,7 @@
 package dev.kevo.report;
 
 import dev.kevo.agent.ModelUsage;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.MutantRecord;
 import java.util.List;
 
 /** What one model call cost for a mutant, as the report draws it: model, tokens in and out together, and cost. */

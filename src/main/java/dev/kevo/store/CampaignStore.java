@@ -1,5 +1,10 @@
 package dev.kevo.store;
 
+import dev.kevo.campaign.CampaignState;
+import dev.kevo.campaign.Confirmation;
+import dev.kevo.campaign.FrozenCampaign;
+import dev.kevo.campaign.MutantRecord;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.eval.Phase;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.eval.Phase;
-import dev.kevo.eval.Verdict;
+import dev.kevo.result.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;

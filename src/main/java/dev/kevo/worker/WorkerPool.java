@@ -1,7 +1,7 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.List;

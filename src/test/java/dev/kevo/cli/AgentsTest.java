@@ -12,7 +12,7 @@ import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
 import dev.kevo.evolve.AgentPool;
-import dev.kevo.evolve.CampaignConfig;
+import dev.kevo.campaign.CampaignConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

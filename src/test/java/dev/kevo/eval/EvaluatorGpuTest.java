@@ -1,5 +1,9 @@
 package dev.kevo.eval;
 
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.ShapeResult;
+import dev.kevo.result.Verdict;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

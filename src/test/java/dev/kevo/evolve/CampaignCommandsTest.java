@@ -1,12 +1,14 @@
 package dev.kevo.evolve;
 
+import dev.kevo.campaign.CampaignConfig;
+
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoCli.Outcome;
 import dev.kevo.cli.Main;
-import dev.kevo.store.CampaignState;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,7 +69,7 @@ class CampaignCommandsTest {
             private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
 
             @Override
-            public dev.kevo.eval.CandidateResult evaluate(dev.kevo.task.KernelFile file, long seed) {
+            public dev.kevo.result.CandidateResult evaluate(dev.kevo.task.KernelFile file, long seed) {
                 return gpu.evaluate(file, seed).withDevice(calls.getAndIncrement() % 2 + " Fake GPU");
             }
 
@@ -77,7 +79,7 @@ class CampaignCommandsTest {
             }
 
             @Override
-            public dev.kevo.eval.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
+            public dev.kevo.result.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
                 return gpu.evaluate(file, seed).withDevice("0 Fake GPU");
             }
         };

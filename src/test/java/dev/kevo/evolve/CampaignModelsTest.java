@@ -1,5 +1,7 @@
 package dev.kevo.evolve;
 
+import dev.kevo.campaign.CampaignConfig;
+
 import static dev.kevo.evolve.CampaignTest.gene;
 import static dev.kevo.evolve.CampaignTest.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,12 +15,12 @@ import dev.kevo.agent.ModelUsage;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
-import dev.kevo.eval.CandidateResult;
-import dev.kevo.eval.Verdict;
-import dev.kevo.store.CampaignState;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.Confirmation;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.Confirmation;
+import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package dev.kevo.evolve;
 
+import dev.kevo.campaign.CampaignConfig;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,13 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.Verdict;
-import dev.kevo.store.CampaignState;
+import dev.kevo.result.Verdict;
+import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.FrozenCampaign;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.FrozenCampaign;
+import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;

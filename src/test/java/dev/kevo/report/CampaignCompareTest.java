@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.KevoException;
 import dev.kevo.report.CompareData.ShapeCompare;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.store.MutantRecord;
+import dev.kevo.campaign.MutantRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package dev.kevo.worker;
 
 import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.Phase;
-import dev.kevo.eval.Verdict;
+import dev.kevo.result.Verdict;
 import java.io.IOException;
 import java.util.Optional;
 

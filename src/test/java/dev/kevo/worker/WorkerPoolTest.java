@@ -3,7 +3,7 @@ package dev.kevo.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -96,7 +96,7 @@ class WorkerPoolTest {
             Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
             Thread.sleep(200);  // the one GPU is now busy for 1.5 s, and the compiler idle
             Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
-            assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, rejected.get().verdict());
+            assertEquals(dev.kevo.result.Verdict.COMPILE_ERROR, rejected.get().verdict());
             List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
             for (int i = 1; i < 4; i++) {
                 long seed = i;
@@ -126,7 +126,7 @@ class WorkerPoolTest {
             KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source().replace("expf(", "expf_nope("),
                     CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
             Message.Result bad = compiler.compile(broken, 1);
-            assertEquals(dev.kevo.eval.Verdict.COMPILE_ERROR, bad.result().verdict());
+            assertEquals(dev.kevo.result.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());
         }
     }

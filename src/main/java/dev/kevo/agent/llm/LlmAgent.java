@@ -8,7 +8,7 @@ import dev.kevo.agent.ModelUsage;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
-import dev.kevo.eval.Verdict;
+import dev.kevo.result.Verdict;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;

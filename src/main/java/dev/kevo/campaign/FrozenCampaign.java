@@ -1,7 +1,7 @@
-package dev.kevo.store;
+package dev.kevo.campaign;
 
 import dev.kevo.eval.EvalSettings;
-import dev.kevo.evolve.CampaignConfig;
+import dev.kevo.campaign.CampaignConfig;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package dev.kevo.store;
+package dev.kevo.campaign;
 
 import dev.kevo.agent.ModelUsage;
 

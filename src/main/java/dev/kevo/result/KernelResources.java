@@ -1,4 +1,4 @@
-package dev.kevo.eval;
+package dev.kevo.result;
 
 import dev.kevo.cuda.Kernel;
 

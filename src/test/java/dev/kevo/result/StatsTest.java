@@ -1,4 +1,4 @@
-package dev.kevo.eval;
+package dev.kevo.result;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,6 +1,6 @@
-package dev.kevo.store;
+package dev.kevo.campaign;
 
-import dev.kevo.eval.CandidateResult;
+import dev.kevo.result.CandidateResult;
 import java.util.Comparator;
 import java.util.List;
 

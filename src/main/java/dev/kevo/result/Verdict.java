@@ -1,4 +1,4 @@
-package dev.kevo.eval;
+package dev.kevo.result;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 

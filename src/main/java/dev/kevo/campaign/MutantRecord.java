@@ -1,10 +1,10 @@
-package dev.kevo.store;
+package dev.kevo.campaign;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kevo.agent.ModelUsage;
-import dev.kevo.eval.CandidateResult;
-import dev.kevo.eval.Verdict;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
 import java.util.List;
 
 /**

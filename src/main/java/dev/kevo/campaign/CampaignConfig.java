@@ -1,4 +1,4 @@
-package dev.kevo.evolve;
+package dev.kevo.campaign;
 
 import dev.kevo.KevoException;
 import dev.kevo.agent.BuiltinAgent;
@@ -78,7 +78,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         return Objects.requireNonNullElse(value, fallback);
     }
 
-    CampaignConfig validated() {
+    public CampaignConfig validated() {
         require(name.matches("[A-Za-z0-9_.-]+"), "name: letters, digits, '.', '_' and '-' only");
         require(devices == null || devices.matches("all|\\d+(,\\d+)*"),
                 "devices: 'all' or GPU ordinals separated by commas, e.g. 0,1");
