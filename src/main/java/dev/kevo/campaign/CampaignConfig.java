@@ -7,6 +7,7 @@ import dev.kevo.config.ConfigFiles;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A campaign's settings (config/default.yaml and friends). Every key is optional and has the default shown in
@@ -37,6 +38,9 @@ public record CampaignConfig(String name, String suite, String baseline, String 
     public record Stop(Integer evaluations, Double wallMinutes, Integer generations, Integer noImprovement,
                        Double cost) {
     }
+
+    /** What {@code devices} and {@code --devices} accept: {@code all}, or GPU ordinals separated by commas. */
+    public static final Pattern DEVICE_SELECTION = Pattern.compile("all|\\d+(,\\d+)*");
 
     public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
             "config/eval.yaml", "seeds", 0, null, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
@@ -80,7 +84,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
 
     public CampaignConfig validated() {
         require(name.matches("[A-Za-z0-9_.-]+"), "name: letters, digits, '.', '_' and '-' only");
-        require(devices == null || devices.matches("all|\\d+(,\\d+)*"),
+        require(devices == null || DEVICE_SELECTION.matcher(devices).matches(),
                 "devices: 'all' or GPU ordinals separated by commas, e.g. 0,1");
         require(islands >= 1 && islands <= 64, "islands: between 1 and 64");
         require(population >= 1, "population: at least 1");

@@ -1,5 +1,6 @@
 package dev.kevo.campaign;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kevo.agent.ModelUsage;
@@ -24,8 +25,40 @@ public record MutantRecord(String id, List<String> parents, int generation, int 
                            String operator, String summary, JsonNode genome, String sourceHash, String cachedFrom,
                            CandidateResult result, Double agentMs, String createdAt,
                            ModelUsage model) {
+    /** The operator of a starting kernel, and the prefix of its id ({@code seed-online} for seeds/online.cu). */
+    public static final String SEED = "seed";
+
     public MutantRecord {
         parents = List.copyOf(parents);
+    }
+
+    /** The id a starting kernel gets from its file name. */
+    public static String seedId(String fileName) {
+        return SEED + "-" + fileName.replaceFirst("\\.cu$", "");
+    }
+
+    /** A starting kernel of the campaign, not a child of one. Not a stored property: the operator says it. */
+    @JsonIgnore
+    public boolean isSeed() {
+        return SEED.equals(operator);
+    }
+
+    /** For a starting kernel, the name of the file it came from. */
+    public String seedFileName() {
+        return id.substring(SEED.length() + 1) + ".cu";
+    }
+
+    /**
+     * The champion rule, the one place it is written: a challenger takes the title only with a strictly higher
+     * score, so among equals the first to arrive keeps it. A null score (rejected, or no champion yet) never wins.
+     */
+    public static boolean beats(Double challenger, Double holder) {
+        return challenger != null && (holder == null || challenger > holder);
+    }
+
+    /** Whether this mutant would take the title from {@code holder} (null: no champion yet). */
+    public boolean beats(MutantRecord holder) {
+        return passed() && beats(fitness(), holder == null ? null : holder.fitness());
     }
 
     /** Higher is better; rejected mutants have none. */

@@ -110,7 +110,7 @@ public final class EvolveCommand implements Callable<Integer> {
         }
         FrozenCampaign frozen = store.frozen();
         CampaignConfig campaign = frozen.config();
-        Suite suite = new Suite(frozen.suiteName(), "", frozen.shapes().stream().map(Shape::parse).toList());
+        Suite suite = Suite.of(frozen.suiteName(), frozen.shapes());
         KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),
                 store.baselineSource());
         PrintWriter out = spec.commandLine().getOut();
@@ -119,7 +119,7 @@ public final class EvolveCommand implements Callable<Integer> {
             agents = Agents.pool(campaign, home);
         }
         String selection = devices != null ? devices : campaign.deviceSelection();
-        if (!selection.matches("all|\\d+(,\\d+)*")) {
+        if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
         }
         try (WorkerPool workers = Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline,
@@ -205,8 +205,8 @@ public final class EvolveCommand implements Callable<Integer> {
     private static List<KernelFile> savedSeeds(CampaignStore store) {
         List<KernelFile> seeds = new ArrayList<>();
         for (MutantRecord m : store.mutants()) {
-            if (m.operator().equals("seed")) {
-                seeds.add(ContractParser.parse(m.id().substring("seed-".length()) + ".cu", store.sourcePath(m.id()),
+            if (m.isSeed()) {
+                seeds.add(ContractParser.parse(m.seedFileName(), store.sourcePath(m.id()),
                         store.source(m.id())));
             }
         }

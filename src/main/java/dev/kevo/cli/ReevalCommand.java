@@ -65,7 +65,7 @@ public final class ReevalCommand implements Callable<Integer> {
         CampaignStore store = CampaignStore.open(campaign);
         FrozenCampaign frozen = store.frozen();
         Suite judged = suite == null
-                ? new Suite(frozen.suiteName(), "", frozen.shapes().stream().map(Shape::parse).toList())
+                ? Suite.of(frozen.suiteName(), frozen.shapes())
                 : SuiteFile.load(KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath()).suite(suite));
         EvalSettings settings = frozen.settings().withSuite(judged.name());
         KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),

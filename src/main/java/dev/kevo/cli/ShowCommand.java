@@ -62,7 +62,7 @@ public final class ShowCommand implements Callable<Integer> {
         }
         long cached = mutants.stream().filter(m -> m.cachedFrom() != null).count();
         out.printf("  %d mutants (%d seeds, %d cache hits)%n", mutants.size(),
-                mutants.stream().filter(m -> m.operator().equals("seed")).count(), cached);
+                mutants.stream().filter(MutantRecord::isSeed).count(), cached);
         Map<String, Long> verdicts = mutants.stream().collect(Collectors.groupingBy(m -> m.result().verdict().id(),
                 TreeMap::new, Collectors.counting()));
         out.println("  verdicts: " + verdicts.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())

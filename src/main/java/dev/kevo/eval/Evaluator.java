@@ -116,7 +116,7 @@ public final class Evaluator implements AutoCloseable {
         PhaseClock clock = new PhaseClock(phases);
         CandidateResult result = judge(file, inputSeed, cold, clock, compiledAhead);
         clock.entered(null);
-        return result.withEvaluationMs((System.nanoTime() - start) / 1e6).withPhaseMs(clock.spent);
+        return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent).build();
     }
 
     /** Passes phases on and notes how long each lasted; entering {@code null} ends the last one. */
@@ -178,9 +178,11 @@ public final class Evaluator implements AutoCloseable {
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             Double score = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::speedup)) : null;
             Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
-            return new CandidateResult(file.name(), path, file.description(), verdict, detail, score, floor,
-                    loaded.compilation().time().toNanos() / 1e6, Preflight.blankToNull(loaded.compilation().log()),
-                    resourcesOf(loaded), shapes, inputSeed, null, null, null, null);
+            return CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
+                    .description(file.description()).detail(detail).score(score, floor)
+                    .compiled(loaded.compilation().time().toNanos() / 1e6,
+                            Preflight.blankToNull(loaded.compilation().log()), resourcesOf(loaded))
+                    .shapes(shapes).build();
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
@@ -237,8 +239,7 @@ public final class Evaluator implements AutoCloseable {
                         coldMs = r.launchWallMs();
                     }
                 }
-                results.add(new ShapeResult(shape.toString(), Verdict.PASS, null, plan.planIndex() + 1, relL2, maxAbs,
-                        null, null, null, null, null, null, coldMs));
+                results.add(ShapeResult.checked(shape, plan.planIndex() + 1, relL2, maxAbs, coldMs));
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = loaded.file().name();
@@ -272,7 +273,7 @@ public final class Evaluator implements AutoCloseable {
                 List<Stats> stats = timer.measure(variants);
                 boolean memcpyFaster = stats.get(2).medianMs() <= stats.get(3).medianMs();
                 result = result.withTiming(stats.get(1), stats.get(0), stats.get(memcpyFaster ? 2 : 3),
-                        memcpyFaster ? "memcpy" : "kernel", result.coldMs());
+                        memcpyFaster ? "memcpy" : "kernel");
                 verifyAfterTiming(candidate, plan, shape, Seeds.derive(inputSeed, s, 2000));
             } catch (Rejection r) {
                 if (r.contextLost()) {

@@ -97,9 +97,12 @@ public final class Preflight {
             Passed passed = run(file);
             List<KernelResources> resources = gpu.filter(g -> g.info().arch().equals(arch))
                     .map(g -> resources(g, passed)).orElse(null);
-            return new Checked(new CandidateResult(file.name(), path, file.description(), Verdict.PASS, null, null,
-                    null, passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()),
-                    resources, null, inputSeed, null, null, null, null), Optional.of(passed.compilation()));
+            CandidateResult result = CandidateResult.builder(file.name(), Verdict.PASS, inputSeed).path(path)
+                    .description(file.description())
+                    .compiled(passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()),
+                            resources)
+                    .build();
+            return new Checked(result, Optional.of(passed.compilation()));
         } catch (Rejection r) {
             return new Checked(CandidateResult.rejected(file.name(), path, file.description(), r.verdict(),
                     r.getMessage(), inputSeed), Optional.empty());

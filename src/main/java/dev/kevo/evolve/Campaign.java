@@ -149,12 +149,12 @@ public final class Campaign {
     }
 
     private MutantRecord seed(KernelFile seed, long inputSeed) {
-        String id = "seed-" + seed.name().replaceFirst("\\.cu$", "");
+        String id = MutantRecord.seedId(seed.name());
         MutantRecord record = recovered(id);
         if (record != null) {
             return record;
         }
-        return judge(new Made(id, List.of(), 0, -1, "seed", new Proposal(seed.source(), Optional.empty(), "seed",
+        return judge(new Made(id, List.of(), 0, -1, MutantRecord.SEED, new Proposal(seed.source(), Optional.empty(), "seed",
                 "hand-written seed " + seed.name())), inputSeed, null).orElseThrow();
     }
 
@@ -527,7 +527,7 @@ public final class Campaign {
                     recentFailures.removeFirst();
                 }
             }
-            if (m.passed() && (champion == null || m.fitness() > champion.fitness())) {
+            if (m.beats(champion)) {
                 champion = m;
                 return true;
             }

@@ -69,7 +69,7 @@ public final class CampaignReport {
         // judged) has the last champion moment.
         MutantRecord champion = state.map(CampaignState::bestId).map(byId::get)
                 .orElse(champions.isEmpty() ? null : byId.get(champions.getLast().id()));
-        List<MutantRecord> seeds = ordered.stream().filter(CampaignReport::isSeed).toList();
+        List<MutantRecord> seeds = ordered.stream().filter(MutantRecord::isSeed).toList();
         LineageGraph lineage = lineage(ordered, champion);
         FileLinks links = new FileLinks(pageDir, store.dir());
         List<TopRow> topRows = top(ordered, top, links);
@@ -175,7 +175,7 @@ public final class CampaignReport {
         List<ChampionMoment> out = new ArrayList<>();
         Double best = null;
         for (Evaluation e : evaluations) {
-            if (e.score() != null && (best == null || e.score() > best)) {
+            if (MutantRecord.beats(e.score(), best)) {
                 best = e.score();
                 out.add(new ChampionMoment(e.id(), e.evaluation(), e.minutes(), e.score(), e.island(), e.generation()));
             }
@@ -238,7 +238,7 @@ public final class CampaignReport {
         List<LineageNode> nodes = new ArrayList<>();
         List<LineageEdge> edges = new ArrayList<>();
         for (MutantRecord m : ancestors) {
-            String role = m.id().equals(champion.id()) ? "champion" : isSeed(m) ? "seed" : "mutant";
+            String role = m.id().equals(champion.id()) ? "champion" : m.isSeed() ? "seed" : "mutant";
             nodes.add(new LineageNode(m.id(), m.generation(), m.island(), m.agent(), m.operator(), m.summary(),
                     m.result().verdict().id(), m.passed() ? m.fitness() : null, role));
             for (String parent : m.parents()) {
@@ -317,10 +317,6 @@ public final class CampaignReport {
                     links.file(m.id() + ".json")));
         }
         return out;
-    }
-
-    static boolean isSeed(MutantRecord m) {
-        return m.id().startsWith("seed-");
     }
 
     private static List<Double> scores(List<Evaluation> evaluations) {

@@ -11,8 +11,8 @@ import dev.kevo.task.Shape;
  * @param relativeL2 worst ||y - ref|| / ||ref|| over the input cases
  * @param candidate, baseline, copy timings; null when the shape was not timed. {@code copy} is the faster of two
  *     plain copies of the same bytes (one read, one write), timed side by side: {@code cuMemcpyDtoD} and kevo's own
- *     copy kernel. Neither wins everywhere: on an H100 the driver's copy took 8.8 us for 4,000,000 bytes and 5.8 us
- *     for 4,104,192, where a plain float4 kernel took 6.0 us for both.
+ *     copy kernel. Neither wins at every size (the README's measured results say where), so the floor is the
+ *     faster of the two.
  * @param copyBy which copy was faster: {@code memcpy} or {@code kernel}
  * @param speedup baseline median over candidate median
  * @param floorFraction the copy's median over the candidate's
@@ -24,15 +24,24 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
                           Double speedup,
                           Double floorFraction, Double coldMs) {
 
-    public static ShapeResult failed(Shape shape, Verdict verdict, String detail) {
-        return new ShapeResult(shape.toString(), verdict, detail, null, null, null, null, null, null, null, null, null, null);
+    /** A shape whose every input case passed the check; timing comes later ({@link #withTiming}). */
+    public static ShapeResult checked(Shape shape, int plan, double relativeL2, double maxAbsError, Double coldMs) {
+        return new ShapeResult(shape.toString(), Verdict.PASS, null, plan, relativeL2, maxAbsError, null, null, null,
+                null, null, null, coldMs);
     }
 
-    public ShapeResult withTiming(Stats candidate, Stats baseline, Stats copy, String copyBy, Double coldMs) {
+    public static ShapeResult failed(Shape shape, Verdict verdict, String detail) {
+        return new ShapeResult(shape.toString(), verdict, detail, null, null, null, null, null, null, null, null,
+                null, null);
+    }
+
+    /** The timed medians, with the speedup and floor fraction derived from them here and nowhere else. */
+    public ShapeResult withTiming(Stats candidate, Stats baseline, Stats copy, String copyBy) {
         return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy, copyBy,
                 baseline.medianMs() / candidate.medianMs(), copy.medianMs() / candidate.medianMs(), coldMs);
     }
 
+    /** A shape that passed its check but failed after timing: its timings stay, as evidence. */
     public ShapeResult withVerdict(Verdict newVerdict, String newDetail) {
         return new ShapeResult(shape, newVerdict, newDetail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
                 copyBy, speedup, floorFraction, coldMs);

@@ -10,4 +10,9 @@ public record Suite(String name, String description, List<Shape> shapes) {
         }
         shapes = List.copyOf(shapes);
     }
+
+    /** A suite as a campaign or a worker message carries it: a name and its shapes as text ({@code 32x128}). */
+    public static Suite of(String name, List<String> shapes) {
+        return new Suite(name, "", shapes.stream().map(Shape::parse).toList());
+    }
 }

@@ -121,11 +121,14 @@ public final class Supervisor implements AutoCloseable {
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult result = judge(file, inputSeed, cold, compiled).result();
+        CandidateResult.Builder result = judge(file, inputSeed, cold, compiled).result().toBuilder();
         if (ready != null && ready.device() != null) {
-            result = result.withDevice(ready.device().ordinal() + " " + ready.device().name());
+            result.device(ready.device().ordinal() + " " + ready.device().name());
         }
-        return restartMillis.size() > restartsBefore ? result.withWorkerStartMs(restartMillis.getLast()) : result;
+        if (restartMillis.size() > restartsBefore) {
+            result.workerStartMs(restartMillis.getLast());
+        }
+        return result.build();
     }
 
     /**

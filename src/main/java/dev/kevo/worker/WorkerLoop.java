@@ -90,7 +90,7 @@ public final class WorkerLoop {
                 throw failed;
             }
             Nvrtc nvrtc = early != null ? early : Nvrtc.load(nvrtcPath);
-            Suite suite = new Suite(configure.suiteName(), "", configure.shapes().stream().map(Shape::parse).toList());
+            Suite suite = Suite.of(configure.suiteName(), configure.shapes());
             if (device.isEmpty()) {
                 return checkOnly(configure, nvrtc, suite, start);
             }

@@ -70,7 +70,7 @@ class CampaignCommandsTest {
 
             @Override
             public dev.kevo.result.CandidateResult evaluate(dev.kevo.task.KernelFile file, long seed) {
-                return gpu.evaluate(file, seed).withDevice(calls.getAndIncrement() % 2 + " Fake GPU");
+                return gpu.evaluate(file, seed).toBuilder().device(calls.getAndIncrement() % 2 + " Fake GPU").build();
             }
 
             @Override
@@ -80,7 +80,7 @@ class CampaignCommandsTest {
 
             @Override
             public dev.kevo.result.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
-                return gpu.evaluate(file, seed).withDevice("0 Fake GPU");
+                return gpu.evaluate(file, seed).toBuilder().device("0 Fake GPU").build();
             }
         };
         CampaignModelsTest.run(CampaignTest.store(models, config), config, new CampaignModelsTest.ModelLike(), twoDevices);

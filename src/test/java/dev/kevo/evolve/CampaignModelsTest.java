@@ -165,7 +165,7 @@ class CampaignModelsTest {
         Evaluations twoDevices = new Evaluations() {
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed) {
-                return scores.evaluate(file, inputSeed).withDevice("1 fast");
+                return scores.evaluate(file, inputSeed).toBuilder().device("1 fast").build();
             }
 
             @Override
@@ -178,8 +178,8 @@ class CampaignModelsTest {
             public CandidateResult confirm(KernelFile file, long inputSeed) {
                 confirmations.incrementAndGet();
                 CandidateResult r = scores.evaluate(file, inputSeed);
-                return new CandidateResult(r.name(), null, null, Verdict.PASS, null, 10.0 - r.score(), 0.5, 1.0,
-                        null, null, null, inputSeed, 1.0, null, "0 slow", null);
+                return CandidateResult.builder(r.name(), Verdict.PASS, inputSeed).score(10.0 - r.score(), 0.5)
+                        .compiled(1.0, null, null).evaluationMs(1.0).device("0 slow").build();
             }
         };
         CampaignState state = run(store, config, new ModelLike(), twoDevices);

@@ -90,8 +90,8 @@ class CampaignTest {
             if (g % 7 == 0) {
                 return CandidateResult.rejected(file.name(), null, null, Verdict.WRONG_RESULT, "gene " + g, inputSeed);
             }
-            return new CandidateResult(file.name(), null, null, Verdict.PASS, null, 1.0 + g / 100.0, 0.5, 1.0, null,
-                    null, null, inputSeed, 1.0, null, null, null);
+            return CandidateResult.builder(file.name(), Verdict.PASS, inputSeed).score(1.0 + g / 100.0, 0.5)
+                    .compiled(1.0, null, null).evaluationMs(1.0).build();
         }
     }
 
@@ -199,7 +199,7 @@ class CampaignTest {
 
     private static MutantRecord record(String id, double score) {
         return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "h" + id, null,
-                new CandidateResult(id, null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null, 0, null, null,
-                        null, null), null, "now", null);
+                CandidateResult.builder(id, Verdict.PASS, 0).score(score, 0.5).compiled(1.0, null, null).build(),
+                null, "now", null);
     }
 }

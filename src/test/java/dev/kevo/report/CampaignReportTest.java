@@ -116,7 +116,7 @@ class CampaignReportTest {
     @Test
     void islandsStartFromTheSeedsAndKeepTheirBestSoFar() {
         assertEquals(4, data.islands().size());
-        double bestSeed = records.values().stream().filter(CampaignReport::isSeed).mapToDouble(MutantRecord::fitness)
+        double bestSeed = records.values().stream().filter(MutantRecord::isSeed).mapToDouble(MutantRecord::fitness)
                 .max().orElseThrow();
         for (IslandSeries island : data.islands()) {
             IslandPoint first = island.points().getFirst();

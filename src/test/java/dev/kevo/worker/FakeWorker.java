@@ -28,9 +28,9 @@ public final class FakeWorker {
             long start = System.currentTimeMillis();
             Thread.sleep(request.source().contains("SLOW") ? 1500 : 150);
             String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
-            return new Message.Result(request.id(), new CandidateResult(request.name(), null,
-                    null, Verdict.PASS, span, ordinal == 0 ? 2.0 : 1.0, 0.5, 1.0, null, null, null,
-                    request.inputSeed(), 150.0, null, null, null), false);
+            return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
+                    request.inputSeed()).detail(span).score(ordinal == 0 ? 2.0 : 1.0, 0.5).compiled(1.0, null, null)
+                    .evaluationMs(150.0).build(), false);
         });
     }
 
@@ -45,9 +45,9 @@ public final class FakeWorker {
                 return new Message.Result(request.id(), CandidateResult.rejected(request.name(), null, null,
                         Verdict.COMPILE_ERROR, "k.cu(3): error: BROKEN", request.inputSeed()), false);
             }
-            return new Message.Result(request.id(), new CandidateResult(request.name(), null,
-                    null, Verdict.PASS, null, null, null, 20.0, null, null, null, request.inputSeed(), null, null,
-                    null, null), false, new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0));
+            return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
+                    request.inputSeed()).compiled(20.0, null, null).build(), false,
+                    new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0));
         });
     }
 

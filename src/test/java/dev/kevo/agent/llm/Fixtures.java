@@ -47,13 +47,13 @@ final class Fixtures {
     /** An evaluator's result with what agents read; the rest (timings of phases, device) left out. */
     static CandidateResult result(Verdict verdict, String detail, Double score, Double floor, String compileLog,
                                   List<KernelResources> kernels, List<ShapeResult> shapes) {
-        return new CandidateResult("k.cu", null, null, verdict, detail, score, floor, 20.0, compileLog, kernels,
-                shapes, 11L, 900.0, null, null, null);
+        return CandidateResult.builder("k.cu", verdict, 11L).detail(detail).score(score, floor)
+                .compiled(20.0, compileLog, kernels).shapes(shapes).evaluationMs(900.0).build();
     }
 
     static ShapeResult timed(String shape, double us, double baseUs, double copyUs) {
-        return new ShapeResult(shape, Verdict.PASS, null, 1, 9e-8, 1e-9, null, null, null, null, null, null, null)
-                .withTiming(ms(us / 1000), ms(baseUs / 1000), ms(copyUs / 1000), "memcpy", null);
+        return ShapeResult.checked(Shape.parse(shape), 1, 9e-8, 1e-9, null)
+                .withTiming(ms(us / 1000), ms(baseUs / 1000), ms(copyUs / 1000), "memcpy");
     }
 
     /** seeds/online.cu as measured on an H100 (README numbers). */
