@@ -1,5 +1,6 @@
 package dev.kevo.agent;
 
+import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * Rendered files against the real contract parser, plan resolver and NVRTC (no GPU): every genome the agent
  * can reach must cover every shape with a plan that its kernels can actually hold.
  */
+@NeedsNvrtc
 class KernelRendererTest {
 
     private static final String ARCH = "sm_90";

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.NeedsNvrtc;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,6 +23,7 @@ class MainTest {
         return TestFiles.root().resolve("seeds").resolve(name).toString();
     }
 
+    @NeedsNvrtc
     @Test
     void checkPassesEverySeedWithoutAGpu() {
         Outcome o = kevo("check", seed("online.cu"), seed("register_rows.cu"), seed("block_stats.cu"));
@@ -30,6 +32,7 @@ class MainTest {
         assertTrue(o.out().contains("cover the 14 shapes"), o.out());
     }
 
+    @NeedsNvrtc
     @Test
     void checkReportsACompileErrorAsFileAndLine(@TempDir Path dir) throws IOException {
         Path bad = dir.resolve("typo.cu");
@@ -45,6 +48,7 @@ class MainTest {
         assertFalse(o.err().contains("\tat "), "no stack trace: " + o.err());
     }
 
+    @NeedsNvrtc
     @Test
     void checkNamesAKernelThePlanLaunchesButTheFileLacks(@TempDir Path dir) throws IOException {
         Path bad = dir.resolve("renamed.cu");
