@@ -222,7 +222,7 @@ class KernelRendererTest {
      * why that tests as much as compiling each file whole, in about half the time).
      */
     @Test
-    void populationCompiles() {
+    void populationCompiles() throws Exception {
         List<Genome> genomes = AgentPopulation.genomes();
         KernelBatch batch = new KernelBatch();
         for (int i = 0; i < genomes.size(); i += 5) {
