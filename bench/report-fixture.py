@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the campaign folder that kevo report's tests read (src/test/resources/report/default-h100/) from the
+"""Builds the campaign folder that kevo report's tests read (mutations/default-h100/) from the
 recorded default campaign on the H100 (11 MB, 250 mutants, every one passed).
 
 Kept as recorded, byte for byte: campaign.yaml, baseline.cu, champion.cu/json, the seven seeds, the champion's

@@ -2,6 +2,7 @@ package dev.kevo.cli;
 
 import dev.kevo.KevoException;
 import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
@@ -16,12 +17,15 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeSet;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,8 +35,9 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "of the suite, source rules, and an NVRTC compile bounded by limits.compile_s. Needs no GPU; "
                 + "with one, also prints registers and spills.",
                 "For writing kernels on a laptop, and for CI."},
-        footer = {"", "Exit codes: 0 every file is fine, 1 a file has a problem (printed as file:line), 2 usage, "
-                + "3 no NVRTC."})
+        footer = {"", "Prints, per file, which plan each shape of the suite gets (plans counted from 1).",
+            "Exit codes: 0 every file is fine, 1 a file has a problem (printed as file:line), 2 usage (an --arch "
+                + "NVRTC does not know included), 3 no NVRTC."})
 public final class CheckCommand implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files to check.")
@@ -56,6 +61,12 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (sms != null && sms < 1) {
+            throw new ParameterException(spec.commandLine(), "--sms must be at least 1 (got " + sms + ")");
+        }
+        if (arch != null && !arch.matches("sm_\\d+[a-z]?")) {
+            throw new ParameterException(spec.commandLine(), "--arch '" + arch + "': expected sm_XX, e.g. sm_90");
+        }
         Inputs.existing(files);
         EvalSettings settings = inputs.settings();
         Suite suite = inputs.suite(settings);
@@ -72,7 +83,7 @@ public final class CheckCommand implements Callable<Integer> {
             int failed = 0;
             for (Path file : files) {
                 try {
-                    out.println(checkOne(supervisor, file, suite, multiprocessors));
+                    out.println(checkOne(supervisor, file, suite, multiprocessors, ready.nvrtcVersion()));
                 } catch (KevoException e) {
                     failed++;
                     err.println(e.getMessage());
@@ -82,21 +93,39 @@ public final class CheckCommand implements Callable<Integer> {
         }
     }
 
-    private static String checkOne(Supervisor supervisor, Path path, Suite suite, int sms) {
+    private String checkOne(Supervisor supervisor, Path path, Suite suite, int sms, String nvrtcVersion) {
         KernelFile file = ContractParser.read(path);
         CandidateResult result = supervisor.evaluate(file, 0, false);
         if (!result.passed()) {
+            // NVRTC refuses an architecture it does not know as a compile error; it is the option that is wrong
+            if (arch != null && result.verdict() == Verdict.COMPILE_ERROR
+                    && result.detail().contains("--gpu-architecture")) {
+                throw new ParameterException(spec.commandLine(), "--arch " + arch + ": NVRTC " + nvrtcVersion
+                        + " cannot compile for it");
+            }
             throw KevoException.input(result.detail().startsWith(path.toString()) ? result.detail()
                     : path + ": " + result.verdict().id() + ": " + result.detail());
-        }
-        TreeSet<Integer> plansUsed = new TreeSet<>();
-        for (Shape shape : suite.shapes()) {
-            plansUsed.add(PlanResolver.resolve(file, shape, sms).planIndex() + 1);
         }
         String kernels = result.kernels().isEmpty() ? String.join(", ", file.kernelNames())
                 : result.kernels().stream().map(EvalTable::resources).collect(Collectors.joining(", "));
         String warnings = result.compileLog() == null ? "" : "\n" + result.compileLog().strip();
-        return String.format("%s: ok; %d plan(s), plans %s cover the %d shapes; compiled in %.0f ms; kernels: %s%s",
-                path, file.plans().size(), plansUsed, suite.shapes().size(), result.compileMs(), kernels, warnings);
+        return String.format("%s: ok; compiled in %.0f ms; kernels: %s%s%s", path, result.compileMs(), kernels,
+                coverage(file, suite, sms), warnings);
+    }
+
+    /** Which plan each shape of the suite gets, one line per plan: {@code plan 2 of 3: 4096x4096 1x1000000}. */
+    private static String coverage(KernelFile file, Suite suite, int sms) {
+        Map<Integer, List<String>> shapesByPlan = new TreeMap<>();
+        for (int p = 0; p < file.plans().size(); p++) {
+            shapesByPlan.put(p, new ArrayList<>());
+        }
+        for (Shape shape : suite.shapes()) {
+            shapesByPlan.get(PlanResolver.resolve(file, shape, sms).planIndex()).add(shape.toString());
+        }
+        StringBuilder out = new StringBuilder();
+        shapesByPlan.forEach((plan, shapes) -> out.append(String.format("%n  plan %d of %d: %s", plan + 1,
+                file.plans().size(), shapes.isEmpty() ? "no shape of suite " + suite.name()
+                        : String.join(" ", shapes))));
+        return out.toString();
     }
 }

@@ -19,7 +19,8 @@ final class Inputs {
     Path config;
 
     @Option(names = "--suite", paramLabel = "NAME|FILE",
-            description = "Shapes to judge on: standard, seed004, quick, or a suite file. Default: from the config.")
+            description = "Shapes to judge on: standard, seed004, quick, long (evaluator/suites/NAME.yaml), or a "
+                    + "suite file. Default: from the config.")
     String suite;
 
     @Option(names = "--nvrtc", paramLabel = "LIB",
@@ -50,6 +51,10 @@ final class Inputs {
     /** Existing, readable files; a missing one is a usage error before any work starts. */
     static List<Path> existing(List<Path> files) {
         for (Path file : files) {
+            if (Files.isDirectory(file)) {
+                throw KevoException.input(file + ": a folder, not a kernel file (name its files: " + file.resolve("*.cu")
+                        + ")");
+            }
             if (!Files.isRegularFile(file)) {
                 throw KevoException.input(file + ": no such file");
             }

@@ -14,7 +14,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "lineage", mixinStandardHelpOptions = true,
         description = "Shows how the champion (or any mutant) came to be: one line per step from its seed, with the "
-                + "generation, the agent, how it was made, the score and its change, and what changed.")
+                + "generation, the agent, how it was made, the score and its change, and what changed.",
+        footer = {"", "Exit codes: 0 shown, 2 not a campaign folder, a damaged one, or no such mutant."})
 public final class LineageCommand implements Callable<Integer> {
 
     enum Format { tree, dot, mermaid, json }

@@ -26,11 +26,25 @@ public final class Main {
         boolean verbose = Arrays.asList(args).contains("--verbose");
         CommandLine cli = new CommandLine(new KevoCommand()).setOut(out).setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e, commandLine.getErr(), verbose));
+        cli.setParameterExceptionHandler(Main::usageError);
         int code = cli.execute(args);
         // Commands may print() without a newline; flush before the caller exits the JVM.
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * A usage error is one line and a pointer to the help, not the whole usage block: the line says what is wrong,
+     * and on a small terminal the block would scroll it away.
+     */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        PrintWriter err = command.getErr();
+        err.println("kevo: " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println("see '" + command.getCommandSpec().qualifiedName() + " --help'");
+        return command.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     static int report(Throwable e, PrintWriter err, boolean verbose) {

@@ -54,7 +54,8 @@ public final class ReevalCommand implements Callable<Integer> {
                     + "repeatability.")
     double noise;
 
-    @Option(names = "--nvrtc", paramLabel = "LIB")
+    @Option(names = "--nvrtc", paramLabel = "LIB",
+            description = "NVRTC library to use (else $KEVO_NVRTC, then the usual CUDA locations).")
     Path nvrtc;
 
     @Spec

@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  kevo report mutations/default-20261123-0130",
             "  kevo report --compare mutations/run1 mutations/run2 --out cmp.html",
-            "  kevo report --compare mutations/run1/g0018-i3-c2 mutations/run1/seed-online"})
+            "  kevo report --compare mutations/run1/g0018-i3-c2 mutations/run1/seed-online",
+            "", "Exit codes: 0 written, 2 bad input (not a campaign folder or mutant, an unwritable --out)."})
 public final class ReportCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "CAMPAIGN", arity = "0..*",

@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
-        description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.")
+        description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.",
+        footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)",
+            "Exit codes: 0 shown, 2 not a campaign folder or a damaged one."})
 public final class ShowCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")

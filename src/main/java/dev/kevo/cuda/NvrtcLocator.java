@@ -31,26 +31,47 @@ public final class NvrtcLocator {
     }
 
     /**
-     * Loads the first candidate that opens: the configured path or $KEVO_NVRTC, then each soname in
-     * the usual CUDA directories, then through the system's library path.
+     * Loads the library the user named (the configured path, else $KEVO_NVRTC), or, when none is named, the first
+     * soname that opens in the usual CUDA directories, then through the system's library path. A named library
+     * that does not load is an input error: falling back would judge kernels with a compiler the user did not ask
+     * for.
      */
     public Found load(Optional<Path> configured, Arena arena) {
-        List<String> tried = new ArrayList<>();
-        for (String candidate : candidates(configured)) {
-            tried.add(candidate);
+        Optional<Named> named = named(configured);
+        if (named.isPresent()) {
+            String library = named.get().library();
+            Path path = Path.of(library);
+            if (!Files.exists(path)) {
+                throw KevoException.input(named.get().source() + " " + library + ": no such file");
+            }
+            return open(library, arena).map(lookup -> new Found(lookup, library)).orElseThrow(() ->
+                    KevoException.input(named.get().source() + " " + library + ": not a loadable library"));
+        }
+        List<String> tried = candidates();
+        for (String candidate : tried) {
             Optional<SymbolLookup> lookup = open(candidate, arena);
             if (lookup.isPresent()) {
                 return new Found(lookup.get(), candidate);
             }
         }
-        throw KevoException.environment("no NVRTC library found (install CUDA's NVRTC or set KEVO_NVRTC); looked for: "
-                + String.join(", ", tried));
+        throw KevoException.environment("no NVRTC library found (install CUDA's NVRTC, Debian's libnvrtc11.2, "
+                + "or set KEVO_NVRTC); looked for: " + String.join(", ", tried));
     }
 
-    List<String> candidates(Optional<Path> configured) {
+    /** A library the user chose, and where the choice came from, for the error that names it. */
+    record Named(String library, String source) {
+    }
+
+    /** The configured path, else $KEVO_NVRTC when set; blank values name nothing. */
+    Optional<Named> named(Optional<Path> configured) {
+        return configured.map(p -> new Named(p.toString(), "--nvrtc"))
+                .or(() -> Optional.ofNullable(env.get("KEVO_NVRTC")).filter(s -> !s.isBlank())
+                        .map(s -> new Named(s, "KEVO_NVRTC")));
+    }
+
+    /** Where kevo looks when no library is named: each soname in the usual directories, then by soname. */
+    List<String> candidates() {
         Set<String> out = new LinkedHashSet<>();
-        configured.ifPresent(p -> out.add(p.toString()));
-        Optional.ofNullable(env.get("KEVO_NVRTC")).filter(s -> !s.isBlank()).ifPresent(out::add);
         List<String> dirs = new ArrayList<>();
         Optional.ofNullable(env.get("LD_LIBRARY_PATH")).ifPresent(p -> {
             for (String dir : p.split(":")) {

@@ -1,6 +1,7 @@
 package dev.kevo.report;
 
 import dev.kevo.KevoException;
+import dev.kevo.eval.MeasurementMethod;
 import dev.kevo.report.CompareData.ShapeCompare;
 import dev.kevo.report.CompareData.Side;
 import dev.kevo.report.ReportData.ChampionMoment;
@@ -39,7 +40,8 @@ public final class CampaignCompare {
         SourceDiff diff = sideA.mutant() == null || sideB.mutant() == null ? null
                 : SourceDiff.of(sideA.mutant().id(), "A/" + sideA.mutant().id() + ".cu", sideA.mutant().source(),
                 "B/" + sideB.mutant().id() + ".cu", sideB.mutant().source());
-        return new CompareData("compare", sideA, sideB, shapes, diff, notes(sideA, sideB));
+        return new CompareData("compare", sideA, sideB, shapes, diff, notes(sideA, sideB),
+                MeasurementMethod.NOISE_BOUND);
     }
 
     static Target resolve(Path path) {

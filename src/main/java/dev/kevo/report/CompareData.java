@@ -11,9 +11,10 @@ import java.util.Map;
  * and the diff from A's source to B's.
  *
  * @param notes what a reader must know before trusting a difference (other suite, other baseline, same kernel)
+ * @param repeatability the evaluator's measured repeatability, a fraction: smaller differences between runs are noise
  */
 public record CompareData(String kind, Side a, Side b, List<ShapeCompare> shapes, SourceDiff diff,
-                         List<String> notes) {
+                         List<String> notes, double repeatability) {
 
     /**
      * @param campaign true when the side names a whole campaign (then its progress is drawn too)

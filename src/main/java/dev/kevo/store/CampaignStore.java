@@ -64,6 +64,9 @@ public final class CampaignStore {
     }
 
     public static CampaignStore open(Path dir) {
+        if (!Files.exists(dir)) {
+            throw KevoException.input(dir + ": no such folder");
+        }
         if (!Files.isRegularFile(dir.resolve(CONFIG))) {
             throw KevoException.input(dir + ": not a campaign folder (no " + CONFIG + ")");
         }

@@ -3,6 +3,8 @@ package dev.kevo.task;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -12,9 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -71,83 +75,135 @@ public final class ContractParser {
         }
         int headerLine = SourcePolicy.lineOf(source, jsonStart);
         String where = path != null ? path.toString() : name;
+        String header = source.substring(jsonStart, end);
         JsonNode root;
+        Map<String, Integer> lines;
         try {
-            root = JSON.readTree(source.substring(jsonStart, end));
+            root = JSON.readTree(header);
+            lines = valueLines(header);
         } catch (JsonProcessingException e) {
             JsonLocation loc = e.getLocation();
             int line = headerLine + (loc == null ? 0 : Math.max(0, loc.getLineNr() - 1));
             throw new ContractException(where + ":" + line + ": malformed " + HEADER_START + " JSON: "
                     + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new ContractException(where + ":" + headerLine + ": cannot read " + HEADER_START + " JSON: "
+                    + e.getMessage());
         }
-        Reader reader = new Reader(where + ":" + headerLine);
+        Reader reader = new Reader(where, headerLine, lines);
         return reader.file(name, path, source, root);
     }
 
-    /** Walks the header JSON, keeping the position for messages. */
-    private record Reader(String where) {
+    /**
+     * The header line (counted from 1) where each JSON value starts, by JSON pointer: a key's own line for an
+     * object member, so that an error about a key or its value points at the line that holds it.
+     */
+    private static Map<String, Integer> valueLines(String header) throws IOException {
+        Map<String, Integer> lines = new HashMap<>();
+        try (JsonParser parser = JSON.getFactory().createParser(header)) {
+            for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                JsonStreamContext context = parser.getParsingContext();
+                // a container's start token already belongs to the context it opens; its pointer is its parent's
+                JsonStreamContext at = token.isStructStart() ? context.getParent() : context;
+                if (token.isStructEnd() || at == null) {
+                    continue;
+                }
+                lines.putIfAbsent(at.pathAsPointer().toString(), parser.currentTokenLocation().getLineNr());
+            }
+        }
+        return lines;
+    }
+
+    /**
+     * Where the reader is in the header: as the user reads it (plans, launches and args counted from 1, as
+     * {@code kevo check} and the plan resolver count them) and as a JSON pointer, for the line.
+     */
+    private record At(String shown, String pointer) {
+        static final At HEADER = new At("header", "");
+
+        At plan(int index) {
+            return new At("plan " + (index + 1), pointer + "/plans/" + index);
+        }
+
+        At launch(int index) {
+            return new At(shown + " launch " + (index + 1), pointer + "/launches/" + index);
+        }
+
+        At arg(int index) {
+            return new At(shown + " arg " + (index + 1), pointer + "/args/" + index);
+        }
+
+        At key(String key) {
+            return new At((this == HEADER ? "" : shown + " ") + "'" + key + "'", pointer + "/" + key);
+        }
+    }
+
+    /** Walks the header JSON, naming the place and the file's line in messages. */
+    private record Reader(String file, int headerLine, Map<String, Integer> lines) {
 
         KernelFile file(String name, Path path, String source, JsonNode root) {
-            object(root, "header", TOP_KEYS);
-            String description = root.has("description") ? text(root.get("description"), "description") : "";
-            Expr workspace = root.has("workspace") ? expr(root.get("workspace"), "workspace") : Expr.constant(0);
+            object(root, At.HEADER, TOP_KEYS);
+            String description = root.has("description")
+                    ? text(root.get("description"), At.HEADER.key("description")) : "";
+            Expr workspace = root.has("workspace")
+                    ? expr(root.get("workspace"), At.HEADER.key("workspace")) : Expr.constant(0);
             JsonNode plansNode = root.get("plans");
             if (plansNode == null || !plansNode.isArray() || plansNode.isEmpty()) {
-                throw error("'plans' must be a non-empty list");
+                throw error(At.HEADER.key("plans"), " must be a non-empty list");
             }
             List<KernelFile.Plan> plans = new ArrayList<>();
             for (int p = 0; p < plansNode.size(); p++) {
-                plans.add(plan(plansNode.get(p), "plans[" + p + "]"));
+                plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
             return new KernelFile(name, path, source, description, workspace, plans);
         }
 
-        private KernelFile.Plan plan(JsonNode node, String at) {
+        private KernelFile.Plan plan(JsonNode node, At at) {
             object(node, at, PLAN_KEYS);
-            Expr when = node.has("when") ? expr(node.get("when"), at + ".when") : Expr.parse("true");
+            Expr when = node.has("when") ? expr(node.get("when"), at.key("when")) : Expr.parse("true");
             JsonNode launchesNode = node.get("launches");
             if (launchesNode == null || !launchesNode.isArray() || launchesNode.isEmpty()) {
-                throw error(at + ".launches must be a non-empty list");
+                throw error(at.key("launches"), " must be a non-empty list");
             }
             List<KernelFile.Launch> launches = new ArrayList<>();
             for (int l = 0; l < launchesNode.size(); l++) {
-                launches.add(launch(launchesNode.get(l), at + ".launches[" + l + "]"));
+                launches.add(launch(launchesNode.get(l), at.launch(l)));
             }
             return new KernelFile.Plan(when, launches);
         }
 
-        private KernelFile.Launch launch(JsonNode node, String at) {
+        private KernelFile.Launch launch(JsonNode node, At at) {
             object(node, at, LAUNCH_KEYS);
             for (String key : List.of("kernel", "grid", "block", "args")) {
                 if (!node.has(key)) {
-                    throw error(at + " has no '" + key + "'");
+                    throw error(at, " has no '" + key + "'");
                 }
             }
-            String kernel = text(node.get("kernel"), at + ".kernel");
+            String kernel = text(node.get("kernel"), at.key("kernel"));
             if (!kernel.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw error(at + ".kernel '" + kernel + "' is not a C identifier");
+                throw error(at.key("kernel"), ": '" + kernel + "' is not a C identifier");
             }
-            Expr smem = node.has("smem") ? expr(node.get("smem"), at + ".smem") : Expr.constant(0);
+            Expr smem = node.has("smem") ? expr(node.get("smem"), at.key("smem")) : Expr.constant(0);
             boolean cooperative = false;
             if (node.has("cooperative")) {
                 if (!node.get("cooperative").isBoolean()) {
-                    throw error(at + ".cooperative must be true or false");
+                    throw error(at.key("cooperative"), " must be true or false");
                 }
                 cooperative = node.get("cooperative").asBoolean();
             }
             JsonNode argsNode = node.get("args");
             if (!argsNode.isArray()) {
-                throw error(at + ".args must be a list");
+                throw error(at.key("args"), " must be a list");
             }
             List<KernelFile.Arg> args = new ArrayList<>();
             for (int a = 0; a < argsNode.size(); a++) {
-                args.add(arg(argsNode.get(a), at + ".args[" + a + "]"));
+                args.add(arg(argsNode.get(a), at.arg(a)));
             }
-            return new KernelFile.Launch(kernel, expr(node.get("grid"), at + ".grid"),
-                    expr(node.get("block"), at + ".block"), smem, cooperative, args);
+            return new KernelFile.Launch(kernel, expr(node.get("grid"), at.key("grid")),
+                    expr(node.get("block"), at.key("block")), smem, cooperative, args);
         }
 
-        private KernelFile.Arg arg(JsonNode node, String at) {
+        private KernelFile.Arg arg(JsonNode node, At at) {
             if (node.isTextual()) {
                 String key = node.asText().trim();
                 for (KernelFile.BufferName buffer : KernelFile.BufferName.values()) {
@@ -159,39 +215,51 @@ public final class ContractParser {
             return new KernelFile.Arg.Int(expr(node, at));
         }
 
-        private Expr expr(JsonNode node, String at) {
+        private Expr expr(JsonNode node, At at) {
             if (!(node.isTextual() || node.isIntegralNumber() || node.isBoolean())) {
-                throw error(at + " must be an expression string or an integer");
+                throw error(at, " must be an expression string or an integer");
             }
             try {
                 return Expr.parse(node.asText());
             } catch (IllegalArgumentException e) {
-                throw error(at + ": " + e.getMessage());
+                throw error(at, ": " + e.getMessage());
             }
         }
 
-        private String text(JsonNode node, String at) {
+        private String text(JsonNode node, At at) {
             if (!node.isTextual()) {
-                throw error(at + " must be a string");
+                throw error(at, " must be a string");
             }
             return node.asText();
         }
 
-        private void object(JsonNode node, String at, Set<String> allowed) {
+        private void object(JsonNode node, At at, Set<String> allowed) {
             if (node == null || !node.isObject()) {
-                throw error(at + " must be a JSON object");
+                throw error(at, " must be a JSON object");
             }
             for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
                 String key = it.next();
                 if (!allowed.contains(key)) {
-                    throw error(at + ": unknown key '" + key + "' (allowed: " + String.join(", ",
-                            allowed.stream().sorted().toList()) + ")");
+                    throw error(at.key(key).pointer(), at.shown() + ": unknown key '" + key + "' (allowed: "
+                            + String.join(", ", allowed.stream().sorted().toList()) + ")");
                 }
             }
         }
 
-        private ContractException error(String message) {
-            return new ContractException(where + ": " + message);
+        /** {@code file:line: place what}, for example {@code plan 2 launch 1 'grid': 'rosw': unknown name}. */
+        private ContractException error(At at, String what) {
+            return error(at.pointer(), at.shown() + what);
+        }
+
+        /** The line is that of the value the pointer names, or of its nearest parent the header holds. */
+        private ContractException error(String pointer, String message) {
+            Integer line = lines.get(pointer);
+            while (line == null && !pointer.isEmpty()) {
+                pointer = pointer.substring(0, pointer.lastIndexOf('/'));
+                line = lines.get(pointer);
+            }
+            int fileLine = headerLine + (line == null ? 0 : line - 1);
+            return new ContractException(file + ":" + fileLine + ": " + message);
         }
     }
 }

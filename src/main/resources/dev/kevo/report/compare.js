@@ -8,6 +8,7 @@
   document.getElementById('summary').append(el('p', { class: 'big', text: `${a.label}  vs  ${b.label}` }));
   const notes = document.getElementById('notes');
   for (const n of data.notes) notes.append(el('li', { text: n }));
+  document.getElementById('repeatability').textContent = `${Math.round(data.repeatability * 100)}%`;
 
   const row = (label, f) => ({ cells: [label, f(a), f(b)] });
   const mutantScore = side => (side.mutant ? (side.mutant.score != null ? fmt.score(side.mutant.score) : side.mutant.verdict) : '-');

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real check-only workers (NVRTC, no GPU) under supervision: what CI can prove about hostile sources. */
+@NeedsNvrtc
 class CheckWorkerTest {
     private static final Suite SUITE = new Suite("two", "", List.of(new Shape(32, 128), new Shape(1, 1_000_000)));
 

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.NeedsNvrtc;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.kevo.KevoCli.Outcome;
 import dev.kevo.TestFiles;
 import dev.kevo.cuda.Gpu;
+import java.util.List;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,14 +24,21 @@ class MainTest {
         return TestFiles.root().resolve("seeds").resolve(name).toString();
     }
 
+    @NeedsNvrtc
     @Test
     void checkPassesEverySeedWithoutAGpu() {
         Outcome o = kevo("check", seed("online.cu"), seed("register_rows.cu"), seed("block_stats.cu"));
         assertEquals(0, o.code(), o.err());
         assertEquals(3, o.out().lines().filter(l -> l.contains(": ok;")).count(), o.out());
-        assertTrue(o.out().contains("cover the 14 shapes"), o.out());
+        // which plan each of the standard suite's 14 shapes gets, plans counted from 1
+        List<String> online = o.out().lines().dropWhile(l -> !l.contains("online.cu: ok;")).skip(1)
+                .takeWhile(l -> l.startsWith("  plan ")).toList();
+        assertEquals(14, online.stream().filter(l -> !l.contains("no shape of suite")).mapToInt(l -> l.substring(l.indexOf(": ") + 2).split(" ").length).sum(),
+                o.out());
+        assertTrue(online.getFirst().startsWith("  plan 1 of "), o.out());
     }
 
+    @NeedsNvrtc
     @Test
     void checkReportsACompileErrorAsFileAndLine(@TempDir Path dir) throws IOException {
         Path bad = dir.resolve("typo.cu");
@@ -45,6 +54,7 @@ class MainTest {
         assertFalse(o.err().contains("\tat "), "no stack trace: " + o.err());
     }
 
+    @NeedsNvrtc
     @Test
     void checkNamesAKernelThePlanLaunchesButTheFileLacks(@TempDir Path dir) throws IOException {
         Path bad = dir.resolve("renamed.cu");

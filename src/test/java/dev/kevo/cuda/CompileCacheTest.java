@@ -1,5 +1,6 @@
 package dev.kevo.cuda;
 
+import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The on-disk cache of kevo's own cubins, with a real NVRTC: hits, misses, damage and where it lives. */
+@NeedsNvrtc
 class CompileCacheTest {
     private static final String SOURCE = "#include \"kevo.h\"\nextern \"C\" __global__ void k(float* y) { y[0] = KEVO_INF; }\n";
     private static Nvrtc nvrtc;

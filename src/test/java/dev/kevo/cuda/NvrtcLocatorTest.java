@@ -2,10 +2,11 @@ package dev.kevo.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
+import dev.kevo.NeedsNvrtc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.nio.file.Files;
@@ -28,8 +29,8 @@ class NvrtcLocatorTest {
                 "LD_LIBRARY_PATH", "/a/lib::/b/lib",
                 "CUDA_HOME", "/cuda",
                 "CUDA_PATH", "/cudapath");
-        List<String> got = new NvrtcLocator(env).candidates(Optional.of(Path.of("/conf/libnvrtc.so")));
-        List<String> expected = new ArrayList<>(List.of("/conf/libnvrtc.so", "/opt/kevo/libnvrtc.so"));
+        List<String> got = new NvrtcLocator(env).candidates();
+        List<String> expected = new ArrayList<>();
         for (String soname : SONAMES) {
             for (String dir : List.of("/a/lib", "/b/lib", "/cuda/lib64", "/cuda/targets/x86_64-linux/lib",
                     "/cudapath/lib64", "/cudapath/targets/x86_64-linux/lib", "/usr/local/cuda/lib64",
@@ -43,8 +44,7 @@ class NvrtcLocatorTest {
 
     @Test
     void newerSonamesComeFirstInEveryDirectory() {
-        List<String> got = new NvrtcLocator(Map.of("LD_LIBRARY_PATH", "/x", "CUDA_HOME", "/c"))
-                .candidates(Optional.empty());
+        List<String> got = new NvrtcLocator(Map.of("LD_LIBRARY_PATH", "/x", "CUDA_HOME", "/c")).candidates();
         for (String dir : List.of("/x/", "/c/lib64/", "/usr/local/cuda/lib64/", "")) {
             int v13 = got.indexOf(dir + "libnvrtc.so.13");
             int v12 = got.indexOf(dir + "libnvrtc.so.12");
@@ -58,44 +58,50 @@ class NvrtcLocatorTest {
 
     @Test
     void withoutConfigurationTheUsualPlaces() {
-        List<String> got = new NvrtcLocator(Map.of()).candidates(Optional.empty());
+        List<String> got = new NvrtcLocator(Map.of()).candidates();
         assertEquals("/usr/local/cuda/lib64/libnvrtc.so.13", got.getFirst());
         assertEquals("libnvrtc.so.11.2", got.getLast());
         assertEquals(SONAMES.size() * 3, got.size());
     }
 
     @Test
-    void kevoNvrtcComesRightAfterTheConfiguredPathAndBlankValuesAreIgnored() {
-        List<String> got = new NvrtcLocator(Map.of("KEVO_NVRTC", "/k/libnvrtc.so.12"))
-                .candidates(Optional.empty());
-        assertEquals("/k/libnvrtc.so.12", got.getFirst());
-        List<String> blank = new NvrtcLocator(Map.of("KEVO_NVRTC", "  ", "CUDA_HOME", "", "LD_LIBRARY_PATH", ":"))
-                .candidates(Optional.empty());
-        assertEquals(new NvrtcLocator(Map.of()).candidates(Optional.empty()), blank);
+    void theOptionWinsOverKevoNvrtcAndBlankValuesNameNothing() {
+        NvrtcLocator withEnv = new NvrtcLocator(Map.of("KEVO_NVRTC", "/k/libnvrtc.so.12"));
+        assertEquals(Optional.of(new NvrtcLocator.Named("/k/libnvrtc.so.12", "KEVO_NVRTC")),
+                withEnv.named(Optional.empty()));
+        assertEquals(Optional.of(new NvrtcLocator.Named("/conf/libnvrtc.so", "--nvrtc")),
+                withEnv.named(Optional.of(Path.of("/conf/libnvrtc.so"))));
+        NvrtcLocator blank = new NvrtcLocator(Map.of("KEVO_NVRTC", "  ", "CUDA_HOME", "", "LD_LIBRARY_PATH", ":"));
+        assertEquals(Optional.empty(), blank.named(Optional.empty()));
+        assertEquals(new NvrtcLocator(Map.of()).candidates(), blank.candidates());
     }
 
     @Test
     void noCandidateTwice() {
-        List<String> got = new NvrtcLocator(Map.of("KEVO_NVRTC", "/usr/local/cuda/lib64/libnvrtc.so.13",
-                "CUDA_HOME", "/usr/local/cuda", "LD_LIBRARY_PATH", "/usr/local/cuda/lib64"))
-                .candidates(Optional.of(Path.of("/usr/local/cuda/lib64/libnvrtc.so.13")));
+        List<String> got = new NvrtcLocator(Map.of("CUDA_HOME", "/usr/local/cuda",
+                "LD_LIBRARY_PATH", "/usr/local/cuda/lib64")).candidates();
         assertEquals(got.stream().distinct().toList(), got);
-        assertEquals("/usr/local/cuda/lib64/libnvrtc.so.13", got.getFirst());
         assertEquals(1, got.stream().filter(c -> c.equals("/usr/local/cuda/lib64/libnvrtc.so.13")).count());
     }
 
+    /** A named library that does not load is an input error naming it, never a silent fall-back to another. */
     @Test
-    void aBogusConfiguredPathFallsThrough(@TempDir Path dir) throws IOException {
+    void aNamedLibraryThatDoesNotLoadIsAnInputError(@TempDir Path dir) throws IOException {
         Path missing = dir.resolve("missing/libnvrtc.so");
         Path notALibrary = dir.resolve("libnvrtc.so.99");
         Files.writeString(notALibrary, "this is not an ELF file\n");
-        for (Path bogus : List.of(missing, notALibrary)) {
-            NvrtcLocator.Found found = new NvrtcLocator(System.getenv()).load(Optional.of(bogus), Arena.ofAuto());
-            assertNotEquals(bogus.toString(), found.location());
-            assertTrue(found.lookup().find("nvrtcCompileProgram").isPresent(), found.location());
-        }
+        KevoException absent = assertThrows(KevoException.class,
+                () -> new NvrtcLocator(Map.of()).load(Optional.of(missing), Arena.ofAuto()));
+        assertEquals("--nvrtc " + missing + ": no such file", absent.getMessage());
+        assertEquals(KevoException.Kind.INPUT, absent.kind());
+        KevoException broken = assertThrows(KevoException.class,
+                () -> new NvrtcLocator(Map.of("KEVO_NVRTC", notALibrary.toString())).load(Optional.empty(),
+                        Arena.ofAuto()));
+        assertEquals("KEVO_NVRTC " + notALibrary + ": not a loadable library", broken.getMessage());
+        assertEquals(KevoException.Kind.INPUT, broken.kind());
     }
 
+    @NeedsNvrtc
     @Test
     void aConfiguredLibraryIsUsedFirst(@TempDir Path dir) throws IOException {
         // find the real file of a loadable NVRTC, then offer it under a name no search would find
@@ -131,20 +137,19 @@ class NvrtcLocatorTest {
     void whenNothingLoadsTheMessageListsWhereItLooked(@TempDir Path dir) {
         Map<String, String> env = Map.of("LD_LIBRARY_PATH", dir.resolve("ld").toString(),
                 "CUDA_HOME", dir.resolve("cuda").toString());
-        Optional<Path> configured = Optional.of(dir.resolve("conf/libnvrtc.so"));
         NvrtcLocator locator = new NvrtcLocator(env);
-        List<String> candidates = locator.candidates(configured);
+        List<String> candidates = locator.candidates();
         // Every path candidate under the fake directories is missing. The bare sonames, last for each version,
         // may still load through the system's library path (they do on a machine with NVRTC installed), so the
         // negative case is checked on candidates(), and load() is checked for whichever way it goes.
         List<String> fake = candidates.stream().filter(c -> c.startsWith(dir.toString())).toList();
-        // the configured path, then per soname: the LD_LIBRARY_PATH dir and CUDA_HOME's lib64 and targets dirs
-        assertEquals(1 + 3 * SONAMES.size(), fake.size(), fake::toString);
+        // per soname: the LD_LIBRARY_PATH dir and CUDA_HOME's lib64 and targets dirs
+        assertEquals(3 * SONAMES.size(), fake.size(), fake::toString);
         for (String c : fake) {
             assertFalse(Files.exists(Path.of(c)), c);
         }
         try {
-            NvrtcLocator.Found found = locator.load(configured, Arena.ofAuto());
+            NvrtcLocator.Found found = locator.load(Optional.empty(), Arena.ofAuto());
             assertFalse(found.location().startsWith(dir.toString()), found.location());
         } catch (KevoException e) {
             assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());

@@ -1,5 +1,6 @@
 package dev.kevo.cuda;
 
+import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,9 +26,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Real NVRTC, no GPU: compiling needs only the library. These tests fail, not skip, when NVRTC is missing:
- * CI installs it on purpose.
+ * Real NVRTC, no GPU: compiling needs only the library. Without one they skip visibly, except in CI, which installs
+ * NVRTC on purpose and sets KEVO_REQUIRE_NVRTC=1 so that they fail there instead.
  */
+@NeedsNvrtc
 class NvrtcTest {
 
     private static final Path ROOT = Path.of(System.getProperty("kevo.root", "."));

@@ -165,6 +165,23 @@ class EvalSettingsTest {
         assertFalse(e.getMessage().contains("\n"));
     }
 
+    /** A value of the wrong kind says what the key takes and what the file holds, in YAML's words, not Java's. */
+    @Test
+    void wrongTypesSayWhatTheKeyTakes() throws IOException {
+        List<List<String>> cases = List.of(
+                List.of("tolerance:\n  relative_l2: high\n", ":2: 'tolerance.relative_l2': expected a number, got \"high\""),
+                List.of("measurement:\n  flush_l2: maybe\n", ":2: 'measurement.flush_l2': expected true or false, got \"maybe\""),
+                List.of("measurement:\n  min_repetitions: [1, 2]\n",
+                        ":2: 'measurement.min_repetitions': expected a whole number, got a list"),
+                List.of("cases:\n  normal-1: yes\n", ":2: 'cases': expected a list, got a mapping"),
+                List.of("limits: 5\n", ":1: 'limits': expected a mapping of keys, got 5"));
+        for (List<String> c : cases) {
+            Path file = write(c.get(0));
+            KevoException e = assertThrows(KevoException.class, () -> EvalSettings.load(file), c.get(0));
+            assertEquals(file + c.get(1), e.getMessage());
+        }
+    }
+
     @Test
     void outOfRangeValuesNameTheKey() throws IOException {
         Path file = write("measurement:\n  min_repetitions: 2\n");
@@ -198,11 +215,12 @@ class EvalSettingsTest {
         }
     }
 
+    /** A file that sets nothing takes every default, as config/eval.yaml's comments promise of absent keys. */
     @Test
     void emptyAndMissingFiles() throws IOException {
-        Path empty = write("");
-        KevoException e = assertThrows(KevoException.class, () -> EvalSettings.load(empty));
-        assertTrue(e.getMessage().startsWith(empty.toString()), e::getMessage);
+        for (String text : List.of("", "\n", "# every key at its default\n", "---\n")) {
+            assertEquals(EvalSettings.DEFAULT, EvalSettings.load(write(text)), () -> "'" + text + "'");
+        }
         Path missing = dir.resolve("none.yaml");
         assertEquals(missing + ": no such file",
                 assertThrows(KevoException.class, () -> EvalSettings.load(missing)).getMessage());

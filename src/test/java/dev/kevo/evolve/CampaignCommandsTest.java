@@ -99,7 +99,7 @@ class CampaignCommandsTest {
         assertEquals("kevo: no mutant 'g9999-i0-c0' in this campaign", r.err().strip());
         Outcome s = kevo("show", dir.resolve("nothing").toString());
         assertEquals(2, s.code());
-        assertTrue(s.err().contains("not a campaign folder"), s.err());
+        assertEquals("kevo: " + dir.resolve("nothing") + ": no such folder", s.err().strip());
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
+import dev.kevo.eval.MeasurementMethod;
 import dev.kevo.report.CompareData.ShapeCompare;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.campaign.MutantRecord;
@@ -58,6 +59,7 @@ class CampaignCompareTest {
         assertTrue(c.diff().unified().startsWith("--- A/g0018-i3-c2.cu\n+++ B/seed-online.cu"));
         assertTrue(c.diff().added() > 0 && c.diff().removed() > 0);
         assertTrue(c.notes().isEmpty(), c.notes().toString());
+        assertEquals(MeasurementMethod.NOISE_BOUND, c.repeatability(), "the page states the evaluator's own bound");
         assertEquals(25, c.a().groups().values().stream().mapToInt(Integer::intValue).sum());
         assertEquals(17, c.a().groups().get("pass"));
         assertEquals(3, c.a().groups().get("cheat caught"));

@@ -217,7 +217,7 @@ class CampaignReportTest {
         }
         ReportData elsewhere = CampaignReport.gather(store, 3, tmp.resolve("pages"));
         String href = elsewhere.top().getFirst().sourceHref();
-        assertTrue(href.endsWith("/src/test/resources/report/default-h100/" + ReportFixture.CHAMPION + ".cu"), href);
+        assertTrue(href.endsWith("/mutations/default-h100/" + ReportFixture.CHAMPION + ".cu"), href);
         assertTrue(href.startsWith("../"), href);
     }
 

@@ -7,7 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-/** The recorded campaign folder the report tests read (src/test/resources/report/README.md says what it holds). */
+/**
+ * The recorded campaign folder the report tests read: the sample campaign shipped in mutations/ for newcomers
+ * (mutations/default-h100.md says what it holds). Tests that write copy it first.
+ */
 final class ReportFixture {
     static final String CHAMPION = "g0018-i3-c2";
 
@@ -15,7 +18,7 @@ final class ReportFixture {
     }
 
     static Path folder() {
-        return TestFiles.root().resolve("src/test/resources/report/default-h100");
+        return TestFiles.root().resolve("mutations/default-h100");
     }
 
     /** A writable copy, for tests that write into the folder or change it. */

@@ -184,7 +184,7 @@ class ContractParserTest {
         assertTrue(ContractParser.parse("k.cu", null, withLaunch(launch)).plans().getFirst().launches().getFirst()
                 .cooperative());
         ContractException e = parseFails(withLaunch(launch.replace("true", "\"yes\"")));
-        assertContains(e.getMessage(), "plans[0].launches[0].cooperative must be true or false");
+        assertContains(e.getMessage(), "plan 1 launch 1 'cooperative' must be true or false");
         assertOneLine(e.getMessage());
     }
 
@@ -252,7 +252,7 @@ class ContractParserTest {
     void unknownTopLevelKey() {
         ContractException e = parseFails("/*@kevo\n{ \"plan\": [], \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
                 + " ] } ] }\n*/\n");
-        assertContains(e.getMessage(), "k.cu:1", "unknown key 'plan'", "description, plans, workspace");
+        assertContains(e.getMessage(), "k.cu:2: header: unknown key 'plan'", "description, plans, workspace");
         assertOneLine(e.getMessage());
     }
 
@@ -260,20 +260,67 @@ class ContractParserTest {
     void unknownPlanKey() {
         ContractException e = parseFails("/*@kevo\n{ \"plans\": [ { \"when\": \"true\" }, { \"if\": \"cols < 5\","
                 + " \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n");
-        // the first plan lacks launches, but keys are checked as each plan is read: plan 0 fails first
-        assertContains(e.getMessage(), "plans[0].launches must be a non-empty list");
+        // the first plan lacks launches, but keys are checked as each plan is read: plan 1 fails first
+        assertContains(e.getMessage(), "plan 1 'launches' must be a non-empty list");
         ContractException unknown = parseFails("/*@kevo\n{ \"plans\": [ { \"if\": \"cols < 5\","
                 + " \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n");
-        assertContains(unknown.getMessage(), "plans[0]", "unknown key 'if'", "launches, when");
+        assertContains(unknown.getMessage(), "plan 1: unknown key 'if'", "launches, when");
     }
 
     @Test
     void unknownLaunchKeyFromAFile() {
         Path file = BROKEN.resolve("unknown_launch_key.cu");
         ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
-        assertContains(e.getMessage(), file.toString(), "plans[0].launches[0]", "unknown key 'threads'",
+        assertContains(e.getMessage(), file + ":5: plan 1 launch 1: unknown key 'threads'",
                 "args, block, cooperative, grid, kernel, smem");
         assertOneLine(e.getMessage());
+    }
+
+    /** An error names the line that holds the bad value, not the header's first line, and counts plans from 1. */
+    @Test
+    void errorsPointAtTheLineOfTheBadValue() {
+        Path typo = BROKEN.resolve("expr_typo.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(typo));
+        assertEquals(typo + ":10: plan 2 launch 1 'grid': 'rosw': unknown name 'rosw'", firstClause(e.getMessage()));
+
+        String good = "/*@kevo\n{\n  \"plans\": [\n    { \"launches\": [ " + GOOD_LAUNCH + " ] },\n"
+                + "    { \"when\": \"true\",\n      \"launches\": [\n        " + GOOD_LAUNCH + ",\n        "
+                + GOOD_LAUNCH + "\n      ] }\n  ]\n}\n*/\n";
+        assertEquals("k.cu", ContractParser.parse("k.cu", null, good).name());
+        // the same file with one mistake at a time, each on a line of its own
+        assertEquals("k.cu:5: plan 2 'when': ", prefix(parseFails(good.replace("\"when\": \"true\"",
+                "\"when\": \"cols <\"")), "k.cu:5: plan 2 'when': "));
+        assertEquals("k.cu:8: plan 2 launch 2: unknown key 'grdi'", firstClause(parseFails(
+                replaceLast(good, "\"grid\"", "\"grdi\"")).getMessage()));
+        assertEquals("k.cu:7: plan 2 launch 1 arg 3: ", prefix(parseFails(replaceNth(good, "\"cols\"", 1,
+                "\"colz\"")), "k.cu:7: plan 2 launch 1 arg 3: "));
+        assertEquals("k.cu:5: plan 2: unknown key 'wehn'", firstClause(parseFails(good.replace("\"when\"",
+                "\"wehn\"")).getMessage()));
+        assertEquals("k.cu:4: plan 1 launch 1 has no 'block'", parseFails(replaceNth(good, ", \"block\": 256", 0,
+                "")).getMessage());
+    }
+
+    private static String firstClause(String message) {
+        int open = message.indexOf(" (");
+        return open < 0 ? message : message.substring(0, open);
+    }
+
+    private static String prefix(ContractException e, String expected) {
+        return e.getMessage().startsWith(expected) ? expected : e.getMessage();
+    }
+
+    private static String replaceLast(String text, String target, String replacement) {
+        int at = text.lastIndexOf(target);
+        return text.substring(0, at) + replacement + text.substring(at + target.length());
+    }
+
+    /** Replaces the n-th (from 0) occurrence of target. */
+    private static String replaceNth(String text, String target, int n, String replacement) {
+        int at = -1;
+        for (int i = 0; i <= n; i++) {
+            at = text.indexOf(target, at + 1);
+        }
+        return text.substring(0, at) + replacement + text.substring(at + target.length());
     }
 
     @ParameterizedTest
@@ -281,24 +328,24 @@ class ContractParserTest {
             "{ \"description\": \"nothing to run\" }; 'plans' must be a non-empty list",
             "{ \"plans\": [] }; 'plans' must be a non-empty list",
             "{ \"plans\": { \"when\": \"true\" } }; 'plans' must be a non-empty list",
-            "{ \"plans\": [ { \"when\": \"true\" } ] }; plans[0].launches must be a non-empty list",
-            "{ \"plans\": [ { \"launches\": [] } ] }; plans[0].launches must be a non-empty list",
-            "{ \"plans\": [ 3 ] }; plans[0] must be a JSON object",
+            "{ \"plans\": [ { \"when\": \"true\" } ] }; plan 1 'launches' must be a non-empty list",
+            "{ \"plans\": [ { \"launches\": [] } ] }; plan 1 'launches' must be a non-empty list",
+            "{ \"plans\": [ 3 ] }; plan 1 must be a JSON object",
             "[ 1, 2 ]; header must be a JSON object",
     })
     void missingOrEmptyPlans(String header, String expected) {
         ContractException e = parseFails("/*@kevo\n" + header + "\n*/\n");
-        assertContains(e.getMessage(), "k.cu:1: ", expected);
+        assertContains(e.getMessage(), "k.cu:2: ", expected);
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {
-            "{ \"grid\": \"rows\", \"block\": 256, \"args\": [] }; plans[0].launches[0] has no 'kernel'",
-            "{ \"kernel\": \"k\", \"block\": 256, \"args\": [] }; plans[0].launches[0] has no 'grid'",
-            "{ \"kernel\": \"k\", \"grid\": 1, \"args\": [] }; plans[0].launches[0] has no 'block'",
-            "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 1 }; plans[0].launches[0] has no 'args'",
-            "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 1, \"args\": \"x\" }; plans[0].launches[0].args must be a list",
-            "{ \"kernel\": 5, \"grid\": 1, \"block\": 1, \"args\": [] }; plans[0].launches[0].kernel must be a string",
+            "{ \"grid\": \"rows\", \"block\": 256, \"args\": [] }; plan 1 launch 1 has no 'kernel'",
+            "{ \"kernel\": \"k\", \"block\": 256, \"args\": [] }; plan 1 launch 1 has no 'grid'",
+            "{ \"kernel\": \"k\", \"grid\": 1, \"args\": [] }; plan 1 launch 1 has no 'block'",
+            "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 1 }; plan 1 launch 1 has no 'args'",
+            "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 1, \"args\": \"x\" }; plan 1 launch 1 'args' must be a list",
+            "{ \"kernel\": 5, \"grid\": 1, \"block\": 1, \"args\": [] }; plan 1 launch 1 'kernel' must be a string",
     })
     void missingLaunchKeys(String launch, String expected) {
         ContractException e = parseFails(withLaunch(launch));
@@ -317,51 +364,51 @@ class ContractParserTest {
     void kernelNameMustBeACIdentifier(String kernel) {
         ContractException e = parseFails(withLaunch("{ \"kernel\": \"" + kernel
                 + "\", \"grid\": 1, \"block\": 32, \"args\": [] }"));
-        assertContains(e.getMessage(), "plans[0].launches[0].kernel '" + kernel + "' is not a C identifier");
+        assertContains(e.getMessage(), "plan 1 launch 1 'kernel': '" + kernel + "' is not a C identifier");
     }
 
     @Test
     void badExpressionsNameTheirKeyPath() {
         ContractException grid = parseFails(withLaunch(
                 "{ \"kernel\": \"k\", \"grid\": \"rows +\", \"block\": 256, \"args\": [] }"));
-        assertContains(grid.getMessage(), "k.cu:1: plans[0].launches[0].grid: 'rows +'");
+        assertContains(grid.getMessage(), "k.cu:2: plan 1 launch 1 'grid': 'rows +'");
 
         ContractException block = parseFails(withLaunch(
                 "{ \"kernel\": \"k\", \"grid\": 1, \"block\": \"sqrt(cols)\", \"args\": [] }"));
-        assertContains(block.getMessage(), "plans[0].launches[0].block: ", "sqrt");
+        assertContains(block.getMessage(), "plan 1 launch 1 'block': ", "sqrt");
 
         ContractException smem = parseFails(withLaunch(
                 "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"smem\": \"warps * 4\", \"args\": [] }"));
-        assertContains(smem.getMessage(), "plans[0].launches[0].smem: ", "unknown name 'warps'");
+        assertContains(smem.getMessage(), "plan 1 launch 1 'smem': ", "unknown name 'warps'");
 
         ContractException arg = parseFails(withLaunch(
                 "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"x\", \"y\", \"z\"] }"));
-        assertContains(arg.getMessage(), "plans[0].launches[0].args[2]: ", "unknown name 'z'");
+        assertContains(arg.getMessage(), "plan 1 launch 1 arg 3: ", "unknown name 'z'");
 
         ContractException when = parseFails("/*@kevo\n{ \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH + " ] },"
                 + " { \"when\": \"cols <<= 4\", \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n");
-        assertContains(when.getMessage(), "plans[1].when: ");
+        assertContains(when.getMessage(), "plan 2 'when': ");
 
         ContractException workspace = parseFails("/*@kevo\n{ \"workspace\": \"2 rows\", \"plans\": [ { \"launches\": [ "
                 + GOOD_LAUNCH + " ] } ] }\n*/\n");
-        assertContains(workspace.getMessage(), "k.cu:1: workspace: '2 rows'");
+        assertContains(workspace.getMessage(), "k.cu:2: 'workspace': '2 rows'");
 
         ContractException secondLaunch = parseFails("/*@kevo\n{ \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
                 + ", { \"kernel\": \"k2\", \"grid\": \"pow(rows, 2)\", \"block\": 32, \"args\": [] } ] } ] }\n*/\n");
-        assertContains(secondLaunch.getMessage(), "plans[0].launches[1].grid: ", "pow");
+        assertContains(secondLaunch.getMessage(), "plan 1 launch 2 'grid': ", "pow");
     }
 
     @Test
     void expressionsMustBeStringsOrIntegers() {
         ContractException fraction = parseFails(withLaunch(
                 "{ \"kernel\": \"k\", \"grid\": 1.5, \"block\": 32, \"args\": [] }"));
-        assertContains(fraction.getMessage(), "plans[0].launches[0].grid must be an expression string or an integer");
+        assertContains(fraction.getMessage(), "plan 1 launch 1 'grid' must be an expression string or an integer");
         ContractException list = parseFails(withLaunch(
                 "{ \"kernel\": \"k\", \"grid\": 1, \"block\": [32], \"args\": [] }"));
-        assertContains(list.getMessage(), "plans[0].launches[0].block must be an expression string or an integer");
+        assertContains(list.getMessage(), "plan 1 launch 1 'block' must be an expression string or an integer");
         ContractException description = parseFails("/*@kevo\n{ \"description\": 3, \"plans\": [ { \"launches\": [ "
                 + GOOD_LAUNCH + " ] } ] }\n*/\n");
-        assertContains(description.getMessage(), "description must be a string");
+        assertContains(description.getMessage(), "k.cu:2: 'description' must be a string");
     }
 
     @Test

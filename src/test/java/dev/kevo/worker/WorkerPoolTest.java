@@ -1,5 +1,6 @@
 package dev.kevo.worker;
 
+import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,6 +113,7 @@ class WorkerPoolTest {
         }
     }
 
+    @NeedsNvrtc
     @Test
     void aCheckOnlyWorkerHandsBackTheCubinItCompiled() {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -1,0 +1,105 @@
+package dev.kevo.cli;
+
+import static dev.kevo.KevoCli.kevo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoCli.Outcome;
+import dev.kevo.NeedsNvrtc;
+import dev.kevo.TestFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a new user meets when a command line is wrong: one line that says what, the right exit code, the help. */
+class UsageTest {
+
+    private static final String SEED = TestFiles.root().resolve("seeds/naive.cu").toString();
+
+    /** A usage error is its line and a pointer to the command's help, never the whole usage block. */
+    private static void assertUsageError(Outcome o, String command, String message) {
+        assertEquals(2, o.code(), o.err());
+        List<String> lines = o.err().strip().lines().toList();
+        assertTrue(lines.getFirst().startsWith("kevo: ") && lines.getFirst().contains(message), o.err());
+        assertEquals("see '" + command + " --help'", lines.getLast(), o.err());
+        assertFalse(o.err().contains("Usage:"), o.err());
+    }
+
+    @Test
+    void anUnknownOptionIsOneLineAndTheHelpHint() {
+        assertUsageError(kevo("check", "--bogus", SEED), "kevo check", "'--bogus'");
+        assertUsageError(kevo("show"), "kevo show", "CAMPAIGN");
+        assertUsageError(kevo("chekc", SEED), "kevo", "'chekc'");
+    }
+
+    @Test
+    void checkRejectsAMultiprocessorCountBelowOne() {
+        assertUsageError(kevo("check", "--sms", "0", SEED), "kevo check", "--sms must be at least 1 (got 0)");
+        assertUsageError(kevo("check", "--sms", "-3", SEED), "kevo check", "--sms must be at least 1 (got -3)");
+    }
+
+    @Test
+    void checkRejectsAnArchitectureThatIsNotSmXx() {
+        assertUsageError(kevo("check", "--arch", "hopper", SEED), "kevo check", "--arch 'hopper': expected sm_XX");
+    }
+
+    @NeedsNvrtc
+    @Test
+    void checkSaysAnArchitectureNvrtcDoesNotKnowIsTheOptionsFault() {
+        assertUsageError(kevo("check", "--arch", "sm_999", SEED), "kevo check",
+                "--arch sm_999: NVRTC " );
+    }
+
+    @Test
+    void checkOfAFolderSaysItIsAFolder() {
+        Path seeds = TestFiles.root().resolve("seeds");
+        Outcome o = kevo("check", seeds.toString());
+        assertEquals(2, o.code(), o.err());
+        assertEquals("kevo: " + seeds + ": a folder, not a kernel file (name its files: " + seeds.resolve("*.cu") + ")",
+                o.err().strip());
+    }
+
+    @Test
+    void aCampaignFolderThatDoesNotExistSaysSo(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("nonexistent");
+        for (String command : List.of("show", "lineage", "report")) {
+            Outcome o = kevo(command, missing.toString());
+            assertEquals(2, o.code(), command + ": " + o.err());
+            assertEquals("kevo: " + missing + ": no such folder", o.err().strip(), command);
+        }
+        Outcome notACampaign = kevo("show", Files.createDirectories(dir.resolve("empty")).toString());
+        assertEquals(2, notACampaign.code());
+        assertTrue(notACampaign.err().contains("not a campaign folder"), notACampaign.err());
+    }
+
+    /** --nvrtc naming a missing library is an input error, not a silent fall-back to another NVRTC. */
+    @Test
+    void aMissingNvrtcLibraryIsAnInputError(@TempDir Path dir) {
+        Path missing = dir.resolve("libnvrtc.so.13");
+        Outcome o = kevo("check", "--nvrtc", missing.toString(), SEED);
+        assertEquals(2, o.code(), o.err());
+        assertTrue(o.err().contains("--nvrtc " + missing + ": no such file"), o.err());
+    }
+
+    @Test
+    void helpListsEverySuiteAndEveryCommandItsExitCodes() throws IOException {
+        String help = kevo("eval", "--help").out().replaceAll("\\s+", " ");
+        String evalHelp = help.substring(help.indexOf("--suite=NAME|FILE Shapes"));
+        try (Stream<Path> suites = Files.list(TestFiles.root().resolve("evaluator/suites"))) {
+            for (Path suite : suites.toList()) {
+                String name = suite.getFileName().toString().replaceFirst("\\.yaml$", "");
+                assertTrue(evalHelp.matches(".*\\b" + name + "\\b.*"), name + " in: " + evalHelp);
+            }
+        }
+        for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report")) {
+            assertTrue(kevo(command, "--help").out().contains("Exit codes: 0 "), command);
+        }
+        String reeval = kevo("reeval", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(reeval.contains("--nvrtc=LIB NVRTC library to use"), reeval);
+    }
+}
