@@ -27,7 +27,7 @@ public final class ContractParser {
     /** Sources larger than this are rejected before anything else looks at them. */
     public static final int MAX_SOURCE_BYTES = 256 * 1024;
 
-    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans");
+    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans", "knobs", "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
     private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "args");
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -99,7 +99,20 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), "plans[" + p + "]"));
             }
-            return new KernelFile(name, path, source, description, workspace, plans);
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans), root);
+        }
+
+        /** The header's knobs (see {@link KnobParser}), checked against every expression that names one. */
+        private KernelFile withKnobs(KernelFile file, JsonNode root) {
+            try {
+                Knobs knobs = KnobParser.parse(root.get("knobs"), root.get("knob_rule"), file.source());
+                KernelFile knobbed = new KernelFile(file.name(), file.path(), file.source(), file.description(),
+                        file.workspace(), file.plans(), knobs);
+                KnobParser.checkExpressions(knobbed);
+                return knobbed;
+            } catch (IllegalArgumentException e) {
+                throw error(e.getMessage());
+            }
         }
 
         private KernelFile.Plan plan(JsonNode node, String at) {
@@ -164,7 +177,7 @@ public final class ContractParser {
                 throw error(at + " must be an expression string or an integer");
             }
             try {
-                return Expr.parse(node.asText());
+                return Expr.parseAllowingKnobs(node.asText());
             } catch (IllegalArgumentException e) {
                 throw error(at + ": " + e.getMessage());
             }

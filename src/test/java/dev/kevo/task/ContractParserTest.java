@@ -252,7 +252,7 @@ class ContractParserTest {
     void unknownTopLevelKey() {
         ContractException e = parseFails("/*@kevo\n{ \"plan\": [], \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
                 + " ] } ] }\n*/\n");
-        assertContains(e.getMessage(), "k.cu:1", "unknown key 'plan'", "description, plans, workspace");
+        assertContains(e.getMessage(), "k.cu:1", "unknown key 'plan'", "description, knob_rule, knobs, plans, workspace");
         assertOneLine(e.getMessage());
     }
 
