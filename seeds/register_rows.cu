@@ -1,25 +1,27 @@
 /*@kevo
 {
   "description": "register rows: each element read once into registers (warp per row up to 1024 cols, block per row up to 16384), reduced, written once; longer rows use an online two-read block kernel",
+  "knobs": {
+    "WARPS": { "values": [1, 2, 4, 8, 16, 32], "value": 8, "about": "rows (one warp each) per block up to 1024 columns" },
+    "BLOCK_N": { "values": [4, 8, 16], "value": 8, "about": "elements per thread of the block-per-row kernel, which serves rows up to 1024 * BLOCK_N" },
+    "BLOCK_MIN": { "values": [32, 64, 128, 256, 512, 1024], "value": 256, "about": "fewest threads of a block-per-row launch" },
+    "LONG_BLOCK": { "values": [128, 256, 512, 1024], "value": 1024, "about": "threads per row past 16384 columns" }
+  },
   "plans": [
     { "when": "cols <= 128",
-      "launches": [ { "kernel": "softmax_warp4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      "launches": [ { "kernel": "softmax_warp4", "grid": "cdiv(rows, WARPS)", "block": "WARPS * 32", "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 256",
-      "launches": [ { "kernel": "softmax_warp8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      "launches": [ { "kernel": "softmax_warp8", "grid": "cdiv(rows, WARPS)", "block": "WARPS * 32", "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 512",
-      "launches": [ { "kernel": "softmax_warp16", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      "launches": [ { "kernel": "softmax_warp16", "grid": "cdiv(rows, WARPS)", "block": "WARPS * 32", "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 1024",
-      "launches": [ { "kernel": "softmax_warp32", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 2048",
-      "launches": [ { "kernel": "softmax_block8", "grid": "rows", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 4096",
-      "launches": [ { "kernel": "softmax_block8", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "cols <= 8192",
-      "launches": [ { "kernel": "softmax_block8", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
+      "launches": [ { "kernel": "softmax_warp32", "grid": "cdiv(rows, WARPS)", "block": "WARPS * 32", "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 1024 * BLOCK_N",
+      "launches": [ { "kernel": "softmax_block_n", "grid": "rows", "block": "min(1024, max(BLOCK_MIN, 32 * cdiv(cols, 32 * BLOCK_N)))", "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 16384",
       "launches": [ { "kernel": "softmax_block16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true",
-      "launches": [ { "kernel": "softmax_online_long", "grid": "rows", "block": 1024, "args": ["x", "y", "cols"] } ] }
+      "launches": [ { "kernel": "softmax_online_long", "grid": "rows", "block": "LONG_BLOCK", "args": ["x", "y", "cols"] } ] }
   ]
 }
 */
@@ -78,12 +80,12 @@ __device__ __forceinline__ void softmax_regs(const float* x, float* y, int rows,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256) softmax_warp4(const float* x, float* y, int rows, int cols) { softmax_regs<4, true>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(256) softmax_warp8(const float* x, float* y, int rows, int cols) { softmax_regs<8, true>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(256) softmax_warp16(const float* x, float* y, int rows, int cols) { softmax_regs<16, true>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(256) softmax_warp32(const float* x, float* y, int rows, int cols) { softmax_regs<32, true>(x, y, rows, cols); }
-// 1024 bounds: the same code runs at 256 to 1024 threads, so keep it within 64 registers.
-extern "C" __global__ void __launch_bounds__(1024) softmax_block8(const float* x, float* y, int rows, int cols) { softmax_regs<8, false>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp4(const float* x, float* y, int rows, int cols) { softmax_regs<4, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp8(const float* x, float* y, int rows, int cols) { softmax_regs<8, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp16(const float* x, float* y, int rows, int cols) { softmax_regs<16, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp32(const float* x, float* y, int rows, int cols) { softmax_regs<32, true>(x, y, rows, cols); }
+// 1024 bounds: the same code runs at BLOCK_MIN to 1024 threads, so keep it within 64 registers.
+extern "C" __global__ void __launch_bounds__(1024) softmax_block_n(const float* x, float* y, int rows, int cols) { softmax_regs<BLOCK_N, false>(x, y, rows, cols); }
 extern "C" __global__ void __launch_bounds__(1024) softmax_block16(const float* x, float* y, int rows, int cols) { softmax_regs<16, false>(x, y, rows, cols); }
 
 // Adds one element to a running (max, sum); skipping -inf keeps expf(-inf - -inf) = NaN out.
@@ -93,7 +95,7 @@ __device__ __forceinline__ void online_add(float& m, float& s, float v) {
 }
 
 // Rows too long for registers: one online pass for (max, sum), then a second read to write.
-extern "C" __global__ void __launch_bounds__(1024) softmax_online_long(const float* x, float* y, int cols) {
+extern "C" __global__ void __launch_bounds__(LONG_BLOCK) softmax_online_long(const float* x, float* y, int cols) {
     __shared__ float sm[32], ss[32];
     const size_t off = (size_t)blockIdx.x * cols;
     float m = -KEVO_INF, s = 0.0f;
