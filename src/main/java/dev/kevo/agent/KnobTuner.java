@@ -68,8 +68,9 @@ final class KnobTuner {
     }
 
     /**
-     * The parent's file with each knob it shares with the mate taking either parent's value, sometimes followed by
-     * a one-knob step; empty when no mix differs from both parents and satisfies the rule.
+     * The parent's file with each knob it shares with the mate taking either parent's value (at least one the
+     * mate's), sometimes followed by a one-knob step; empty when no mix differs from both parents and satisfies the
+     * rule (then the caller steps the parent instead).
      */
     static Optional<Proposal> crossover(KernelFile parent, Candidate mateCandidate, KernelFile mate,
                                         RandomGenerator random, Set<String> avoid) {
@@ -84,11 +85,14 @@ final class KnobTuner {
                     taken.put(k.name(), theirs);
                 }
             }
+            if (taken.isEmpty()) {
+                continue;  // nothing from the mate is no crossover: draw again
+            }
             Knobs mixed = parent.knobs().with(taken);
-            String summary = "crossover with " + mateCandidate.id() + ": "
-                    + (taken.isEmpty() ? "no values from the mate" : mixed.movesFrom(parent.knobs()) + " from the mate");
+            String summary = "crossover with " + mateCandidate.id() + ": " + mixed.movesFrom(parent.knobs())
+                    + " from the mate";
             Knobs child = mixed;
-            if (taken.isEmpty() || random.nextDouble() < STEP_AFTER_CROSSOVER) {
+            if (random.nextDouble() < STEP_AFTER_CROSSOVER) {
                 child = step(mixed, movable, 1, random);
                 summary += "; then " + child.movesFrom(mixed);
             }
