@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoCli.Outcome;
+import dev.kevo.agent.Agent;
 import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.Candidate;
+import dev.kevo.agent.Proposal;
+import dev.kevo.agent.ProposalRequest;
 import dev.kevo.campaign.CampaignConfig;
 import dev.kevo.campaign.CampaignState;
 import dev.kevo.campaign.FrozenCampaign;
@@ -140,6 +144,39 @@ class KnobCampaignTest {
         assertTrue(json.contains("\"step\" : \"seed\""), json);
         Outcome show = kevo("show", folder.toString());
         assertTrue(show.out().contains("by step: seed 1, tuning " + children.size()), show.out());
+    }
+
+    @Test
+    void agentsSeeTheBestKnobbedKernelsOfEarlierGenerations(@TempDir Path dir) {
+        CampaignConfig config = config(3);
+        List<ProposalRequest> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        BuiltinAgent builtin = new BuiltinAgent(false);
+        Agent recording = new Agent() {
+            @Override
+            public String name() {
+                return "builtin";
+            }
+
+            @Override
+            public Proposal propose(ProposalRequest request) {
+                seen.add(request);
+                return builtin.propose(request);
+            }
+        };
+        CampaignStore store = store(dir.resolve("c"), config);
+        new Campaign(config, store, new KnobGpu(Integer.MAX_VALUE), new AgentPool(config.agents(),
+                Map.of("builtin", recording)), List.of(ContractParser.parse("knobbed.cu", null, SEED)), null,
+                CampaignListener.NONE, () -> 0L).run();
+        assertEquals(18, seen.size(), "2 islands x 3 children x 3 generations");
+        // One list per generation, taken at its start: whichever child finishes first, its siblings see the same.
+        long lists = seen.stream().map(r -> r.relatives().stream().map(Candidate::id).toList()).distinct().count();
+        assertTrue(lists >= 2 && lists <= 3, "distinct relatives lists: " + lists);
+        for (ProposalRequest r : seen) {
+            assertTrue(!r.relatives().isEmpty(), "the seed at least");
+            List<Double> scores = r.relatives().stream().map(c -> c.result().score()).toList();
+            assertEquals(scores.stream().sorted(java.util.Comparator.reverseOrder()).toList(), scores, "best first");
+            r.relatives().forEach(c -> assertTrue(c.source().contains("\"knobs\"") && c.result().passed()));
+        }
     }
 
     static Map<String, String> outcome(CampaignStore store) {
