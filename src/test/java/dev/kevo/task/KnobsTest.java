@@ -162,6 +162,20 @@ class KnobsTest {
     }
 
     @Test
+    void theReadmesWorkedExampleParsesAndPlans() throws java.io.IOException {
+        String readme = java.nio.file.Files.readString(dev.kevo.TestFiles.root().resolve("README.md"));
+        int section = readme.indexOf("### Knobs");
+        int start = readme.indexOf("```cuda\n", section) + "```cuda\n".length();
+        KernelFile example = ContractParser.parse("example.cu", null, readme.substring(start,
+                readme.indexOf("```", start)));
+        assertEquals(List.of("WARPS", "BLOCK", "SHORT_MAX", "EXP"), example.knobs().names());
+        assertTrue(readme.contains("-DWARPS=4 -DBLOCK=512 -DSHORT_MAX=1024 -DEXP=EXP2 -DEXP_EXP2=1"));
+        assertEquals("{WARPS=4, BLOCK=512, SHORT_MAX=1024, EXP=EXP2, EXP_EXP2=1}", example.knobs().macros().toString());
+        assertEquals(128, PlanResolver.resolve(example, new Shape(100, 1000), 132).launches().getFirst().block());
+        assertEquals(512, PlanResolver.resolve(example, new Shape(100, 2000), 132).launches().getFirst().block());
+    }
+
+    @Test
     void theSourceMayNotDefineAKnobItself() {
         String source = source("{ \"BLOCK\": { \"values\": [256], \"value\": 256 } }", null,
                 "\"grid\": \"rows\", \"block\": \"BLOCK\"").replace("SHORT_MAX", "1024") + "#define BLOCK 128\n";
