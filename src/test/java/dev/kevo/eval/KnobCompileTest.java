@@ -106,14 +106,31 @@ class KnobCompileTest {
         throw new AssertionError("compiled without its knobs defined");
     }
 
+    /** The seeds, and the knobbed answer bench/llm-knobs-h100.sh's scripted model gives. */
     static List<Path> seeds() {
-        return TestFiles.seeds();
+        List<Path> files = new ArrayList<>(TestFiles.seeds());
+        files.add(TestFiles.root().resolve("bench/llm-answers-knobs/improve.md"));
+        return files;
+    }
+
+    /** A kernel file, or the one cuda block of a model's answer. */
+    private static KernelFile read(Path path) {
+        if (!path.toString().endsWith(".md")) {
+            return ContractParser.read(path);
+        }
+        try {
+            String answer = java.nio.file.Files.readString(path);
+            int start = answer.indexOf("```cuda\n") + "```cuda\n".length();
+            return ContractParser.parse("answer.cu", null, answer.substring(start, answer.indexOf("```", start)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @ParameterizedTest
     @MethodSource("seeds")
     void everySeedDeclaresKnobsAndPassesPreflightAtEveryAllowedValue(Path seed) {
-        KernelFile file = ContractParser.read(seed);
+        KernelFile file = read(seed);
         assertFalse(file.knobs().isEmpty(), seed + " exposes its natural knobs");
         CandidateResult defaults = check(file, shapes);
         assertEquals(Verdict.PASS, defaults.verdict(), () -> seed + " at its defaults: " + defaults.detail());
@@ -121,7 +138,9 @@ class KnobCompileTest {
         int compiled = 0;
         for (Knob knob : file.knobs().knobs()) {
             // A knob the code names changes the cubin, so it is compiled; a launch-only knob changes the plans.
-            boolean inCode = Pattern.compile("\\b" + knob.name() + "\\b").matcher(body).find();
+            // (a choice is tested through NAME_VALUE)
+            boolean inCode = Pattern.compile("\\b" + knob.name() + (knob.integer() ? "\\b" : "(\\b|_)"))
+                    .matcher(body).find();
             for (String value : knob.values()) {
                 if (value.equals(knob.value()) || !file.knobs().with(Map.of(knob.name(), value)).allowed()) {
                     continue;
@@ -144,6 +163,9 @@ class KnobCompileTest {
         }
         if (seed.getFileName().toString().equals("register_rows.cu")) {
             assertTrue(compiled >= 10, "register_rows compiles its warp count, elements per thread and long block");
+        }
+        if (seed.getFileName().toString().equals("improve.md")) {
+            assertEquals(5 + 3 + 1, compiled, "the answer compiles every other WARPS, BLOCK and EXP");
         }
     }
 }
