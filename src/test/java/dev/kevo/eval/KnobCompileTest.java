@@ -49,7 +49,7 @@ class KnobCompileTest {
     }
 
     /** A kernel whose code only compiles when BLOCK is a multiple of 32, and which needs MODE's choice macro. */
-    private static final String GUARDED = """
+    static final String GUARDED = """
             /*@kevo
             { "description": "knob guard",
               "knobs": { "BLOCK": { "values": [48, 128, 256], "value": 256 },
