@@ -1,22 +1,30 @@
 /*@kevo
 {
   "description": "block stats: rows split into chunks over many blocks; per-block online (max, sum) partials, per-row merge, grid-stride normalise over all elements",
-  "workspace": "rows * (max(1, min(cdiv(cols, 2048), cdiv(sms * 4, rows))) + 1) * 8",
+  "knobs": {
+    "CHUNK": { "values": [512, 1024, 2048, 4096, 8192, 16384], "value": 2048, "about": "fewest elements per chunk" },
+    "BLOCKS_PER_SM": { "values": [1, 2, 4, 8, 16], "value": 4, "about": "chunks a few long rows spread over, per SM" },
+    "STATS_BLOCK": { "values": [64, 128, 256, 512, 1024], "value": 256, "about": "threads per chunk" },
+    "NORM_BLOCK": { "values": [128, 256, 512, 1024], "value": 256, "about": "threads per block of the normalise pass" },
+    "NORM_BLOCKS_PER_SM": { "values": [2, 4, 8, 16, 32], "value": 8, "about": "normalise blocks per SM (a grid-stride loop)" }
+  },
+  "knob_rule": "STATS_BLOCK <= CHUNK",
+  "workspace": "rows * (max(1, min(cdiv(cols, CHUNK), cdiv(sms * BLOCKS_PER_SM, rows))) + 1) * 8",
   "plans": [
     { "when": "true",
-      "launches": [ { "kernel": "chunk_stats", "grid": "rows * max(1, min(cdiv(cols, 2048), cdiv(sms * 4, rows)))", "block": 256,
-                      "args": ["x", "ws", "cols", "max(1, min(cdiv(cols, 2048), cdiv(sms * 4, rows)))"] },
+      "launches": [ { "kernel": "chunk_stats", "grid": "rows * max(1, min(cdiv(cols, CHUNK), cdiv(sms * BLOCKS_PER_SM, rows)))", "block": "STATS_BLOCK",
+                      "args": ["x", "ws", "cols", "max(1, min(cdiv(cols, CHUNK), cdiv(sms * BLOCKS_PER_SM, rows)))"] },
                     { "kernel": "merge_stats", "grid": "cdiv(rows, 8)", "block": 256,
-                      "args": ["ws", "rows", "max(1, min(cdiv(cols, 2048), cdiv(sms * 4, rows)))"] },
-                    { "kernel": "normalise", "grid": "min(cdiv(rows * cols, 256), sms * 8)", "block": 256,
-                      "args": ["x", "y", "ws", "rows", "cols", "max(1, min(cdiv(cols, 2048), cdiv(sms * 4, rows)))"] } ] }
+                      "args": ["ws", "rows", "max(1, min(cdiv(cols, CHUNK), cdiv(sms * BLOCKS_PER_SM, rows)))"] },
+                    { "kernel": "normalise", "grid": "min(cdiv(rows * cols, NORM_BLOCK), sms * NORM_BLOCKS_PER_SM)", "block": "NORM_BLOCK",
+                      "args": ["x", "y", "ws", "rows", "cols", "max(1, min(cdiv(cols, CHUNK), cdiv(sms * BLOCKS_PER_SM, rows)))"] } ] }
   ]
 }
 */
 #include "kevo.h"
 
 // chunks = chunks per row. The header picks it so that a few long rows still spread over
-// about 4 blocks per SM, with chunks of at least 2048 elements so each block has real work.
+// about BLOCKS_PER_SM blocks per SM, with chunks of at least CHUNK elements so each block has real work.
 // ws layout: rows * chunks float2 (max, sum) partials, then rows float2 (max, 1/sum).
 
 // Adds one element to a running (max, sum); skipping -inf keeps expf(-inf - -inf) = NaN out.

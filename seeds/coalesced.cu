@@ -1,15 +1,23 @@
 /*@kevo
 {
   "description": "coalesced: block per row, strided coalesced loops, shared-memory tree reductions, three reads of the row",
+  "knobs": {
+    "SMALL_BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 128, "about": "threads per row up to SMALL_MAX columns" },
+    "MID_BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 256, "about": "threads per row up to MID_MAX columns" },
+    "LARGE_BLOCK": { "values": [128, 256, 512, 1024], "value": 1024, "about": "threads per row beyond" },
+    "SMALL_MAX": { "values": [128, 256, 512, 1024, 2048], "value": 512 },
+    "MID_MAX": { "values": [1024, 2048, 4096, 8192, 16384], "value": 4096 }
+  },
+  "knob_rule": "SMALL_MAX < MID_MAX",
   "plans": [
-    { "when": "cols <= 512",
-      "launches": [ { "kernel": "softmax_coalesced", "grid": "rows", "block": 128, "smem": "128 * 4",
+    { "when": "cols <= SMALL_MAX",
+      "launches": [ { "kernel": "softmax_coalesced", "grid": "rows", "block": "SMALL_BLOCK", "smem": "SMALL_BLOCK * 4",
                       "args": ["x", "y", "cols"] } ] },
-    { "when": "cols <= 4096",
-      "launches": [ { "kernel": "softmax_coalesced", "grid": "rows", "block": 256, "smem": "256 * 4",
+    { "when": "cols <= MID_MAX",
+      "launches": [ { "kernel": "softmax_coalesced", "grid": "rows", "block": "MID_BLOCK", "smem": "MID_BLOCK * 4",
                       "args": ["x", "y", "cols"] } ] },
     { "when": "true",
-      "launches": [ { "kernel": "softmax_coalesced", "grid": "rows", "block": 1024, "smem": "1024 * 4",
+      "launches": [ { "kernel": "softmax_coalesced", "grid": "rows", "block": "LARGE_BLOCK", "smem": "LARGE_BLOCK * 4",
                       "args": ["x", "y", "cols"] } ] }
   ]
 }

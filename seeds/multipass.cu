@@ -2,19 +2,27 @@
 {
   "description": "multipass: three launches (row max -> ws, row sum of exp -> ws, normalise), block per row",
   "workspace": "rows * 8",
+  "knobs": {
+    "SMALL_BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 128, "about": "threads per row up to SMALL_MAX columns" },
+    "MID_BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 256, "about": "threads per row up to MID_MAX columns" },
+    "LARGE_BLOCK": { "values": [128, 256, 512, 1024], "value": 1024, "about": "threads per row beyond" },
+    "SMALL_MAX": { "values": [128, 256, 512, 1024, 2048], "value": 512 },
+    "MID_MAX": { "values": [1024, 2048, 4096, 8192, 16384], "value": 4096 }
+  },
+  "knob_rule": "SMALL_MAX < MID_MAX",
   "plans": [
-    { "when": "cols <= 512",
-      "launches": [ { "kernel": "row_max", "grid": "rows", "block": 128, "args": ["x", "ws", "rows", "cols"] },
-                    { "kernel": "row_sum", "grid": "rows", "block": 128, "args": ["x", "ws", "rows", "cols"] },
-                    { "kernel": "normalise", "grid": "rows", "block": 128, "args": ["x", "y", "ws", "rows", "cols"] } ] },
-    { "when": "cols <= 4096",
-      "launches": [ { "kernel": "row_max", "grid": "rows", "block": 256, "args": ["x", "ws", "rows", "cols"] },
-                    { "kernel": "row_sum", "grid": "rows", "block": 256, "args": ["x", "ws", "rows", "cols"] },
-                    { "kernel": "normalise", "grid": "rows", "block": 256, "args": ["x", "y", "ws", "rows", "cols"] } ] },
+    { "when": "cols <= SMALL_MAX",
+      "launches": [ { "kernel": "row_max", "grid": "rows", "block": "SMALL_BLOCK", "args": ["x", "ws", "rows", "cols"] },
+                    { "kernel": "row_sum", "grid": "rows", "block": "SMALL_BLOCK", "args": ["x", "ws", "rows", "cols"] },
+                    { "kernel": "normalise", "grid": "rows", "block": "SMALL_BLOCK", "args": ["x", "y", "ws", "rows", "cols"] } ] },
+    { "when": "cols <= MID_MAX",
+      "launches": [ { "kernel": "row_max", "grid": "rows", "block": "MID_BLOCK", "args": ["x", "ws", "rows", "cols"] },
+                    { "kernel": "row_sum", "grid": "rows", "block": "MID_BLOCK", "args": ["x", "ws", "rows", "cols"] },
+                    { "kernel": "normalise", "grid": "rows", "block": "MID_BLOCK", "args": ["x", "y", "ws", "rows", "cols"] } ] },
     { "when": "true",
-      "launches": [ { "kernel": "row_max", "grid": "rows", "block": 1024, "args": ["x", "ws", "rows", "cols"] },
-                    { "kernel": "row_sum", "grid": "rows", "block": 1024, "args": ["x", "ws", "rows", "cols"] },
-                    { "kernel": "normalise", "grid": "rows", "block": 1024, "args": ["x", "y", "ws", "rows", "cols"] } ] }
+      "launches": [ { "kernel": "row_max", "grid": "rows", "block": "LARGE_BLOCK", "args": ["x", "ws", "rows", "cols"] },
+                    { "kernel": "row_sum", "grid": "rows", "block": "LARGE_BLOCK", "args": ["x", "ws", "rows", "cols"] },
+                    { "kernel": "normalise", "grid": "rows", "block": "LARGE_BLOCK", "args": ["x", "y", "ws", "rows", "cols"] } ] }
   ]
 }
 */

@@ -1,9 +1,10 @@
 /*@kevo
 {
   "description": "naive: one thread per row, three sequential passes (max, sum of exp, write)",
+  "knobs": { "BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 128, "about": "rows (threads) per block" } },
   "plans": [
     { "when": "true",
-      "launches": [ { "kernel": "softmax_naive", "grid": "cdiv(rows, 128)", "block": 128,
+      "launches": [ { "kernel": "softmax_naive", "grid": "cdiv(rows, BLOCK)", "block": "BLOCK",
                       "args": ["x", "y", "rows", "cols"] } ] }
   ]
 }

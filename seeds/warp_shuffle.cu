@@ -1,13 +1,21 @@
 /*@kevo
 {
   "description": "warp shuffle: block per row, kevo_warp_max / kevo_warp_sum then across warps through a 32-float shared array, three reads of the row",
+  "knobs": {
+    "SMALL_BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 128, "about": "threads per row up to SMALL_MAX columns" },
+    "MID_BLOCK": { "values": [32, 64, 128, 256, 512, 1024], "value": 256, "about": "threads per row up to MID_MAX columns" },
+    "LARGE_BLOCK": { "values": [128, 256, 512, 1024], "value": 1024, "about": "threads per row beyond" },
+    "SMALL_MAX": { "values": [128, 256, 512, 1024, 2048], "value": 512 },
+    "MID_MAX": { "values": [1024, 2048, 4096, 8192, 16384], "value": 4096 }
+  },
+  "knob_rule": "SMALL_MAX < MID_MAX",
   "plans": [
-    { "when": "cols <= 512",
-      "launches": [ { "kernel": "softmax_warp_shuffle", "grid": "rows", "block": 128, "args": ["x", "y", "cols"] } ] },
-    { "when": "cols <= 4096",
-      "launches": [ { "kernel": "softmax_warp_shuffle", "grid": "rows", "block": 256, "args": ["x", "y", "cols"] } ] },
+    { "when": "cols <= SMALL_MAX",
+      "launches": [ { "kernel": "softmax_warp_shuffle", "grid": "rows", "block": "SMALL_BLOCK", "args": ["x", "y", "cols"] } ] },
+    { "when": "cols <= MID_MAX",
+      "launches": [ { "kernel": "softmax_warp_shuffle", "grid": "rows", "block": "MID_BLOCK", "args": ["x", "y", "cols"] } ] },
     { "when": "true",
-      "launches": [ { "kernel": "softmax_warp_shuffle", "grid": "rows", "block": 1024, "args": ["x", "y", "cols"] } ] }
+      "launches": [ { "kernel": "softmax_warp_shuffle", "grid": "rows", "block": "LARGE_BLOCK", "args": ["x", "y", "cols"] } ] }
   ]
 }
 */

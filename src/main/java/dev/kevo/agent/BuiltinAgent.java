@@ -1,6 +1,7 @@
 package dev.kevo.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kevo.task.KernelFile;
 import dev.kevo.agent.Genome.BlockRows;
 import dev.kevo.agent.Genome.ExpMode;
 import dev.kevo.agent.Genome.Fused;
@@ -21,12 +22,15 @@ import java.util.Set;
 import java.util.random.RandomGenerator;
 
 /**
- * The built-in mutation engine: no model, no network. Every child is a {@link Genome} rendered by
- * {@link KernelRenderer}, so it is correct by construction and only its speed is in question.
+ * The built-in mutation engine: no model, no network. A child is either a {@link Genome} rendered by
+ * {@link KernelRenderer}, correct by construction so that only its speed is in question, or a parent that
+ * declares knobs with other values for them ({@link KnobTuner}).
  *
  * <ul>
- *   <li>parent without a genome (a hand-written seed, another agent's file): a fresh genome, one of
- *       {@link #namedGenomes()} or, now and then, a random one;</li>
+ *   <li>parent without a genome that declares knobs (a knobbed seed, a model's file): its knobs tuned (a step, or
+ *       a crossover with a mate sharing knob names); with fresh genomes on, half the time a fresh genome instead;</li>
+ *   <li>parent with neither (a hand-written seed, another agent's file): a fresh genome, one of
+ *       {@link #namedGenomes()} or, now and then, a random one, unless fresh genomes are off;</li>
  *   <li>with a mate that has a genome (or, sometimes, an inspiration): crossover per regime, sometimes
  *       followed by a one-gene mutation;</li>
  *   <li>otherwise: one to three genes stepped to nearby values.</li>
@@ -42,6 +46,19 @@ public final class BuiltinAgent implements Agent {
     private static final double INSPIRATION_CROSSOVER = 0.15;
     private static final double MUTATE_AFTER_CROSSOVER = 0.25;
     private static final double RANDOM_FRESH = 0.2;
+    /** With fresh genomes on, the share of knobbed parents without a genome that start a genome instead. */
+    private static final double FRESH_FOR_KNOBBED = 0.5;
+
+    private final boolean freshGenomes;
+
+    public BuiltinAgent() {
+        this(true);
+    }
+
+    /** @param freshGenomes false: never start a genome of its own, only tune (and evolve genomes it is given) */
+    public BuiltinAgent(boolean freshGenomes) {
+        this.freshGenomes = freshGenomes;
+    }
 
     @Override
     public String name() {
@@ -118,6 +135,14 @@ public final class BuiltinAgent implements Agent {
         }
         Optional<Genome> parent = genomeOf(request.parent());
         if (parent.isEmpty()) {
+            Optional<KernelFile> knobbed = KnobTuner.knobbed(request.parent());
+            if (knobbed.isPresent() && (!freshGenomes || random.nextDouble() >= FRESH_FOR_KNOBBED)) {
+                return tune(request, knobbed.get(), random);
+            }
+            if (!freshGenomes) {
+                throw new AgentException("builtin: " + request.parent().id() + " has no knobs to tune and no builtin "
+                        + "genome, and fresh_genomes is off");
+            }
             // A design other islands already hold adds nothing: start elsewhere.
             request.inspirations().forEach(c -> genomeOf(c).ifPresent(g -> avoid.add(key(g))));
             return fresh(request, random, avoid);
@@ -135,6 +160,34 @@ public final class BuiltinAgent implements Agent {
             return crossover(parent.get(), mate.get(), random, avoid);
         }
         return mutate(parent.get(), random, avoid);
+    }
+
+    /** A knobbed parent's child: a crossover with a mate (or an inspiration) that shares knob names, else a step. */
+    private Proposal tune(ProposalRequest request, KernelFile parent, RandomGenerator random) {
+        Set<String> avoid = new HashSet<>();
+        avoid.add(parent.source());
+        request.recentFailures().forEach(c -> avoid.add(c.source()));
+        Optional<Candidate> mate = request.mate().filter(m -> sharesKnobs(parent, m));
+        if (mate.isEmpty() && random.nextDouble() < INSPIRATION_CROSSOVER) {
+            List<Candidate> inspirations = request.inspirations().stream()
+                    .filter(c -> !parent.source().equals(c.source()) && sharesKnobs(parent, c)).toList();
+            if (!inspirations.isEmpty()) {
+                mate = Optional.of(inspirations.get(random.nextInt(inspirations.size())));
+            }
+        }
+        if (mate.isPresent()) {
+            Optional<Proposal> crossed = KnobTuner.crossover(parent, mate.get(),
+                    KnobTuner.knobbed(mate.get()).orElseThrow(), random, avoid);
+            if (crossed.isPresent()) {
+                return crossed.get();
+            }
+        }
+        return KnobTuner.tune(parent, random, avoid);
+    }
+
+    private static boolean sharesKnobs(KernelFile parent, Candidate other) {
+        return KnobTuner.knobbed(other).filter(f -> f.knobs().names().stream()
+                .anyMatch(n -> parent.knobs().get(n).isPresent())).isPresent();
     }
 
     private Proposal mutate(Genome parent, RandomGenerator random, Set<String> avoid) {

@@ -9,11 +9,22 @@ import java.util.random.RandomGenerator;
  * with, the best of other islands as inspiration, recent failures with their verdicts, and the randomness to
  * use (derived from the campaign's seed and the request's number, so a resumed campaign proposes the same
  * children).
+ *
+ * @param relatives earlier kernels that declare knobs, best first, so that an agent can say which knob values did
+ *     best (as of the generation's start, so a replay sees the same)
  */
 public record ProposalRequest(TaskContext context, Candidate parent, Optional<Candidate> mate,
-                              List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random) {
+                              List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random,
+                              List<Candidate> relatives) {
     public ProposalRequest {
         inspirations = List.copyOf(inspirations);
         recentFailures = List.copyOf(recentFailures);
+        relatives = List.copyOf(relatives);
+    }
+
+    /** A request without relatives. */
+    public ProposalRequest(TaskContext context, Candidate parent, Optional<Candidate> mate,
+                           List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random) {
+        this(context, parent, mate, inspirations, recentFailures, random, List.of());
     }
 }

@@ -20,11 +20,22 @@ import java.util.regex.Pattern;
  * @param population mutants kept per island
  * @param childrenPerGeneration mutants proposed per island per generation
  * @param migrationInterval every this many generations, each island's best joins the next island
+ * @param freshGenomes false: the built-in agent never starts a genome of its own, it only tunes knobs (and
+ *     evolves genomes it is given)
  */
 public record CampaignConfig(String name, String suite, String baseline, String evalConfig, String seeds,
                              Integer device, String devices, Long randomSeed, Integer islands, Integer population,
                              Integer childrenPerGeneration, Integer migrationInterval, Selection selection,
-                             List<AgentWeight> agents, Stop stop, String output) {
+                             List<AgentWeight> agents, Stop stop, String output, Boolean freshGenomes) {
+
+    /** A config without {@code fresh_genomes} (the default, on). */
+    public CampaignConfig(String name, String suite, String baseline, String evalConfig, String seeds,
+                          Integer device, String devices, Long randomSeed, Integer islands, Integer population,
+                          Integer childrenPerGeneration, Integer migrationInterval, Selection selection,
+                          List<AgentWeight> agents, Stop stop, String output) {
+        this(name, suite, baseline, evalConfig, seeds, device, devices, randomSeed, islands, population,
+                childrenPerGeneration, migrationInterval, selection, agents, stop, output, null);
+    }
 
     /** Tournament selection with elitism; {@code crossoverRate} is the chance a child gets a second parent. */
     public record Selection(Integer tournamentSize, Integer elitism, Double crossoverRate) {
@@ -70,7 +81,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
                         : new AgentWeight(a.name(), a.weight(), a.model().withDefaults())).toList(),
                 new Stop(or(t.evaluations, 0), or(t.wallMinutes, 0.0), or(t.generations, 0),
                         or(t.noImprovement, 0), or(t.cost, 0.0)),
-                or(output, d.output));
+                or(output, d.output), or(freshGenomes, true));
     }
 
     /** The devices to run on, as {@code --devices} takes them: {@code 0}, {@code 0,1} or {@code all}. */

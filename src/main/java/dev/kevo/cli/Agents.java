@@ -42,7 +42,9 @@ final class Agents {
 
     /** The campaign's pool, each agent checked (keys set, servers answering): call before any GPU work. */
     static AgentPool pool(CampaignConfig campaign, KevoHome home) {
-        AgentPool pool = new AgentPool(campaign.agents(), forCampaign(campaign.agents(), home, System::getenv));
+        Map<String, Agent> agents = forCampaign(campaign.agents(), home, System::getenv);
+        agents.put(BuiltinAgent.NAME, new BuiltinAgent(campaign.freshGenomes() == null || campaign.freshGenomes()));
+        AgentPool pool = new AgentPool(campaign.agents(), agents);
         pool.preflight();
         return pool;
     }

@@ -9,6 +9,8 @@ import dev.kevo.campaign.MutantRecord;
 import dev.kevo.campaign.Spend;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import dev.kevo.report.StepKind;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -72,6 +74,10 @@ public final class ShowCommand implements Callable<Integer> {
         Map<String, Long> agents = mutants.stream().collect(Collectors.groupingBy(MutantRecord::agent, TreeMap::new,
                 Collectors.counting()));
         out.println("  by agent: " + agents.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", ")));
+        Map<StepKind, Long> steps = mutants.stream().collect(Collectors.groupingBy(StepKind::of,
+                () -> new EnumMap<>(StepKind.class), Collectors.counting()));
+        out.println("  by step: " + steps.entrySet().stream().map(e -> e.getKey().label() + " " + e.getValue())
                 .collect(Collectors.joining(", ")));
         if (state != null && state.bestId() != null) {
             MutantRecord champion = store.mutant(state.bestId()).orElseThrow();

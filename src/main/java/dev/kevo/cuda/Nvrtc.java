@@ -91,7 +91,17 @@ public final class Nvrtc {
      * @throws CompileException when NVRTC rejects the source
      */
     public Compilation compile(String name, String source, Map<String, String> headers, String arch) {
-        List<String> options = List.of(STANDARD, "--gpu-architecture=" + arch);
+        return compile(name, source, headers, arch, Map.of());
+    }
+
+    /**
+     * As {@link #compile(String, String, Map, String)}, with macros defined as by {@code -DNAME=VALUE} (a kernel
+     * file's knobs): the source stays the file itself, so NVRTC's line numbers are the file's.
+     */
+    public Compilation compile(String name, String source, Map<String, String> headers, String arch,
+                               Map<String, String> macros) {
+        List<String> options = new ArrayList<>(List.of(STANDARD, "--gpu-architecture=" + arch));
+        macros.forEach((macro, value) -> options.add("-D" + macro + "=" + value));
         long start = System.nanoTime();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment programOut = arena.allocate(ADDRESS);

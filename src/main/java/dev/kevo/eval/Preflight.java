@@ -66,7 +66,8 @@ public final class Preflight {
         Compilation compilation;
         try {
             compilation = compiledAhead.filter(c -> c.arch().equals(arch))
-                    .orElseGet(() -> nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch));
+                    .orElseGet(() -> nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch,
+                            file.knobs().macros()));
         } catch (CompileException e) {
             throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
         }

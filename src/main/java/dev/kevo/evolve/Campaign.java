@@ -61,6 +61,8 @@ public final class Campaign {
     static final int MAX_REPAIR_ROUNDS = 8;
     /** How many of the best a multi-device campaign judges again on one device before naming its champion. */
     static final int CONTENDERS = 3;
+    /** Knobbed kernels an agent is shown as evidence of which knob values did best. */
+    static final int RELATIVES = 64;
 
     private final CampaignConfig config;
     private final CampaignStore store;
@@ -165,8 +167,10 @@ public final class Campaign {
                 .toList();
         String championBefore = champion == null ? null : champion.id();
         List<Candidate> failures;
+        List<Candidate> relatives;
         synchronized (lock) {
             failures = recentFailures.stream().map(this::candidate).toList();
+            relatives = knobbedRelatives(gen);
         }
         List<Slot> slots = new ArrayList<>();
         for (int i = 0; i < islands.size(); i++) {
@@ -176,7 +180,7 @@ public final class Campaign {
         }
         List<Future<List<MutantRecord>>> running = new ArrayList<>();
         for (Slot slot : slots) {
-            running.add(children.submit(() -> slot.run(islands, failures, slots)));
+            running.add(children.submit(() -> slot.run(islands, failures, relatives, slots)));
         }
         // A child cancelled before it ran never says it has proposed, and later children wait for that: say it.
         List<List<MutantRecord>> made = awaitAll(running, () -> slots.forEach(s -> s.proposed.complete(null)));
@@ -291,16 +295,17 @@ public final class Campaign {
         }
 
         /** The child's records, repairs included; empty when the budget ran out before it was judged. */
-        List<MutantRecord> run(List<List<MutantRecord>> islands, List<Candidate> failures, List<Slot> all) {
+        List<MutantRecord> run(List<List<MutantRecord>> islands, List<Candidate> failures, List<Candidate> relatives,
+                               List<Slot> all) {
             try {
-                return breed(islands, failures, all);
+                return breed(islands, failures, relatives, all);
             } finally {
                 proposed.complete(null);
             }
         }
 
         private List<MutantRecord> breed(List<List<MutantRecord>> islands, List<Candidate> failures,
-                                         List<Slot> all) {
+                                         List<Candidate> relatives, List<Slot> all) {
             String id = String.format("g%04d-i%d-c%d", gen, island, index);
             List<MutantRecord> members = islands.get(island);
             SplittableRandom random = new SplittableRandom(Seeds.derive(config.randomSeed(), gen * 1000 + island,
@@ -329,7 +334,8 @@ public final class Campaign {
                 }
                 Optional<MutantRecord> mateRecord = mate;
                 record = attempt(id, parents, agent, inputSeed, () -> agent.propose(new ProposalRequest(context,
-                        candidate(parent), mateRecord.map(Campaign.this::candidate), inspirations, failures, random)),
+                        candidate(parent), mateRecord.map(Campaign.this::candidate), inspirations, failures, random,
+                        relatives)),
                         all);
                 if (record == null) {
                     return List.of();
@@ -568,6 +574,16 @@ public final class Campaign {
                 champion.id(), state.stale(), state.elapsedMillis(), state.spend());
         store.saveState(confirmed);
         return confirmed;
+    }
+
+    /**
+     * The best judged kernels of earlier generations that declare knobs (their evidence of which values did best),
+     * from the generation's starting state so that a replay sees the same.
+     */
+    private List<Candidate> knobbedRelatives(int generation) {
+        return byId.values().stream().filter(m -> m.passed() && m.cachedFrom() == null && m.generation() < generation)
+                .sorted(Selection.BEST_FIRST).map(this::candidate)
+                .filter(c -> c.source().contains("\"knobs\"")).limit(RELATIVES).toList();
     }
 
     private Candidate candidate(MutantRecord m) {

@@ -250,10 +250,16 @@ public final class CampaignReport {
         return new LineageGraph(champion.id(), nodes, edges);
     }
 
-    /** Two parents make a crossover whatever the agent called it; a one-parent "repair" fixes a rejected parent. */
+    /**
+     * Two parents make a crossover whatever the agent called it; a one-parent "repair" fixes a rejected parent; a
+     * "tuning" step moved only knob values.
+     */
     static String edgeKind(MutantRecord child) {
         if (child.parents().size() >= 2) {
             return "crossover";
+        }
+        if (StepKind.of(child) == StepKind.TUNING) {
+            return "tuning";
         }
         return "repair".equals(child.operator()) ? "repair" : "mutation";
     }

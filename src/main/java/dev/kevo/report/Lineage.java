@@ -68,8 +68,10 @@ public final class Lineage {
                     ? String.format(Locale.ROOT, " (%+.3f)", m.fitness() - previous.fitness()) : "";
             String mate = m.parents().size() > 1 ? "  x " + String.join(", ", m.parents().subList(1, m.parents().size()))
                     : "";
+            // A tuning step's summary is its knob moves; saying so tells it from a model's or a genome's step.
+            String summary = "tune".equals(m.operator()) ? "knobs " + m.summary() : m.summary();
             out.append(String.format(Locale.ROOT, "%-30s gen %-3d %-8s %-10s %-16s %s%s%s%n", indent + m.id(),
-                    m.generation(), m.agent(), m.operator(), score(m) + change, m.summary(), mate, model(m)));
+                    m.generation(), m.agent(), m.operator(), score(m) + change, summary, mate, model(m)));
             previous = m;
             depth++;
         }
@@ -111,6 +113,7 @@ public final class Lineage {
             node.put("island", m.island());
             node.put("agent", m.agent());
             node.put("operator", m.operator());
+            node.put("step", StepKind.of(m).label());
             node.put("summary", m.summary());
             node.put("verdict", m.result().verdict().id());
             node.put("score", m.passed() ? m.fitness() : null);

@@ -31,7 +31,7 @@ public final class ContractParser {
     /** Sources larger than this are rejected before anything else looks at them. */
     public static final int MAX_SOURCE_BYTES = 256 * 1024;
 
-    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans");
+    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans", "knobs", "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
     private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "args");
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -155,7 +155,20 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
-            return new KernelFile(name, path, source, description, workspace, plans);
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans), root);
+        }
+
+        /** The header's knobs (see {@link KnobParser}), checked against every expression that names one. */
+        private KernelFile withKnobs(KernelFile file, JsonNode root) {
+            try {
+                Knobs knobs = KnobParser.parse(root.get("knobs"), root.get("knob_rule"), file.source());
+                KernelFile knobbed = new KernelFile(file.name(), file.path(), file.source(), file.description(),
+                        file.workspace(), file.plans(), knobs);
+                KnobParser.checkExpressions(knobbed);
+                return knobbed;
+            } catch (IllegalArgumentException e) {
+                throw error(root.has("knobs") ? "/knobs" : "", e.getMessage());
+            }
         }
 
         private KernelFile.Plan plan(JsonNode node, At at) {
@@ -220,7 +233,7 @@ public final class ContractParser {
                 throw error(at, " must be an expression string or an integer");
             }
             try {
-                return Expr.parse(node.asText());
+                return Expr.parseAllowingKnobs(node.asText());
             } catch (IllegalArgumentException e) {
                 throw error(at, ": " + e.getMessage());
             }

@@ -31,12 +31,16 @@ import com.ezylang.evalex.parser.Token;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * A launch-plan expression: integer arithmetic and comparisons over {@code rows}, {@code cols} and
- * {@code sms}. The operator and function tables are replaced wholesale, so nothing beyond what the
+ * {@code sms}, and over a kernel file's integer knobs when it declares some. The operator and function tables are replaced wholesale, so nothing beyond what the
  * kernel contract documents exists: no strings, no dates, no powers, no implicit multiplication.
  * {@code /} and {@code %} truncate like C, so a plan reads the same as the kernel that uses it.
  */
@@ -44,6 +48,8 @@ public final class Expr {
 
     /** The variables a plan may name. */
     public static final Set<String> VARIABLES = Set.of("rows", "cols", "sms");
+    /** What a knob's name looks like: an upper-case C identifier, so it cannot be taken for a variable. */
+    public static final Pattern KNOB_NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
 
     private static final ExpressionConfiguration CONFIG = ExpressionConfiguration.builder()
             .operatorDictionary(MapBasedOperatorDictionary.ofOperators(
@@ -83,6 +89,27 @@ public final class Expr {
      * @throws IllegalArgumentException with a message naming the problem
      */
     public static Expr parse(String text) {
+        return parse(text, Set.of(), false);
+    }
+
+    /**
+     * Parses an expression that may also use the named knobs; any other upper-case name is an unknown knob.
+     *
+     * @throws IllegalArgumentException with a message naming the problem
+     */
+    public static Expr parse(String text, Set<String> knobs) {
+        return parse(text, knobs, false);
+    }
+
+    /**
+     * Parses an expression that may use any knob-like name; which knobs exist is checked later, against the
+     * header that declares them ({@link #knobsUsed()}).
+     */
+    public static Expr parseAllowingKnobs(String text) {
+        return parse(text, Set.of(), true);
+    }
+
+    private static Expr parse(String text, Set<String> knobs, boolean anyKnob) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("empty expression");
         }
@@ -96,6 +123,14 @@ public final class Expr {
                 }
             }
             for (String variable : expression.getUsedVariables()) {
+                if (knobs.contains(variable) || (anyKnob && KNOB_NAME.matcher(variable).matches())) {
+                    continue;
+                }
+                if (KNOB_NAME.matcher(variable).matches()) {
+                    throw new IllegalArgumentException("'" + text + "': unknown knob '" + variable + "' ("
+                            + (knobs.isEmpty() ? "the header declares no knobs" : "the header declares "
+                            + String.join(", ", new TreeSet<>(knobs))) + ")");
+                }
                 if (!VARIABLES.contains(variable)) {
                     throw new IllegalArgumentException("'" + text + "': unknown name '" + variable
                             + "' (expressions may use rows, cols, sms)");
@@ -113,6 +148,22 @@ public final class Expr {
 
     public String text() {
         return text;
+    }
+
+    /** Every name this expression uses: rows, cols, sms and knobs. */
+    public Set<String> namesUsed() {
+        try {
+            return new LinkedHashSet<>(parsed.getUsedVariables());
+        } catch (ParseException e) {
+            throw new IllegalStateException("validated at parse: " + text, e);
+        }
+    }
+
+    /** The names this expression uses that are not rows, cols or sms: knobs. */
+    public Set<String> knobsUsed() {
+        Set<String> used = namesUsed();
+        used.removeAll(VARIABLES);
+        return used;
     }
 
     /** Evaluates to an integer; fractions, booleans and values outside a long are errors. */
@@ -141,7 +192,11 @@ public final class Expr {
 
     private EvaluationValue evaluate(Env env) {
         try {
-            return parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms()).evaluate();
+            Expression bound = parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms());
+            for (Map.Entry<String, Long> knob : env.knobs().entrySet()) {
+                bound = bound.and(knob.getKey(), knob.getValue());
+            }
+            return bound.evaluate();
         } catch (EvaluationException | ParseException e) {
             throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
         } catch (ArithmeticException e) {
@@ -154,15 +209,29 @@ public final class Expr {
         return text;
     }
 
-    /** The values an expression is evaluated with. */
-    public record Env(long rows, long cols, long sms) {
+    /** The values an expression is evaluated with: the shape, the device, and the file's integer knobs. */
+    public record Env(long rows, long cols, long sms, Map<String, Long> knobs) {
+        public Env {
+            knobs = Map.copyOf(knobs);
+        }
+
+        public Env(long rows, long cols, long sms) {
+            this(rows, cols, sms, Map.of());
+        }
+
         public static Env of(Shape shape, int sms) {
             return new Env(shape.rows(), shape.cols(), sms);
         }
 
+        public Env withKnobs(Map<String, Long> values) {
+            return new Env(rows, cols, sms, values);
+        }
+
         @Override
         public String toString() {
-            return "rows=" + rows + ", cols=" + cols + ", sms=" + sms;
+            StringBuilder out = new StringBuilder("rows=" + rows + ", cols=" + cols + ", sms=" + sms);
+            new TreeMap<>(knobs).forEach((k, v) -> out.append(", ").append(k).append('=').append(v));
+            return out.toString();
         }
     }
 

@@ -12,12 +12,18 @@ import java.util.List;
  * @param description the header's one-line description, possibly empty
  * @param workspace bytes of scratch memory the plan needs
  * @param plans tried in order; the first whose condition holds is used
+ * @param knobs the tunable parameters the header declares, with their current values (compiled in as macros)
  */
 public record KernelFile(String name, Path path, String source, String description, Expr workspace,
-                         List<Plan> plans) {
+                         List<Plan> plans, Knobs knobs) {
 
     public KernelFile {
         plans = List.copyOf(plans);
+    }
+
+    /** A file without knobs. */
+    public KernelFile(String name, Path path, String source, String description, Expr workspace, List<Plan> plans) {
+        this(name, path, source, description, workspace, plans, Knobs.NONE);
     }
 
     /** Names of all kernels that some plan launches. */

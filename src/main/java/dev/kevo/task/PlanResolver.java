@@ -15,7 +15,7 @@ public final class PlanResolver {
     }
 
     public static ResolvedPlan resolve(KernelFile file, Shape shape, int sms) {
-        Expr.Env env = Expr.Env.of(shape, sms);
+        Expr.Env env = Expr.Env.of(shape, sms).withKnobs(file.knobs().numbers());
         List<KernelFile.Plan> plans = file.plans();
         for (int p = 0; p < plans.size(); p++) {
             KernelFile.Plan plan = plans.get(p);

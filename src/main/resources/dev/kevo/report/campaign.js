@@ -136,6 +136,7 @@
           'target-arrow-color': '#2f6fdf' } },
         { selector: 'edge[kind = "repair"]', style: { 'line-style': 'dotted', width: 3, 'line-color': '#d9480f',
           'target-arrow-color': '#d9480f' } },
+        { selector: 'edge[kind = "tuning"]', style: { 'line-color': '#2b8a3e', 'target-arrow-color': '#2b8a3e' } },
       ],
       autounselectify: false,
       boxSelectionEnabled: false,

@@ -6,11 +6,17 @@ import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.result.CandidateResult;
 import dev.kevo.result.KernelResources;
 import dev.kevo.result.ShapeResult;
+import dev.kevo.task.ContractException;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Knob;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -140,6 +146,77 @@ final class Evidence {
             }
         }
         return out.toString().stripTrailing();
+    }
+
+    /** Knob values listed per knob in the evidence: the best few, so a prompt stays short. */
+    static final int KNOB_VALUES_SHOWN = 5;
+
+    /**
+     * A knobbed kernel's knobs, their current and allowed values, and per knob which values did best among its
+     * relatives that declare a knob of that name (best score with each value, and how many were judged with it).
+     * Empty for a kernel without knobs.
+     */
+    static String knobs(Candidate kernel, List<Candidate> relatives) {
+        Optional<KernelFile> file = knobbed(kernel);
+        if (file.isEmpty()) {
+            return "";
+        }
+        List<KernelFile> judged = new ArrayList<>();
+        List<Double> scores = new ArrayList<>();
+        for (Candidate r : relatives) {
+            if (r.result() != null && r.result().passed() && !r.id().equals(kernel.id())) {
+                knobbed(r).ifPresent(f -> {
+                    judged.add(f);
+                    scores.add(r.result().score());
+                });
+            }
+        }
+        if (kernel.result() != null && kernel.result().passed()) {
+            judged.add(file.get());
+            scores.add(kernel.result().score());
+        }
+        StringBuilder out = new StringBuilder("Knobs of `" + kernel.id() + "` (kevo's tuner steps these for free; "
+                + "the scores are the best kernel judged with each value):\n");
+        for (Knob k : file.get().knobs().knobs()) {
+            out.append("- ").append(k.name()).append(" = ").append(k.value()).append(" (allowed: ")
+                    .append(allowed(k.values())).append(')');
+            Map<String, double[]> byValue = new LinkedHashMap<>();  // value -> {best score, count}
+            for (int i = 0; i < judged.size(); i++) {
+                Optional<Knob> same = judged.get(i).knobs().get(k.name());
+                if (same.isPresent()) {
+                    double[] seen = byValue.computeIfAbsent(same.get().value(), v -> new double[] {0, 0});
+                    seen[0] = Math.max(seen[0], scores.get(i));
+                    seen[1]++;
+                }
+            }
+            if (byValue.size() > 1 || byValue.values().stream().anyMatch(v -> v[1] > 1)) {
+                out.append("; judged: ").append(byValue.entrySet().stream()
+                        .sorted((a, b) -> Double.compare(b.getValue()[0], a.getValue()[0])).limit(KNOB_VALUES_SHOWN)
+                        .map(e -> String.format(Locale.ROOT, "%s %.3fx (%d)", e.getKey(), e.getValue()[0],
+                                (int) e.getValue()[1]))
+                        .collect(Collectors.joining(", ")));
+            }
+            out.append('\n');
+        }
+        file.get().knobs().rule().ifPresent(r -> out.append("- rule: ").append(r.text()).append('\n'));
+        return out.toString().stripTrailing();
+    }
+
+    private static Optional<KernelFile> knobbed(Candidate c) {
+        if (c.source() == null || !c.source().contains("\"knobs\"")) {
+            return Optional.empty();
+        }
+        try {
+            KernelFile f = ContractParser.parse(c.id() + ".cu", null, c.source());
+            return f.knobs().isEmpty() ? Optional.empty() : Optional.of(f);
+        } catch (ContractException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String allowed(List<String> values) {
+        return values.size() <= 12 ? String.join(", ", values)
+                : values.getFirst() + ", " + values.get(1) + ", ..., " + values.getLast() + " (" + values.size() + " values)";
     }
 
     /** One line per failure: which kernel, its verdict and the first thing wrong. */

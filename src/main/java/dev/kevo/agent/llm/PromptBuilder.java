@@ -79,8 +79,9 @@ final class PromptBuilder {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, parent);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "parent" -> Evidence.kernel("Parent", parent);
-            case "mate" -> mate.map(m -> Evidence.kernel("Second parent", m)).orElse("(none)");
+            case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives());
+            case "mate" -> mate.map(m -> withKnobs(Evidence.kernel("Second parent", m), m, request.relatives()))
+                    .orElse("(none)");
             case "inspirations" -> inspirations.isEmpty() ? "(none yet)" : inspirations.stream()
                     .map(c -> Evidence.kernel("Best of another island", c)).collect(Collectors.joining("\n"));
             case "failures" -> Evidence.failures(request.recentFailures());
@@ -100,6 +101,11 @@ final class PromptBuilder {
         };
         return new Prompt(template, templates.render(PromptTemplates.SYSTEM, values),
                 templates.render(template, values), base, subject);
+    }
+
+    private static String withKnobs(String kernel, Candidate c, List<Candidate> relatives) {
+        String knobs = Evidence.knobs(c, relatives);
+        return knobs.isEmpty() ? kernel : kernel + "\n" + knobs + "\n";
     }
 
     Prompt forRepair(RepairRequest request) {

@@ -33,7 +33,7 @@ class AnswerParserTest {
     void searchReplaceBlocksEditTheBaseFile() throws Exception {
         AnswerParser.Parsed p = AnswerParser.parse(content("openai-search-replace.json"), PARENT);
         assertEquals("search/replace", p.form());
-        String expected = PARENT.replace("\"block\": 128", "\"block\": 256")
+        String expected = PARENT.replace("\"value\": 128", "\"value\": 256")
                 .replace("yr[c] = expf(xr[c] - m) * inv", "yr[c] = __expf(xr[c] - m) * inv");
         assertEquals(expected, p.source());
         assertEquals("the write pass uses __expf and short rows get 256 threads.", p.summary());

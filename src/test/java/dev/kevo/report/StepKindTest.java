@@ -1,0 +1,40 @@
+package dev.kevo.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.kevo.agent.ModelUsage;
+import dev.kevo.campaign.MutantRecord;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StepKindTest {
+
+    private static MutantRecord record(List<String> parents, String operator, boolean genome, boolean model) {
+        return new MutantRecord("c", parents, 1, 0, model ? "gpt" : "builtin", operator, "BLOCK 256->512",
+                genome ? JsonNodeFactory.instance.objectNode() : null, "h", null,
+                CandidateResult.rejected("c.cu", null, null, Verdict.WRONG_RESULT, "bad", 1), null,
+                "2026-01-01T00:00:00Z", model ? new ModelUsage("m", 1.0, 1, 1, 1, 0.0) : null);
+    }
+
+    @Test
+    void tuningGenomeModelAndSeedStepsAreToldApart() {
+        assertEquals(StepKind.TUNING, StepKind.of(record(List.of("a"), "tune", false, false)));
+        assertEquals(StepKind.TUNING, StepKind.of(record(List.of("a", "b"), "tune-crossover", false, false)));
+        assertEquals(StepKind.GENOME, StepKind.of(record(List.of("a"), "mutate", true, false)));
+        assertEquals(StepKind.GENOME, StepKind.of(record(List.of("a"), "fresh", true, false)));
+        assertEquals(StepKind.MODEL, StepKind.of(record(List.of("a"), "improve", false, true)));
+        assertEquals(StepKind.REPAIR, StepKind.of(record(List.of("a"), "repair", false, true)));
+        assertEquals(StepKind.SEED, StepKind.of(record(List.of(), "seed", false, false)));
+        assertEquals(StepKind.OTHER, StepKind.of(record(List.of("a"), "mutate", false, false)));
+    }
+
+    @Test
+    void aTuningStepIsItsOwnKindOfEdgeInTheReportGraph() {
+        assertEquals("tuning", CampaignReport.edgeKind(record(List.of("a"), "tune", false, false)));
+        assertEquals("crossover", CampaignReport.edgeKind(record(List.of("a", "b"), "tune-crossover", false, false)));
+        assertEquals("mutation", CampaignReport.edgeKind(record(List.of("a"), "mutate", true, false)));
+    }
+}
