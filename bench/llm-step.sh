@@ -4,6 +4,9 @@
 # `kevo evolve` runs one generation of one island, so that LLM-born mutants are compiled, checked, timed and
 # recorded with their prompts: one whole-file answer, and one that does not compile and goes back for a repair.
 # Run from the repository root: bench/llm-step.sh   (OUT: where results go, default /tmp/llm-step)
+# With --knobs [MINUTES], it goes on into issue 16's step (bench/llm-knobs-h100.sh): the scripted model answers
+# once with a file that declares knobs, and the built-in agent then tunes it for MINUTES (default 2) with no more
+# model calls; the last table is that file untuned against tuned, per shape.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/llm-step}
@@ -63,3 +66,8 @@ print(json.dumps({"llmMutants": len(llm), "passedAndTimed": len(timed), "repairR
                   "repairPassed": sum(1 for m in repairs if m["result"]["verdict"] == "pass"), "ok": ok}))
 sys.exit(0 if ok else 1)
 PY
+step=$?
+if [[ ${1:-} == --knobs ]]; then
+  OUT=$OUT/knobs KEVO=$KEVO bench/llm-knobs-h100.sh "${2:-2}" || exit $?
+fi
+exit $step
