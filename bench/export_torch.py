@@ -33,7 +33,7 @@ def build(package):
         try:
             mod = cpp_extension.load(name="kevo_softmax", sources=[os.path.join(package, "kevo_softmax_torch.cpp"),
                                                                     os.path.join(package, "kevo_softmax.cu")],
-                                     extra_cflags=["-O3", "-std=c++17"], extra_cuda_cflags=["-O3", "-std=c++17"],
+                                     extra_cflags=["-O3"], extra_cuda_cflags=["-O3"],
                                      build_directory=_fresh(os.path.join(package, "build-load")))
             return mod, "torch.utils.cpp_extension.load (ninja)", time.time() - start, attempts
         except Exception as e:  # noqa: BLE001 - recorded; the next way is tried

@@ -60,7 +60,7 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
             String doc = "kevo softmax: " + file.name() + " (" + origin(provenance) + ")";
             files.put("kevo_softmax_torch.cpp", Template.fill("torch_binding.cpp", Map.of("DOC", cEscaped(doc))));
             files.put("setup.py", Template.fill("setup.py", Map.of("DOC", pyEscaped(doc),
-                    "VERSION", pyEscaped(kevoVersion.replaceAll("[^0-9A-Za-z.]", ".")))));
+                    "VERSION", kevoVersion.matches("\\d+(\\.\\d+)*") ? kevoVersion : "0.0.0")));
             files.put("example.py", Template.plain("example.py"));
         } else {
             files.put("example.cu", Template.plain("example.cu"));

@@ -9,7 +9,7 @@ from torch.utils.cpp_extension import load
 here = os.path.dirname(os.path.abspath(__file__))
 kevo_softmax = load(name="kevo_softmax", sources=[os.path.join(here, "kevo_softmax_torch.cpp"),
                                                   os.path.join(here, "kevo_softmax.cu")],
-                    extra_cflags=["-O3", "-std=c++17"], extra_cuda_cflags=["-O3", "-std=c++17"], verbose=False)
+                    extra_cflags=["-O3"], extra_cuda_cflags=["-O3"], verbose=False)
 
 for rows, cols in [(1024, 1000), (32, 50257), (1, 1000000)]:
     x = torch.randn(rows, cols, device="cuda") * 4

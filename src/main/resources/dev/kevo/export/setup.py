@@ -9,6 +9,6 @@ setup(
     version="@@VERSION@@",
     description="@@DOC@@",
     ext_modules=[CUDAExtension("kevo_softmax", ["kevo_softmax_torch.cpp", "kevo_softmax.cu"],
-                               extra_compile_args={"cxx": ["-O3", "-std=c++17"], "nvcc": ["-O3", "-std=c++17"]})],
+                               extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3"]})],
     cmdclass={"build_ext": BuildExtension},
 )
