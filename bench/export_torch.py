@@ -69,7 +69,7 @@ def _by_hand(package):
     nvcc = os.path.join(cpp_extension.CUDA_HOME or "/usr/local/cuda", "bin", "nvcc")
     subprocess.run([nvcc, "-O3", "-std=c++17", f"-arch=sm_{major}{minor}", "-Xcompiler", "-fPIC", "-c",
                     os.path.join(package, "kevo_softmax.cu"), "-o", os.path.join(out, "k.o")], check=True)
-    subprocess.run(["c++", "-O3", "-std=c++17", "-fPIC", abi, "-DTORCH_EXTENSION_NAME=kevo_softmax",
+    subprocess.run(["c++", "-O3", "-std=c++20", "-fPIC", abi, "-DTORCH_EXTENSION_NAME=kevo_softmax",
                     "-DTORCH_API_INCLUDE_EXTENSION_H", *inc, "-c", os.path.join(package, "kevo_softmax_torch.cpp"),
                     "-o", os.path.join(out, "b.o")], check=True)
     libs = [f"-L{p}" for p in libraries]
