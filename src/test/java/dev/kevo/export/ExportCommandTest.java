@@ -146,4 +146,27 @@ class ExportCommandTest {
         assertEquals(0, kevo("export", seed, "--to", "torch", "--out", out.toString()).code());
         assertEquals("torch", JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile()).at("/target").asText());
     }
+
+    @Test
+    void aFileKevosSourceRulesRejectIsRefused(@TempDir Path tmp) throws Exception {
+        String online = Files.readString(TestFiles.root().resolve("seeds/online.cu"));
+        Path file = tmp.resolve("host.cu");
+        Files.writeString(file, online.replace("#include \"kevo.h\"", "#include \"kevo.h\"\n#include <stdio.h>"));
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("host.cu") && r.err().contains("source-rejected"), r.err());
+        assertFalse(Files.exists(tmp.resolve("pkg")));
+    }
+
+    @Test
+    void theReadmeExplainsDeviceStateOnlyWhereThereIsSome(@TempDir Path tmp) throws Exception {
+        Path champion = tmp.resolve("champion");
+        Path online = tmp.resolve("online");
+        assertEquals(0, kevo("export", TestFiles.root().resolve("bench/results/champion-default-h100.cu").toString(),
+                "--out", champion.toString()).code());
+        assertEquals(0, kevo("export", TestFiles.root().resolve("seeds/online.cu").toString(), "--out",
+                online.toString()).code());
+        assertTrue(Files.readString(champion.resolve("README.md")).contains("State in `__device__` variables"));
+        assertFalse(Files.readString(online.resolve("README.md")).contains("State in `__device__` variables"));
+    }
 }
