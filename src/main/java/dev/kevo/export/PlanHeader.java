@@ -71,7 +71,7 @@ final class PlanHeader {
         for (int p = 0; p < plans.size(); p++) {
             KernelFile.Plan plan = plans.get(p);
             String where = "plan " + (p + 1);
-            String at = "plans[" + p + "]";
+            String at = name(file) + ": plans[" + p + "]";
             String when = table.condition(plan.when(), at + ".when");
             body.append("    // ").append(where).append(": when ").append(CText.comment(plan.when().text())).append('\n');
             body.append("    if (!kevo_condition(&c, ").append(when).append("(&c), &when, ")
@@ -79,7 +79,7 @@ final class PlanHeader {
                     .append(CText.string(plan.when().text())).append(", p->error, sizeof p->error)) return false;\n");
             body.append("    if (when) {\n");
             body.append("        p->plan = ").append(p).append(";\n");
-            body.append("        if (!kevo_bounded(&c, ").append(table.integer(file.workspace(), "workspace"))
+            body.append("        if (!kevo_bounded(&c, ").append(table.integer(file.workspace(), name(file) + ": workspace"))
                     .append("(&c), 0, ").append(WORKSPACE_MAX).append(", &p->workspace, ")
                     .append(CText.string(name(file) + ": 'workspace'")).append(", ")
                     .append(CText.string(file.workspace().text())).append(", p->error, sizeof p->error)) return false;\n");

@@ -169,4 +169,15 @@ class ExportCommandTest {
         assertTrue(Files.readString(champion.resolve("README.md")).contains("State in `__device__` variables"));
         assertFalse(Files.readString(online.resolve("README.md")).contains("State in `__device__` variables"));
     }
+
+    @Test
+    void aConstantSixtyFourBitsCannotHoldIsOneLineNamingFileAndPlace(@TempDir Path tmp) throws Exception {
+        String online = Files.readString(TestFiles.root().resolve("seeds/online.cu"));
+        Path file = tmp.resolve("half.cu");
+        Files.writeString(file, online.replace("\"grid\": \"rows\", \"block\": 128", "\"grid\": \"rows * 1.5\", \"block\": 128"));
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("half.cu: plans[0].launches[0].grid") && r.err().contains("1.5"), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
 }
