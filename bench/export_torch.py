@@ -74,9 +74,12 @@ def _by_hand(package):
                     "-o", os.path.join(out, "b.o")], check=True)
     libs = [f"-L{p}" for p in libraries]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    # nvcc's own runtime, found at import through an rpath: torch may carry a runtime of another CUDA version.
+    cudart = os.path.realpath(os.path.join(os.path.dirname(nvcc), "..", "lib64"))
+    rpaths = [f"-Wl,-rpath,{p[2:]}" for p in libs] + [f"-Wl,-rpath,{cudart}"]
     subprocess.run(["c++", "-shared", "-o", os.path.join(out, "kevo_softmax" + suffix), os.path.join(out, "b.o"),
                     os.path.join(out, "k.o"), *libs, "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python",
-                    "-lc10_cuda", "-ltorch_cuda", f"-L{os.path.dirname(nvcc)}/../lib64", "-lcudart"], check=True)
+                    "-lc10_cuda", "-ltorch_cuda", f"-L{cudart}", "-lcudart", *rpaths], check=True)
     sys.path.insert(0, out)
     return importlib.import_module("kevo_softmax")
 
