@@ -30,11 +30,17 @@ arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -
   && ./example 32x128 1823x781 65536x128 32x50257 8x128256 1x1000000 1x10000000 4096x12288) \
   2>&1 | tee "$OUT/export-h100-cpp-example.txt"
 cpp_rc=${PIPESTATUS[0]}
+# The champion's plans rarely need a workspace; block_stats always does (kevo_softmax allocates it per call).
+"$KEVO" export seeds/block_stats.cu --to cpp --out "$work/block_stats" >/dev/null
+(cd "$work/block_stats" && nvcc -O3 -std=c++17 -arch=sm_$arch -o example example.cu kevo_softmax.cu \
+  && ./example 32x128 1823x781 4096x4096 8x128256 1x1000000) 2>&1 | tee -a "$OUT/export-h100-cpp-example.txt"
+ws_rc=${PIPESTATUS[0]}
 
 echo "== the torch package: build, check, time ($PYTHON)"
 "$PYTHON" -c "import torch.utils.cpp_extension as c; print('ninja available:', c.is_ninja_available())"
 "$PYTHON" bench/export_torch.py --package "$work/torch" --kevo-json "$OUT/export-h100-kevo-eval.json" \
   --out "$OUT/export-h100.json" --command "bash bench/export-torch.sh" 2>&1 | tee "$OUT/export-h100.txt"
 torch_rc=${PIPESTATUS[0]}
-echo "== done in $(( $(date +%s) - started )) s: cpp example exit $cpp_rc, torch check exit $torch_rc"
-exit $(( cpp_rc != 0 || torch_rc != 0 ))
+echo "== done in $(( $(date +%s) - started )) s: cpp example exit $cpp_rc (champion), $ws_rc (block_stats," \
+  "workspace); torch check exit $torch_rc"
+exit $(( cpp_rc != 0 || ws_rc != 0 || torch_rc != 0 ))
