@@ -7,7 +7,7 @@ import picocli.CommandLine.ScopeType;
 @Command(name = "kevo", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Evolves fast CUDA softmax kernels and measures them honestly.",
         subcommands = {EvolveCommand.class, EvalCommand.class, CheckCommand.class, LineageCommand.class,
-                ShowCommand.class, ReevalCommand.class, ReportCommand.class, WorkerCommand.class},
+                ShowCommand.class, ReevalCommand.class, ReportCommand.class, WorkerCommand.class, ExportCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 a kernel was rejected, 2 bad input or usage, 3 no GPU/driver/NVRTC,"
                 + " 70 internal error."})
 public final class KevoCommand implements Runnable {

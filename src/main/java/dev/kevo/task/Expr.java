@@ -190,6 +190,29 @@ public final class Expr {
         return value.getBooleanValue();
     }
 
+    /** The parsed syntax tree, for code that carries a plan into another language (kevo export). */
+    public ASTNode syntaxTree() {
+        try {
+            return parsed.getAbstractSyntaxTree();
+        } catch (ParseException e) {
+            throw new IllegalStateException("'" + text + "' was validated when parsed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Evaluates one node of {@link #syntaxTree()} exactly as the whole expression would: a {@link BigDecimal} or a
+     * {@link Boolean}. Lets a translator fold constant parts with kevo's own arithmetic.
+     */
+    public Object evaluate(ASTNode node, Env env) {
+        try {
+            EvaluationValue value = parsed.copy().with("rows", env.rows()).and("cols", env.cols())
+                    .and("sms", env.sms()).evaluateSubtree(node);
+            return value.isBooleanValue() ? (Object) value.getBooleanValue() : value.getNumberValue();
+        } catch (EvaluationException | ParseException | ArithmeticException e) {
+            throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
+        }
+    }
+
     private EvaluationValue evaluate(Env env) {
         try {
             Expression bound = parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms());

@@ -1,0 +1,71 @@
+package dev.kevo.cli;
+
+import dev.kevo.export.ExportPackage;
+import dev.kevo.export.ExportSource;
+import dev.kevo.export.ExportTarget;
+import dev.kevo.task.SourcePolicy;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = {"Writes one kernel file as a self-contained package to use outside kevo: the kernels with "
+                + "kevo.h inlined, a CUDA runtime launcher (kevo_softmax(x, y, rows, cols, stream)) whose plan "
+                + "evaluation is generated from kevo's own parse of the header, and with --to torch a PyTorch "
+                + "extension (softmax(x, dim=-1)) with setup.py and a load() example. The package records where the "
+                + "kernel came from (campaign, mutant, source hash, device and score) in kevo-export.json and its "
+                + "README."},
+        footer = {"", "Examples:",
+            "  kevo export mutations/default-20261123-0130                 # the campaign's champion, as C++",
+            "  kevo export mutations/run1/g0016-i1-c2 --to torch --out softmax-torch",
+            "  kevo export seeds/online.cu --to cpp",
+            "", "Exit codes: 0 written, 1 the campaign rejected that mutant (or kevo's source rules would), "
+                + "2 bad input or usage."})
+public final class ExportCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "FILE|DIR|DIR/ID",
+            description = "A kernel file, a campaign folder (its champion), or a mutant as DIR/ID.")
+    Path input;
+
+    @Option(names = "--to", paramLabel = "cpp|torch", defaultValue = "cpp",
+            description = "What to write: cpp (CUDA runtime launcher) or torch (PyTorch extension). Default: cpp.")
+    String to;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "The package folder (new, empty, or an earlier export). Default: <name>-<target>.")
+    Path out;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        ExportTarget target = ExportTarget.of(to);
+        ExportSource source = ExportSource.locate(input);
+        PrintWriter err = spec.commandLine().getErr();
+        Optional<String> refused = source.rejection()
+                .or(() -> SourcePolicy.violation(source.file().source())
+                        .map(v -> source.file().name() + ": " + v + " (kevo would reject it: source-rejected)"));
+        if (refused.isPresent()) {
+            err.println("kevo: " + refused.get() + "; kevo exports only kernels it would judge");
+            return 1;
+        }
+        ExportPackage pkg = ExportPackage.build(source, target, Version.current(), Instant.now());
+        Path folder = out != null ? out
+                : Path.of(source.file().name().replaceFirst("\\.cu$", "") + "-" + target.id());
+        pkg.writeTo(folder);
+        PrintWriter o = spec.commandLine().getOut();
+        o.printf("wrote %s (%s, %d files): %s%n", folder, target.id(), pkg.files().size(),
+                pkg.provenance().judged() == null ? "not judged by any campaign"
+                        : "mutant " + pkg.provenance().judged().mutantId() + " of " + pkg.provenance().judged().campaign());
+        o.println("  see " + folder.resolve("README.md") + " to build and call it");
+        return 0;
+    }
+}

@@ -1,0 +1,179 @@
+package dev.kevo.export;
+
+import dev.kevo.task.KernelFile;
+import java.util.Locale;
+
+/** The README of an exported package: what it is, where it came from, how to build and call it. */
+final class ExportReadme {
+    private ExportReadme() {
+    }
+
+    static String render(KernelFile file, ExportTarget target, Provenance p, boolean deviceState) {
+        StringBuilder out = new StringBuilder();
+        out.append("# kevo softmax: ").append(file.name()).append("\n\n");
+        if (!file.description().isBlank()) {
+            out.append(file.description()).append("\n\n");
+        }
+        out.append("Exported by ").append(p.exportedBy()).append(" on ").append(p.exportedAt()).append(" as `")
+                .append(target.id()).append("`. `y = softmax(x)` over each row of a row-major float32 matrix.\n\n");
+        provenance(out, p);
+        out.append("\n## Files\n\n| file | what |\n| --- | --- |\n");
+        out.append("| `kevo_softmax.cu` | the kernel file as kevo judged it, with `kevo.h` inlined, then the host launcher |\n");
+        out.append("| `kevo_softmax.h` | the C API |\n");
+        out.append("| `kevo_softmax_plan.h` | the launch plan as host C++, generated from kevo's parsed plan (no CUDA needed) |\n");
+        if (target == ExportTarget.TORCH) {
+            out.append("| `kevo_softmax_torch.cpp` | the PyTorch binding: `softmax(x, dim=-1)` |\n");
+            out.append("| `setup.py`, `example.py` | build it with setuptools, or load it in place and check it |\n");
+        } else {
+            out.append("| `example.cu` | a program that calls it and checks it against a float64 softmax |\n");
+        }
+        out.append("| `kevo-export.json` | where it came from |\n");
+        if (target == ExportTarget.TORCH) {
+            torch(out);
+        }
+        cpp(out, target);
+        plan(out, file);
+        semantics(out, deviceState);
+        return out.toString();
+    }
+
+    private static void provenance(StringBuilder out, Provenance p) {
+        out.append("## Where it comes from\n\n");
+        out.append("- source: `").append(p.source()).append("`, kevo source hash `").append(p.sourceHash()).append("`\n");
+        Provenance.Judged j = p.judged();
+        if (j == null) {
+            out.append("- **").append(p.note()).append("**\n");
+            return;
+        }
+        out.append("- campaign `").append(j.campaign()).append("` (kevo ").append(j.campaignKevoVersion())
+                .append("), mutant `").append(j.mutantId()).append("`\n");
+        out.append("- judged on ").append(j.device() == null ? "an unrecorded device" : j.device()).append(": ")
+                .append(j.verdict());
+        if (j.score() != null) {
+            out.append(String.format(Locale.ROOT, ", score %.3fx over `%s` on the `%s` suite, memory floor %.2f",
+                    j.score(), j.baseline(), j.suite(), j.floorFraction() == null ? Double.NaN : j.floorFraction()));
+        }
+        out.append("\n");
+        if (!j.sourceMatches()) {
+            out.append("- **the source differs from the one judged** (recorded hash `").append(j.recordedSourceHash())
+                    .append("`): the numbers below are not this file's\n");
+        }
+        if (!j.shapes().isEmpty()) {
+            out.append("\n| shape | plan | time (us) | baseline (us) | speedup | floor |\n| --- | --- | --- | --- | --- | --- |\n");
+            for (Provenance.ShapeTime s : j.shapes()) {
+                out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", s.shape(),
+                        s.plan() == null ? "-" : s.plan(), num(s.timeUs(), "%.1f"), num(s.baselineUs(), "%.1f"),
+                        num(s.speedup(), "%.2fx"), num(s.floorFraction(), "%.2f")));
+            }
+        }
+    }
+
+    private static String num(Double v, String format) {
+        return v == null ? "-" : String.format(Locale.ROOT, format, v);
+    }
+
+    private static void torch(StringBuilder out) {
+        out.append("""
+
+                ## PyTorch
+
+                ```sh
+                TORCH_CUDA_ARCH_LIST=9.0 pip install .      # or: python setup.py build_ext --inplace
+                python example.py                           # or build in place with torch.utils.cpp_extension.load (needs ninja)
+                ```
+
+                ```python
+                import torch, kevo_softmax
+                y = kevo_softmax.softmax(x)                 # x: contiguous float32 CUDA tensor; dim=-1 only
+                ```
+
+                `softmax(x, dim=-1)` works over the last dimension of a contiguous float32 CUDA tensor of any rank (the
+                leading dimensions are the rows) and raises a `RuntimeError` that says why for anything else: another
+                dtype, device or dimension, a non-contiguous or misaligned view, more than 2^31-1 elements, or a shape
+                the plan does not cover. It runs on `torch.cuda.current_stream()` on `x`'s device; the workspace (if
+                the plan has one) comes from torch's caching allocator on that device and stream. Set
+                `TORCH_CUDA_ARCH_LIST` to the GPUs you build for.
+                """);
+    }
+
+    private static void cpp(StringBuilder out, ExportTarget target) {
+        out.append(target == ExportTarget.TORCH ? "\n## The C API underneath\n" : "\n## Build and call\n");
+        out.append("""
+
+                ```sh
+                nvcc -O3 -std=c++17 -arch=sm_90 -c kevo_softmax.cu            # the GPU you run on (sm_90: H100)
+                nvcc -O3 -std=c++17 -arch=sm_90 -o example example.cu kevo_softmax.cu && ./example 4096x4096 1x1000000
+                ```
+
+                ```c++
+                #include "kevo_softmax.h"
+                cudaError_t e = kevo_softmax(x, y, rows, cols, stream);   // device pointers, row-major rows x cols
+                if (e != cudaSuccess) fprintf(stderr, "%s\\n", kevo_softmax_last_error());
+                ```
+
+                - `kevo_softmax` allocates the plan's workspace per call with `cudaMallocAsync` on the stream and frees
+                  it after the launches. To own it instead: `kevo_softmax_workspace_size(rows, cols, &bytes)`, then
+                  `kevo_softmax_with_workspace(x, y, rows, cols, ws, bytes, stream)` (256-byte aligned, as
+                  `cudaMalloc` gives). Its contents are undefined at each call and need no clearing.
+                - `x` and `y` must be 16-byte aligned and must not overlap (kevo judged the kernel so); rows and cols
+                  at least 1, at most 2^31-1 elements.
+                - Errors come back as a `cudaError_t`, never as a hang, with one line in `kevo_softmax_last_error()`
+                  (per thread): `cudaErrorInvalidValue` for a shape no plan covers or a plan expression that fails
+                  (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
+                  at once (checked with the occupancy API before launching), `cudaErrorInvalidConfiguration` for a
+                  block over the kernel's limit, or the launch's own error.
+                - Built with nvcc, for the architecture you run on. kevo compiled it with NVRTC
+                  (`--std=c++17 --gpu-architecture=sm_XX`, no fast math); pass no `--use_fast_math` either.
+                """);
+    }
+
+    private static void plan(StringBuilder out, KernelFile file) {
+        out.append("\n## The launch plan\n\n`sms` is read from the device (`cudaDevAttrMultiProcessorCount`); the first plan whose `when` holds runs.\n\n");
+        out.append("| plan | when | launches |\n| --- | --- | --- |\n");
+        for (int p = 0; p < file.plans().size(); p++) {
+            KernelFile.Plan plan = file.plans().get(p);
+            StringBuilder launches = new StringBuilder();
+            for (KernelFile.Launch l : plan.launches()) {
+                launches.append(launches.isEmpty() ? "" : "; ").append('`').append(l.kernel()).append("` grid `")
+                        .append(l.grid().text()).append("`, block `").append(l.block().text()).append('`');
+                if (!"0".equals(l.smem().text())) {
+                    launches.append(", smem `").append(l.smem().text()).append('`');
+                }
+                if (l.cooperative()) {
+                    launches.append(", cooperative");
+                }
+            }
+            out.append("| ").append(p + 1).append(" | `").append(plan.when().text().replace("|", "\\|"))
+                    .append("` | ").append(launches.toString().replace("|", "\\|")).append(" |\n");
+        }
+        out.append("\nworkspace: `").append(file.workspace().text()).append("` bytes\n");
+    }
+
+    private static void semantics(StringBuilder out, boolean deviceState) {
+        out.append("""
+
+                ## How the plan is evaluated
+
+                `kevo_softmax_plan.h` is generated from kevo's own parse of the header: each expression becomes a
+                function with the same grouping, `/` and `%` truncating like C, `cdiv` rounding up, `min`/`max`,
+                comparisons, and `&&`/`||` evaluating both sides as kevo does. Constant parts are folded by kevo's own
+                evaluator. kevo computes exactly; this code computes in 64-bit integers and returns an error (never a
+                wrapped value) where an intermediate value leaves them. A division by zero or a value out of kevo's
+                bounds (grid 1..2^31-1, block 1..1024, smem 0..2^31-1, workspace 0..16 GiB, int arguments) is an error,
+                as in kevo. kevo's tests compare this code with kevo's resolution on every suite shape and random ones.
+                """);
+        if (deviceState) {
+            out.append("""
+
+                    ## State in `__device__` variables
+
+                    This kernel keeps state between launches in `__device__` variables (such as a grid barrier's
+                    counter that every launch advances). In a normal CUDA build they are zero when the module loads
+                    (at the first call on each device, in every process), as kevo loads them, and each launch leaves
+                    them as the next one expects. They are shared by every call on a device: do not run two calls at
+                    the same time on one device (on two streams, or from two threads with different streams); calls
+                    queued on one stream, torch's current stream included, are safe.
+                    """);
+        }
+    }
+}

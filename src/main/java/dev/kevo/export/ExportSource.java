@@ -1,0 +1,97 @@
+package dev.kevo.export;
+
+import dev.kevo.KevoException;
+import dev.kevo.campaign.FrozenCampaign;
+import dev.kevo.campaign.MutantRecord;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.ShapeResult;
+import dev.kevo.store.CampaignStore;
+import dev.kevo.store.SourceHash;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * What {@code kevo export} was pointed at: a kernel file, a campaign folder (its champion) or a mutant
+ * ({@code DIR/ID}, {@code DIR/ID.cu}, {@code DIR/ID.json}), read and parsed, with the campaign's record of it.
+ *
+ * @param file the parsed kernel file
+ * @param record the mutant's record when a campaign judged it
+ * @param judged the record, as the package states it
+ */
+public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged) {
+
+    public static ExportSource locate(Path given) {
+        if (Files.isDirectory(given)) {
+            CampaignStore store = CampaignStore.open(given);
+            String id = store.state().map(s -> s.bestId())
+                    .or(() -> store.mutant(CampaignStore.CHAMPION).map(MutantRecord::id))
+                    .orElseThrow(() -> KevoException.input(given + ": the campaign has no champion yet"));
+            return mutant(store, id);
+        }
+        String name = given.getFileName() == null ? "" : given.getFileName().toString();
+        String id = name.replaceFirst("\\.(cu|json)$", "");
+        Path folder = given.toAbsolutePath().getParent();
+        boolean inCampaign = folder != null && Files.isRegularFile(folder.resolve(CampaignStore.CONFIG))
+                && Files.isRegularFile(folder.resolve(id + ".json")) && Files.isRegularFile(folder.resolve(id + ".cu"));
+        if (inCampaign) {
+            Path dir = given.getParent() == null ? Path.of(".") : given.getParent();
+            return mutant(CampaignStore.open(dir), id);
+        }
+        if (!Files.exists(given)) {
+            throw KevoException.input(given + ": no such file, campaign folder or mutant (give FILE, DIR or DIR/ID)");
+        }
+        if (name.endsWith(".json")) {
+            throw KevoException.input(given + ": a record outside a campaign folder; give the kernel's .cu file");
+        }
+        return new ExportSource(ContractParser.read(given), null, null);
+    }
+
+    private static ExportSource mutant(CampaignStore store, String id) {
+        MutantRecord record = store.mutant(id).orElseThrow(
+                () -> KevoException.input(store.dir() + ": no mutant '" + id + "' (no " + id + ".json)"));
+        if (CampaignStore.CHAMPION.equals(id)) {
+            // champion.json is a copy of the champion's record: export the mutant under its own id.
+            return mutant(store, record.id());
+        }
+        Path path = store.sourcePath(id);
+        if (!Files.isRegularFile(path)) {
+            throw KevoException.input(path + ": no such file (the mutant's source)");
+        }
+        KernelFile file = ContractParser.read(path);
+        FrozenCampaign frozen = store.frozen();
+        return new ExportSource(file, record, judged(store, frozen, record, SourceHash.of(file.source())));
+    }
+
+    private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,
+                                            String hash) {
+        CandidateResult result = record.result();
+        Path dir = store.dir().toAbsolutePath().normalize();
+        return new Provenance.Judged(dir.getFileName() == null ? dir.toString() : dir.getFileName().toString(),
+                store.dir().toString(), record.id(), frozen.kevoVersion(),
+                result == null ? null : result.device(), result == null ? null : result.verdict().id(),
+                result == null ? null : result.score(), result == null ? null : result.floorFraction(),
+                frozen.suiteName(), frozen.baselineName(), result == null ? 0 : result.inputSeed(),
+                record.sourceHash(), hash.equals(record.sourceHash()),
+                result == null ? null : result.shapes().stream().map(ExportSource::shapeTime).toList());
+    }
+
+    private static Provenance.ShapeTime shapeTime(ShapeResult s) {
+        return new Provenance.ShapeTime(s.shape(), s.plan(),
+                s.candidate() == null ? null : s.candidate().medianMs() * 1000,
+                s.baseline() == null ? null : s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
+    }
+
+    /** Why kevo would not hand this kernel out: its campaign rejected it. */
+    public Optional<String> rejection() {
+        if (record == null || record.passed()) {
+            return Optional.empty();
+        }
+        CandidateResult result = record.result();
+        String verdict = result == null ? "no result" : result.verdict().id()
+                + (result.detail() == null ? "" : ": " + result.detail());
+        return Optional.of(record.id() + " was rejected by its campaign (" + verdict + ")");
+    }
+}

@@ -1,0 +1,55 @@
+package dev.kevo.export;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * Where an exported kernel came from, written beside it as {@code kevo-export.json} and into its README.
+ *
+ * @param kernel the kernel file's name
+ * @param source the path it was read from
+ * @param sourceHash kevo's identity of the source (SHA-256 of it without comments other than the plan header)
+ * @param exportedBy the kevo version that wrote the package
+ * @param exportedAt when (UTC, ISO-8601)
+ * @param target {@code cpp} or {@code torch}
+ * @param judged what kevo measured for this source, or null for a file that no campaign judged
+ * @param note for a file no campaign judged, says so
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Provenance(String kernel, String source, String sourceHash, String exportedBy, String exportedAt,
+                         String target, Judged judged, String note) {
+
+    /**
+     * The campaign's record of the mutant.
+     *
+     * @param campaign the campaign folder's name
+     * @param campaignPath the folder as given
+     * @param mutantId the mutant's id
+     * @param campaignKevoVersion the kevo version that ran the campaign
+     * @param device the GPU that judged it
+     * @param verdict its verdict
+     * @param score geometric mean speedup over the baseline on the suite
+     * @param floorFraction geometric mean fraction of the memory floor
+     * @param suite the suite it was judged on
+     * @param baseline what the speedups are relative to
+     * @param inputSeed replays the inputs it was checked on
+     * @param recordedSourceHash the source hash in the record; differs from the export's when the file was edited
+     * @param sourceMatches whether the exported source is the one that was judged
+     * @param shapes the measured time per shape
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Judged(String campaign, String campaignPath, String mutantId, String campaignKevoVersion,
+                         String device, String verdict, Double score, Double floorFraction, String suite,
+                         String baseline, long inputSeed, String recordedSourceHash, boolean sourceMatches,
+                         List<ShapeTime> shapes) {
+        public Judged {
+            shapes = shapes == null ? List.of() : List.copyOf(shapes);
+        }
+    }
+
+    /** One shape's medians as kevo measured them, in microseconds. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ShapeTime(String shape, Integer plan, Double timeUs, Double baselineUs, Double speedup,
+                            Double floorFraction) {
+    }
+}

@@ -1,0 +1,98 @@
+// kevo plan arithmetic: what kevo's plan expressions mean, in host C++ with no CUDA.
+// kevo computes exactly (arbitrary precision); this computes in 64-bit integers and fails, instead of wrapping,
+// where a value leaves them. Division and remainder truncate like C; cdiv is ceiling division; a zero divisor
+// fails, as in kevo. Both sides of && and || are evaluated, as in kevo, so a failure on either side fails the
+// expression. A failure is recorded in the context (the first one wins) and every later value is ignored.
+#ifndef KEVO_PLAN_RUNTIME_H
+#define KEVO_PLAN_RUNTIME_H
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct kevo_plan_ctx {
+    int64_t rows, cols, sms;
+    const char* failure;
+} kevo_plan_ctx;
+
+static inline int64_t kevo_fail(kevo_plan_ctx* c, const char* why) {
+    if (!c->failure) c->failure = why;
+    return 0;
+}
+
+static inline int64_t kevo_add(kevo_plan_ctx* c, int64_t a, int64_t b) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return kevo_fail(c, "'+' leaves 64-bit integers");
+    return a + b;
+}
+
+static inline int64_t kevo_sub(kevo_plan_ctx* c, int64_t a, int64_t b) {
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return kevo_fail(c, "'-' leaves 64-bit integers");
+    return a - b;
+}
+
+static inline int64_t kevo_mul(kevo_plan_ctx* c, int64_t a, int64_t b) {
+    if (a != 0 && b != 0) {
+        int over = a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                         : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b);
+        if (over) return kevo_fail(c, "'*' leaves 64-bit integers");
+    }
+    return a * b;
+}
+
+static inline int64_t kevo_neg(kevo_plan_ctx* c, int64_t a) {
+    if (a == INT64_MIN) return kevo_fail(c, "'-' leaves 64-bit integers");
+    return -a;
+}
+
+static inline int64_t kevo_div(kevo_plan_ctx* c, int64_t a, int64_t b) {
+    if (b == 0) return kevo_fail(c, "division by zero");
+    if (a == INT64_MIN && b == -1) return kevo_fail(c, "'/' leaves 64-bit integers");
+    return a / b;
+}
+
+static inline int64_t kevo_mod(kevo_plan_ctx* c, int64_t a, int64_t b) {
+    if (b == 0) return kevo_fail(c, "division by zero");
+    if (b == -1) return 0;  /* INT64_MIN % -1 is undefined in C; its value is 0 */
+    return a % b;
+}
+
+static inline int64_t kevo_cdiv(kevo_plan_ctx* c, int64_t a, int64_t b) {
+    if (b == 0) return kevo_fail(c, "division by zero");
+    if (a == INT64_MIN && b == -1) return kevo_fail(c, "cdiv leaves 64-bit integers");
+    int64_t q = a / b, r = a % b;
+    return r != 0 && ((r > 0) == (b > 0)) ? q + 1 : q;
+}
+
+static inline int64_t kevo_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t kevo_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline bool kevo_and(bool a, bool b) { return a && b; }
+static inline bool kevo_or(bool a, bool b) { return a || b; }
+
+/* Stores an evaluated value if the evaluation succeeded and the value lies in [lo, hi]; else writes why into err. */
+static inline bool kevo_bounded(kevo_plan_ctx* c, int64_t value, int64_t lo, int64_t hi, int64_t* out,
+                                const char* what, const char* text, char* err, size_t n) {
+    if (c->failure) {
+        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld: %s", what, text, (long long)c->rows,
+                 (long long)c->cols, (long long)c->sms, c->failure);
+        return false;
+    }
+    if (value < lo || value > hi) {
+        snprintf(err, n, "%s: '%s' = %lld at rows=%lld, cols=%lld, sms=%lld, outside [%lld, %lld]", what, text,
+                 (long long)value, (long long)c->rows, (long long)c->cols, (long long)c->sms, (long long)lo,
+                 (long long)hi);
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
+static inline bool kevo_condition(kevo_plan_ctx* c, bool value, bool* out, const char* what, const char* text,
+                                  char* err, size_t n) {
+    if (c->failure) {
+        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld: %s", what, text, (long long)c->rows,
+                 (long long)c->cols, (long long)c->sms, c->failure);
+        return false;
+    }
+    *out = value;
+    return true;
+}
+#endif

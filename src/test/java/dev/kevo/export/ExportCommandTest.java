@@ -1,0 +1,183 @@
+package dev.kevo.export;
+
+import static dev.kevo.KevoCli.kevo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kevo.KevoCli;
+import dev.kevo.TestFiles;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.store.SourceHash;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code kevo export} from the command line: what it finds, what it writes, and how it refuses. */
+class ExportCommandTest {
+
+    private static final Path CAMPAIGN = TestFiles.root().resolve("src/test/resources/report/default-h100");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void aMutantOfACampaignCarriesItsRecord(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("pkg");
+        KevoCli.Outcome r = kevo("export", CAMPAIGN.resolve("g0011-i1-c0").toString(), "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
+        JsonNode recorded = JSON.readTree(CAMPAIGN.resolve("g0011-i1-c0.json").toFile());
+        assertEquals("g0011-i1-c0", p.at("/judged/mutantId").asText());
+        assertEquals("default-h100", p.at("/judged/campaign").asText());
+        assertEquals(recorded.at("/result/score").asDouble(), p.at("/judged/score").asDouble());
+        assertEquals(recorded.at("/sourceHash").asText(), p.at("/sourceHash").asText());
+        assertTrue(p.at("/judged/sourceMatches").asBoolean());
+        assertEquals("pass", p.at("/judged/verdict").asText());
+        assertEquals(14, p.at("/judged/shapes").size());
+        assertTrue(p.at("/exportedBy").asText().startsWith("kevo "));
+        String readme = Files.readString(out.resolve("README.md"));
+        assertTrue(readme.contains("mutant `g0011-i1-c0`") && readme.contains(
+                String.format(java.util.Locale.ROOT, "score %.3fx", recorded.at("/result/score").asDouble())), readme);
+        assertTrue(r.out().contains("mutant g0011-i1-c0 of default-h100"), r.out());
+    }
+
+    @Test
+    void aCampaignFolderStandsForItsChampion(@TempDir Path tmp) throws Exception {
+        String best = JSON.readTree(CAMPAIGN.resolve("state.json").toFile()).get("bestId").asText();
+        for (String given : List.of(CAMPAIGN.toString(), CAMPAIGN.resolve("champion").toString(),
+                CAMPAIGN.resolve(best + ".cu").toString())) {
+            Path out = tmp.resolve("pkg-" + given.hashCode());
+            KevoCli.Outcome r = kevo("export", given, "--out", out.toString());
+            assertEquals(0, r.code(), given + ": " + r.err());
+            assertEquals(best, JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile()).at("/judged/mutantId").asText(),
+                    given);
+        }
+    }
+
+    @Test
+    void aPlainFileSaysItWasNotJudged(@TempDir Path tmp) throws Exception {
+        Path seed = TestFiles.root().resolve("seeds/online.cu");
+        Path out = tmp.resolve("online");
+        KevoCli.Outcome r = kevo("export", seed.toString(), "--to", "torch", "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
+        assertTrue(p.at("/judged").isMissingNode());
+        assertTrue(p.at("/note").asText().startsWith("not judged"), p.toString());
+        assertEquals(SourceHash.of(Files.readString(seed)), p.at("/sourceHash").asText());
+        assertEquals("torch", p.at("/target").asText());
+        assertTrue(Files.readString(out.resolve("README.md")).contains("not judged"));
+        for (String f : List.of("kevo_softmax.cu", "kevo_softmax.h", "kevo_softmax_plan.h", "kevo_softmax_torch.cpp",
+                "setup.py", "example.py")) {
+            assertTrue(Files.isRegularFile(out.resolve(f)), f);
+        }
+    }
+
+    @Test
+    void kevoHIsInlinedAndTheKernelFileKeptAsJudged(@TempDir Path tmp) throws Exception {
+        Path seed = TestFiles.root().resolve("seeds/register_rows.cu");
+        Path out = tmp.resolve("pkg");
+        assertEquals(0, kevo("export", seed.toString(), "--out", out.toString()).code());
+        String cu = Files.readString(out.resolve("kevo_softmax.cu"));
+        assertFalse(java.util.regex.Pattern.compile("(?m)^\\s*#\\s*include\\s*\"kevo\\.h\"").matcher(cu).find(),
+                "the include is replaced");
+        String prelude = Prelude.headers().get(Prelude.NAME);
+        assertTrue(cu.contains(prelude.substring(prelude.indexOf("#define KEVO_INF"))), "kevo.h's text is inlined");
+        String original = Files.readString(seed);
+        String after = original.substring(original.indexOf("#include \"kevo.h\"") + "#include \"kevo.h\"".length());
+        assertTrue(cu.contains(original.substring(0, original.indexOf("#include \"kevo.h\""))) && cu.contains(after),
+                "every other line of the kernel file is kept as it was");
+        assertTrue(cu.contains("(const void*)softmax_warp4"), "the launcher names each kernel of the plan");
+    }
+
+    @Test
+    void deviceStateIsExplainedWhereTheKernelKeepsSome() {
+        assertTrue(ExportPackage.deviceState("__device__ unsigned long long kevo_grid_arrivals = 0;\n"));
+        assertTrue(ExportPackage.deviceState("static __device__ int counter;\n"));
+        assertTrue(ExportPackage.deviceState("__device__ unsigned long long slots[4 * 132];\n"));
+        assertFalse(ExportPackage.deviceState("__device__ __forceinline__ float f(float v) { return v; }\n"));
+        assertFalse(ExportPackage.deviceState("// __device__ int commented;\n"));
+        assertFalse(ExportPackage.deviceState("__device__ float warp_max(float v);\n"));
+    }
+
+    @Test
+    void aRejectedMutantIsRefusedWithItsVerdict(@TempDir Path tmp) {
+        Path out = tmp.resolve("pkg");
+        KevoCli.Outcome r = kevo("export", CAMPAIGN.resolve("g0003-i1-c2").toString(), "--out", out.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("g0003-i1-c2") && r.err().contains("wrong-result"), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void badInputIsOneLineAndExitTwo(@TempDir Path tmp) throws Exception {
+        Path occupied = Files.createDirectories(tmp.resolve("occupied"));
+        Files.writeString(occupied.resolve("mine.txt"), "keep me");
+        Path broken = TestFiles.root().resolve("src/test/resources/broken/malformed_json.cu");
+        String seed = TestFiles.root().resolve("seeds/online.cu").toString();
+        List<List<String>> cases = List.of(
+                List.of("export", tmp.resolve("nothing-here.cu").toString()),
+                List.of("export", CAMPAIGN.resolve("g9999-i0-c0").toString()),
+                List.of("export", broken.toString(), "--out", tmp.resolve("b").toString()),
+                List.of("export", seed, "--to", "rust"),
+                List.of("export", seed, "--out", occupied.toString()),
+                List.of("export", CAMPAIGN.resolve("g0011-i1-c0.json").getParent().getParent().toString()));
+        List<String> expected = List.of("nothing-here.cu", "g9999-i0-c0", "malformed_json.cu", "--to rust",
+                "occupied", "not a campaign folder");
+        for (int i = 0; i < cases.size(); i++) {
+            KevoCli.Outcome r = kevo(cases.get(i).toArray(String[]::new));
+            assertEquals(2, r.code(), cases.get(i) + ": " + r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+            assertTrue(r.err().startsWith("kevo: ") && r.err().contains(expected.get(i)), r.err());
+            assertFalse(r.err().contains("Exception"), r.err());
+        }
+        assertEquals(List.of(occupied.resolve("mine.txt")), Toolchain.files(occupied, ""));
+        assertEquals("keep me", Files.readString(occupied.resolve("mine.txt")));
+    }
+
+    @Test
+    void anEarlierExportIsReplaced(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("pkg");
+        String seed = TestFiles.root().resolve("seeds/online.cu").toString();
+        assertEquals(0, kevo("export", seed, "--out", out.toString()).code());
+        assertEquals(0, kevo("export", seed, "--to", "torch", "--out", out.toString()).code());
+        assertEquals("torch", JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile()).at("/target").asText());
+    }
+
+    @Test
+    void aFileKevosSourceRulesRejectIsRefused(@TempDir Path tmp) throws Exception {
+        String online = Files.readString(TestFiles.root().resolve("seeds/online.cu"));
+        Path file = tmp.resolve("host.cu");
+        Files.writeString(file, online.replace("#include \"kevo.h\"", "#include \"kevo.h\"\n#include <stdio.h>"));
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("host.cu") && r.err().contains("source-rejected"), r.err());
+        assertFalse(Files.exists(tmp.resolve("pkg")));
+    }
+
+    @Test
+    void theReadmeExplainsDeviceStateOnlyWhereThereIsSome(@TempDir Path tmp) throws Exception {
+        Path champion = tmp.resolve("champion");
+        Path online = tmp.resolve("online");
+        assertEquals(0, kevo("export", TestFiles.root().resolve("bench/results/champion-default-h100.cu").toString(),
+                "--out", champion.toString()).code());
+        assertEquals(0, kevo("export", TestFiles.root().resolve("seeds/online.cu").toString(), "--out",
+                online.toString()).code());
+        assertTrue(Files.readString(champion.resolve("README.md")).contains("State in `__device__` variables"));
+        assertFalse(Files.readString(online.resolve("README.md")).contains("State in `__device__` variables"));
+    }
+
+    @Test
+    void aConstantSixtyFourBitsCannotHoldIsOneLineNamingFileAndPlace(@TempDir Path tmp) throws Exception {
+        String online = Files.readString(TestFiles.root().resolve("seeds/online.cu"));
+        Path file = tmp.resolve("half.cu");
+        Files.writeString(file, online.replace("\"grid\": \"rows\", \"block\": 128", "\"grid\": \"rows * 1.5\", \"block\": 128"));
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("half.cu: plans[0].launches[0].grid") && r.err().contains("1.5"), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+}

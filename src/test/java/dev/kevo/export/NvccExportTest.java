@@ -1,0 +1,46 @@
+package dev.kevo.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.TestFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cpp export of every seed and of the recorded champion builds with nvcc as its README says: the kernel file and
+ * launcher compiled for sm_90, and example.cu linked against it (a host program calling the C API). No GPU needed.
+ */
+@NvccTest
+class NvccExportTest {
+
+    @Test
+    void everySeedAndTheChampionBuildWithNvcc(@TempDir Path tmp) throws Exception {
+        List<Path> kernels = new ArrayList<>(TestFiles.seeds());
+        kernels.add(TestFiles.root().resolve("bench/results/champion-default-h100.cu"));
+        String nvcc = Toolchain.nvcc().orElseThrow().toString();
+        for (Path kernel : kernels) {
+            Path out = tmp.resolve(kernel.getFileName().toString().replace(".cu", ""));
+            ExportPackage.build(ExportSource.locate(kernel), ExportTarget.CPP, "test", Instant.now()).writeTo(out);
+            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
+                    "kevo_softmax.cu", "-o", "kevo_softmax.o");
+            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", "example", "example.cu",
+                    "kevo_softmax.o");
+            assertTrue(Files.isExecutable(out.resolve("example")), kernel + ": example linked");
+            // Every kernel of the plan is in the object, under its extern "C" name.
+            String symbols = Toolchain.succeed(out, 60, "nm", "kevo_softmax.o");
+            for (String name : ExportSource.locate(kernel).file().kernelNames()) {
+                assertTrue(symbols.contains(" " + name + "\n"), kernel + ": no symbol " + name);
+            }
+            assertTrue(symbols.contains(" kevo_softmax\n") && symbols.contains(" kevo_softmax_with_workspace\n")
+                    && symbols.contains(" kevo_softmax_workspace_size\n"), kernel + ": the C API is exported");
+        }
+        System.out.println("NvccExportTest: " + kernels.size() + " exports built with " + nvcc);
+        assertEquals(TestFiles.seeds().size() + 1, kernels.size());
+    }
+}

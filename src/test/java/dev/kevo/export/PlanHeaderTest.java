@@ -1,0 +1,195 @@
+package dev.kevo.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanException;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The generated kevo_softmax_plan.h against kevo's PlanResolver: for every seed, the recorded champion and a file
+ * built to fail in every way a plan can, the chosen plan and every launch's grid, block, smem, cooperative flag and
+ * arguments (or kevo's error message, word for word) on every suite shape and on random shapes, for several SM counts.
+ */
+class PlanHeaderTest {
+
+    private static final int[] SMS = {132, 114, 108, 170, 80, 16, 2, 1};
+
+    /** Plans that fail at some shapes in each way PlanResolver knows, and do not cover every shape. */
+    static final String TRICKY = """
+            /*@kevo
+            {
+              "workspace": "rows * cols * 4 * sms",
+              "plans": [
+                { "when": "rows / (cols - 7) > 1000", "launches": [
+                  { "kernel": "a", "grid": "rows", "block": 32, "args": ["x", "y"] } ] },
+                { "when": "cols == 3", "launches": [
+                  { "kernel": "a", "grid": "rows * cols * 1000", "block": "cols * 400", "args": ["x"] } ] },
+                { "when": "cols == 5", "launches": [
+                  { "kernel": "b", "grid": 1, "block": 1, "smem": "0 - rows", "args": ["ws", "rows * 1000"] } ] },
+                { "when": "cols % 11 == 0 && rows > 1", "launches": [
+                  { "kernel": "a", "grid": "cdiv(rows, max(cols > 100, 2))", "block": "min(1024, cols)", "cooperative": true,
+                    "args": ["y", "x", "ws", "min(true, rows)", "-(rows % 7)", "sms - rows"] },
+                  { "kernel": "b", "grid": "cdiv(rows * cols, 256)", "block": 256, "smem": "(cols % 13) * 8192",
+                    "args": ["rows / (sms - 2)"] } ] },
+                { "when": "rows < 5 || cols > 5000 && !(sms == 1)", "launches": [
+                  { "kernel": "b", "grid": "rows", "block": "cols", "args": ["x", "y", "cols"] } ] },
+                { "when": "cols + true > 2", "launches": [
+                  { "kernel": "a", "grid": 1, "block": 1, "args": [] } ] }
+              ]
+            }
+            */
+            extern "C" __global__ void a() {}
+            extern "C" __global__ void b() {}
+            """;
+
+    @Test
+    @HostCompilerTest
+    void generatedPlansChooseAndEvaluateAsKevoDoes(@TempDir Path dir) throws Exception {
+        List<KernelFile> files = new ArrayList<>();
+        for (Path seed : TestFiles.seeds()) {
+            files.add(ContractParser.read(seed));
+        }
+        files.add(ContractParser.read(TestFiles.root().resolve("bench/results/champion-default-h100.cu")));
+        files.add(ContractParser.parse("tricky.cu", null, TRICKY));
+        List<long[]> cases = cases();
+        StringBuilder input = new StringBuilder();
+        for (long[] c : cases) {
+            input.append(c[0]).append(' ').append(c[1]).append(' ').append(c[2]).append('\n');
+        }
+        Files.writeString(dir.resolve("shapes.txt"), input);
+        int errors = 0;
+        int launches = 0;
+        for (KernelFile file : files) {
+            Path folder = Files.createDirectories(dir.resolve(file.name().replace(".cu", "")));
+            Files.writeString(folder.resolve(PlanHeader.FILE), PlanHeader.render(file, "// test\n"));
+            Path main = folder.resolve("resolve.cpp");
+            Files.writeString(main, DRIVER);
+            Path exe = Toolchain.compileHost(Toolchain.hostCompiler().orElseThrow(), main);
+            String[] generated = Toolchain.succeed(folder, 120, exe.toString(), dir.resolve("shapes.txt").toString())
+                    .split("\n");
+            assertEquals(cases.size(), generated.length, file.name() + ": lines printed");
+            for (int i = 0; i < cases.size(); i++) {
+                long[] c = cases.get(i);
+                String kevo = kevo(file, new Shape((int) c[0], (int) c[1]), (int) c[2]);
+                assertEquals(typeErrorsUnvalued(kevo), typeErrorsUnvalued(generated[i]),
+                        file.name() + " at " + c[0] + "x" + c[1] + " sms=" + c[2]);
+                if (kevo.contains("ERROR")) {
+                    errors++;
+                } else {
+                    launches += kevo.split("\\|").length - 1;
+                }
+            }
+        }
+        System.out.printf("PlanHeaderTest: %d files x %d cases agree (%d errors, %d launches compared)%n",
+                files.size(), cases.size(), errors, launches);
+        // The tricky file must have reached its failures, or this test proves less than it says.
+        assertTrue(errors > 100, "too few failures compared: " + errors);
+    }
+
+    /** Every suite's shapes and edge shapes for each SM count, then random shapes with random SM counts. */
+    private static List<long[]> cases() throws Exception {
+        Set<String> shapes = new LinkedHashSet<>();
+        try (var suites = Files.list(TestFiles.root().resolve("evaluator/suites"))) {
+            for (Path suite : suites.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
+                SuiteFile.load(suite).shapes().forEach(s -> shapes.add(s.rows() + " " + s.cols()));
+            }
+        }
+        assertTrue(shapes.size() >= 14, "suite shapes: " + shapes.size());
+        for (String edge : List.of("1 1", "1 2147483647", "2147483647 1", "46341 46340", "7 7", "3 3", "5 5",
+                "2 11", "1 11", "131 8192", "132 8192", "133 8192", "264 9000", "1 2097153", "1 16384", "4 33")) {
+            shapes.add(edge);
+        }
+        List<long[]> cases = new ArrayList<>();
+        for (String s : shapes) {
+            String[] rc = s.split(" ");
+            for (int sms : SMS) {
+                cases.add(new long[] {Long.parseLong(rc[0]), Long.parseLong(rc[1]), sms});
+            }
+        }
+        Random random = new Random(18);
+        while (cases.size() < 3000) {
+            // rows 1..65536 and cols 1..10^7, log-uniform so that short and long rows are both common
+            long rows = Math.round(Math.exp(random.nextDouble() * Math.log(65536)));
+            long cols = Math.round(Math.exp(random.nextDouble() * Math.log(10_000_000)));
+            if (rows * cols <= Integer.MAX_VALUE) {
+                cases.add(new long[] {rows, cols, SMS[random.nextInt(SMS.length)]});
+            }
+        }
+        return cases;
+    }
+
+    /**
+     * kevo names the offending operand's value in a type error ("'+' needs numbers, got a condition (true)"); the
+     * generated code knows the type before it runs, not the value, so only that tail may differ.
+     */
+    private static String typeErrorsUnvalued(String line) {
+        return line.replaceAll("(needs (numbers|conditions)), got .*$", "$1");
+    }
+
+    /** The resolution as the generated driver prints it. */
+    private static String kevo(KernelFile file, Shape shape, int sms) {
+        String head = shape.rows() + " " + shape.cols() + " " + sms + ": ";
+        ResolvedPlan plan;
+        try {
+            plan = PlanResolver.resolve(file, shape, sms);
+        } catch (PlanException e) {
+            return head + "ERROR " + e.getMessage();
+        }
+        StringBuilder out = new StringBuilder(head + "plan " + plan.planIndex() + " ws " + plan.workspaceBytes());
+        for (ResolvedPlan.Launch l : plan.launches()) {
+            out.append(" | ").append(l.kernel()).append(" grid ").append(l.grid()).append(" block ").append(l.block())
+                    .append(" smem ").append(l.smem()).append(" coop ").append(l.cooperative() ? 1 : 0).append(" args ")
+                    .append(l.args().stream().map(a -> a instanceof Integer ? a.toString()
+                            : ((KernelFile.BufferName) a).key()).collect(Collectors.joining(",")));
+        }
+        return out.toString();
+    }
+
+    private static final String DRIVER = """
+            #include <stdio.h>
+            #include "kevo_softmax_plan.h"
+            int main(int argc, char** argv) {
+                FILE* in = fopen(argv[1], "r");
+                long long rows, cols, sms;
+                static const char* const kinds[] = {"x", "y", "ws"};
+                while (in && fscanf(in, "%lld %lld %lld", &rows, &cols, &sms) == 3) {
+                    kevo_softmax_plan p;
+                    printf("%lld %lld %lld: ", rows, cols, sms);
+                    if (!kevo_softmax_resolve(rows, cols, sms, &p)) {
+                        printf("ERROR %s\\n", p.error);
+                        continue;
+                    }
+                    printf("plan %d ws %lld", p.plan, (long long)p.workspace);
+                    for (int l = 0; l < p.nlaunches; l++) {
+                        const kevo_softmax_launch* k = &p.launch[l];
+                        printf(" | %s grid %d block %d smem %d coop %d args ", kevo_softmax_kernel_names[k->kernel],
+                               k->grid, k->block, k->smem, k->cooperative ? 1 : 0);
+                        for (int a = 0; a < k->nargs; a++) {
+                            if (a) printf(",");
+                            if (k->arg_kind[a] == KEVO_ARG_INT) printf("%d", k->arg_value[a]);
+                            else printf("%s", kinds[k->arg_kind[a]]);
+                        }
+                    }
+                    printf("\\n");
+                }
+                return in ? 0 : 2;
+            }
+            """;
+}
