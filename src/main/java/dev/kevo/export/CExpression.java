@@ -8,6 +8,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Translates one of kevo's plan expressions into host C++ over the runtime in {@code plan-runtime.h}, from kevo's
@@ -22,7 +23,6 @@ final class CExpression {
     /** The C names of the variables, as fields of the {@code kevo_plan_ctx* c} every generated function takes. */
     static final String CONTEXT = "c";
 
-    private static final Expr.Env ANY = new Expr.Env(1, 1, 1);
 
     private enum Type { INT, BOOL }
 
@@ -38,10 +38,13 @@ final class CExpression {
 
     private final Expr expr;
     private final String at;
+    /** Where constant parts are folded: the file's knobs are constants of the export, at their current values. */
+    private final Expr.Env constants;
 
-    private CExpression(Expr expr, String at) {
+    private CExpression(Expr expr, String at, Map<String, Long> knobs) {
         this.expr = expr;
         this.at = at;
+        this.constants = new Expr.Env(1, 1, 1).withKnobs(knobs);
     }
 
     /**
@@ -50,8 +53,8 @@ final class CExpression {
      * @param at where the expression sits in the header, for the one-line error when it cannot be carried
      * @throws KevoException (input) for a constant kevo accepts but 64-bit integers cannot hold, such as 0.5
      */
-    static String integer(Expr expr, String at) {
-        CExpression e = new CExpression(expr, at);
+    static String integer(Expr expr, String at, Map<String, Long> knobs) {
+        CExpression e = new CExpression(expr, at, knobs);
         try {
             Code code = e.emit(expr.syntaxTree());
             if (code.type() != Type.INT) {
@@ -64,8 +67,8 @@ final class CExpression {
     }
 
     /** A C expression of type {@code bool}; see {@link #integer}. */
-    static String condition(Expr expr, String at) {
-        CExpression e = new CExpression(expr, at);
+    static String condition(Expr expr, String at, Map<String, Long> knobs) {
+        CExpression e = new CExpression(expr, at, knobs);
         try {
             Code code = e.emit(expr.syntaxTree());
             if (code.type() != Type.BOOL) {
@@ -180,7 +183,7 @@ final class CExpression {
     private Code constant(ASTNode node) {
         Object value;
         try {
-            value = expr.evaluate(node, ANY);
+            value = expr.evaluate(node, constants);
         } catch (RuntimeException e) {
             throw new AlwaysFails(e.getMessage() == null ? e.toString() : e.getMessage());
         }

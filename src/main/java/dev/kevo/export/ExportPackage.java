@@ -91,7 +91,14 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
                 .replaceAll("// (kevo.h is inlined above)");
         String launcher = Template.fill("launcher.cu", Map.of("KERNEL_POINTERS", file.kernelNames().stream()
                 .map(k -> "(const void*)" + k).collect(Collectors.joining(", "))));
-        return banner + "// The kernel file as kevo judged it (its /*@kevo plan header below is what "
+        StringBuilder knobs = new StringBuilder();
+        file.knobs().macros().forEach((name, value) -> knobs.append("#define ").append(name).append(' ')
+                .append(value).append('\n'));
+        if (!knobs.isEmpty()) {
+            // kevo passes these as -D options when it compiles; the header's current values are what was judged.
+            knobs.insert(0, "// The file's knobs at their current values, as kevo defines them when it compiles.\n");
+        }
+        return banner + knobs + "// The kernel file as kevo judged it (its /*@kevo plan header below is what "
                 + PlanHeader.FILE + " evaluates),\n// then the host launcher.\n" + body
                 + (body.endsWith("\n") ? "" : "\n") + "\n" + launcher;
     }

@@ -65,14 +65,14 @@ final class PlanHeader {
                 } kevo_softmax_plan;
 
                 """);
-        ExpressionTable table = new ExpressionTable();
+        ExpressionTable table = new ExpressionTable(file.knobs().numbers());
         StringBuilder body = new StringBuilder();
         List<KernelFile.Plan> plans = file.plans();
         for (int p = 0; p < plans.size(); p++) {
             KernelFile.Plan plan = plans.get(p);
             String where = "plan " + (p + 1);
-            String at = name(file) + ": plans[" + p + "]";
-            String when = table.condition(plan.when(), at + ".when");
+            String at = name(file) + ": plan " + (p + 1);
+            String when = table.condition(plan.when(), at + " 'when'");
             body.append("    // ").append(where).append(": when ").append(CText.comment(plan.when().text())).append('\n');
             body.append("    if (!kevo_condition(&c, ").append(when).append("(&c), &when, ")
                     .append(CText.string(name(file) + ": " + where + " 'when'")).append(", ")
@@ -85,15 +85,15 @@ final class PlanHeader {
                     .append(CText.string(file.workspace().text())).append(", p->error, sizeof p->error)) return false;\n");
             for (int l = 0; l < plan.launches().size(); l++) {
                 KernelFile.Launch launch = plan.launches().get(l);
-                String lat = at + ".launches[" + l + "]";
+                String lat = at + " launch " + (l + 1);
                 String what = name(file) + ": " + where + " launch " + (l + 1) + " (" + launch.kernel() + ")";
                 String slot = "p->launch[" + l + "]";
                 body.append("        ").append(slot).append(".kernel = ").append(kernels.indexOf(launch.kernel()))
                         .append(";  // ").append(launch.kernel()).append('\n');
-                bounded(body, table, launch.grid(), lat + ".grid", "1", INT_MAX, slot + ".grid", what + " 'grid'");
-                bounded(body, table, launch.block(), lat + ".block", "1", "INT64_C(1024)", slot + ".block",
+                bounded(body, table, launch.grid(), lat + " 'grid'", "1", INT_MAX, slot + ".grid", what + " 'grid'");
+                bounded(body, table, launch.block(), lat + " 'block'", "1", "INT64_C(1024)", slot + ".block",
                         what + " 'block'");
-                bounded(body, table, launch.smem(), lat + ".smem", "0", INT_MAX, slot + ".smem", what + " 'smem'");
+                bounded(body, table, launch.smem(), lat + " 'smem'", "0", INT_MAX, slot + ".smem", what + " 'smem'");
                 body.append("        ").append(slot).append(".cooperative = ").append(launch.cooperative()).append(";\n");
                 body.append("        ").append(slot).append(".nargs = ").append(launch.args().size()).append(";\n");
                 for (int a = 0; a < launch.args().size(); a++) {
@@ -106,7 +106,7 @@ final class PlanHeader {
                         }).append(";\n");
                         case KernelFile.Arg.Int value -> {
                             body.append("        ").append(arg).append("KEVO_ARG_INT;\n");
-                            bounded(body, table, value.value(), lat + ".args[" + a + "]", INT_MIN, INT_MAX,
+                            bounded(body, table, value.value(), lat + " arg " + (a + 1), INT_MIN, INT_MAX,
                                     slot + ".arg_value[" + a + "]", what + " arg " + (a + 1));
                         }
                     }
@@ -120,12 +120,12 @@ final class PlanHeader {
                 /* Chooses the plan for rows x cols on a device with sms multiprocessors and evaluates its launches.
                    Returns false, with the reason in p->error, where kevo would reject the shape. */
                 static inline bool kevo_softmax_resolve(int64_t rows, int64_t cols, int64_t sms, kevo_softmax_plan* p) {
-                    kevo_plan_ctx c = {rows, cols, sms, 0};
+                    kevo_plan_ctx c = {rows, cols, sms, 0, KNOBS};
                     int64_t v = 0;
                     bool when = false;
                     memset(p, 0, sizeof *p);
                     (void)v;
-                """);
+                """.replace("KNOBS", CText.string(knobText(file))));
         out.append(body);
         out.append("    snprintf(p->error, sizeof p->error, \"%s: no plan covers shape %lldx%lld (sms=%lld)\", ")
                 .append(CText.string(name(file))).append(", (long long)rows, (long long)cols, (long long)sms);\n");
@@ -141,6 +141,14 @@ final class PlanHeader {
         body.append("        ").append(target).append(" = (int)v;\n");
     }
 
+    /** The knobs as kevo's evaluation messages list them after sms (sorted by name), or "" for none. */
+    private static String knobText(KernelFile file) {
+        StringBuilder out = new StringBuilder();
+        new java.util.TreeMap<>(file.knobs().numbers()).forEach((k, v) -> out.append(", ").append(k).append('=')
+                .append(v));
+        return out.toString();
+    }
+
     private static String name(KernelFile file) {
         return file.name();
     }
@@ -149,13 +157,18 @@ final class PlanHeader {
     private static final class ExpressionTable {
         private final java.util.Map<String, String> names = new java.util.LinkedHashMap<>();
         private final StringBuilder functions = new StringBuilder();
+        private final java.util.Map<String, Long> knobs;
+
+        ExpressionTable(java.util.Map<String, Long> knobs) {
+            this.knobs = knobs;
+        }
 
         String integer(Expr expr, String at) {
-            return function(expr, at, "int64_t", CExpression.integer(expr, at));
+            return function(expr, at, "int64_t", CExpression.integer(expr, at, knobs));
         }
 
         String condition(Expr expr, String at) {
-            return function(expr, at, "bool", CExpression.condition(expr, at));
+            return function(expr, at, "bool", CExpression.condition(expr, at, knobs));
         }
 
         private String function(Expr expr, String at, String type, String code) {

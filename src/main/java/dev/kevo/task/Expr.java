@@ -205,8 +205,7 @@ public final class Expr {
      */
     public Object evaluate(ASTNode node, Env env) {
         try {
-            EvaluationValue value = parsed.copy().with("rows", env.rows()).and("cols", env.cols())
-                    .and("sms", env.sms()).evaluateSubtree(node);
+            EvaluationValue value = bound(env).evaluateSubtree(node);
             return value.isBooleanValue() ? (Object) value.getBooleanValue() : value.getNumberValue();
         } catch (EvaluationException | ParseException | ArithmeticException e) {
             throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
@@ -215,16 +214,19 @@ public final class Expr {
 
     private EvaluationValue evaluate(Env env) {
         try {
-            Expression bound = parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms());
-            for (Map.Entry<String, Long> knob : env.knobs().entrySet()) {
-                bound = bound.and(knob.getKey(), knob.getValue());
-            }
-            return bound.evaluate();
-        } catch (EvaluationException | ParseException e) {
-            throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
-        } catch (ArithmeticException e) {
+            return bound(env).evaluate();
+        } catch (EvaluationException | ParseException | ArithmeticException e) {
             throw new IllegalArgumentException("'" + text + "' at " + env + ": " + e.getMessage());
         }
+    }
+
+    /** A copy of the parsed expression with every name of the environment given its value. */
+    private Expression bound(Env env) throws ParseException {
+        Expression bound = parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms());
+        for (Map.Entry<String, Long> knob : env.knobs().entrySet()) {
+            bound = bound.and(knob.getKey(), knob.getValue());
+        }
+        return bound;
     }
 
     @Override

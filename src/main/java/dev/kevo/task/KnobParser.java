@@ -212,16 +212,16 @@ public final class KnobParser {
         check(file.workspace(), "workspace", file.knobs());
         for (int p = 0; p < file.plans().size(); p++) {
             KernelFile.Plan plan = file.plans().get(p);
-            check(plan.when(), "plans[" + p + "].when", file.knobs());
+            check(plan.when(), "plan " + (p + 1) + " 'when'", file.knobs());
             for (int l = 0; l < plan.launches().size(); l++) {
                 KernelFile.Launch launch = plan.launches().get(l);
-                String at = "plans[" + p + "].launches[" + l + "]";
-                check(launch.grid(), at + ".grid", file.knobs());
-                check(launch.block(), at + ".block", file.knobs());
-                check(launch.smem(), at + ".smem", file.knobs());
+                String at = "plan " + (p + 1) + " launch " + (l + 1);
+                check(launch.grid(), at + " 'grid'", file.knobs());
+                check(launch.block(), at + " 'block'", file.knobs());
+                check(launch.smem(), at + " 'smem'", file.knobs());
                 for (int a = 0; a < launch.args().size(); a++) {
                     if (launch.args().get(a) instanceof KernelFile.Arg.Int value) {
-                        check(value.value(), at + ".args[" + a + "]", file.knobs());
+                        check(value.value(), at + " arg " + (a + 1), file.knobs());
                     }
                 }
             }

@@ -12,6 +12,7 @@
 typedef struct kevo_plan_ctx {
     int64_t rows, cols, sms;
     const char* failure;
+    const char* knobs;  /* ", NAME=value" for each integer knob, as kevo's messages list them; "" for none */
 } kevo_plan_ctx;
 
 static inline int64_t kevo_fail(kevo_plan_ctx* c, const char* why) {
@@ -71,13 +72,13 @@ static inline bool kevo_or(bool a, bool b) { return a || b; }
 static inline bool kevo_bounded(kevo_plan_ctx* c, int64_t value, int64_t lo, int64_t hi, int64_t* out,
                                 const char* what, const char* text, char* err, size_t n) {
     if (c->failure) {
-        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld: %s", what, text, (long long)c->rows,
-                 (long long)c->cols, (long long)c->sms, c->failure);
+        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld%s: %s", what, text, (long long)c->rows,
+                 (long long)c->cols, (long long)c->sms, c->knobs, c->failure);
         return false;
     }
     if (value < lo || value > hi) {
-        snprintf(err, n, "%s: '%s' = %lld at rows=%lld, cols=%lld, sms=%lld, outside [%lld, %lld]", what, text,
-                 (long long)value, (long long)c->rows, (long long)c->cols, (long long)c->sms, (long long)lo,
+        snprintf(err, n, "%s: '%s' = %lld at rows=%lld, cols=%lld, sms=%lld%s, outside [%lld, %lld]", what, text,
+                 (long long)value, (long long)c->rows, (long long)c->cols, (long long)c->sms, c->knobs, (long long)lo,
                  (long long)hi);
         return false;
     }
@@ -88,8 +89,8 @@ static inline bool kevo_bounded(kevo_plan_ctx* c, int64_t value, int64_t lo, int
 static inline bool kevo_condition(kevo_plan_ctx* c, bool value, bool* out, const char* what, const char* text,
                                   char* err, size_t n) {
     if (c->failure) {
-        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld: %s", what, text, (long long)c->rows,
-                 (long long)c->cols, (long long)c->sms, c->failure);
+        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld%s: %s", what, text, (long long)c->rows,
+                 (long long)c->cols, (long long)c->sms, c->knobs, c->failure);
         return false;
     }
     *out = value;

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -83,11 +84,11 @@ class CExpressionTest {
     @Test
     void fractionalConstantsThatMeetVariablesAreRefusedWithTheirPlace() {
         KevoException e = assertThrows(KevoException.class,
-                () -> CExpression.integer(Expr.parse("cols * 0.5"), "plans[1].launches[0].grid"));
-        assertTrue(e.getMessage().contains("plans[1].launches[0].grid") && e.getMessage().contains("0.5"),
+                () -> CExpression.integer(Expr.parse("cols * 0.5"), "plan 2 launch 1 'grid'", Map.of()));
+        assertTrue(e.getMessage().contains("plan 2 launch 1 'grid'") && e.getMessage().contains("0.5"),
                 e.getMessage());
         // folded by kevo's own arithmetic into a whole number: carried
-        assertEquals("kevo_add(c, INT64_C(3), c->rows)", CExpression.integer(Expr.parse("1.5 * 2 + rows"), "x"));
+        assertEquals("kevo_add(c, INT64_C(3), c->rows)", CExpression.integer(Expr.parse("1.5 * 2 + rows"), "x", Map.of()));
     }
 
     record Outcome(int expressions, int refused, int compared, int valuesAgreed, int errorsAgreed, int wideInKevo) {
@@ -106,8 +107,8 @@ class CExpressionTest {
                 continue;
             }
             try {
-                String i = CExpression.integer(expr, "test");
-                String b = CExpression.condition(expr, "test");
+                String i = CExpression.integer(expr, "test", Map.of());
+                String b = CExpression.condition(expr, "test", Map.of());
                 exprs.add(expr);
                 intCode.add(i);
                 boolCode.add(b);

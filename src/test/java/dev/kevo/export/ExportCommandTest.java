@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code kevo export} from the command line: what it finds, what it writes, and how it refuses. */
 class ExportCommandTest {
 
-    private static final Path CAMPAIGN = TestFiles.root().resolve("src/test/resources/report/default-h100");
+    private static final Path CAMPAIGN = TestFiles.root().resolve("mutations/default-h100");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
@@ -174,10 +174,10 @@ class ExportCommandTest {
     void aConstantSixtyFourBitsCannotHoldIsOneLineNamingFileAndPlace(@TempDir Path tmp) throws Exception {
         String online = Files.readString(TestFiles.root().resolve("seeds/online.cu"));
         Path file = tmp.resolve("half.cu");
-        Files.writeString(file, online.replace("\"grid\": \"rows\", \"block\": 128", "\"grid\": \"rows * 1.5\", \"block\": 128"));
+        Files.writeString(file, online.replace("\"grid\": \"rows\", \"block\": \"SMALL_BLOCK\"", "\"grid\": \"rows * 1.5\", \"block\": \"SMALL_BLOCK\""));
         KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().contains("half.cu: plans[0].launches[0].grid") && r.err().contains("1.5"), r.err());
+        assertTrue(r.err().contains("half.cu: plan 1 launch 1 'grid'") && r.err().contains("1.5"), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
     }
 }

@@ -126,7 +126,7 @@ class KnobsTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         // unknown knob in an expression
-        "'{ \"BLOCK\": { \"values\": [256], \"value\": 256 }, \"SHORT_MAX\": { \"values\": [1024], \"value\": 1024 } }' | | '\"grid\": \"rows\", \"block\": \"BLOK\"' | plans[0].launches[0].block: unknown knob 'BLOK'",
+        "'{ \"BLOCK\": { \"values\": [256], \"value\": 256 }, \"SHORT_MAX\": { \"values\": [1024], \"value\": 1024 } }' | | '\"grid\": \"rows\", \"block\": \"BLOK\"' | plan 1 launch 1 'block': unknown knob 'BLOK'",
         // a knob used where none is declared
         " | | '\"grid\": \"rows\", \"block\": \"BLOCK\"' | the header declares no knobs",
         // current value not allowed
