@@ -28,6 +28,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel compare;
     private final Kernel guardCheck;
     private final Kernel flush;
+    private final Kernel demote;
     private final Kernel gate;
     private final Kernel copy;
     private final int sms;
@@ -42,6 +43,7 @@ final class TrustedKernels implements AutoCloseable {
         this.compare = module.kernel("kevo_compare");
         this.guardCheck = module.kernel("kevo_guard_check");
         this.flush = module.kernel("kevo_flush");
+        this.demote = module.kernel("kevo_demote");
         this.gate = module.kernel("kevo_gate");
         this.copy = module.kernel("kevo_copy");
         this.sms = gpu.info().sms();
@@ -82,10 +84,23 @@ final class TrustedKernels implements AutoCloseable {
 
     CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
                         InputCase inputCase, Tolerance tolerance) {
+        compareQueued(y, x, stats, result, shape, seed, inputCase, tolerance);
+        return counts(result);
+    }
+
+    /**
+     * Queues the comparison of y with the reference behind whatever the stream holds, its counts going to
+     * {@code result} ({@link CheckCounts#BYTES}); read them with {@link #counts} once the stream has run.
+     */
+    void compareQueued(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
+                       InputCase inputCase, Tolerance tolerance) {
         gpu.fill(result, 0, CheckCounts.BYTES / 4);
         gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
         gpu.launch(compare, elementGrid(shape.elements()), THREADS, 0, y, x, stats, shape.rows(), shape.cols(),
                 seed, inputCase.ordinal(), tolerance.absolute(), tolerance.relative(), result);
+    }
+
+    CheckCounts counts(CUdeviceptr result) {
         long[] words = new long[CheckCounts.BYTES / 8];
         gpu.download(result, Pointer.to(words), CheckCounts.BYTES);
         return CheckCounts.fromWords(words);
@@ -96,9 +111,22 @@ final class TrustedKernels implements AutoCloseable {
         gpu.launch(guardCheck, elementGrid(words), THREADS, 0, guard, words, pattern, counter);
     }
 
-    /** Reads {@code bytes} of {@code buffer} (a multiple of 16) so that L2 holds nothing a timed kernel wants. */
+    /**
+     * Reads {@code bytes} of {@code buffer} (a multiple of 128) under an evict_last policy, then demotes its lines
+     * again, so that L2 holds nothing a timed kernel wants, not even lines a candidate pinned with evict_last.
+     */
     void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink) {
         gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink);
+        demote(buffer, bytes);
+    }
+
+    /** Sets the L2 lines of [{@code base}, +{@code bytes}) that are present back to evict_normal; base 128-aligned. */
+    void demote(CUdeviceptr base, long bytes) {
+        long lines = (bytes + 127) / 128;
+        if (lines > 0) {
+            gpu.launch(demote, (int) Math.max(1, Math.min((lines + 1023) / 1024, (long) sms * 4)), 1024, 0, base,
+                    lines);
+        }
     }
 
     /**
