@@ -18,8 +18,9 @@ import java.util.SplittableRandom;
  * events; the candidate therefore cannot tell a checked launch from an unchecked one without reading y, and
  * what it would read is the same poison either way. After the launch, outside the events, the candidate's lines
  * are demoted in L2 (see {@link Workbench#demoteCandidateLines}) and, for the launches drawn, y and x are
- * compared with the float64 reference of that launch's input set. The draw comes from the input seed, so
- * {@code --seed} replays it.
+ * compared with the float64 reference of that launch's input set. The reference is computed after the launch and
+ * overwritten once compared, so no answer lies in device memory while a candidate runs. The draw comes from the
+ * input seed, so {@code --seed} replays it.
  *
  * <p>How many: the i-th timed launch (from 1) is checked with probability {@code min(1, C / i)}. A kernel that
  * skips a fraction f of n timed launches, choosing the launches least likely to be checked (the last ones),
@@ -47,7 +48,7 @@ final class TimedLaunchAudit implements AutoCloseable {
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final Tolerance tolerance;
-    private final List<DeviceBuffer> setStats = new ArrayList<>();
+    private final DeviceBuffer stats;
     private final DeviceBuffer slots;
 
     TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows) {
@@ -55,9 +56,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         this.trusted = trusted;
         this.bench = bench;
         this.tolerance = tolerance;
-        for (int set = 0; set < bench.inputSets(); set++) {
-            setStats.add(gpu.alloc(maxRows * 16));
-        }
+        this.stats = gpu.alloc(maxRows * 16);
         this.slots = gpu.alloc((long) SLOTS * CheckCounts.BYTES);
     }
 
@@ -79,14 +78,10 @@ final class TimedLaunchAudit implements AutoCloseable {
     }
 
     /**
-     * Starts the checks of one shape's timing: computes the reference of every input set (generated with
-     * {@code setSeeds}, case normal-1) and draws the checked launches from {@code drawSeed}.
+     * Starts the checks of one shape's timing, on input sets generated with {@code setSeeds} (case normal-1),
+     * drawing the checked launches from {@code drawSeed}.
      */
     Session start(Shape shape, long workspaceBytes, long[] setSeeds, long drawSeed) {
-        for (int set = 0; set < setSeeds.length; set++) {
-            trusted.reference(setStats.get(set).pointer(), bench.referenceScratch(), shape, setSeeds[set],
-                    InputCase.NORMAL_1);
-        }
         return new Session(shape, workspaceBytes, setSeeds, new SplittableRandom(drawSeed));
     }
 
@@ -120,9 +115,13 @@ final class TimedLaunchAudit implements AutoCloseable {
             timedLaunches++;
             if (draw.nextDouble() < checkProbability(timedLaunches)) {
                 int slot = Math.min(checked.size(), SLOTS - 1);
-                trusted.compareQueued(bench.y(), bench.x(set), setStats.get(set).pointer(),
+                trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1);
+                trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
                         tolerance);
+                // The answer does not stay around for a later launch to find.
+                gpu.fill(stats.pointer(), Workbench.POISON_WS, (long) shape.rows() * 4);
+                gpu.fill(bench.referenceScratch(), Workbench.POISON_WS, TrustedKernels.referenceScratchBytes(shape) / 4);
                 checked.add(new int[] {timedLaunches, set});
             }
         }
@@ -173,7 +172,7 @@ final class TimedLaunchAudit implements AutoCloseable {
 
     @Override
     public void close() {
-        setStats.forEach(DeviceBuffer::close);
+        stats.close();
         slots.close();
     }
 }
