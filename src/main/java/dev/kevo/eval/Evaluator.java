@@ -385,7 +385,10 @@ public final class Evaluator implements AutoCloseable {
 
     /**
      * Checks the output once more on inputs no earlier launch saw, after all the timed launches: a kernel
-     * that computes only on its first call or keeps state between calls fails here.
+     * that answers from an earlier launch (a cache keyed on anything but x's contents) fails here with
+     * {@code stale-result}; one that has stopped working leaves y unwritten, which is skipped work, the same
+     * verdict as a timed launch caught skipping ({@code timed-output-wrong}), whichever of the two checks
+     * sees it first.
      */
     private void verifyAfterTiming(Loaded candidate, ResolvedPlan plan, Shape shape, long seed) {
         try {
@@ -394,7 +397,8 @@ public final class Evaluator implements AutoCloseable {
             if (r.contextLost()) {
                 throw r;
             }
-            throw new Rejection(Verdict.STALE_RESULT, "after timing, " + r.verdict().id() + ": " + r.getMessage());
+            Verdict verdict = r.verdict() == Verdict.UNWRITTEN_OUTPUT ? Verdict.TIMED_OUTPUT_WRONG : Verdict.STALE_RESULT;
+            throw new Rejection(verdict, "after timing, " + r.verdict().id() + ": " + r.getMessage());
         }
     }
 
