@@ -195,7 +195,7 @@ extern "C" __global__ void kevo_flush(const float4* buffer, long long n, float* 
     float acc = 0.0f;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
         float4 v;
-        asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+        asm volatile("ld.global.cg.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
                      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(buffer + i), "l"(policy));
         acc += v.x + v.y + v.z + v.w;
     }
