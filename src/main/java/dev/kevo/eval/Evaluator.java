@@ -76,8 +76,8 @@ public final class Evaluator implements AutoCloseable {
                     gpu.info().driverVersion(), nvrtc.version(), suite.shapes().toString(), BASELINE_CASES.toString(),
                     settings.tolerance().toString());
             if (!cache.remembers(passedBefore)) {
-                checkAll(base, BASELINE_CASES, 0x5eed_ba5eL, false, Phase.Listener.NONE, null).stream().filter(r -> !r.verdict().passed())
-                        .findFirst().ifPresent(r -> {
+                checkAll(base, BASELINE_CASES, 0x5eed_ba5eL, false, Phase.Listener.NONE, null).stream()
+                        .filter(r -> !r.verdict().passed()).findFirst().ifPresent(r -> {
                             throw new Rejection(r.verdict(), r.shape() + ": " + r.detail());
                         });
                 cache.remember(passedBefore);
