@@ -122,10 +122,18 @@ final class TrustedKernels implements AutoCloseable {
 
     /** Sets the L2 lines of [{@code base}, +{@code bytes}) that are present back to evict_normal; base 128-aligned. */
     void demote(CUdeviceptr base, long bytes) {
-        long lines = (bytes + 127) / 128;
-        if (lines > 0) {
-            gpu.launch(demote, (int) Math.max(1, Math.min((lines + 1023) / 1024, (long) sms * 4)), 1024, 0, base,
-                    lines);
+        demote(base, bytes, base, 0, base, 0);
+    }
+
+    /** As {@link #demote(CUdeviceptr, long)} for three ranges at once (one launch). */
+    void demote(CUdeviceptr a, long aBytes, CUdeviceptr b, long bBytes, CUdeviceptr c, long cBytes) {
+        long aLines = (aBytes + 127) / 128;
+        long bLines = (bBytes + 127) / 128;
+        long cLines = (cBytes + 127) / 128;
+        long most = Math.max(aLines, Math.max(bLines, cLines));
+        if (most > 0) {
+            gpu.launch(demote, (int) Math.max(1, Math.min((most + 1023) / 1024, (long) sms * 4)), 1024, 0, a, aLines,
+                    b, bLines, c, cLines);
         }
     }
 

@@ -142,9 +142,7 @@ final class Workbench implements AutoCloseable {
      */
     void demoteCandidateLines(TrustedKernels trusted, int set, Shape shape, long wsBytes) {
         long bytes = guardedBytes(shape.elements() * Float.BYTES);
-        trusted.demote(xSets.get(set).pointer(), bytes);
-        trusted.demote(y.pointer(), bytes);
-        trusted.demote(workspace.pointer(), guardedBytes(wsBytes));
+        trusted.demote(xSets.get(set).pointer(), bytes, y.pointer(), bytes, workspace.pointer(), guardedBytes(wsBytes));
     }
 
     private void armGuards(DeviceBuffer buffer, long payload) {

@@ -202,14 +202,21 @@ extern "C" __global__ void kevo_flush(const float4* buffer, long long n, float* 
     if (acc == 1.0e30f) *sink = acc;  // practically never true, but the compiler cannot know: the reads stay
 }
 
-// Sets every L2 line of [base, base + lines * 128) that is present back to evict_normal (PTX applypriority; a
-// line not in L2 is left alone). Run over the flush buffer after kevo_flush, and over the memory a candidate can
-// address (the input set it read, y, the workspace) after each of its launches while timing, so that no line it
-// pinned with an evict_last hint survives into a later timed launch (its own, or the baseline's).
-extern "C" __global__ void kevo_demote(const char* base, long long lines) {
+// Sets every L2 line of up to three ranges [base, base + lines * 128) that is present back to evict_normal (PTX
+// applypriority; a line not in L2 is left alone). Run over the flush buffer after kevo_flush, and over the memory a
+// candidate can address (the input set it read, y, the workspace) after each of its launches while timing, so that
+// no line it pinned with an evict_last hint survives into a later timed launch (its own, or the baseline's).
+__device__ __forceinline__ void kv_demote_range(const char* base, long long lines) {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < lines; i += (long long)gridDim.x * blockDim.x) {
         asm volatile("applypriority.global.L2::evict_normal [%0], 128;" :: "l"(base + i * 128) : "memory");
     }
+}
+
+extern "C" __global__ void kevo_demote(const char* a, long long a_lines, const char* b, long long b_lines,
+                                       const char* c, long long c_lines) {
+    kv_demote_range(a, a_lines);
+    kv_demote_range(b, b_lines);
+    kv_demote_range(c, c_lines);
 }
 
 // Holds the stream until the host has queued a whole batch of timed launches and opened the gate, so that no
