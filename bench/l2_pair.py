@@ -17,7 +17,7 @@ HINTED = "evaluator/adversarial/l2_evict_last.cu"
 
 
 def shapes_by_name(result):
-    return {s["shape"]: s for s in result["shapes"]}
+    return {s["shape"]: s for s in result.get("shapes", [])}
 
 
 def main():
@@ -44,12 +44,14 @@ def main():
     for name in shapes_by_name(runs[0]["hinted"]):
         r, c = (int(v) for v in name.split("x"))
         fits = sets * r * c * 4 <= l2
-        gains, speedup_gains, controls = [], [], []
+        gains, speedup_gains, controls, plain_us, hinted_us = [], [], [], [], []
         for run in runs:
-            h = shapes_by_name(run["hinted"])[name]
-            a, b = (shapes_by_name(x)[name] for x in run["plain"])
+            h = shapes_by_name(run["hinted"]).get(name, {})
+            a, b = (shapes_by_name(x).get(name, {}) for x in run["plain"])
             if not (h.get("candidate") and a.get("candidate") and b.get("candidate")):
                 continue
+            plain_us.append(a["candidate"]["medianMs"] * 1000)
+            hinted_us.append(h["candidate"]["medianMs"] * 1000)
             plain_ms = (a["candidate"]["medianMs"] + b["candidate"]["medianMs"]) / 2
             gains.append(plain_ms / h["candidate"]["medianMs"] - 1)
             speedup_gains.append(h["speedup"] / ((a["speedup"] + b["speedup"]) / 2) - 1)
@@ -62,10 +64,7 @@ def main():
                      "hintedGainMedian": gain, "hintedGains": gains,
                      "hintedSpeedupGainMedian": statistics.median(speedup_gains),
                      "plainVsPlainMax": noise,
-                     "plainUs": statistics.median(
-                         [(shapes_by_name(x["plain"][0])[name]["candidate"]["medianMs"]) * 1000 for x in runs]),
-                     "hintedUs": statistics.median(
-                         [shapes_by_name(x["hinted"])[name]["candidate"]["medianMs"] * 1000 for x in runs]),
+                     "plainUs": statistics.median(plain_us), "hintedUs": statistics.median(hinted_us),
                      "gainBeyondNoise": gain > max(noise, 0.01)})
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
