@@ -3,7 +3,8 @@
 # (target/kevo-*-linux-x86_64.tar.gz, built by `mvn package`); results land in $OUT (default bench/results/run).
 #   KEVO_COMMIT=$(git rev-parse HEAD) bash bench/hardening-h100.sh      (the commit is recorded in every JSON)
 # (a) the whole adversarial corpus through one supervisor      -> adversarial-h100.json
-# (b) the evict_last pair timed side by side, 4 processes        -> l2-pair-h100.json
+# (b) whether the persisting-L2 limit kevo sets is per context    -> persisting-limit-h100.json
+#     the evict_last pair timed side by side, 4 processes        -> l2-pair-h100.json
 # (c) what a hang costs, detection to the replacement's launches -> hang-cost-h100.json
 # (d) the evaluator's costs on the standard suite, against the committed bench/results/evaluator-costs-h100.json
 #                                                                -> evaluator-costs-h100.json
@@ -16,6 +17,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 t0=$SECONDS
 echo "== (a) adversarial corpus"
 python3 bench/adversarial.py "$out/adversarial-h100.json" 2>&1 | tee "$out/adversarial-h100.txt"
+echo "== (b) persisting-L2 limit: one context's, or the GPU's?"
+python3 bench/persisting_limit_probe.py "$out/persisting-limit-h100.json" 2>&1 | tee "$out/persisting-limit-h100.txt"
 echo "== (b) evict_last pair"
 python3 bench/l2_pair.py "$out/l2-pair-h100.json" 4 2>&1 | tee "$out/l2-pair-h100.txt"
 echo "== (c) hang cost"
@@ -30,8 +33,8 @@ out = sys.argv[1]
 def load(name):
     p = os.path.join(out, name)
     return json.load(open(p)) if os.path.exists(p) else None
-a, l2, hang, cost = (load(n) for n in ("adversarial-h100.json", "l2-pair-h100.json", "hang-cost-h100.json",
-                                       "evaluator-costs-h100.json"))
+a, l2, hang, cost, limit = (load(n) for n in ("adversarial-h100.json", "l2-pair-h100.json", "hang-cost-h100.json",
+                                              "evaluator-costs-h100.json", "persisting-limit-h100.json"))
 rows = []
 if a:
     bad = [r["file"] + " " + r["verdict"] for r in a["corpus"] if r["verdict"] != r["expected"]]
@@ -48,6 +51,9 @@ if l2:
     rows.append(("evict_last pair: no gain beyond noise (sets fit in L2)", l2["noGainBeyondNoiseWhereSetsFitInL2"],
                  f"largest gain {100 * worst['hintedGainMedian']:+.1f}% on {worst['shape']} (noise "
                  f"{100 * worst['plainVsPlainMax']:.1f}%)" if worst else ""))
+if limit:
+    rows.append(("persisting-L2 limit is per context", limit["perContext"],
+                 f"set here {limit['afterSetHere'][1]}, read elsewhere {limit['readInOtherProcess'][1]}"))
 if hang:
     c = hang["costSecondsMax"]
     rows.append(("hang costs at most 10 s", c is not None and c <= 10,
