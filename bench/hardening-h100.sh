@@ -51,6 +51,10 @@ if l2:
     rows.append(("evict_last pair: no gain beyond noise (sets fit in L2)", l2["noGainBeyondNoiseWhereSetsFitInL2"],
                  f"largest gain {100 * worst['hintedGainMedian']:+.1f}% on {worst['shape']} (noise "
                  f"{100 * worst['plainVsPlainMax']:.1f}%)" if worst else ""))
+if l2 and l2.get("baselineVsBefore"):
+    b = l2["baselineVsBefore"]
+    rows.append(("baseline timings unchanged by the new flush (within 5%)", abs(b["geomeanRatio"] - 1) <= 0.05,
+                 f"geomean x{b['geomeanRatio']:.3f} vs seeds-h100.json, worst {b['worstShape']} x{b['worstRatio']:.3f}"))
 if limit:
     rows.append(("persisting-L2 limit is per context", limit["perContext"],
                  f"set here {limit['afterSetHere'][1]}, read elsewhere {limit['readInOtherProcess'][1]}"))

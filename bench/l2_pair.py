@@ -7,6 +7,9 @@ input sets fit in L2 together. Each of PROCESSES `kevo eval` processes evaluates
 the first two alternating between processes), so every process also gives a plain-vs-plain control: the noise that
 a gain must beat. Per shape: the median over processes of the hinted kernel's gain over the mean of the two plain
 evaluations, time and speedup over the baseline (measured interleaved with each), and of the control's difference.
+Also compares the baseline's medians here with those recorded before the flush changed
+(bench/results/seeds-h100.json, the same baseline and suite): a flush that left L2 full of pinned lines would slow
+the baseline, which re-reads each row from L2.
 Writes OUT.json; prints a table.
 Usage (after `source bench/unpack.sh`): python3 bench/l2_pair.py OUT.json [PROCESSES]
 """
@@ -66,6 +69,23 @@ def main():
                      "plainVsPlainMax": noise,
                      "plainUs": statistics.median(plain_us), "hintedUs": statistics.median(hinted_us),
                      "gainBeyondNoise": gain > max(noise, 0.01)})
+    before_path = "bench/results/seeds-h100.json"
+    baseline_vs_before = None
+    if os.path.exists(before_path):
+        before = {s["shape"]: s["baseline"]["medianMs"] for s in json.load(open(before_path))["results"][0]["shapes"]
+                  if s.get("baseline")}
+        now = {}
+        for run in runs:
+            for r in [run["hinted"], *run["plain"]]:
+                for name, sh in shapes_by_name(r).items():
+                    if sh.get("baseline"):
+                        now.setdefault(name, []).append(sh["baseline"]["medianMs"])
+        ratios = {n: statistics.median(v) / before[n] for n, v in now.items() if n in before}
+        if ratios:
+            geo = statistics.geometric_mean(ratios.values())
+            worst = max(ratios, key=lambda n: abs(ratios[n] - 1))
+            baseline_vs_before = {"file": before_path, "geomeanRatio": geo, "worstShape": worst,
+                                  "worstRatio": ratios[worst], "ratios": ratios}
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     result = {
@@ -77,6 +97,7 @@ def main():
         "kevoVersion": record["kevoVersion"], "device": device, "nvidiaSmi": smi,
         "allPassed": all(v == "pass" for run in runs for v in run["verdicts"]),
         "noGainBeyondNoiseWhereSetsFitInL2": not any(r["gainBeyondNoise"] for r in rows if r["inputSetsFitInL2"]),
+        "baselineVsBefore": baseline_vs_before,
         "shapes": rows, "runs": [{k: run[k] for k in ("order", "exitCode", "verdicts")} for run in runs],
     }
     json.dump(result, open(out, "w"), indent=2)
@@ -87,6 +108,10 @@ def main():
               f"{100 * r['plainVsPlainMax']:5.1f}%  {'GAIN' if r['gainBeyondNoise'] else '-'}")
     print(f"all evaluations passed: {result['allPassed']}; no gain beyond noise where the input sets fit in L2: "
           f"{result['noGainBeyondNoiseWhereSetsFitInL2']}")
+    if baseline_vs_before:
+        b = baseline_vs_before
+        print(f"baseline medians against {b['file']}: geometric mean x{b['geomeanRatio']:.3f}, "
+              f"worst {b['worstShape']} x{b['worstRatio']:.3f}")
 
 
 if __name__ == "__main__":
