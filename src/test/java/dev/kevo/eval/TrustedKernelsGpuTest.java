@@ -86,4 +86,23 @@ class TrustedKernelsGpuTest {
             assertTrue(counts.maxAbsError() >= 1e-3, "max error " + counts.maxAbsError());
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void theFlushAtEvictLastPriorityAndTheDemotionRunAndLeaveMemoryAsItWas() {
+        long bytes = 8L << 20;
+        long flushBytes = Math.max(2 * gpu.info().l2Bytes(), 64L << 20) / 128 * 128;
+        try (DeviceBuffer data = gpu.alloc(bytes); DeviceBuffer flush = gpu.alloc(flushBytes);
+             DeviceBuffer sink = gpu.alloc(8)) {
+            gpu.fill(data.pointer(), 0x3F8CCCCD, bytes / 4);  // 1.1f
+            gpu.fill(flush.pointer(), 0x3F800000, flushBytes / 4);
+            trusted.flushL2(flush.pointer(), flushBytes, sink.pointer());
+            trusted.demote(data.pointer(), bytes, flush.pointer(), flushBytes, sink.pointer(), 8);
+            gpu.synchronize();
+            int[] words = new int[(int) (bytes / 4)];
+            gpu.download(data.pointer(), Pointer.to(words), bytes);
+            for (int i = 0; i < words.length; i += 4099) {
+                assertEquals(0x3F8CCCCD, words[i], "word " + i);
+            }
+        }
+    }
 }
