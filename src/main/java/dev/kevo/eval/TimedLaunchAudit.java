@@ -118,7 +118,7 @@ final class TimedLaunchAudit implements AutoCloseable {
                 trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1);
                 trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
-                        tolerance);
+                        tolerance, checked.size() < SLOTS);
                 // The answer does not stay around for a later launch to find.
                 gpu.fill(stats.pointer(), Workbench.POISON_WS, (long) shape.rows() * 4);
                 gpu.fill(bench.referenceScratch(), Workbench.POISON_WS, TrustedKernels.referenceScratchBytes(shape) / 4);

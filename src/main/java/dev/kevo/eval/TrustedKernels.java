@@ -84,18 +84,21 @@ final class TrustedKernels implements AutoCloseable {
 
     CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
                         InputCase inputCase, Tolerance tolerance) {
-        compareQueued(y, x, stats, result, shape, seed, inputCase, tolerance);
+        compareQueued(y, x, stats, result, shape, seed, inputCase, tolerance, true);
         return counts(result);
     }
 
     /**
      * Queues the comparison of y with the reference behind whatever the stream holds, its counts going to
-     * {@code result} ({@link CheckCounts#BYTES}); read them with {@link #counts} once the stream has run.
+     * {@code result} ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read
+     * them with {@link #counts} once the stream has run.
      */
     void compareQueued(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
-                       InputCase inputCase, Tolerance tolerance) {
-        gpu.fill(result, 0, CheckCounts.BYTES / 4);
-        gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
+                       InputCase inputCase, Tolerance tolerance, boolean fresh) {
+        if (fresh) {
+            gpu.fill(result, 0, CheckCounts.BYTES / 4);
+            gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
+        }
         gpu.launch(compare, elementGrid(shape.elements()), THREADS, 0, y, x, stats, shape.rows(), shape.cols(),
                 seed, inputCase.ordinal(), tolerance.absolute(), tolerance.relative(), result);
     }
