@@ -16,7 +16,10 @@ import java.util.SplittableRandom;
  *
  * <p>Before every launch of the candidate while timing (warm-up included), y is poisoned, outside the timed
  * events; the candidate therefore cannot tell a checked launch from an unchecked one without reading y, and
- * what it would read is the same poison either way. After the launch, outside the events, the candidate's lines
+ * what it would read is the same poison either way. Its input set is also changed in one element per row, at a
+ * column drawn anew for every launch (raised far above the row: trusted.cu, kv_value_salted), so an output
+ * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
+ * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, the candidate's lines
  * are demoted in L2 (see {@link Workbench#demoteCandidateLines}) and, for the launches drawn, y and x are
  * compared with the float64 reference of that launch's input set. The reference is computed after the launch and
  * overwritten once compared, so no answer lies in device memory while a candidate runs. The draw comes from the
@@ -92,6 +95,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         private final long[] setSeeds;
         private final SplittableRandom draw;
         private final List<int[]> checked = new ArrayList<>();  // {timed launch, input set}
+        private final long[] salts;  // per input set, the salt it is under now (0: as generated)
         private int timedLaunches;
 
         private Session(Shape shape, long workspaceBytes, long[] setSeeds, SplittableRandom draw) {
@@ -99,10 +103,14 @@ final class TimedLaunchAudit implements AutoCloseable {
             this.workspaceBytes = workspaceBytes;
             this.setSeeds = setSeeds;
             this.draw = draw;
+            this.salts = new long[setSeeds.length];
         }
 
         @Override
         public void before(int set, boolean timed) {
+            long salt = draw.nextLong() | 1;
+            trusted.perturb(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt);
+            salts[set] = salt;
             gpu.fill(bench.y(), Workbench.POISON_Y, shape.elements());
         }
 
@@ -115,10 +123,11 @@ final class TimedLaunchAudit implements AutoCloseable {
             timedLaunches++;
             if (draw.nextDouble() < checkProbability(timedLaunches)) {
                 int slot = Math.min(checked.size(), SLOTS - 1);
-                trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1);
+                trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1,
+                        salts[set]);
                 trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
-                        tolerance, checked.size() < SLOTS);
+                        salts[set], tolerance, checked.size() < SLOTS);
                 // The answer does not stay around for a later launch to find.
                 gpu.fill(stats.pointer(), Workbench.POISON_WS, (long) shape.rows() * 4);
                 gpu.fill(bench.referenceScratch(), Workbench.POISON_WS, TrustedKernels.referenceScratchBytes(shape) / 4);
@@ -134,8 +143,18 @@ final class TimedLaunchAudit implements AutoCloseable {
             return checked.size();
         }
 
-        /** @throws Rejection {@code timed-output-wrong} naming the first checked launch whose output was wrong */
+        /**
+         * Returns the input sets to their generated values, then reads the checks.
+         *
+         * @throws Rejection {@code timed-output-wrong} naming the first checked launch whose output was wrong
+         */
         void verify() {
+            for (int set = 0; set < salts.length; set++) {
+                if (salts[set] != 0) {
+                    trusted.perturb(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], 0);
+                    salts[set] = 0;
+                }
+            }
             for (int k = 0; k < Math.min(checked.size(), SLOTS); k++) {
                 CheckCounts c = trusted.counts(slots.at((long) k * CheckCounts.BYTES));
                 String problem = problem(c);
@@ -144,7 +163,7 @@ final class TimedLaunchAudit implements AutoCloseable {
                     String which = k == SLOTS - 1 && checked.size() > SLOTS ? "one of timed launches "
                             + launch[0] + ".." + checked.getLast()[0] : "timed launch " + launch[0];
                     throw new Rejection(Verdict.TIMED_OUTPUT_WRONG, which + " of " + timedLaunches + " (input set "
-                            + launch[1] + ", seed " + setSeeds[launch[1]] + "; " + checked.size()
+                            + launch[1] + " of seed " + setSeeds[launch[1]] + ", changed per launch; " + checked.size()
                             + " launches checked at random): " + problem);
                 }
             }

@@ -23,6 +23,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Gpu gpu;
     private final Module module;
     private final Kernel generate;
+    private final Kernel perturb;
     private final Kernel referenceChunks;
     private final Kernel referenceMerge;
     private final Kernel compare;
@@ -38,6 +39,7 @@ final class TrustedKernels implements AutoCloseable {
         Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
+        this.perturb = module.kernel("kevo_perturb");
         this.referenceChunks = module.kernel("kevo_reference_chunks");
         this.referenceMerge = module.kernel("kevo_reference_merge");
         this.compare = module.kernel("kevo_compare");
@@ -58,6 +60,16 @@ final class TrustedKernels implements AutoCloseable {
                 inputCase.ordinal());
     }
 
+    /**
+     * Moves input {@code x} (generated with {@code seed}, {@code inputCase}) from salt {@code oldSalt} to
+     * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (trusted.cu,
+     * kv_value_salted). Salt 0 is the generated input itself.
+     */
+    void perturb(CUdeviceptr x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt) {
+        gpu.launch(perturb, (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32)),
+                THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt, newSalt);
+    }
+
     /** Columns of a row one block of the reference handles: long rows spread over many blocks. */
     static final int REFERENCE_CHUNK = 8192;
 
@@ -75,32 +87,37 @@ final class TrustedKernels implements AutoCloseable {
      * generator, never read from x. {@code partial} holds {@link #referenceScratchBytes} bytes.
      */
     void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase) {
+        reference(stats, partial, shape, seed, inputCase, 0);
+    }
+
+    /** As {@link #reference(CUdeviceptr, CUdeviceptr, Shape, long, InputCase)}, of the input under {@code salt}. */
+    void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase, long salt) {
         int chunks = chunks(shape);
         long blocks = (long) shape.rows() * chunks;
         gpu.launch(referenceChunks, (int) Math.min(blocks, (long) sms * 32), THREADS, 0, partial, shape.rows(),
-                shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal());
+                shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal(), salt);
         gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(), chunks);
     }
 
     CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
                         InputCase inputCase, Tolerance tolerance) {
-        compareQueued(y, x, stats, result, shape, seed, inputCase, tolerance, true);
+        compareQueued(y, x, stats, result, shape, seed, inputCase, 0, tolerance, true);
         return counts(result);
     }
 
     /**
-     * Queues the comparison of y with the reference behind whatever the stream holds, its counts going to
-     * {@code result} ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read
-     * them with {@link #counts} once the stream has run.
+     * Queues the comparison of y with the reference of the input under {@code salt} behind whatever the stream
+     * holds, its counts going to {@code result} ({@link CheckCounts#BYTES}), zeroed first when {@code fresh}
+     * (otherwise they add up); read them with {@link #counts} once the stream has run.
      */
     void compareQueued(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
-                       InputCase inputCase, Tolerance tolerance, boolean fresh) {
+                       InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
         if (fresh) {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
             gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
         }
         gpu.launch(compare, elementGrid(shape.elements()), THREADS, 0, y, x, stats, shape.rows(), shape.cols(),
-                seed, inputCase.ordinal(), tolerance.absolute(), tolerance.relative(), result);
+                seed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
     }
 
     CheckCounts counts(CUdeviceptr result) {
