@@ -175,7 +175,7 @@ public final class Supervisor implements AutoCloseable {
                         retire();
                         return new Message.Result(id, CandidateResult.rejected(file.name(), path, file.description(),
                                 verdict, String.format(Locale.ROOT, "%s ran past its deadline of %.1f s (from the "
-                                        + "shape's baseline time); worker killed after %.1f s and replaced (kill took "
+                                        + "time the shape needs); worker killed after %.1f s and replaced (kill took "
                                         + "%.0f ms)", expected.what(), expected.seconds(), waited,
                                         (System.nanoTime() - killStart) / 1e6), inputSeed), false);
                     }
