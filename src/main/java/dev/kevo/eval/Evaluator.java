@@ -349,14 +349,18 @@ public final class Evaluator implements AutoCloseable {
             bench.resetPersistingL2();
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
                     Seeds.derive(inputSeed, s, 3000 + attempt));
+            // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
+            // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
+            // before the baseline's launches removes pinned lines too.
             List<InterleavedTimer.Variant> variants = List.of(
                     variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace()),
-                            InterleavedTimer.Hooks.NONE),
+                            InterleavedTimer.Hooks.NONE, true),
                     variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
-                            session),
-                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE),
+                            session, false),
+                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                            false),
                     variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
-                            InterleavedTimer.Hooks.NONE));
+                            InterleavedTimer.Hooks.NONE, false));
             List<double[]> samples = timer.samples(variants,
                     rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape);
             checkedLaunches += session.checkedLaunches();
@@ -403,7 +407,7 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private static InterleavedTimer.Variant variant(String name, java.util.function.IntConsumer launch,
-                                                    InterleavedTimer.Hooks hooks) {
+                                                    InterleavedTimer.Hooks hooks, boolean flushPinned) {
         return new InterleavedTimer.Variant() {
             @Override
             public String name() {
@@ -418,6 +422,11 @@ public final class Evaluator implements AutoCloseable {
             @Override
             public InterleavedTimer.Hooks hooks() {
                 return hooks;
+            }
+
+            @Override
+            public boolean flushPinnedLines() {
+                return flushPinned;
             }
         };
     }

@@ -31,6 +31,14 @@ final class InterleavedTimer {
         default Hooks hooks() {
             return Hooks.NONE;
         }
+
+        /**
+         * Whether the flush before this variant's launches must also remove lines pinned at evict_last priority
+         * (it costs a pass over the flush buffer); see {@link Workbench#flushL2(TrustedKernels, boolean)}.
+         */
+        default boolean flushPinnedLines() {
+            return false;
+        }
     }
 
     /**
@@ -197,7 +205,7 @@ final class InterleavedTimer {
                 int set = launches++ % sets;
                 variant.hooks().before(set, false);
                 if (method.flushL2()) {
-                    bench.flushL2(trusted);
+                    bench.flushL2(trusted, variant.flushPinnedLines());
                 }
                 launch(variant, set);
                 variant.hooks().after(set, false);
@@ -211,7 +219,7 @@ final class InterleavedTimer {
     private void timedLaunch(Variant variant, int set, CUevent[] pair) {
         variant.hooks().before(set, true);
         if (method.flushL2()) {
-            bench.flushL2(trusted);
+            bench.flushL2(trusted, variant.flushPinnedLines());
         }
         gpu.record(pair[0]);
         launch(variant, set);

@@ -132,12 +132,15 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /**
-     * Reads {@code bytes} of {@code buffer} (a multiple of 128) under an evict_last policy, then demotes its lines
-     * again, so that L2 holds nothing a timed kernel wants, not even lines a candidate pinned with evict_last.
+     * Reads {@code bytes} of {@code buffer} (a multiple of 128) so that L2 holds nothing a timed kernel wants. With
+     * {@code pinned}, the reads carry an evict_last policy and their lines are demoted again after, so that lines a
+     * candidate pinned with evict_last go too.
      */
-    void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink) {
-        gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink);
-        demote(buffer, bytes);
+    void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink, boolean pinned) {
+        gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink, pinned ? 1 : 0);
+        if (pinned) {
+            demote(buffer, bytes);
+        }
     }
 
     /** Sets the L2 lines of [{@code base}, +{@code bytes}) that are present back to evict_normal; base 128-aligned. */

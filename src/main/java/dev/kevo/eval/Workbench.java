@@ -128,12 +128,17 @@ final class Workbench implements AutoCloseable {
         return damaged[0];
     }
 
-    /**
-     * Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros) at evict_last
-     * priority, then demoting those lines: lines a candidate pinned with an evict_last hint go too.
-     */
+    /** Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros). */
     void flushL2(TrustedKernels trusted) {
-        trusted.flushL2(flush.pointer(), flush.bytes(), counter.pointer());
+        flushL2(trusted, false);
+    }
+
+    /**
+     * As {@link #flushL2(TrustedKernels)}; with {@code pinned}, at evict_last priority and then demoting those lines,
+     * so that lines a candidate pinned with an evict_last hint anywhere (its own {@code __device__} memory too) go.
+     */
+    void flushL2(TrustedKernels trusted, boolean pinned) {
+        trusted.flushL2(flush.pointer(), flush.bytes(), counter.pointer(), pinned);
     }
 
     /**

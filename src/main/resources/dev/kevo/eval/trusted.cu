@@ -216,25 +216,29 @@ extern "C" __global__ void kevo_guard_check(const unsigned* guard, long long wor
 // Evicts L2 between timed launches by reading a buffer twice its size. Reading, not writing: a write-flush
 // leaves L2 full of dirty lines that the next (timed) kernel pays to write back, which made a 5 us kernel's
 // median move by several percent from one evaluation to the next.
-// The reads carry an L2 evict_last policy: a line that a candidate loaded under evict_last (createpolicy +
-// ld.global.L2::cache_hint) outlives any number of evict_normal reads, because L2 picks its victims among the
-// normal lines first; read at the same priority, the flush pushes it out like any other line. kevo_demote then
-// takes the flush's own lines back to evict_normal, so the flush leaves no pinned lines behind either.
+// With pinned != 0 the reads carry an L2 evict_last policy: a line that a candidate loaded under evict_last
+// (createpolicy + ld.global.L2::cache_hint) outlives any number of evict_normal reads, because L2 picks its victims
+// among the normal lines first; read at the same priority, the flush pushes it out like any other line. kevo_demote
+// then takes the flush's own lines back to evict_normal, so the flush leaves no pinned lines behind either.
 // Before sm_80 there are no eviction-priority hints to outlive, and no instructions for them: plain reads.
-extern "C" __global__ void kevo_flush(const float4* buffer, long long n, float* sink) {
-#if __CUDA_ARCH__ >= 800
-    unsigned long long policy;
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-#endif
+extern "C" __global__ void kevo_flush(const float4* buffer, long long n, float* sink, int pinned) {
     float acc = 0.0f;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
 #if __CUDA_ARCH__ >= 800
-        float4 v;
-        asm volatile("ld.global.cg.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
-                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(buffer + i), "l"(policy));
-#else
-        float4 v = __ldcg(buffer + i);
+    if (pinned) {
+        unsigned long long policy;
+        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+        for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+            float4 v;
+            asm volatile("ld.global.cg.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+                         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(buffer + i), "l"(policy));
+            acc += v.x + v.y + v.z + v.w;
+        }
+        if (acc == 1.0e30f) *sink = acc;
+        return;
+    }
 #endif
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        float4 v = __ldcg(buffer + i);
         acc += v.x + v.y + v.z + v.w;
     }
     if (acc == 1.0e30f) *sink = acc;  // practically never true, but the compiler cannot know: the reads stay

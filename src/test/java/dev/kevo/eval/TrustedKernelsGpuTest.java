@@ -95,7 +95,8 @@ class TrustedKernelsGpuTest {
              DeviceBuffer sink = gpu.alloc(8)) {
             gpu.fill(data.pointer(), 0x3F8CCCCD, bytes / 4);  // 1.1f
             gpu.fill(flush.pointer(), 0x3F800000, flushBytes / 4);
-            trusted.flushL2(flush.pointer(), flushBytes, sink.pointer());
+            trusted.flushL2(flush.pointer(), flushBytes, sink.pointer(), true);
+            trusted.flushL2(flush.pointer(), flushBytes, sink.pointer(), false);
             trusted.demote(data.pointer(), bytes, flush.pointer(), flushBytes, sink.pointer(), 8);
             gpu.synchronize();
             int[] words = new int[(int) (bytes / 4)];
