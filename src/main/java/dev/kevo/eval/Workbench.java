@@ -143,11 +143,20 @@ final class Workbench implements AutoCloseable {
 
     /**
      * Demotes to evict_normal whatever L2 holds of what a candidate can address for {@code shape}: input set
-     * {@code set}, y and {@code wsBytes} of workspace, guard zones included.
+     * {@code set}, y and {@code wsBytes} of workspace, guard zones included. Where all input sets fit in L2 together,
+     * the other sets too: a kernel that found them by pointer arithmetic could otherwise keep them pinned for its
+     * next launches.
      */
     void demoteCandidateLines(TrustedKernels trusted, int set, Shape shape, long wsBytes) {
         long bytes = guardedBytes(shape.elements() * Float.BYTES);
         trusted.demote(xSets.get(set).pointer(), bytes, y.pointer(), bytes, workspace.pointer(), guardedBytes(wsBytes));
+        if (bytes * xSets.size() <= gpu.info().l2Bytes()) {
+            for (int other = 0; other < xSets.size(); other++) {
+                if (other != set) {
+                    trusted.demote(xSets.get(other).pointer(), bytes);
+                }
+            }
+        }
     }
 
     private void armGuards(DeviceBuffer buffer, long payload) {
