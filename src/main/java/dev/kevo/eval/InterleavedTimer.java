@@ -113,6 +113,7 @@ final class InterleavedTimer {
             while (true) {
                 // The batch is queued behind a closed gate and released at once, so the GPU never waits on the
                 // host inside a timed region: a 5 us kernel timed after a host-side gap looked 5-9% slower.
+                expect(deadlines, allowance.seconds(rounds), what);
                 gateFlag.set(0);
                 trusted.gate(gateFlag.pointer());
                 for (int round = 0; round < rounds; round++) {
@@ -124,7 +125,6 @@ final class InterleavedTimer {
                     }
                 }
                 gateFlag.set(1);
-                expect(deadlines, allowance.seconds(rounds), what);
                 sync("timing");
                 for (int round = 0; round < rounds; round++) {
                     for (int k = 0; k < v; k++) {
@@ -201,6 +201,7 @@ final class InterleavedTimer {
         // One round is always run (module load and lazy initialisation stay out of the numbers); a round longer
         // than the warm-up time is enough on its own.
         while (rounds < 1 || (System.nanoTime() - start) / 1e6 < method.warmupMillis()) {
+            expect(deadlines, allowance.seconds(1), what + ", warm-up");
             for (Variant variant : variants) {
                 int set = launches++ % sets;
                 variant.hooks().before(set, false);
@@ -210,7 +211,6 @@ final class InterleavedTimer {
                 launch(variant, set);
                 variant.hooks().after(set, false);
             }
-            expect(deadlines, allowance.seconds(1), what + ", warm-up");
             sync("warm-up");
             rounds++;
         }
