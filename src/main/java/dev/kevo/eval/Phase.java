@@ -25,9 +25,9 @@ public enum Phase {
         void entered(Phase phase);
 
         /**
-         * The work queued now ({@code what}, e.g. "case masked of 32x50257") should be done within {@code seconds}
-         * of wall time; until the next call, a supervisor may kill the worker past it (a launch that spins
-         * forever cannot be interrupted from inside the process).
+         * The work about to be queued and waited for ({@code what}, e.g. "case masked of 32x50257") should be done
+         * within {@code seconds} of wall time; until the next call, a supervisor may kill the worker past it (a
+         * launch that spins forever cannot be interrupted from inside the process).
          */
         default void expect(double seconds, String what) {
         }
