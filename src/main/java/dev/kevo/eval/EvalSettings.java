@@ -59,7 +59,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
                     new MeasurementYaml(m.settleMillis(), m.warmupMillis(), m.minRepetitions(), m.maxRepetitions(),
                             m.targetCi(), m.ciFloorMicros(), m.maxSecondsPerShape(), m.flushL2(), m.inputSets()),
                     new LimitsYaml(l.startupSeconds(), l.compileSeconds(), l.checkSeconds(), l.timingSeconds(),
-                            l.workerMemoryGb()));
+                            l.workerMemoryGb(), l.launchFloorSeconds(), l.launchFactor()));
         }
 
         public EvalSettings toSettings() {
@@ -100,14 +100,18 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
 
     public record LimitsYaml(@JsonProperty("startup_s") Double startupS, @JsonProperty("compile_s") Double compileS,
                       @JsonProperty("check_s") Double checkS, @JsonProperty("timing_s") Double timingS,
-                      @JsonProperty("worker_memory_gb") Double workerMemoryGb) {
+                      @JsonProperty("worker_memory_gb") Double workerMemoryGb,
+                      @JsonProperty("launch_floor_s") Double launchFloorS,
+                      @JsonProperty("launch_factor") Double launchFactor) {
         PhaseLimits toLimits() {
             PhaseLimits d = PhaseLimits.DEFAULT;
             return new PhaseLimits(Objects.requireNonNullElse(startupS, d.startupSeconds()),
                     Objects.requireNonNullElse(compileS, d.compileSeconds()),
                     Objects.requireNonNullElse(checkS, d.checkSeconds()),
                     Objects.requireNonNullElse(timingS, d.timingSeconds()),
-                    Objects.requireNonNullElse(workerMemoryGb, d.workerMemoryGb()));
+                    Objects.requireNonNullElse(workerMemoryGb, d.workerMemoryGb()),
+                    Objects.requireNonNullElse(launchFloorS, d.launchFloorSeconds()),
+                    Objects.requireNonNullElse(launchFactor, d.launchFactor()));
         }
     }
 }

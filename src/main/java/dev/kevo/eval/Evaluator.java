@@ -47,6 +47,10 @@ public final class Evaluator implements AutoCloseable {
      */
     private static final List<InputCase> BASELINE_CASES = List.of(InputCase.NORMAL_1, InputCase.LARGE_POSITIVE);
     private final Loaded baseline;
+    private final TimedLaunchAudit audit;
+    private final LaunchDeadline deadline;
+    /** Wall time of one baseline launch per shape, timed at start: what launch deadlines are derived from. */
+    private final double[] baselineLaunchMs;
     private String contextLostBy;
 
     /** A kernel file compiled, loaded and resolved for every shape of the suite. */
@@ -72,8 +76,8 @@ public final class Evaluator implements AutoCloseable {
                     gpu.info().driverVersion(), nvrtc.version(), suite.shapes().toString(), BASELINE_CASES.toString(),
                     settings.tolerance().toString());
             if (!cache.remembers(passedBefore)) {
-                checkAll(base, BASELINE_CASES, 0x5eed_ba5eL, false).stream().filter(r -> !r.verdict().passed())
-                        .findFirst().ifPresent(r -> {
+                checkAll(base, BASELINE_CASES, 0x5eed_ba5eL, false, Phase.Listener.NONE, null).stream()
+                        .filter(r -> !r.verdict().passed()).findFirst().ifPresent(r -> {
                             throw new Rejection(r.verdict(), r.shape() + ": " + r.detail());
                         });
                 cache.remember(passedBefore);
@@ -83,6 +87,27 @@ public final class Evaluator implements AutoCloseable {
             throw KevoException.input("baseline " + baselineFile.name() + " is not usable: " + r.verdict().id()
                     + ": " + r.getMessage());
         }
+        this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
+                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow());
+        this.deadline = LaunchDeadline.of(settings.limits());
+        this.baselineLaunchMs = timeBaselineLaunches();
+    }
+
+    /** One launch of the baseline per shape, wall time with synchronisation: deadlines scale with it. */
+    private double[] timeBaselineLaunches() {
+        List<Shape> shapes = suite.shapes();
+        double[] ms = new double[shapes.size()];
+        for (int s = 0; s < shapes.size(); s++) {
+            ResolvedPlan plan = baseline.plans().get(s);
+            bench.reserveWorkspace(plan.workspaceBytes());
+            trusted.generate(bench.x(0), shapes.get(s), 0x5eed_71e5L, InputCase.NORMAL_1);
+            gpu.synchronize();
+            long start = System.nanoTime();
+            baseline.runner().run(plan, bench.x(0), bench.y(), bench.workspace());
+            gpu.synchronize();
+            ms[s] = (System.nanoTime() - start) / 1e6;
+        }
+        return ms;
     }
 
     public Suite suite() {
@@ -142,6 +167,11 @@ public final class Evaluator implements AutoCloseable {
                 next.entered(phase);
             }
         }
+
+        @Override
+        public void expect(double seconds, String what) {
+            next.expect(seconds, what);
+        }
     }
 
     /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
@@ -166,12 +196,14 @@ public final class Evaluator implements AutoCloseable {
         }
         try {
             phases.entered(Phase.CHECK);
-            List<ShapeResult> shapes = checkAll(loaded, settings.cases(), inputSeed, cold);
+            double[] slowestCheckMs = new double[suite.shapes().size()];
+            List<ShapeResult> shapes = checkAll(loaded, settings.cases(), inputSeed, cold, phases, slowestCheckMs);
             ShapeResult failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             if (failed == null) {
                 phases.entered(Phase.TIMING);
+                phases.expect(deadline.floorSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
-                shapes = timeAll(loaded, shapes, inputSeed);
+                shapes = timeAll(loaded, shapes, inputSeed, phases, slowestCheckMs);
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
@@ -218,8 +250,12 @@ public final class Evaluator implements AutoCloseable {
         return new Loaded(file, compilation, module, runner, plans);
     }
 
-    /** Correctness on every shape and case; a sticky fault ends the evaluation (the context is gone). */
-    private List<ShapeResult> checkAll(Loaded loaded, List<InputCase> cases, long inputSeed, boolean cold) {
+    /**
+     * Correctness on every shape and case; a sticky fault ends the evaluation (the context is gone). Each case's
+     * deadline goes to {@code phases} first; {@code slowestMs}, when given, gets each shape's slowest launch.
+     */
+    private List<ShapeResult> checkAll(Loaded loaded, List<InputCase> cases, long inputSeed, boolean cold,
+                                       Phase.Listener phases, double[] slowestMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
         for (int s = 0; s < shapes.size(); s++) {
@@ -232,7 +268,11 @@ public final class Evaluator implements AutoCloseable {
             try {
                 for (InputCase inputCase : cases) {
                     long seed = Seeds.derive(inputSeed, s, inputCase.ordinal());
+                    phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
                     CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, seed, inputCase);
+                    if (slowestMs != null) {
+                        slowestMs[s] = Math.max(slowestMs[s], r.launchWallMs());
+                    }
                     relL2 = Math.max(relL2, r.relativeL2());
                     maxAbs = Math.max(maxAbs, r.maxAbsError());
                     if (cold && coldMs == null) {
@@ -251,30 +291,33 @@ public final class Evaluator implements AutoCloseable {
         return results;
     }
 
-    private List<ShapeResult> timeAll(Loaded candidate, List<ShapeResult> checked, long inputSeed) {
+    /** Seconds a checked launch of shape {@code s} may take (before the baseline is timed: the floor only). */
+    private double checkSeconds(int s) {
+        return deadline.check(baselineLaunchMs == null ? 0 : baselineLaunchMs[s]);
+    }
+
+    private List<ShapeResult> timeAll(Loaded candidate, List<ShapeResult> checked, long inputSeed,
+                                      Phase.Listener phases, double[] slowestCheckMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
         for (int s = 0; s < shapes.size(); s++) {
             Shape shape = shapes.get(s);
             ResolvedPlan plan = candidate.plans().get(s);
             ResolvedPlan basePlan = baseline.plans().get(s);
+            phases.expect(checkSeconds(s), "timing set-up of " + shape);
             bench.reserveWorkspace(Math.max(plan.workspaceBytes(), basePlan.workspaceBytes()));
+            long[] setSeeds = new long[bench.inputSets()];
             for (int set = 0; set < bench.inputSets(); set++) {
-                trusted.generate(bench.x(set), shape, Seeds.derive(inputSeed, s, 1000 + set), InputCase.NORMAL_1);
+                setSeeds[set] = Seeds.derive(inputSeed, s, 1000 + set);
+                trusted.generate(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1);
             }
-            long bytes = shape.elements() * Float.BYTES;
-            List<InterleavedTimer.Variant> variants = List.of(
-                    variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace())),
-                    variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace())),
-                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes)),
-                    variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements())));
             ShapeResult result = checked.get(s);
             try {
-                List<Stats> stats = timer.measure(variants);
-                boolean memcpyFaster = stats.get(2).medianMs() <= stats.get(3).medianMs();
-                result = result.withTiming(stats.get(1), stats.get(0), stats.get(memcpyFaster ? 2 : 3),
-                        memcpyFaster ? "memcpy" : "kernel");
-                verifyAfterTiming(candidate, plan, shape, Seeds.derive(inputSeed, s, 2000));
+                result = timeShape(candidate, result, s, setSeeds, inputSeed, phases, slowestCheckMs[s]);
+                if (result.verdict().passed()) {
+                    phases.expect(checkSeconds(s), "check after timing of " + shape);
+                    verifyAfterTiming(candidate, plan, shape, Seeds.derive(inputSeed, s, 2000));
+                }
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = candidate.file().name();
@@ -288,8 +331,68 @@ public final class Evaluator implements AutoCloseable {
     }
 
     /**
+     * Times one shape: candidate, baseline and both copies interleaved, with the candidate's timed launches
+     * checked at random ({@link TimedLaunchAudit}); a candidate sample that is not one clean mode is measured
+     * once more, and flagged if it stays so ({@link TimingShape}); a time no memory could deliver is rejected
+     * ({@link MemoryBound}). A rejected shape keeps its timings.
+     */
+    private ShapeResult timeShape(Loaded candidate, ShapeResult checked, int s, long[] setSeeds, long inputSeed,
+                                  Phase.Listener phases, double slowestCheckMs) {
+        Shape shape = suite.shapes().get(s);
+        ResolvedPlan plan = candidate.plans().get(s);
+        ResolvedPlan basePlan = baseline.plans().get(s);
+        long bytes = shape.elements() * Float.BYTES;
+        double baseMs = baselineLaunchMs[s];
+        ShapeResult result = checked;
+        int checkedLaunches = 0;
+        for (int attempt = 0; ; attempt++) {
+            bench.resetPersistingL2();
+            TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
+                    Seeds.derive(inputSeed, s, 3000 + attempt));
+            // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
+            // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
+            // before the baseline's launches removes pinned lines too.
+            List<InterleavedTimer.Variant> variants = List.of(
+                    variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace()),
+                            InterleavedTimer.Hooks.NONE, true),
+                    variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
+                            session, false),
+                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                            false),
+                    variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
+                            InterleavedTimer.Hooks.NONE, false));
+            List<double[]> samples = timer.samples(variants,
+                    rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape);
+            checkedLaunches += session.checkedLaunches();
+            List<Stats> stats = samples.stream().map(Stats::of).toList();
+            boolean memcpyFaster = stats.get(2).medianMs() <= stats.get(3).medianMs();
+            Stats copy = stats.get(memcpyFaster ? 2 : 3);
+            String flag = TimingShape.flag(samples.get(1));
+            result = checked.withTiming(stats.get(1), stats.get(0), copy, memcpyFaster ? "memcpy" : "kernel")
+                    .withTimingAudit(flag, checkedLaunches);
+            // The timings stay on a rejected shape, as evidence of what the cheat looked like.
+            phases.expect(checkSeconds(s), "checks of the timed launches of " + shape);
+            try {
+                session.verify();
+            } catch (Rejection r) {
+                return result.withVerdict(r.verdict(), r.getMessage());
+            }
+            String impossible = MemoryBound.violation(stats.get(1), copy, bytes, gpu.info());
+            if (impossible != null) {
+                return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
+            }
+            if (flag == null || attempt >= 1) {
+                return result;
+            }
+        }
+    }
+
+    /**
      * Checks the output once more on inputs no earlier launch saw, after all the timed launches: a kernel
-     * that computes only on its first call or keeps state between calls fails here.
+     * that answers from an earlier launch (a cache keyed on anything but x's contents) fails here with
+     * {@code stale-result}; one that has stopped working leaves y unwritten, which is skipped work, the same
+     * verdict as a timed launch caught skipping ({@code timed-output-wrong}), whichever of the two checks
+     * sees it first.
      */
     private void verifyAfterTiming(Loaded candidate, ResolvedPlan plan, Shape shape, long seed) {
         try {
@@ -298,11 +401,13 @@ public final class Evaluator implements AutoCloseable {
             if (r.contextLost()) {
                 throw r;
             }
-            throw new Rejection(Verdict.STALE_RESULT, "after timing, " + r.verdict().id() + ": " + r.getMessage());
+            Verdict verdict = r.verdict() == Verdict.UNWRITTEN_OUTPUT ? Verdict.TIMED_OUTPUT_WRONG : Verdict.STALE_RESULT;
+            throw new Rejection(verdict, "after timing, " + r.verdict().id() + ": " + r.getMessage());
         }
     }
 
-    private static InterleavedTimer.Variant variant(String name, java.util.function.IntConsumer launch) {
+    private static InterleavedTimer.Variant variant(String name, java.util.function.IntConsumer launch,
+                                                    InterleavedTimer.Hooks hooks, boolean flushPinned) {
         return new InterleavedTimer.Variant() {
             @Override
             public String name() {
@@ -312,6 +417,16 @@ public final class Evaluator implements AutoCloseable {
             @Override
             public void launch(int set) {
                 launch.accept(set);
+            }
+
+            @Override
+            public InterleavedTimer.Hooks hooks() {
+                return hooks;
+            }
+
+            @Override
+            public boolean flushPinnedLines() {
+                return flushPinned;
             }
         };
     }
@@ -336,6 +451,7 @@ public final class Evaluator implements AutoCloseable {
     public void close() {
         if (contextLostBy == null) {
             baseline.module().close();
+            audit.close();
             bench.close();
             trusted.close();
         }

@@ -26,6 +26,44 @@ final class InterleavedTimer {
         String name();
 
         void launch(int set);
+
+        /** Work queued around each of this variant's launches, outside its timed events. */
+        default Hooks hooks() {
+            return Hooks.NONE;
+        }
+
+        /**
+         * Whether the flush before this variant's launches must also remove lines pinned at evict_last priority
+         * (it costs a pass over the flush buffer); see {@link Workbench#flushL2(TrustedKernels, boolean)}.
+         */
+        default boolean flushPinnedLines() {
+            return false;
+        }
+    }
+
+    /**
+     * Queued before each launch of a variant (before the L2 flush) and after it (after its end event);
+     * {@code timed} is false in the warm-up.
+     */
+    interface Hooks {
+        Hooks NONE = new Hooks() {
+        };
+
+        default void before(int set, boolean timed) {
+        }
+
+        default void after(int set, boolean timed) {
+        }
+    }
+
+    /**
+     * How long a batch of {@code rounds} rounds may take before the supervisor should give up on it, told to
+     * the supervisor before each synchronisation (a hung launch cannot be interrupted from inside the worker).
+     */
+    interface Allowance {
+        Allowance NONE = rounds -> Double.POSITIVE_INFINITY;
+
+        double seconds(int rounds);
     }
 
     private final Gpu gpu;
@@ -42,6 +80,19 @@ final class InterleavedTimer {
 
     /** Stats per variant, in the order given. */
     List<Stats> measure(List<Variant> variants) {
+        return measure(variants, Allowance.NONE, Phase.Listener.NONE, "timing");
+    }
+
+    /**
+     * Stats per variant, in the order given; before each synchronisation {@code deadlines} is told how long the
+     * queued work may take ({@code allowance}), naming it {@code what}.
+     */
+    List<Stats> measure(List<Variant> variants, Allowance allowance, Phase.Listener deadlines, String what) {
+        return samples(variants, allowance, deadlines, what).stream().map(Stats::of).toList();
+    }
+
+    /** As {@link #measure(List, Allowance, Phase.Listener, String)}, the samples themselves (milliseconds). */
+    List<double[]> samples(List<Variant> variants, Allowance allowance, Phase.Listener deadlines, String what) {
         int v = variants.size();
         int sets = Math.min(method.inputSets(), bench.inputSets());
         CUevent[][] events = new CUevent[ROUNDS_PER_BATCH * v][2];
@@ -50,7 +101,7 @@ final class InterleavedTimer {
             pair[1] = gpu.event();
         }
         try (Gpu.HostFlag gateFlag = gpu.hostFlag()) {
-            warmUp(variants, sets);
+            warmUp(variants, sets, allowance, deadlines, what);
             List<List<Double>> samples = new ArrayList<>();
             variants.forEach(x -> samples.add(new ArrayList<>()));
             boolean[] done = new boolean[v];
@@ -62,6 +113,7 @@ final class InterleavedTimer {
             while (true) {
                 // The batch is queued behind a closed gate and released at once, so the GPU never waits on the
                 // host inside a timed region: a 5 us kernel timed after a host-side gap looked 5-9% slower.
+                expect(deadlines, allowance.seconds(rounds), what);
                 gateFlag.set(0);
                 trusted.gate(gateFlag.pointer());
                 for (int round = 0; round < rounds; round++) {
@@ -88,7 +140,7 @@ final class InterleavedTimer {
                     done[k] = done[k] || done(samples.get(k), seconds);
                 }
                 if (allDone(done)) {
-                    return samples.stream().map(InterleavedTimer::stats).toList();
+                    return samples.stream().map(x -> x.stream().mapToDouble(Double::doubleValue).toArray()).toList();
                 }
                 rounds = ROUNDS_PER_BATCH;
             }
@@ -135,18 +187,29 @@ final class InterleavedTimer {
         }
     }
 
-    private void warmUp(List<Variant> variants, int sets) {
+    private static void expect(Phase.Listener deadlines, double seconds, String what) {
+        if (Double.isFinite(seconds)) {
+            deadlines.expect(seconds, what);
+        }
+    }
+
+    private void warmUp(List<Variant> variants, int sets, Allowance allowance, Phase.Listener deadlines,
+                        String what) {
         long start = System.nanoTime();
         int rounds = 0;
         int launches = 0;
         // One round is always run (module load and lazy initialisation stay out of the numbers); a round longer
         // than the warm-up time is enough on its own.
         while (rounds < 1 || (System.nanoTime() - start) / 1e6 < method.warmupMillis()) {
+            expect(deadlines, allowance.seconds(1), what + ", warm-up");
             for (Variant variant : variants) {
+                int set = launches++ % sets;
+                variant.hooks().before(set, false);
                 if (method.flushL2()) {
-                    bench.flushL2(trusted);
+                    bench.flushL2(trusted, variant.flushPinnedLines());
                 }
-                launch(variant, launches++ % sets);
+                launch(variant, set);
+                variant.hooks().after(set, false);
             }
             sync("warm-up");
             rounds++;
@@ -154,12 +217,14 @@ final class InterleavedTimer {
     }
 
     private void timedLaunch(Variant variant, int set, CUevent[] pair) {
+        variant.hooks().before(set, true);
         if (method.flushL2()) {
-            bench.flushL2(trusted);
+            bench.flushL2(trusted, variant.flushPinnedLines());
         }
         gpu.record(pair[0]);
         launch(variant, set);
         gpu.record(pair[1]);
+        variant.hooks().after(set, true);
     }
 
     private void launch(Variant variant, int set) {

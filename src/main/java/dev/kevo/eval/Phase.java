@@ -17,11 +17,19 @@ public enum Phase {
         return id;
     }
 
-    /** Told when the evaluator enters a phase. */
+    /** Told when the evaluator enters a phase, and how long the work it is about to wait for may take. */
     @FunctionalInterface
     public interface Listener {
         Listener NONE = phase -> { };
 
         void entered(Phase phase);
+
+        /**
+         * The work about to be queued and waited for ({@code what}, e.g. "case masked of 32x50257") should be done
+         * within {@code seconds} of wall time; until the next call, a supervisor may kill the worker past it (a
+         * launch that spins forever cannot be interrupted from inside the process).
+         */
+        default void expect(double seconds, String what) {
+        }
     }
 }

@@ -1,26 +1,41 @@
 package dev.kevo.eval;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.time.Duration;
 
 /**
  * Wall-time limits, in seconds, a supervisor enforces per phase of judging a candidate. {@code startup} covers
- * a worker's JVM, CUDA and NVRTC start and its baseline check. The defaults leave room for the naive seed on
- * the standard suite (its 1x10^7 row takes 1.5 s a launch) and still catch a hung kernel within minutes.
+ * a worker's JVM, CUDA and NVRTC start and its baseline check. The phase limits are outer bounds; within them each
+ * checked launch, and each batch of timed launches, has a deadline of its own derived from what the shape needs
+ * ({@link LaunchDeadline}: {@code launchFloorSeconds} plus {@code launchFactor} times the baseline's launch), so a
+ * hung kernel costs seconds, not the phase's minutes, while the naive seed's 1.5 s launch on 1x10^7 still passes.
  * {@code workerMemoryGb} bounds the worker's resident memory: a source that makes NVRTC eat memory is stopped
  * before it takes the machine down, not only when its time runs out.
  */
 public record PhaseLimits(double startupSeconds, double compileSeconds, double checkSeconds, double timingSeconds,
-                          double workerMemoryGb) {
+                          double workerMemoryGb, double launchFloorSeconds, double launchFactor) {
 
-    public static final PhaseLimits DEFAULT = new PhaseLimits(120, 20, 120, 240, 16);
+    public static final PhaseLimits DEFAULT = new PhaseLimits(120, 20, 120, 240, 16, 1, 100);
 
+    @JsonCreator
     public PhaseLimits {
-        for (double d : new double[] {startupSeconds, compileSeconds, checkSeconds, timingSeconds, workerMemoryGb}) {
+        for (double d : new double[] {startupSeconds, compileSeconds, checkSeconds, timingSeconds, workerMemoryGb,
+                launchFloorSeconds, launchFactor}) {
             if (!(d > 0)) {
-                throw new IllegalArgumentException("limits must be positive numbers of seconds");
+                throw new IllegalArgumentException("limits must be positive numbers");
             }
         }
     }
+
+    /** Phase limits with the default launch deadlines. */
+    public PhaseLimits(double startupSeconds, double compileSeconds, double checkSeconds, double timingSeconds,
+                       double workerMemoryGb) {
+        this(startupSeconds, compileSeconds, checkSeconds, timingSeconds, workerMemoryGb,
+                DEFAULT_LAUNCH_FLOOR_SECONDS, DEFAULT_LAUNCH_FACTOR);
+    }
+
+    private static final double DEFAULT_LAUNCH_FLOOR_SECONDS = 1;
+    private static final double DEFAULT_LAUNCH_FACTOR = 100;
 
     public long workerMemoryBytes() {
         return (long) (workerMemoryGb * (1L << 30));

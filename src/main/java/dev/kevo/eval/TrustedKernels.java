@@ -23,11 +23,13 @@ final class TrustedKernels implements AutoCloseable {
     private final Gpu gpu;
     private final Module module;
     private final Kernel generate;
+    private final Kernel perturb;
     private final Kernel referenceChunks;
     private final Kernel referenceMerge;
     private final Kernel compare;
     private final Kernel guardCheck;
     private final Kernel flush;
+    private final Kernel demote;
     private final Kernel gate;
     private final Kernel copy;
     private final int sms;
@@ -37,11 +39,13 @@ final class TrustedKernels implements AutoCloseable {
         Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
+        this.perturb = module.kernel("kevo_perturb");
         this.referenceChunks = module.kernel("kevo_reference_chunks");
         this.referenceMerge = module.kernel("kevo_reference_merge");
         this.compare = module.kernel("kevo_compare");
         this.guardCheck = module.kernel("kevo_guard_check");
         this.flush = module.kernel("kevo_flush");
+        this.demote = module.kernel("kevo_demote");
         this.gate = module.kernel("kevo_gate");
         this.copy = module.kernel("kevo_copy");
         this.sms = gpu.info().sms();
@@ -54,6 +58,16 @@ final class TrustedKernels implements AutoCloseable {
     void generate(CUdeviceptr x, Shape shape, long seed, InputCase inputCase) {
         gpu.launch(generate, elementGrid(shape.elements()), THREADS, 0, x, shape.rows(), shape.cols(), seed,
                 inputCase.ordinal());
+    }
+
+    /**
+     * Moves input {@code x} (generated with {@code seed}, {@code inputCase}) from salt {@code oldSalt} to
+     * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (trusted.cu,
+     * kv_value_salted). Salt 0 is the generated input itself.
+     */
+    void perturb(CUdeviceptr x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt) {
+        gpu.launch(perturb, (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32)),
+                THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt, newSalt);
     }
 
     /** Columns of a row one block of the reference handles: long rows spread over many blocks. */
@@ -73,19 +87,40 @@ final class TrustedKernels implements AutoCloseable {
      * generator, never read from x. {@code partial} holds {@link #referenceScratchBytes} bytes.
      */
     void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase) {
+        reference(stats, partial, shape, seed, inputCase, 0);
+    }
+
+    /** As {@link #reference(CUdeviceptr, CUdeviceptr, Shape, long, InputCase)}, of the input under {@code salt}. */
+    void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase, long salt) {
         int chunks = chunks(shape);
         long blocks = (long) shape.rows() * chunks;
         gpu.launch(referenceChunks, (int) Math.min(blocks, (long) sms * 32), THREADS, 0, partial, shape.rows(),
-                shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal());
+                shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal(), salt);
         gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(), chunks);
     }
 
     CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
                         InputCase inputCase, Tolerance tolerance) {
-        gpu.fill(result, 0, CheckCounts.BYTES / 4);
-        gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
+        compareQueued(y, x, stats, result, shape, seed, inputCase, 0, tolerance, true);
+        return counts(result);
+    }
+
+    /**
+     * Queues the comparison of y with the reference of the input under {@code salt} behind whatever the stream
+     * holds, its counts going to {@code result} ({@link CheckCounts#BYTES}), zeroed first when {@code fresh}
+     * (otherwise they add up); read them with {@link #counts} once the stream has run.
+     */
+    void compareQueued(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
+                       InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
+        if (fresh) {
+            gpu.fill(result, 0, CheckCounts.BYTES / 4);
+            gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
+        }
         gpu.launch(compare, elementGrid(shape.elements()), THREADS, 0, y, x, stats, shape.rows(), shape.cols(),
-                seed, inputCase.ordinal(), tolerance.absolute(), tolerance.relative(), result);
+                seed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
+    }
+
+    CheckCounts counts(CUdeviceptr result) {
         long[] words = new long[CheckCounts.BYTES / 8];
         gpu.download(result, Pointer.to(words), CheckCounts.BYTES);
         return CheckCounts.fromWords(words);
@@ -96,9 +131,33 @@ final class TrustedKernels implements AutoCloseable {
         gpu.launch(guardCheck, elementGrid(words), THREADS, 0, guard, words, pattern, counter);
     }
 
-    /** Reads {@code bytes} of {@code buffer} (a multiple of 16) so that L2 holds nothing a timed kernel wants. */
-    void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink) {
-        gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink);
+    /**
+     * Reads {@code bytes} of {@code buffer} (a multiple of 128) so that L2 holds nothing a timed kernel wants. With
+     * {@code pinned}, the reads carry an evict_last policy and their lines are demoted again after, so that lines a
+     * candidate pinned with evict_last go too.
+     */
+    void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink, boolean pinned) {
+        gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink, pinned ? 1 : 0);
+        if (pinned) {
+            demote(buffer, bytes);
+        }
+    }
+
+    /** Sets the L2 lines of [{@code base}, +{@code bytes}) that are present back to evict_normal; base 128-aligned. */
+    void demote(CUdeviceptr base, long bytes) {
+        demote(base, bytes, base, 0, base, 0);
+    }
+
+    /** As {@link #demote(CUdeviceptr, long)} for three ranges at once (one launch). */
+    void demote(CUdeviceptr a, long aBytes, CUdeviceptr b, long bBytes, CUdeviceptr c, long cBytes) {
+        long aLines = (aBytes + 127) / 128;
+        long bLines = (bBytes + 127) / 128;
+        long cLines = (cBytes + 127) / 128;
+        long most = Math.max(aLines, Math.max(bLines, cLines));
+        if (most > 0) {
+            gpu.launch(demote, (int) Math.max(1, Math.min((most + 1023) / 1024, (long) sms * 4)), 1024, 0, a, aLines,
+                    b, bLines, c, cLines);
+        }
     }
 
     /**

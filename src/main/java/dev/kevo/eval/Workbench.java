@@ -6,6 +6,8 @@ import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUlimit;
+import jcuda.driver.JCudaDriver;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
@@ -43,9 +45,21 @@ final class Workbench implements AutoCloseable {
         referenceScratch = gpu.alloc(shapes.stream().mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow());
         checkResult = gpu.alloc(CheckCounts.BYTES);
         counter = gpu.alloc(8);
-        flush = gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20));
+        flush = gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20) / 128 * 128);
         gpu.fill(flush.pointer(), 0x3F800000, flush.bytes() / 4);
         workspace = gpu.alloc(guardedBytes(0));
+        // No L2 set aside for persisting accesses: a candidate has no host code to ask for any, and this context's
+        // own limit should not hand it some either (0 is the default; a setting the driver refuses, as under MPS,
+        // is left as it is).
+        JCudaDriver.cuCtxSetLimit(CUlimit.CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+    }
+
+    /**
+     * Returns every persisting L2 line to normal (cuCtxResetPersistingL2Cache); called before a shape is timed.
+     * Not ordered with the stream, so only between synchronised stretches of work.
+     */
+    void resetPersistingL2() {
+        JCudaDriver.cuCtxResetPersistingL2Cache();
     }
 
     private static long guardedBytes(long payload) {
@@ -116,7 +130,33 @@ final class Workbench implements AutoCloseable {
 
     /** Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros). */
     void flushL2(TrustedKernels trusted) {
-        trusted.flushL2(flush.pointer(), flush.bytes() / 16 * 16, counter.pointer());
+        flushL2(trusted, false);
+    }
+
+    /**
+     * As {@link #flushL2(TrustedKernels)}; with {@code pinned}, at evict_last priority and then demoting those lines,
+     * so that lines a candidate pinned with an evict_last hint anywhere (its own {@code __device__} memory too) go.
+     */
+    void flushL2(TrustedKernels trusted, boolean pinned) {
+        trusted.flushL2(flush.pointer(), flush.bytes(), counter.pointer(), pinned);
+    }
+
+    /**
+     * Demotes to evict_normal whatever L2 holds of what a candidate can address for {@code shape}: input set
+     * {@code set}, y and {@code wsBytes} of workspace, guard zones included. Where all input sets fit in L2 together,
+     * the other sets too: a kernel that found them by pointer arithmetic could otherwise keep them pinned for its
+     * next launches.
+     */
+    void demoteCandidateLines(TrustedKernels trusted, int set, Shape shape, long wsBytes) {
+        long bytes = guardedBytes(shape.elements() * Float.BYTES);
+        trusted.demote(xSets.get(set).pointer(), bytes, y.pointer(), bytes, workspace.pointer(), guardedBytes(wsBytes));
+        if (bytes * xSets.size() <= gpu.info().l2Bytes()) {
+            for (int other = 0; other < xSets.size(); other++) {
+                if (other != set) {
+                    trusted.demote(xSets.get(other).pointer(), bytes);
+                }
+            }
+        }
     }
 
     private void armGuards(DeviceBuffer buffer, long payload) {

@@ -29,6 +29,10 @@ public final class EvalTable {
         for (ShapeResult s : result.shapes()) {
             out.println(row(s, cold));
         }
+        if (result.shapes().stream().anyMatch(s -> s.timingFlag() != null)) {
+            out.println("  bimodal, wide: the kernel's times were not one clean mode, twice; that median is not a clean"
+                    + " number");
+        }
         if (!result.kernels().isEmpty()) {
             out.println("  kernels: " + result.kernels().stream().map(EvalTable::resources)
                     .collect(Collectors.joining(", ")) + String.format(Locale.ROOT, "; compiled in %.0f ms",
@@ -46,7 +50,8 @@ public final class EvalTable {
         Stats c = s.candidate();
         Stats b = s.baseline();
         return String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s", s.shape(),
-                s.plan() == null ? "-" : s.plan(), s.verdict().id(),
+                s.plan() == null ? "-" : s.plan(),
+                s.verdict().id() + (s.timingFlag() == null ? "" : " " + s.timingFlag()),
                 c == null ? "-" : us(c.medianMs()), c == null ? "-" : pct(c.relativeCi()),
                 c == null ? "-" : pct(c.relativeSpread()), b == null ? "-" : us(b.medianMs()),
                 s.speedup() == null ? "-" : String.format(Locale.ROOT, "%.2fx", s.speedup()),

@@ -17,33 +17,43 @@ import dev.kevo.task.Shape;
  * @param speedup baseline median over candidate median
  * @param floorFraction the copy's median over the candidate's
  * @param coldMs a first launch after load, what a naive harness would have reported (only with --cold)
+ * @param timingFlag null when the candidate's timing sample is one clean mode; {@code bimodal} or {@code wide}
+ *     when it stayed so after being measured again: its median is then not a clean number
+ * @param checkedLaunches how many of the candidate's timed launches had their output checked (chosen at random)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ShapeResult(String shape, Verdict verdict, String detail, Integer plan, Double relativeL2,
                           Double maxAbsError, Stats candidate, Stats baseline, Stats copy, String copyBy,
                           Double speedup,
-                          Double floorFraction, Double coldMs) {
+                          Double floorFraction, Double coldMs, String timingFlag, Integer checkedLaunches) {
 
     /** A shape whose every input case passed the check; timing comes later ({@link #withTiming}). */
     public static ShapeResult checked(Shape shape, int plan, double relativeL2, double maxAbsError, Double coldMs) {
         return new ShapeResult(shape.toString(), Verdict.PASS, null, plan, relativeL2, maxAbsError, null, null, null,
-                null, null, null, coldMs);
+                null, null, null, coldMs, null, null);
     }
 
     public static ShapeResult failed(Shape shape, Verdict verdict, String detail) {
         return new ShapeResult(shape.toString(), verdict, detail, null, null, null, null, null, null, null, null,
-                null, null);
+                null, null, null, null);
     }
 
     /** The timed medians, with the speedup and floor fraction derived from them here and nowhere else. */
     public ShapeResult withTiming(Stats candidate, Stats baseline, Stats copy, String copyBy) {
         return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy, copyBy,
-                baseline.medianMs() / candidate.medianMs(), copy.medianMs() / candidate.medianMs(), coldMs);
+                baseline.medianMs() / candidate.medianMs(), copy.medianMs() / candidate.medianMs(), coldMs, timingFlag,
+                checkedLaunches);
+    }
+
+    /** What the timing of the candidate looked like: its flag (null: clean) and how many timed launches were checked. */
+    public ShapeResult withTimingAudit(String flag, int checked) {
+        return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy, copyBy,
+                speedup, floorFraction, coldMs, flag, checked);
     }
 
     /** A shape that passed its check but failed after timing: its timings stay, as evidence. */
     public ShapeResult withVerdict(Verdict newVerdict, String newDetail) {
         return new ShapeResult(shape, newVerdict, newDetail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
-                copyBy, speedup, floorFraction, coldMs);
+                copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches);
     }
 }

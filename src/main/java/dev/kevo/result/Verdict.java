@@ -23,7 +23,14 @@ public enum Verdict {
     WRONG_RESULT("wrong-result"),
     OUT_OF_BOUNDS_WRITE("out-of-bounds-write"),
     INPUT_MODIFIED("input-modified"),
-    STALE_RESULT("stale-result");
+    STALE_RESULT("stale-result"),
+    /**
+     * Work skipped once the checks were over: a timed launch, one of those checked at random, left y unwritten
+     * or wrong, or the launch after timing left it unwritten.
+     */
+    TIMED_OUTPUT_WRONG("timed-output-wrong"),
+    /** Faster than reading the input from memory can be, beyond the measured noise: no correct softmax is. */
+    FASTER_THAN_MEMORY("faster-than-memory");
 
     private final String id;
 

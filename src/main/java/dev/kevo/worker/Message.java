@@ -17,6 +17,7 @@ import java.util.List;
         @JsonSubTypes.Type(value = Message.Ready.class, name = "ready"),
         @JsonSubTypes.Type(value = Message.Evaluate.class, name = "evaluate"),
         @JsonSubTypes.Type(value = Message.Entered.class, name = "phase"),
+        @JsonSubTypes.Type(value = Message.Expect.class, name = "expect"),
         @JsonSubTypes.Type(value = Message.Result.class, name = "result"),
         @JsonSubTypes.Type(value = Message.Failed.class, name = "failed")})
 public sealed interface Message {
@@ -49,6 +50,14 @@ public sealed interface Message {
 
     /** Worker: candidate {@code id} entered a phase; the supervisor's clock for that phase starts now. */
     record Entered(long id, Phase phase) implements Message {
+    }
+
+    /**
+     * Worker: the work of candidate {@code id} it is about to wait for ({@code what}) should be done within
+     * {@code seconds}; until the next message, the supervisor kills the worker past that (never later than the
+     * phase's own limit).
+     */
+    record Expect(long id, double seconds, String what) implements Message {
     }
 
     /**

@@ -149,7 +149,10 @@ public final class Supervisor implements AutoCloseable {
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
         }
         Phase phase = Phase.COMPILE;
-        long deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+        long phaseDeadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+        long deadline = phaseDeadline;
+        Message.Expect expected = null;  // the work the worker waits for now, when it said; null: the phase's limit
+        long expectedSince = 0;
         while (true) {
             Object next = worker.poll(Math.min(deadline, System.nanoTime() + MEMORY_CHECK_NANOS));
             if (next == null && System.nanoTime() < deadline) {
@@ -166,12 +169,29 @@ public final class Supervisor implements AutoCloseable {
             switch (next) {
                 case null -> {
                     Verdict verdict = phase == Phase.COMPILE ? Verdict.COMPILE_TIMEOUT : Verdict.KERNEL_TIMEOUT;
+                    if (expected != null && deadline < phaseDeadline) {
+                        double waited = (System.nanoTime() - expectedSince) / 1e9;
+                        long killStart = System.nanoTime();
+                        retire();
+                        return new Message.Result(id, CandidateResult.rejected(file.name(), path, file.description(),
+                                verdict, String.format(Locale.ROOT, "%s ran past its deadline of %.1f s (from the "
+                                        + "time the shape needs); worker killed after %.1f s and replaced (kill took "
+                                        + "%.0f ms)", expected.what(), expected.seconds(), waited,
+                                        (System.nanoTime() - killStart) / 1e6), inputSeed), false);
+                    }
                     return lost(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
                             + setup.settings().limits().of(phase).toSeconds() + " s; worker killed and replaced");
                 }
                 case Message.Entered entered when entered.id() == id -> {
                     phase = entered.phase();
-                    deadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+                    phaseDeadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+                    deadline = phaseDeadline;
+                    expected = null;
+                }
+                case Message.Expect expect when expect.id() == id -> {
+                    expected = expect;
+                    expectedSince = System.nanoTime();
+                    deadline = Math.min(phaseDeadline, expectedSince + (long) (expect.seconds() * 1e9));
                 }
                 case Message.Result result when result.id() == id -> {
                     if (result.contextLost()) {

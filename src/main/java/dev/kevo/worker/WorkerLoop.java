@@ -165,13 +165,25 @@ public final class WorkerLoop {
             return new Judgement(CandidateResult.rejected(request.name(), request.path(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), request.inputSeed()), null);
         }
-        return judge.judge(file, request, phase -> {
-            try {
-                send(new Message.Entered(request.id(), phase));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+        return judge.judge(file, request, new Phase.Listener() {
+            @Override
+            public void entered(Phase phase) {
+                tell(new Message.Entered(request.id(), phase));
+            }
+
+            @Override
+            public void expect(double seconds, String what) {
+                tell(new Message.Expect(request.id(), seconds, what));
             }
         });
+    }
+
+    private void tell(Message message) {
+        try {
+            send(message);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void send(Message message) throws IOException {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The whole adversarial corpus through one supervisor on a real GPU: every file gets the verdict its header
- * expects, and a known-good seed evaluated right after each still passes.
+ * expects, a hang costs seconds, and a known-good seed evaluated right after each still passes.
  */
 @GpuTest
 class AdversarialGpuTest {
@@ -45,9 +45,12 @@ class AdversarialGpuTest {
     @Test
     void everyHostileFileGetsItsExpectedVerdictAndTheSupervisorRecovers() throws IOException {
         Path root = TestFiles.root();
-        // The quick suite and one row longer than 100000, which wrong_plan_one_shape.cu leaves uncovered.
+        // The quick suite and the shapes some files aim at: 4096x4096 (the launch skippers), 32x50257 (the hang on
+        // one shape) and one row longer than 100000 (wrong_plan_one_shape.cu, tiny_outputs.cu, one_shape_near_zero.cu).
         Suite quick = SuiteFile.load(root.resolve("evaluator/suites/quick.yaml"));
         List<Shape> shapes = new ArrayList<>(quick.shapes());
+        shapes.add(new Shape(4096, 4096));
+        shapes.add(new Shape(32, 50257));
         shapes.add(new Shape(1, 1_000_000));
         Suite suite = new Suite("quick+long", "", shapes);
         EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
@@ -65,7 +68,12 @@ class AdversarialGpuTest {
                 null, 0)) {
             for (Path path : corpus) {
                 KernelFile hostile = ContractParser.read(path);
+                long start = System.nanoTime();
                 CandidateResult result = supervisor.evaluate(hostile, 11, false);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                if (result.verdict() == Verdict.KERNEL_TIMEOUT && seconds > 10) {
+                    wrong.add(hostile.name() + ": the hang took " + seconds + " s to end (" + result.detail() + ")");
+                }
                 if (result.verdict() != expected(hostile)) {
                     wrong.add(hostile.name() + ": expected " + expected(hostile).id() + ", got " + result.verdict().id()
                             + " (" + result.detail() + ")");

@@ -62,6 +62,15 @@ class EvalSettingsTest {
         assertEquals(EvalSettings.DEFAULT.cases(), settings.cases());
         assertEquals(Tolerance.DEFAULT, settings.tolerance());
         assertEquals(MeasurementMethod.DEFAULT, settings.measurement());
+        assertEquals(PhaseLimits.DEFAULT, settings.limits());
+    }
+
+    @Test
+    void launchDeadlineKeysAreReadAndTheOthersKeepTheirDefaults() throws IOException {
+        EvalSettings s = EvalSettings.load(write("limits:\n  launch_floor_s: 2.5\n  launch_factor: 40\n"));
+        assertEquals(new PhaseLimits(120, 20, 120, 240, 16, 2.5, 40), s.limits());
+        Path bad = write("limits:\n  launch_factor: 0\n");
+        assertThrows(KevoException.class, () -> EvalSettings.load(bad));
     }
 
     @Test

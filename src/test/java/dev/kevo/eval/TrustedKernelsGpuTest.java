@@ -86,4 +86,72 @@ class TrustedKernelsGpuTest {
             assertTrue(counts.maxAbsError() >= 1e-3, "max error " + counts.maxAbsError());
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void theFlushAtEvictLastPriorityAndTheDemotionRunAndLeaveMemoryAsItWas() {
+        long bytes = 8L << 20;
+        long flushBytes = Math.max(2 * gpu.info().l2Bytes(), 64L << 20) / 128 * 128;
+        try (DeviceBuffer data = gpu.alloc(bytes); DeviceBuffer flush = gpu.alloc(flushBytes);
+             DeviceBuffer sink = gpu.alloc(8)) {
+            gpu.fill(data.pointer(), 0x3F8CCCCD, bytes / 4);  // 1.1f
+            gpu.fill(flush.pointer(), 0x3F800000, flushBytes / 4);
+            trusted.flushL2(flush.pointer(), flushBytes, sink.pointer(), true);
+            trusted.flushL2(flush.pointer(), flushBytes, sink.pointer(), false);
+            trusted.demote(data.pointer(), bytes, flush.pointer(), flushBytes, sink.pointer(), 8);
+            gpu.synchronize();
+            int[] words = new int[(int) (bytes / 4)];
+            gpu.download(data.pointer(), Pointer.to(words), bytes);
+            for (int i = 0; i < words.length; i += 4099) {
+                assertEquals(0x3F8CCCCD, words[i], "word " + i);
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aSaltRaisesOneElementPerRowWhichTheReferenceAndTheCheckerFollowAndSaltZeroRestores() {
+        int n = (int) SHAPE.elements();
+        long seed = 77;
+        long salt = 0x1234_5678_9abcL | 1;
+        try (DeviceBuffer x = gpu.alloc(n * 4L); DeviceBuffer y = gpu.alloc(n * 4L);
+             DeviceBuffer stats = gpu.alloc(SHAPE.rows() * 16L); DeviceBuffer result = gpu.alloc(CheckCounts.BYTES);
+             DeviceBuffer scratch = gpu.alloc(TrustedKernels.referenceScratchBytes(SHAPE))) {
+            trusted.generate(x.pointer(), SHAPE, seed, InputCase.NORMAL_1);
+            float[] generated = new float[n];
+            gpu.download(x.pointer(), Pointer.to(generated), n * 4L);
+            trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
+            float[] salted = new float[n];
+            gpu.download(x.pointer(), Pointer.to(salted), n * 4L);
+            for (int r = 0; r < SHAPE.rows(); r++) {
+                int changed = 0;
+                for (int c = 0; c < SHAPE.cols(); c++) {
+                    int i = r * SHAPE.cols() + c;
+                    if (salted[i] != generated[i]) {
+                        changed++;
+                        assertTrue(salted[i] >= 30 && salted[i] < 31, "raised value " + salted[i]);
+                    }
+                }
+                assertEquals(1, changed, "row " + r);
+            }
+            double[] cpu = SoftmaxReference.softmax(salted, SHAPE.rows(), SHAPE.cols());
+            float[] out = new float[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = (float) cpu[i];
+            }
+            gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
+            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, InputCase.NORMAL_1, salt);
+            trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
+                    InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
+            CheckCounts salty = trusted.counts(result.pointer());
+            assertEquals(0, salty.violations() + salty.inputChanged() + salty.unwritten() + salty.nonFinite());
+            // The unsalted reference sees the change: the answer of another launch on this buffer is wrong here.
+            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0);
+            CheckCounts plain = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
+                    seed, InputCase.NORMAL_1, Tolerance.DEFAULT);
+            assertTrue(plain.violations() > 0 && plain.inputChanged() == SHAPE.rows(), plain.toString());
+            trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, salt, 0);
+            float[] restored = new float[n];
+            gpu.download(x.pointer(), Pointer.to(restored), n * 4L);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(generated, restored);
+        }
+    }
 }

@@ -290,6 +290,8 @@ class CampaignReportTest {
         assertEquals(VerdictGroup.WRONG, VerdictGroup.of(Verdict.UNWRITTEN_OUTPUT));
         assertEquals(VerdictGroup.CHEAT, VerdictGroup.of(Verdict.STALE_RESULT));
         assertEquals(VerdictGroup.CHEAT, VerdictGroup.of(Verdict.INPUT_MODIFIED));
+        assertEquals(VerdictGroup.CHEAT, VerdictGroup.of(Verdict.TIMED_OUTPUT_WRONG));
+        assertEquals(VerdictGroup.CHEAT, VerdictGroup.of(Verdict.FASTER_THAN_MEMORY));
         assertEquals(VerdictGroup.AGENT, VerdictGroup.of(Verdict.AGENT_FAILURE));
     }
 

@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * A worker that misbehaves on purpose, for testing the supervisor without a GPU: it configures like a real
- * one, then crashes or hangs in the check phase of the first candidate, or eats memory in its compile phase.
+ * one, then crashes or hangs in the check phase of the first candidate (after announcing the launch's deadline, or
+ * not), or eats memory in its compile phase.
  */
 public final class FakeWorker {
     private FakeWorker() {
@@ -106,6 +107,11 @@ public final class FakeWorker {
                 System.exit(139);
             }
             case "hang" -> Thread.sleep(600_000);
+            case "hang-after-expect" -> {
+                // Like a kernel spinning in a checked launch whose deadline the worker announced.
+                Frames.write(System.out, new Message.Expect(id, 0.5, "case normal-1 of 4x100"));
+                Thread.sleep(600_000);
+            }
             default -> throw new IllegalArgumentException(mode);
         }
     }

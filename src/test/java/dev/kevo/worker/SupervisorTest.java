@@ -58,6 +58,19 @@ class SupervisorTest {
     }
 
     @Test
+    void aHangPastTheAnnouncedLaunchDeadlineIsKilledInSecondsNotAtThePhaseLimit() {
+        PhaseLimits limits = new PhaseLimits(60, 20, 60, 60, 16);
+        try (Supervisor supervisor = fake("hang-after-expect", limits)) {
+            long start = System.nanoTime();
+            CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertEquals(Verdict.KERNEL_TIMEOUT, first.verdict());
+            assertTrue(first.detail().contains("case normal-1 of 4x100 ran past its deadline of 0.5 s"), first.detail());
+            assertTrue(seconds < 10, "took " + seconds + " s, the check phase's limit is 60 s");
+        }
+    }
+
+    @Test
     void aWorkerThatEatsMemoryWhileCompilingIsStoppedAtTheMemoryLimit() {
         PhaseLimits limits = new PhaseLimits(60, 60, 60, 60, 0.4);
         try (Supervisor supervisor = fake("bloat", limits)) {

@@ -1,0 +1,197 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.DeviceBuffer;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.result.Verdict;
+import dev.kevo.task.InputCase;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Tolerance;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Checks the output of timed launches chosen at random, so that a kernel cannot be fast by skipping work in
+ * launches it expects nobody to look at.
+ *
+ * <p>Before every launch of the candidate while timing (warm-up included), y is poisoned, outside the timed
+ * events; the candidate therefore cannot tell a checked launch from an unchecked one without reading y, and
+ * what it would read is the same poison either way. Its input set is also changed in one element per row, at a
+ * column drawn anew for every launch (raised far above the row: trusted.cu, kv_value_salted), so an output
+ * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
+ * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, the candidate's lines
+ * are demoted in L2 (see {@link Workbench#demoteCandidateLines}) and, for the launches drawn, y and x are
+ * compared with the float64 reference of that launch's input set. The reference is computed after the launch and
+ * overwritten once compared, so no answer lies in device memory while a candidate runs. The draw comes from the
+ * input seed, so {@code --seed} replays it.
+ *
+ * <p>How many: the i-th timed launch (from 1) is checked with probability {@code min(1, C / i)}. A kernel that
+ * skips a fraction f of n timed launches, choosing the launches least likely to be checked (the last ones),
+ * goes unseen with probability {@code prod(1 - C / i)} over the last f n launches, at most about
+ * {@code ((1 - f) n / n)^C = (1 - f)^C} whatever n is. To move a shape's median a kernel must skip at least a third
+ * of its timed launches (see {@link #MIN_SKIPPED_FRACTION}); {@code (2/3)^12 = 0.0077}, so with C = 12 such a
+ * kernel is caught in more than 99 of 100 evaluations (the worst n in [3, 200] is computed in the test).
+ * The first 12 timed launches are always checked, which covers the shortest shapes (5 repetitions) entirely;
+ * 200 repetitions cost about 12 (1 + ln(200 / 12)) = 46 checks.
+ */
+final class TimedLaunchAudit implements AutoCloseable {
+    /** C above: launches 1..C are always checked, launch i > C with probability C / i. */
+    static final double CERTAIN_LAUNCHES = 12;
+    /**
+     * The smallest fraction of skipped timed launches that moves a median by more than the noise: with a fraction
+     * f of launches taking ~0 time, the reported median is the honest distribution's quantile (0.5 - f) / (1 - f);
+     * below f = 1/3 that is above its lower quartile, within the honest spread (a wider honest spread is flagged,
+     * see {@link TimingShape}).
+     */
+    static final double MIN_SKIPPED_FRACTION = 1.0 / 3;
+    /** Checks kept apart per shape; later ones share the last slot (its counts add up). */
+    static final int SLOTS = 256;
+
+    private final Gpu gpu;
+    private final TrustedKernels trusted;
+    private final Workbench bench;
+    private final Tolerance tolerance;
+    private final DeviceBuffer stats;
+    private final DeviceBuffer slots;
+
+    TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows) {
+        this.gpu = gpu;
+        this.trusted = trusted;
+        this.bench = bench;
+        this.tolerance = tolerance;
+        this.stats = gpu.alloc(maxRows * 16);
+        this.slots = gpu.alloc((long) SLOTS * CheckCounts.BYTES);
+    }
+
+    /** Probability that the {@code launch}-th timed launch (from 1) is checked. */
+    static double checkProbability(int launch) {
+        return Math.min(1.0, CERTAIN_LAUNCHES / launch);
+    }
+
+    /**
+     * The chance that a kernel skipping the last {@code skipped} of {@code n} timed launches (the launches least
+     * likely to be checked) has none of them checked.
+     */
+    static double evasionProbability(int n, int skipped) {
+        double p = 1;
+        for (int i = n - skipped + 1; i <= n; i++) {
+            p *= 1 - checkProbability(i);
+        }
+        return p;
+    }
+
+    /**
+     * Starts the checks of one shape's timing, on input sets generated with {@code setSeeds} (case normal-1),
+     * drawing the checked launches from {@code drawSeed}.
+     */
+    Session start(Shape shape, long workspaceBytes, long[] setSeeds, long drawSeed) {
+        return new Session(shape, workspaceBytes, setSeeds, new SplittableRandom(drawSeed));
+    }
+
+    /** One shape's timing: hooks around each candidate launch, then {@link #verify()}. */
+    final class Session implements InterleavedTimer.Hooks {
+        private final Shape shape;
+        private final long workspaceBytes;
+        private final long[] setSeeds;
+        private final SplittableRandom draw;
+        private final List<int[]> checked = new ArrayList<>();  // {timed launch, input set}
+        private final long[] salts;  // per input set, the salt it is under now (0: as generated)
+        private int timedLaunches;
+
+        private Session(Shape shape, long workspaceBytes, long[] setSeeds, SplittableRandom draw) {
+            this.shape = shape;
+            this.workspaceBytes = workspaceBytes;
+            this.setSeeds = setSeeds;
+            this.draw = draw;
+            this.salts = new long[setSeeds.length];
+        }
+
+        @Override
+        public void before(int set, boolean timed) {
+            long salt = draw.nextLong() | 1;
+            trusted.perturb(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt);
+            salts[set] = salt;
+            gpu.fill(bench.y(), Workbench.POISON_Y, shape.elements());
+        }
+
+        @Override
+        public void after(int set, boolean timed) {
+            bench.demoteCandidateLines(trusted, set, shape, workspaceBytes);
+            if (!timed) {
+                return;
+            }
+            timedLaunches++;
+            if (draw.nextDouble() < checkProbability(timedLaunches)) {
+                int slot = Math.min(checked.size(), SLOTS - 1);
+                trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1,
+                        salts[set]);
+                trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
+                        slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
+                        salts[set], tolerance, checked.size() < SLOTS);
+                // The answer does not stay around for a later launch to find.
+                gpu.fill(stats.pointer(), Workbench.POISON_WS, (long) shape.rows() * 4);
+                gpu.fill(bench.referenceScratch(), Workbench.POISON_WS, TrustedKernels.referenceScratchBytes(shape) / 4);
+                checked.add(new int[] {timedLaunches, set});
+            }
+        }
+
+        int timedLaunches() {
+            return timedLaunches;
+        }
+
+        int checkedLaunches() {
+            return checked.size();
+        }
+
+        /**
+         * Returns the input sets to their generated values, then reads the checks.
+         *
+         * @throws Rejection {@code timed-output-wrong} naming the first checked launch whose output was wrong
+         */
+        void verify() {
+            for (int set = 0; set < salts.length; set++) {
+                if (salts[set] != 0) {
+                    trusted.perturb(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], 0);
+                    salts[set] = 0;
+                }
+            }
+            for (int k = 0; k < Math.min(checked.size(), SLOTS); k++) {
+                CheckCounts c = trusted.counts(slots.at((long) k * CheckCounts.BYTES));
+                String problem = problem(c);
+                if (problem != null) {
+                    int[] launch = checked.get(k);
+                    String which = k == SLOTS - 1 && checked.size() > SLOTS ? "one of timed launches "
+                            + launch[0] + ".." + checked.getLast()[0] : "timed launch " + launch[0];
+                    throw new Rejection(Verdict.TIMED_OUTPUT_WRONG, which + " of " + timedLaunches + " (input set "
+                            + launch[1] + " of seed " + setSeeds[launch[1]] + ", changed per launch; " + checked.size()
+                            + " launches checked at random): " + problem);
+                }
+            }
+        }
+
+        private String problem(CheckCounts c) {
+            String at = c.firstBad() >= 0 ? ", first at row " + c.firstBad() / shape.cols() + " col "
+                    + c.firstBad() % shape.cols() : "";
+            if (c.inputChanged() > 0) {
+                return c.inputChanged() + " input elements changed" + at;
+            }
+            if (c.unwritten() > 0) {
+                return c.unwritten() + " of " + shape.elements() + " outputs never written" + at;
+            }
+            if (c.nonFinite() > 0) {
+                return c.nonFinite() + " outputs NaN or Inf" + at;
+            }
+            if (c.violations() > 0 || c.relativeL2() > tolerance.relativeL2()) {
+                return c.violations() + " elements off by more than the tolerance, relative L2 error "
+                        + String.format("%.2e", c.relativeL2()) + at;
+            }
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stats.close();
+        slots.close();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.result.Stats;
+import org.junit.jupiter.api.Test;
+
+class MemoryBoundTest {
+    private static final DeviceInfo H100 = new DeviceInfo(0, "NVIDIA H100 80GB HBM3", "0000:00:06.0", 9, 0, 132,
+            52428800, 85017493504L, 1024, 232448, 1980, 2619, 5120, "13.0");
+
+    private static Stats around(double medianMs, double relativeHalfWidth) {
+        return new Stats(40, medianMs, medianMs * (1 - relativeHalfWidth), medianMs * (1 + relativeHalfWidth),
+                medianMs, medianMs, medianMs);
+    }
+
+    @Test
+    void theH100PeakBandwidthIsItsRated3_35TBPerSecond() {
+        double tbPerSecond = MemoryBound.peakBytesPerMs(H100) * 1000 / 1e12;
+        assertTrue(Math.abs(tbPerSecond - 3.35) < 0.01, "peak " + tbPerSecond);
+    }
+
+    @Test
+    void theLaunchSkipperOfIssue15IsFasterThanMemory() {
+        // 4096x4096: 11.9 us reported, the copy 43 us.
+        String why = MemoryBound.violation(around(0.0119, 0.2), around(0.043, 0.01), 4096L * 4096 * 4, H100);
+        assertNotNull(why);
+        assertTrue(why.contains("faster than a plain copy"), why);
+    }
+
+    @Test
+    void theFastestHonestKernelSeenOnTheH100Passes() {
+        // 1823x781: an honest kernel at 8.48 us beside an 11.4 us copy (floor 1.35).
+        assertNull(MemoryBound.violation(around(0.00848, 0.01), around(0.0114, 0.01), 1823L * 781 * 4, H100));
+    }
+
+    @Test
+    void onATinyShapeBeatingTheCopysLaunchLatencyIsNotImpossible() {
+        // 32x128: the copy takes 4.4 us, nearly all of it launch latency; a 2.8 us kernel is fast, not a cheat.
+        assertNull(MemoryBound.violation(around(0.0028, 0.01), around(0.0044, 0.01), 32L * 128 * 4, H100));
+    }
+
+    @Test
+    void aTimeBelowReadingTheInputAtPeakBandwidthIsImpossibleEvenBesideASlowCopy() {
+        // 4096x12288 (201 MB): 40 us would need 5 TB/s of reads; the copy is made slow so that only the bandwidth rule
+        // can fire.
+        String why = MemoryBound.violation(around(0.040, 0.01), around(0.050, 0.01), 4096L * 12288 * 4, H100);
+        assertNotNull(why);
+        assertTrue(why.contains("peak memory bandwidth"), why);
+    }
+}
