@@ -69,6 +69,8 @@ public final class Evaluator implements AutoCloseable {
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
+        // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
+        this.deadline = LaunchDeadline.of(settings.limits());
         try {
             Loaded base = load(baselineFile);
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
@@ -89,7 +91,6 @@ public final class Evaluator implements AutoCloseable {
         }
         this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
                 suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow());
-        this.deadline = LaunchDeadline.of(settings.limits());
         this.baselineLaunchMs = timeBaselineLaunches();
     }
 
