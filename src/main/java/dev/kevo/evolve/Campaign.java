@@ -74,8 +74,10 @@ public final class Campaign {
         store.event(recorder.size() == 0 ? "started" : "resumed", Map.of("generation",
                 saved.map(CampaignState::generation).orElse(0), "mutants", recorder.size()));
         try (ExecutorService children = Executors.newVirtualThreadPerTaskExecutor()) {
+            // A resume carries the earlier runs' time and evaluations; a new campaign has counted its seeds as it
+            // judged them, and their time is this run's own (carrying it as well would count it twice).
+            saved.ifPresent(budget::continueFrom);
             CampaignState state = saved.orElseGet(() -> evaluateSeeds(children));
-            budget.continueFrom(state);
             while (true) {
                 Optional<String> stop = budget.stopReason(state.generation(), state.stale());
                 if (stop.isPresent()) {
