@@ -34,6 +34,10 @@ import java.util.function.LongSupplier;
  *
  * <p>A child that an agent can repair (a model, given the compiler log or the mismatch) goes back to it until
  * it passes or the agent stops; each round is a mutant of its own whose parent is the failed one.
+ *
+ * <p>This class is the loop itself; its parts: {@link Budget} (what is spent, and when to stop), {@link Recorder}
+ * (each source judged once, every mutant recorded, the champion), {@link Breeding} (a generation's children and
+ * their repairs) and {@link ChampionConfirmation} (the best few judged again on one device).
  */
 public final class Campaign {
     /** How many of the best a multi-device campaign judges again on one device before naming its champion. */
