@@ -53,9 +53,16 @@ public record CampaignConfig(String name, String suite, String baseline, String 
     /** What {@code devices} and {@code --devices} accept: {@code all}, or GPU ordinals separated by commas. */
     public static final Pattern DEVICE_SELECTION = Pattern.compile("all|\\d+(,\\d+)*");
 
+    /**
+     * The one home of the defaults: what a key left out of a campaign YAML takes. config/default.yaml and the
+     * README's "Campaign config" table show these same values, and CampaignConfigDefaultsTest fails when either
+     * drifts from them. (Code rather than the shipped YAML as the base: a config built in code, a test, or a
+     * kevo run where no installation file is found gets the same defaults, and editing an installed file cannot
+     * silently change what every other config means.)
+     */
     public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
-            "config/eval.yaml", "seeds", 0, null, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
-            List.of(new AgentWeight("builtin", 1.0, null)), new Stop(400, 8.5, 0, 0, 0.0), "mutations");
+            "config/eval.yaml", "seeds", 0, null, 1L, 4, 8, 3, 3, new Selection(3, 2, 0.25),
+            List.of(new AgentWeight("builtin", 1.0, null)), new Stop(400, 8.5, 0, 0, 0.0), "mutations", true);
 
     public static CampaignConfig load(Path file) {
         CampaignConfig raw = ConfigFiles.read(file, CampaignConfig.class);
@@ -66,7 +73,11 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         }
     }
 
-    /** Absent keys take the defaults. */
+    /**
+     * Absent keys take the defaults, key by key, with one exception: a {@code stop} block replaces the default
+     * stop conditions as a whole, and the conditions it leaves out are no limit. {@code stop: {evaluations: 50}}
+     * means "stop at 50 evaluations", not "at 50 evaluations or after the default 8.5 minutes".
+     */
     public CampaignConfig withDefaults() {
         CampaignConfig d = DEFAULT;
         Selection s = selection == null ? d.selection : selection;
@@ -81,7 +92,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
                         : new AgentWeight(a.name(), a.weight(), a.model().withDefaults())).toList(),
                 new Stop(or(t.evaluations, 0), or(t.wallMinutes, 0.0), or(t.generations, 0),
                         or(t.noImprovement, 0), or(t.cost, 0.0)),
-                or(output, d.output), or(freshGenomes, true));
+                or(output, d.output), or(freshGenomes, d.freshGenomes));
     }
 
     /** The devices to run on, as {@code --devices} takes them: {@code 0}, {@code 0,1} or {@code all}. */
@@ -124,7 +135,8 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         require(stop.evaluations() >= 0 && stop.wallMinutes() >= 0 && stop.generations() >= 0
                 && stop.noImprovement() >= 0 && stop.cost() >= 0, "stop: limits must not be negative");
         require(stop.evaluations() > 0 || stop.wallMinutes() > 0 || stop.generations() > 0 || stop.cost() > 0,
-                "stop: set at least one of evaluations, wall_minutes, generations, cost");
+                "stop: set at least one of evaluations, wall_minutes, generations, cost (a stop block replaces "
+                        + "the default limits)");
         return this;
     }
 

@@ -83,60 +83,77 @@ public final class EvolveCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /**
+     * What a campaign starts or resumes from, read and checked before any folder is made: the frozen settings,
+     * where the folder is (or will be), the baseline's source, the seeds and the agents (preflight passed).
+     * {@code existing} is the store of a resumed campaign, null for a new one.
+     */
+    private record Start(Path dir, FrozenCampaign frozen, String baselineSource, List<KernelFile> seeds,
+                         AgentPool agents, CampaignStore existing) {
+    }
+
     @Override
     public Integer call() {
         KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
-        CampaignStore store;
-        List<KernelFile> seeds;
-        AgentPool agents = null;
-        if (resume != null) {
-            store = CampaignStore.open(resume);
-            Path original = home.root().resolve(store.frozen().config().seeds());
-            seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
-        } else {
-            CampaignConfig campaign = CampaignConfig.load(config != null ? config : home.config("default"));
-            // A model without its key, or unreachable, is an error before any folder is made or GPU used.
-            agents = Agents.pool(campaign, home);
-            EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
-                    .withSuite(campaign.suite()).withBaseline(campaign.baseline());
-            Suite suite = SuiteFile.load(home.suite(settings.suite()));
-            KernelFile baseline = ContractParser.read(home.baseline(settings.baseline()));
-            seeds = readSeeds(home.root().resolve(campaign.seeds()));
-            Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
-                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-            store = CampaignStore.create(dir, FrozenCampaign.of(Version.current(),
-                    OffsetDateTime.now(ZoneOffset.UTC).toString(), campaign, settings, suite.name(),
-                    suite.shapes().stream().map(Shape::toString).toList(), baseline.name()), baseline.source());
-        }
-        FrozenCampaign frozen = store.frozen();
-        CampaignConfig campaign = frozen.config();
+        // Check first, then create: the config, its inputs and the agents are checked here, the devices and their
+        // workers below, and only then is a new campaign's folder made, so one that cannot start leaves nothing.
+        Start start = resume != null ? resumed(home) : fresh(home);
+        FrozenCampaign frozen = start.frozen();
         Suite suite = Suite.of(frozen.suiteName(), frozen.shapes());
-        KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),
-                store.baselineSource());
-        PrintWriter out = spec.commandLine().getOut();
-        out.println((resume != null ? "resuming " : "campaign ") + store.dir());
-        if (agents == null) {
-            agents = Agents.pool(campaign, home);
-        }
-        String selection = devices != null ? devices : campaign.deviceSelection();
+        KernelFile baseline = ContractParser.parse(frozen.baselineName(), start.dir().resolve(CampaignStore.BASELINE),
+                start.baselineSource());
+        String selection = devices != null ? devices : frozen.config().deviceSelection();
         if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
         }
         try (WorkerPool workers = Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline,
                 frozen.settings())) {
+            CampaignStore store = start.existing() != null ? start.existing()
+                    : CampaignStore.create(start.dir(), frozen, start.baselineSource());
+            CampaignConfig campaign = store.frozen().config();
+            List<KernelFile> seeds = start.seeds();
+            PrintWriter out = spec.commandLine().getOut();
+            out.println((resume != null ? "resuming " : "campaign ") + store.dir());
             DeviceInfo first = workers.ready().getFirst().device();
             out.printf("on %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
                     describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.name(), seeds.size(),
                     campaign.islands(), campaign.population());
             out.flush();
             CampaignProgress progress = new CampaignProgress(mode(), out, campaign.stop());
-            Campaign run = new Campaign(campaign, store, evaluations(workers), agents, seeds,
+            Campaign run = new Campaign(campaign, store, evaluations(workers), start.agents(), seeds,
                     new TaskContext(first, suite.name(), suite.shapes(), baseline.name()), progress,
                     System::currentTimeMillis);
             CampaignState state = run.run();
             summary(out, store, state);
         }
         return 0;
+    }
+
+    /** A campaign to continue: its folder exists, and says everything but where the seeds are. */
+    private Start resumed(KevoHome home) {
+        CampaignStore store = CampaignStore.open(resume);
+        FrozenCampaign frozen = store.frozen();
+        Path original = home.root().resolve(frozen.config().seeds());
+        List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
+        return new Start(store.dir(), frozen, store.baselineSource(), seeds, Agents.pool(frozen.config(), home), store);
+    }
+
+    /** A new campaign, frozen as its folder will hold it; the folder is named but not made. */
+    private Start fresh(KevoHome home) {
+        CampaignConfig campaign = CampaignConfig.load(config != null ? config : home.config("default"));
+        // A model without its key, or unreachable, is an error before any folder is made or GPU used.
+        AgentPool agents = Agents.pool(campaign, home);
+        EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
+                .withSuite(campaign.suite()).withBaseline(campaign.baseline());
+        Suite suite = SuiteFile.load(home.suite(settings.suite()));
+        KernelFile baseline = ContractParser.read(home.baseline(settings.baseline()));
+        List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()));
+        Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        FrozenCampaign frozen = FrozenCampaign.of(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
+                campaign, settings, suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
+                baseline.name());
+        return new Start(dir, frozen, baseline.source(), seeds, agents, null);
     }
 
     private static Evaluations evaluations(WorkerPool workers) {

@@ -48,4 +48,32 @@ final class Selection {
         }
         return List.copyOf(kept.values());
     }
+
+    /**
+     * Ring migration: each island's best replaces the worst of the next island, unless already there. An agent
+     * failure has no source hash and sits on an island when too few distinct kernels came to fill it: it is told
+     * apart by its id.
+     */
+    static List<List<MutantRecord>> migrate(List<List<MutantRecord>> islands) {
+        List<List<MutantRecord>> out = new ArrayList<>();
+        for (int i = 0; i < islands.size(); i++) {
+            MutantRecord incoming = islands.get((i - 1 + islands.size()) % islands.size()).stream()
+                    .min(BEST_FIRST).orElseThrow();
+            List<MutantRecord> members = new ArrayList<>(islands.get(i));
+            members.sort(BEST_FIRST);
+            if (members.stream().noneMatch(m -> sameKernel(m, incoming))) {
+                if (!members.isEmpty()) {
+                    members.removeLast();
+                }
+                members.add(incoming);
+                members.sort(BEST_FIRST);
+            }
+            out.add(List.copyOf(members));
+        }
+        return out;
+    }
+
+    private static boolean sameKernel(MutantRecord a, MutantRecord b) {
+        return a.sourceHash() != null ? a.sourceHash().equals(b.sourceHash()) : a.id().equals(b.id());
+    }
 }

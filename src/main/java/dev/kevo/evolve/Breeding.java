@@ -1,0 +1,198 @@
+package dev.kevo.evolve;
+
+import dev.kevo.agent.Agent;
+import dev.kevo.agent.AgentException;
+import dev.kevo.agent.Candidate;
+import dev.kevo.agent.Proposal;
+import dev.kevo.agent.ProposalRequest;
+import dev.kevo.agent.RepairRequest;
+import dev.kevo.agent.TaskContext;
+import dev.kevo.campaign.CampaignConfig;
+import dev.kevo.campaign.MutantRecord;
+import dev.kevo.eval.Seeds;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * The children of one generation: each child's parents drawn by tournament on its island, its agent, its proposal,
+ * and, while it fails to compile or gives wrong results and its agent repairs, its repairs, each a mutant of its own
+ * whose parent is the failed one.
+ *
+ * <p>Children run concurrently and still replay the same: a child's randomness derives from the campaign's seed
+ * and its position only, it sees only the generation's starting state (given here, never changed), and before its
+ * proposal is judged it waits until every earlier child has claimed its own source, so that of two children with
+ * the same source the earlier is judged.
+ */
+final class Breeding {
+    /** Whatever an agent says, a child's repairs end here. */
+    static final int MAX_REPAIR_ROUNDS = 8;
+
+    private final CampaignConfig config;
+    private final AgentPool agents;
+    private final TaskContext context;
+    private final Recorder recorder;
+    private final Budget budget;
+    private final int gen;
+    private final List<List<MutantRecord>> islands;
+    private final List<Candidate> failures;
+    private final List<Candidate> relatives;
+    private final List<Child> children = new ArrayList<>();
+
+    /**
+     * @param islands each island's members at the generation's start
+     * @param failures recent judged failures, and {@code relatives} the knobbed evidence, as of the start
+     */
+    Breeding(CampaignConfig config, AgentPool agents, TaskContext context, Recorder recorder, Budget budget, int gen,
+             List<List<MutantRecord>> islands, List<Candidate> failures, List<Candidate> relatives) {
+        this.config = config;
+        this.agents = agents;
+        this.context = context;
+        this.recorder = recorder;
+        this.budget = budget;
+        this.gen = gen;
+        this.islands = islands;
+        this.failures = failures;
+        this.relatives = relatives;
+        for (int i = 0; i < islands.size(); i++) {
+            for (int c = 0; c < config.childrenPerGeneration(); c++) {
+                children.add(new Child(i, c, children.size()));
+            }
+        }
+    }
+
+    /** The generation's children, island by island. */
+    List<Child> children() {
+        return children;
+    }
+
+    /** A child cancelled before it ran never says it has proposed, and later children wait for that: say it. */
+    void releaseAll() {
+        children.forEach(c -> c.proposed.complete(null));
+    }
+
+    /** Failed to compile or gave wrong results, as opposed to an agent that answered nothing usable. */
+    private static boolean repairable(MutantRecord m) {
+        return !m.passed() && m.judged();
+    }
+
+    /**
+     * One child of the generation and its repairs. {@code proposed} completes once the child's source is claimed
+     * in the cache, so that a later child with the same source defers to it whatever the timing.
+     */
+    final class Child {
+        final int island;
+        private final int index;
+        private final int position;
+        private final CompletableFuture<Void> proposed = new CompletableFuture<>();
+
+        private Child(int island, int index, int position) {
+            this.island = island;
+            this.index = index;
+            this.position = position;
+        }
+
+        /** The child's records, repairs included; empty when the budget ran out before it was judged. */
+        List<MutantRecord> run() {
+            try {
+                return breed();
+            } finally {
+                proposed.complete(null);
+            }
+        }
+
+        private List<MutantRecord> breed() {
+            String id = String.format("g%04d-i%d-c%d", gen, island, index);
+            List<MutantRecord> members = islands.get(island);
+            SplittableRandom random = new SplittableRandom(Seeds.derive(config.randomSeed(), gen * 1000 + island,
+                    index));
+            MutantRecord parent = Selection.tournament(members, config.selection().tournamentSize(), random);
+            Optional<MutantRecord> mate = Optional.empty();
+            if (members.size() > 1 && random.nextDouble() < config.selection().crossoverRate()) {
+                MutantRecord other = Selection.tournament(members, config.selection().tournamentSize(), random);
+                mate = other.id().equals(parent.id()) ? Optional.empty() : Optional.of(other);
+            }
+            Agent agent = agents.pick(random);
+            List<String> parents = mate.map(m -> List.of(parent.id(), m.id())).orElse(List.of(parent.id()));
+            long inputSeed = Seeds.derive(config.randomSeed(), gen, island * 1000 + index);
+
+            MutantRecord record = recorder.recovered(id);
+            if (record == null) {
+                if (budget.spent()) {
+                    return List.of();
+                }
+                List<Candidate> inspirations = new ArrayList<>();
+                for (int other = 0; other < islands.size(); other++) {
+                    if (other != island) {
+                        islands.get(other).stream().min(Selection.BEST_FIRST).map(recorder::candidate)
+                                .ifPresent(inspirations::add);
+                    }
+                }
+                Optional<MutantRecord> mateRecord = mate;
+                record = attempt(id, parents, agent, inputSeed, () -> agent.propose(new ProposalRequest(context,
+                        recorder.candidate(parent), mateRecord.map(recorder::candidate), inspirations, failures,
+                        random, relatives)));
+                if (record == null) {
+                    return List.of();
+                }
+            }
+            proposed.complete(null);
+            List<MutantRecord> made = new ArrayList<>(List.of(record));
+            for (int round = 1; round <= MAX_REPAIR_ROUNDS && repairable(record); round++) {
+                String rid = id + "-r" + round;
+                MutantRecord repaired = recorder.recovered(rid);
+                if (repaired == null) {
+                    if (budget.spent()) {
+                        break;
+                    }
+                    RepairRequest request = new RepairRequest(context, recorder.candidate(parent),
+                            recorder.candidate(record), round, new SplittableRandom(Seeds.derive(config.randomSeed(),
+                            gen * 1000 + island, index * 100 + round)));
+                    Optional<Proposal> retry;
+                    long start = System.nanoTime();
+                    try {
+                        retry = agent.repair(request);
+                    } catch (AgentException e) {
+                        made.add(recorder.agentFailure(rid, List.of(record.id()), gen, island, agent.name(), e,
+                                inputSeed, start));
+                        break;
+                    }
+                    if (retry.isEmpty()) {
+                        break;
+                    }
+                    double agentMs = (System.nanoTime() - start) / 1e6;
+                    repaired = recorder.judge(new Recorder.Made(rid, List.of(record.id()), gen, island, agent.name(),
+                            retry.get()), inputSeed, agentMs, () -> {
+                            }).orElse(null);
+                    if (repaired == null) {
+                        break;
+                    }
+                }
+                made.add(repaired);
+                record = repaired;
+            }
+            return made;
+        }
+
+        /** Proposes and judges, or records the agent's failure; null when the budget ran out first. */
+        private MutantRecord attempt(String id, List<String> parents, Agent agent, long inputSeed,
+                                     Supplier<Proposal> propose) {
+            long start = System.nanoTime();
+            Proposal proposal;
+            try {
+                proposal = propose.get();
+            } catch (AgentException e) {
+                return recorder.agentFailure(id, parents, gen, island, agent.name(), e, inputSeed, start);
+            }
+            double agentMs = (System.nanoTime() - start) / 1e6;
+            for (Child earlier : children.subList(0, position)) {
+                earlier.proposed.join();
+            }
+            return recorder.judge(new Recorder.Made(id, parents, gen, island, agent.name(), proposal), inputSeed,
+                    agentMs, () -> proposed.complete(null)).orElse(null);
+        }
+    }
+}

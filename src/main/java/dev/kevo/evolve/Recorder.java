@@ -1,0 +1,264 @@
+package dev.kevo.evolve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kevo.agent.AgentException;
+import dev.kevo.agent.Candidate;
+import dev.kevo.agent.ModelCall;
+import dev.kevo.agent.Proposal;
+import dev.kevo.campaign.MutantRecord;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
+import dev.kevo.store.CampaignStore;
+import dev.kevo.store.SourceHash;
+import dev.kevo.task.ContractException;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Judges each distinct source once and records every mutant: the first child to claim a source (by the hash of
+ * its normalised text) has it evaluated, later ones with the same source wait for that and reuse its result
+ * ({@code cachedFrom}). Every mutant is saved as it is judged, indexed, and weighed against the champion.
+ */
+final class Recorder {
+    private static final int RECENT_FAILURES = 5;
+
+    /** What an agent made, before judging: where it sits in the campaign and the proposal itself. */
+    record Made(String id, List<String> parents, int generation, int island, String agent, Proposal proposal) {
+    }
+
+    private final CampaignStore store;
+    private final Evaluations evaluations;
+    private final Budget budget;
+    private final CampaignListener listener;
+
+    /**
+     * Guards everything below, which the children of a generation read and change on several threads. One lock,
+     * because three things must each happen in one step: looking a source up and claiming it (so that of two
+     * children with the same source exactly one is evaluated, and the claim counts against the budget only when
+     * it is new); a new champion decided and its files written (so that champion.cu and champion.json always
+     * hold the best so far, never an earlier one written late); and the progress display told, one mutant at a
+     * time, with the champion as it was then. Lock order: this, then the budget's; never the other way.
+     */
+    private final Object lock = new Object();
+    private final Map<String, MutantRecord> byId = new HashMap<>();
+    private final Map<String, CompletableFuture<MutantRecord>> byHash = new HashMap<>();
+    private final Deque<MutantRecord> recentFailures = new ArrayDeque<>();
+    private MutantRecord champion;
+
+    Recorder(CampaignStore store, Evaluations evaluations, Budget budget, CampaignListener listener) {
+        this.store = store;
+        this.evaluations = evaluations;
+        this.budget = budget;
+        this.listener = listener;
+    }
+
+    /** Indexes a mutant read back from the campaign folder. */
+    void load(MutantRecord m) {
+        synchronized (lock) {
+            remember(m);
+        }
+    }
+
+    int size() {
+        synchronized (lock) {
+            return byId.size();
+        }
+    }
+
+    MutantRecord get(String id) {
+        synchronized (lock) {
+            return byId.get(id);
+        }
+    }
+
+    MutantRecord champion() {
+        synchronized (lock) {
+            return champion;
+        }
+    }
+
+    /** A child judged before a kill, read back on resume (and counted again, as state.json predates it). */
+    MutantRecord recovered(String id) {
+        MutantRecord m = get(id);
+        if (m != null && m.judged()) {
+            budget.countRecovered();
+        }
+        return m;
+    }
+
+    /**
+     * Judges a proposal once per distinct source: the first to claim a source evaluates it, later ones wait for
+     * that and record where their result came from. {@code claimed} runs once the source is claimed or found.
+     * Empty when the evaluation budget was spent before this one could start.
+     */
+    Optional<MutantRecord> judge(Made made, long inputSeed, Double agentMs, Runnable claimed) {
+        String source = made.proposal().source();
+        String hash = SourceHash.of(source);
+        CompletableFuture<MutantRecord> earlier;
+        CompletableFuture<MutantRecord> mine = new CompletableFuture<>();
+        boolean judged;
+        synchronized (lock) {
+            earlier = byHash.get(hash);
+            judged = earlier != null || budget.claim();
+            if (earlier == null && judged) {
+                byHash.put(hash, mine);
+            }
+        }
+        claimed.run();
+        if (!judged) {
+            unjudged(made);
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(record(made, source, hash, earlier, mine, inputSeed, agentMs));
+        } catch (RuntimeException | Error e) {
+            // Whoever waits on this source must not wait forever on a child that died (killed, interrupted).
+            mine.completeExceptionally(e);
+            throw e;
+        }
+    }
+
+    /** An agent that answered nothing usable: recorded as a mutant of its own, never judged. */
+    MutantRecord agentFailure(String id, List<String> parents, int generation, int island, String agent,
+                              AgentException e, long inputSeed, long startNanos) {
+        synchronized (lock) {
+            listener.agentFailed(agent, e.getMessage());
+        }
+        e.call().ifPresent(call -> store.saveModelCall(id, call));
+        MutantRecord failed = new MutantRecord(id, parents, generation, island, agent, "failed", e.getMessage(),
+                null, null, null, CandidateResult.rejected(id, null, null, Verdict.AGENT_FAILURE, e.getMessage(),
+                inputSeed), (System.nanoTime() - startNanos) / 1e6, Instant.now().toString(),
+                e.call().map(ModelCall::usage).orElse(null));
+        store.saveMutant(failed, "");
+        synchronized (lock) {
+            remember(failed);
+        }
+        return failed;
+    }
+
+    /**
+     * A model's answer that came back after the budget was spent: not judged, but paid for, so its cost counts and
+     * its prompt and answer are kept.
+     */
+    private void unjudged(Made made) {
+        made.proposal().call().ifPresent(call -> {
+            store.saveModelCall(made.id(), call);
+            budget.pay(call.usage());
+            store.event("unjudged", Map.of("id", made.id(), "agent", made.agent(), "cost", call.usage().cost()));
+        });
+    }
+
+    private MutantRecord record(Made made, String source, String hash, CompletableFuture<MutantRecord> earlier,
+                                CompletableFuture<MutantRecord> mine, long inputSeed, Double agentMs) {
+        CandidateResult result;
+        String cachedFrom = null;
+        if (earlier != null) {
+            MutantRecord first = earlier.join();
+            result = first.result();
+            cachedFrom = first.id();
+        } else {
+            result = evaluate(made.id(), source, inputSeed);
+        }
+        made.proposal().call().ifPresent(call -> store.saveModelCall(made.id(), call));
+        JsonNode genome = made.proposal().genome().orElse(null);
+        MutantRecord record = new MutantRecord(made.id(), made.parents(), made.generation(), made.island(),
+                made.agent(), made.proposal().operator(), made.proposal().summary(), genome, hash, cachedFrom, result,
+                agentMs, Instant.now().toString(), made.proposal().call().map(ModelCall::usage).orElse(null));
+        store.saveMutant(record, source);
+        mine.complete(record);
+        synchronized (lock) {
+            boolean newChampion = remember(record);
+            store.event("mutant", Map.of("id", made.id(), "generation", made.generation(), "island", made.island(),
+                    "agent", made.agent(), "verdict", result.verdict().id(),
+                    "score", record.passed() ? record.fitness() : 0, "cached", cachedFrom != null));
+            if (newChampion) {
+                store.saveChampion(record, source);
+                store.event("champion", Map.of("id", made.id(), "score", record.fitness()));
+            }
+            listener.evaluated(record, budget.state(made.generation(), List.of(), champion == null ? null
+                    : champion.id(), 0), champion);
+        }
+        return record;
+    }
+
+    private CandidateResult evaluate(String id, String source, long inputSeed) {
+        KernelFile file;
+        try {
+            file = ContractParser.parse(id + ".cu", store.sourcePath(id), source);
+        } catch (ContractException e) {
+            return CandidateResult.rejected(id + ".cu", null, null, Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
+        }
+        return evaluations.evaluate(file, inputSeed);
+    }
+
+    /** Indexes a record; true when it is the new champion. Called holding the lock. */
+    private boolean remember(MutantRecord m) {
+        byId.put(m.id(), m);
+        budget.pay(m.model());
+        if (m.sourceHash() != null && m.cachedFrom() == null) {
+            byHash.putIfAbsent(m.sourceHash(), CompletableFuture.completedFuture(m));
+        }
+        if (m.result() != null && !m.passed() && m.result().verdict() != Verdict.AGENT_FAILURE
+                && m.sourceHash() != null) {
+            recentFailures.addLast(m);
+            if (recentFailures.size() > RECENT_FAILURES) {
+                recentFailures.removeFirst();
+            }
+        }
+        if (m.beats(champion)) {
+            champion = m;
+            return true;
+        }
+        return false;
+    }
+
+    /** The most recent judged failures (oldest first), as an agent is shown them. */
+    List<Candidate> recentFailures() {
+        List<MutantRecord> failures;
+        synchronized (lock) {
+            failures = List.copyOf(recentFailures);
+        }
+        return failures.stream().map(this::candidate).toList();
+    }
+
+    /**
+     * The best judged kernels of earlier generations that declare knobs (their evidence of which values did best),
+     * at most {@code limit}, from the generation's starting state so that a replay sees the same.
+     */
+    List<Candidate> knobbedRelatives(int generation, int limit) {
+        return best(generation).stream().map(this::candidate)
+                .filter(c -> c.source().contains("\"knobs\"")).limit(limit).toList();
+    }
+
+    /** The passing mutants judged (not cached) in generations before {@code generation}, best first. */
+    List<MutantRecord> best(int generation) {
+        synchronized (lock) {
+            return byId.values().stream().filter(m -> m.passed() && m.cachedFrom() == null
+                    && m.generation() < generation).sorted(Selection.BEST_FIRST).toList();
+        }
+    }
+
+    /** Names {@code id} the champion after all (champion confirmation) and writes its files. */
+    void crown(String id) {
+        synchronized (lock) {
+            MutantRecord winner = byId.get(id);
+            if (winner != null && !winner.id().equals(champion.id())) {
+                champion = winner;
+                store.saveChampion(winner, store.source(winner.id()));
+            }
+        }
+    }
+
+    Candidate candidate(MutantRecord m) {
+        return new Candidate(m.id(), store.source(m.id()), Optional.ofNullable(m.genome()), m.result());
+    }
+}
