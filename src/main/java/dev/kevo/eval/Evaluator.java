@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import jcuda.driver.CUdeviceptr;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -46,7 +47,7 @@ public final class Evaluator implements AutoCloseable {
      * case that catches a missing max subtraction and one ordinary case, rather than all of them.
      */
     private static final List<InputCase> BASELINE_CASES = List.of(InputCase.NORMAL_1, InputCase.LARGE_POSITIVE);
-    private final Loaded baseline;
+    private final BaselineRun baseline;
     private String contextLostBy;
 
     /** A kernel file compiled, loaded and resolved for every shape of the suite. */
@@ -54,8 +55,37 @@ public final class Evaluator implements AutoCloseable {
                           List<ResolvedPlan> plans) {
     }
 
-    /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
+    /** A kernel file as the baseline: its start-up check rejects it when it is wrong, so no error is recorded. */
+    private record FileRun(Loaded loaded) implements BaselineRun {
+        @Override
+        public long workspaceBytes(int shape) {
+            return loaded.plans().get(shape).workspaceBytes();
+        }
+
+        @Override
+        public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+            loaded.runner().run(loaded.plans().get(shape), x, y, ws);
+        }
+
+        @Override
+        public Double relativeL2(int shape) {
+            return null;
+        }
+
+        @Override
+        public void close() {
+            loaded.module().close();
+        }
+    }
+
+    /** A kernel file as the baseline; see {@link #Evaluator(Gpu, Nvrtc, CompileCache, Suite, Baseline, EvalSettings)}. */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
+                     EvalSettings settings) {
+        this(gpu, nvrtc, cache, suite, new Baseline.File(baselineFile), settings);
+    }
+
+    /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline baselineChoice,
                      EvalSettings settings) {
         this.gpu = gpu;
         this.suite = suite;
@@ -65,6 +95,18 @@ public final class Evaluator implements AutoCloseable {
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
+        if (baselineChoice instanceof Baseline.Vendor(var cudnn)) {
+            CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
+            try {
+                vendor.measureErrors(correctness, settings.cases(), 0x5eed_ba5eL);
+            } catch (Rejection r) {
+                throw KevoException.environment("cuDNN " + cudnn.location() + " failed its start-up run: "
+                        + r.verdict().id() + ": " + r.getMessage());
+            }
+            this.baseline = vendor;
+            return;
+        }
+        KernelFile baselineFile = ((Baseline.File) baselineChoice).file();
         try {
             Loaded base = load(baselineFile);
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
@@ -78,7 +120,7 @@ public final class Evaluator implements AutoCloseable {
                         });
                 cache.remember(passedBefore);
             }
-            this.baseline = base;
+            this.baseline = new FileRun(base);
         } catch (Rejection r) {
             throw KevoException.input("baseline " + baselineFile.name() + " is not usable: " + r.verdict().id()
                     + ": " + r.getMessage());
@@ -171,7 +213,7 @@ public final class Evaluator implements AutoCloseable {
             if (failed == null) {
                 phases.entered(Phase.TIMING);
                 timer.settle();
-                shapes = timeAll(loaded, shapes, inputSeed);
+                shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed));
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
@@ -257,14 +299,14 @@ public final class Evaluator implements AutoCloseable {
         for (int s = 0; s < shapes.size(); s++) {
             Shape shape = shapes.get(s);
             ResolvedPlan plan = candidate.plans().get(s);
-            ResolvedPlan basePlan = baseline.plans().get(s);
-            bench.reserveWorkspace(Math.max(plan.workspaceBytes(), basePlan.workspaceBytes()));
+            int index = s;
+            bench.reserveWorkspace(Math.max(plan.workspaceBytes(), baseline.workspaceBytes(s)));
             for (int set = 0; set < bench.inputSets(); set++) {
                 trusted.generate(bench.x(set), shape, Seeds.derive(inputSeed, s, 1000 + set), InputCase.NORMAL_1);
             }
             long bytes = shape.elements() * Float.BYTES;
             List<InterleavedTimer.Variant> variants = List.of(
-                    variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace())),
+                    variant("baseline", set -> baseline.run(index, bench.x(set), bench.y(), bench.workspace())),
                     variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace())),
                     variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes)),
                     variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements())));
@@ -285,6 +327,17 @@ public final class Evaluator implements AutoCloseable {
             results.add(result);
         }
         return results;
+    }
+
+    /** The baseline's recorded error on each timed shape (the vendor's; a kernel file's passed its check). */
+    private List<ShapeResult> withBaselineErrors(List<ShapeResult> shapes) {
+        List<ShapeResult> out = new ArrayList<>();
+        for (int s = 0; s < shapes.size(); s++) {
+            Double error = baseline.relativeL2(s);
+            ShapeResult r = shapes.get(s);
+            out.add(error == null || r.baseline() == null ? r : r.withBaselineRelativeL2(error));
+        }
+        return out;
     }
 
     /**
@@ -335,7 +388,7 @@ public final class Evaluator implements AutoCloseable {
     @Override
     public void close() {
         if (contextLostBy == null) {
-            baseline.module().close();
+            baseline.close();
             bench.close();
             trusted.close();
         }
