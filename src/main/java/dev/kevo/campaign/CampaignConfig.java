@@ -53,7 +53,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
     /** What {@code devices} and {@code --devices} accept: {@code all}, or GPU ordinals separated by commas. */
     public static final Pattern DEVICE_SELECTION = Pattern.compile("all|\\d+(,\\d+)*");
 
-    public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
+    public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "auto",
             "config/eval.yaml", "seeds", 0, null, 1L, 4, 8, 4, 3, new Selection(3, 2, 0.2),
             List.of(new AgentWeight("builtin", 1.0, null)), new Stop(400, 8.5, 0, 0, 0.0), "mutations");
 
