@@ -91,7 +91,6 @@ public final class EvalCommand implements Callable<Integer> {
         Suite suite = inputs.suite(settings);
         BaselineResolver.Resolved resolved = new BaselineResolver(inputs.home()::baseline, System.getenv())
                 .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName());
-        resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
         BaselineChoice choice = resolved.choice();
         long inputSeed = seed != null ? seed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();
@@ -100,6 +99,8 @@ public final class EvalCommand implements Callable<Integer> {
         try (Supervisor supervisor = Workers.supervisor(early, Optional.of(device), inputs.nvrtcPath(), suite,
                 resolved, settings)) {
             Message.Ready ready = supervisor.ready();
+            // Said once a worker is ready: on a host without a GPU the one line is that.
+            resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
             DeviceInfo gpu = ready.device();
             out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; suite %s (%d shapes), baseline %s, "
                             + "input seed %d%n", Version.current(), gpu.name(), gpu.arch(), gpu.sms(),

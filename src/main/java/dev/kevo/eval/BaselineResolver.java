@@ -24,12 +24,21 @@ public final class BaselineResolver {
 
     /** How cuDNN is loaded; tests replace it to see the fall-back without a cuDNN on the host. */
     interface Loader {
-        Cudnn load(Map<String, String> env, Optional<String> library);
+        Library load(Map<String, String> env, Optional<String> library);
+    }
+
+    /** What the resolver needs of a loaded cuDNN: its version and where it came from. */
+    record Library(String version, String location) {
+    }
+
+    private static Library load(Map<String, String> env, Optional<String> library) {
+        Cudnn cudnn = Cudnn.load(env, library);
+        return new Library(cudnn.version(), cudnn.location());
     }
 
     /** @param files where a kernel-file baseline of a name lives ({@code KevoHome::baseline}) */
     public BaselineResolver(Function<String, Path> files, Map<String, String> env) {
-        this(files, env, Cudnn::load);
+        this(files, env, BaselineResolver::load);
     }
 
     BaselineResolver(Function<String, Path> files, Map<String, String> env, Loader loader) {
@@ -53,7 +62,7 @@ public final class BaselineResolver {
      */
     public Resolved resolve(String asked, String source) {
         if (asked.equals(BaselineChoice.CUDNN)) {
-            Cudnn cudnn = loader.load(env, Optional.empty());
+            Library cudnn = loader.load(env, Optional.empty());
             return new Resolved(BaselineChoice.cudnn(cudnn.version(), cudnn.location(),
                     source + ": " + loadedFrom(cudnn.location())), null, Optional.empty());
         }
@@ -75,7 +84,7 @@ public final class BaselineResolver {
         if (!choice.isCudnn()) {
             return new Resolved(choice, saved.get(), Optional.empty());
         }
-        Cudnn cudnn = loader.load(env, Optional.ofNullable(choice.library()));
+        Library cudnn = loader.load(env, Optional.ofNullable(choice.library()));
         BaselineChoice now = BaselineChoice.cudnn(cudnn.version(), cudnn.location(),
                 "recorded by the campaign: " + loadedFrom(cudnn.location()));
         return new Resolved(now, null, cudnn.version().equals(choice.version()) ? Optional.empty()
@@ -85,7 +94,7 @@ public final class BaselineResolver {
 
     private Resolved auto() {
         try {
-            Cudnn cudnn = loader.load(env, Optional.empty());
+            Library cudnn = loader.load(env, Optional.empty());
             return new Resolved(BaselineChoice.cudnn(cudnn.version(), cudnn.location(),
                     "auto: " + loadedFrom(cudnn.location())), null, Optional.empty());
         } catch (KevoException e) {
