@@ -103,7 +103,8 @@ public final class Cudnn {
     /**
      * A cuDNN handle on the GPU's context (current on this thread: kevo uses the device's primary context, which
      * is the one the CUDA runtime inside cuDNN uses) whose work goes on the GPU's stream, so it is timed and
-     * synchronised exactly like kevo's own launches.
+     * synchronised exactly like kevo's own launches. The runtime takes its device from that current context, so
+     * {@code --device N} needs no cudaSetDevice.
      */
     public Softmax softmax(Gpu gpu) {
         return new Softmax(gpu.streamAddress());
