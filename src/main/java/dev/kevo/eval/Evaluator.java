@@ -85,7 +85,7 @@ public final class Evaluator implements AutoCloseable {
     }
 
     /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
-    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline baselineChoice,
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against,
                      EvalSettings settings) {
         this.gpu = gpu;
         this.suite = suite;
@@ -95,7 +95,7 @@ public final class Evaluator implements AutoCloseable {
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
-        if (baselineChoice instanceof Baseline.Vendor(var cudnn)) {
+        if (against instanceof Baseline.Vendor(var cudnn)) {
             CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
             try {
                 // The file baseline's check cases: every worker start pays for this, and the start has a budget.
@@ -107,7 +107,7 @@ public final class Evaluator implements AutoCloseable {
             this.baseline = vendor;
             return;
         }
-        KernelFile baselineFile = ((Baseline.File) baselineChoice).file();
+        KernelFile baselineFile = ((Baseline.File) against).file();
         try {
             Loaded base = load(baselineFile);
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
