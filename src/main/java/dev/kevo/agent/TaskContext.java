@@ -8,6 +8,7 @@ import java.util.List;
  * What stays the same for a whole campaign and an agent may tell a model: the GPU, the suite and the baseline.
  *
  * @param device null when the campaign runs without a GPU (tests)
+ * @param baseline what speedups are over, as users name it: {@code cuDNN 9.14.0} or {@code block_two_pass}
  */
 public record TaskContext(DeviceInfo device, String suite, List<Shape> shapes, String baseline) {
     public TaskContext {

@@ -60,7 +60,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
      * kevo run where no installation file is found gets the same defaults, and editing an installed file cannot
      * silently change what every other config means.)
      */
-    public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "block_two_pass",
+    public static final CampaignConfig DEFAULT = new CampaignConfig("default", "standard", "auto",
             "config/eval.yaml", "seeds", 0, null, 1L, 4, 8, 3, 3, new Selection(3, 2, 0.25),
             List.of(new AgentWeight("builtin", 1.0, null)), new Stop(400, 8.5, 0, 0, 0.0), "mutations", true);
 

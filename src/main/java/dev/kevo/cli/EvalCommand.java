@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
 import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.result.CandidateResult;
+import dev.kevo.eval.BaselineChoice;
+import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.EvalRecord;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.result.Verdict;
@@ -39,9 +41,9 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "side by side with the baseline and a plain copy, in a supervised worker process: a kernel that "
                 + "hangs, crashes or cheats gets a verdict, never takes kevo down.",
                 "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
-                        + "score: the geometric mean speedup over the baseline."},
+                        + "score: the geometric mean speedup over the baseline (cuDNN's softmax where it loads)."},
         footer = {"", "Exit codes: 0 every file passed, 1 a file was rejected (the verdict says why), 2 bad input "
-                + "or usage, 3 no GPU/driver/NVRTC."})
+                + "or usage, 3 no GPU/driver/NVRTC, or no cuDNN for --baseline cudnn."})
 public final class EvalCommand implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files (.cu with a /*@kevo header).")
@@ -50,8 +52,10 @@ public final class EvalCommand implements Callable<Integer> {
     @Mixin
     Inputs inputs;
 
-    @Option(names = "--baseline", paramLabel = "NAME|FILE",
-            description = "Kernel to compare against (evaluator/baselines/NAME.cu). Default: from the config.")
+    @Option(names = "--baseline", paramLabel = "cudnn|auto|NAME|FILE",
+            description = "What speedups are over: cudnn (cuDNN's softmax; $KEVO_CUDNN or the system's libcudnn.so.9, "
+                    + "then .8; an error without it), auto (cuDNN where it loads, else block_two_pass), or a kernel "
+                    + "file (evaluator/baselines/NAME.cu or a path). Default: from the config.")
     String baseline;
 
     @Option(names = "--device", paramLabel = "N", defaultValue = "0", description = "GPU ordinal. Default: 0.")
@@ -85,24 +89,28 @@ public final class EvalCommand implements Callable<Integer> {
             settings = settings.withBaseline(baseline);
         }
         Suite suite = inputs.suite(settings);
-        KernelFile baselineFile = ContractParser.read(inputs.home().baseline(settings.baseline()));
+        BaselineResolver.Resolved resolved = new BaselineResolver(inputs.home()::baseline, System.getenv())
+                .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName());
+        BaselineChoice choice = resolved.choice();
         long inputSeed = seed != null ? seed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();
 
         List<CandidateResult> results = new ArrayList<>();
         try (Supervisor supervisor = Workers.supervisor(early, Optional.of(device), inputs.nvrtcPath(), suite,
-                baselineFile, settings)) {
+                resolved, settings)) {
             Message.Ready ready = supervisor.ready();
+            // Said once a worker is ready: on a host without a GPU the one line is that.
+            resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
             DeviceInfo gpu = ready.device();
             out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; suite %s (%d shapes), baseline %s, "
                             + "input seed %d%n", Version.current(), gpu.name(), gpu.arch(), gpu.sms(),
                     gpu.driverVersion(), ready.nvrtcVersion(), suite.name(), suite.shapes().size(),
-                    baselineFile.name(), inputSeed);
+                    choice.describe(), inputSeed);
             out.flush();
             for (Path file : files) {
                 CandidateResult result = evaluateOne(supervisor, file, inputSeed);
                 results.add(result);
-                EvalTable.print(result, baselineFile.name(), cold, out);
+                EvalTable.print(result, choice.label(), settings.tolerance().relativeL2(), cold, out);
                 out.flush();
             }
             Supervisor.Restarts restarts = supervisor.restarts();
@@ -114,8 +122,8 @@ public final class EvalCommand implements Callable<Integer> {
                 writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
                         spec.commandLine().getParseResult().originalArgs(), gpu, ready.nvrtcVersion(),
                         ready.nvrtcLibrary(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                        baselineFile.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, ready.startupMs(),
-                        results));
+                        choice.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, ready.startupMs(),
+                        results, choice));
             }
         }
         long rejected = results.stream().filter(r -> !r.passed()).count();

@@ -11,6 +11,8 @@ import dev.kevo.report.CampaignProgress;
 import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.campaign.FrozenCampaign;
+import dev.kevo.eval.BaselineChoice;
+import dev.kevo.eval.BaselineResolver;
 import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -100,8 +102,12 @@ public final class EvolveCommand implements Callable<Integer> {
         Start start = resume != null ? resumed(home) : fresh(home);
         FrozenCampaign frozen = start.frozen();
         Suite suite = Suite.of(frozen.suiteName(), frozen.shapes());
-        KernelFile baseline = ContractParser.parse(frozen.baselineName(), start.dir().resolve(CampaignStore.BASELINE),
-                start.baselineSource());
+        BaselineResolver.Resolved baseline = new BaselineResolver(home::baseline, System.getenv())
+                .recorded(frozen.baseline(), () -> ContractParser.parse(frozen.baselineName(),
+                        start.dir().resolve(CampaignStore.BASELINE), start.baselineSource()));
+        if (resume != null) {
+            baseline.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
+        }
         String selection = devices != null ? devices : frozen.config().deviceSelection();
         if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
@@ -116,12 +122,13 @@ public final class EvolveCommand implements Callable<Integer> {
             out.println((resume != null ? "resuming " : "campaign ") + store.dir());
             DeviceInfo first = workers.ready().getFirst().device();
             out.printf("on %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
-                    describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.name(), seeds.size(),
+                    describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.choice().describe(),
+                    seeds.size(),
                     campaign.islands(), campaign.population());
             out.flush();
             CampaignProgress progress = new CampaignProgress(mode(), out, campaign.stop());
             Campaign run = new Campaign(campaign, store, evaluations(workers), start.agents(), seeds,
-                    new TaskContext(first, suite.name(), suite.shapes(), baseline.name()), progress,
+                    new TaskContext(first, suite.name(), suite.shapes(), baseline.choice().label()), progress,
                     System::currentTimeMillis);
             CampaignState state = run.run();
             summary(out, store, state);
@@ -146,14 +153,25 @@ public final class EvolveCommand implements Callable<Integer> {
         EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
                 .withSuite(campaign.suite()).withBaseline(campaign.baseline());
         Suite suite = SuiteFile.load(home.suite(settings.suite()));
-        KernelFile baseline = ContractParser.read(home.baseline(settings.baseline()));
+        // Resolved once, before the folder is made: the record says which baseline (and cuDNN version) it was.
+        BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, System.getenv())
+                .resolve(settings.baseline(), "campaign config");
+        resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
         List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()));
         Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         FrozenCampaign frozen = FrozenCampaign.of(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
                 campaign, settings, suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                baseline.name());
-        return new Start(dir, frozen, baseline.source(), seeds, agents, null);
+                resolved.choice());
+        return new Start(dir, frozen, resolved.file() != null ? resolved.file().source() : builtIn(resolved.choice()),
+                seeds, agents, null);
+    }
+
+    /** baseline.cu of a campaign whose baseline is cuDNN: no kernel, a note for whoever opens the folder. */
+    private static String builtIn(BaselineChoice choice) {
+        return "// This campaign's baseline is built into kevo, not a kernel file: " + choice.label()
+                + "'s cudnnSoftmaxForward (CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL) from " + choice.library()
+                + ".\n// campaign.yaml records it under baseline_choice.\n";
     }
 
     private static Evaluations evaluations(WorkerPool workers) {
@@ -197,8 +215,9 @@ public final class EvolveCommand implements Callable<Integer> {
         Optional<MutantRecord> champion = Optional.ofNullable(state.bestId()).flatMap(store::mutant);
         out.printf(Locale.ROOT, "%d generations, %d evaluations, %.1f min%n", state.generation(), state.evaluations(),
                 state.elapsedMillis() / 60_000.0);
-        champion.ifPresent(c -> out.printf(Locale.ROOT, "champion %s: score %.3fx, memory floor %.2f -> %s%n", c.id(),
-                c.fitness(), c.result().floorFraction(), store.dir().resolve("champion.cu")));
+        champion.ifPresent(c -> out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f -> %s%n",
+                c.id(), c.fitness(), store.frozen().baseline().label(), c.result().floorFraction(),
+                store.dir().resolve("champion.cu")));
         out.println("inspect: kevo show " + store.dir() + "   kevo lineage " + store.dir());
     }
 

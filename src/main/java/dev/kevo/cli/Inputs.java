@@ -40,6 +40,11 @@ final class Inputs {
         return suite == null ? loaded : loaded.withSuite(suite);
     }
 
+    /** Where the settings came from, for a line that says why a value is what it is. */
+    String configName() {
+        return config != null ? config.toString() : "config/eval.yaml";
+    }
+
     Suite suite(EvalSettings settings) {
         return SuiteFile.load(home().suite(settings.suite()));
     }

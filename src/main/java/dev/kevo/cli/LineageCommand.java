@@ -40,7 +40,8 @@ public final class LineageCommand implements Callable<Integer> {
                 .orElseThrow(() -> KevoException.input(campaign + ": no champion yet; name a mutant with --id"));
         Lineage lineage = new Lineage(store.mutants(), target);
         spec.commandLine().getOut().print(switch (format) {
-            case tree -> lineage.text();
+            case tree -> "scores are x over " + store.frozen().baseline().label() + " (geometric-mean speedup)\n"
+                    + lineage.text();
             case dot -> lineage.dot();
             case mermaid -> lineage.mermaid();
             case json -> lineage.json();

@@ -4,6 +4,7 @@ import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.result.CandidateResult;
+import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.eval.MeasurementMethod;
 import dev.kevo.store.CampaignStore;
@@ -69,8 +70,12 @@ public final class ReevalCommand implements Callable<Integer> {
                 ? Suite.of(frozen.suiteName(), frozen.shapes())
                 : SuiteFile.load(KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath()).suite(suite));
         EvalSettings settings = frozen.settings().withSuite(judged.name());
-        KernelFile baseline = ContractParser.parse(frozen.baselineName(), store.dir().resolve(CampaignStore.BASELINE),
-                store.baselineSource());
+        // The campaign's own baseline: a kernel file as saved, or the cuDNN it recorded (never a fall-back).
+        BaselineResolver.Resolved baseline = new BaselineResolver(
+                KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath())::baseline, System.getenv())
+                .recorded(frozen.baseline(), () -> ContractParser.parse(frozen.baselineName(),
+                        store.dir().resolve(CampaignStore.BASELINE), store.baselineSource()));
+        baseline.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
         List<MutantRecord> chosen = ids != null
                 ? ids.stream().map(i -> store.mutant(i).orElseThrow(() ->
                         KevoException.input(campaign + ": no mutant '" + i + "'"))).toList()
@@ -80,9 +85,9 @@ public final class ReevalCommand implements Callable<Integer> {
         boolean sameSuite = judged.name().equals(frozen.suiteName());
         int moved = 0;
         try (Supervisor supervisor = Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
-                baseline, settings, null, 0)) {
-            out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s%n", chosen.size(), campaign,
-                    supervisor.ready().device().name(), judged.name());
+                baseline, settings)) {
+            out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s, baseline %s%n", chosen.size(), campaign,
+                    supervisor.ready().device().name(), judged.name(), baseline.choice().describe());
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));

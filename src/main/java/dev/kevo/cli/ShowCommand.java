@@ -43,7 +43,7 @@ public final class ShowCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.printf("campaign %s (kevo %s, started %s)%n", store.dir(), frozen.kevoVersion(), frozen.createdAt());
         out.printf("  suite %s (%d shapes), baseline %s, %d islands x %d, %d children/generation, migration every %d, "
-                        + "agents %s, seed %d%n", frozen.suiteName(), frozen.shapes().size(), frozen.baselineName(),
+                        + "agents %s, seed %d%n", frozen.suiteName(), frozen.shapes().size(), frozen.baseline().describe(),
                 c.islands(), c.population(), c.childrenPerGeneration(), c.migrationInterval(),
                 c.agents().stream().map(a -> a.name() + (a.weight() == null ? "" : "x" + a.weight()))
                         .collect(Collectors.joining(", ")), c.randomSeed());
@@ -82,7 +82,7 @@ public final class ShowCommand implements Callable<Integer> {
         if (state != null && state.bestId() != null) {
             MutantRecord champion = store.mutant(state.bestId()).orElseThrow();
             out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means)%n",
-                    champion.id(), champion.fitness(), frozen.baselineName(), champion.result().floorFraction());
+                    champion.id(), champion.fitness(), frozen.baseline().label(), champion.result().floorFraction());
             out.printf("  %-12s %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
             for (ShapeResult s : champion.result().shapes()) {
                 out.printf(Locale.ROOT, "  %-12s %10.1f %10.1f %7.2fx %6.2f%n", s.shape(), s.candidate().medianMs() * 1000,

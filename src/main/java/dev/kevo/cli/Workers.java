@@ -1,6 +1,7 @@
 package dev.kevo.cli;
 
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
@@ -28,10 +29,22 @@ final class Workers {
         return new Supervisor(new Supervisor.Setup(command(device, nvrtc), suite, baseline, settings, arch, sms));
     }
 
+    /** A supervisor for a GPU worker judging against a resolved baseline (a kernel file or cuDNN). */
+    static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
+                                 BaselineResolver.Resolved baseline, EvalSettings settings) {
+        return new Supervisor(setup(device, nvrtc, suite, baseline, settings));
+    }
+
     /** As {@link #supervisor}, adopting a worker already started with {@link #spawnEarly}. */
     static Supervisor supervisor(Supervisor.Spawned early, Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                 KernelFile baseline, EvalSettings settings) {
-        return new Supervisor(new Supervisor.Setup(command(device, nvrtc), suite, baseline, settings, null, 0), early);
+                                 BaselineResolver.Resolved baseline, EvalSettings settings) {
+        return new Supervisor(setup(device, nvrtc, suite, baseline, settings), early);
+    }
+
+    private static Supervisor.Setup setup(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
+                                          BaselineResolver.Resolved baseline, EvalSettings settings) {
+        return new Supervisor.Setup(command(device, nvrtc), suite, baseline.file(), settings, null, 0,
+                baseline.choice());
     }
 
     /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */
@@ -59,11 +72,11 @@ final class Workers {
      * compiles candidates ahead while the GPUs are busy. For {@code all} the first worker says how many devices
      * the host has, since this process never loads CUDA.
      */
-    static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
+    static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, BaselineResolver.Resolved baseline,
                            EvalSettings settings) {
-        IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings, null, 0);
+        IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings);
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
-                baseline, settings, arch, sms);
+                null, settings, arch, sms);
         if (!selection.equals("all")) {
             List<Integer> devices = Arrays.stream(selection.split(",")).map(String::trim).map(Integer::valueOf)
                     .distinct().toList();

@@ -123,6 +123,11 @@ public final class Gpu implements AutoCloseable {
         return info;
     }
 
+    /** The stream's native handle, for a library that launches its own kernels on kevo's stream (cuDNN). */
+    long streamAddress() {
+        return NativeAddress.of(stream);
+    }
+
     /** Loads a cubin; a load failure carries the driver's JIT error log. */
     public Module load(Compilation compilation) {
         JITOptions options = new JITOptions();

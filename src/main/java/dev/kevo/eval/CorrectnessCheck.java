@@ -8,6 +8,7 @@ import dev.kevo.task.InputCase;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Tolerance;
+import jcuda.driver.CUdeviceptr;
 
 /**
  * Runs a candidate's plan once per input case on fresh inputs and judges the output against kevo's float64
@@ -30,27 +31,25 @@ final class CorrectnessCheck {
     record CaseResult(double relativeL2, double maxAbsError, double launchWallMs) {
     }
 
+    /** One launch of whatever is being checked, on the given buffers. */
+    interface Launch {
+        void run(CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws);
+    }
+
+    /** What one launch's output measured against the reference, not yet judged. */
+    record Measured(CheckCounts counts, long damaged, double launchWallMs) {
+    }
+
     /**
      * @throws Rejection with the verdict of the first case that fails
      */
     CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long seed, InputCase inputCase) {
         long ws = plan.workspaceBytes();
-        trusted.generate(bench.x(0), shape, seed, inputCase);
-        bench.arm(shape, ws);
         String where = "case " + inputCase.id() + " (seed " + seed + ")";
-        gpu.synchronize();
-        long start = System.nanoTime();
-        try {
-            runner.run(plan, bench.x(0), bench.y(), bench.workspace());
-            gpu.synchronize();
-        } catch (CudaError e) {
-            throw Faults.reject(e, where);
-        }
-        double wallMs = (System.nanoTime() - start) / 1e6;
-        trusted.reference(bench.stats(), bench.referenceScratch(), shape, seed, inputCase);
-        CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, seed,
-                inputCase, tolerance);
-        long damaged = bench.guardDamage(trusted, shape, ws);
+        Measured measured = measure((x, y, w) -> runner.run(plan, x, y, w), ws, shape, seed, inputCase);
+        CheckCounts counts = measured.counts();
+        long damaged = measured.damaged();
+        double wallMs = measured.launchWallMs();
         String at = counts.firstBad() >= 0 ? ", first at row " + counts.firstBad() / shape.cols() + " col "
                 + counts.firstBad() % shape.cols() : "";
         if (damaged > 0) {
@@ -76,5 +75,29 @@ final class CorrectnessCheck {
                     + tolerance.relativeL2() + ")" + at);
         }
         return new CaseResult(relL2, counts.maxAbsError(), wallMs);
+    }
+
+    /**
+     * Fresh inputs, poisoned output and armed guards, one launch, then the comparison with the float64 reference
+     * and the guard check. Judging is the caller's: a candidate is rejected on what this finds, the vendor's
+     * baseline only has its error recorded.
+     */
+    Measured measure(Launch launch, long ws, Shape shape, long seed, InputCase inputCase) {
+        trusted.generate(bench.x(0), shape, seed, inputCase);
+        bench.arm(shape, ws);
+        String where = "case " + inputCase.id() + " (seed " + seed + ")";
+        gpu.synchronize();
+        long start = System.nanoTime();
+        try {
+            launch.run(bench.x(0), bench.y(), bench.workspace());
+            gpu.synchronize();
+        } catch (CudaError e) {
+            throw Faults.reject(e, where);
+        }
+        double wallMs = (System.nanoTime() - start) / 1e6;
+        trusted.reference(bench.stats(), bench.referenceScratch(), shape, seed, inputCase);
+        CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, seed,
+                inputCase, tolerance);
+        return new Measured(counts, bench.guardDamage(trusted, shape, ws), wallMs);
     }
 }

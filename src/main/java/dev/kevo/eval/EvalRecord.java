@@ -13,9 +13,11 @@ import java.util.List;
  *     start-up, baseline check and every candidate included)
  * @param workerStartupMs of that, the worker's start until ready: its JVM, CUDA context, NVRTC, trusted kernels,
  *     buffers and the baseline's check
+ * @param baseline the baseline's name ({@code cudnn} or a kernel file's); {@code baselineChoice} adds its version,
+ *     library and why it was chosen
  */
 public record EvalRecord(String kevoVersion, String date, List<String> command, DeviceInfo device,
                          String nvrtcVersion, String nvrtcLibrary, String suite, List<String> shapes,
                          String baseline, EvalSettings settings, long inputSeed, double wallSeconds, double workerStartupMs,
-                         List<CandidateResult> results) {
+                         List<CandidateResult> results, BaselineChoice baselineChoice) {
 }

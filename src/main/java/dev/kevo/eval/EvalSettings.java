@@ -16,7 +16,7 @@ import java.util.Objects;
 public record EvalSettings(String suite, String baseline, List<InputCase> cases, Tolerance tolerance,
                            MeasurementMethod measurement, PhaseLimits limits) {
 
-    public static final EvalSettings DEFAULT = new EvalSettings("standard", "block_two_pass",
+    public static final EvalSettings DEFAULT = new EvalSettings("standard", BaselineChoice.AUTO,
             List.of(InputCase.values()), Tolerance.DEFAULT, MeasurementMethod.DEFAULT, PhaseLimits.DEFAULT);
 
     public EvalSettings {

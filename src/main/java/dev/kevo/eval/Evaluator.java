@@ -10,6 +10,7 @@ import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
@@ -23,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import jcuda.driver.CUdeviceptr;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -46,7 +48,7 @@ public final class Evaluator implements AutoCloseable {
      * case that catches a missing max subtraction and one ordinary case, rather than all of them.
      */
     private static final List<InputCase> BASELINE_CASES = List.of(InputCase.NORMAL_1, InputCase.LARGE_POSITIVE);
-    private final Loaded baseline;
+    private final BaselineRun baseline;
     private final TimedLaunchAudit audit;
     private final LaunchDeadline deadline;
     /** Wall time of one baseline launch per shape, timed at start: what launch deadlines are derived from. */
@@ -58,8 +60,37 @@ public final class Evaluator implements AutoCloseable {
                           List<ResolvedPlan> plans) {
     }
 
-    /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
+    /** A kernel file as the baseline: its start-up check rejects it when it is wrong, so no error is recorded. */
+    private record FileRun(Loaded loaded) implements BaselineRun {
+        @Override
+        public long workspaceBytes(int shape) {
+            return loaded.plans().get(shape).workspaceBytes();
+        }
+
+        @Override
+        public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+            loaded.runner().run(loaded.plans().get(shape), x, y, ws);
+        }
+
+        @Override
+        public Double relativeL2(int shape) {
+            return null;
+        }
+
+        @Override
+        public void close() {
+            loaded.module().close();
+        }
+    }
+
+    /** A kernel file as the baseline; see {@link #Evaluator(Gpu, Nvrtc, CompileCache, Suite, Baseline, EvalSettings)}. */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
+                     EvalSettings settings) {
+        this(gpu, nvrtc, cache, suite, new Baseline.File(baselineFile), settings);
+    }
+
+    /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against,
                      EvalSettings settings) {
         this.gpu = gpu;
         this.suite = suite;
@@ -71,6 +102,28 @@ public final class Evaluator implements AutoCloseable {
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
+        this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)
+                : file(((Baseline.File) against).file(), nvrtc, cache);
+        this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
+                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow());
+        this.baselineLaunchMs = timeBaselineLaunches();
+    }
+
+    /** cuDNN, run once on every shape: its own error is recorded, never judged. */
+    private BaselineRun vendor(Cudnn cudnn) {
+        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
+        try {
+            // The file baseline's check cases: every worker start pays for this, and the start has a budget.
+            vendor.measureErrors(correctness, BASELINE_CASES, 0x5eed_ba5eL);
+        } catch (Rejection r) {
+            throw KevoException.environment("cuDNN " + cudnn.location() + " failed its start-up run: "
+                    + r.verdict().id() + ": " + r.getMessage());
+        }
+        return vendor;
+    }
+
+    /** A kernel-file baseline, checked like a candidate once per device (kevo's cache remembers it passed). */
+    private BaselineRun file(KernelFile baselineFile, Nvrtc nvrtc, CompileCache cache) {
         try {
             Loaded base = load(baselineFile);
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
@@ -84,14 +137,11 @@ public final class Evaluator implements AutoCloseable {
                         });
                 cache.remember(passedBefore);
             }
-            this.baseline = base;
+            return new FileRun(base);
         } catch (Rejection r) {
             throw KevoException.input("baseline " + baselineFile.name() + " is not usable: " + r.verdict().id()
                     + ": " + r.getMessage());
         }
-        this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
-                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow());
-        this.baselineLaunchMs = timeBaselineLaunches();
     }
 
     /** One launch of the baseline per shape, wall time with synchronisation: deadlines scale with it. */
@@ -99,12 +149,11 @@ public final class Evaluator implements AutoCloseable {
         List<Shape> shapes = suite.shapes();
         double[] ms = new double[shapes.size()];
         for (int s = 0; s < shapes.size(); s++) {
-            ResolvedPlan plan = baseline.plans().get(s);
-            bench.reserveWorkspace(plan.workspaceBytes());
+            bench.reserveWorkspace(baseline.workspaceBytes(s));
             trusted.generate(bench.x(0), shapes.get(s), 0x5eed_71e5L, InputCase.NORMAL_1);
             gpu.synchronize();
             long start = System.nanoTime();
-            baseline.runner().run(plan, bench.x(0), bench.y(), bench.workspace());
+            baseline.run(s, bench.x(0), bench.y(), bench.workspace());
             gpu.synchronize();
             ms[s] = (System.nanoTime() - start) / 1e6;
         }
@@ -204,7 +253,7 @@ public final class Evaluator implements AutoCloseable {
                 phases.entered(Phase.TIMING);
                 phases.expect(deadline.floorSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
-                shapes = timeAll(loaded, shapes, inputSeed, phases, slowestCheckMs);
+                shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, phases, slowestCheckMs));
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
@@ -304,9 +353,8 @@ public final class Evaluator implements AutoCloseable {
         for (int s = 0; s < shapes.size(); s++) {
             Shape shape = shapes.get(s);
             ResolvedPlan plan = candidate.plans().get(s);
-            ResolvedPlan basePlan = baseline.plans().get(s);
             phases.expect(checkSeconds(s), "timing set-up of " + shape);
-            bench.reserveWorkspace(Math.max(plan.workspaceBytes(), basePlan.workspaceBytes()));
+            bench.reserveWorkspace(Math.max(plan.workspaceBytes(), baseline.workspaceBytes(s)));
             long[] setSeeds = new long[bench.inputSets()];
             for (int set = 0; set < bench.inputSets(); set++) {
                 setSeeds[set] = Seeds.derive(inputSeed, s, 1000 + set);
@@ -331,6 +379,17 @@ public final class Evaluator implements AutoCloseable {
         return results;
     }
 
+    /** The baseline's recorded error on each timed shape (the vendor's; a kernel file's passed its check). */
+    private List<ShapeResult> withBaselineErrors(List<ShapeResult> shapes) {
+        List<ShapeResult> out = new ArrayList<>();
+        for (int s = 0; s < shapes.size(); s++) {
+            Double error = baseline.relativeL2(s);
+            ShapeResult r = shapes.get(s);
+            out.add(error == null || r.baseline() == null ? r : r.withBaselineRelativeL2(error));
+        }
+        return out;
+    }
+
     /**
      * Times one shape: candidate, baseline and both copies interleaved, with the candidate's timed launches
      * checked at random ({@link TimedLaunchAudit}); a candidate sample that is not one clean mode is measured
@@ -341,7 +400,6 @@ public final class Evaluator implements AutoCloseable {
                                   Phase.Listener phases, double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
-        ResolvedPlan basePlan = baseline.plans().get(s);
         long bytes = shape.elements() * Float.BYTES;
         double baseMs = baselineLaunchMs[s];
         ShapeResult result = checked;
@@ -354,7 +412,7 @@ public final class Evaluator implements AutoCloseable {
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.
             List<InterleavedTimer.Variant> variants = List.of(
-                    variant("baseline", set -> baseline.runner().run(basePlan, bench.x(set), bench.y(), bench.workspace()),
+                    variant("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
                             InterleavedTimer.Hooks.NONE, true),
                     variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
                             session, false),
@@ -451,7 +509,7 @@ public final class Evaluator implements AutoCloseable {
     @Override
     public void close() {
         if (contextLostBy == null) {
-            baseline.module().close();
+            baseline.close();
             audit.close();
             bench.close();
             trusted.close();

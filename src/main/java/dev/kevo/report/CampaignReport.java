@@ -87,7 +87,7 @@ public final class CampaignReport {
                 ordered.stream().mapToInt(MutantRecord::island).max().orElse(-1) + 1);
         Summary summary = summary(store, frozen, state, evaluations, champion, islands);
         return new ReportData("campaign", summary, evaluations, islandSeries(evaluations, islands),
-                champions, shapeBars(frozen.shapes(), champion, seeds), lineage,
+                champions, shapeBars(frozen.shapes(), champion, seeds, frozen.baseline().label()), lineage,
                 verdictBins(evaluations), usageSeries(evaluations), topRows, mutants);
     }
 
@@ -98,7 +98,7 @@ public final class CampaignReport {
         double minutes = state.map(s -> s.elapsedMillis() / 60_000.0)
                 .orElse(evaluations.isEmpty() ? 0 : evaluations.getLast().minutes());
         return new Summary(store.dir().toAbsolutePath().normalize().getFileName().toString(), frozen.kevoVersion(),
-                frozen.createdAt(), frozen.suiteName(), frozen.baselineName(), frozen.shapes(), islands,
+                frozen.createdAt(), frozen.suiteName(), frozen.baseline().label(), frozen.shapes(), islands,
                 frozen.config().population(),
                 frozen.config().agents().stream().map(a -> a.name()).toList(),
                 state.map(CampaignState::generation).orElse(null),
@@ -188,13 +188,18 @@ public final class CampaignReport {
      * process measured them side by side), then every passing seed from its own record, best first.
      */
     static ShapeBars shapeBars(List<String> shapes, MutantRecord champion, List<MutantRecord> seeds) {
+        return shapeBars(shapes, champion, seeds, "baseline");
+    }
+
+    /** @param baseline the baseline as users name it ({@code cuDNN 9.14.0}), the legend of its bars */
+    static ShapeBars shapeBars(List<String> shapes, MutantRecord champion, List<MutantRecord> seeds, String baseline) {
         List<ShapeSeries> series = new ArrayList<>();
         if (champion != null) {
             Map<String, ShapeResult> c = byShape(champion);
             series.add(new ShapeSeries(champion.id() + " (champion)", "champion",
                     column(shapes, c, s -> s.candidate() == null ? null : s.candidate().medianMs() * 1000),
                     column(shapes, c, ShapeResult::floorFraction)));
-            series.add(new ShapeSeries("baseline", "baseline",
+            series.add(new ShapeSeries("baseline".equals(baseline) ? baseline : "baseline: " + baseline, "baseline",
                     column(shapes, c, s -> s.baseline() == null ? null : s.baseline().medianMs() * 1000),
                     column(shapes, c, s -> s.baseline() == null || s.copy() == null ? null
                             : s.copy().medianMs() / s.baseline().medianMs())));

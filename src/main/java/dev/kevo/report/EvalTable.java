@@ -5,6 +5,7 @@ import dev.kevo.result.KernelResources;
 import dev.kevo.result.ShapeResult;
 import dev.kevo.result.Stats;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -14,7 +15,12 @@ public final class EvalTable {
     private EvalTable() {
     }
 
-    public static void print(CandidateResult result, String baseline, boolean cold, PrintWriter out) {
+    /**
+     * @param baseline how the baseline is named in the score line: {@code cuDNN 9.14.0}, {@code block_two_pass}
+     * @param tolerance kevo's relative L2 bound: a vendor baseline's own error above it gets a column and a note
+     */
+    public static void print(CandidateResult result, String baseline, double tolerance, boolean cold,
+                             PrintWriter out) {
         out.println();
         out.println(result.name() + (result.description() == null || result.description().isBlank() ? ""
                 : "  (" + result.description() + ")"));
@@ -22,12 +28,22 @@ public final class EvalTable {
             out.println("  " + result.verdict().id() + ": " + result.detail());
             return;
         }
-        String header = String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s", "shape",
+        List<ShapeResult> baselineWrong = result.shapes().stream().filter(s -> s.baselineRelativeL2() != null
+                && !(s.baselineRelativeL2() <= tolerance)).toList();
+        boolean wrongColumn = !baselineWrong.isEmpty();
+        String header = String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s%s", "shape",
                 "plan", "verdict", "time(us)", "+-ci", "spread", "base(us)", "speedup", "floor", "rel.L2",
-                cold ? "   cold(us)" : "");
+                cold ? "   cold(us)" : "", wrongColumn ? "   base.L2" : "");
         out.println(header);
         for (ShapeResult s : result.shapes()) {
-            out.println(row(s, cold));
+            out.println(row(s, cold) + (wrongColumn ? String.format(Locale.ROOT, " %9s",
+                    baselineWrong.contains(s) ? String.format(Locale.ROOT, "%.1e", s.baselineRelativeL2()) : "-")
+                    : ""));
+        }
+        if (wrongColumn) {
+            out.printf(Locale.ROOT, "  note: the baseline (%s) is itself off by more than kevo's tolerance (relative L2 "
+                    + "%.0e) on %s (base.L2): kevo would reject it there%n", baseline, tolerance,
+                    baselineWrong.stream().map(ShapeResult::shape).collect(Collectors.joining(", ")));
         }
         if (result.shapes().stream().anyMatch(s -> s.timingFlag() != null)) {
             out.println("  bimodal, wide: the kernel's times were not one clean mode, twice; that median is not a clean"
@@ -39,7 +55,7 @@ public final class EvalTable {
                     result.compileMs()));
         }
         if (result.passed()) {
-            out.printf(Locale.ROOT, "  PASS  score %.3fx (geometric mean speedup over %s), memory floor %.2f "
+            out.printf(Locale.ROOT, "  PASS  score %.3fx over %s (geometric mean speedup), memory floor %.2f "
                     + "(geometric mean of copy time / kernel time)%n", result.score(), baseline, result.floorFraction());
         } else {
             out.println("  REJECTED  " + result.verdict().id() + ": " + result.detail());

@@ -4,7 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.kevo.task.Shape;
 
 /**
- * One shape of one candidate.
+ * One shape of one candidate. Stored as it is in every campaign record, so fields are only ever added; producers
+ * build it through {@link #checked}, {@link #failed} and the {@code with} steps, never positionally.
  *
  * @param plan 1-based index of the plan that ran
  * @param detail why a shape failed, e.g. which input case and the first bad element
@@ -20,40 +21,112 @@ import dev.kevo.task.Shape;
  * @param timingFlag null when the candidate's timing sample is one clean mode; {@code bimodal} or {@code wide}
  *     when it stayed so after being measured again: its median is then not a clean number
  * @param checkedLaunches how many of the candidate's timed launches had their output checked (chosen at random)
+ * @param baselineRelativeL2 the baseline's own worst relative L2 error on this shape, measured against the same
+ *     float64 reference when the baseline is a vendor library (cuDNN), which is never rejected; null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ShapeResult(String shape, Verdict verdict, String detail, Integer plan, Double relativeL2,
                           Double maxAbsError, Stats candidate, Stats baseline, Stats copy, String copyBy,
-                          Double speedup,
-                          Double floorFraction, Double coldMs, String timingFlag, Integer checkedLaunches) {
+                          Double speedup, Double floorFraction, Double coldMs, String timingFlag,
+                          Integer checkedLaunches, Double baselineRelativeL2) {
 
     /** A shape whose every input case passed the check; timing comes later ({@link #withTiming}). */
     public static ShapeResult checked(Shape shape, int plan, double relativeL2, double maxAbsError, Double coldMs) {
-        return new ShapeResult(shape.toString(), Verdict.PASS, null, plan, relativeL2, maxAbsError, null, null, null,
-                null, null, null, coldMs, null, null);
+        Draft d = new Draft(shape.toString(), Verdict.PASS);
+        d.plan = plan;
+        d.relativeL2 = relativeL2;
+        d.maxAbsError = maxAbsError;
+        d.coldMs = coldMs;
+        return d.build();
     }
 
     public static ShapeResult failed(Shape shape, Verdict verdict, String detail) {
-        return new ShapeResult(shape.toString(), verdict, detail, null, null, null, null, null, null, null, null,
-                null, null, null, null);
+        Draft d = new Draft(shape.toString(), verdict);
+        d.detail = detail;
+        return d.build();
     }
 
     /** The timed medians, with the speedup and floor fraction derived from them here and nowhere else. */
     public ShapeResult withTiming(Stats candidate, Stats baseline, Stats copy, String copyBy) {
-        return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy, copyBy,
-                baseline.medianMs() / candidate.medianMs(), copy.medianMs() / candidate.medianMs(), coldMs, timingFlag,
-                checkedLaunches);
+        Draft d = draft();
+        d.candidate = candidate;
+        d.baseline = baseline;
+        d.copy = copy;
+        d.copyBy = copyBy;
+        d.speedup = baseline.medianMs() / candidate.medianMs();
+        d.floorFraction = copy.medianMs() / candidate.medianMs();
+        return d.build();
     }
 
     /** What the timing of the candidate looked like: its flag (null: clean) and how many timed launches were checked. */
     public ShapeResult withTimingAudit(String flag, int checked) {
-        return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy, copyBy,
-                speedup, floorFraction, coldMs, flag, checked);
+        Draft d = draft();
+        d.timingFlag = flag;
+        d.checkedLaunches = checked;
+        return d.build();
     }
 
     /** A shape that passed its check but failed after timing: its timings stay, as evidence. */
     public ShapeResult withVerdict(Verdict newVerdict, String newDetail) {
-        return new ShapeResult(shape, newVerdict, newDetail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
-                copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches);
+        Draft d = draft();
+        d.verdict = newVerdict;
+        d.detail = newDetail;
+        return d.build();
+    }
+
+    /** With the baseline's own error on this shape recorded. */
+    public ShapeResult withBaselineRelativeL2(double error) {
+        Draft d = draft();
+        d.baselineRelativeL2 = error;
+        return d.build();
+    }
+
+    private Draft draft() {
+        Draft d = new Draft(shape, verdict);
+        d.detail = detail;
+        d.plan = plan;
+        d.relativeL2 = relativeL2;
+        d.maxAbsError = maxAbsError;
+        d.candidate = candidate;
+        d.baseline = baseline;
+        d.copy = copy;
+        d.copyBy = copyBy;
+        d.speedup = speedup;
+        d.floorFraction = floorFraction;
+        d.coldMs = coldMs;
+        d.timingFlag = timingFlag;
+        d.checkedLaunches = checkedLaunches;
+        d.baselineRelativeL2 = baselineRelativeL2;
+        return d;
+    }
+
+    /** The one place the fields are listed in order: each step above changes only what it names. */
+    private static final class Draft {
+        private final String shape;
+        private Verdict verdict;
+        private String detail;
+        private Integer plan;
+        private Double relativeL2;
+        private Double maxAbsError;
+        private Stats candidate;
+        private Stats baseline;
+        private Stats copy;
+        private String copyBy;
+        private Double speedup;
+        private Double floorFraction;
+        private Double coldMs;
+        private String timingFlag;
+        private Integer checkedLaunches;
+        private Double baselineRelativeL2;
+
+        private Draft(String shape, Verdict verdict) {
+            this.shape = shape;
+            this.verdict = verdict;
+        }
+
+        private ShapeResult build() {
+            return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
+                    copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches, baselineRelativeL2);
+        }
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.result.CandidateResult;
+import dev.kevo.eval.BaselineChoice;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.eval.Phase;
 import java.time.Duration;
@@ -25,9 +26,15 @@ public sealed interface Message {
     /**
      * Supervisor to worker, once: what to judge against. Sources travel whole, so the worker reads no files.
      * {@code arch} and {@code sms} are for a check-only worker (no GPU); a GPU worker uses its device's.
+     * {@code baseline}, when it names cuDNN, is the library the supervisor resolved (the worker loads exactly it);
+     * otherwise the baseline is the kernel file {@code baselineName} with {@code baselineSource}.
      */
     record Configure(String suiteName, List<String> shapes, String baselineName, String baselineSource,
-                     EvalSettings settings, String arch, int sms) implements Message {
+                     EvalSettings settings, String arch, int sms, BaselineChoice baseline) implements Message {
+        public Configure(String suiteName, List<String> shapes, String baselineName, String baselineSource,
+                         EvalSettings settings, String arch, int sms) {
+            this(suiteName, shapes, baselineName, baselineSource, settings, arch, sms, null);
+        }
     }
 
     /**

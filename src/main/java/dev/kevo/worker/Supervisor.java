@@ -2,6 +2,7 @@ package dev.kevo.worker;
 
 import dev.kevo.KevoException;
 import dev.kevo.result.CandidateResult;
+import dev.kevo.eval.BaselineChoice;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.eval.Phase;
 import dev.kevo.result.Verdict;
@@ -34,9 +35,15 @@ public final class Supervisor implements AutoCloseable {
      * worker (one started without a device; null and 0 mean its GPU's, or an H100's), which needs no baseline.
      */
     public record Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings,
-                        String arch, int sms) {
+                        String arch, int sms, BaselineChoice baselineChoice) {
         public Setup {
             workerCommand = List.copyOf(workerCommand);
+        }
+
+        /** A kernel-file baseline ({@code baselineChoice} names cuDNN when that is the baseline, with no file). */
+        public Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings, String arch,
+                     int sms) {
+            this(workerCommand, suite, baseline, settings, arch, sms, null);
         }
     }
 
@@ -230,7 +237,7 @@ public final class Supervisor implements AutoCloseable {
             worker.send(new Message.Configure(suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
                     setup.baseline() == null ? null : setup.baseline().name(),
                     setup.baseline() == null ? null : setup.baseline().source(), setup.settings(), setup.arch(),
-                    setup.sms()));
+                    setup.sms(), setup.baselineChoice()));
         } catch (IOException e) {
             retire();
             throw KevoException.environment("the worker did not start: " + e.getMessage());

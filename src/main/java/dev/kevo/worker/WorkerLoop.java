@@ -2,6 +2,8 @@ package dev.kevo.worker;
 
 import dev.kevo.KevoException;
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.Cudnn;
+import dev.kevo.eval.Baseline;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
@@ -95,7 +97,11 @@ public final class WorkerLoop {
                 return checkOnly(configure, nvrtc, suite, start);
             }
             try (Gpu gpu = opened) {
-                KernelFile baseline = ContractParser.parse(configure.baselineName(), null, configure.baselineSource());
+                Baseline baseline = configure.baseline() != null && configure.baseline().isCudnn()
+                        ? new Baseline.Vendor(Cudnn.load(System.getenv(),
+                                Optional.ofNullable(configure.baseline().library())))
+                        : new Baseline.File(ContractParser.parse(configure.baselineName(), null,
+                                configure.baselineSource()));
                 Evaluator evaluator = new Evaluator(gpu, nvrtc, CompileCache.fromEnvironment(System.getenv()), suite,
                         baseline, configure.settings());
                 send(new Message.Ready(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start)));

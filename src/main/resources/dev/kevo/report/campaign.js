@@ -35,7 +35,7 @@
       data: data.champions.map(c => ({ x: c[x], y: c.score, id: c.id, g: c.generation })) });
     K.chart(id, { type: 'line', data: { datasets }, options: {
       scales: { x: { type: 'linear', title: { display: true, text: xTitle } },
-        y: { title: { display: true, text: 'score (x over baseline)' } } },
+        y: { title: { display: true, text: `score (x over ${s.baseline})` } } },
       plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } },
         tooltip: { callbacks: { label: ctx => `${ctx.dataset.label}: ${fmt.score(ctx.parsed.y)}`
           + (ctx.raw.id ? ` ${ctx.raw.id}` : '') + (ctx.raw.g != null ? ` (generation ${ctx.raw.g})` : '') } } } } });

@@ -45,6 +45,8 @@ class CampaignCommandsTest {
         Outcome r = kevo("lineage", folder.toString());
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
+        assertEquals("scores are x over b (geometric-mean speedup)", lines.getFirst(), "the baseline first");
+        lines = lines.subList(1, lines.size());
         assertTrue(lines.getFirst().startsWith("seed-"), r.out());
         assertTrue(lines.getLast().contains(state.bestId()), r.out());
         assertTrue(lines.stream().skip(1).allMatch(l -> l.contains("└─ ")), r.out());

@@ -75,7 +75,7 @@ class CampaignCompareTest {
                 "baseline_name: \"other.cu\""));
         CompareData c = CampaignCompare.compare(FOLDER, other, tmp);
         assertEquals(2, c.notes().size(), c.notes().toString());
-        assertTrue(c.notes().get(0).contains("different baselines (block_two_pass.cu, other.cu)"), c.notes().get(0));
+        assertTrue(c.notes().get(0).contains("different baselines (block_two_pass, other)"), c.notes().get(0));
         assertTrue(c.notes().get(1).contains("same kernel"), c.notes().get(1));
         assertTrue(c.diff().unified().isEmpty());
         assertTrue(c.shapes().stream().allMatch(s -> s.ratio() == 1.0));

@@ -1,5 +1,6 @@
 package dev.kevo.report;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,29 +14,60 @@ import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** kevo eval's table: the score named by its baseline, and the vendor's own error shown where it is too large. */
 class EvalTableTest {
-    private static final Stats TIME = Stats.of(new double[] {0.010, 0.011, 0.012, 0.013, 0.014});
 
-    private static String table(String flag) {
-        ShapeResult shape = ShapeResult.checked(new Shape(4096, 4096), 1, 1e-7, 1e-9, null)
-                .withTiming(TIME, TIME, TIME, "memcpy").withTimingAudit(flag, 14);
-        CandidateResult result = CandidateResult.builder("k.cu", Verdict.PASS, 1).score(1.0, 1.0)
-                .shapes(List.of(shape)).build();
+    private static ShapeResult timed(String shape, Double baselineError) {
+        ShapeResult r = ShapeResult.checked(Shape.parse(shape), 1, 1e-7, 1e-9, null).withTiming(
+                Stats.of(new double[] {0.010, 0.010, 0.011}), Stats.of(new double[] {0.020, 0.021, 0.020}),
+                Stats.of(new double[] {0.009, 0.009, 0.009}), "memcpy");
+        return baselineError == null ? r : r.withBaselineRelativeL2(baselineError);
+    }
+
+    private static String print(List<ShapeResult> shapes, String baseline) {
+        CandidateResult result = CandidateResult.builder("k.cu", Verdict.PASS, 1).score(2.0, 0.9).shapes(shapes)
+                .build();
         StringWriter out = new StringWriter();
-        EvalTable.print(result, "block_two_pass.cu", false, new PrintWriter(out, true));
+        EvalTable.print(result, baseline, 1e-4, false, new PrintWriter(out, true));
         return out.toString();
     }
 
     @Test
+    void theScoreSaysWhatItIsOver() {
+        assertTrue(print(List.of(timed("32x128", 1e-7)), "cuDNN 9.14.0").contains("score 2.000x over cuDNN 9.14.0"));
+        assertTrue(print(List.of(timed("32x128", null)), "block_two_pass").contains("score 2.000x over block_two_pass"));
+    }
+
+    @Test
+    void aVendorErrorWithinToleranceAddsNothing() {
+        String out = print(List.of(timed("32x128", 1e-7), timed("1x1000", 9e-5)), "cuDNN 9.14.0");
+        assertFalse(out.contains("base.L2") || out.contains("note:"), out);
+    }
+
+    @Test
+    void aVendorErrorAboveToleranceGetsAColumnAndANote() {
+        String out = print(List.of(timed("32x128", 1e-7), timed("1x33554432", 1.8e-4)), "cuDNN 9.14.0");
+        List<String> lines = out.lines().toList();
+        assertTrue(lines.stream().anyMatch(l -> l.contains("base.L2")), out);
+        String big = lines.stream().filter(l -> l.trim().startsWith("1x33554432")).findFirst().orElseThrow();
+        assertTrue(big.trim().endsWith("1.8e-04"), big);
+        String small = lines.stream().filter(l -> l.trim().startsWith("32x128")).findFirst().orElseThrow();
+        assertTrue(small.trim().endsWith("-"), "within tolerance: not shown: " + small);
+        String note = lines.stream().filter(l -> l.contains("note:")).findFirst().orElseThrow();
+        assertTrue(note.contains("cuDNN 9.14.0") && note.contains("1x33554432") && !note.contains("32x128,"), note);
+        assertEquals(1, lines.stream().filter(l -> l.contains("note:")).count());
+    }
+
+    @Test
     void aTimingThatIsNotOneCleanModeIsMarkedOnItsShapeAndExplained() {
-        String flagged = table("bimodal");
+        String flagged = print(List.of(timed("4096x4096", null).withTimingAudit("bimodal", 14)), "block_two_pass");
         assertTrue(flagged.contains("pass bimodal"), flagged);
         assertTrue(flagged.contains("not a clean number"), flagged);
     }
 
     @Test
     void aCleanTimingCarriesNoMark() {
-        String clean = table(null);
+        String clean = print(List.of(timed("4096x4096", null).withTimingAudit(null, 14)), "block_two_pass");
         assertFalse(clean.contains("bimodal") || clean.contains("clean number"), clean);
     }
 }

@@ -82,7 +82,9 @@ final class Evidence {
         List<String> shapes = context != null ? context.shapes().stream().map(Shape::toString).toList()
                 : any.result() == null ? List.of() : any.result().shapes().stream().map(ShapeResult::shape).toList();
         String name = context == null ? "the campaign's suite" : "suite " + context.suite();
-        String baseline = context == null ? "" : "; speedups are over the baseline " + context.baseline();
+        // The baseline by the name a user knows ("cuDNN 9.14.0"), so a model reads "2.1x" as a user would.
+        String baseline = context == null ? "" : "; a speedup is x over " + context.baseline() + " (its time / the "
+                + "kernel's, both measured side by side), a score the geometric mean of the speedups";
         return "- " + name + ", " + shapes.size() + " shapes (rows x cols): " + String.join(", ", shapes) + baseline;
     }
 

@@ -1,0 +1,210 @@
+package dev.kevo.cuda;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.kevo.KevoException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * cuDNN's legacy softmax through java.lang.foreign: {@code cudnnSoftmaxForward} with {@code CUDNN_SOFTMAX_ACCURATE}
+ * (the row maximum subtracted) and {@code CUDNN_SOFTMAX_MODE_CHANNEL} over an NCHW float tensor of rows x cols x 1
+ * x 1, which is kevo's row-major rows x cols. The library alone (its version) needs no GPU; {@link #softmax(Gpu)}
+ * runs on the GPU's context and stream.
+ */
+public final class Cudnn {
+    /** cudnnTensorFormat_t, cudnnDataType_t, cudnnSoftmaxAlgorithm_t and cudnnSoftmaxMode_t, from cudnn_graph.h / cudnn_ops.h. */
+    static final int CUDNN_TENSOR_NCHW = 0;
+    static final int CUDNN_DATA_FLOAT = 0;
+    static final int CUDNN_SOFTMAX_ACCURATE = 1;
+    static final int CUDNN_SOFTMAX_MODE_CHANNEL = 1;
+    static final int CUDNN_STATUS_SUCCESS = 0;
+
+    private final String location;
+    private final long rawVersion;
+    private final MethodHandle getErrorString;
+    private final MethodHandle create;
+    private final MethodHandle destroy;
+    private final MethodHandle setStream;
+    private final MethodHandle createTensor;
+    private final MethodHandle setTensor4d;
+    private final MethodHandle destroyTensor;
+    private final MethodHandle softmaxForward;
+
+    private Cudnn(CudnnLocator.Found found) {
+        this.location = found.location();
+        Linker linker = Linker.nativeLinker();
+        SymbolLookup lib = found.lookup();
+        MethodHandle getVersion = handle(linker, lib, "cudnnGetVersion", FunctionDescriptor.of(JAVA_LONG));
+        getErrorString = handle(linker, lib, "cudnnGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        create = handle(linker, lib, "cudnnCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        destroy = handle(linker, lib, "cudnnDestroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        setStream = handle(linker, lib, "cudnnSetStream", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        createTensor = handle(linker, lib, "cudnnCreateTensorDescriptor", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        setTensor4d = handle(linker, lib, "cudnnSetTensor4dDescriptor", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+        destroyTensor = handle(linker, lib, "cudnnDestroyTensorDescriptor", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        softmaxForward = handle(linker, lib, "cudnnSoftmaxForward", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+                JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        try {
+            this.rawVersion = (long) getVersion.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Loads cuDNN from $KEVO_CUDNN or the usual places (see {@link CudnnLocator}). */
+    public static Cudnn load(Map<String, String> env) {
+        return load(env, Optional.empty());
+    }
+
+    /** Loads $KEVO_CUDNN, else {@code library} when given (what a run recorded or a supervisor resolved). */
+    public static Cudnn load(Map<String, String> env, Optional<String> library) {
+        return new Cudnn(new CudnnLocator(env).load(library, Arena.global()));
+    }
+
+    /** e.g. {@code 9.14.0}. */
+    public String version() {
+        return versionOf(rawVersion);
+    }
+
+    /** The path or soname it was loaded by. */
+    public String location() {
+        return location;
+    }
+
+    /**
+     * cudnnGetVersion's number as major.minor.patch: cuDNN 9 counts major * 10000 + minor * 100 + patch, cuDNN 8 and
+     * older major * 1000 + minor * 100 + patch.
+     */
+    static String versionOf(long raw) {
+        long major = raw >= 90000 ? raw / 10000 : raw / 1000;
+        long rest = raw >= 90000 ? raw % 10000 : raw % 1000;
+        return major + "." + rest / 100 + "." + rest % 100;
+    }
+
+    /** The one line a failed call becomes: the library, the call, where, and cuDNN's own status string. */
+    static String failure(String location, String call, String where, int status, String statusString) {
+        return "cuDNN " + location + ": " + call + (where.isEmpty() ? "" : " (" + where + ")") + " failed: "
+                + statusString + " (status " + status + ")";
+    }
+
+    /**
+     * A cuDNN handle on the GPU's context (current on this thread: kevo uses the device's primary context, which
+     * is the one the CUDA runtime inside cuDNN uses) whose work goes on the GPU's stream, so it is timed and
+     * synchronised exactly like kevo's own launches. The runtime takes its device from that current context, so
+     * {@code --device N} needs no cudaSetDevice.
+     */
+    public Softmax softmax(Gpu gpu) {
+        return new Softmax(gpu.streamAddress());
+    }
+
+    /** One handle and a tensor descriptor per prepared shape. Used from one thread. */
+    public final class Softmax implements AutoCloseable {
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment handle;
+        private final MemorySegment alpha;
+        private final MemorySegment beta;
+        private final List<MemorySegment> descriptors = new java.util.ArrayList<>();
+        private boolean closed;
+
+        private Softmax(long stream) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            call(() -> (int) create.invokeExact(out), "cudnnCreate", "");
+            handle = out.get(ADDRESS, 0);
+            call(() -> (int) setStream.invokeExact(handle, MemorySegment.ofAddress(stream)), "cudnnSetStream", "");
+            alpha = arena.allocateFrom(JAVA_FLOAT, 1f);
+            beta = arena.allocateFrom(JAVA_FLOAT, 0f);
+        }
+
+        /** A descriptor for rows x cols (as N x C x 1 x 1); its index is what {@link #run} takes. */
+        public int prepare(int rows, int cols) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            String where = rows + "x" + cols;
+            call(() -> (int) createTensor.invokeExact(out), "cudnnCreateTensorDescriptor", where);
+            MemorySegment descriptor = out.get(ADDRESS, 0);
+            descriptors.add(descriptor);
+            call(() -> (int) setTensor4d.invokeExact(descriptor, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, rows, cols, 1, 1),
+                    "cudnnSetTensor4dDescriptor", where);
+            return descriptors.size() - 1;
+        }
+
+        /** y = softmax(x) over each row, queued on the GPU's stream. */
+        public void run(int prepared, CUdeviceptr x, CUdeviceptr y, String where) {
+            MemorySegment descriptor = descriptors.get(prepared);
+            MemorySegment in = MemorySegment.ofAddress(NativeAddress.of(x));
+            MemorySegment outY = MemorySegment.ofAddress(NativeAddress.of(y));
+            call(() -> (int) softmaxForward.invokeExact(handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL,
+                    alpha, descriptor, in, beta, descriptor, outY), "cudnnSoftmaxForward", where);
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                try {
+                    for (MemorySegment d : descriptors) {
+                        int ignored = (int) destroyTensor.invokeExact(d);
+                    }
+                    int ignored = (int) destroy.invokeExact(handle);
+                } catch (Throwable t) {
+                    // Closing at the end of a worker: nothing left to protect.
+                } finally {
+                    arena.close();
+                }
+            }
+        }
+    }
+
+    private interface Call {
+        int invoke() throws Throwable;
+    }
+
+    private void call(Call call, String name, String where) {
+        int status;
+        try {
+            status = call.invoke();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (status != CUDNN_STATUS_SUCCESS) {
+            throw KevoException.environment(failure(location, name, where, status, errorString(status)));
+        }
+    }
+
+    private String errorString(int status) {
+        try {
+            MemorySegment s = (MemorySegment) getErrorString.invokeExact(status);
+            return s.equals(MemorySegment.NULL) ? "status " + status : s.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            return "status " + status;
+        }
+    }
+
+    private MethodHandle handle(Linker linker, SymbolLookup lib, String symbol, FunctionDescriptor descriptor) {
+        MemorySegment address = lib.find(symbol).orElseThrow(() ->
+                KevoException.environment("cuDNN " + location + ": no symbol " + symbol + " (not a cuDNN library?)"));
+        return linker.downcallHandle(address, descriptor);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}

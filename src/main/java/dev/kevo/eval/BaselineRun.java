@@ -1,0 +1,17 @@
+package dev.kevo.eval;
+
+import jcuda.driver.CUdeviceptr;
+
+/** A baseline ready to launch on every shape of the evaluator's suite (shapes by their index in it). */
+interface BaselineRun extends AutoCloseable {
+
+    long workspaceBytes(int shape);
+
+    void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws);
+
+    /** The worst relative L2 error the start-up check measured on a shape, where it is recorded; else null. */
+    Double relativeL2(int shape);
+
+    @Override
+    void close();
+}

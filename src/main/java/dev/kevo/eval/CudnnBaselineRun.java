@@ -1,0 +1,65 @@
+package dev.kevo.eval;
+
+import dev.kevo.cuda.Cudnn;
+import dev.kevo.task.InputCase;
+import dev.kevo.task.Shape;
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * cuDNN's softmax as the baseline: a descriptor per shape, prepared once, and its error on every shape and
+ * input case measured once at start against kevo's float64 reference. The vendor is never rejected; an
+ * unsupported shape or a failed call is an environment error (exit 3) naming the library and cuDNN's status.
+ */
+final class CudnnBaselineRun implements BaselineRun {
+    private final Cudnn.Softmax softmax;
+    private final List<Shape> shapes;
+    private final List<Integer> prepared = new ArrayList<>();
+    private final List<Double> errors = new ArrayList<>();
+
+    CudnnBaselineRun(Cudnn.Softmax softmax, List<Shape> shapes) {
+        this.softmax = softmax;
+        this.shapes = List.copyOf(shapes);
+        for (Shape shape : shapes) {
+            prepared.add(softmax.prepare(shape.rows(), shape.cols()));
+        }
+    }
+
+    /** Measures the worst relative L2 error per shape over {@code cases}; inputs derive from {@code seed}. */
+    void measureErrors(CorrectnessCheck correctness, List<InputCase> cases, long seed) {
+        errors.clear();
+        for (int s = 0; s < shapes.size(); s++) {
+            int shape = s;
+            double worst = 0;
+            for (InputCase inputCase : cases) {
+                CorrectnessCheck.Measured m = correctness.measure((x, y, ws) -> run(shape, x, y, ws), 0,
+                        shapes.get(s), Seeds.derive(seed, s, inputCase.ordinal()), inputCase);
+                double e = m.counts().unwritten() > 0 || m.counts().nonFinite() > 0 ? Double.POSITIVE_INFINITY
+                        : m.counts().relativeL2();
+                worst = Math.max(worst, e);
+            }
+            errors.add(worst);
+        }
+    }
+
+    @Override
+    public long workspaceBytes(int shape) {
+        return 0;
+    }
+
+    @Override
+    public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+        softmax.run(prepared.get(shape), x, y, shapes.get(shape).toString());
+    }
+
+    @Override
+    public Double relativeL2(int shape) {
+        return shape < errors.size() ? errors.get(shape) : null;
+    }
+
+    @Override
+    public void close() {
+        softmax.close();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.kevo.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kevo.GpuTest;
+import dev.kevo.KevoException;
+import jcuda.Pointer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The cuDNN binding on a real GPU: kevo's layout, context and stream, and cuDNN's own status in its errors. */
+@GpuTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CudnnGpuTest {
+    private Gpu gpu;
+    private Cudnn cudnn;
+
+    @BeforeAll
+    void open() {
+        gpu = Gpu.open(0);
+        try {
+            cudnn = Cudnn.load(System.getenv());
+        } catch (KevoException e) {
+            System.err.println("SKIPPED cudnn test: " + e.getMessage());
+        }
+    }
+
+    @AfterAll
+    void close() {
+        if (gpu != null) {
+            gpu.close();
+        }
+    }
+
+    /** Rows of different scales, on kevo's stream: y matches a double-precision softmax of each row. */
+    @Test
+    void rowsOfARowMajorMatrixAreSoftmaxedOnKevosStream() {
+        assumeTrue(cudnn != null, "no cuDNN");
+        int rows = 3;
+        int cols = 1000;
+        float[] x = new float[rows * cols];
+        for (int i = 0; i < x.length; i++) {
+            int r = i / cols;
+            x[i] = r == 1 ? 600 + (i % 97) * 0.5f : (float) Math.sin(i * 0.37) * (r + 1) * 4;
+        }
+        try (DeviceBuffer dx = gpu.alloc(x.length * 4L); DeviceBuffer dy = gpu.alloc(x.length * 4L);
+             Cudnn.Softmax softmax = cudnn.softmax(gpu)) {
+            gpu.upload(dx.pointer(), Pointer.to(x), x.length * 4L);
+            gpu.fill(dy.pointer(), 0x7FBADBAD, x.length);
+            int prepared = softmax.prepare(rows, cols);
+            softmax.run(prepared, dx.pointer(), dy.pointer(), rows + "x" + cols);
+            float[] y = new float[x.length];
+            gpu.download(dy.pointer(), Pointer.to(y), y.length * 4L);
+            for (int r = 0; r < rows; r++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (int c = 0; c < cols; c++) {
+                    max = Math.max(max, x[r * cols + c]);
+                }
+                double sum = 0;
+                for (int c = 0; c < cols; c++) {
+                    sum += Math.exp(x[r * cols + c] - max);
+                }
+                for (int c = 0; c < cols; c++) {
+                    double ref = Math.exp(x[r * cols + c] - max) / sum;
+                    float got = y[r * cols + c];
+                    int row = r;
+                    int col = c;
+                    assertTrue(Math.abs(got - ref) <= 1e-6 + 1e-4 * ref,
+                            () -> "row " + row + " col " + col + ": " + got + " vs " + ref);
+                }
+            }
+        }
+        System.out.println("cuDNN " + cudnn.version() + " from " + cudnn.location());
+    }
+
+    /** A shape cuDNN refuses is one line naming the library, the call, the shape and cuDNN's status string. */
+    @Test
+    void aShapeCudnnRefusesNamesTheLibraryAndItsStatus() {
+        assumeTrue(cudnn != null, "no cuDNN");
+        try (Cudnn.Softmax softmax = cudnn.softmax(gpu)) {
+            KevoException e = assertThrows(KevoException.class, () -> softmax.prepare(0, 5));
+            assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());
+            assertTrue(e.getMessage().startsWith("cuDNN " + cudnn.location() + ": cudnnSetTensor4dDescriptor (0x5) "
+                    + "failed: CUDNN_STATUS_"), e.getMessage());
+            assertTrue(!e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
+}
