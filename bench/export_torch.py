@@ -177,6 +177,9 @@ def main():
     kevo_eval = json.load(open(args.kevo_json))
     kevo_file = kevo_eval["results"][0]
     kevo_us = {s["shape"]: s["candidate"]["medianMs"] * 1000 for s in kevo_file["shapes"] if s.get("candidate")}
+    # The driver-API loader works in the context current on this thread: torch's, which exists only once torch
+    # has put something on the device.
+    torch.zeros(1, device="cuda")
     cuda = compare_torch.Cuda()
     nvrtc_kernel = compare_torch.KevoKernel(cuda, args.kernel, arch, sms)
     stream = torch.cuda.current_stream()
