@@ -38,6 +38,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -65,6 +66,9 @@ public final class EvolveCommand implements Callable<Integer> {
 
     @Option(names = "--nvrtc", paramLabel = "LIB", description = "NVRTC library to use.")
     Path nvrtc;
+
+    @Mixin
+    WorkerPlacement placement = new WorkerPlacement();
 
     static final class Output {
         @Option(names = "--quiet", description = "No progress, only the final summary.")
@@ -122,8 +126,10 @@ public final class EvolveCommand implements Callable<Integer> {
         if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
         }
-        try (WorkerPool workers = Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline,
-                frozen.settings())) {
+        Optional<WorkerPlacement.Slurm> slurm = placement.slurm(System.getenv());
+        try (WorkerPool workers = slurm.isPresent()
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
+                : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings())) {
             DeviceInfo first = workers.ready().getFirst().device();
             out.printf("on %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
                     describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.name(), seeds.size(),
@@ -158,11 +164,11 @@ public final class EvolveCommand implements Callable<Integer> {
         };
     }
 
-    /** "NVIDIA H100 80GB HBM3 (132 SMs)", or "2 GPUs: 0 NVIDIA H200 (132 SMs), 1 ..." */
+    /** "NVIDIA H100 80GB HBM3 (132 SMs)", or "2 GPUs: 0 NVIDIA H200 (132 SMs), 1 ...", node first on Slurm. */
     static String describe(List<Message.Ready> ready) {
-        List<String> each = ready.stream().map(r -> r.device().ordinal() + " " + r.device().name() + " ("
-                + r.device().sms() + " SMs)").toList();
-        return each.size() == 1 ? each.getFirst().substring(each.getFirst().indexOf(' ') + 1)
+        List<String> each = ready.stream().map(r -> r.judgedOn() + " (" + r.device().sms() + " SMs)").toList();
+        return each.size() == 1 && ready.getFirst().node() == null
+                ? each.getFirst().substring(each.getFirst().indexOf(' ') + 1)
                 : each.size() + " GPUs: " + String.join(", ", each);
     }
 

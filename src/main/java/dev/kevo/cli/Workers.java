@@ -4,6 +4,7 @@ import dev.kevo.cuda.CompileCache;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.SlurmAllocation;
 import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerPool;
 import java.util.Arrays;
@@ -74,6 +75,25 @@ final class Workers {
         int count = first.ready().devices();
         return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(),
                 d -> d == 0 ? first : supervisor.apply(d), compiler);
+    }
+
+    /**
+     * One GPU worker per srun step of the allocation this process runs in (see {@link SlurmAllocation}), each
+     * judging on its step's one GPU, which it sees as device 0; with {@code compileAhead}, check-only workers on
+     * this host compile candidates ahead, as for local workers. The worker command is this process's own JVM and
+     * class path, so kevo must sit where every node of the allocation sees it at the same path.
+     */
+    static WorkerPool slurmPool(WorkerPlacement.Slurm slurm, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
+                                EvalSettings settings, boolean compileAhead) {
+        SlurmAllocation allocation = SlurmAllocation.fromEnvironment(System.getenv(),
+                SlurmAllocation::scontrolHostnames);
+        List<String> worker = command(Optional.of(0), nvrtc);
+        List<Supervisor> steps = allocation.launchers(slurm.count(), slurm.gres(), slurm.srunArgs()).stream()
+                .map(l -> new Supervisor(new Supervisor.Setup(worker, suite, baseline, settings, null, 0, l)))
+                .toList();
+        BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
+                baseline, settings, arch, sms);
+        return WorkerPool.start(steps, compileAhead ? compiler : null, System.err::println);
     }
 
     private static boolean writable(Path dir) {
