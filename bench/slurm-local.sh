@@ -10,6 +10,8 @@
 #   KEVO_SLURM_DIR     state, configs, logs, munge socket (default /tmp/kevo-slurm)
 #   KEVO_SLURM_PREFIX  where Debian's packages were unpacked with dpkg -x (default: empty, the system's install)
 #   KEVO_SLURM_GPUS    GPUs the node offers as gres gpu (default 0); GPU i is /dev/nvidia<i>
+#   KEVO_SLURM_GPU_FILES  the GPU device files' prefix instead of /dev/nvidia (a test without GPUs makes stand-ins)
+#   KEVO_SLURM_LIBS    library path for a prefix (default: its lib and slurm-wlm folders)
 #   KEVO_SLURM_CPUS    CPUs the node offers (default nproc, at least 8: CI's fake workers are light, and each
 #                      worker step holds one CPU)
 set -euo pipefail
@@ -24,7 +26,7 @@ client_env() {
   echo "export SLURM_CONF=$dir/slurm.conf"
   if [[ -n $prefix ]]; then
     echo "export PATH=$prefix/usr/bin:$prefix/usr/sbin:\$PATH"
-    echo "export LD_LIBRARY_PATH=$arch_lib:$arch_lib/slurm-wlm\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+    echo "export LD_LIBRARY_PATH=${KEVO_SLURM_LIBS:-$arch_lib:$arch_lib/slurm-wlm}\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
   fi
 }
 
@@ -42,7 +44,7 @@ write_configs() {
     gres_types="GresTypes=gpu"
     gres_line=" Gres=gpu:$gpus"
     : > "$dir/gres.conf"
-    for ((i = 0; i < gpus; i++)); do echo "NodeName=localhost Name=gpu File=/dev/nvidia$i" >> "$dir/gres.conf"; done
+    for ((i = 0; i < gpus; i++)); do echo "NodeName=localhost Name=gpu File=${KEVO_SLURM_GPU_FILES:-/dev/nvidia}$i" >> "$dir/gres.conf"; done
   fi
   # proctrack/linuxproc and task/none: no cgroups, which a container seldom lets a daemon manage. CR_Core: steps
   # share the node's memory, so one worker step never waits for another's memory to be given back.
@@ -90,7 +92,15 @@ start() {
   write_configs
   eval "$(client_env)"
   local sbin=/usr/sbin
-  [[ -n $prefix ]] && sbin=$prefix/usr/sbin
+  if [[ -n $prefix ]]; then
+    sbin=$prefix/usr/sbin
+    # Unpacked Debian packages name the daemons slurmd-wlm etc.; installed, the plain names are alternatives' links.
+    # The plain names matter: Slurm tells its daemons apart by program name (as slurmd-wlm, slurmd ignores its
+    # node's GPUs).
+    for d in slurmctld slurmd slurmstepd; do
+      [[ -e $sbin/$d ]] || ln -s "$d-wlm" "$sbin/$d"
+    done
+  fi
   if ! pid_alive "$dir/munged.pid"; then
     # --force: munged as root, and a key folder it did not make; fine for a throwaway loopback cluster.
     "$sbin/munged" --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
@@ -113,7 +123,7 @@ start() {
     sleep 1
   done
   echo "slurm: the node did not become idle within 60 s (state '${state:-none}'); logs in $dir" >&2
-  tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" >&2 || true
+  tail -n 5 "$dir/slurmctld.log" "$dir/slurmd.log" >&2 || true
   return 1
 }
 
