@@ -17,6 +17,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Message;
+import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.cuda.DeviceInfo;
@@ -89,6 +90,7 @@ public final class EvolveCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.empty());
         KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
         CampaignStore store;
         List<KernelFile> seeds;
@@ -126,7 +128,6 @@ public final class EvolveCommand implements Callable<Integer> {
         if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
         }
-        Optional<WorkerPlacement.Slurm> slurm = placement.slurm(System.getenv());
         try (WorkerPool workers = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings())) {

@@ -13,6 +13,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -84,8 +85,7 @@ public final class ReevalCommand implements Callable<Integer> {
         boolean sameSuite = judged.name().equals(frozen.suiteName());
         int moved = 0;
         // One worker: here on --device, or (--workers slurm) a step of the allocation, judged again elsewhere if lost.
-        Optional<WorkerPlacement.Slurm> slurm = placement.slurm(System.getenv())
-                .map(s -> new WorkerPlacement.Slurm(Optional.of(s.count().orElse(1)), s.gres(), s.srunArgs()));
+        Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.of(1));
         try (WorkerPool supervisor = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
                 : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,

@@ -1,6 +1,8 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
+import dev.kevo.worker.SlurmAllocation;
+import dev.kevo.worker.SrunLauncher;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +26,14 @@ final class WorkerPlacement {
                     + "without GRES. More srun options: $KEVO_SRUN_ARGS.")
     String gres = "gpu:1";
 
-    /** The Slurm request, or empty for workers on this host. */
-    Optional<Slurm> slurm(Map<String, String> env) {
+    /**
+     * The worker steps, one launcher each, or empty for workers on this host; resolved before anything else so that
+     * a wrong request or a missing allocation stops the command before it makes a campaign folder.
+     *
+     * @param fewest how many steps to start when {@code --workers} says no number (empty: one per GPU of the
+     *               allocation)
+     */
+    Optional<List<SrunLauncher>> slurm(Map<String, String> env, Optional<Integer> fewest) {
         if (workers == null || workers.equals("local")) {
             return Optional.empty();
         }
@@ -34,12 +42,9 @@ final class WorkerPlacement {
             throw KevoException.input("--workers: local, slurm or slurm:N (N at least 1), not '" + workers + "'");
         }
         String extra = env.getOrDefault("KEVO_SRUN_ARGS", "").strip();
-        return Optional.of(new Slurm(Optional.ofNullable(m.group(1)).map(Integer::valueOf),
+        return Optional.of(SlurmAllocation.fromEnvironment(env, SlurmAllocation::scontrolHostnames).launchers(
+                Optional.ofNullable(m.group(1)).map(Integer::valueOf).or(() -> fewest),
                 gres.isBlank() || gres.equals("none") ? Optional.empty() : Optional.of(gres),
                 extra.isEmpty() ? List.of() : Arrays.asList(extra.split("\\s+"))));
-    }
-
-    /** Workers as srun steps: how many (empty: one per GPU of the allocation), holding what, with what else. */
-    record Slurm(Optional<Integer> count, Optional<String> gres, List<String> srunArgs) {
     }
 }

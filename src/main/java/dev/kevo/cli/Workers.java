@@ -5,6 +5,7 @@ import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.SlurmAllocation;
+import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerPool;
 import java.util.Arrays;
@@ -83,12 +84,10 @@ final class Workers {
      * this host compile candidates ahead, as for local workers. The worker command is this process's own JVM and
      * class path, so kevo must sit where every node of the allocation sees it at the same path.
      */
-    static WorkerPool slurmPool(WorkerPlacement.Slurm slurm, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
+    static WorkerPool slurmPool(List<SrunLauncher> launchers, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
                                 EvalSettings settings, boolean compileAhead) {
-        SlurmAllocation allocation = SlurmAllocation.fromEnvironment(System.getenv(),
-                SlurmAllocation::scontrolHostnames);
         List<String> worker = command(Optional.of(0), nvrtc);
-        List<Supervisor> steps = allocation.launchers(slurm.count(), slurm.gres(), slurm.srunArgs()).stream()
+        List<Supervisor> steps = launchers.stream()
                 .map(l -> new Supervisor(new Supervisor.Setup(worker, suite, baseline, settings, null, 0, l)))
                 .toList();
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,

@@ -261,7 +261,8 @@ public final class Supervisor implements AutoCloseable {
             case Message.Ready r -> ready = r;
             case Message.Failed f -> {
                 retire();
-                throw failure(f);
+                KevoException e = failure(f);
+                throw new KevoException(e.kind(), place() + e.getMessage());
             }
             case null -> {
                 String tail = worker.stderrTail();

@@ -87,7 +87,8 @@ public final class WorkerPool implements AutoCloseable {
         List<Started> started = readyAll(supervisors);
         List<Supervisor> up = new ArrayList<>();
         List<Message.Ready> ready = new ArrayList<>();
-        Set<String> named = new java.util.LinkedHashSet<>();
+        Set<String> named = new java.util.HashSet<>();
+        List<String> failures = new ArrayList<>();
         for (int i = 0; i < supervisors.size(); i++) {
             Started s = started.get(i);
             if (s.ready() != null) {
@@ -95,10 +96,11 @@ public final class WorkerPool implements AutoCloseable {
                 ready.add(s.ready());
             } else if (named.add(supervisors.get(i).where())) {
                 notices.accept(s.failure() + "; going on without " + supervisors.get(i).where());
+                failures.add(s.failure());
             }
         }
         if (up.isEmpty()) {
-            throw KevoException.environment("no worker started (" + String.join(", ", named) + ")");
+            throw KevoException.environment("no worker started; " + failures.getFirst());
         }
         List<Supervisor> compilers = List.of();
         if (compilerFor != null && ready.getFirst().device() != null) {
