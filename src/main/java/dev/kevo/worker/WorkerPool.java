@@ -104,9 +104,11 @@ public final class WorkerPool implements AutoCloseable {
         }
         List<Supervisor> compilers = List.of();
         if (compilerFor != null && ready.getFirst().device() != null) {
-            // Compilers need the first device's architecture, so they start once the GPU workers are ready.
-            compilers = up.stream().map(s -> compilerFor.apply(ready.getFirst().device().arch(),
-                    ready.getFirst().device().sms())).toList();
+            // Compilers need the first device's architecture, so they start once the GPU workers are ready. They
+            // run on this host: one per GPU worker, but never more than its cores (a cluster may bring 100 GPUs).
+            int count = Math.min(up.size(), Math.max(1, Runtime.getRuntime().availableProcessors()));
+            compilers = java.util.stream.IntStream.range(0, count).mapToObj(i -> compilerFor.apply(
+                    ready.getFirst().device().arch(), ready.getFirst().device().sms())).toList();
             try {
                 readyAll(compilers);
             } catch (RuntimeException e) {
