@@ -91,6 +91,10 @@ public final class EvolveCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.empty());
+        if (slurm.isPresent() && devices != null) {
+            throw KevoException.input("--devices names GPUs of this host; with --workers slurm the allocation's GPUs "
+                    + "are used (slurm:N for N of them)");
+        }
         KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
         CampaignStore store;
         List<KernelFile> seeds;

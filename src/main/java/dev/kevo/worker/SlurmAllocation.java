@@ -19,8 +19,10 @@ import java.util.function.Function;
  * @param nodes its nodes, expanded from SLURM_JOB_NODELIST
  * @param gpusPerNode GPUs on each node, from the variables Slurm sets for {@code --gpus-per-node},
  *                    {@code --gres=gpu:N} and {@code --gpus}; empty when it says none
+ * @param memoryPerNodeMb the job's memory on each node (SLURM_MEM_PER_NODE), empty when it asked none
  */
-public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer> gpusPerNode) {
+public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer> gpusPerNode,
+                              Optional<Long> memoryPerNodeMb) {
 
     public SlurmAllocation {
         nodes = List.copyOf(nodes);
@@ -45,7 +47,9 @@ public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer
                 .or(() -> Optional.ofNullable(env.get("SLURM_JOB_GPUS")).filter(s -> !s.isBlank())
                         .map(s -> s.split(",").length))
                 .or(() -> count("SLURM_GPUS", env).map(total -> Math.max(1, total / count)));
-        return new SlurmAllocation(job.strip(), nodes, perNode);
+        Optional<Long> memory = Optional.ofNullable(env.get("SLURM_MEM_PER_NODE")).filter(s -> s.matches("\\d+"))
+                .map(Long::valueOf);
+        return new SlurmAllocation(job.strip(), nodes, perNode, memory);
     }
 
     /** "4" or "h100:4" (a typed request) as 4. */
@@ -75,9 +79,15 @@ public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer
             throw KevoException.input("--workers slurm: allocation " + jobId + " holds no GPUs; allocate with "
                     + "--gpus-per-node=N, or say --workers slurm:N");
         }
+        // A step asks for its share of the node's memory: srun would otherwise take SLURM_MEM_PER_NODE, all of it, for
+        // the first step, and where memory is tracked the node's other steps would wait for it. Given options last.
+        int perNode = (total + nodes.size() - 1) / nodes.size();
+        List<String> options = new ArrayList<>();
+        memoryPerNodeMb.ifPresent(mb -> options.add("--mem=" + Math.max(1, mb / perNode) + "M"));
+        options.addAll(extra);
         List<SrunLauncher> launchers = new ArrayList<>();
         for (int i = 0; i < total; i++) {
-            launchers.add(new SrunLauncher(jobId, nodes.get(i % nodes.size()), i, gres, extra));
+            launchers.add(new SrunLauncher(jobId, nodes.get(i % nodes.size()), i, gres, options));
         }
         return launchers;
     }

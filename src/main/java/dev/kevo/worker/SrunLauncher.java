@@ -16,7 +16,9 @@ import java.util.regex.Pattern;
  * @param node the node this worker's steps run on
  * @param slot this worker's number, for its step's name
  * @param gres what each step holds, e.g. {@code gpu:1}; empty for none
- * @param extra more srun options (KEVO_SRUN_ARGS), e.g. {@code --cpus-per-task=4}
+ * @param extra more srun options (a memory share, then KEVO_SRUN_ARGS, e.g. {@code --cpus-per-task=4}); srun takes
+ *              the last of a repeated option, so these override the defaults. One CPU by default: srun of
+ *              some versions (before 22.05, from 23.11) takes the batch job's SLURM_CPUS_PER_TASK for every step.
  */
 public record SrunLauncher(String jobId, String node, int slot, Optional<String> gres, List<String> extra)
         implements Launcher {
@@ -39,7 +41,7 @@ public record SrunLauncher(String jobId, String node, int slot, Optional<String>
     @Override
     public List<String> command(List<String> worker) {
         List<String> command = new ArrayList<>(List.of("srun", "--jobid=" + jobId, "--nodes=1", "--ntasks=1",
-                "--nodelist=" + node, "--exact", "--unbuffered", "--kill-on-bad-exit=1",
+                "--nodelist=" + node, "--exact", "--cpus-per-task=1", "--unbuffered", "--kill-on-bad-exit=1",
                 "--job-name=kevo-worker-" + slot));
         gres.ifPresent(g -> command.add("--gres=" + g));
         command.addAll(extra);

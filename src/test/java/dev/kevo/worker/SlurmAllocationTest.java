@@ -23,12 +23,14 @@ class SlurmAllocationTest {
     @Test
     void oneWorkerPerGpuSpreadOverTheNodes() {
         SlurmAllocation a = of(Map.of("SLURM_JOB_ID", "77", "SLURM_JOB_NODELIST", "gpu[01-02]",
-                "SLURM_GPUS_PER_NODE", "h100:2"));
+                "SLURM_GPUS_PER_NODE", "h100:2", "SLURM_MEM_PER_NODE", "64000"));
         List<SrunLauncher> steps = a.launchers(Optional.empty(), Optional.of("gpu:1"), List.of("--cpus-per-task=4"));
         assertEquals(List.of("gpu01", "gpu02", "gpu01", "gpu02"), steps.stream().map(SrunLauncher::node).toList());
+        // Two steps a node: each asks half the node's memory; the user's options come last, so they win.
         assertEquals(List.of("srun", "--jobid=77", "--nodes=1", "--ntasks=1", "--nodelist=gpu02", "--exact",
-                "--unbuffered", "--kill-on-bad-exit=1", "--job-name=kevo-worker-3", "--gres=gpu:1",
-                "--cpus-per-task=4", "kevo", "worker"), steps.get(3).command(List.of("kevo", "worker")));
+                "--cpus-per-task=1", "--unbuffered", "--kill-on-bad-exit=1", "--job-name=kevo-worker-3",
+                "--gres=gpu:1", "--mem=32000M", "--cpus-per-task=4", "kevo", "worker"),
+                steps.get(3).command(List.of("kevo", "worker")));
     }
 
     @Test
