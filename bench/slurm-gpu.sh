@@ -76,7 +76,8 @@ say "the same campaign with local workers"
 devices=$(seq -s, 0 $(( gpus - 1 )))
 "$KEVO" evolve --config bench/slurm.yaml --devices "$devices" --lines > "$OUT/local-campaign.txt" 2>&1 \
   || say "the local campaign failed (exit $?)"
-slurm_dir=$(head -1 "$OUT/slurm-campaign.txt" | sed -n 's/^campaign //p')
+folder() { sed -n 's/^campaign //p' "$1" 2>/dev/null | head -1; }
+slurm_dir=$(folder "$OUT/slurm-campaign.txt")
 if [[ -n $slurm_dir ]]; then
   champion=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]+"/champion.json"))["id"])' "$slurm_dir" \
     2>/dev/null || true)
@@ -86,7 +87,7 @@ if [[ -n $slurm_dir ]]; then
   fi
 fi
 
-python3 - "$OUT" "$slurm_dir" "$(head -1 "$OUT/local-campaign.txt" | sed -n 's/^campaign //p')" <<'PY'
+python3 - "$OUT" "$slurm_dir" "$(folder "$OUT/local-campaign.txt")" <<'PY'
 import collections, datetime, json, os, subprocess, sys
 out, slurm_dir, local_dir = sys.argv[1:4]
 

@@ -86,7 +86,7 @@ EOF
   : > "$dir/plugstack.conf"
 }
 
-pid_alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+pid_alive() { [[ -s $1 ]] && kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null; }
 
 start() {
   write_configs
