@@ -58,11 +58,15 @@ class SlurmWorkersTest {
 
     @BeforeAll
     static void allocate() throws Exception {
-        // What sbatch or salloc gives a user; the test's own JVM runs outside it and reaches it with --jobid.
-        String out = run("salloc", "--no-shell", "--nodes=1", "--ntasks=4", "--job-name=kevo-test", "--time=10");
+        job = allocation("kevo-test");
+    }
+
+    /** What sbatch or salloc gives a user; the test's own JVM runs outside it and reaches it with --jobid. */
+    private static String allocation(String name) throws Exception {
+        String out = run("salloc", "--no-shell", "--nodes=1", "--ntasks=4", "--job-name=" + name, "--time=10");
         Matcher m = GRANTED.matcher(out);
         assertTrue(m.find(), "salloc: " + out);
-        job = m.group(1);
+        return m.group(1);
     }
 
     @AfterAll
@@ -80,6 +84,10 @@ class SlurmWorkersTest {
     }
 
     private static Supervisor step(int slot, PhaseLimits limits, String... fakeArgs) {
+        return step(job, slot, limits, fakeArgs);
+    }
+
+    private static Supervisor step(String jobId, int slot, PhaseLimits limits, String... fakeArgs) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 FakeWorker.class.getName()));
@@ -87,7 +95,7 @@ class SlurmWorkersTest {
         EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
                 EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
         return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132,
-                new SrunLauncher(job, "localhost", slot, Optional.empty(), List.of())));
+                new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of())));
     }
 
     static String kernel(int gene) {
@@ -98,10 +106,11 @@ class SlurmWorkersTest {
                 """.formatted(gene);
     }
 
-    /** Every proposal a new source, so that each is judged (no cache hits) and the count is exact. */
+    /**
+     * Every proposal a new source (so that each is judged, no cache hits, and counts are exact), drawn from the
+     * child's own randomness, so that a resumed campaign replays the same children.
+     */
     static final class NewEachTime implements Agent {
-        private final AtomicInteger next = new AtomicInteger(100);
-
         @Override
         public String name() {
             return "fake";
@@ -109,21 +118,29 @@ class SlurmWorkersTest {
 
         @Override
         public Proposal propose(ProposalRequest request) {
-            return new Proposal(kernel(next.getAndIncrement()), Optional.empty(), "mutate", "next gene");
+            return new Proposal(kernel(100 + request.random().nextInt(1_000_000_000)), Optional.empty(), "mutate",
+                    "new gene");
         }
+    }
+
+    private static final CampaignConfig CONFIG = new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0,
+            null, 42L, 2, 3, 2, 2, new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight(
+            "fake", 1.0, null)), new CampaignConfig.Stop(0, 0.0, 2, 0, 0.0), "mutations").withDefaults().validated();
+    private static final List<KernelFile> SEEDS = List.of(ContractParser.parse("one.cu", null, kernel(3)),
+            ContractParser.parse("two.cu", null, kernel(10)));
+
+    private static CampaignState run(CampaignStore store, Evaluations workers) {
+        return new Campaign(CONFIG, store, workers, new AgentPool(CONFIG.agents(), Map.of("fake", new NewEachTime())),
+                SEEDS, null, CampaignListener.NONE, System::currentTimeMillis).run();
     }
 
     @Test
     void aCampaignThroughSrunStepsSurvivesAScancelledStepAndJudgesEachCandidateOnce(@TempDir Path dir)
             throws Exception {
         Path log = dir.resolve("judged.log");
-        CampaignConfig config = new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 42L, 2, 3,
-                2, 2, new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("fake", 1.0,
-                null)), new CampaignConfig.Stop(0, 0.0, 2, 0, 0.0), "mutations").withDefaults().validated();
+        CampaignConfig config = CONFIG;
         CampaignStore store = CampaignStore.create(dir.resolve("c"), FrozenCampaign.of("test", "now", config,
                 EvalSettings.DEFAULT, "tiny", List.of("4x100"), "b"), kernel(1));
-        List<KernelFile> seeds = List.of(ContractParser.parse("one.cu", null, kernel(3)),
-                ContractParser.parse("two.cu", null, kernel(10)));
         List<String> notices = Collections.synchronizedList(new ArrayList<>());
         // 1.5 s a judgement: scancel reaches the step within it even on a loaded machine.
         List<Supervisor> steps = List.of(step(0, PhaseLimits.DEFAULT, "serve", "0", log.toString(), "1500"),
@@ -132,9 +149,7 @@ class SlurmWorkersTest {
         try (WorkerPool pool = WorkerPool.start(steps, null, notices::add)) {
             Evaluations workers = pool::evaluate;
             CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> cancelled.set(cancelMidJudgement(log)));
-            CampaignState state = new Campaign(config, store, workers, new AgentPool(config.agents(),
-                    Map.of("fake", new NewEachTime())), seeds, null, CampaignListener.NONE,
-                    System::currentTimeMillis).run();
+            CampaignState state = run(store, workers);
             killer.get(60, TimeUnit.SECONDS);
             assertEquals(2, state.generation(), "the campaign ran to its end");
 
@@ -192,6 +207,53 @@ class SlurmWorkersTest {
     private static Map<String, Long> count(List<String> lines, String prefix) {
         return lines.stream().filter(l -> l.startsWith(prefix)).map(l -> l.split(" "))
                 .collect(Collectors.groupingBy(p -> p[1] + " " + p[2], Collectors.counting()));
+    }
+
+    /** Stands for the campaign process being killed: the evaluations after the first {@code limit} throw. */
+    static final class Killed extends RuntimeException {
+    }
+
+    @Test
+    void aCampaignStoppedInOneAllocationResumesInAnother(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("judged.log");
+        CampaignStore store = CampaignStore.create(dir.resolve("c"), FrozenCampaign.of("test", "now", CONFIG,
+                EvalSettings.DEFAULT, "tiny", List.of("4x100"), "b"), kernel(1));
+        String first = allocation("kevo-first");
+        try (WorkerPool pool = WorkerPool.start(List.of(step(first, 0, PhaseLimits.DEFAULT, "serve", "0",
+                log.toString())), null, n -> { })) {
+            AtomicInteger calls = new AtomicInteger();
+            Evaluations dying = (file, seed) -> {
+                if (calls.incrementAndGet() > 4) {
+                    throw new Killed();
+                }
+                return pool.evaluate(file, seed);
+            };
+            org.junit.jupiter.api.Assertions.assertThrows(Killed.class, () -> run(store, dying));
+        } finally {
+            run("scancel", first);
+        }
+        String second = allocation("kevo-second");
+        try (WorkerPool pool = WorkerPool.start(List.of(step(second, 0, PhaseLimits.DEFAULT, "serve", "0",
+                log.toString())), null, n -> { })) {
+            CampaignState state = run(CampaignStore.open(dir.resolve("c")), pool::evaluate);
+            assertEquals(2, state.generation(), "resumed to its end");
+        } finally {
+            run("scancel", second);
+        }
+        List<String> lines = Files.readAllLines(log);
+        Map<String, Long> byJob = lines.stream().filter(l -> l.startsWith("end "))
+                .collect(Collectors.groupingBy(l -> l.substring(l.lastIndexOf(' ') + 1).split("\\.")[0],
+                        Collectors.counting()));
+        long firstJudged = byJob.getOrDefault(first, 0L);
+        assertTrue(firstJudged >= 2 && firstJudged <= 4, "the seeds and a child or two in the first: " + byJob);
+        assertTrue(byJob.getOrDefault(second, 0L) > 0, "the rest in the second: " + byJob);
+        Map<String, Long> ends = count(lines, "end ");
+        List<MutantRecord> mutants = CampaignStore.open(dir.resolve("c")).mutants();
+        assertTrue(mutants.stream().allMatch(m -> m.cachedFrom() == null), "no two children alike");
+        assertEquals(ends.size(), mutants.size(), "every candidate judged in either allocation is a record");
+        long repeated = ends.values().stream().mapToLong(n -> n - 1).sum();
+        assertTrue(repeated <= 1, "at most the candidate in flight at the kill is judged again: " + ends);
+        mutants.forEach(m -> assertEquals(Verdict.PASS, m.result().verdict(), m.id()));
     }
 
     @Test
