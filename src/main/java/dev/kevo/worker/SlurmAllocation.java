@@ -92,13 +92,20 @@ public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer
         return launchers;
     }
 
-    /** Expands a node list with {@code scontrol show hostnames}, as every Slurm installation can. */
+    /**
+     * Expands a node list: plain names separated by commas as they are, ranges ("gpu[01-04]") with {@code scontrol
+     * show hostnames}, as every Slurm installation can.
+     */
     public static List<String> scontrolHostnames(String nodeList) {
+        if (nodeList.matches("[\\w.-]+(,[\\w.-]+)*")) {
+            return List.of(nodeList.split(","));
+        }
         try {
             Process p = new ProcessBuilder("scontrol", "show", "hostnames", nodeList).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw KevoException.environment("scontrol show hostnames " + nodeList + " failed: " + out.strip());
+                throw KevoException.environment("scontrol show hostnames " + nodeList + " failed: "
+                        + out.strip().lines().reduce((a, b) -> b).orElse("exit " + p.exitValue()));
             }
             return Arrays.stream(out.split("\\s+")).filter(s -> !s.isBlank()).toList();
         } catch (IOException e) {

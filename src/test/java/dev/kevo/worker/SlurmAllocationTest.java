@@ -44,6 +44,12 @@ class SlurmAllocationTest {
     }
 
     @Test
+    void plainNodeListsNeedNoScontrol() {
+        assertEquals(List.of("localhost"), SlurmAllocation.scontrolHostnames("localhost"));
+        assertEquals(List.of("gpu01", "gpu-b.x"), SlurmAllocation.scontrolHostnames("gpu01,gpu-b.x"));
+    }
+
+    @Test
     void outsideAnAllocationOrWithoutGpusIsOneClearInputError() {
         KevoException outside = assertThrows(KevoException.class, () -> of(Map.of()));
         assertEquals(KevoException.Kind.INPUT, outside.kind());
