@@ -19,6 +19,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Message;
+import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.cuda.DeviceInfo;
@@ -40,6 +41,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,6 +69,9 @@ public final class EvolveCommand implements Callable<Integer> {
 
     @Option(names = "--nvrtc", paramLabel = "LIB", description = "NVRTC library to use.")
     Path nvrtc;
+
+    @Mixin
+    WorkerPlacement placement = new WorkerPlacement();
 
     static final class Output {
         @Option(names = "--quiet", description = "No progress, only the final summary.")
@@ -96,6 +101,11 @@ public final class EvolveCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.empty());
+        if (slurm.isPresent() && devices != null) {
+            throw KevoException.input("--devices names GPUs of this host; with --workers slurm the allocation's GPUs "
+                    + "are used (slurm:N for N of them)");
+        }
         KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
         // Check first, then create: the config, its inputs and the agents are checked here, the devices and their
         // workers below, and only then is a new campaign's folder made, so one that cannot start leaves nothing.
@@ -112,8 +122,9 @@ public final class EvolveCommand implements Callable<Integer> {
         if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
             throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
         }
-        try (WorkerPool workers = Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline,
-                frozen.settings())) {
+        try (WorkerPool workers = slurm.isPresent()
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
+                : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings())) {
             CampaignStore store = start.existing() != null ? start.existing()
                     : CampaignStore.create(start.dir(), frozen, start.baselineSource());
             CampaignConfig campaign = store.frozen().config();
@@ -193,11 +204,11 @@ public final class EvolveCommand implements Callable<Integer> {
         };
     }
 
-    /** "NVIDIA H100 80GB HBM3 (132 SMs)", or "2 GPUs: 0 NVIDIA H200 (132 SMs), 1 ..." */
+    /** "NVIDIA H100 80GB HBM3 (132 SMs)", or "2 GPUs: 0 NVIDIA H200 (132 SMs), 1 ...", node first on Slurm. */
     static String describe(List<Message.Ready> ready) {
-        List<String> each = ready.stream().map(r -> r.device().ordinal() + " " + r.device().name() + " ("
-                + r.device().sms() + " SMs)").toList();
-        return each.size() == 1 ? each.getFirst().substring(each.getFirst().indexOf(' ') + 1)
+        List<String> each = ready.stream().map(r -> r.judgedOn() + " (" + r.device().sms() + " SMs)").toList();
+        return each.size() == 1 && ready.getFirst().node() == null
+                ? each.getFirst().substring(each.getFirst().indexOf(' ') + 1)
                 : each.size() + " GPUs: " + String.join(", ", each);
     }
 

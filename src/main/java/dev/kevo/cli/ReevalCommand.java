@@ -14,7 +14,8 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
-import dev.kevo.worker.Supervisor;
+import dev.kevo.worker.SrunLauncher;
+import dev.kevo.worker.WorkerPool;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -59,6 +61,9 @@ public final class ReevalCommand implements Callable<Integer> {
             description = "NVRTC library to use (else $KEVO_NVRTC, then the usual CUDA locations).")
     Path nvrtc;
 
+    @Mixin
+    WorkerPlacement placement = new WorkerPlacement();
+
     @Spec
     CommandSpec spec;
 
@@ -84,14 +89,18 @@ public final class ReevalCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         boolean sameSuite = judged.name().equals(frozen.suiteName());
         int moved = 0;
-        try (Supervisor supervisor = Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
-                baseline, settings)) {
+        // One worker: here on --device, or (--workers slurm) a step of the allocation, judged again elsewhere if lost.
+        Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.of(1));
+        try (WorkerPool supervisor = slurm.isPresent()
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
+                : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
+                        baseline, settings)), null, System.err::println)) {
             out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s, baseline %s%n", chosen.size(), campaign,
-                    supervisor.ready().device().name(), judged.name(), baseline.choice().describe());
+                    supervisor.ready().getFirst().judgedOn(), judged.name(), baseline.choice().describe());
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
-                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed(), false);
+                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed());
                 String change = "";
                 boolean flagged = now.verdict() != m.result().verdict();
                 if (now.passed() && m.passed()) {

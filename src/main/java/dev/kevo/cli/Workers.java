@@ -5,6 +5,9 @@ import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.SlurmAllocation;
+import dev.kevo.worker.SrunLauncher;
+import dev.kevo.worker.Launcher;
 import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerPool;
 import java.util.Arrays;
@@ -44,7 +47,7 @@ final class Workers {
     private static Supervisor.Setup setup(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
                                           BaselineResolver.Resolved baseline, EvalSettings settings) {
         return new Supervisor.Setup(command(device, nvrtc), suite, baseline.file(), settings, null, 0,
-                baseline.choice());
+                baseline.choice(), Launcher.LOCAL);
     }
 
     /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */
@@ -87,6 +90,24 @@ final class Workers {
         int count = first.ready().devices();
         return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(),
                 d -> d == 0 ? first : supervisor.apply(d), compiler);
+    }
+
+    /**
+     * One GPU worker per srun step of the allocation this process runs in (see {@link SlurmAllocation}), each
+     * judging on its step's one GPU, which it sees as device 0; with {@code compileAhead}, check-only workers on
+     * this host compile candidates ahead, as for local workers. The worker command is this process's own JVM and
+     * class path, so kevo must sit where every node of the allocation sees it at the same path.
+     */
+    static WorkerPool slurmPool(List<SrunLauncher> launchers, Optional<Path> nvrtc, Suite suite,
+                                BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead) {
+        List<String> worker = command(Optional.of(0), nvrtc);
+        List<Supervisor> steps = launchers.stream()
+                .map(l -> new Supervisor(new Supervisor.Setup(worker, suite, baseline.file(), settings, null, 0,
+                        baseline.choice(), l)))
+                .toList();
+        BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
+                null, settings, arch, sms);
+        return WorkerPool.start(steps, compileAhead ? compiler : null, System.err::println);
     }
 
     private static boolean writable(Path dir) {

@@ -40,10 +40,42 @@ public sealed interface Message {
     /**
      * Worker: configured, baseline checked, ready for candidates. {@code device} is null for a check-only worker;
      * {@code devices} is how many GPUs the worker's host has, so that "all devices" needs no CUDA in the
-     * supervising process.
+     * supervising process. {@code node} and {@code visibleDevices}: see {@link #here}.
      */
-    record Ready(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary, double startupMs)
-            implements Message {
+    record Ready(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary, double startupMs,
+                 String node, String visibleDevices) implements Message {
+        public Ready(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary, double startupMs) {
+            this(device, devices, nvrtcVersion, nvrtcLibrary, startupMs, null, null);
+        }
+
+        /**
+         * As reported by a worker from its environment: the Slurm node it runs on (null outside Slurm) and its
+         * CUDA_VISIBLE_DEVICES, so that a record can name the node and the physical GPU, which inside a Slurm step
+         * is device 0 whatever GPU Slurm gave it.
+         */
+        public static Ready here(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary,
+                                 double startupMs, java.util.Map<String, String> env) {
+            return new Ready(device, devices, nvrtcVersion, nvrtcLibrary, startupMs, env.get("SLURMD_NODENAME"),
+                    env.get("CUDA_VISIBLE_DEVICES"));
+        }
+
+        /**
+         * "0 NVIDIA H100", or "gpu07 3 NVIDIA H100" on a Slurm node: the node, then the GPU as the host numbers it
+         * (the ordinal's entry in CUDA_VISIBLE_DEVICES when that is set), then its name. Null for a check-only worker.
+         */
+        public String judgedOn() {
+            if (device == null) {
+                return null;
+            }
+            String gpu = Integer.toString(device.ordinal());
+            if (visibleDevices != null && !visibleDevices.isBlank()) {
+                String[] visible = visibleDevices.split(",");
+                if (device.ordinal() < visible.length) {
+                    gpu = visible[device.ordinal()].strip();
+                }
+            }
+            return (node == null || node.isBlank() ? "" : node + " ") + gpu + " " + device.name();
+        }
     }
 
     /**

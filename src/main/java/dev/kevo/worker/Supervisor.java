@@ -31,19 +31,20 @@ import java.util.concurrent.TimeUnit;
 public final class Supervisor implements AutoCloseable {
 
     /**
-     * How to start a worker and what it judges against; {@code arch} and {@code sms} matter only to a check-only
-     * worker (one started without a device; null and 0 mean its GPU's, or an H100's), which needs no baseline.
+     * How to start a worker, where, and what it judges against; {@code arch} and {@code sms} matter only to a
+     * check-only worker (one started without a device; null and 0 mean its GPU's, or an H100's), which needs no
+     * baseline.
      */
     public record Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings,
-                        String arch, int sms, BaselineChoice baselineChoice) {
+                        String arch, int sms, BaselineChoice baselineChoice, Launcher launcher) {
         public Setup {
             workerCommand = List.copyOf(workerCommand);
         }
 
-        /** A kernel-file baseline ({@code baselineChoice} names cuDNN when that is the baseline, with no file). */
+        /** A kernel-file baseline, a worker on this host. */
         public Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings, String arch,
                      int sms) {
-            this(workerCommand, suite, baseline, settings, arch, sms, null);
+            this(workerCommand, suite, baseline, settings, arch, sms, null, Launcher.LOCAL);
         }
     }
 
@@ -55,6 +56,8 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private static final int STDERR_TAIL_CHARS = 4000;
+    /** How long a worker whose output ended may take to exit: srun waits for a cancelled step's tasks. */
+    private static final long STEP_END_WAIT_SECONDS = 40;
     /** How often the worker's memory is looked at while it works. */
     private static final long MEMORY_CHECK_NANOS = 250_000_000L;
 
@@ -104,7 +107,7 @@ public final class Supervisor implements AutoCloseable {
 
     /** Starts a worker process now; it initialises its device and waits for its configuration. */
     public static Spawned spawn(List<String> workerCommand) {
-        return new Spawned(Worker.spawn(workerCommand, STDERR_TAIL_CHARS));
+        return new Spawned(Worker.spawn(workerCommand, Launcher.LOCAL, STDERR_TAIL_CHARS));
     }
 
     /** Starts the worker if none is running, and returns what it reported when it was ready. */
@@ -119,7 +122,21 @@ public final class Supervisor implements AutoCloseable {
         return new Restarts(restartMillis.size(), restartMillis);
     }
 
-    /** Judges one kernel file in the worker; never throws for anything the candidate does. */
+    /** Where this supervisor's workers run: "this host", "node gpu07". */
+    public String where() {
+        return setup.launcher().where();
+    }
+
+    /** Whether a worker of this supervisor that cannot start may be left out of its pool (see {@link Launcher}). */
+    public boolean expendable() {
+        return setup.launcher().expendable();
+    }
+
+    /**
+     * Judges one kernel file in the worker; never throws for anything the candidate does.
+     *
+     * @throws WorkerLost when the cluster took the worker away mid-candidate (never for a worker on this host)
+     */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
         return evaluate(file, inputSeed, cold, null);
     }
@@ -130,7 +147,7 @@ public final class Supervisor implements AutoCloseable {
         ready();
         CandidateResult.Builder result = judge(file, inputSeed, cold, compiled).result().toBuilder();
         if (ready != null && ready.device() != null) {
-            result.device(ready.device().ordinal() + " " + ready.device().name());
+            result.device(ready.judgedOn());
         }
         if (restartMillis.size() > restartsBefore) {
             result.workerStartMs(restartMillis.getLast());
@@ -153,6 +170,7 @@ public final class Supervisor implements AutoCloseable {
         try {
             worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, cold, compiled));
         } catch (IOException e) {
+            reclaimedCheck();
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
         }
         Phase phase = Phase.COMPILE;
@@ -208,6 +226,7 @@ public final class Supervisor implements AutoCloseable {
                 }
                 case Message.Failed failed -> throw failure(failed);
                 case Worker.Closed closed -> {
+                    reclaimedCheck();
                     return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
                             + " phase (" + closed.reason() + ")" + worker.stderrTail());
                 }
@@ -215,6 +234,22 @@ public final class Supervisor implements AutoCloseable {
                     // A stale message from an earlier candidate cannot happen with one request in flight; skip it.
                 }
             }
+        }
+    }
+
+    /**
+     * The worker's output ended: if the cluster ended it (its launcher reads that in srun's and slurmstepd's last
+     * words), it is retired and the candidate goes back, verdict-less, to be judged again.
+     */
+    private void reclaimedCheck() {
+        if (setup.launcher() instanceof Launcher.Local) {
+            return;
+        }
+        String stderr = worker.stderrAfterExit();
+        if (setup.launcher().reclaimed(stderr)) {
+            retire();
+            String line = stderr.lines().filter(setup.launcher()::reclaimed).findFirst().orElse("").strip();
+            throw new WorkerLost(where() + ": worker step ended by the cluster (" + line + ")");
         }
     }
 
@@ -231,7 +266,7 @@ public final class Supervisor implements AutoCloseable {
         Worker adopted = early == null ? null : early.adopt();
         early = null;
         worker = adopted != null && adopted.process().isAlive() ? adopted
-                : Worker.spawn(setup.workerCommand(), STDERR_TAIL_CHARS);
+                : Worker.spawn(setup.launcher().command(setup.workerCommand()), setup.launcher(), STDERR_TAIL_CHARS);
         Suite suite = setup.suite();
         try {
             worker.send(new Message.Configure(suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
@@ -240,29 +275,36 @@ public final class Supervisor implements AutoCloseable {
                     setup.sms(), setup.baselineChoice()));
         } catch (IOException e) {
             retire();
-            throw KevoException.environment("the worker did not start: " + e.getMessage());
+            throw KevoException.environment(place() + "the worker did not start: " + e.getMessage());
         }
         Object first = worker.poll(System.nanoTime() + setup.settings().limits().startup().toNanos());
         switch (first) {
             case Message.Ready r -> ready = r;
             case Message.Failed f -> {
                 retire();
-                throw failure(f);
+                KevoException e = failure(f);
+                throw new KevoException(e.kind(), place() + e.getMessage());
             }
             case null -> {
+                String tail = worker.stderrTail();
                 retire();
-                throw KevoException.environment("the worker was not ready within " + setup.settings().limits().startup().toSeconds()
-                        + " s");
+                throw KevoException.environment(place() + "the worker was not ready within "
+                        + setup.settings().limits().startup().toSeconds() + " s" + tail);
             }
             default -> {
                 String tail = worker.stderrTail();
                 retire();
-                throw KevoException.environment("the worker did not start: " + first + tail);
+                throw KevoException.environment(place() + "the worker did not start: " + first + tail);
             }
         }
         if (restart) {
             restartMillis.add((System.nanoTime() - begin) / 1e6);
         }
+    }
+
+    /** "node gpu07: " for a worker elsewhere, so that a node that cannot start its step is named; "" here. */
+    private String place() {
+        return setup.launcher() instanceof Launcher.Local ? "" : where() + ": ";
     }
 
     private static KevoException failure(Message.Failed failed) {
@@ -291,13 +333,14 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** One worker process, its stdin, a reader thread that queues its frames, and the tail of its stderr. */
-    private record Worker(Process process, OutputStream stdin, BlockingQueue<Object> inbox, StringBuilder stderr) {
+    private record Worker(Process process, Launcher launcher, OutputStream stdin, BlockingQueue<Object> inbox,
+                          StringBuilder stderr, Thread stderrReader) {
 
         /** Put in the inbox when the worker's output ends. */
         record Closed(String reason) {
         }
 
-        static Worker spawn(List<String> command, int tailChars) {
+        static Worker spawn(List<String> command, Launcher launcher, int tailChars) {
             Process process;
             try {
                 process = new ProcessBuilder(command).start();
@@ -308,8 +351,9 @@ public final class Supervisor implements AutoCloseable {
             BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
             StringBuilder stderr = new StringBuilder();
             Thread.ofVirtual().name("worker-out").start(() -> pump(process.getInputStream(), inbox));
-            Thread.ofVirtual().name("worker-err").start(() -> drain(process.getErrorStream(), stderr, tailChars));
-            return new Worker(process, process.getOutputStream(), inbox, stderr);
+            Thread err = Thread.ofVirtual().name("worker-err").start(() -> drain(process.getErrorStream(), stderr,
+                    tailChars));
+            return new Worker(process, launcher, process.getOutputStream(), inbox, stderr, err);
         }
 
         private static void pump(InputStream in, BlockingQueue<Object> inbox) {
@@ -357,7 +401,10 @@ public final class Supervisor implements AutoCloseable {
             }
         }
 
-        /** Resident memory from /proc (Linux); 0 where it cannot be read, which disables the memory limit. */
+        /**
+         * Resident memory from /proc (Linux); 0 where it cannot be read, which disables the memory limit. For a Slurm
+         * step this is srun's, not the worker's: there the step's own memory limit (--mem) is what bounds it.
+         */
         long residentBytes() {
             try {
                 for (String line : Files.readAllLines(Path.of("/proc", Long.toString(
@@ -379,8 +426,25 @@ public final class Supervisor implements AutoCloseable {
             }
         }
 
+        /**
+         * All of the stderr tail, once the process has ended (srun writes why its step ended as it exits; it waits
+         * for the step's tasks up to the cluster's KillWait, hence the wait), or as far as it got.
+         */
+        String stderrAfterExit() {
+            try {
+                if (process.waitFor(STEP_END_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    stderrReader.join(Duration.ofSeconds(2));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (stderr) {
+                return stderr.toString();
+            }
+        }
+
         void kill() {
-            process.destroyForcibly();
+            launcher.stop(process);
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

@@ -104,7 +104,8 @@ public final class WorkerLoop {
                                 configure.baselineSource()));
                 Evaluator evaluator = new Evaluator(gpu, nvrtc, CompileCache.fromEnvironment(System.getenv()), suite,
                         baseline, configure.settings());
-                send(new Message.Ready(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start)));
+                send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
+                        System.getenv()));
                 return serve(new Judge() {
                     @Override
                     public Judgement judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
@@ -133,9 +134,8 @@ public final class WorkerLoop {
             String arch = configure.arch() != null ? configure.arch() : present.map(g -> g.info().arch()).orElse(DEFAULT_ARCH);
             int sms = configure.sms() > 0 ? configure.sms() : present.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
             Preflight preflight = new Preflight(nvrtc, arch, sms, suite);
-            send(new Message.Ready(present.map(Gpu::info).orElse(null), present.isPresent() ? Gpu.count() : 0,
-                    nvrtc.version(), nvrtc.location(),
-                    millisSince(start)));
+            send(Message.Ready.here(present.map(Gpu::info).orElse(null), present.isPresent() ? Gpu.count() : 0,
+                    nvrtc.version(), nvrtc.location(), millisSince(start), System.getenv()));
             return serve((file, request, phases) -> {
                 phases.entered(Phase.COMPILE);
                 Preflight.Checked checked = preflight.checked(file, request.inputSeed(), present);

@@ -5,6 +5,13 @@ import dev.kevo.result.CandidateResult;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,18 +30,32 @@ import java.util.function.IntFunction;
  * GPU time, and one that passes reaches its GPU worker with its cubin, so NVRTC runs while the GPUs time other
  * candidates. A candidate never waits for a compiler: with none idle it waits for a GPU worker and is compiled
  * there (a single shared compiler that candidates queued for held two H200s to 1.42x the rate of one).
+ *
+ * <p>Workers on a cluster (Slurm steps) may go away: one that the cluster takes mid-candidate gives the candidate
+ * back, to be judged again by the next free worker (or by its own restarted step), and one that cannot start is
+ * left out with one notice naming its node, the others going on. A worker on this host that cannot start stops
+ * the pool, as before.
  */
 public final class WorkerPool implements AutoCloseable {
+    /** How long a candidate waiting for a worker sleeps between looks at whether any is left. */
+    private static final long WAIT_SLICE_MILLIS = 500;
+
     private final List<Supervisor> workers;
+    private final List<Supervisor> live;
     private final LinkedBlockingQueue<Supervisor> free = new LinkedBlockingQueue<>();
     private final List<Message.Ready> ready;
     private final List<Supervisor> compilers;
     private final LinkedBlockingQueue<Supervisor> idleCompilers = new LinkedBlockingQueue<>();
+    private final Consumer<String> notices;
+    private final Set<String> noticed = ConcurrentHashMap.newKeySet();
 
-    private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, List<Supervisor> compilers) {
+    private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, List<Supervisor> compilers,
+                       Consumer<String> notices) {
         this.workers = List.copyOf(workers);
+        this.live = new CopyOnWriteArrayList<>(workers);
         this.ready = List.copyOf(ready);
         this.compilers = List.copyOf(compilers);
+        this.notices = notices;
         free.addAll(workers);
         idleCompilers.addAll(compilers);
     }
@@ -54,13 +75,40 @@ public final class WorkerPool implements AutoCloseable {
      */
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
                                    BiFunction<String, Integer, Supervisor> compilerFor) {
-        List<Supervisor> supervisors = devices.stream().map(supervisorFor::apply).toList();
-        List<Message.Ready> ready = readyAll(supervisors);
+        return start(devices.stream().map(supervisorFor::apply).toList(), compilerFor, System.err::println);
+    }
+
+    /**
+     * Starts the given supervisors' workers at once; an expendable one (a cluster step) that cannot start is left
+     * out with one line to {@code notices}, and the pool starts with the rest.
+     */
+    public static WorkerPool start(List<Supervisor> supervisors, BiFunction<String, Integer, Supervisor> compilerFor,
+                                   Consumer<String> notices) {
+        List<Started> started = readyAll(supervisors);
+        List<Supervisor> up = new ArrayList<>();
+        List<Message.Ready> ready = new ArrayList<>();
+        Set<String> named = new java.util.HashSet<>();
+        List<String> failures = new ArrayList<>();
+        for (int i = 0; i < supervisors.size(); i++) {
+            Started s = started.get(i);
+            if (s.ready() != null) {
+                up.add(supervisors.get(i));
+                ready.add(s.ready());
+            } else if (named.add(supervisors.get(i).where())) {
+                notices.accept(s.failure() + "; going on without " + supervisors.get(i).where());
+                failures.add(s.failure());
+            }
+        }
+        if (up.isEmpty()) {
+            throw KevoException.environment("no worker started; " + failures.getFirst());
+        }
         List<Supervisor> compilers = List.of();
         if (compilerFor != null && ready.getFirst().device() != null) {
-            // Compilers need the first device's architecture, so they start once the GPU workers are ready.
-            compilers = supervisors.stream().map(s -> compilerFor.apply(ready.getFirst().device().arch(),
-                    ready.getFirst().device().sms())).toList();
+            // Compilers need the first device's architecture, so they start once the GPU workers are ready. They
+            // run on this host: one per GPU worker, but never more than its cores (a cluster may bring 100 GPUs).
+            int count = Math.min(up.size(), Math.max(1, Runtime.getRuntime().availableProcessors()));
+            compilers = java.util.stream.IntStream.range(0, count).mapToObj(i -> compilerFor.apply(
+                    ready.getFirst().device().arch(), ready.getFirst().device().sms())).toList();
             try {
                 readyAll(compilers);
             } catch (RuntimeException e) {
@@ -68,20 +116,33 @@ public final class WorkerPool implements AutoCloseable {
                 throw e;
             }
         }
-        return new WorkerPool(supervisors, ready, compilers);
+        return new WorkerPool(up, ready, compilers, notices);
+    }
+
+    /** A worker's start: what it reported when ready, or (an expendable one only) why it did not start. */
+    private record Started(Message.Ready ready, String failure) {
     }
 
     /**
      * Starts the supervisors' workers side by side (each takes about a second: its JVM, and for a GPU worker its
-     * context and the baseline's check) and returns what each reported, in order; closes them all if one fails.
+     * context and the baseline's check) and returns how each start went, in order; an expendable one that failed
+     * is closed and its failure kept, any other failure closes them all and is thrown.
      */
-    private static List<Message.Ready> readyAll(List<Supervisor> supervisors) {
-        List<Message.Ready> ready = new ArrayList<>();
+    private static List<Started> readyAll(List<Supervisor> supervisors) {
+        List<Started> ready = new ArrayList<>();
         try (ExecutorService starting = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<Message.Ready>> started = supervisors.stream()
                     .map(s -> starting.submit(s::ready)).toList();
-            for (Future<Message.Ready> f : started) {
-                ready.add(f.get());
+            for (int i = 0; i < started.size(); i++) {
+                try {
+                    ready.add(new Started(started.get(i).get(), null));
+                } catch (ExecutionException e) {
+                    if (!supervisors.get(i).expendable() || !(e.getCause() instanceof KevoException k)) {
+                        throw e;
+                    }
+                    supervisors.get(i).close();
+                    ready.add(new Started(null, k.getMessage()));
+                }
             }
         } catch (ExecutionException e) {
             supervisors.forEach(Supervisor::close);
@@ -94,13 +155,14 @@ public final class WorkerPool implements AutoCloseable {
         return ready;
     }
 
-    /** What each worker reported when ready, in the order of the devices asked for. */
+    /** What each worker reported when ready, in the order of the devices asked for (those that started). */
     public List<Message.Ready> ready() {
         return ready;
     }
 
+    /** Workers in the pool now: those that started, less any that were left out since. */
     public int size() {
-        return workers.size();
+        return live.size();
     }
 
     /** Judges on the first free worker; when all are busy, compiles ahead (with a compiler) and waits for one. */
@@ -120,21 +182,72 @@ public final class WorkerPool implements AutoCloseable {
             }
             ahead = preflight.compiled();
         }
-        if (worker == null) {
-            worker = take();
+        Message.Compiled compiled = ahead;
+        while (true) {
+            if (worker == null) {
+                worker = take();
+            }
+            Optional<CandidateResult> judged = attempt(worker, file, w -> {
+                Message.Compiled usable = compiled != null && w.ready().device() != null
+                        && compiled.arch().equals(w.ready().device().arch()) ? compiled : null;
+                return w.evaluate(file, inputSeed, false, usable);
+            });
+            if (judged.isPresent()) {
+                return judged.get();
+            }
+            worker = null;
         }
+    }
+
+    /**
+     * Judges on {@code worker} and frees it; empty when the cluster took the worker away mid-candidate (it will
+     * start a new step for its next one) or it could not start again (it is left out of the pool).
+     */
+    private Optional<CandidateResult> attempt(Supervisor worker, KernelFile file,
+                                              Function<Supervisor, CandidateResult> judge) {
+        boolean keep = true;
         try {
-            Message.Compiled usable = ahead != null && worker.ready().device() != null
-                    && ahead.arch().equals(worker.ready().device().arch()) ? ahead : null;
-            return worker.evaluate(file, inputSeed, false, usable);
+            return Optional.of(judge.apply(worker));
+        } catch (WorkerLost e) {
+            notices.accept(e.getMessage() + "; " + file.name() + " is judged again");
+            return Optional.empty();
+        } catch (KevoException e) {
+            if (!worker.expendable()) {
+                throw e;
+            }
+            keep = false;
+            leaveOut(worker, e);
+            return Optional.empty();
         } finally {
-            free.add(worker);
+            if (keep) {
+                free.add(worker);
+            }
+        }
+    }
+
+    /** A cluster worker that cannot start (again) leaves the pool, its node named once; none left is fatal. */
+    private void leaveOut(Supervisor worker, KevoException why) {
+        live.remove(worker);
+        worker.close();
+        if (noticed.add(worker.where())) {
+            notices.accept(why.getMessage() + "; going on with " + live.size() + " worker(s)");
+        }
+        if (live.isEmpty()) {
+            throw KevoException.environment("every worker is gone; the last: " + why.getMessage());
         }
     }
 
     private Supervisor take() {
         try {
-            return free.take();
+            while (true) {
+                Supervisor next = free.poll(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS);
+                if (next != null) {
+                    return next;
+                }
+                if (live.isEmpty()) {
+                    throw KevoException.environment("every worker is gone");
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw KevoException.environment("interrupted while waiting for a worker");
@@ -143,20 +256,24 @@ public final class WorkerPool implements AutoCloseable {
 
     /** Judges on the first device's worker, whatever else is free: the device that confirms champions. */
     public CandidateResult confirm(KernelFile file, long inputSeed) {
-        Supervisor first = workers.getFirst();
-        // Confirmations run when the campaign's evaluations are done, so this waits at most for a straggler.
-        while (!free.remove(first)) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw KevoException.environment("interrupted while waiting for the confirming worker");
+        while (true) {
+            if (live.isEmpty()) {
+                throw KevoException.environment("every worker is gone");
             }
-        }
-        try {
-            return first.evaluate(file, inputSeed, false);
-        } finally {
-            free.add(first);
+            Supervisor first = live.getFirst();
+            // Confirmations run when the campaign's evaluations are done, so this waits at most for a straggler.
+            while (!free.remove(first)) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw KevoException.environment("interrupted while waiting for the confirming worker");
+                }
+            }
+            Optional<CandidateResult> judged = attempt(first, file, w -> w.evaluate(file, inputSeed, false));
+            if (judged.isPresent()) {
+                return judged.get();
+            }
         }
     }
 

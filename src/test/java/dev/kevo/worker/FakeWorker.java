@@ -5,6 +5,11 @@ import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.Phase;
 import dev.kevo.result.Verdict;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -18,16 +23,23 @@ public final class FakeWorker {
 
     /**
      * A well-behaved worker for device {@code ordinal} of a two-GPU host: each candidate takes 150 ms (1.5 s when
-     * its source says SLOW) and
+     * its source says SLOW, {@code millis} when given) and
      * passes, with a score that says which device judged it (2.0 on device 0, 1.0 elsewhere) and its start and
-     * end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped.
+     * end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped. With a
+     * {@code log}, each judgement appends "start NAME SEED STEP" as it begins and "end ..." as it answers (STEP:
+     * the Slurm job.step it runs in, "-" outside Slurm), so that a test sees what was judged where, and how often.
      */
-    private static void serve(int ordinal) throws IOException, InterruptedException {
+    private static void serve(int ordinal, Path log, long millis) throws IOException, InterruptedException {
         DeviceInfo device = new DeviceInfo(ordinal, "Fake GPU", "0000:0" + ordinal, 9, 0, 132, 50 << 20, 80L << 30,
                 1024, 232448, 1980, 2619, 5120, "580.0");
-        answerEach(new Message.Ready(device, 2, "0.0", "fake", 1), request -> {
+        Map<String, String> env = System.getenv();
+        String step = env.containsKey("SLURM_STEP_ID") ? env.get("SLURM_JOB_ID") + "." + env.get("SLURM_STEP_ID") : "-";
+        answerEach(Message.Ready.here(device, 2, "0.0", "fake", 1, env), request -> {
             long start = System.currentTimeMillis();
-            Thread.sleep(request.source().contains("SLOW") ? 1500 : 150);
+            String what = request.name() + " " + request.inputSeed() + " " + step + "\n";
+            append(log, "start " + what);
+            Thread.sleep(millis > 0 ? millis : request.source().contains("SLOW") ? 1500 : 150);
+            append(log, "end " + what);
             String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
             return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
                     request.inputSeed()).detail(span).score(ordinal == 0 ? 2.0 : 1.0, 0.5).compiled(1.0, null, null)
@@ -50,6 +62,17 @@ public final class FakeWorker {
                     request.inputSeed()).compiled(20.0, null, null).build(), false,
                     new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0));
         });
+    }
+
+    private static void append(Path log, String line) {
+        if (log == null) {
+            return;
+        }
+        try {
+            Files.writeString(log, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private interface Answer {
@@ -78,8 +101,14 @@ public final class FakeWorker {
             return;
         }
         Frames.read(System.in);
+        if (mode.equals("mute")) {
+            // Like a node that never gets its step going: configured, and never ready.
+            Thread.sleep(600_000);
+            return;
+        }
         if (mode.equals("serve")) {
-            serve(Integer.parseInt(args[1]));
+            serve(Integer.parseInt(args[1]), args.length > 2 ? Path.of(args[2]) : null,
+                    args.length > 3 ? Long.parseLong(args[3]) : 0);
             return;
         }
         if (mode.equals("compile")) {
