@@ -9,7 +9,7 @@ the GPU kept busy while the host enqueues, CUDA events, medians) and with triton
 shape's time with what `kevo eval --json` measured for the same file in the same run.
 Usage: python bench/export_torch.py --package DIR --kevo-json EVAL.json --out OUT.json [--command TEXT]
 """
-import argparse, datetime, importlib, json, math, os, statistics, subprocess, sys, time
+import argparse, datetime, faulthandler, importlib, json, math, os, statistics, subprocess, sys, time
 
 import torch
 
@@ -167,6 +167,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--command", default=" ".join(sys.argv))
     args = ap.parse_args()
+    faulthandler.enable()
     import triton
     import triton.testing
 
@@ -197,6 +198,10 @@ def main():
         if rows * cols <= MAX_ELEMENTS:
             randoms.append((rows, cols))
     rows_out = []
+    # The misuse checks first: a crash there (the H100 run once died of a segfault after the last shape) says so,
+    # with a trace from faulthandler, before the timings are spent.
+    errs = errors(ext)
+    print("error checks: " + ", ".join(f"{k}={'ok' if v['ok'] else 'NO'}" for k, v in errs.items()), flush=True)
     for kind, shapes in (("suite", suite), ("random", randoms)):
         for rows, cols in shapes:
             shape = f"{rows}x{cols}"
@@ -225,7 +230,6 @@ def main():
                      if "kevoEvalUs" in row else f"  nvrtc {row['kevoPlanNvrtcUs']:9.1f} us"), flush=True)
             del x, y, ws
             torch.cuda.empty_cache()
-    errs = errors(ext)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     suite_rows = [r for r in rows_out if r["kind"] == "suite" and "ratioExportOverKevoEval" in r]

@@ -31,14 +31,17 @@ lib=$root/usr/lib/x86_64-linux-gnu
 # Only the libraries this host lacks go on the library path, so the host's own (CUDA's neighbours) stay first.
 mkdir -p "$root/extra-libs"
 have=$({ command -v ldconfig >/dev/null && ldconfig -p; } || /sbin/ldconfig -p)
-for f in "$lib"/*.so.*; do
+# Some packages (libdbus-1-3, which slurmd's cgroup/v2 plugin needs) still ship under /lib, not /usr/lib.
+for f in "$lib"/*.so.* "$root"/lib/x86_64-linux-gnu/*.so.*; do
+  [[ -e $f ]] || continue
   name=$(basename "$f")
   if ! grep -q "^[[:space:]]*$name " <<< "$have"; then ln -sf "$f" "$root/extra-libs/$name"; fi
 done
 export KEVO_SLURM_PREFIX=$root KEVO_SLURM_DIR=$root/state KEVO_SLURM_LIBS=$root/extra-libs:$lib/slurm-wlm
 missing=""
 for b in usr/sbin/slurmctld-wlm usr/sbin/slurmd-wlm usr/sbin/slurmstepd-wlm usr/bin/srun usr/bin/sbatch usr/sbin/munged \
-         usr/lib/x86_64-linux-gnu/slurm-wlm/auth_munge.so usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so; do
+         usr/lib/x86_64-linux-gnu/slurm-wlm/auth_munge.so usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so \
+         usr/lib/x86_64-linux-gnu/slurm-wlm/cgroup_v2.so; do
   m=$(LD_LIBRARY_PATH=$KEVO_SLURM_LIBS ldd "$root/$b" 2>&1 | grep "not found" || true)
   [[ -z $m ]] || missing+="$b: $m"$'\n'
 done

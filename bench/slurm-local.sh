@@ -84,6 +84,9 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000$gres_line State
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
   : > "$dir/plugstack.conf"
+  # slurmd starts its cgroup plugin whatever the task and proctrack plugins are; on a cgroup v2 host that plugin
+  # asks systemd (over D-Bus) for a scope, which a container has not got: make the scope by hand instead.
+  printf 'IgnoreSystemd=yes\n' > "$dir/cgroup.conf"
 }
 
 pid_alive() { [[ -s $1 ]] && kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null; }
