@@ -6,6 +6,7 @@
 typedef unsigned long long u64;
 
 #define KEVO_POISON_Y 0x7FBADBADu
+#define KEVO_POISON_WS 0x7FC0FFEEu  // Workbench.POISON_WS: a quiet NaN
 
 // splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
 // and however often it is computed.
@@ -74,7 +75,8 @@ extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed,
 
 // Moves an input set from salt old_salt to new_salt (see kv_value_salted): per row, the old raised element gets its
 // generated value back, then the new one is raised. One thread per row.
-extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
+__device__ __forceinline__ void kv_perturb_rows(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
+                                                u64 new_salt) {
     for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
         if (old_salt != 0) {
             long long c = kv_salt_col(old_salt, r, cols);
@@ -85,6 +87,29 @@ extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, 
             x[r * cols + c] = kv_value_salted(seed, kase, r, c, cols, new_salt);
         }
     }
+}
+
+extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
+    kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
+}
+
+// Sets words [0, n) of p (16-byte aligned) to pattern: 16-byte stores, then the tail.
+__device__ __forceinline__ void kv_fill(unsigned* p, long long n, unsigned pattern) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const uint4 v = make_uint4(pattern, pattern, pattern, pattern);
+    uint4* p4 = reinterpret_cast<uint4*>(p);
+    for (long long i = first; i < n / 4; i += stride) p4[i] = v;
+    for (long long i = n / 4 * 4 + first; i < n; i += stride) p[i] = pattern;
+}
+
+// Everything queued before one timed launch of a candidate, in one launch instead of a perturbation and a memset
+// (each separate operation costs a host call and a gap on the GPU): the input set it will read moves to its new
+// salt, and y_words of y get the poison (0 with the poison switched off, bench only).
+extern "C" __global__ void kevo_prepare(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
+                                        unsigned* y, long long y_words) {
+    kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
+    kv_fill(y, y_words, KEVO_POISON_Y);
 }
 
 // Block-wide reductions in double over 256 threads.
@@ -116,7 +141,8 @@ __device__ double kv_block_sum(double v, double* scratch) {
 // Row statistics in float64, in two steps so that one very long row still spreads over the whole GPU:
 // kevo_reference_chunks writes (max, sum of exp(x - max)) of each chunk of a row, chunk by chunk,
 // and kevo_reference_merge combines a row's chunks into stats[r] = (max, sum of exp(x - max)).
-// Grid of the first: rows * chunks blocks of KV_THREADS threads; chunks = cdiv(cols, chunk_cols).
+// Grid of the first: rows * chunks blocks of KV_THREADS threads; chunks = cdiv(cols, chunk_cols). With one chunk a
+// row, the first one's output already is stats[r]: it writes there and the merge is not launched.
 extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int cols, int chunk_cols, int chunks,
                                                  u64 seed, int kase, u64 salt) {
     __shared__ double scratch[KV_THREADS];
@@ -136,7 +162,7 @@ extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int
     }
 }
 
-extern "C" __global__ void kevo_reference_merge(double2* stats, const double2* partial, int rows, int chunks) {
+extern "C" __global__ void kevo_reference_merge(double2* stats, double2* partial, int rows, int chunks) {
     __shared__ double scratch[KV_THREADS];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         double m = -(double)KEVO_INF;
@@ -149,6 +175,10 @@ extern "C" __global__ void kevo_reference_merge(double2* stats, const double2* p
         }
         s = kv_block_sum(s, scratch);
         if (threadIdx.x == 0) stats[r] = make_double2(m, s);
+        // The chunks' statistics go once used (each thread overwrites only what it read): no partial answer stays in
+        // memory, without a memset of its own after every checked launch.
+        const double gone = __longlong_as_double(((long long)KEVO_POISON_WS << 32) | KEVO_POISON_WS);
+        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) partial[(long long)r * chunks + k] = make_double2(gone, gone);
     }
 }
 
@@ -204,6 +234,16 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
     }
 }
 
+// Zeroes n results for kevo_compare to add up into.
+extern "C" __global__ void kevo_clear_checks(KevoCheck* out, int n) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) {
+        KevoCheck zero = {};
+        zero.first_bad = ~0ull;
+        out[k] = zero;
+    }
+}
+
 // Counts words of a guard zone that no longer hold their pattern.
 extern "C" __global__ void kevo_guard_check(const unsigned* guard, long long words, unsigned pattern, u64* damaged) {
     u64 bad = 0;
@@ -256,11 +296,18 @@ __device__ __forceinline__ void kv_demote_range(const char* base, long long line
     }
 }
 
+// Up to five ranges (a candidate's input set, y, workspace and the other input sets where they all fit in L2) in one
+// launch, and poison_words of poison set to a quiet NaN: after a checked launch the reference's row statistics go in
+// the same launch, so no answer stays in memory for the candidate's next launch to find.
 extern "C" __global__ void kevo_demote(const char* a, long long a_lines, const char* b, long long b_lines,
-                                       const char* c, long long c_lines) {
+                                       const char* c, long long c_lines, const char* d, long long d_lines,
+                                       const char* e, long long e_lines, unsigned* poison, long long poison_words) {
     kv_demote_range(a, a_lines);
     kv_demote_range(b, b_lines);
     kv_demote_range(c, c_lines);
+    kv_demote_range(d, d_lines);
+    kv_demote_range(e, e_lines);
+    kv_fill(poison, poison_words, KEVO_POISON_WS);
 }
 
 // Holds the stream until the host has queued a whole batch of timed launches and opened the gate, so that no
