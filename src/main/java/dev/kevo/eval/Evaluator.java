@@ -52,6 +52,8 @@ public final class Evaluator implements AutoCloseable {
     /** Wall time of one baseline launch per shape, timed at start: what launch deadlines are derived from. */
     private final double[] baselineLaunchMs;
     private String contextLostBy;
+    /** Safeguards switched off for bench/check_costs.sh (never by default): read once, for this evaluator. */
+    private final Ablation ablation = Ablation.fromSystemProperty();
 
     /** A kernel file compiled, loaded and resolved for every shape of the suite. */
     private record Loaded(KernelFile file, Compilation compilation, Module module, PlanRunner runner,
@@ -67,7 +69,7 @@ public final class Evaluator implements AutoCloseable {
         this.trusted = new TrustedKernels(gpu, nvrtc, cache);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
-        this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
+        this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
@@ -90,7 +92,7 @@ public final class Evaluator implements AutoCloseable {
                     + ": " + r.getMessage());
         }
         this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
-                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow());
+                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow(), ablation);
         this.baselineLaunchMs = timeBaselineLaunches();
     }
 

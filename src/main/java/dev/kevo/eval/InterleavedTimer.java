@@ -70,12 +70,19 @@ final class InterleavedTimer {
     private final Workbench bench;
     private final TrustedKernels trusted;
     private final MeasurementMethod method;
+    private final Ablation ablation;
 
     InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method) {
+        this(gpu, bench, trusted, method, Ablation.NONE);
+    }
+
+    /** @param ablation safeguards switched off, for bench/check_costs.sh only */
+    InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method, Ablation ablation) {
         this.gpu = gpu;
         this.bench = bench;
         this.trusted = trusted;
         this.method = method;
+        this.ablation = ablation;
     }
 
     /** Stats per variant, in the order given. */
@@ -206,7 +213,7 @@ final class InterleavedTimer {
                 int set = launches++ % sets;
                 variant.hooks().before(set, false);
                 if (method.flushL2()) {
-                    bench.flushL2(trusted, variant.flushPinnedLines());
+                    bench.flushL2(trusted, variant.flushPinnedLines() && !ablation.pinnedFlush());
                 }
                 launch(variant, set);
                 variant.hooks().after(set, false);
@@ -219,7 +226,7 @@ final class InterleavedTimer {
     private void timedLaunch(Variant variant, int set, CUevent[] pair) {
         variant.hooks().before(set, true);
         if (method.flushL2()) {
-            bench.flushL2(trusted, variant.flushPinnedLines());
+            bench.flushL2(trusted, variant.flushPinnedLines() && !ablation.pinnedFlush());
         }
         gpu.record(pair[0]);
         launch(variant, set);

@@ -51,14 +51,22 @@ final class TimedLaunchAudit implements AutoCloseable {
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final Tolerance tolerance;
+    private final Ablation ablation;
     private final DeviceBuffer stats;
     private final DeviceBuffer slots;
 
     TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows) {
+        this(gpu, trusted, bench, tolerance, maxRows, Ablation.NONE);
+    }
+
+    /** @param ablation safeguards switched off, for bench/check_costs.sh only */
+    TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows,
+                     Ablation ablation) {
         this.gpu = gpu;
         this.trusted = trusted;
         this.bench = bench;
         this.tolerance = tolerance;
+        this.ablation = ablation;
         this.stats = gpu.alloc(maxRows * 16);
         this.slots = gpu.alloc((long) SLOTS * CheckCounts.BYTES);
     }
@@ -109,9 +117,9 @@ final class TimedLaunchAudit implements AutoCloseable {
         /** One launch: the input set to its next salt, and y poisoned. */
         @Override
         public void before(int set, boolean timed) {
-            long salt = draw.nextLong() | 1;
+            long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
             trusted.prepare(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt, bench.y(),
-                    shape.elements());
+                    ablation.poison() ? 0 : shape.elements());
             salts[set] = salt;
         }
 
@@ -126,7 +134,7 @@ final class TimedLaunchAudit implements AutoCloseable {
             boolean check = false;
             if (timed) {
                 timedLaunches++;
-                check = draw.nextDouble() < checkProbability(timedLaunches);
+                check = draw.nextDouble() < checkProbability(timedLaunches) && !ablation.checks();
             }
             if (check) {
                 if (checked.isEmpty()) {
@@ -140,7 +148,7 @@ final class TimedLaunchAudit implements AutoCloseable {
                         salts[set], tolerance, false);
                 checked.add(new int[] {timedLaunches, set});
             }
-            trusted.demote(bench.candidateLines(set, shape, workspaceBytes),
+            trusted.demote(ablation.demote() ? List.of() : bench.candidateLines(set, shape, workspaceBytes),
                     stats.pointer(), check ? (long) shape.rows() * 4 : 0);
         }
 
