@@ -66,10 +66,31 @@ __device__ float kv_value_salted(u64 seed, int kase, long long r, long long c, i
     return kv_value(seed, kase, r, c, cols);
 }
 
+// A grid-stride walk over the elements of a rows x cols matrix that keeps (row, col) of element i up to date by
+// addition: a 64-bit division per element cost about as much as generating the element.
+struct KvWalk {
+    long long i, r, c, stride, dr, dc;
+    int cols;
+    __device__ KvWalk(int cols_) : cols(cols_) {
+        i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+        stride = (long long)gridDim.x * blockDim.x;
+        r = i / cols;
+        c = i - r * cols;
+        dr = stride / cols;
+        dc = stride - dr * cols;
+    }
+    __device__ __forceinline__ void next() {
+        i += stride;
+        r += dr;
+        c += dc;
+        if (c >= cols) { c -= cols; r++; }
+    }
+};
+
 extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed, int kase) {
     long long n = (long long)rows * cols;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        x[i] = kv_value(seed, kase, i / cols, i % cols, cols);
+    for (KvWalk w(cols); w.i < n; w.next()) {
+        x[w.i] = kv_value(seed, kase, w.r, w.c, cols);
     }
 }
 
@@ -150,15 +171,20 @@ extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int
         int r = (int)(b / chunks);
         int begin = (int)(b % chunks) * chunk_cols;
         int end = min(cols, begin + chunk_cols);
-        double m = -(double)KEVO_INF;
-        for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) m = fmax(m, (double)kv_value_salted(seed, kase, r, c, cols, salt));
-        m = kv_block_max(m, scratch);
-        double s = 0.0;
-        if (m != -(double)KEVO_INF) {
-            for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) s += exp((double)kv_value_salted(seed, kase, r, c, cols, salt) - m);
+        // One pass, each element generated once: a running maximum, and the sum rescaled whenever the maximum grows.
+        double m = -(double)KEVO_INF, s = 0.0;
+        for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) {
+            double v = (double)kv_value_salted(seed, kase, r, c, cols, salt);
+            if (v > m) {
+                s = s * exp(m - v) + 1.0;  // exp(-inf) = 0 for the first finite element
+                m = v;
+            } else if (v != -(double)KEVO_INF) {
+                s += exp(v - m);
+            }
         }
-        s = kv_block_sum(s, scratch);
-        if (threadIdx.x == 0) partial[b] = make_double2(m, s);
+        double row_m = kv_block_max(m, scratch);
+        s = kv_block_sum(m == -(double)KEVO_INF ? 0.0 : s * exp(m - row_m), scratch);
+        if (threadIdx.x == 0) partial[b] = make_double2(row_m, s);
     }
 }
 
@@ -201,9 +227,9 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
     long long n = (long long)rows * cols;
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
     double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        long long r = i / cols;
-        float v = kv_value_salted(seed, kase, r, i % cols, cols, salt);
+    for (KvWalk w(cols); w.i < n; w.next()) {
+        const long long i = w.i, r = w.r;
+        float v = kv_value_salted(seed, kase, r, w.c, cols, salt);
         bool bad = false;
         if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
         float got = y[i];
