@@ -5,13 +5,15 @@
 # hits them alike. About 90 s on an H100. Run from the repository root with the bundle carried
 # (target/kevo-*-linux-x86_64.tar.gz, built by `mvn package`); results land in $OUT (default bench/results/run):
 #   bash bench/check_costs.sh                  -> check-costs-h100.json, check-costs-h100.txt
-# Settings: none (everything on), each safeguard off alone, all off. SETTINGS="none checks" picks some.
+# Settings: none (everything on), each safeguard off alone, overlap (not a safeguard: timing rounds queued behind one
+# gate per batch, as before, instead of one per round), safeguards (all five off), all (and no overlap: about the
+# evaluator before issue 15). SETTINGS="none checks" picks some.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/run}; mkdir -p "$out"
 export KEVO_COMMIT=${KEVO_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 source bench/unpack.sh
-python3 - "$out" "${RUNS:-3}" "${SETTINGS:-none perturb poison demote checks pinnedflush all}" <<'PY' 2>&1 | tee "$out/check-costs-h100.txt"
+python3 - "$out" "${RUNS:-3}" "${SETTINGS:-none perturb poison demote checks pinnedflush overlap safeguards all}" <<'PY' 2>&1 | tee "$out/check-costs-h100.txt"
 import datetime, json, os, statistics, subprocess, sys, tempfile
 out, runs, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 kevo = os.environ["KEVO"]
@@ -23,9 +25,10 @@ with tempfile.TemporaryDirectory() as tmp:
         for s in settings:
             rec = os.path.join(tmp, f"{s}-{run}.json")
             env = dict(os.environ)
+            spec = {"safeguards": "perturb,poison,demote,checks,pinnedflush"}.get(s, s)
             if s != "none":
                 # The launcher passes KEVO_JAVA_OPTS to the CLI's JVM, which forwards kevo.ablate to its worker.
-                env["KEVO_JAVA_OPTS"] = (env.get("KEVO_JAVA_OPTS", "") + f" -Dkevo.ablate={s}").strip()
+                env["KEVO_JAVA_OPTS"] = (env.get("KEVO_JAVA_OPTS", "") + f" -Dkevo.ablate={spec}").strip()
             p = subprocess.run([kevo, "eval", "seeds/online.cu", "--json", rec], capture_output=True, text=True, env=env)
             if p.returncode != 0 or not os.path.exists(rec):
                 print(f"{s} run {run}: exit {p.returncode}: {p.stderr.strip()[-400:]}")

@@ -1,7 +1,6 @@
 package dev.kevo.eval;
 
 import dev.kevo.KevoException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -17,11 +16,14 @@ import java.util.TreeSet;
  * @param demote the L2 demotion of the candidate's lines after each of its launches
  * @param checks the float64 reference and comparison of the timed launches drawn for checking
  * @param pinnedFlush the evict_last read and demotion of the flush before the baseline's launches
+ * @param overlap not a safeguard: the GPU running one timing round while the host queues the next (off: one gate per
+ *     batch of rounds, as before issue 15's cost work), to measure what the overlap saves
  */
-public record Ablation(boolean perturb, boolean poison, boolean demote, boolean checks, boolean pinnedFlush) {
+public record Ablation(boolean perturb, boolean poison, boolean demote, boolean checks, boolean pinnedFlush,
+                       boolean overlap) {
     public static final String PROPERTY = "kevo.ablate";
-    public static final Ablation NONE = new Ablation(false, false, false, false, false);
-    static final List<String> NAMES = List.of("perturb", "poison", "demote", "checks", "pinnedflush");
+    public static final Ablation NONE = new Ablation(false, false, false, false, false, false);
+    static final List<String> NAMES = List.of("perturb", "poison", "demote", "checks", "pinnedflush", "overlap");
 
     /**
      * Parses {@code perturb,poison,...} ({@code all} for every one); null or blank is {@link #NONE}.
@@ -45,7 +47,7 @@ public record Ablation(boolean perturb, boolean poison, boolean demote, boolean 
             }
         }
         return new Ablation(off.contains("perturb"), off.contains("poison"), off.contains("demote"),
-                off.contains("checks"), off.contains("pinnedflush"));
+                off.contains("checks"), off.contains("pinnedflush"), off.contains("overlap"));
     }
 
     /** This process's setting, read once by whoever builds an evaluator. */
@@ -63,13 +65,13 @@ public record Ablation(boolean perturb, boolean poison, boolean demote, boolean 
     }
 
     boolean any() {
-        return perturb || poison || demote || checks || pinnedFlush;
+        return perturb || poison || demote || checks || pinnedFlush || overlap;
     }
 
     @Override
     public String toString() {
-        boolean[] on = {perturb, poison, demote, checks, pinnedFlush};
-        return String.join(",", Arrays.stream(new int[] {0, 1, 2, 3, 4}).filter(i -> on[i]).mapToObj(NAMES::get)
+        boolean[] on = {perturb, poison, demote, checks, pinnedFlush, overlap};
+        return String.join(",", java.util.stream.IntStream.range(0, on.length).filter(i -> on[i]).mapToObj(NAMES::get)
                 .toList());
     }
 }

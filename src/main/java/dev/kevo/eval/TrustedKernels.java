@@ -248,9 +248,9 @@ final class TrustedKernels implements AutoCloseable {
         gpu.launch(copy, blocks, COPY_THREADS, 0, x, y, elements);
     }
 
-    /** Queues a one-thread kernel that holds the stream until {@code flag} is set non-zero by the host. */
-    void gate(CUdeviceptr flag) {
-        gpu.launch(gate, 1, 1, 0, flag);
+    /** Queues a one-thread kernel that holds the stream until the host has set {@code flag} to {@code ticket} or more. */
+    void gate(CUdeviceptr flag, int ticket) {
+        gpu.launch(gate, 1, 1, 0, flag, ticket);
     }
 
     private int elementGrid(long elements) {

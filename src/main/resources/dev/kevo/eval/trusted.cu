@@ -336,14 +336,16 @@ extern "C" __global__ void kevo_demote(const char* a, long long a_lines, const c
     kv_fill(poison, poison_words, KEVO_POISON_WS);
 }
 
-// Holds the stream until the host has queued a whole batch of timed launches and opened the gate, so that no
+// Holds the stream until the host has queued a stretch of timed launches (a round) and opened the gate, so that no
 // timed region contains a gap where the GPU waited for the host to launch the next kernel (the blocking-kernel
-// technique of NVIDIA's nvbench). The gate word lives in mapped host memory, read uncached through volatile.
-// It gives up after ~1 s so that a host that never opens the gate costs a wrong timing, not a hung worker.
-extern "C" __global__ void kevo_gate(volatile int* gate) {
+// technique of NVIDIA's nvbench). Each gate has a ticket; the host opens it by raising the word to that ticket, so the
+// GPU can run one round while the host queues the next behind the next gate. The word lives in mapped host memory,
+// read uncached through volatile. It gives up after ~1 s so that a host that never opens the gate costs a wrong
+// timing, not a hung worker.
+extern "C" __global__ void kevo_gate(volatile int* gate, int ticket) {
     unsigned long long start;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (*gate == 0) {
+    while (*gate < ticket) {
         unsigned long long now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         if (now - start > 1000000000ull) break;
