@@ -2,18 +2,19 @@
 # What each safeguard of the timing phase costs (issue 15: at most +10% of a candidate's evaluation), on one GPU:
 # `kevo eval seeds/online.cu` on the standard suite, RUNS times (default 3) per setting of the internal switch
 # kevo.ablate (never for users: it turns safeguards off), the settings interleaved run by run so that clock drift
-# hits them alike. About 90 s on an H100. Run from the repository root with the bundle carried
+# hits them alike. Run from the repository root with the bundle carried
 # (target/kevo-*-linux-x86_64.tar.gz, built by `mvn package`); results land in $OUT (default bench/results/run):
 #   bash bench/check_costs.sh                  -> check-costs-h100.json, check-costs-h100.txt
-# Settings: none (everything on), each safeguard off alone, overlap (not a safeguard: timing rounds queued behind one
-# gate per batch, as before, instead of one per round), safeguards (all five off), all (and no overlap: about the
-# evaluator before issue 15). SETTINGS="none checks" picks some.
+# Settings: none (everything on), each safeguard off alone (persistreset: the persisting-L2 reset before each shape;
+# deadlines: the launch deadlines' messages to the supervisor), overlap (not a safeguard: timing rounds queued behind
+# one gate per batch, as before, instead of one per round), safeguards (all seven off), all (and no overlap: about the
+# evaluator before issue 15). SETTINGS="none checks" picks some. About 2.5 minutes on an H100.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/run}; mkdir -p "$out"
 export KEVO_COMMIT=${KEVO_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 source bench/unpack.sh
-python3 - "$out" "${RUNS:-3}" "${SETTINGS:-none perturb poison demote checks pinnedflush overlap safeguards all}" <<'PY' 2>&1 | tee "$out/check-costs-h100.txt"
+python3 - "$out" "${RUNS:-3}" "${SETTINGS:-none perturb poison demote checks pinnedflush persistreset deadlines overlap safeguards all}" <<'PY' 2>&1 | tee "$out/check-costs-h100.txt"
 import datetime, json, os, statistics, subprocess, sys, tempfile
 out, runs, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 kevo = os.environ["KEVO"]
@@ -25,7 +26,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for s in settings:
             rec = os.path.join(tmp, f"{s}-{run}.json")
             env = dict(os.environ)
-            spec = {"safeguards": "perturb,poison,demote,checks,pinnedflush"}.get(s, s)
+            spec = {"safeguards": "perturb,poison,demote,checks,pinnedflush,persistreset,deadlines"}.get(s, s)
             if s != "none":
                 # The launcher passes KEVO_JAVA_OPTS to the CLI's JVM, which forwards kevo.ablate to its worker.
                 env["KEVO_JAVA_OPTS"] = (env.get("KEVO_JAVA_OPTS", "") + f" -Dkevo.ablate={spec}").strip()

@@ -16,14 +16,17 @@ import java.util.TreeSet;
  * @param demote the L2 demotion of the candidate's lines after each of its launches
  * @param checks the float64 reference and comparison of the timed launches drawn for checking
  * @param pinnedFlush the evict_last read and demotion of the flush before the baseline's launches
+ * @param persistReset the reset of persisting L2 lines before each shape is timed
+ * @param deadlines the launch deadlines told to the supervisor (one message before each wait)
  * @param overlap not a safeguard: the GPU running one timing round while the host queues the next (off: one gate per
  *     batch of rounds, as before issue 15's cost work), to measure what the overlap saves
  */
 public record Ablation(boolean perturb, boolean poison, boolean demote, boolean checks, boolean pinnedFlush,
-                       boolean overlap) {
+                       boolean persistReset, boolean deadlines, boolean overlap) {
     public static final String PROPERTY = "kevo.ablate";
-    public static final Ablation NONE = new Ablation(false, false, false, false, false, false);
-    static final List<String> NAMES = List.of("perturb", "poison", "demote", "checks", "pinnedflush", "overlap");
+    public static final Ablation NONE = new Ablation(false, false, false, false, false, false, false, false);
+    static final List<String> NAMES = List.of("perturb", "poison", "demote", "checks", "pinnedflush", "persistreset",
+            "deadlines", "overlap");
 
     /**
      * Parses {@code perturb,poison,...} ({@code all} for every one); null or blank is {@link #NONE}.
@@ -47,7 +50,7 @@ public record Ablation(boolean perturb, boolean poison, boolean demote, boolean 
             }
         }
         return new Ablation(off.contains("perturb"), off.contains("poison"), off.contains("demote"),
-                off.contains("checks"), off.contains("pinnedflush"), off.contains("overlap"));
+                off.contains("checks"), off.contains("pinnedflush"), off.contains("persistreset"), off.contains("deadlines"), off.contains("overlap"));
     }
 
     /** This process's setting, read once by whoever builds an evaluator. */
@@ -65,12 +68,12 @@ public record Ablation(boolean perturb, boolean poison, boolean demote, boolean 
     }
 
     boolean any() {
-        return perturb || poison || demote || checks || pinnedFlush || overlap;
+        return perturb || poison || demote || checks || pinnedFlush || persistReset || deadlines || overlap;
     }
 
     @Override
     public String toString() {
-        boolean[] on = {perturb, poison, demote, checks, pinnedFlush, overlap};
+        boolean[] on = {perturb, poison, demote, checks, pinnedFlush, persistReset, deadlines, overlap};
         return String.join(",", java.util.stream.IntStream.range(0, on.length).filter(i -> on[i]).mapToObj(NAMES::get)
                 .toList());
     }

@@ -141,7 +141,7 @@ public final class Evaluator implements AutoCloseable {
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
                                     Optional<Compilation> compiledAhead) {
         long start = System.nanoTime();
-        PhaseClock clock = new PhaseClock(phases);
+        PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
         CandidateResult result = judge(file, inputSeed, cold, clock, compiledAhead);
         clock.entered(null);
         return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent).build();
@@ -349,7 +349,9 @@ public final class Evaluator implements AutoCloseable {
         ShapeResult result = checked;
         int checkedLaunches = 0;
         for (int attempt = 0; ; attempt++) {
-            bench.resetPersistingL2();
+            if (!ablation.persistReset()) {
+                bench.resetPersistingL2();
+            }
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
                     Seeds.derive(inputSeed, s, 3000 + attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,

@@ -19,20 +19,22 @@ class AblationTest {
 
     @Test
     void eachNameSwitchesOffItsOwnSafeguardOnly() {
-        assertEquals(new Ablation(true, false, false, false, false, false), Ablation.parse("perturb"));
-        assertEquals(new Ablation(false, true, false, false, false, false), Ablation.parse("poison"));
-        assertEquals(new Ablation(false, false, true, false, false, false), Ablation.parse("demote"));
-        assertEquals(new Ablation(false, false, false, true, false, false), Ablation.parse("checks"));
-        assertEquals(new Ablation(false, false, false, false, true, false), Ablation.parse("PinnedFlush"));
-        assertEquals(new Ablation(false, false, false, false, false, true), Ablation.parse("overlap"));
-        assertEquals(new Ablation(true, false, true, false, false, false), Ablation.parse("demote, perturb"));
+        assertEquals(new Ablation(true, false, false, false, false, false, false, false), Ablation.parse("perturb"));
+        assertEquals(new Ablation(false, true, false, false, false, false, false, false), Ablation.parse("poison"));
+        assertEquals(new Ablation(false, false, true, false, false, false, false, false), Ablation.parse("demote"));
+        assertEquals(new Ablation(false, false, false, true, false, false, false, false), Ablation.parse("checks"));
+        assertEquals(new Ablation(false, false, false, false, true, false, false, false), Ablation.parse("PinnedFlush"));
+        assertEquals(new Ablation(false, false, false, false, false, true, false, false), Ablation.parse("persistreset"));
+        assertEquals(new Ablation(false, false, false, false, false, false, true, false), Ablation.parse("deadlines"));
+        assertEquals(new Ablation(false, false, false, false, false, false, false, true), Ablation.parse("overlap"));
+        assertEquals(new Ablation(true, false, true, false, false, false, false, false), Ablation.parse("demote, perturb"));
     }
 
     @Test
     void allSwitchesOffEveryOneAndPrintsBackAsTheList() {
         Ablation all = Ablation.parse("all");
-        assertEquals(new Ablation(true, true, true, true, true, true), all);
-        assertEquals("perturb,poison,demote,checks,pinnedflush,overlap", all.toString());
+        assertEquals(new Ablation(true, true, true, true, true, true, true, true), all);
+        assertEquals("perturb,poison,demote,checks,pinnedflush,persistreset,deadlines,overlap", all.toString());
         assertEquals(all, Ablation.parse(all.toString()));
     }
 
