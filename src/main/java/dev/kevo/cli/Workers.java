@@ -1,6 +1,7 @@
 package dev.kevo.cli;
 
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.eval.Ablation;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
@@ -64,6 +65,8 @@ final class Workers {
         CompileCache.fromEnvironment(System.getenv()).dir().filter(Workers::writable).ifPresent(cache ->
                 command.addAll(List.of("-XX:+AutoCreateSharedArchive",
                         "-XX:SharedArchiveFile=" + cache.resolve("worker-" + Version.current() + ".jsa"))));
+        // bench/check_costs.sh sets it on this JVM (KEVO_JAVA_OPTS); the evaluator that reads it runs in the worker.
+        Optional.ofNullable(System.getProperty(Ablation.PROPERTY)).ifPresent(a -> command.add("-D" + Ablation.PROPERTY + "=" + a));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "worker"));
         device.ifPresent(d -> command.addAll(List.of("--device", Integer.toString(d))));
         nvrtc.ifPresent(p -> command.addAll(List.of("--nvrtc", p.toAbsolutePath().toString())));

@@ -54,6 +54,8 @@ public final class Evaluator implements AutoCloseable {
     /** Wall time of one baseline launch per shape, timed at start: what launch deadlines are derived from. */
     private final double[] baselineLaunchMs;
     private String contextLostBy;
+    /** Safeguards switched off for bench/check_costs.sh (never by default): read once, for this evaluator. */
+    private final Ablation ablation = Ablation.fromSystemProperty();
 
     /** A kernel file compiled, loaded and resolved for every shape of the suite. */
     private record Loaded(KernelFile file, Compilation compilation, Module module, PlanRunner runner,
@@ -98,14 +100,14 @@ public final class Evaluator implements AutoCloseable {
         this.trusted = new TrustedKernels(gpu, nvrtc, cache);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
-        this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement());
+        this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
         this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)
                 : file(((Baseline.File) against).file(), nvrtc, cache);
         this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
-                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow());
+                suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow(), ablation);
         this.baselineLaunchMs = timeBaselineLaunches();
     }
 
@@ -188,7 +190,7 @@ public final class Evaluator implements AutoCloseable {
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
                                     Optional<Compilation> compiledAhead) {
         long start = System.nanoTime();
-        PhaseClock clock = new PhaseClock(phases);
+        PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
         CandidateResult result = judge(file, inputSeed, cold, clock, compiledAhead);
         clock.entered(null);
         return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent).build();
@@ -405,7 +407,9 @@ public final class Evaluator implements AutoCloseable {
         ShapeResult result = checked;
         int checkedLaunches = 0;
         for (int attempt = 0; ; attempt++) {
-            bench.resetPersistingL2();
+            if (!ablation.persistReset()) {
+                bench.resetPersistingL2();
+            }
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
                     Seeds.derive(inputSeed, s, 3000 + attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,

@@ -70,12 +70,19 @@ final class InterleavedTimer {
     private final Workbench bench;
     private final TrustedKernels trusted;
     private final MeasurementMethod method;
+    private final Ablation ablation;
 
     InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method) {
+        this(gpu, bench, trusted, method, Ablation.NONE);
+    }
+
+    /** @param ablation safeguards switched off, for bench/check_costs.sh only */
+    InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method, Ablation ablation) {
         this.gpu = gpu;
         this.bench = bench;
         this.trusted = trusted;
         this.method = method;
+        this.ablation = ablation;
     }
 
     /** Stats per variant, in the order given. */
@@ -110,21 +117,30 @@ final class InterleavedTimer {
             // The first batch stops at the minimum repetitions: a steady 31 ms baseline (1x10^7) is then done
             // after 5 launches instead of 8.
             int rounds = Math.min(ROUNDS_PER_BATCH, method.minRepetitions());
+            // Each round is queued behind a closed gate and released once queued whole, so the GPU never waits on the
+            // host inside a timed region: a 5 us kernel timed after a host-side gap looked 5-9% slower. Gating round
+            // by round rather than the whole batch lets the GPU run one round while the host queues the next; behind
+            // one gate per batch the GPU idled while all 8 rounds were queued, and on short shapes, with the checks'
+            // work around each candidate launch, queueing a round takes about as long as running it.
+            int roundsPerGate = ablation.overlap() ? Integer.MAX_VALUE : 1;
+            int ticket = 0;
+            gateFlag.set(ticket);
             while (true) {
-                // The batch is queued behind a closed gate and released at once, so the GPU never waits on the
-                // host inside a timed region: a 5 us kernel timed after a host-side gap looked 5-9% slower.
                 expect(deadlines, allowance.seconds(rounds), what);
-                gateFlag.set(0);
-                trusted.gate(gateFlag.pointer());
                 for (int round = 0; round < rounds; round++) {
+                    if (round % roundsPerGate == 0) {
+                        trusted.gate(gateFlag.pointer(), ++ticket);
+                    }
                     for (int k = 0; k < v; k++) {
                         int which = (round + k) % v;
                         if (!done[which]) {
                             timedLaunch(variants.get(which), launches++ % sets, events[round * v + k]);
                         }
                     }
+                    if (round % roundsPerGate == roundsPerGate - 1 || round == rounds - 1) {
+                        gateFlag.set(ticket);
+                    }
                 }
-                gateFlag.set(1);
                 sync("timing");
                 for (int round = 0; round < rounds; round++) {
                     for (int k = 0; k < v; k++) {
@@ -206,7 +222,7 @@ final class InterleavedTimer {
                 int set = launches++ % sets;
                 variant.hooks().before(set, false);
                 if (method.flushL2()) {
-                    bench.flushL2(trusted, variant.flushPinnedLines());
+                    bench.flushL2(trusted, variant.flushPinnedLines() && !ablation.pinnedFlush());
                 }
                 launch(variant, set);
                 variant.hooks().after(set, false);
@@ -219,7 +235,7 @@ final class InterleavedTimer {
     private void timedLaunch(Variant variant, int set, CUevent[] pair) {
         variant.hooks().before(set, true);
         if (method.flushL2()) {
-            bench.flushL2(trusted, variant.flushPinnedLines());
+            bench.flushL2(trusted, variant.flushPinnedLines() && !ablation.pinnedFlush());
         }
         gpu.record(pair[0]);
         launch(variant, set);

@@ -19,9 +19,9 @@ import java.util.SplittableRandom;
  * what it would read is the same poison either way. Its input set is also changed in one element per row, at a
  * column drawn anew for every launch (raised far above the row: trusted.cu, kv_value_salted), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
- * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, the candidate's lines
- * are demoted in L2 (see {@link Workbench#demoteCandidateLines}) and, for the launches drawn, y and x are
- * compared with the float64 reference of that launch's input set. The reference is computed after the launch and
+ * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
+ * launches drawn, y and x are compared with the float64 reference of that launch's input set, and the candidate's
+ * lines are demoted in L2 (see {@link Workbench#candidateLines}). The reference is computed after the launch and
  * overwritten once compared, so no answer lies in device memory while a candidate runs. The draw comes from the
  * input seed, so {@code --seed} replays it.
  *
@@ -51,14 +51,22 @@ final class TimedLaunchAudit implements AutoCloseable {
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final Tolerance tolerance;
+    private final Ablation ablation;
     private final DeviceBuffer stats;
     private final DeviceBuffer slots;
 
     TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows) {
+        this(gpu, trusted, bench, tolerance, maxRows, Ablation.NONE);
+    }
+
+    /** @param ablation safeguards switched off, for bench/check_costs.sh only */
+    TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows,
+                     Ablation ablation) {
         this.gpu = gpu;
         this.trusted = trusted;
         this.bench = bench;
         this.tolerance = tolerance;
+        this.ablation = ablation;
         this.stats = gpu.alloc(maxRows * 16);
         this.slots = gpu.alloc((long) SLOTS * CheckCounts.BYTES);
     }
@@ -106,33 +114,42 @@ final class TimedLaunchAudit implements AutoCloseable {
             this.salts = new long[setSeeds.length];
         }
 
+        /** One launch: the input set to its next salt, and y poisoned. */
         @Override
         public void before(int set, boolean timed) {
-            long salt = draw.nextLong() | 1;
-            trusted.perturb(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt);
+            long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
+            trusted.prepare(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt, bench.y(),
+                    ablation.poison() ? 0 : shape.elements());
             salts[set] = salt;
-            gpu.fill(bench.y(), Workbench.POISON_Y, shape.elements());
         }
 
+        /**
+         * For a launch drawn for checking: the reference (one launch, two for rows longer than a reference chunk, which
+         * leaves its scratch poisoned) and the comparison, whose counts add up in a slot cleared when the shape began.
+         * Then one launch demotes the candidate's lines and, after a check, poisons the row statistics, so the answer
+         * does not stay around for a later launch to find.
+         */
         @Override
         public void after(int set, boolean timed) {
-            bench.demoteCandidateLines(trusted, set, shape, workspaceBytes);
-            if (!timed) {
-                return;
+            boolean check = false;
+            if (timed) {
+                timedLaunches++;
+                check = draw.nextDouble() < checkProbability(timedLaunches) && !ablation.checks();
             }
-            timedLaunches++;
-            if (draw.nextDouble() < checkProbability(timedLaunches)) {
+            if (check) {
+                if (checked.isEmpty()) {
+                    trusted.clearChecks(slots.pointer(), SLOTS);
+                }
                 int slot = Math.min(checked.size(), SLOTS - 1);
                 trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1,
                         salts[set]);
                 trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
-                        salts[set], tolerance, checked.size() < SLOTS);
-                // The answer does not stay around for a later launch to find.
-                gpu.fill(stats.pointer(), Workbench.POISON_WS, (long) shape.rows() * 4);
-                gpu.fill(bench.referenceScratch(), Workbench.POISON_WS, TrustedKernels.referenceScratchBytes(shape) / 4);
+                        salts[set], tolerance, false);
                 checked.add(new int[] {timedLaunches, set});
             }
+            trusted.demote(ablation.demote() ? List.of() : bench.candidateLines(set, shape, workspaceBytes),
+                    stats.pointer(), check ? (long) shape.rows() * 4 : 0);
         }
 
         int timedLaunches() {
@@ -155,8 +172,9 @@ final class TimedLaunchAudit implements AutoCloseable {
                     salts[set] = 0;
                 }
             }
-            for (int k = 0; k < Math.min(checked.size(), SLOTS); k++) {
-                CheckCounts c = trusted.counts(slots.at((long) k * CheckCounts.BYTES));
+            List<CheckCounts> counts = trusted.counts(slots.pointer(), Math.min(checked.size(), SLOTS));
+            for (int k = 0; k < counts.size(); k++) {
+                CheckCounts c = counts.get(k);
                 String problem = problem(c);
                 if (problem != null) {
                     int[] launch = checked.get(k);

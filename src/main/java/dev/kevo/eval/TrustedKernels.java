@@ -10,6 +10,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.task.InputCase;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Tolerance;
+import java.util.List;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 
@@ -24,9 +25,11 @@ final class TrustedKernels implements AutoCloseable {
     private final Module module;
     private final Kernel generate;
     private final Kernel perturb;
+    private final Kernel prepare;
     private final Kernel referenceChunks;
     private final Kernel referenceMerge;
     private final Kernel compare;
+    private final Kernel clearChecks;
     private final Kernel guardCheck;
     private final Kernel flush;
     private final Kernel demote;
@@ -40,9 +43,11 @@ final class TrustedKernels implements AutoCloseable {
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
         this.perturb = module.kernel("kevo_perturb");
+        this.prepare = module.kernel("kevo_prepare");
         this.referenceChunks = module.kernel("kevo_reference_chunks");
         this.referenceMerge = module.kernel("kevo_reference_merge");
         this.compare = module.kernel("kevo_compare");
+        this.clearChecks = module.kernel("kevo_clear_checks");
         this.guardCheck = module.kernel("kevo_guard_check");
         this.flush = module.kernel("kevo_flush");
         this.demote = module.kernel("kevo_demote");
@@ -70,6 +75,18 @@ final class TrustedKernels implements AutoCloseable {
                 THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt, newSalt);
     }
 
+    /**
+     * What is queued before one timed launch of a candidate, as one launch: {@link #perturb} of {@code x}, and
+     * {@code yWords} words of {@code y} (16-byte aligned) set to the unwritten-output poison.
+     */
+    void prepare(CUdeviceptr x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt,
+                 CUdeviceptr y, long yWords) {
+        int grid = (int) Math.max(1, Math.min(Math.max((shape.rows() + THREADS - 1) / THREADS,
+                (yWords / 4 + THREADS - 1) / THREADS), (long) sms * 32));
+        gpu.launch(prepare, grid, THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt,
+                newSalt, y, yWords);
+    }
+
     /** Columns of a row one block of the reference handles: long rows spread over many blocks. */
     static final int REFERENCE_CHUNK = 8192;
 
@@ -84,7 +101,8 @@ final class TrustedKernels implements AutoCloseable {
 
     /**
      * Row statistics (max, sum of exp(x - max)) in float64 of the generated input, recomputed from the
-     * generator, never read from x. {@code partial} holds {@link #referenceScratchBytes} bytes.
+     * generator, never read from x. {@code partial} holds {@link #referenceScratchBytes} bytes; it is left poisoned,
+     * so only {@code stats} holds anything of the answer afterwards.
      */
     void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase) {
         reference(stats, partial, shape, seed, inputCase, 0);
@@ -94,9 +112,13 @@ final class TrustedKernels implements AutoCloseable {
     void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase, long salt) {
         int chunks = chunks(shape);
         long blocks = (long) shape.rows() * chunks;
-        gpu.launch(referenceChunks, (int) Math.min(blocks, (long) sms * 32), THREADS, 0, partial, shape.rows(),
-                shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal(), salt);
-        gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(), chunks);
+        // One chunk a row: the chunk's statistics are the row's, written straight to stats, and no merge is queued.
+        gpu.launch(referenceChunks, (int) Math.min(blocks, (long) sms * 32), THREADS, 0, chunks == 1 ? stats : partial,
+                shape.rows(), shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal(), salt);
+        if (chunks > 1) {
+            gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(),
+                    chunks);
+        }
     }
 
     CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
@@ -121,9 +143,26 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     CheckCounts counts(CUdeviceptr result) {
-        long[] words = new long[CheckCounts.BYTES / 8];
-        gpu.download(result, Pointer.to(words), CheckCounts.BYTES);
-        return CheckCounts.fromWords(words);
+        return counts(result, 1).getFirst();
+    }
+
+    /** The counts of {@code n} consecutive results, read in one copy (one synchronisation, not one per result). */
+    List<CheckCounts> counts(CUdeviceptr results, int n) {
+        int perResult = CheckCounts.BYTES / 8;
+        long[] words = new long[n * perResult];
+        if (n > 0) {
+            gpu.download(results, Pointer.to(words), (long) n * CheckCounts.BYTES);
+        }
+        return java.util.stream.IntStream.range(0, n).mapToObj(k -> CheckCounts.fromWords(
+                java.util.Arrays.copyOfRange(words, k * perResult, (k + 1) * perResult))).toList();
+    }
+
+    /**
+     * Zeroes {@code n} consecutive results for {@link #compareQueued} with {@code fresh} false (first_bad at ~0), in
+     * one launch: once per timed shape instead of two memsets before every checked launch.
+     */
+    void clearChecks(CUdeviceptr results, int n) {
+        gpu.launch(clearChecks, Math.max(1, (n + THREADS - 1) / THREADS), THREADS, 0, results, n);
     }
 
     /** Adds to {@code counter} the words of a guard zone that lost their pattern. */
@@ -143,21 +182,61 @@ final class TrustedKernels implements AutoCloseable {
         }
     }
 
+    /** A range of device memory. */
+    record Range(CUdeviceptr base, long bytes) {
+    }
+
+    /** Ranges one launch of kevo_demote takes. */
+    static final int DEMOTE_RANGES = 5;
+
     /** Sets the L2 lines of [{@code base}, +{@code bytes}) that are present back to evict_normal; base 128-aligned. */
     void demote(CUdeviceptr base, long bytes) {
-        demote(base, bytes, base, 0, base, 0);
+        demote(List.of(new Range(base, bytes)), null, 0);
     }
 
     /** As {@link #demote(CUdeviceptr, long)} for three ranges at once (one launch). */
     void demote(CUdeviceptr a, long aBytes, CUdeviceptr b, long bBytes, CUdeviceptr c, long cBytes) {
-        long aLines = (aBytes + 127) / 128;
-        long bLines = (bBytes + 127) / 128;
-        long cLines = (cBytes + 127) / 128;
-        long most = Math.max(aLines, Math.max(bLines, cLines));
-        if (most > 0) {
-            gpu.launch(demote, (int) Math.max(1, Math.min((most + 1023) / 1024, (long) sms * 4)), 1024, 0, a, aLines,
-                    b, bLines, c, cLines);
+        demote(List.of(new Range(a, aBytes), new Range(b, bBytes), new Range(c, cBytes)), null, 0);
+    }
+
+    /**
+     * As {@link #demote(CUdeviceptr, long)} for every range (one launch per {@link #DEMOTE_RANGES}), and
+     * {@code poisonWords} words of {@code poison} (16-byte aligned) set to the workspace poison in the first launch.
+     */
+    void demote(List<Range> ranges, CUdeviceptr poison, long poisonWords) {
+        for (DemoteLaunch launch : demoteLaunches(ranges, poison, poisonWords)) {
+            gpu.launch(demote, (int) Math.max(1, Math.min((launch.items() + 1023) / 1024, (long) sms * 4)), 1024, 0,
+                    launch.args());
         }
+    }
+
+    /** One launch of kevo_demote: its arguments, and the most items (lines, or 4 words of poison) one range has. */
+    record DemoteLaunch(long items, Object[] args) {
+    }
+
+    /** The launches {@link #demote(List, CUdeviceptr, long)} queues; none where there is nothing to do. */
+    static List<DemoteLaunch> demoteLaunches(List<Range> ranges, CUdeviceptr poison, long poisonWords) {
+        List<DemoteLaunch> launches = new java.util.ArrayList<>();
+        for (int first = 0; first == 0 || first < ranges.size(); first += DEMOTE_RANGES) {
+            boolean poisoned = first == 0 && poisonWords > 0;
+            Object[] args = new Object[2 * DEMOTE_RANGES + 2];
+            long most = poisoned ? (poisonWords + 3) / 4 : 0;
+            // Unused slots get a real pointer and 0 lines: the kernel never touches them.
+            CUdeviceptr filler = ranges.isEmpty() ? poison : ranges.getFirst().base();
+            for (int k = 0; k < DEMOTE_RANGES; k++) {
+                Range r = first + k < ranges.size() ? ranges.get(first + k) : null;
+                long lines = r == null ? 0 : (r.bytes() + 127) / 128;
+                args[2 * k] = r == null ? filler : r.base();
+                args[2 * k + 1] = lines;
+                most = Math.max(most, lines);
+            }
+            args[2 * DEMOTE_RANGES] = poisoned ? poison : filler;
+            args[2 * DEMOTE_RANGES + 1] = poisoned ? poisonWords : 0L;
+            if (most > 0) {
+                launches.add(new DemoteLaunch(most, args));
+            }
+        }
+        return launches;
     }
 
     /**
@@ -169,9 +248,9 @@ final class TrustedKernels implements AutoCloseable {
         gpu.launch(copy, blocks, COPY_THREADS, 0, x, y, elements);
     }
 
-    /** Queues a one-thread kernel that holds the stream until {@code flag} is set non-zero by the host. */
-    void gate(CUdeviceptr flag) {
-        gpu.launch(gate, 1, 1, 0, flag);
+    /** Queues a one-thread kernel that holds the stream until the host has set {@code flag} to {@code ticket} or more. */
+    void gate(CUdeviceptr flag, int ticket) {
+        gpu.launch(gate, 1, 1, 0, flag, ticket);
     }
 
     private int elementGrid(long elements) {

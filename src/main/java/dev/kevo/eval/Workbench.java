@@ -142,21 +142,23 @@ final class Workbench implements AutoCloseable {
     }
 
     /**
-     * Demotes to evict_normal whatever L2 holds of what a candidate can address for {@code shape}: input set
-     * {@code set}, y and {@code wsBytes} of workspace, guard zones included. Where all input sets fit in L2 together,
-     * the other sets too: a kernel that found them by pointer arithmetic could otherwise keep them pinned for its
-     * next launches.
+     * What a candidate can address for {@code shape}, to be demoted to evict_normal after each of its launches: input
+     * set {@code set}, y and {@code wsBytes} of workspace, guard zones included. Where all input sets fit in L2
+     * together, the other sets too: a kernel that found them by pointer arithmetic could otherwise keep them pinned
+     * for its next launches. Listed rather than launched, so that one launch demotes them all.
      */
-    void demoteCandidateLines(TrustedKernels trusted, int set, Shape shape, long wsBytes) {
+    List<TrustedKernels.Range> candidateLines(int set, Shape shape, long wsBytes) {
         long bytes = guardedBytes(shape.elements() * Float.BYTES);
-        trusted.demote(xSets.get(set).pointer(), bytes, y.pointer(), bytes, workspace.pointer(), guardedBytes(wsBytes));
+        List<TrustedKernels.Range> ranges = new ArrayList<>(List.of(new TrustedKernels.Range(xSets.get(set).pointer(), bytes),
+                new TrustedKernels.Range(y.pointer(), bytes), new TrustedKernels.Range(workspace.pointer(), guardedBytes(wsBytes))));
         if (bytes * xSets.size() <= gpu.info().l2Bytes()) {
             for (int other = 0; other < xSets.size(); other++) {
                 if (other != set) {
-                    trusted.demote(xSets.get(other).pointer(), bytes);
+                    ranges.add(new TrustedKernels.Range(xSets.get(other).pointer(), bytes));
                 }
             }
         }
+        return ranges;
     }
 
     private void armGuards(DeviceBuffer buffer, long payload) {

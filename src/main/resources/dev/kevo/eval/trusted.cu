@@ -6,6 +6,7 @@
 typedef unsigned long long u64;
 
 #define KEVO_POISON_Y 0x7FBADBADu
+#define KEVO_POISON_WS 0x7FC0FFEEu  // Workbench.POISON_WS: a quiet NaN
 
 // splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
 // and however often it is computed.
@@ -65,16 +66,38 @@ __device__ float kv_value_salted(u64 seed, int kase, long long r, long long c, i
     return kv_value(seed, kase, r, c, cols);
 }
 
+// A grid-stride walk over the elements of a rows x cols matrix that keeps (row, col) of element i up to date by
+// addition: a 64-bit division per element cost about as much as generating the element.
+struct KvWalk {
+    long long i, r, c, stride, dr, dc;
+    int cols;
+    __device__ KvWalk(int cols_) : cols(cols_) {
+        i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+        stride = (long long)gridDim.x * blockDim.x;
+        r = i / cols;
+        c = i - r * cols;
+        dr = stride / cols;
+        dc = stride - dr * cols;
+    }
+    __device__ __forceinline__ void next() {
+        i += stride;
+        r += dr;
+        c += dc;
+        if (c >= cols) { c -= cols; r++; }
+    }
+};
+
 extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed, int kase) {
     long long n = (long long)rows * cols;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        x[i] = kv_value(seed, kase, i / cols, i % cols, cols);
+    for (KvWalk w(cols); w.i < n; w.next()) {
+        x[w.i] = kv_value(seed, kase, w.r, w.c, cols);
     }
 }
 
 // Moves an input set from salt old_salt to new_salt (see kv_value_salted): per row, the old raised element gets its
 // generated value back, then the new one is raised. One thread per row.
-extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
+__device__ __forceinline__ void kv_perturb_rows(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
+                                                u64 new_salt) {
     for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
         if (old_salt != 0) {
             long long c = kv_salt_col(old_salt, r, cols);
@@ -85,6 +108,29 @@ extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, 
             x[r * cols + c] = kv_value_salted(seed, kase, r, c, cols, new_salt);
         }
     }
+}
+
+extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
+    kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
+}
+
+// Sets words [0, n) of p (16-byte aligned) to pattern: 16-byte stores, then the tail.
+__device__ __forceinline__ void kv_fill(unsigned* p, long long n, unsigned pattern) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const uint4 v = make_uint4(pattern, pattern, pattern, pattern);
+    uint4* p4 = reinterpret_cast<uint4*>(p);
+    for (long long i = first; i < n / 4; i += stride) p4[i] = v;
+    for (long long i = n / 4 * 4 + first; i < n; i += stride) p[i] = pattern;
+}
+
+// Everything queued before one timed launch of a candidate, in one launch instead of a perturbation and a memset
+// (each separate operation costs a host call and a gap on the GPU): the input set it will read moves to its new
+// salt, and y_words of y get the poison (0 with the poison switched off, bench only).
+extern "C" __global__ void kevo_prepare(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
+                                        unsigned* y, long long y_words) {
+    kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
+    kv_fill(y, y_words, KEVO_POISON_Y);
 }
 
 // Block-wide reductions in double over 256 threads.
@@ -116,7 +162,8 @@ __device__ double kv_block_sum(double v, double* scratch) {
 // Row statistics in float64, in two steps so that one very long row still spreads over the whole GPU:
 // kevo_reference_chunks writes (max, sum of exp(x - max)) of each chunk of a row, chunk by chunk,
 // and kevo_reference_merge combines a row's chunks into stats[r] = (max, sum of exp(x - max)).
-// Grid of the first: rows * chunks blocks of KV_THREADS threads; chunks = cdiv(cols, chunk_cols).
+// Grid of the first: rows * chunks blocks of KV_THREADS threads; chunks = cdiv(cols, chunk_cols). With one chunk a
+// row, the first one's output already is stats[r]: it writes there and the merge is not launched.
 extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int cols, int chunk_cols, int chunks,
                                                  u64 seed, int kase, u64 salt) {
     __shared__ double scratch[KV_THREADS];
@@ -124,19 +171,24 @@ extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int
         int r = (int)(b / chunks);
         int begin = (int)(b % chunks) * chunk_cols;
         int end = min(cols, begin + chunk_cols);
-        double m = -(double)KEVO_INF;
-        for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) m = fmax(m, (double)kv_value_salted(seed, kase, r, c, cols, salt));
-        m = kv_block_max(m, scratch);
-        double s = 0.0;
-        if (m != -(double)KEVO_INF) {
-            for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) s += exp((double)kv_value_salted(seed, kase, r, c, cols, salt) - m);
+        // One pass, each element generated once: a running maximum, and the sum rescaled whenever the maximum grows.
+        double m = -(double)KEVO_INF, s = 0.0;
+        for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) {
+            double v = (double)kv_value_salted(seed, kase, r, c, cols, salt);
+            if (v > m) {
+                s = s * exp(m - v) + 1.0;  // exp(-inf) = 0 for the first finite element
+                m = v;
+            } else if (v != -(double)KEVO_INF) {
+                s += exp(v - m);
+            }
         }
-        s = kv_block_sum(s, scratch);
-        if (threadIdx.x == 0) partial[b] = make_double2(m, s);
+        double row_m = kv_block_max(m, scratch);
+        s = kv_block_sum(m == -(double)KEVO_INF ? 0.0 : s * exp(m - row_m), scratch);
+        if (threadIdx.x == 0) partial[b] = make_double2(row_m, s);
     }
 }
 
-extern "C" __global__ void kevo_reference_merge(double2* stats, const double2* partial, int rows, int chunks) {
+extern "C" __global__ void kevo_reference_merge(double2* stats, double2* partial, int rows, int chunks) {
     __shared__ double scratch[KV_THREADS];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         double m = -(double)KEVO_INF;
@@ -149,6 +201,10 @@ extern "C" __global__ void kevo_reference_merge(double2* stats, const double2* p
         }
         s = kv_block_sum(s, scratch);
         if (threadIdx.x == 0) stats[r] = make_double2(m, s);
+        // The chunks' statistics go once used (each thread overwrites only what it read): no partial answer stays in
+        // memory, without a memset of its own after every checked launch.
+        const double gone = __longlong_as_double(((long long)KEVO_POISON_WS << 32) | KEVO_POISON_WS);
+        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) partial[(long long)r * chunks + k] = make_double2(gone, gone);
     }
 }
 
@@ -171,9 +227,9 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
     long long n = (long long)rows * cols;
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
     double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        long long r = i / cols;
-        float v = kv_value_salted(seed, kase, r, i % cols, cols, salt);
+    for (KvWalk w(cols); w.i < n; w.next()) {
+        const long long i = w.i, r = w.r;
+        float v = kv_value_salted(seed, kase, r, w.c, cols, salt);
         bool bad = false;
         if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
         float got = y[i];
@@ -201,6 +257,16 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
     if (threadIdx.x == 0) {
         atomicAdd(&out->err_sq, err_sq);
         atomicAdd(&out->ref_sq, ref_sq);
+    }
+}
+
+// Zeroes n results for kevo_compare to add up into.
+extern "C" __global__ void kevo_clear_checks(KevoCheck* out, int n) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) {
+        KevoCheck zero = {};
+        zero.first_bad = ~0ull;
+        out[k] = zero;
     }
 }
 
@@ -256,21 +322,30 @@ __device__ __forceinline__ void kv_demote_range(const char* base, long long line
     }
 }
 
+// Up to five ranges (a candidate's input set, y, workspace and the other input sets where they all fit in L2) in one
+// launch, and poison_words of poison set to a quiet NaN: after a checked launch the reference's row statistics go in
+// the same launch, so no answer stays in memory for the candidate's next launch to find.
 extern "C" __global__ void kevo_demote(const char* a, long long a_lines, const char* b, long long b_lines,
-                                       const char* c, long long c_lines) {
+                                       const char* c, long long c_lines, const char* d, long long d_lines,
+                                       const char* e, long long e_lines, unsigned* poison, long long poison_words) {
     kv_demote_range(a, a_lines);
     kv_demote_range(b, b_lines);
     kv_demote_range(c, c_lines);
+    kv_demote_range(d, d_lines);
+    kv_demote_range(e, e_lines);
+    kv_fill(poison, poison_words, KEVO_POISON_WS);
 }
 
-// Holds the stream until the host has queued a whole batch of timed launches and opened the gate, so that no
+// Holds the stream until the host has queued a stretch of timed launches (a round) and opened the gate, so that no
 // timed region contains a gap where the GPU waited for the host to launch the next kernel (the blocking-kernel
-// technique of NVIDIA's nvbench). The gate word lives in mapped host memory, read uncached through volatile.
-// It gives up after ~1 s so that a host that never opens the gate costs a wrong timing, not a hung worker.
-extern "C" __global__ void kevo_gate(volatile int* gate) {
+// technique of NVIDIA's nvbench). Each gate has a ticket; the host opens it by raising the word to that ticket, so the
+// GPU can run one round while the host queues the next behind the next gate. The word lives in mapped host memory,
+// read uncached through volatile. It gives up after ~1 s so that a host that never opens the gate costs a wrong
+// timing, not a hung worker.
+extern "C" __global__ void kevo_gate(volatile int* gate, int ticket) {
     unsigned long long start;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (*gate == 0) {
+    while (*gate < ticket) {
         unsigned long long now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         if (now - start > 1000000000ull) break;

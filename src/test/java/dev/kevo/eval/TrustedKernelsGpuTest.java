@@ -154,4 +154,75 @@ class TrustedKernelsGpuTest {
             org.junit.jupiter.api.Assertions.assertArrayEquals(generated, restored);
         }
     }
+
+    /**
+     * The fused work around a timed launch does what the separate launches did: prepare salts x and poisons y,
+     * demote leaves memory as it was and poisons the row statistics, cleared slots count like fresh ones, a one-chunk
+     * reference (written straight to stats) agrees with the CPU, and the merge leaves its scratch poisoned.
+     */
+    @org.junit.jupiter.api.Test
+    void theFusedTimedLaunchWorkDoesWhatTheSeparateLaunchesDid() {
+        Shape shortRows = new Shape(64, 1000);
+        int n = (int) shortRows.elements();
+        long seed = 91;
+        long salt = 0x5eed_5a17L | 1;
+        try (DeviceBuffer x = gpu.alloc(n * 4L); DeviceBuffer y = gpu.alloc(n * 4L);
+             DeviceBuffer stats = gpu.alloc(Math.max(SHAPE.rows(), shortRows.rows()) * 16L);
+             DeviceBuffer slots = gpu.alloc(3L * CheckCounts.BYTES);
+             DeviceBuffer scratch = gpu.alloc(TrustedKernels.referenceScratchBytes(SHAPE));
+             DeviceBuffer bigX = gpu.alloc(SHAPE.elements() * 4L)) {
+            trusted.generate(x.pointer(), shortRows, seed, InputCase.NORMAL_1);
+            trusted.prepare(x.pointer(), shortRows, seed, InputCase.NORMAL_1, 0, salt, y.pointer(), n);
+            float[] salted = new float[n];
+            gpu.download(x.pointer(), Pointer.to(salted), n * 4L);
+            int[] poisoned = new int[n];
+            gpu.download(y.pointer(), Pointer.to(poisoned), n * 4L);
+            for (int i = 0; i < n; i++) {
+                assertEquals(Workbench.POISON_Y, poisoned[i], "y word " + i);
+            }
+            long raised = 0;
+            for (float v : salted) {
+                raised += v >= 30 ? 1 : 0;
+            }
+            assertEquals(shortRows.rows(), raised, "one raised element per row");
+
+            trusted.reference(stats.pointer(), scratch.pointer(), shortRows, seed, InputCase.NORMAL_1, salt);
+            double[] cpu = SoftmaxReference.softmax(salted, shortRows.rows(), shortRows.cols());
+            float[] out = new float[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = (float) cpu[i];
+            }
+            out[n - 1] = 0.5f;
+            gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
+            gpu.fill(slots.pointer(), 0x12345678, 3 * CheckCounts.BYTES / 4);  // junk the clear must remove
+            trusted.clearChecks(slots.pointer(), 3);
+            trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
+                    seed, InputCase.NORMAL_1, salt, Tolerance.DEFAULT, false);
+            java.util.List<CheckCounts> counts = trusted.counts(slots.pointer(), 3);
+            assertEquals(1, counts.get(1).violations(), "one wrong element against the one-chunk reference");
+            assertEquals(n - 1, counts.get(1).firstBad());
+            assertEquals(0, counts.get(1).inputChanged() + counts.get(1).unwritten());
+            assertEquals(-1, counts.get(0).firstBad(), "a cleared slot: first_bad at ~0");
+            assertEquals(0, counts.get(2).violations() + counts.get(2).unwritten());
+
+            trusted.demote(java.util.List.of(new TrustedKernels.Range(x.pointer(), n * 4L),
+                    new TrustedKernels.Range(y.pointer(), n * 4L)), stats.pointer(), shortRows.rows() * 4L);
+            int[] statWords = new int[shortRows.rows() * 4];
+            gpu.download(stats.pointer(), Pointer.to(statWords), statWords.length * 4L);
+            for (int w : statWords) {
+                assertEquals(Workbench.POISON_WS, w);
+            }
+            float[] after = new float[n];
+            gpu.download(x.pointer(), Pointer.to(after), n * 4L);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(salted, after, "demotion leaves data as it was");
+
+            trusted.generate(bigX.pointer(), SHAPE, seed, InputCase.NORMAL_1);
+            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, InputCase.NORMAL_1);
+            int[] scratchWords = new int[(int) (TrustedKernels.referenceScratchBytes(SHAPE) / 4)];
+            gpu.download(scratch.pointer(), Pointer.to(scratchWords), scratchWords.length * 4L);
+            for (int w : scratchWords) {
+                assertEquals(Workbench.POISON_WS, w, "the merge poisons the chunks it consumed");
+            }
+        }
+    }
 }
