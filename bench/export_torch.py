@@ -117,22 +117,47 @@ def check(ext, rows, cols, gen):
     return worst
 
 
+ERROR_CASES = {
+    "float64": ("ext.softmax(x.double())", "float32"),
+    "cpu": ("ext.softmax(x.cpu())", "CUDA"),
+    "non-contiguous": ("ext.softmax(x.t())", "contiguous"),
+    "dim=0": ("ext.softmax(x, 0)", "last dimension"),
+    "misaligned view": ("ext.softmax(torch.randn(40, device='cuda')[1:33].view(4, 8))", "aligned"),
+}
+
+_ERROR_CHILD = """
+import faulthandler, importlib, json, sys
+import torch
+faulthandler.enable()
+sys.path.insert(0, sys.argv[1])
+ext = importlib.import_module(sys.argv[2])
+x = torch.randn(4, 8, device="cuda")
+try:
+    eval(sys.argv[3])
+    print(json.dumps({"raised": False}))
+except RuntimeError as e:
+    print(json.dumps({"raised": True, "message": str(e).splitlines()[0]}))
+"""
+
+
 def errors(ext):
-    """Each misuse must raise a RuntimeError that says what is wrong."""
-    x = torch.randn(4, 8, device="cuda")
-    cases = {"float64": (lambda: ext.softmax(x.double()), "float32"),
-             "cpu": (lambda: ext.softmax(x.cpu()), "CUDA"),
-             "non-contiguous": (lambda: ext.softmax(x.t()), "contiguous"),
-             "dim=0": (lambda: ext.softmax(x, 0), "last dimension"),
-             "misaligned view": (lambda: ext.softmax(torch.randn(40, device="cuda")[1:33].view(4, 8)), "aligned")}
+    """Each misuse must raise a RuntimeError that says what is wrong. Each runs in a process of its own, so that a
+    misuse that crashes the extension (a segfault, which the H100 run once met) is reported as that case failing,
+    with the child's own trace, instead of taking the whole check down."""
+    folder = os.path.dirname(ext.__file__)
+    name = os.path.basename(ext.__file__).split(".")[0]
     out = {}
-    for name, (call, word) in cases.items():
-        try:
-            call()
-            out[name] = {"ok": False, "message": "no error raised"}
-        except RuntimeError as e:
-            msg = str(e).splitlines()[0]
-            out[name] = {"ok": word in msg, "message": msg}
+    for case, (call, word) in ERROR_CASES.items():
+        r = subprocess.run([sys.executable, "-c", _ERROR_CHILD, folder, name, call], capture_output=True, text=True,
+                           timeout=120)
+        line = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+        if r.returncode != 0 or not line.startswith("{"):
+            out[case] = {"ok": False, "message": f"child exit {r.returncode}: " + (r.stderr.strip()[-600:])}
+            continue
+        got = json.loads(line)
+        out[case] = {"ok": got["raised"] and word in got["message"],
+                     "message": got.get("message", "no error raised")}
+    x = torch.randn(4, 8, device="cuda")
     ok3d = ext.softmax(x.view(2, 2, 8))
     out["3-d input"] = {"ok": bool(torch.allclose(ok3d.view(4, 8), torch.softmax(x, -1), atol=1e-6))}
     return out
@@ -201,7 +226,8 @@ def main():
     # The misuse checks first: a crash there (the H100 run once died of a segfault after the last shape) says so,
     # with a trace from faulthandler, before the timings are spent.
     errs = errors(ext)
-    print("error checks: " + ", ".join(f"{k}={'ok' if v['ok'] else 'NO'}" for k, v in errs.items()), flush=True)
+    for k, v in errs.items():
+        print(f"error check {k}: {'ok' if v['ok'] else 'NO'}  {v.get('message', '')}", flush=True)
     for kind, shapes in (("suite", suite), ("random", randoms)):
         for rows, cols in shapes:
             shape = f"{rows}x{cols}"

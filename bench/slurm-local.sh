@@ -84,9 +84,12 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000$gres_line State
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
   : > "$dir/plugstack.conf"
-  # slurmd starts its cgroup plugin whatever the task and proctrack plugins are; on a cgroup v2 host that plugin
-  # asks systemd (over D-Bus) for a scope, which a container has not got: make the scope by hand instead.
-  printf 'IgnoreSystemd=yes\n' > "$dir/cgroup.conf"
+  # slurmd starts its cgroup plugin whatever the task and proctrack plugins are. On a cgroup v2 host (the H100's)
+  # that plugin wants systemd, or a delegated hierarchy with the cpuset, memory and cpu controllers, which a
+  # container has not got, and slurmd refuses to start. With proctrack/linuxproc and task/none nothing uses
+  # cgroups, so the v1 plugin is pointed at an empty folder of the cluster's own: it loads, and finds nothing to do.
+  mkdir -p "$dir/cgroup"
+  printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=%s\n' "$dir/cgroup" > "$dir/cgroup.conf"
 }
 
 pid_alive() { [[ -s $1 ]] && kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null; }
