@@ -20,7 +20,7 @@ public interface Agent {
      *
      * @throws dev.kevo.KevoException with one line saying what is missing
      */
-    default void preflight() {
+    default void checkReady() {
     }
 
     /**

@@ -72,8 +72,8 @@ public final class BuiltinAgent implements Agent {
      * blocks per SM (16-byte accesses and their peeling take 40); rows of 8192+ columns with no more rows
      * than SMs split over the whole GPU in one launch, two 512-thread blocks per SM exchanging partials,
      * each chunk in registers (up to 32 floats per thread) and shared memory (56 more), which holds a 1x10^7
-     * row on an H100, or, when too long, streamed twice; a block per row reading twice beyond that. (2x512
-     * beat 1x1024 on all four long-row shapes of the standard suite on an H100.)
+     * row on an H100, or, when too long, streamed twice; a block per row reading twice beyond that. (Two
+     * 512-thread blocks per SM beat one 1024-thread block on every long-row shape of the standard suite.)
      */
     public static Genome defaultGenome() {
         return new Genome(

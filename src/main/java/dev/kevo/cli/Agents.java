@@ -45,7 +45,7 @@ final class Agents {
         Map<String, Agent> agents = forCampaign(campaign.agents(), home, System::getenv);
         agents.put(BuiltinAgent.NAME, new BuiltinAgent(campaign.freshGenomes() == null || campaign.freshGenomes()));
         AgentPool pool = new AgentPool(campaign.agents(), agents);
-        pool.preflight();
+        pool.checkReady();
         return pool;
     }
 }

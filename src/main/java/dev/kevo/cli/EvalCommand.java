@@ -64,9 +64,11 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "OUT", description = "Also write the full record as JSON.")
     Path json;
 
-    @Option(names = "--seed", paramLabel = "S",
-            description = "Input seed; replays the exact inputs of an earlier run. Default: random, recorded.")
-    Long seed;
+    // "seed" alone names the starting kernels; this is the seed of the inputs. --seed stays as the older spelling.
+    @Option(names = {"--input-seed", "--seed"}, paramLabel = "S",
+            description = "Input seed; replays the exact inputs of an earlier run. Default: random, recorded. "
+                    + "(--seed is the older name.)")
+    Long requestedInputSeed;
 
     @Option(names = "--cold", description = "Also show a first launch's time, what a naive harness would report.")
     boolean cold;
@@ -92,7 +94,7 @@ public final class EvalCommand implements Callable<Integer> {
         BaselineResolver.Resolved resolved = new BaselineResolver(inputs.home()::baseline, System.getenv())
                 .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName());
         BaselineChoice choice = resolved.choice();
-        long inputSeed = seed != null ? seed : new SecureRandom().nextLong();
+        long inputSeed = requestedInputSeed != null ? requestedInputSeed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();
 
         List<CandidateResult> results = new ArrayList<>();

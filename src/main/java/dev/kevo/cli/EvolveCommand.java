@@ -24,7 +24,7 @@ import dev.kevo.worker.WorkerPool;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.cuda.DeviceInfo;
 import dev.kevo.result.CandidateResult;
-import dev.kevo.evolve.Evaluations;
+import dev.kevo.evolve.Judge;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -92,7 +92,7 @@ public final class EvolveCommand implements Callable<Integer> {
 
     /**
      * What a campaign starts or resumes from, read and checked before any folder is made: the frozen settings,
-     * where the folder is (or will be), the baseline's source, the seeds and the agents (preflight passed).
+     * where the folder is (or will be), the baseline's source, the seeds and the agents (checked ready).
      * {@code existing} is the store of a resumed campaign, null for a new one.
      */
     private record Start(Path dir, FrozenCampaign frozen, String baselineSource, List<KernelFile> seeds,
@@ -185,8 +185,8 @@ public final class EvolveCommand implements Callable<Integer> {
                 + ".\n// campaign.yaml records it under baseline_choice.\n";
     }
 
-    private static Evaluations evaluations(WorkerPool workers) {
-        return new Evaluations() {
+    private static Judge evaluations(WorkerPool workers) {
+        return new Judge() {
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed) {
                 return workers.evaluate(file, inputSeed);

@@ -14,8 +14,10 @@ import picocli.CommandLine.Option;
 /** Options shared by the commands that judge kernels: where settings, suites and baselines come from. */
 final class Inputs {
 
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "Evaluation settings (tolerances, measurement method). Default: config/eval.yaml.")
+    // --eval-config, not --config: for evolve --config names a campaign. --config stays as the older spelling.
+    @Option(names = {"--eval-config", "--config"}, paramLabel = "FILE",
+            description = "Evaluation settings (tolerances, measurement method). Default: config/eval.yaml. "
+                    + "(--config is the older name.)")
     Path config;
 
     @Option(names = "--suite", paramLabel = "NAME|FILE",

@@ -191,7 +191,7 @@ public final class Evaluator implements AutoCloseable {
                                     Optional<Compilation> compiledAhead) {
         long start = System.nanoTime();
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
-        CandidateResult result = judge(file, inputSeed, cold, clock, compiledAhead);
+        CandidateResult result = checkAndTime(file, inputSeed, cold, clock, compiledAhead);
         clock.entered(null);
         return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent).build();
     }
@@ -231,7 +231,7 @@ public final class Evaluator implements AutoCloseable {
         return contextLostBy != null;
     }
 
-    private CandidateResult judge(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
+    private CandidateResult checkAndTime(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
                                   Optional<Compilation> compiledAhead) {
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
@@ -319,7 +319,7 @@ public final class Evaluator implements AutoCloseable {
             Double coldMs = null;
             try {
                 for (InputCase inputCase : cases) {
-                    long seed = Seeds.derive(inputSeed, s, inputCase.ordinal());
+                    long seed = SplitMix.derive(inputSeed, s, inputCase.ordinal());
                     phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
                     CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, seed, inputCase);
                     if (slowestMs != null) {
@@ -359,7 +359,7 @@ public final class Evaluator implements AutoCloseable {
             bench.reserveWorkspace(Math.max(plan.workspaceBytes(), baseline.workspaceBytes(s)));
             long[] setSeeds = new long[bench.inputSets()];
             for (int set = 0; set < bench.inputSets(); set++) {
-                setSeeds[set] = Seeds.derive(inputSeed, s, 1000 + set);
+                setSeeds[set] = SplitMix.derive(inputSeed, s, 1000 + set);
                 trusted.generate(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1);
             }
             ShapeResult result = checked.get(s);
@@ -367,7 +367,7 @@ public final class Evaluator implements AutoCloseable {
                 result = timeShape(candidate, result, s, setSeeds, inputSeed, phases, slowestCheckMs[s]);
                 if (result.verdict().passed()) {
                     phases.expect(checkSeconds(s), "check after timing of " + shape);
-                    verifyAfterTiming(candidate, plan, shape, Seeds.derive(inputSeed, s, 2000));
+                    verifyAfterTiming(candidate, plan, shape, SplitMix.derive(inputSeed, s, 2000));
                 }
             } catch (Rejection r) {
                 if (r.contextLost()) {
@@ -411,7 +411,7 @@ public final class Evaluator implements AutoCloseable {
                 bench.resetPersistingL2();
             }
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
-                    Seeds.derive(inputSeed, s, 3000 + attempt));
+                    SplitMix.derive(inputSeed, s, 3000 + attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.

@@ -114,11 +114,11 @@ final class InterleavedTimer {
             boolean[] done = new boolean[v];
             long start = System.nanoTime();
             int launches = 0;
-            // The first batch stops at the minimum repetitions: a steady 31 ms baseline (1x10^7) is then done
-            // after 5 launches instead of 8.
+            // The first batch stops at the minimum repetitions: a steady, slow baseline (the long single rows) is
+            // then done after min_repetitions launches instead of a whole batch.
             int rounds = Math.min(ROUNDS_PER_BATCH, method.minRepetitions());
             // Each round is queued behind a closed gate and released once queued whole, so the GPU never waits on the
-            // host inside a timed region: a 5 us kernel timed after a host-side gap looked 5-9% slower. Gating round
+            // host inside a timed region: a few-microsecond kernel timed after a host-side gap looks several percent slower. Gating round
             // by round rather than the whole batch lets the GPU run one round while the host queues the next; behind
             // one gate per batch the GPU idled while all 8 rounds were queued, and on short shapes, with the checks'
             // work around each candidate launch, queueing a round takes about as long as running it.

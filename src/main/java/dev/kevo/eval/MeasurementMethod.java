@@ -31,8 +31,8 @@ public record MeasurementMethod(double settleMillis, double warmupMillis, int mi
 
     /**
      * How far two evaluations of the same kernel may differ, in a shape's median or in the score, and still count
-     * as the same result. Within one process on an H100 the medians of 5-17 us shapes moved by up to 4.3% between
-     * evaluations (the copy's too); kernels with more blocks than the GPU holds at once can also settle in one of two
+     * as the same result. Within one process the medians of 5-17 us shapes move by a few percent between
+     * evaluations, the copy's too (bench/results/gpu-tests-h100.txt prints the spreads); kernels with more blocks than the GPU holds at once can also settle in one of two
      * modes per process (bench/results/repeatability-cross-process-h100.txt). {@code kevo reeval} flags a saved
      * mutant whose score moved by more than this.
      */

@@ -8,7 +8,8 @@ import java.time.Duration;
  * a worker's JVM, CUDA and NVRTC start and its baseline check. The phase limits are outer bounds; within them each
  * checked launch, and each batch of timed launches, has a deadline of its own derived from what the shape needs
  * ({@link LaunchDeadline}: {@code launchFloorSeconds} plus {@code launchFactor} times the baseline's launch), so a
- * hung kernel costs seconds, not the phase's minutes, while the naive seed's 1.5 s launch on 1x10^7 still passes.
+ * hung kernel costs seconds, not the phase's minutes, while an honest slow kernel (the naive seed, a thread per
+ * row, on one row of 10^7) still passes.
  * {@code workerMemoryGb} bounds the worker's resident memory: a source that makes NVRTC eat memory is stopped
  * before it takes the machine down, not only when its time runs out.
  */

@@ -34,8 +34,8 @@ public final class AgentPool {
      * Every agent's own check (a model's key set, its server answering), in config order; the first problem is
      * the error. Call it before any GPU work, so a campaign does not start only to fail at its first child.
      */
-    public void preflight() {
-        agents.forEach(Agent::preflight);
+    public void checkReady() {
+        agents.forEach(Agent::checkReady);
     }
 
     public Agent pick(RandomGenerator random) {

@@ -9,7 +9,7 @@ import dev.kevo.agent.RepairRequest;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.campaign.CampaignConfig;
 import dev.kevo.campaign.MutantRecord;
-import dev.kevo.eval.Seeds;
+import dev.kevo.eval.SplitMix;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -107,7 +107,7 @@ final class Breeding {
         private List<MutantRecord> breed() {
             String id = String.format("g%04d-i%d-c%d", gen, island, index);
             List<MutantRecord> members = islands.get(island);
-            SplittableRandom random = new SplittableRandom(Seeds.derive(config.randomSeed(), gen * 1000 + island,
+            SplittableRandom random = new SplittableRandom(SplitMix.derive(config.randomSeed(), gen * 1000 + island,
                     index));
             MutantRecord parent = Selection.tournament(members, config.selection().tournamentSize(), random);
             Optional<MutantRecord> mate = Optional.empty();
@@ -117,7 +117,7 @@ final class Breeding {
             }
             Agent agent = agents.pick(random);
             List<String> parents = mate.map(m -> List.of(parent.id(), m.id())).orElse(List.of(parent.id()));
-            long inputSeed = Seeds.derive(config.randomSeed(), gen, island * 1000 + index);
+            long inputSeed = SplitMix.derive(config.randomSeed(), gen, island * 1000 + index);
 
             MutantRecord record = recorder.recovered(id);
             if (record == null) {
@@ -149,7 +149,7 @@ final class Breeding {
                         break;
                     }
                     RepairRequest request = new RepairRequest(context, recorder.candidate(parent),
-                            recorder.candidate(record), round, new SplittableRandom(Seeds.derive(config.randomSeed(),
+                            recorder.candidate(record), round, new SplittableRandom(SplitMix.derive(config.randomSeed(),
                             gen * 1000 + island, index * 100 + round)));
                     Optional<Proposal> retry;
                     long start = System.nanoTime();

@@ -5,7 +5,7 @@ import dev.kevo.agent.TaskContext;
 import dev.kevo.campaign.CampaignConfig;
 import dev.kevo.campaign.CampaignState;
 import dev.kevo.campaign.MutantRecord;
-import dev.kevo.eval.Seeds;
+import dev.kevo.eval.SplitMix;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ public final class Campaign {
     private final Recorder recorder;
     private final ChampionConfirmation confirmation;
 
-    public Campaign(CampaignConfig config, CampaignStore store, Evaluations evaluations, AgentPool agents,
+    public Campaign(CampaignConfig config, CampaignStore store, Judge evaluations, AgentPool agents,
                     List<KernelFile> seeds, TaskContext context, CampaignListener listener, LongSupplier clockMillis) {
         this.config = config;
         this.store = store;
@@ -108,7 +108,7 @@ public final class Campaign {
         List<Future<MutantRecord>> running = new ArrayList<>();
         for (int s = 0; s < seeds.size(); s++) {
             KernelFile seed = seeds.get(s);
-            long inputSeed = Seeds.derive(config.randomSeed(), 0, s);
+            long inputSeed = SplitMix.derive(config.randomSeed(), 0, s);
             running.add(children.submit(() -> seed(seed, inputSeed)));
         }
         List<MutantRecord> seeded = awaitAll(running, () -> {

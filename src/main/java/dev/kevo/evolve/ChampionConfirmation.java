@@ -17,12 +17,12 @@ import java.util.Map;
  * the campaign's own thread.
  */
 final class ChampionConfirmation {
-    private final Evaluations evaluations;
+    private final Judge evaluations;
     private final CampaignStore store;
     private final Recorder recorder;
     private final int contenders;
 
-    ChampionConfirmation(Evaluations evaluations, CampaignStore store, Recorder recorder, int contenders) {
+    ChampionConfirmation(Judge evaluations, CampaignStore store, Recorder recorder, int contenders) {
         this.evaluations = evaluations;
         this.store = store;
         this.recorder = recorder;

@@ -36,7 +36,7 @@ final class Recorder {
     }
 
     private final CampaignStore store;
-    private final Evaluations evaluations;
+    private final Judge evaluations;
     private final Budget budget;
     private final CampaignListener listener;
 
@@ -54,7 +54,7 @@ final class Recorder {
     private final Deque<MutantRecord> recentFailures = new ArrayDeque<>();
     private MutantRecord champion;
 
-    Recorder(CampaignStore store, Evaluations evaluations, Budget budget, CampaignListener listener) {
+    Recorder(CampaignStore store, Judge evaluations, Budget budget, CampaignListener listener) {
         this.store = store;
         this.evaluations = evaluations;
         this.budget = budget;

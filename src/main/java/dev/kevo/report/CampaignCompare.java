@@ -5,7 +5,7 @@ import dev.kevo.eval.MeasurementMethod;
 import dev.kevo.report.CompareData.ShapeCompare;
 import dev.kevo.report.CompareData.Side;
 import dev.kevo.report.ReportData.ChampionMoment;
-import dev.kevo.report.ReportData.Evaluation;
+import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.MutantView.ShapeRow;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.campaign.MutantRecord;
@@ -85,14 +85,14 @@ public final class CampaignCompare {
         List<ChampionMoment> out = new ArrayList<>(campaign.champions());
         if (!out.isEmpty() && !campaign.evaluations().isEmpty()) {
             ChampionMoment best = out.getLast();
-            Evaluation last = campaign.evaluations().getLast();
+            ScorePoint last = campaign.evaluations().getLast();
             out.add(new ChampionMoment(best.id(), last.evaluation(), last.minutes(), best.score(), best.island(),
                     best.generation()));
         }
         return out;
     }
 
-    static Map<String, Integer> groups(List<Evaluation> evaluations) {
+    static Map<String, Integer> groups(List<ScorePoint> evaluations) {
         Map<String, Integer> out = new LinkedHashMap<>();
         for (VerdictGroup g : VerdictGroup.values()) {
             int n = (int) evaluations.stream().filter(e -> e.group().equals(g.label())).count();

@@ -3,7 +3,7 @@ package dev.kevo.report;
 import dev.kevo.result.ShapeResult;
 import dev.kevo.result.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
-import dev.kevo.report.ReportData.Evaluation;
+import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.ReportData.IslandPoint;
 import dev.kevo.report.ReportData.IslandSeries;
 import dev.kevo.report.ReportData.LineageEdge;
@@ -62,7 +62,7 @@ public final class CampaignReport {
         ordered.forEach(m -> byId.put(m.id(), m));
         Instant start = instant(frozen.createdAt())
                 .orElse(ordered.isEmpty() ? Instant.EPOCH : instant(ordered.getFirst().createdAt()).orElse(Instant.EPOCH));
-        List<Evaluation> evaluations = evaluations(ordered, start, LlmUsage::of);
+        List<ScorePoint> evaluations = evaluations(ordered, start, LlmUsage::of);
 
         List<ChampionMoment> champions = champions(evaluations);
         // state.json names the champion after each generation; a folder without one (the seeds still being
@@ -92,7 +92,7 @@ public final class CampaignReport {
     }
 
     private static Summary summary(CampaignStore store, FrozenCampaign frozen, Optional<CampaignState> state,
-                                   List<Evaluation> evaluations, MutantRecord champion, int islands) {
+                                   List<ScorePoint> evaluations, MutantRecord champion, int islands) {
         Map<String, Integer> verdicts = new TreeMap<>();
         evaluations.forEach(e -> verdicts.merge(e.verdict(), 1, Integer::sum));
         double minutes = state.map(s -> s.elapsedMillis() / 60_000.0)
@@ -115,9 +115,9 @@ public final class CampaignReport {
                 Comparator.nullsLast(Comparator.naturalOrder())).thenComparing(MutantRecord::id)).toList();
     }
 
-    static List<Evaluation> evaluations(List<MutantRecord> ordered, Instant start,
+    static List<ScorePoint> evaluations(List<MutantRecord> ordered, Instant start,
                                         Function<MutantRecord, List<LlmUsage>> usage) {
-        List<Evaluation> out = new ArrayList<>();
+        List<ScorePoint> out = new ArrayList<>();
         int evaluated = 0;
         double minutes = 0;
         for (MutantRecord m : ordered) {
@@ -129,7 +129,7 @@ public final class CampaignReport {
             if (at.isPresent()) {
                 minutes = (at.get().toEpochMilli() - start.toEpochMilli()) / 60_000.0;
             }
-            out.add(new Evaluation(m.id(), evaluated, minutes, m.island(), m.generation(), m.agent(), m.operator(),
+            out.add(new ScorePoint(m.id(), evaluated, minutes, m.island(), m.generation(), m.agent(), m.operator(),
                     verdict.id(), VerdictGroup.of(verdict).label(), m.passed() ? m.fitness() : null, m.cachedFrom(),
                     usage.apply(m)));
         }
@@ -140,28 +140,28 @@ public final class CampaignReport {
      * Per island: a first point for the seeds (every island starts from them), then one per generation at the
      * island's last mutant of it, with the best score so far and the median of that generation's passing children.
      */
-    static List<IslandSeries> islandSeries(List<Evaluation> evaluations, int islands) {
-        List<Evaluation> seeds = evaluations.stream().filter(e -> e.island() < 0).toList();
+    static List<IslandSeries> islandSeries(List<ScorePoint> evaluations, int islands) {
+        List<ScorePoint> seeds = evaluations.stream().filter(e -> e.island() < 0).toList();
         List<Double> seedScores = scores(seeds);
         Double seedBest = seedScores.stream().max(Double::compare).orElse(null);
         List<IslandSeries> out = new ArrayList<>();
         for (int island = 0; island < islands; island++) {
             List<IslandPoint> points = new ArrayList<>();
             if (!seeds.isEmpty()) {
-                Evaluation last = seeds.getLast();
+                ScorePoint last = seeds.getLast();
                 points.add(new IslandPoint(0, last.evaluation(), last.minutes(), seedBest, median(seedScores),
                         seeds.size(), seedScores.size()));
             }
             int i = island;
-            Map<Integer, List<Evaluation>> byGeneration = evaluations.stream().filter(e -> e.island() == i)
-                    .collect(Collectors.groupingBy(Evaluation::generation, TreeMap::new, Collectors.toList()));
+            Map<Integer, List<ScorePoint>> byGeneration = evaluations.stream().filter(e -> e.island() == i)
+                    .collect(Collectors.groupingBy(ScorePoint::generation, TreeMap::new, Collectors.toList()));
             Double best = seedBest;
-            for (Map.Entry<Integer, List<Evaluation>> generation : byGeneration.entrySet()) {
+            for (Map.Entry<Integer, List<ScorePoint>> generation : byGeneration.entrySet()) {
                 List<Double> passed = scores(generation.getValue());
                 for (double s : passed) {
                     best = best == null ? s : Math.max(best, s);
                 }
-                Evaluation last = generation.getValue().getLast();
+                ScorePoint last = generation.getValue().getLast();
                 points.add(new IslandPoint(generation.getKey(), last.evaluation(), last.minutes(), best,
                         median(passed), generation.getValue().size(), passed.size()));
             }
@@ -171,10 +171,10 @@ public final class CampaignReport {
     }
 
     /** The campaign's rule (Campaign.remember): a passing mutant strictly better than the best so far. */
-    static List<ChampionMoment> champions(List<Evaluation> evaluations) {
+    static List<ChampionMoment> champions(List<ScorePoint> evaluations) {
         List<ChampionMoment> out = new ArrayList<>();
         Double best = null;
-        for (Evaluation e : evaluations) {
+        for (ScorePoint e : evaluations) {
             if (MutantRecord.beats(e.score(), best)) {
                 best = e.score();
                 out.add(new ChampionMoment(e.id(), e.evaluation(), e.minutes(), e.score(), e.island(), e.generation()));
@@ -269,9 +269,9 @@ public final class CampaignReport {
         return "repair".equals(child.operator()) ? "repair" : "mutation";
     }
 
-    static List<VerdictBin> verdictBins(List<Evaluation> evaluations) {
-        Map<Integer, List<Evaluation>> byGeneration = evaluations.stream()
-                .collect(Collectors.groupingBy(Evaluation::generation, TreeMap::new, Collectors.toList()));
+    static List<VerdictBin> verdictBins(List<ScorePoint> evaluations) {
+        Map<Integer, List<ScorePoint>> byGeneration = evaluations.stream()
+                .collect(Collectors.groupingBy(ScorePoint::generation, TreeMap::new, Collectors.toList()));
         List<VerdictBin> out = new ArrayList<>();
         byGeneration.forEach((generation, list) -> {
             Map<String, Integer> groups = new LinkedHashMap<>();
@@ -289,9 +289,9 @@ public final class CampaignReport {
     }
 
     /** Running totals per model, one point per mutant that used it; empty when no record carries usage. */
-    static List<UsageSeries> usageSeries(List<Evaluation> evaluations) {
+    static List<UsageSeries> usageSeries(List<ScorePoint> evaluations) {
         Map<String, List<UsagePoint>> byModel = new TreeMap<>();
-        for (Evaluation e : evaluations) {
+        for (ScorePoint e : evaluations) {
             Map<String, long[]> tokens = new LinkedHashMap<>();
             Map<String, double[]> cost = new LinkedHashMap<>();
             for (LlmUsage u : e.usage()) {
@@ -330,8 +330,8 @@ public final class CampaignReport {
         return out;
     }
 
-    private static List<Double> scores(List<Evaluation> evaluations) {
-        return evaluations.stream().map(Evaluation::score).filter(s -> s != null).toList();
+    private static List<Double> scores(List<ScorePoint> evaluations) {
+        return evaluations.stream().map(ScorePoint::score).filter(s -> s != null).toList();
     }
 
     static Double median(List<Double> values) {

@@ -13,7 +13,7 @@ import java.util.Map;
  * @param usage LLM tokens and cost by model; empty when no record carries any
  * @param mutants the mutants the page can open (lineage, top, seeds): source, diffs, per-shape results
  */
-public record ReportData(String kind, Summary summary, List<Evaluation> evaluations, List<IslandSeries> islands,
+public record ReportData(String kind, Summary summary, List<ScorePoint> evaluations, List<IslandSeries> islands,
                          List<ChampionMoment> champions, ShapeBars shapes, LineageGraph lineage,
                          List<VerdictBin> verdicts, List<UsageSeries> usage, List<TopRow> top,
                          Map<String, MutantView> mutants) {
@@ -38,7 +38,7 @@ public record ReportData(String kind, Summary summary, List<Evaluation> evaluati
      * @param score null unless it passed
      */
     @JsonInclude(JsonInclude.Include.NON_EMPTY)
-    public record Evaluation(String id, int evaluation, double minutes, int island, int generation, String agent,
+    public record ScorePoint(String id, int evaluation, double minutes, int island, int generation, String agent,
                              String operator, String verdict, String group, Double score, String cachedFrom,
                              List<LlmUsage> usage) {
     }

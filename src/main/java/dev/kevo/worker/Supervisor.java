@@ -145,7 +145,7 @@ public final class Supervisor implements AutoCloseable {
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult.Builder result = judge(file, inputSeed, cold, compiled).result().toBuilder();
+        CandidateResult.Builder result = exchange(file, inputSeed, cold, compiled).result().toBuilder();
         if (ready != null && ready.device() != null) {
             result.device(ready.judgedOn());
         }
@@ -161,10 +161,10 @@ public final class Supervisor implements AutoCloseable {
      */
     public Message.Result compile(KernelFile file, long inputSeed) {
         ready();
-        return judge(file, inputSeed, false, null);
+        return exchange(file, inputSeed, false, null);
     }
 
-    private Message.Result judge(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
+    private Message.Result exchange(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {

@@ -49,12 +49,12 @@ public final class WorkerLoop {
     }
 
     /** A judged file, and its cubin when a check-only worker compiled it for a GPU worker. */
-    private record Judgement(CandidateResult result, Message.Compiled compiled) {
+    private record Answer(CandidateResult result, Message.Compiled compiled) {
     }
 
     /** How this worker judges one parsed file. */
-    private interface Judge {
-        Judgement judge(KernelFile file, Message.Evaluate request, Phase.Listener phases);
+    private interface Handler {
+        Answer handle(KernelFile file, Message.Evaluate request, Phase.Listener phases);
 
         default boolean contextLost() {
             return false;
@@ -106,12 +106,12 @@ public final class WorkerLoop {
                         baseline, configure.settings());
                 send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
                         System.getenv()));
-                return serve(new Judge() {
+                return serve(new Handler() {
                     @Override
-                    public Judgement judge(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
+                    public Answer handle(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
                         Optional<Compilation> ahead = Optional.ofNullable(request.compiled())
                                 .map(c -> c.compilation(file.name()));
-                        return new Judgement(evaluator.evaluate(file, request.inputSeed(), request.cold(), phases,
+                        return new Answer(evaluator.evaluate(file, request.inputSeed(), request.cold(), phases,
                                 ahead), null);
                     }
 
@@ -139,12 +139,12 @@ public final class WorkerLoop {
             return serve((file, request, phases) -> {
                 phases.entered(Phase.COMPILE);
                 Preflight.Checked checked = preflight.checked(file, request.inputSeed(), present);
-                return new Judgement(checked.result(), checked.compilation().map(Message.Compiled::of).orElse(null));
+                return new Answer(checked.result(), checked.compilation().map(Message.Compiled::of).orElse(null));
             });
         }
     }
 
-    private int serve(Judge judge) throws IOException {
+    private int serve(Handler judge) throws IOException {
         while (true) {
             Optional<Message> next = Frames.read(in);
             if (next.isEmpty()) {
@@ -154,7 +154,7 @@ public final class WorkerLoop {
                 send(new Message.Failed("worker expected 'evaluate', got " + next.get(), 2));
                 return 2;
             }
-            Judgement judged = evaluate(judge, request);
+            Answer judged = evaluate(judge, request);
             send(new Message.Result(request.id(), judged.result(), judge.contextLost(), judged.compiled()));
             if (judge.contextLost()) {
                 return 0;
@@ -162,16 +162,16 @@ public final class WorkerLoop {
         }
     }
 
-    private Judgement evaluate(Judge judge, Message.Evaluate request) {
+    private Answer evaluate(Handler judge, Message.Evaluate request) {
         KernelFile file;
         try {
             file = ContractParser.parse(request.name(), request.path() == null ? null : Path.of(request.path()),
                     request.source());
         } catch (ContractException e) {
-            return new Judgement(CandidateResult.rejected(request.name(), request.path(), null,
+            return new Answer(CandidateResult.rejected(request.name(), request.path(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), request.inputSeed()), null);
         }
-        return judge.judge(file, request, new Phase.Listener() {
+        return judge.handle(file, request, new Phase.Listener() {
             @Override
             public void entered(Phase phase) {
                 tell(new Message.Entered(request.id(), phase));

@@ -29,7 +29,8 @@ import java.util.function.IntFunction;
  * is compiled meanwhile by an idle compiler: one that fails to parse, plan or compile is rejected without taking
  * GPU time, and one that passes reaches its GPU worker with its cubin, so NVRTC runs while the GPUs time other
  * candidates. A candidate never waits for a compiler: with none idle it waits for a GPU worker and is compiled
- * there (a single shared compiler that candidates queued for held two H200s to 1.42x the rate of one).
+ * there (a single shared compiler that candidates queued for held two GPUs well below twice the rate of one:
+ * bench/results/multigpu*).
  *
  * <p>Workers on a cluster (Slurm steps) may go away: one that the cluster takes mid-candidate gives the candidate
  * back, to be judged again by the next free worker (or by its own restarted step), and one that cannot start is

@@ -49,14 +49,14 @@ class AgentsTest {
     @Test
     void theDefaultConfigNeedsNoKeyAndNoServer() {
         CampaignConfig config = CampaignConfig.load(HOME.config("default"));
-        new AgentPool(config.agents(), agents(config, Map.of())).preflight();
+        new AgentPool(config.agents(), agents(config, Map.of())).checkReady();
     }
 
     @Test
     void aModelWithoutItsKeyIsOneLineBeforeAnythingRuns() {
         CampaignConfig config = CampaignConfig.load(HOME.config("ensemble"));
         AgentPool pool = new AgentPool(config.agents(), agents(config, Map.of()));
-        KevoException e = assertThrows(KevoException.class, pool::preflight);
+        KevoException e = assertThrows(KevoException.class, pool::checkReady);
         assertEquals("agents[1].model.api_key_env: environment variable OPENAI_API_KEY is not set (it must hold the "
                 + "openai key for agent 'gpt')", e.getMessage());
     }

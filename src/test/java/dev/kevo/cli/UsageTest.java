@@ -102,4 +102,16 @@ class UsageTest {
         String reeval = kevo("reeval", "--help").out().replaceAll("\\s+", " ");
         assertTrue(reeval.contains("--nvrtc=LIB NVRTC library to use"), reeval);
     }
+
+    @Test
+    void evalSettingsAndInputSeedHaveNamesOfTheirOwnAndKeepTheOldOnes() {
+        // evolve's --config is a campaign; eval's and check's is evaluation settings: one word, one meaning.
+        String help = kevo("eval", "--help").out();
+        assertTrue(help.contains("--eval-config") && help.contains("--input-seed"), help);
+        Outcome old = kevo("check", "--config", "/nonexistent/eval.yaml", SEED);
+        Outcome renamed = kevo("check", "--eval-config", "/nonexistent/eval.yaml", SEED);
+        assertEquals(2, renamed.code(), renamed.err());
+        assertEquals(renamed.code(), old.code(), old.err());
+        assertEquals(renamed.err(), old.err());
+    }
 }

@@ -67,7 +67,7 @@ class CampaignCommandsTest {
         CampaignConfig config = CampaignModelsTest.config(3, 0);
         Path models = dir.resolve("models");
         CampaignTest.FakeGpu gpu = new CampaignTest.FakeGpu(Integer.MAX_VALUE);
-        Evaluations twoDevices = new Evaluations() {
+        Judge twoDevices = new Judge() {
             private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
 
             @Override

@@ -90,7 +90,7 @@ class CampaignModelsTest {
                 new CampaignConfig.Stop(0, 0.0, generations, 0, cost), "mutations").withDefaults().validated();
     }
 
-    static CampaignState run(CampaignStore store, CampaignConfig config, Agent agent, Evaluations gpu) {
+    static CampaignState run(CampaignStore store, CampaignConfig config, Agent agent, Judge gpu) {
         return new Campaign(config, store, gpu, new AgentPool(config.agents(), Map.of("model", agent)),
                 CampaignTest.seeds(), null, CampaignListener.NONE, () -> 0L).run();
     }
@@ -99,7 +99,7 @@ class CampaignModelsTest {
     void modelAnswersAreAwaitedWhileTheGpuJudgesAnotherChild(@TempDir Path dir) {
         ModelLike model = new ModelLike();
         AtomicBoolean overlapped = new AtomicBoolean();
-        Evaluations gpu = (file, seed) -> {
+        Judge gpu = (file, seed) -> {
             if (model.inFlight.get() > 0) {
                 overlapped.set(true);
             }
@@ -162,7 +162,7 @@ class CampaignModelsTest {
         CampaignStore store = CampaignTest.store(dir.resolve("c"), config);
         CampaignTest.FakeGpu scores = new CampaignTest.FakeGpu(Integer.MAX_VALUE);
         AtomicInteger confirmations = new AtomicInteger();
-        Evaluations twoDevices = new Evaluations() {
+        Judge twoDevices = new Judge() {
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed) {
                 return scores.evaluate(file, inputSeed).toBuilder().device("1 fast").build();

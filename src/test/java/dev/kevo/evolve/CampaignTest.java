@@ -73,7 +73,7 @@ class CampaignTest {
     }
 
     /** Scores by gene; multiples of 7 are wrong results. Throws after a given number of calls, like a kill. */
-    static final class FakeGpu implements Evaluations {
+    static final class FakeGpu implements Judge {
         final AtomicInteger calls = new AtomicInteger();
         final int killAfter;
 
@@ -113,7 +113,7 @@ class CampaignTest {
         return List.of(ContractParser.parse("one.cu", null, kernel(3)), ContractParser.parse("two.cu", null, kernel(10)));
     }
 
-    static CampaignState run(CampaignStore store, CampaignConfig config, Evaluations gpu) {
+    static CampaignState run(CampaignStore store, CampaignConfig config, Judge gpu) {
         return new Campaign(config, store, gpu, new AgentPool(config.agents(), Map.of("fake", new FakeAgent())),
                 seeds(), null, CampaignListener.NONE, () -> 0L).run();
     }

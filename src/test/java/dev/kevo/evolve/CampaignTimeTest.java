@@ -18,7 +18,7 @@ class CampaignTimeTest {
     void theSeedsTimeCountsOnce(@TempDir Path dir) {
         AtomicLong clock = new AtomicLong(5_000_000);
         CampaignTest.FakeGpu scores = new CampaignTest.FakeGpu(Integer.MAX_VALUE);
-        Evaluations minuteEach = (file, seed) -> {
+        Judge minuteEach = (file, seed) -> {
             clock.addAndGet(60_000);
             return scores.evaluate(file, seed);
         };

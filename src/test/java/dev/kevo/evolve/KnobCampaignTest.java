@@ -56,7 +56,7 @@ class KnobCampaignTest {
             """;
 
     /** Best at BLOCK 512, VEC 4, SHORT_MAX 2048; a combination the rule forbids must never reach it. */
-    static final class KnobGpu implements Evaluations {
+    static final class KnobGpu implements Judge {
         final AtomicInteger calls = new AtomicInteger();
         final int killAfter;
 
@@ -90,7 +90,7 @@ class KnobCampaignTest {
                 List.of("4x100"), "b"), CampaignTest.kernel(1));
     }
 
-    static CampaignState run(CampaignStore store, CampaignConfig config, Evaluations gpu) {
+    static CampaignState run(CampaignStore store, CampaignConfig config, Judge gpu) {
         return new Campaign(config, store, gpu, new AgentPool(config.agents(),
                 Map.of("builtin", new BuiltinAgent(config.freshGenomes()))),
                 List.of(ContractParser.parse("knobbed.cu", null, SEED)), null, CampaignListener.NONE, () -> 0L).run();

@@ -11,7 +11,7 @@ import dev.kevo.result.CandidateResult;
 import dev.kevo.result.ShapeResult;
 import dev.kevo.result.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
-import dev.kevo.report.ReportData.Evaluation;
+import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.ReportData.IslandPoint;
 import dev.kevo.report.ReportData.IslandSeries;
 import dev.kevo.report.ReportData.LineageEdge;
@@ -77,12 +77,12 @@ class CampaignReportTest {
 
     @Test
     void evaluationsFollowJudgingOrderAndCacheHitsDoNotCount() {
-        List<Evaluation> e = data.evaluations();
+        List<ScorePoint> e = data.evaluations();
         assertEquals(25, e.size());
         for (int i = 1; i < e.size(); i++) {
             assertTrue(e.get(i).minutes() >= e.get(i - 1).minutes(), "time order at " + e.get(i).id());
         }
-        Map<String, Evaluation> byId = e.stream().collect(Collectors.toMap(Evaluation::id, x -> x));
+        Map<String, ScorePoint> byId = e.stream().collect(Collectors.toMap(ScorePoint::id, x -> x));
         assertEquals(byId.get("g0001-i0-c2").evaluation(), byId.get("g0001-i1-c1").evaluation());
         assertEquals(byId.get("g0001-i0-c2").evaluation() + 1, byId.get("g0002-i0-c1").evaluation());
         assertNull(byId.get("g0002-i0-c1").score(), "rejected: no score");
@@ -260,7 +260,7 @@ class CampaignReportTest {
 
     @Test
     void usageSeriesKeepRunningTotalsPerModel() {
-        List<Evaluation> e = List.of(
+        List<ScorePoint> e = List.of(
                 evaluation("a", 1, List.of(new LlmUsage("big", 100, 1.0))),
                 evaluation("b", 2, List.of()),
                 evaluation("c", 3, List.of(new LlmUsage("big", 50, 0.5), new LlmUsage("small", 10, 0.01))),
@@ -304,8 +304,8 @@ class CampaignReportTest {
                 id -> List.of())).isEmpty());
     }
 
-    private static Evaluation evaluation(String id, int n, List<LlmUsage> usage) {
-        return new Evaluation(id, n, n, 0, 1, "llm", "mutate", "pass", "pass", 1.0, null, usage);
+    private static ScorePoint evaluation(String id, int n, List<LlmUsage> usage) {
+        return new ScorePoint(id, n, n, 0, 1, "llm", "mutate", "pass", "pass", 1.0, null, usage);
     }
 
     private static MutantRecord record(String id, List<String> parents, String operator) {

@@ -169,7 +169,7 @@ class ReportBrowserTest {
     void tokensAndCostAreDrawnWhenRecordsCarryThem() throws IOException {
         // The recorded campaign used no LLM; its evaluations with usage attached stand in for one that did.
         ReportData recorded = CampaignReport.gather(CampaignStore.open(ReportFixture.folder()), 3, TARGET);
-        List<ReportData.Evaluation> withUsage = recorded.evaluations().stream().map(e -> new ReportData.Evaluation(
+        List<ReportData.ScorePoint> withUsage = recorded.evaluations().stream().map(e -> new ReportData.ScorePoint(
                 e.id(), e.evaluation(), e.minutes(), e.island(), e.generation(), "llm", e.operator(), e.verdict(),
                 e.group(), e.score(), e.cachedFrom(), e.island() < 0 ? List.of() : List.of(
                         new LlmUsage(e.island() % 2 == 0 ? "model-a" : "model-b", 1200 + 10L * e.evaluation(), 0.01))))

@@ -16,7 +16,7 @@ import dev.kevo.eval.PhaseLimits;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
 import dev.kevo.evolve.CampaignListener;
-import dev.kevo.evolve.Evaluations;
+import dev.kevo.evolve.Judge;
 import dev.kevo.result.CandidateResult;
 import dev.kevo.result.Verdict;
 import dev.kevo.store.CampaignStore;
@@ -129,7 +129,7 @@ class SlurmWorkersTest {
     private static final List<KernelFile> SEEDS = List.of(ContractParser.parse("one.cu", null, kernel(3)),
             ContractParser.parse("two.cu", null, kernel(10)));
 
-    private static CampaignState run(CampaignStore store, Evaluations workers) {
+    private static CampaignState run(CampaignStore store, Judge workers) {
         return new Campaign(CONFIG, store, workers, new AgentPool(CONFIG.agents(), Map.of("fake", new NewEachTime())),
                 SEEDS, null, CampaignListener.NONE, System::currentTimeMillis).run();
     }
@@ -147,7 +147,7 @@ class SlurmWorkersTest {
                 step(1, PhaseLimits.DEFAULT, "serve", "0", log.toString(), "1500"));
         AtomicReference<String> cancelled = new AtomicReference<>();
         try (WorkerPool pool = WorkerPool.start(steps, null, notices::add)) {
-            Evaluations workers = pool::evaluate;
+            Judge workers = pool::evaluate;
             CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> cancelled.set(cancelMidJudgement(log)));
             CampaignState state = run(store, workers);
             killer.get(60, TimeUnit.SECONDS);
@@ -222,7 +222,7 @@ class SlurmWorkersTest {
         try (WorkerPool pool = WorkerPool.start(List.of(step(first, 0, PhaseLimits.DEFAULT, "serve", "0",
                 log.toString())), null, n -> { })) {
             AtomicInteger calls = new AtomicInteger();
-            Evaluations dying = (file, seed) -> {
+            Judge dying = (file, seed) -> {
                 if (calls.incrementAndGet() > 4) {
                     throw new Killed();
                 }

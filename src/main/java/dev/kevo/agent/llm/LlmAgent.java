@@ -45,7 +45,7 @@ public final class LlmAgent implements Agent {
         this.where = where;
         this.spec = spec;
         this.key = spec.apiKeyEnv() == null ? null : blankToNull(env.apply(spec.apiKeyEnv()));
-        // Without its key a model cannot be built; preflight says so before anything runs.
+        // Without its key a model cannot be built; checkReady says so before anything runs.
         this.model = key == null && spec.apiKeyEnv() != null ? null : ChatModels.build(spec, key);
         this.prompts = new PromptBuilder(templates, spec.templates(), spec.repairRounds());
         this.retry = retry;
@@ -72,7 +72,7 @@ public final class LlmAgent implements Agent {
 
     /** The key is set and the server answers its model list with it. */
     @Override
-    public void preflight() {
+    public void checkReady() {
         if (spec.apiKeyEnv() != null && key == null) {
             throw KevoException.input(where + ".model.api_key_env: environment variable " + spec.apiKeyEnv()
                     + " is not set (it must hold the " + spec.kind().id() + " key for agent '" + name + "')");

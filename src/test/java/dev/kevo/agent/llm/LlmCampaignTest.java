@@ -13,7 +13,7 @@ import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
 import dev.kevo.campaign.CampaignConfig;
 import dev.kevo.evolve.CampaignListener;
-import dev.kevo.evolve.Evaluations;
+import dev.kevo.evolve.Judge;
 import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.campaign.FrozenCampaign;
@@ -82,7 +82,7 @@ class LlmCampaignTest {
     }
 
     /** Compile error for BROKEN, otherwise a pass scored by the variant number. */
-    static final class FakeGpu implements Evaluations {
+    static final class FakeGpu implements Judge {
         @Override
         public CandidateResult evaluate(KernelFile file, long inputSeed) {
             if (file.source().contains("BROKEN")) {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Anthropic's messages protocol and Ollama's native chat protocol through langchain4j's clients for them, and the
- * preflight of every provider: a missing key, an unreachable server, a refused key, a model the server lacks.
+ * checkReady of every provider: a missing key, an unreachable server, a refused key, a model the server lacks.
  */
 class ProvidersTest {
     final ModelServer server = new ModelServer();
@@ -97,25 +97,25 @@ class ProvidersTest {
     }
 
     @Test
-    void preflightPassesWhenTheServerListsTheModel() {
+    void checkReadyPassesWhenTheServerListsTheModel() {
         server.fallback("/v1/models", r -> Reply.ok(recorded("openai-models.json")));
         server.fallback("/api/tags", r -> Reply.ok(recorded("ollama-tags.json")));
         Fixtures.agent(Fixtures.spec("openai", server.url("/v1"), "K", b -> { }), Map.of("K", "sk-1"), pauses)
-                .preflight();
+                .checkReady();
         assertEquals("Bearer sk-1", server.requests("/v1/models").getFirst().headers().get("authorization"));
-        ollama("qwen2.5-coder:32b").preflight();
+        ollama("qwen2.5-coder:32b").checkReady();
         server.fallback("/v1/models", r -> Reply.ok(recorded("anthropic-models.json")));
-        anthropic(Map.of("ANTHROPIC_TEST_KEY", "sk-ant")).preflight();
+        anthropic(Map.of("ANTHROPIC_TEST_KEY", "sk-ant")).checkReady();
         assertEquals("sk-ant", server.requests("/v1/models").getLast().headers().get("x-api-key"));
         Fixtures.agent(Fixtures.spec("openai-compatible", server.url("/v1"), null, b -> b.model = "any"), Map.of(),
-                pauses).preflight();
+                pauses).checkReady();
         assertTrue(server.requests("/v1/models").getLast().headers().get("authorization") == null,
                 "no key configured, none sent");
     }
 
     @Test
-    void preflightNamesTheMissingKeyVariable() {
-        KevoException e = assertThrows(KevoException.class, () -> anthropic(Map.of()).preflight());
+    void checkReadyNamesTheMissingKeyVariable() {
+        KevoException e = assertThrows(KevoException.class, () -> anthropic(Map.of()).checkReady());
         assertEquals(KevoException.Kind.INPUT, e.kind());
         assertEquals("agents[1].model.api_key_env: environment variable ANTHROPIC_TEST_KEY is not set (it must hold "
                 + "the anthropic key for agent 'gpt')", e.getMessage());
@@ -125,14 +125,14 @@ class ProvidersTest {
     }
 
     @Test
-    void preflightReportsAnUnreachableServer() throws IOException {
+    void checkReadyReportsAnUnreachableServer() throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         String url = "http://127.0.0.1:" + port + "/v1";
         KevoException e = assertThrows(KevoException.class, () -> Fixtures.agent(Fixtures.spec("openai-compatible",
-                url, null, b -> { }), Map.of(), pauses).preflight());
+                url, null, b -> { }), Map.of(), pauses).checkReady());
         assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());
         assertEquals("agents[1].model.base_url: cannot reach " + url + " (connection refused: is the server running?)",
                 e.getMessage());
@@ -153,36 +153,36 @@ class ProvidersTest {
     }
 
     @Test
-    void preflightReportsAStalledServerWithinItsShortWait() {
+    void checkReadyReportsAStalledServerWithinItsShortWait() {
         server.fallback("/v1/models", r -> Reply.stall(5000, recorded("openai-models.json")));
         long start = System.nanoTime();
         KevoException e = assertThrows(KevoException.class, () -> Fixtures.agent(Fixtures.spec("openai-compatible",
-                server.url("/v1"), null, b -> b.timeoutSeconds = 0.5), Map.of(), pauses).preflight());
+                server.url("/v1"), null, b -> b.timeoutSeconds = 0.5), Map.of(), pauses).checkReady());
         assertTrue(e.getMessage().startsWith("agents[1].model.base_url: no answer from"), e.getMessage());
         assertTrue((System.nanoTime() - start) / 1e9 < 3, "the model's timeout bounds the wait");
     }
 
     @Test
-    void preflightReportsARefusedKeyAnUnknownModelAndAWrongAddress() {
+    void checkReadyReportsARefusedKeyAnUnknownModelAndAWrongAddress() {
         server.enqueue("/v1/models", Reply.status(401, recorded("openai-401.json")));
         KevoException refused = assertThrows(KevoException.class, () -> Fixtures.agent(Fixtures.spec("openai",
-                server.url("/v1"), "K", b -> { }), Map.of("K", "sk-bad"), pauses).preflight());
+                server.url("/v1"), "K", b -> { }), Map.of("K", "sk-bad"), pauses).checkReady());
         assertEquals("agents[1].model.api_key_env: " + server.url("/v1") + " refused the key in K (HTTP 401)",
                 refused.getMessage());
 
         server.fallback("/v1/models", r -> Reply.ok(recorded("openai-models.json")));
         KevoException unknown = assertThrows(KevoException.class, () -> Fixtures.agent(Fixtures.spec("openai",
-                server.url("/v1"), "K", b -> b.model = "gpt-4.2"), Map.of("K", "sk"), pauses).preflight());
+                server.url("/v1"), "K", b -> b.model = "gpt-4.2"), Map.of("K", "sk"), pauses).checkReady());
         assertTrue(unknown.getMessage().startsWith("agents[1].model.model: " + server.url("/v1")
                 + " does not list a model 'gpt-4.2' (it lists 3, e.g. gpt-4.1, "), unknown.getMessage());
 
         server.fallback("/api/tags", r -> Reply.ok(recorded("ollama-tags.json")));
-        KevoException notPulled = assertThrows(KevoException.class, () -> ollama("llama3.3").preflight());
+        KevoException notPulled = assertThrows(KevoException.class, () -> ollama("llama3.3").checkReady());
         assertTrue(notPulled.getMessage().endsWith("has no model 'llama3.3' (it has qwen2.5-coder:32b); run `ollama "
                 + "pull llama3.3` there"), notPulled.getMessage());
 
         KevoException wrongPath = assertThrows(KevoException.class, () -> Fixtures.agent(Fixtures.spec(
-                "openai-compatible", server.url(""), null, b -> { }), Map.of(), pauses).preflight());
+                "openai-compatible", server.url(""), null, b -> { }), Map.of(), pauses).checkReady());
         assertEquals(KevoException.Kind.ENVIRONMENT, wrongPath.kind());
         assertTrue(wrongPath.getMessage().contains("answered 404 to the model list"), wrongPath.getMessage());
     }

@@ -1,8 +1,8 @@
 package dev.kevo.eval;
 
 /** Derives the input seed of each shape and case from one recorded seed, so one number replays a whole run. */
-public final class Seeds {
-    private Seeds() {
+public final class SplitMix {
+    private SplitMix() {
     }
 
     public static long derive(long master, int shapeIndex, int salt) {

@@ -8,7 +8,7 @@ import dev.kevo.task.KernelFile;
  * threads at once; an implementation runs as many evaluations at a time as it has devices and makes the rest
  * wait.
  */
-public interface Evaluations {
+public interface Judge {
     CandidateResult evaluate(KernelFile file, long inputSeed);
 
     /** True when results come from several devices, so that the champion must be confirmed on one. */
