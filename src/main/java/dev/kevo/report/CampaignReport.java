@@ -170,7 +170,7 @@ public final class CampaignReport {
         return out;
     }
 
-    /** The campaign's rule (Campaign.remember): a passing mutant strictly better than the best so far. */
+    /** The campaign's rule (Recorder.remember): a passing mutant strictly better than the best so far. */
     static List<ChampionMoment> champions(List<ScorePoint> evaluations) {
         List<ChampionMoment> out = new ArrayList<>();
         Double best = null;
