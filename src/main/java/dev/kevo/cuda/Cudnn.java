@@ -60,7 +60,7 @@ public final class Cudnn {
         try {
             this.rawVersion = (long) getVersion.invokeExact();
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw NativeLibraries.rethrow(t);
         }
     }
 
@@ -176,7 +176,7 @@ public final class Cudnn {
         try {
             status = call.invoke();
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw NativeLibraries.rethrow(t);
         }
         if (status != CUDNN_STATUS_SUCCESS) {
             throw KevoException.environment(failure(location, name, where, status, errorString(status)));
@@ -193,18 +193,6 @@ public final class Cudnn {
     }
 
     private MethodHandle handle(Linker linker, SymbolLookup lib, String symbol, FunctionDescriptor descriptor) {
-        MemorySegment address = lib.find(symbol).orElseThrow(() ->
-                KevoException.environment("cuDNN " + location + ": no symbol " + symbol + " (not a cuDNN library?)"));
-        return linker.downcallHandle(address, descriptor);
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+        return NativeLibraries.downcall(linker, lib, symbol, descriptor, "cuDNN " + location, " (not a cuDNN library?)");
     }
 }

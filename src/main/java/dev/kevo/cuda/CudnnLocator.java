@@ -5,12 +5,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Finds a cuDNN library, as {@link NvrtcLocator} finds NVRTC: {@code $KEVO_CUDNN} when set, else cuDNN 9, then 8,
@@ -131,31 +128,8 @@ public final class CudnnLocator {
 
     /** Where kevo looks when no library is named: cuDNN 9 in every directory, then cuDNN 8, each also by soname. */
     List<String> candidates() {
-        List<String> dirs = new ArrayList<>();
-        Optional.ofNullable(env.get("LD_LIBRARY_PATH")).ifPresent(p -> {
-            for (String dir : p.split(":")) {
-                if (!dir.isBlank()) {
-                    dirs.add(dir);
-                }
-            }
-        });
-        for (String var : List.of("CUDNN_HOME", "CUDA_HOME", "CUDA_PATH")) {
-            Optional.ofNullable(env.get(var)).filter(s -> !s.isBlank()).ifPresent(home -> {
-                dirs.add(home + "/lib64");
-                dirs.add(home + "/lib");
-            });
-        }
-        dirs.add("/usr/lib/x86_64-linux-gnu");
-        dirs.add("/usr/local/cuda/lib64");
-        dirs.add("/usr/lib64");
-        Set<String> out = new LinkedHashSet<>();
-        for (String soname : SONAMES) {
-            for (String dir : dirs) {
-                out.add(Path.of(dir, soname).toString());
-            }
-            out.add(soname);
-        }
-        return List.copyOf(out);
+        return NativeLibraries.candidates(env, List.of("CUDNN_HOME", "CUDA_HOME", "CUDA_PATH"), List.of("lib64", "lib"),
+                List.of("/usr/lib/x86_64-linux-gnu", "/usr/local/cuda/lib64", "/usr/lib64"), SONAMES);
     }
 
     private static Optional<SymbolLookup> open(String candidate, Arena arena) {

@@ -66,7 +66,7 @@ public final class Nvrtc {
             this.major = maj.get(JAVA_INT, 0);
             this.minor = min.get(JAVA_INT, 0);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw NativeLibraries.rethrow(t);
         }
     }
 
@@ -127,7 +127,7 @@ public final class Nvrtc {
                 check((int) destroyProgram.invokeExact(programOut), "nvrtcDestroyProgram");
             }
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw NativeLibraries.rethrow(t);
         }
     }
 
@@ -180,18 +180,6 @@ public final class Nvrtc {
     }
 
     private static MethodHandle handle(Linker linker, SymbolLookup lib, String symbol, FunctionDescriptor descriptor) {
-        MemorySegment address = lib.find(symbol).orElseThrow(() ->
-                KevoException.environment("NVRTC library has no symbol " + symbol));
-        return linker.downcallHandle(address, descriptor);
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+        return NativeLibraries.downcall(linker, lib, symbol, descriptor, "NVRTC library", "");
     }
 }

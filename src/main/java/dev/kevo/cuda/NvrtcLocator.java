@@ -5,12 +5,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Finds an NVRTC library. JCuda's own NVRTC binding is tied to libnvrtc.so.12's versioned symbols and does
@@ -71,30 +68,9 @@ public final class NvrtcLocator {
 
     /** Where kevo looks when no library is named: each soname in the usual directories, then by soname. */
     List<String> candidates() {
-        Set<String> out = new LinkedHashSet<>();
-        List<String> dirs = new ArrayList<>();
-        Optional.ofNullable(env.get("LD_LIBRARY_PATH")).ifPresent(p -> {
-            for (String dir : p.split(":")) {
-                if (!dir.isBlank()) {
-                    dirs.add(dir);
-                }
-            }
-        });
-        for (String var : List.of("CUDA_HOME", "CUDA_PATH")) {
-            Optional.ofNullable(env.get(var)).filter(s -> !s.isBlank()).ifPresent(home -> {
-                dirs.add(home + "/lib64");
-                dirs.add(home + "/targets/x86_64-linux/lib");
-            });
-        }
-        dirs.add("/usr/local/cuda/lib64");
-        dirs.add("/usr/local/cuda/targets/x86_64-linux/lib");
-        for (String soname : SONAMES) {
-            for (String dir : dirs) {
-                out.add(Path.of(dir, soname).toString());
-            }
-            out.add(soname);
-        }
-        return List.copyOf(out);
+        return NativeLibraries.candidates(env, List.of("CUDA_HOME", "CUDA_PATH"),
+                List.of("lib64", "targets/x86_64-linux/lib"),
+                List.of("/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"), SONAMES);
     }
 
     private static Optional<SymbolLookup> open(String candidate, Arena arena) {
