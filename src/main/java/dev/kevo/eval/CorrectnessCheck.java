@@ -95,7 +95,7 @@ final class CorrectnessCheck {
             throw Faults.reject(e, where);
         }
         double wallMs = (System.nanoTime() - start) / 1e6;
-        trusted.reference(bench.stats(), bench.referenceScratch(), shape, seed, inputCase);
+        trusted.reference(bench.stats(), bench.referenceScratch(), bench.x(0), shape);
         CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, seed,
                 inputCase, tolerance);
         return new Measured(counts, bench.guardDamage(trusted, shape, ws), wallMs);

@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
  * column drawn anew for every launch (raised far above the row: trusted.cu, kv_value_salted), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
- * launches drawn, y and x are compared with the float64 reference of that launch's input set, and the candidate's
+ * launches drawn, x is held to that launch's input set bit for bit and y to the float64 reference, and the candidate's
  * lines are demoted in L2 (see {@link Workbench#candidateLines}). The reference is computed after the launch and
  * overwritten once compared, so no answer lies in device memory while a candidate runs. The draw comes from the
  * input seed, so {@code --seed} replays it.
@@ -141,8 +141,7 @@ final class TimedLaunchAudit implements AutoCloseable {
                     trusted.clearChecks(slots.pointer(), SLOTS);
                 }
                 int slot = Math.min(checked.size(), SLOTS - 1);
-                trusted.reference(stats.pointer(), bench.referenceScratch(), shape, setSeeds[set], InputCase.NORMAL_1,
-                        salts[set]);
+                trusted.reference(stats.pointer(), bench.referenceScratch(), bench.x(set), shape);
                 trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
                         salts[set], tolerance, false);

@@ -87,8 +87,12 @@ final class TrustedKernels implements AutoCloseable {
                 newSalt, y, yWords);
     }
 
-    /** Columns of a row one block of the reference handles: long rows spread over many blocks. */
-    static final int REFERENCE_CHUNK = 8192;
+    /**
+     * Columns of a row one warp of the reference and of the comparison handles: long rows spread over many warps,
+     * and a row longer than this needs the reference's merge.
+     */
+    static final int REFERENCE_CHUNK = 2048;
+    private static final int WARPS_PER_BLOCK = THREADS / 32;
 
     /** Bytes of scratch the reference needs next to the row statistics for a shape. */
     static long referenceScratchBytes(Shape shape) {
@@ -99,22 +103,23 @@ final class TrustedKernels implements AutoCloseable {
         return (shape.cols() + REFERENCE_CHUNK - 1) / REFERENCE_CHUNK;
     }
 
-    /**
-     * Row statistics (max, sum of exp(x - max)) in float64 of the generated input, recomputed from the
-     * generator, never read from x. {@code partial} holds {@link #referenceScratchBytes} bytes; it is left poisoned,
-     * so only {@code stats} holds anything of the answer afterwards.
-     */
-    void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase) {
-        reference(stats, partial, shape, seed, inputCase, 0);
+    /** Blocks for one warp per (row, chunk) item, at most 32 a multiprocessor (a grid-stride walk does the rest). */
+    private int itemGrid(Shape shape) {
+        long items = (long) shape.rows() * chunks(shape);
+        return (int) Math.max(1, Math.min((items + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK, (long) sms * 32));
     }
 
-    /** As {@link #reference(CUdeviceptr, CUdeviceptr, Shape, long, InputCase)}, of the input under {@code salt}. */
-    void reference(CUdeviceptr stats, CUdeviceptr partial, Shape shape, long seed, InputCase inputCase, long salt) {
+    /**
+     * Row statistics (max, sum of exp(x - max)) in float64 of {@code x} as it is now. Only meaningful followed by
+     * {@link #compareQueued}, which holds every element of x to the generator: a candidate that changed x is
+     * rejected for that, whatever these statistics say. {@code partial} holds {@link #referenceScratchBytes} bytes;
+     * it is left poisoned, so only {@code stats} holds anything of the answer afterwards.
+     */
+    void reference(CUdeviceptr stats, CUdeviceptr partial, CUdeviceptr x, Shape shape) {
         int chunks = chunks(shape);
-        long blocks = (long) shape.rows() * chunks;
         // One chunk a row: the chunk's statistics are the row's, written straight to stats, and no merge is queued.
-        gpu.launch(referenceChunks, (int) Math.min(blocks, (long) sms * 32), THREADS, 0, chunks == 1 ? stats : partial,
-                shape.rows(), shape.cols(), REFERENCE_CHUNK, chunks, seed, inputCase.ordinal(), salt);
+        gpu.launch(referenceChunks, itemGrid(shape), THREADS, 0, chunks == 1 ? stats : partial, x, shape.rows(),
+                shape.cols(), REFERENCE_CHUNK, chunks);
         if (chunks > 1) {
             gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(),
                     chunks);
@@ -128,9 +133,10 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /**
-     * Queues the comparison of y with the reference of the input under {@code salt} behind whatever the stream
-     * holds, its counts going to {@code result} ({@link CheckCounts#BYTES}), zeroed first when {@code fresh}
-     * (otherwise they add up); read them with {@link #counts} once the stream has run.
+     * Queues the comparison of y with the reference in {@code stats}, and of x with the input generated under
+     * {@code salt}, bit for bit, behind whatever the stream holds, its counts going to {@code result}
+     * ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read them with
+     * {@link #counts} once the stream has run.
      */
     void compareQueued(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
                        InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
@@ -138,8 +144,8 @@ final class TrustedKernels implements AutoCloseable {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
             gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
         }
-        gpu.launch(compare, elementGrid(shape.elements()), THREADS, 0, y, x, stats, shape.rows(), shape.cols(),
-                seed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
+        gpu.launch(compare, itemGrid(shape), THREADS, 0, y, x, stats, shape.rows(), shape.cols(), REFERENCE_CHUNK,
+                chunks(shape), seed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
     }
 
     CheckCounts counts(CUdeviceptr result) {

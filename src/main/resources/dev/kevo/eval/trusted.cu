@@ -1,6 +1,7 @@
 // kevo's own kernels: input generation, the float64 reference and the checks. They are never evolved, and the
-// candidate never sees their memory: the reference is recomputed from the generator, not read from x, so a
-// candidate that scribbles on x or leaves a copy of an answer lying around gains nothing.
+// candidate never sees their memory: the comparison holds every element of x to the generator bit for bit, and the
+// reference is computed after the candidate's launch and poisoned once used, so a candidate that scribbles on x or
+// hopes to find a copy of an answer lying around gains nothing.
 #include "kevo.h"
 
 typedef unsigned long long u64;
@@ -59,9 +60,14 @@ __device__ __forceinline__ long long kv_salt_col(u64 salt, long long r, int cols
     return (long long)(kv_mix(salt ^ kv_mix((u64)r + 0x5A17ull)) % (u64)cols);
 }
 
+// The raised value of row r under salt (see above).
+__device__ __forceinline__ float kv_salt_value(u64 salt, long long r) {
+    return 30.0f + (float)(kv_mix(salt ^ ~(u64)r) >> 40) * (1.0f / 16777216.0f);
+}
+
 __device__ float kv_value_salted(u64 seed, int kase, long long r, long long c, int cols, u64 salt) {
     if (salt != 0 && c == kv_salt_col(salt, r, cols)) {
-        return 30.0f + (float)(kv_mix(salt ^ ~(u64)r) >> 40) * (1.0f / 16777216.0f);
+        return kv_salt_value(salt, r);
     }
     return kv_value(seed, kase, r, c, cols);
 }
@@ -159,22 +165,54 @@ __device__ double kv_block_sum(double v, double* scratch) {
     return out;
 }
 
+// A warp's reductions in double.
+__device__ __forceinline__ double kv_warp_max(double v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(KEVO_FULL_MASK, v, o));
+    return v;
+}
+
+__device__ __forceinline__ double kv_warp_sum(double v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(KEVO_FULL_MASK, v, o);
+    return v;
+}
+
+// The reference and the comparison cut a rows x cols matrix into items of one row's chunk_cols columns (chunks =
+// cdiv(cols, chunk_cols) a row), one warp an item over a grid-stride walk: a 128-column row keeps every lane busy, a
+// 10^7-column row spreads over thousands of warps, and what is per row (the salted column, the row's statistics) is
+// worked out once an item rather than once an element, which for the salted column (two mixes and a 64-bit
+// remainder) cost as much as generating the element.
+struct KvItems {
+    long long b, items, warps;
+    int lane, chunk_cols, chunks, cols;
+    __device__ KvItems(int rows, int cols_, int chunk_cols_, int chunks_)
+        : chunk_cols(chunk_cols_), chunks(chunks_), cols(cols_) {
+        items = (long long)rows * chunks;
+        warps = ((long long)gridDim.x * blockDim.x) >> 5;
+        b = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+        lane = threadIdx.x & 31;
+    }
+    __device__ __forceinline__ long long row() const { return b / chunks; }
+    __device__ __forceinline__ int begin() const { return (int)(b % chunks) * chunk_cols; }
+    __device__ __forceinline__ int end() const { return min(cols, begin() + chunk_cols); }
+};
+
 // Row statistics in float64, in two steps so that one very long row still spreads over the whole GPU:
-// kevo_reference_chunks writes (max, sum of exp(x - max)) of each chunk of a row, chunk by chunk,
-// and kevo_reference_merge combines a row's chunks into stats[r] = (max, sum of exp(x - max)).
-// Grid of the first: rows * chunks blocks of KV_THREADS threads; chunks = cdiv(cols, chunk_cols). With one chunk a
-// row, the first one's output already is stats[r]: it writes there and the merge is not launched.
-extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int cols, int chunk_cols, int chunks,
-                                                 u64 seed, int kase, u64 salt) {
-    __shared__ double scratch[KV_THREADS];
-    for (long long b = blockIdx.x; b < (long long)rows * chunks; b += gridDim.x) {
-        int r = (int)(b / chunks);
-        int begin = (int)(b % chunks) * chunk_cols;
-        int end = min(cols, begin + chunk_cols);
-        // One pass, each element generated once: a running maximum, and the sum rescaled whenever the maximum grows.
+// kevo_reference_chunks writes (max, sum of exp(x - max)) of each item, and kevo_reference_merge combines a row's
+// chunks into stats[r] = (max, sum of exp(x - max)). With one chunk a row the first one's output already is stats[r]:
+// it writes there and the merge is not launched.
+// It reads x as it is after the candidate's launch: kevo_compare, which always follows, holds every element of x to
+// the generator bit for bit, so a candidate that changed x is rejected for that whatever this computed, and one
+// that did not is checked against the reference of exactly the generated input. Generating the input again here
+// cost as much as the comparison itself, on every checked timed launch.
+extern "C" __global__ void kevo_reference_chunks(double2* partial, const float* x, int rows, int cols, int chunk_cols,
+                                                 int chunks) {
+    for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
+        const float* row = x + it.row() * cols;
+        const int end = it.end();
+        // One pass: a running maximum, and the sum rescaled whenever the maximum grows.
         double m = -(double)KEVO_INF, s = 0.0;
-        for (int c = begin + threadIdx.x; c < end; c += KV_THREADS) {
-            double v = (double)kv_value_salted(seed, kase, r, c, cols, salt);
+        for (int c = it.begin() + it.lane; c < end; c += 32) {
+            double v = (double)row[c];
             if (v > m) {
                 s = s * exp(m - v) + 1.0;  // exp(-inf) = 0 for the first finite element
                 m = v;
@@ -182,9 +220,9 @@ extern "C" __global__ void kevo_reference_chunks(double2* partial, int rows, int
                 s += exp(v - m);
             }
         }
-        double row_m = kv_block_max(m, scratch);
-        s = kv_block_sum(m == -(double)KEVO_INF ? 0.0 : s * exp(m - row_m), scratch);
-        if (threadIdx.x == 0) partial[b] = make_double2(row_m, s);
+        double item_m = kv_warp_max(m);
+        s = kv_warp_sum(m == -(double)KEVO_INF ? 0.0 : s * exp(m - item_m));
+        if (it.lane == 0) partial[it.b] = make_double2(item_m, s);
     }
 }
 
@@ -221,30 +259,36 @@ struct KevoCheck {
 };
 
 extern "C" __global__ void kevo_compare(const float* y, const float* x, const double2* stats, int rows, int cols,
-                                        u64 seed, int kase, u64 salt, double abs_tol, double rel_tol,
-                                        KevoCheck* out) {
+                                        int chunk_cols, int chunks, u64 seed, int kase, u64 salt, double abs_tol,
+                                        double rel_tol, KevoCheck* out) {
     __shared__ double scratch[KV_THREADS];
-    long long n = (long long)rows * cols;
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
     double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0;
-    for (KvWalk w(cols); w.i < n; w.next()) {
-        const long long i = w.i, r = w.r;
-        float v = kv_value_salted(seed, kase, r, w.c, cols, salt);
-        bool bad = false;
-        if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
-        float got = y[i];
-        double2 st = stats[r];
-        double ref = exp((double)v - st.x) / st.y;
-        if (__float_as_uint(got) == KEVO_POISON_Y) { unwritten++; bad = true; }
-        else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
-        else {
-            double err = fabs((double)got - ref);
-            err_sq += err * err;
-            max_err = fmax(max_err, err);
-            if (err > abs_tol + rel_tol * fabs(ref)) { violations++; bad = true; }
+    for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
+        const long long r = it.row();
+        const long long raised_col = salt != 0 ? kv_salt_col(salt, r, cols) : -1;
+        const float raised = salt != 0 ? kv_salt_value(salt, r) : 0.0f;
+        const double2 st = stats[r];
+        const double inv_sum = 1.0 / st.y;
+        const int end = it.end();
+        for (int c = it.begin() + it.lane; c < end; c += 32) {
+            const long long i = r * cols + c;
+            float v = c == raised_col ? raised : kv_value(seed, kase, r, c, cols);
+            bool bad = false;
+            if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
+            float got = y[i];
+            double ref = exp((double)v - st.x) * inv_sum;
+            if (__float_as_uint(got) == KEVO_POISON_Y) { unwritten++; bad = true; }
+            else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
+            else {
+                double err = fabs((double)got - ref);
+                err_sq += err * err;
+                max_err = fmax(max_err, err);
+                if (err > abs_tol + rel_tol * fabs(ref)) { violations++; bad = true; }
+            }
+            ref_sq += ref * ref;
+            if (bad && (u64)i < first_bad) first_bad = (u64)i;
         }
-        ref_sq += ref * ref;
-        if (bad && (u64)i < first_bad) first_bad = (u64)i;
     }
     if (unwritten) atomicAdd(&out->unwritten, unwritten);
     if (nonfinite) atomicAdd(&out->nonfinite, nonfinite);

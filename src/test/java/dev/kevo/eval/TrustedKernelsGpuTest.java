@@ -57,7 +57,7 @@ class TrustedKernelsGpuTest {
             gpu.download(x.pointer(), Pointer.to(input), n * 4L);
             double[] cpu = SoftmaxReference.softmax(input, SHAPE.rows(), SHAPE.cols());
 
-            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, inputCase);
+            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             double[] rowStats = new double[SHAPE.rows() * 2];
             gpu.download(stats.pointer(), Pointer.to(rowStats), rowStats.length * 8L);
             for (int r = 0; r < SHAPE.rows(); r++) {
@@ -138,16 +138,31 @@ class TrustedKernelsGpuTest {
                 out[i] = (float) cpu[i];
             }
             gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
-            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, InputCase.NORMAL_1, salt);
+            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
                     InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
             CheckCounts salty = trusted.counts(result.pointer());
             assertEquals(0, salty.violations() + salty.inputChanged() + salty.unwritten() + salty.nonFinite());
-            // The unsalted reference sees the change: the answer of another launch on this buffer is wrong here.
-            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0);
+            // Checked as the unsalted input, the raised elements are changed input, one a row.
+            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             CheckCounts plain = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
                     seed, InputCase.NORMAL_1, Tolerance.DEFAULT);
-            assertTrue(plain.violations() > 0 && plain.inputChanged() == SHAPE.rows(), plain.toString());
+            assertEquals(SHAPE.rows(), plain.inputChanged(), plain.toString());
+            // An answer of the unsalted input (another launch's) is wrong against this launch's reference.
+            trusted.generate(x.pointer(), SHAPE, seed, InputCase.NORMAL_1);
+            double[] unsalted = SoftmaxReference.softmax(generated, SHAPE.rows(), SHAPE.cols());
+            float[] stale = new float[n];
+            for (int i = 0; i < n; i++) {
+                stale[i] = (float) unsalted[i];
+            }
+            gpu.upload(y.pointer(), Pointer.to(stale), n * 4L);
+            trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
+            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
+            trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
+                    InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
+            CheckCounts replayed = trusted.counts(result.pointer());
+            assertEquals(0, replayed.inputChanged(), replayed.toString());
+            assertTrue(replayed.violations() > SHAPE.cols(), "a replayed answer is wrong across rows: " + replayed);
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, salt, 0);
             float[] restored = new float[n];
             gpu.download(x.pointer(), Pointer.to(restored), n * 4L);
@@ -186,7 +201,7 @@ class TrustedKernelsGpuTest {
             }
             assertEquals(shortRows.rows(), raised, "one raised element per row");
 
-            trusted.reference(stats.pointer(), scratch.pointer(), shortRows, seed, InputCase.NORMAL_1, salt);
+            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), shortRows);
             double[] cpu = SoftmaxReference.softmax(salted, shortRows.rows(), shortRows.cols());
             float[] out = new float[n];
             for (int i = 0; i < n; i++) {
@@ -217,7 +232,7 @@ class TrustedKernelsGpuTest {
             org.junit.jupiter.api.Assertions.assertArrayEquals(salted, after, "demotion leaves data as it was");
 
             trusted.generate(bigX.pointer(), SHAPE, seed, InputCase.NORMAL_1);
-            trusted.reference(stats.pointer(), scratch.pointer(), SHAPE, seed, InputCase.NORMAL_1);
+            trusted.reference(stats.pointer(), scratch.pointer(), bigX.pointer(), SHAPE);
             int[] scratchWords = new int[(int) (TrustedKernels.referenceScratchBytes(SHAPE) / 4)];
             gpu.download(scratch.pointer(), Pointer.to(scratchWords), scratchWords.length * 4L);
             for (int w : scratchWords) {
