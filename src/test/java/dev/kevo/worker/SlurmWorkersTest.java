@@ -177,23 +177,28 @@ class SlurmWorkersTest {
         }
     }
 
-    /** Waits for a few judgements, then scancels the step of one that has started and not ended; "NAME SEED STEP". */
+    /**
+     * Waits for a few judgements, then scancels the step of one seen starting in this very look at the log, so that
+     * scancel has nearly all of the judgement's 1.5 s to land (one started earlier may end first: CI saw that on a
+     * loaded machine); "NAME SEED STEP".
+     */
     private static String cancelMidJudgement(Path log) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        java.util.Set<String> seen = new java.util.HashSet<>();
         try {
             while (System.nanoTime() < deadline) {
                 List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
                 long ended = lines.stream().filter(l -> l.startsWith("end ")).count();
-                if (ended >= 3) {
-                    for (String line : lines.reversed()) {
-                        String what = line.substring(line.indexOf(' ') + 1);
-                        if (line.startsWith("start ") && !lines.contains("end " + what)) {
-                            String out = run("scancel", what.split(" ")[2]);
-                            System.err.println("scancel " + what + " at " + System.currentTimeMillis() + ": " + out);
-                            return what;
-                        }
+                for (String line : lines.reversed()) {
+                    String what = line.substring(line.indexOf(' ') + 1);
+                    if (line.startsWith("start ") && seen.add(what) && ended >= 3
+                            && !lines.contains("end " + what)) {
+                        String out = run("scancel", what.split(" ")[2]);
+                        System.err.println("scancel " + what + " at " + System.currentTimeMillis() + ": " + out);
+                        return what;
                     }
                 }
+                lines.stream().filter(l -> l.startsWith("start ")).forEach(l -> seen.add(l.substring(6)));
                 Thread.sleep(20);
             }
         } catch (IOException e) {
