@@ -60,7 +60,7 @@ except OSError:
     smi = "no nvidia-smi"
 json.dump({"what": "cost of each timing-phase safeguard: kevo eval seeds/online.cu, standard suite, per kevo.ablate",
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "commit": os.environ.get("KEVO_COMMIT"),
-           "nvidiaSmi": smi, "runsPerSetting": runs, "before": {"candidateSeconds": 1.066, "timingMs": 829.3,
+           "command": f"RUNS={runs} SETTINGS='{' '.join(settings)}' bash bench/check_costs.sh", "nvidiaSmi": smi, "runsPerSetting": runs, "before": {"candidateSeconds": 1.066, "timingMs": 829.3,
            "checkMs": 203.3, "source": "bench/results/evaluator-costs-h100.json (2026-11-23, before issue 15)"},
            "summary": summary, "runs": records}, open(os.path.join(out, "check-costs-h100.json"), "w"), indent=1)
 
