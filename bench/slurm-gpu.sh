@@ -8,6 +8,8 @@
 #
 # Usage, from the repository root, with the bundle carried (target/kevo-*-linux-x86_64.tar.gz) and .slurm-debs:
 #   bash bench/slurm-gpu.sh            results under $OUT (default /tmp/kevo-slurm-out)
+# KEVO_SLURM_ORDER=local-first runs the local campaign first (the first campaign on a fresh host pays for its cold
+# caches: alternate the order over runs); KEVO_SLURM_REEVAL=0 skips the reeval.
 # Without a GPU (KEVO_SLURM_GPUS=1 KEVO_SLURM_GPU_FILES=<stand-ins>) it stops after the srun smoke test: that is
 # how the unpack-outside-/ part was tried on a CPU machine.
 set -euo pipefail
@@ -72,27 +74,34 @@ fi
 source bench/unpack.sh
 export KEVO
 gpus=$KEVO_SLURM_GPUS
-say "campaign with $gpus worker step(s) through sbatch"
-sbatch --wait --gpus-per-node="$gpus" --cpus-per-task=$(( KEVO_SLURM_CPUS / 2 )) --output="$OUT/slurm-campaign.txt" \
-  bench/slurm-campaign.sbatch --config bench/slurm.yaml --lines || say "the sbatch campaign failed (exit $?)"
-say "the same campaign with local workers"
 devices=$(seq -s, 0 $(( gpus - 1 )))
-"$KEVO" evolve --config bench/slurm.yaml --devices "$devices" --lines > "$OUT/local-campaign.txt" 2>&1 \
-  || say "the local campaign failed (exit $?)"
+slurm_campaign() {
+  say "campaign with $gpus worker step(s) through sbatch"
+  sbatch --wait --gpus-per-node="$gpus" --cpus-per-task=$(( KEVO_SLURM_CPUS / 2 )) \
+    --output="$OUT/slurm-campaign.txt" bench/slurm-campaign.sbatch --config bench/slurm.yaml --lines \
+    || say "the sbatch campaign failed (exit $?)"
+}
+local_campaign() {
+  say "the same campaign with local workers"
+  "$KEVO" evolve --config bench/slurm.yaml --devices "$devices" --lines > "$OUT/local-campaign.txt" 2>&1 \
+    || say "the local campaign failed (exit $?)"
+}
+order=${KEVO_SLURM_ORDER:-slurm-first}
+if [[ $order == local-first ]]; then local_campaign; slurm_campaign; else slurm_campaign; local_campaign; fi
 folder() { sed -n 's/^campaign //p' "$1" 2>/dev/null | head -1; }
 slurm_dir=$(folder "$OUT/slurm-campaign.txt")
 if [[ -n $slurm_dir ]]; then
   champion=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]+"/champion.json"))["id"])' "$slurm_dir" \
     2>/dev/null || true)
-  if [[ -n $champion ]]; then
+  if [[ -n $champion && ${KEVO_SLURM_REEVAL:-1} != 0 ]]; then
     timeout 300 salloc --gpus-per-node=1 "$KEVO" reeval "$slurm_dir" --id "$champion" --workers slurm \
       > "$OUT/slurm-reeval.txt" 2>&1 || true
   fi
 fi
 
-python3 - "$OUT" "$slurm_dir" "$(folder "$OUT/local-campaign.txt")" <<'PY'
+python3 - "$OUT" "$slurm_dir" "$(folder "$OUT/local-campaign.txt")" "$order" <<'PY'
 import collections, datetime, json, os, subprocess, sys
-out, slurm_dir, local_dir = sys.argv[1:4]
+out, slurm_dir, local_dir, order = sys.argv[1:5]
 
 def summary(folder):
     if not folder or not os.path.exists(os.path.join(folder, "state.json")):
@@ -115,6 +124,8 @@ ratio = s["evaluationsPerMinute"] / l["evaluationsPerMinute"] if s and l else No
 reeval = os.path.join(out, "slurm-reeval.txt")
 record = {"what": "the 2-minute default campaign with workers as Slurm steps and with local workers (issue 19)",
           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+          "command": f"KEVO_SLURM_ORDER={order} bash bench/slurm-gpu.sh", "commit": os.environ.get("KEVO_COMMIT"),
+          "order": order, "framesOverSrun": os.environ.get("KEVO_SRUN_FRAMES", "socket"),
           "nvidiaSmi": subprocess.run(["nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv,noheader"],
                                       capture_output=True, text=True).stdout.strip(),
           "slurm": s, "local": l, "slurmOverLocal": ratio, "target": "within 10% (0.90 to 1.10)",

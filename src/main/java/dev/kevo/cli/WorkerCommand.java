@@ -1,8 +1,10 @@
 package dev.kevo.cli;
 
+import dev.kevo.worker.ConnectBack;
 import dev.kevo.worker.WorkerLoop;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -10,8 +12,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "worker", hidden = true,
-        description = "Judges candidates for a supervisor over stdin/stdout (length-prefixed JSON frames). "
-                + "Started by kevo itself; not for people.")
+        description = "Judges candidates for a supervisor over stdin/stdout, or over a connection back to it "
+                + "(length-prefixed JSON frames). Started by kevo itself; not for people.")
 public final class WorkerCommand implements Callable<Integer> {
 
     @Option(names = "--device", paramLabel = "N", description = "GPU ordinal; omit for a check-only worker.")
@@ -20,11 +22,31 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--nvrtc", paramLabel = "LIB")
     Path nvrtc;
 
+    @Option(names = "--connect-port", paramLabel = "PORT",
+            description = "Frames over a TCP connection to this port of --connect-host, shown the token in $"
+                    + ConnectBack.TOKEN_VARIABLE + ", instead of over stdin/stdout.")
+    Integer connectPort;
+
+    @Option(names = "--connect-host", paramLabel = "HOST",
+            description = "Where the supervisor listens. Default: $" + ConnectBack.LAUNCH_HOST_VARIABLE
+                    + " (the host srun ran on), else this host.")
+    String connectHost;
+
     @Override
     public Integer call() throws IOException {
-        // stdout is the protocol channel: anything else that prints goes to stderr, which the supervisor keeps.
-        PrintStream protocol = System.out;
+        // The protocol channel carries frames only: anything else that prints goes to stderr, which the supervisor
+        // keeps.
+        PrintStream stdout = System.out;
         System.setOut(System.err);
-        return new WorkerLoop(Optional.ofNullable(device), Optional.ofNullable(nvrtc), System.in, protocol).run();
+        Optional<Path> lib = Optional.ofNullable(nvrtc);
+        if (connectPort == null) {
+            return new WorkerLoop(Optional.ofNullable(device), lib, System.in, stdout).run();
+        }
+        String host = connectHost != null ? connectHost
+                : System.getenv().getOrDefault(ConnectBack.LAUNCH_HOST_VARIABLE, "localhost");
+        try (Socket socket = ConnectBack.connect(host, connectPort, System.getenv(ConnectBack.TOKEN_VARIABLE))) {
+            return new WorkerLoop(Optional.ofNullable(device), lib, socket.getInputStream(),
+                    ConnectBack.output(socket)).run();
+        }
     }
 }

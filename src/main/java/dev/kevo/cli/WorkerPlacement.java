@@ -23,7 +23,9 @@ final class WorkerPlacement {
 
     @Option(names = "--slurm-gres", paramLabel = "GRES",
             description = "What each worker step holds, as srun --gres takes it. Default: gpu:1; none for steps "
-                    + "without GRES. More srun options: $KEVO_SRUN_ARGS.")
+                    + "without GRES. More srun options: $KEVO_SRUN_ARGS. Frames go over a connection each worker "
+                    + "opens back to this host; KEVO_SRUN_FRAMES=stdio sends them through srun's stdin/stdout "
+                    + "instead (slower: srun holds each frame over 1 KB for 44 ms).")
     String gres = "gpu:1";
 
     /**
@@ -42,9 +44,13 @@ final class WorkerPlacement {
             throw KevoException.input("--workers: local, slurm or slurm:N (N at least 1), not '" + workers + "'");
         }
         String extra = env.getOrDefault("KEVO_SRUN_ARGS", "").strip();
+        String frames = env.getOrDefault("KEVO_SRUN_FRAMES", "socket").strip();
+        if (!frames.equals("socket") && !frames.equals("stdio")) {
+            throw KevoException.input("KEVO_SRUN_FRAMES: socket (the default) or stdio, not '" + frames + "'");
+        }
         return Optional.of(SlurmAllocation.fromEnvironment(env, SlurmAllocation::scontrolHostnames).launchers(
                 Optional.ofNullable(m.group(1)).map(Integer::valueOf).or(() -> fewest),
                 gres.isBlank() || gres.equals("none") ? Optional.empty() : Optional.of(gres),
-                extra.isEmpty() ? List.of() : Arrays.asList(extra.split("\\s+"))));
+                extra.isEmpty() ? List.of() : Arrays.asList(extra.split("\\s+")), frames.equals("socket")));
     }
 }

@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * Where a worker process runs and how it is started and stopped: on this host, or as a step of a Slurm allocation.
- * Either way the worker speaks the same frames over the started process's stdin and stdout, so the supervisor's
- * deadlines, restarts and verdicts do not depend on where it runs.
+ * Either way the worker speaks the same frames, over the started process's stdin and stdout or over a connection it
+ * opens back ({@link ConnectBack}), so the supervisor's deadlines, restarts and verdicts do not depend on where it
+ * runs.
  */
 public interface Launcher {
 
@@ -33,6 +34,9 @@ public interface Launcher {
     /** Stops the worker's process now, the candidate in it or not. */
     void stop(Process process);
 
+    /** Whether the worker's frames go over a connection it opens back ({@link ConnectBack}), not its stdin/stdout. */
+    boolean connectsBack();
+
     /** A worker in a child process of this one, killed outright. */
     record Local() implements Launcher {
         @Override
@@ -58,6 +62,11 @@ public interface Launcher {
         @Override
         public void stop(Process process) {
             process.destroyForcibly();
+        }
+
+        @Override
+        public boolean connectsBack() {
+            return false;
         }
     }
 }

@@ -68,9 +68,10 @@ public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer
 
     /**
      * One launcher per worker: {@code workers} of them when given, else one per GPU of the allocation, handed to
-     * the nodes in turn so that each node's GPUs fill evenly.
+     * the nodes in turn so that each node's GPUs fill evenly. {@code connectBack}: see {@link SrunLauncher}.
      */
-    public List<SrunLauncher> launchers(Optional<Integer> workers, Optional<String> gres, List<String> extra) {
+    public List<SrunLauncher> launchers(Optional<Integer> workers, Optional<String> gres, List<String> extra,
+                                        boolean connectBack) {
         int total = workers.orElseGet(() -> gpusPerNode.map(g -> g * nodes.size()).orElseThrow(() ->
                 KevoException.input("--workers slurm: cannot tell how many GPUs allocation " + jobId + " holds (no "
                         + "SLURM_GPUS_PER_NODE, SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS or SLURM_GPUS); allocate with "
@@ -87,7 +88,7 @@ public record SlurmAllocation(String jobId, List<String> nodes, Optional<Integer
         options.addAll(extra);
         List<SrunLauncher> launchers = new ArrayList<>();
         for (int i = 0; i < total; i++) {
-            launchers.add(new SrunLauncher(jobId, nodes.get(i % nodes.size()), i, gres, options));
+            launchers.add(new SrunLauncher(jobId, nodes.get(i % nodes.size()), i, gres, options, connectBack));
         }
         return launchers;
     }

@@ -8,9 +8,10 @@ import java.util.regex.Pattern;
 
 /**
  * A worker as one Slurm job step inside an existing allocation: {@code srun} pinned to one node, holding one GPU
- * (or no GRES at all, for workers that need none), its single task's stdin and stdout being srun's own, so the
- * frames pass through unchanged. Inside the step Slurm sets CUDA_VISIBLE_DEVICES to the GPU it gave, which the
- * worker sees as device 0.
+ * (or no GRES at all, for workers that need none). Its frames go over a connection the worker opens back to this
+ * process ({@link ConnectBack}: srun's relay of stdin and stdout holds every frame over 1 KB for 44 ms), or, with
+ * {@code connectBack} false, through srun's stdin and stdout unchanged. Inside the step Slurm sets
+ * CUDA_VISIBLE_DEVICES to the GPU it gave, which the worker sees as device 0.
  *
  * @param jobId the allocation (SLURM_JOB_ID of sbatch or salloc)
  * @param node the node this worker's steps run on
@@ -19,8 +20,11 @@ import java.util.regex.Pattern;
  * @param extra more srun options (a memory share, then KEVO_SRUN_ARGS, e.g. {@code --cpus-per-task=4}); srun takes
  *              the last of a repeated option, so these override the defaults. One CPU by default: srun of
  *              some versions (before 22.05, from 23.11) takes the batch job's SLURM_CPUS_PER_TASK for every step.
+ * @param connectBack frames over a connection back ({@code KEVO_SRUN_FRAMES=socket}, the default) rather than
+ *                    through srun's stdio ({@code KEVO_SRUN_FRAMES=stdio}, where nodes cannot reach this host)
  */
-public record SrunLauncher(String jobId, String node, int slot, Optional<String> gres, List<String> extra)
+public record SrunLauncher(String jobId, String node, int slot, Optional<String> gres, List<String> extra,
+                           boolean connectBack)
         implements Launcher {
 
     /**
@@ -62,6 +66,11 @@ public record SrunLauncher(String jobId, String node, int slot, Optional<String>
     @Override
     public boolean expendable() {
         return true;
+    }
+
+    @Override
+    public boolean connectsBack() {
+        return connectBack;
     }
 
     /**

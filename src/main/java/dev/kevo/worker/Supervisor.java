@@ -12,6 +12,7 @@ import dev.kevo.task.Suite;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -58,6 +60,8 @@ public final class Supervisor implements AutoCloseable {
     private static final int STDERR_TAIL_CHARS = 4000;
     /** How long a worker whose output ended may take to exit: srun waits for a cancelled step's tasks. */
     private static final long STEP_END_WAIT_SECONDS = 40;
+    /** How long a worker's connection back outlives its process, for the frames it sent before it ended. */
+    private static final long CONNECTION_GRACE_SECONDS = 2;
     /** How often the worker's memory is looked at while it works. */
     private static final long MEMORY_CHECK_NANOS = 250_000_000L;
 
@@ -107,7 +111,7 @@ public final class Supervisor implements AutoCloseable {
 
     /** Starts a worker process now; it initialises its device and waits for its configuration. */
     public static Spawned spawn(List<String> workerCommand) {
-        return new Spawned(Worker.spawn(workerCommand, Launcher.LOCAL, STDERR_TAIL_CHARS));
+        return new Spawned(Worker.spawn(workerCommand, Launcher.LOCAL, STDERR_TAIL_CHARS, Long.MAX_VALUE));
     }
 
     /** Starts the worker if none is running, and returns what it reported when it was ready. */
@@ -265,8 +269,13 @@ public final class Supervisor implements AutoCloseable {
         boolean restart = starts++ > 0;
         Worker adopted = early == null ? null : early.adopt();
         early = null;
-        worker = adopted != null && adopted.process().isAlive() ? adopted
-                : Worker.spawn(setup.launcher().command(setup.workerCommand()), setup.launcher(), STDERR_TAIL_CHARS);
+        long deadline = System.nanoTime() + setup.settings().limits().startup().toNanos();
+        try {
+            worker = adopted != null && adopted.process().isAlive() ? adopted
+                    : Worker.spawn(setup.workerCommand(), setup.launcher(), STDERR_TAIL_CHARS, deadline);
+        } catch (KevoException e) {
+            throw new KevoException(e.kind(), place() + e.getMessage());
+        }
         Suite suite = setup.suite();
         try {
             worker.send(new Message.Configure(suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
@@ -277,7 +286,7 @@ public final class Supervisor implements AutoCloseable {
             retire();
             throw KevoException.environment(place() + "the worker did not start: " + e.getMessage());
         }
-        Object first = worker.poll(System.nanoTime() + setup.settings().limits().startup().toNanos());
+        Object first = worker.poll(deadline);
         switch (first) {
             case Message.Ready r -> ready = r;
             case Message.Failed f -> {
@@ -340,20 +349,65 @@ public final class Supervisor implements AutoCloseable {
         record Closed(String reason) {
         }
 
-        static Worker spawn(List<String> command, Launcher launcher, int tailChars) {
+        /**
+         * Starts {@code worker} where {@code launcher} says; a worker that connects back must do so before
+         * {@code deadlineNanos}, or it is killed and this fails with the end of its stderr.
+         */
+        static Worker spawn(List<String> worker, Launcher launcher, int tailChars, long deadlineNanos) {
+            ConnectBack back = launcher.connectsBack() ? ConnectBack.listen() : null;
+            List<String> command = launcher.command(back == null ? worker : back.workerCommand(worker));
             Process process;
             try {
-                process = new ProcessBuilder(command).start();
+                ProcessBuilder builder = new ProcessBuilder(command);
+                if (back != null) {
+                    builder.environment().putAll(back.environment());
+                }
+                process = builder.start();
             } catch (IOException e) {
+                if (back != null) {
+                    back.close();
+                }
                 throw KevoException.environment("cannot start a worker (" + String.join(" ", command) + "): "
                         + e.getMessage());
             }
             BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
             StringBuilder stderr = new StringBuilder();
-            Thread.ofVirtual().name("worker-out").start(() -> pump(process.getInputStream(), inbox));
             Thread err = Thread.ofVirtual().name("worker-err").start(() -> drain(process.getErrorStream(), stderr,
                     tailChars));
-            return new Worker(process, launcher, process.getOutputStream(), inbox, stderr, err);
+            if (back == null) {
+                Thread.ofVirtual().name("worker-out").start(() -> pump(process.getInputStream(), inbox));
+                return new Worker(process, launcher, process.getOutputStream(), inbox, stderr, err);
+            }
+            try {
+                Socket socket = back.accept(process, deadlineNanos);
+                // A failed node leaves the connection open with nobody behind it: srun's exit ends it, after a grace
+                // in which the frames the worker sent before it exited are still read.
+                process.onExit().thenRunAsync(() -> closeQuietly(socket),
+                        CompletableFuture.delayedExecutor(CONNECTION_GRACE_SECONDS, TimeUnit.SECONDS));
+                InputStream frames = socket.getInputStream();
+                Thread.ofVirtual().name("worker-out").start(() -> pump(frames, inbox));
+                process.getOutputStream().close();
+                Thread.ofVirtual().name("worker-stdout").start(() -> drain(process.getInputStream(), stderr,
+                        tailChars));
+                return new Worker(process, launcher, ConnectBack.output(socket), inbox, stderr, err);
+            } catch (IOException e) {
+                Worker failed = new Worker(process, launcher, OutputStream.nullOutputStream(), inbox, stderr, err);
+                failed.kill();
+                try {
+                    err.join(Duration.ofSeconds(2));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+                throw KevoException.environment("the worker did not start: " + e.getMessage() + failed.stderrTail());
+            }
+        }
+
+        private static void closeQuietly(Socket socket) {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                // Already closed.
+            }
         }
 
         private static void pump(InputStream in, BlockingQueue<Object> inbox) {

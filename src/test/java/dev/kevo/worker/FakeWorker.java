@@ -5,7 +5,9 @@ import dev.kevo.result.CandidateResult;
 import dev.kevo.eval.Phase;
 import dev.kevo.result.Verdict;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -15,7 +17,8 @@ import java.util.Optional;
 /**
  * A worker that misbehaves on purpose, for testing the supervisor without a GPU: it configures like a real
  * one, then crashes or hangs in the check phase of the first candidate (after announcing the launch's deadline, or
- * not), or eats memory in its compile phase.
+ * not), or eats memory in its compile phase. Given {@code --connect-port=PORT} last, it speaks over a connection
+ * back ({@link ConnectBack}), or never connects ({@code never-connect}).
  */
 public final class FakeWorker {
     private FakeWorker() {
@@ -95,6 +98,20 @@ public final class FakeWorker {
 
     public static void main(String[] args) throws IOException, InterruptedException {
         String mode = args[0];
+        String last = args[args.length - 1];
+        if (last.startsWith("--connect-port=")) {
+            // Started to connect back (ConnectBack): the frames go over that connection, as a real worker's do.
+            args = java.util.Arrays.copyOf(args, args.length - 1);
+            if (mode.equals("never-connect")) {
+                Thread.sleep(600_000);
+                return;
+            }
+            Socket socket = ConnectBack.connect(System.getenv().getOrDefault(ConnectBack.LAUNCH_HOST_VARIABLE,
+                    "localhost"), Integer.parseInt(last.substring(last.indexOf('=') + 1)),
+                    System.getenv(ConnectBack.TOKEN_VARIABLE));
+            System.setIn(socket.getInputStream());
+            System.setOut(new PrintStream(ConnectBack.output(socket)));
+        }
         if (mode.equals("refuse")) {
             Frames.read(System.in);
             Frames.write(System.out, new Message.Failed("no GPU here (fake)", 3));

@@ -24,7 +24,8 @@ class SlurmAllocationTest {
     void oneWorkerPerGpuSpreadOverTheNodes() {
         SlurmAllocation a = of(Map.of("SLURM_JOB_ID", "77", "SLURM_JOB_NODELIST", "gpu[01-02]",
                 "SLURM_GPUS_PER_NODE", "h100:2", "SLURM_MEM_PER_NODE", "64000"));
-        List<SrunLauncher> steps = a.launchers(Optional.empty(), Optional.of("gpu:1"), List.of("--cpus-per-task=4"));
+        List<SrunLauncher> steps = a.launchers(Optional.empty(), Optional.of("gpu:1"), List.of("--cpus-per-task=4"),
+                true);
         assertEquals(List.of("gpu01", "gpu02", "gpu01", "gpu02"), steps.stream().map(SrunLauncher::node).toList());
         // Two steps a node: each asks half the node's memory; the user's options come last, so they win.
         assertEquals(List.of("srun", "--jobid=77", "--nodes=1", "--ntasks=1", "--nodelist=gpu02", "--exact",
@@ -39,8 +40,8 @@ class SlurmAllocationTest {
         assertEquals(Optional.of(2), of(Map.of("SLURM_JOB_ID", "1", "SLURM_JOB_GPUS", "4,5")).gpusPerNode());
         assertEquals(Optional.of(4), of(Map.of("SLURM_JOB_ID", "1", "SLURM_JOB_NODELIST", "gpu[01-02]",
                 "SLURM_GPUS", "8")).gpusPerNode());
-        assertEquals(2, of(Map.of("SLURM_JOB_ID", "1")).launchers(Optional.of(2), Optional.empty(), List.of()).size(),
-                "an explicit count needs no GPU variable");
+        assertEquals(2, of(Map.of("SLURM_JOB_ID", "1")).launchers(Optional.of(2), Optional.empty(), List.of(), true)
+                .size(), "an explicit count needs no GPU variable");
     }
 
     @Test
@@ -55,13 +56,13 @@ class SlurmAllocationTest {
         assertEquals(KevoException.Kind.INPUT, outside.kind());
         assertTrue(outside.getMessage().contains("not inside a Slurm allocation"), outside.getMessage());
         KevoException none = assertThrows(KevoException.class, () -> of(Map.of("SLURM_JOB_ID", "5"))
-                .launchers(Optional.empty(), Optional.of("gpu:1"), List.of()));
+                .launchers(Optional.empty(), Optional.of("gpu:1"), List.of(), true));
         assertTrue(none.getMessage().contains("slurm:N"), none.getMessage());
     }
 
     @Test
     void aCancelledStepIsReclaimedAndACrashedCandidateIsNot() {
-        SrunLauncher step = new SrunLauncher("9", "n1", 0, Optional.empty(), List.of());
+        SrunLauncher step = new SrunLauncher("9", "n1", 0, Optional.empty(), List.of(), true);
         assertTrue(step.reclaimed("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
                 + "srun: error: n1: task 0: Killed"));
         assertTrue(step.reclaimed("slurmstepd: error: *** STEP 9.3 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO "

@@ -84,10 +84,16 @@ class SlurmWorkersTest {
     }
 
     private static Supervisor step(int slot, PhaseLimits limits, String... fakeArgs) {
-        return step(job, slot, limits, fakeArgs);
+        return step(job, slot, limits, true, fakeArgs);
     }
 
     private static Supervisor step(String jobId, int slot, PhaseLimits limits, String... fakeArgs) {
+        return step(jobId, slot, limits, true, fakeArgs);
+    }
+
+    /** A step of {@code jobId} running the fake worker; {@code connectBack} false: frames through srun's stdio. */
+    private static Supervisor step(String jobId, int slot, PhaseLimits limits, boolean connectBack,
+                                   String... fakeArgs) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 FakeWorker.class.getName()));
@@ -95,7 +101,7 @@ class SlurmWorkersTest {
         EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
                 EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
         return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
-                new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of())));
+                new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of(), connectBack)));
     }
 
     static String kernel(int gene) {
@@ -259,6 +265,29 @@ class SlurmWorkersTest {
         long repeated = ends.values().stream().mapToLong(n -> n - 1).sum();
         assertTrue(repeated <= 1, "at most the candidate in flight at the kill is judged again: " + ends);
         mutants.forEach(m -> assertEquals(Verdict.PASS, m.result().verdict(), m.id()));
+    }
+
+    @Test
+    void framesGoThroughSrunsOwnStdioWhenAsked() {
+        try (WorkerPool pool = WorkerPool.start(List.of(step(job, 0, PhaseLimits.DEFAULT, false, "serve", "0")), null,
+                n -> { })) {
+            CandidateResult judged = pool.evaluate(ContractParser.parse("k.cu", null, kernel(6)), 1);
+            assertEquals(Verdict.PASS, judged.verdict(), judged.detail());
+            assertEquals("localhost 0 Fake GPU", judged.device());
+        }
+    }
+
+    @Test
+    void aStepThatNeverConnectsBackIsLeftOutNamingItsNode() {
+        PhaseLimits quick = new PhaseLimits(6, 20, 20, 20, 16);
+        List<String> notices = Collections.synchronizedList(new ArrayList<>());
+        try (WorkerPool pool = WorkerPool.start(List.of(step(0, quick, "serve", "0"), step(1, quick, "never-connect")),
+                null, notices::add)) {
+            assertEquals(1, pool.size(), "the connected step stays");
+            assertEquals(1, notices.size(), notices.toString());
+            assertTrue(notices.getFirst().startsWith("node localhost: the worker did not start: it did not connect "
+                    + "back"), notices.getFirst());
+        }
     }
 
     @Test

@@ -1,0 +1,149 @@
+package dev.kevo.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import dev.kevo.TestFiles;
+import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.PhaseLimits;
+import dev.kevo.result.CandidateResult;
+import dev.kevo.result.Verdict;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Frames over a connection the worker opens back: only the started worker's connection is taken, a worker whose
+ * process ends or that never connects fails its start in seconds with a reason, and the supervisor judges over it.
+ */
+class ConnectBackTest {
+    private static final Suite SUITE = new Suite("tiny", "", List.of(new Shape(4, 100)));
+    private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+
+    /** Local processes that connect back, as srun steps do (which need a cluster: SlurmWorkersTest). */
+    private record LocalConnectingBack() implements Launcher {
+        @Override
+        public List<String> command(List<String> worker) {
+            return worker;
+        }
+
+        @Override
+        public String where() {
+            return "this host";
+        }
+
+        @Override
+        public boolean reclaimed(String stderr) {
+            return false;
+        }
+
+        @Override
+        public boolean expendable() {
+            return false;
+        }
+
+        @Override
+        public void stop(Process process) {
+            process.destroyForcibly();
+        }
+
+        @Override
+        public boolean connectsBack() {
+            return true;
+        }
+    }
+
+    private static Supervisor fake(PhaseLimits limits, String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
+                "java").toString(), "-cp", System.getProperty("java.class.path"), FakeWorker.class.getName()));
+        command.addAll(List.of(args));
+        EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
+                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
+                new LocalConnectingBack()));
+    }
+
+    private static String token(ConnectBack back) {
+        return back.environment().get(ConnectBack.TOKEN_VARIABLE);
+    }
+
+    @Test
+    void aStrangerIsDroppedAndTheWorkerShowingTheTokenIsTaken() throws Exception {
+        Process alive = new ProcessBuilder("sleep", "30").start();
+        try (ConnectBack back = ConnectBack.listen()) {
+            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return back.accept(alive, System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try (Socket stranger = new Socket("localhost", back.port())) {
+                stranger.getOutputStream().write("0".repeat(32).getBytes(StandardCharsets.US_ASCII));
+                stranger.getOutputStream().flush();
+                assertEquals(-1, stranger.getInputStream().read(), "the wrong token's connection is closed");
+            }
+            try (Socket worker = ConnectBack.connect("localhost", back.port(), token(back));
+                 Socket supervisor = accepted.get(20, TimeUnit.SECONDS)) {
+                OutputStream out = ConnectBack.output(supervisor);
+                Frames.write(out, new Message.Entered(7, dev.kevo.eval.Phase.CHECK));
+                assertEquals(new Message.Entered(7, dev.kevo.eval.Phase.CHECK),
+                        Frames.read(worker.getInputStream()).orElseThrow());
+                assertTrue(supervisor.getTcpNoDelay() && worker.getTcpNoDelay(), "Nagle off at both ends");
+            }
+        } finally {
+            alive.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aProcessThatEndsBeforeConnectingFailsAtOnceWithItsExitCode() throws Exception {
+        Process ended = new ProcessBuilder("sh", "-c", "exit 3").start();
+        ended.waitFor();
+        try (ConnectBack back = ConnectBack.listen()) {
+            long start = System.nanoTime();
+            IOException e = assertThrows(IOException.class,
+                    () -> back.accept(ended, System.nanoTime() + TimeUnit.SECONDS.toNanos(60)));
+            assertTrue(e.getMessage().contains("exit code 3"), e.getMessage());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "not at the deadline");
+        }
+    }
+
+    @Test
+    void aWorkerWithoutTheTokenSaysWhichVariableIsMissing() {
+        IOException e = assertThrows(IOException.class, () -> ConnectBack.connect("localhost", 1, null));
+        assertTrue(e.getMessage().contains(ConnectBack.TOKEN_VARIABLE), e.getMessage());
+    }
+
+    @Test
+    void theSupervisorJudgesOverTheConnectionBack() {
+        try (Supervisor supervisor = fake(PhaseLimits.DEFAULT, "serve", "0")) {
+            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
+            assertEquals(Verdict.PASS, result.verdict(), result.detail());
+            assertTrue(result.device().contains("0 Fake GPU"), result.device());
+        }
+    }
+
+    @Test
+    void aWorkerThatNeverConnectsBackFailsItsStartAtTheStartupLimit() {
+        try (Supervisor supervisor = fake(new PhaseLimits(3, 20, 20, 20, 16), "never-connect")) {
+            long start = System.nanoTime();
+            KevoException e = assertThrows(KevoException.class, supervisor::ready);
+            assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());
+            assertTrue(e.getMessage().contains("did not connect back"), e.getMessage());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15), "bounded by the 3 s startup limit");
+        }
+    }
+}
