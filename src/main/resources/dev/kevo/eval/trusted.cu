@@ -165,7 +165,7 @@ __device__ double kv_block_sum(double v, double* scratch) {
     return out;
 }
 
-// A warp's reductions in double.
+// A warp's reductions in double: kevo.h's are float, for candidates, and the reference must not round to float.
 __device__ __forceinline__ double kv_warp_max(double v) {
     for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(KEVO_FULL_MASK, v, o));
     return v;

@@ -16,6 +16,7 @@ import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.Proxy;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -33,37 +34,10 @@ class ConnectBackTest {
     private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
 
     /** Local processes that connect back, as srun steps do (which need a cluster: SlurmWorkersTest). */
-    private record LocalConnectingBack() implements Launcher {
-        @Override
-        public List<String> command(List<String> worker) {
-            return worker;
-        }
-
-        @Override
-        public String where() {
-            return "this host";
-        }
-
-        @Override
-        public boolean reclaimed(String stderr) {
-            return false;
-        }
-
-        @Override
-        public boolean expendable() {
-            return false;
-        }
-
-        @Override
-        public void stop(Process process) {
-            process.destroyForcibly();
-        }
-
-        @Override
-        public boolean connectsBack() {
-            return true;
-        }
-    }
+    private static final Launcher LOCAL_CONNECTING_BACK = (Launcher) Proxy.newProxyInstance(
+            Launcher.class.getClassLoader(), new Class<?>[] {Launcher.class},
+            (proxy, method, args) -> method.getName().equals("connectsBack") ? Boolean.TRUE
+                    : method.invoke(Launcher.LOCAL, args));
 
     private static Supervisor fake(PhaseLimits limits, String... args) {
         List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
@@ -72,7 +46,7 @@ class ConnectBackTest {
         EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
                 EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
         return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
-                new LocalConnectingBack()));
+                LOCAL_CONNECTING_BACK));
     }
 
     private static String token(ConnectBack back) {
