@@ -38,15 +38,13 @@ public final class WorkerCommand implements Callable<Integer> {
         // keeps.
         PrintStream stdout = System.out;
         System.setOut(System.err);
+        Optional<Integer> gpu = Optional.ofNullable(device);
         Optional<Path> lib = Optional.ofNullable(nvrtc);
         if (connectPort == null) {
-            return new WorkerLoop(Optional.ofNullable(device), lib, System.in, stdout).run();
+            return new WorkerLoop(gpu, lib, System.in, stdout).run();
         }
-        String host = connectHost != null ? connectHost
-                : System.getenv().getOrDefault(ConnectBack.LAUNCH_HOST_VARIABLE, "localhost");
-        try (Socket socket = ConnectBack.connect(host, connectPort, System.getenv(ConnectBack.TOKEN_VARIABLE))) {
-            return new WorkerLoop(Optional.ofNullable(device), lib, socket.getInputStream(),
-                    ConnectBack.output(socket)).run();
+        try (Socket socket = ConnectBack.connect(Optional.ofNullable(connectHost), connectPort, System.getenv())) {
+            return new WorkerLoop(gpu, lib, socket.getInputStream(), ConnectBack.output(socket)).run();
         }
     }
 }

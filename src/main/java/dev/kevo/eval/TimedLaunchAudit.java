@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * <p>Before every launch of the candidate while timing (warm-up included), y is poisoned, outside the timed
  * events; the candidate therefore cannot tell a checked launch from an unchecked one without reading y, and
  * what it would read is the same poison either way. Its input set is also changed in one element per row, at a
- * column drawn anew for every launch (raised far above the row: trusted.cu, kv_value_salted), so an output
+ * column drawn anew for every launch (raised far above the row: trusted.cu, kv_salt_value), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
  * launches drawn, x is held to that launch's input set bit for bit and y to the float64 reference, and the candidate's

@@ -68,7 +68,7 @@ final class TrustedKernels implements AutoCloseable {
     /**
      * Moves input {@code x} (generated with {@code seed}, {@code inputCase}) from salt {@code oldSalt} to
      * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (trusted.cu,
-     * kv_value_salted). Salt 0 is the generated input itself.
+     * kv_salt_col, kv_salt_value). Salt 0 is the generated input itself.
      */
     void perturb(CUdeviceptr x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt) {
         gpu.launch(perturb, (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32)),

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A worker's frames over a TCP connection that the worker opens back to its supervisor, Nagle's algorithm off at
@@ -122,13 +123,17 @@ public final class ConnectBack implements AutoCloseable {
         }
     }
 
-    /** The worker's side: connects, shows {@code token}, and returns the connection with Nagle off. */
-    public static Socket connect(String host, int port, String token) throws IOException {
+    /**
+     * The worker's side: connects to {@code host} (else {@link #LAUNCH_HOST_VARIABLE}, else this host), shows the
+     * token {@code env} holds, and returns the connection with Nagle off.
+     */
+    public static Socket connect(Optional<String> host, int port, Map<String, String> env) throws IOException {
+        String token = env.get(TOKEN_VARIABLE);
         if (token == null || token.length() != TOKEN_CHARS) {
             throw new IOException(TOKEN_VARIABLE + " is not set to the token of " + TOKEN_CHARS
                     + " characters the supervisor gave (does srun pass the environment on? --export=NONE does not)");
         }
-        Socket socket = new Socket(host, port);
+        Socket socket = new Socket(host.orElseGet(() -> env.getOrDefault(LAUNCH_HOST_VARIABLE, "localhost")), port);
         socket.setTcpNoDelay(true);
         OutputStream out = socket.getOutputStream();
         out.write(token.getBytes(StandardCharsets.US_ASCII));

@@ -60,16 +60,10 @@ __device__ __forceinline__ long long kv_salt_col(u64 salt, long long r, int cols
     return (long long)(kv_mix(salt ^ kv_mix((u64)r + 0x5A17ull)) % (u64)cols);
 }
 
-// The raised value of row r under salt (see above).
+// The raised value of row r under salt (see above): element (r, kv_salt_col(salt, r, cols)) of a salted input set;
+// every other element is kv_value's.
 __device__ __forceinline__ float kv_salt_value(u64 salt, long long r) {
     return 30.0f + (float)(kv_mix(salt ^ ~(u64)r) >> 40) * (1.0f / 16777216.0f);
-}
-
-__device__ float kv_value_salted(u64 seed, int kase, long long r, long long c, int cols, u64 salt) {
-    if (salt != 0 && c == kv_salt_col(salt, r, cols)) {
-        return kv_salt_value(salt, r);
-    }
-    return kv_value(seed, kase, r, c, cols);
 }
 
 // A grid-stride walk over the elements of a rows x cols matrix that keeps (row, col) of element i up to date by
@@ -100,7 +94,7 @@ extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed,
     }
 }
 
-// Moves an input set from salt old_salt to new_salt (see kv_value_salted): per row, the old raised element gets its
+// Moves an input set from salt old_salt to new_salt (see kv_salt_col): per row, the old raised element gets its
 // generated value back, then the new one is raised. One thread per row.
 __device__ __forceinline__ void kv_perturb_rows(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
                                                 u64 new_salt) {
@@ -110,8 +104,7 @@ __device__ __forceinline__ void kv_perturb_rows(float* x, int rows, int cols, u6
             x[r * cols + c] = kv_value(seed, kase, r, c, cols);
         }
         if (new_salt != 0) {
-            long long c = kv_salt_col(new_salt, r, cols);
-            x[r * cols + c] = kv_value_salted(seed, kase, r, c, cols, new_salt);
+            x[r * cols + kv_salt_col(new_salt, r, cols)] = kv_salt_value(new_salt, r);
         }
     }
 }

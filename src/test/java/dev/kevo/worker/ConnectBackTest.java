@@ -21,6 +21,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -49,10 +51,6 @@ class ConnectBackTest {
                 LOCAL_CONNECTING_BACK));
     }
 
-    private static String token(ConnectBack back) {
-        return back.environment().get(ConnectBack.TOKEN_VARIABLE);
-    }
-
     @Test
     void aStrangerIsDroppedAndTheWorkerShowingTheTokenIsTaken() throws Exception {
         Process alive = new ProcessBuilder("sleep", "30").start();
@@ -69,7 +67,7 @@ class ConnectBackTest {
                 stranger.getOutputStream().flush();
                 assertEquals(-1, stranger.getInputStream().read(), "the wrong token's connection is closed");
             }
-            try (Socket worker = ConnectBack.connect("localhost", back.port(), token(back));
+            try (Socket worker = ConnectBack.connect(Optional.of("localhost"), back.port(), back.environment());
                  Socket supervisor = accepted.get(20, TimeUnit.SECONDS)) {
                 OutputStream out = ConnectBack.output(supervisor);
                 Frames.write(out, new Message.Entered(7, dev.kevo.eval.Phase.CHECK));
@@ -97,7 +95,7 @@ class ConnectBackTest {
 
     @Test
     void aWorkerWithoutTheTokenSaysWhichVariableIsMissing() {
-        IOException e = assertThrows(IOException.class, () -> ConnectBack.connect("localhost", 1, null));
+        IOException e = assertThrows(IOException.class, () -> ConnectBack.connect(Optional.of("localhost"), 1, Map.of()));
         assertTrue(e.getMessage().contains(ConnectBack.TOKEN_VARIABLE), e.getMessage());
     }
 

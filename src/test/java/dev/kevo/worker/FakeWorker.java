@@ -106,9 +106,8 @@ public final class FakeWorker {
                 Thread.sleep(600_000);
                 return;
             }
-            Socket socket = ConnectBack.connect(System.getenv().getOrDefault(ConnectBack.LAUNCH_HOST_VARIABLE,
-                    "localhost"), Integer.parseInt(last.substring(last.indexOf('=') + 1)),
-                    System.getenv(ConnectBack.TOKEN_VARIABLE));
+            int port = Integer.parseInt(last.substring(last.indexOf('=') + 1));
+            Socket socket = ConnectBack.connect(Optional.empty(), port, System.getenv());
             System.setIn(socket.getInputStream());
             System.setOut(new PrintStream(ConnectBack.output(socket)));
         }
