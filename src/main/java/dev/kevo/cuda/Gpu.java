@@ -29,10 +29,16 @@ import jcuda.driver.JITOptions;
  */
 public final class Gpu implements AutoCloseable {
     private static final int JIT_LOG_BYTES = 16 * 1024;
+    /** The largest cluster every device with clusters runs; larger ones need {@link #NON_PORTABLE_CLUSTER_SIZE_ALLOWED}. */
+    private static final int PORTABLE_CLUSTER = 8;
+    /** {@code CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED}, which JCuda 12.6 does not name. */
+    private static final int NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
 
     private final CUdevice device;
     private final CUstream stream;
     private final DeviceInfo info;
+    /** Bound at the first clustered launch: most evaluations launch no cluster. */
+    private ClusterLaunch clusters;
     private boolean closed;
 
     private Gpu(CUdevice device, CUstream stream, DeviceInfo info) {
@@ -204,6 +210,37 @@ public final class Gpu implements AutoCloseable {
                         Pointer.to(params))
                 : JCudaDriver.cuLaunchKernel(kernel.function(), grid, 1, 1, block, 1, 1, smem, stream,
                         Pointer.to(params), null), "launch of " + kernel.name());
+    }
+
+    /**
+     * Launches in thread-block clusters of {@code cluster} consecutive blocks (compute capability 9.0 and later),
+     * which are resident together and can read each other's shared memory. Past 8 blocks a cluster is
+     * non-portable: the kernel is opted in, and the device decides whether it fits.
+     */
+    public void launchClustered(Kernel kernel, int grid, int block, int smem, int cluster, Object... args) {
+        allowClusterSize(kernel, cluster);
+        CudaError.check(clusters().launch(kernel, grid, block, smem, cluster, stream, args),
+                "clustered launch of " + kernel.name());
+    }
+
+    /** How many clusters of such a launch fit on the device at once; 0 when not even one does. */
+    public int maxActiveClusters(Kernel kernel, int grid, int block, int smem, int cluster) {
+        allowClusterSize(kernel, cluster);
+        return clusters().maxActiveClusters(kernel, grid, block, smem, cluster);
+    }
+
+    private void allowClusterSize(Kernel kernel, int cluster) {
+        if (cluster > PORTABLE_CLUSTER) {
+            CudaError.check(JCudaDriver.cuFuncSetAttribute(kernel.function(),
+                    NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), "allowing " + kernel.name() + " a non-portable cluster");
+        }
+    }
+
+    private ClusterLaunch clusters() {
+        if (clusters == null) {
+            clusters = ClusterLaunch.bind();
+        }
+        return clusters;
     }
 
     /**

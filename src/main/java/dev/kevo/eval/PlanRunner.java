@@ -24,7 +24,8 @@ final class PlanRunner {
 
     /**
      * Rejects launches the device cannot run (threads over what the kernel's registers allow, shared memory
-     * over the opt-in limit, a cooperative grid larger than what can be resident at once) with a verdict
+     * over the opt-in limit, a cooperative grid larger than what can be resident at once, a cluster that cannot be
+     * resident at all) with a verdict
      * instead of a driver error or a hang, and raises the dynamic shared memory limit where a launch needs
      * more than 48 KB.
      */
@@ -56,6 +57,20 @@ final class PlanRunner {
                             + (launch.smem() + kernel.staticSharedBytes()) + " bytes per block)");
                 }
             }
+            if (launch.cluster() > 1) {
+                int fit;
+                try {
+                    fit = gpu.maxActiveClusters(kernel, launch.grid(), launch.block(), launch.smem(), launch.cluster());
+                } catch (CudaError e) {
+                    throw new Rejection(Verdict.RESOURCES_EXCEEDED, launch.kernel() + ": cluster of "
+                            + launch.cluster() + " blocks: " + e.getMessage());
+                }
+                if (fit == 0) {
+                    throw new Rejection(Verdict.RESOURCES_EXCEEDED, launch.kernel() + ": a cluster of "
+                            + launch.cluster() + " blocks of " + launch.block() + " threads and " + shared
+                            + " bytes of shared memory cannot be resident on this device");
+                }
+            }
         }
     }
 
@@ -70,7 +85,12 @@ final class PlanRunner {
                     case WS -> ws;
                 } : args.get(i);
             }
-            gpu.launch(module.kernel(launch.kernel()), launch.grid(), launch.block(), launch.smem(), launch.cooperative(), values);
+            Kernel kernel = module.kernel(launch.kernel());
+            if (launch.cluster() > 1) {
+                gpu.launchClustered(kernel, launch.grid(), launch.block(), launch.smem(), launch.cluster(), values);
+            } else {
+                gpu.launch(kernel, launch.grid(), launch.block(), launch.smem(), launch.cooperative(), values);
+            }
         }
     }
 }

@@ -33,7 +33,8 @@ public final class ContractParser {
 
     private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans", "knobs", "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
-    private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "args");
+    private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
+            "args");
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
@@ -204,6 +205,7 @@ public final class ContractParser {
                 }
                 cooperative = node.get("cooperative").asBoolean();
             }
+            Expr cluster = node.has("cluster") ? expr(node.get("cluster"), at.key("cluster")) : Expr.constant(1);
             JsonNode argsNode = node.get("args");
             if (!argsNode.isArray()) {
                 throw error(at.key("args"), " must be a list");
@@ -213,7 +215,7 @@ public final class ContractParser {
                 args.add(arg(argsNode.get(a), at.arg(a)));
             }
             return new KernelFile.Launch(kernel, expr(node.get("grid"), at.key("grid")),
-                    expr(node.get("block"), at.key("block")), smem, cooperative, args);
+                    expr(node.get("block"), at.key("block")), smem, cooperative, cluster, args);
         }
 
         private KernelFile.Arg arg(JsonNode node, At at) {

@@ -38,8 +38,14 @@ public record KernelFile(String name, Path path, String source, String descripti
         }
     }
 
-    /** One kernel launch: a 1-D grid of 1-D blocks. */
-    public record Launch(String kernel, Expr grid, Expr block, Expr smem, boolean cooperative, List<Arg> args) {
+    /**
+     * One kernel launch: a 1-D grid of 1-D blocks.
+     *
+     * @param cluster blocks per thread-block cluster (1: no cluster): consecutive blocks resident together that can
+     *     read each other's shared memory
+     */
+    public record Launch(String kernel, Expr grid, Expr block, Expr smem, boolean cooperative, Expr cluster,
+                         List<Arg> args) {
         public Launch {
             args = List.copyOf(args);
         }

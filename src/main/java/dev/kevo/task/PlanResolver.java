@@ -8,6 +8,13 @@ public final class PlanResolver {
 
     private static final long MAX_GRID = Integer.MAX_VALUE;
     private static final long MAX_BLOCK = 1024;
+    /**
+     * The largest thread-block cluster any device allows (Hopper, with the non-portable size opted in); past
+     * {@link #PORTABLE_CLUSTER} the device decides at launch.
+     */
+    public static final int MAX_CLUSTER = 16;
+    /** The cluster size every device with clusters guarantees. */
+    public static final int PORTABLE_CLUSTER = 8;
     /** A plan asking for more scratch memory than this is treated as a mistake, not a request. */
     private static final long MAX_WORKSPACE = 1L << 34;
 
@@ -37,6 +44,15 @@ public final class PlanResolver {
             int grid = (int) bounded(launch.grid(), env, at + " 'grid'", 1, MAX_GRID);
             int block = (int) bounded(launch.block(), env, at + " 'block'", 1, MAX_BLOCK);
             int smem = (int) bounded(launch.smem(), env, at + " 'smem'", 0, Integer.MAX_VALUE);
+            int cluster = (int) bounded(launch.cluster(), env, at + " 'cluster'", 1, MAX_CLUSTER);
+            if (grid % cluster != 0) {
+                throw new PlanException(at + ": grid " + grid + " is not a multiple of cluster " + cluster + " at "
+                        + env + " (a cluster is that many consecutive blocks)");
+            }
+            if (cluster > 1 && launch.cooperative()) {
+                throw new PlanException(at + ": a launch is cooperative or clustered, not both (cluster " + cluster
+                        + " at " + env + ")");
+            }
             List<Object> args = new ArrayList<>();
             for (int a = 0; a < launch.args().size(); a++) {
                 switch (launch.args().get(a)) {
@@ -45,7 +61,8 @@ public final class PlanResolver {
                             at + " arg " + (a + 1), Integer.MIN_VALUE, Integer.MAX_VALUE));
                 }
             }
-            launches.add(new ResolvedPlan.Launch(launch.kernel(), grid, block, smem, launch.cooperative(), args));
+            launches.add(new ResolvedPlan.Launch(launch.kernel(), grid, block, smem, launch.cooperative(), cluster,
+                    args));
         }
         return new ResolvedPlan(index, workspace, launches);
     }

@@ -49,3 +49,91 @@ __device__ __forceinline__ void kevo_warp_online(float &m, float &s) {
         kevo_online_merge(m, s, m2, s2);
     }
 }
+
+// Thread-block clusters (sm_90 and later). A launch with "cluster": N runs its blocks in groups of N consecutive
+// blocks that are resident at once and can read each other's shared memory. Below sm_90 every block is a cluster of
+// one, so the same source compiles everywhere; only a launch with N > 1 needs the hardware.
+__device__ __forceinline__ unsigned kevo_cluster_size() {
+#if __CUDA_ARCH__ >= 900
+    unsigned n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+    return n;
+#else
+    return 1;
+#endif
+}
+
+// This block's index within its cluster, 0 to kevo_cluster_size() - 1.
+__device__ __forceinline__ unsigned kevo_cluster_rank() {
+#if __CUDA_ARCH__ >= 900
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+// The cluster barrier in two halves. Every thread of every block of the cluster must call both. Writes to shared
+// memory before arrive are visible to peers after their wait (arrive releases, wait acquires). A block must not
+// exit while a peer may still read its shared memory: arrive once done reading, and wait before exiting.
+__device__ __forceinline__ void kevo_cluster_arrive() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.aligned;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void kevo_cluster_wait() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void kevo_cluster_sync() {
+    kevo_cluster_arrive();
+    kevo_cluster_wait();
+}
+
+// The 32-bit shared-memory address of a __shared__ (or extern __shared__) object of this block.
+__device__ __forceinline__ unsigned kevo_shared_addr(const void* p) {
+    unsigned long long a;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p));
+    return (unsigned)a;
+}
+
+// Reads the object at p (a __shared__ variable of this kernel) as it is in block `rank` of this cluster.
+__device__ __forceinline__ float kevo_cluster_ld_f32(const float* p, unsigned rank) {
+    float v;
+#if __CUDA_ARCH__ >= 900
+    unsigned a;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(kevo_shared_addr(p)), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+#else
+    v = *p;
+#endif
+    return v;
+}
+
+__device__ __forceinline__ float2 kevo_cluster_ld_f2(const float2* p, unsigned rank) {
+    float2 v;
+#if __CUDA_ARCH__ >= 900
+    unsigned a;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(kevo_shared_addr(p)), "r"(rank));
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(a) : "memory");
+#else
+    v = *p;
+#endif
+    return v;
+}
+
+// Copies 16 bytes from global to shared memory without passing through registers (sm_80 and later); nothing is read
+// when `valid` is false (the 16 shared bytes become zero). dst and src must be 16-byte aligned.
+// kevo_cp_async_wait() waits for every copy this thread issued.
+__device__ __forceinline__ void kevo_cp_async16(void* dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(kevo_shared_addr(dst)), "l"(src),
+                 "r"(valid ? 16 : 0) : "memory");
+}
+
+__device__ __forceinline__ void kevo_cp_async_wait() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}

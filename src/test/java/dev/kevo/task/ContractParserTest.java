@@ -273,7 +273,7 @@ class ContractParserTest {
         Path file = BROKEN.resolve("unknown_launch_key.cu");
         ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(file));
         assertContains(e.getMessage(), file + ":5: plan 1 launch 1: unknown key 'threads'",
-                "args, block, cooperative, grid, kernel, smem");
+                "args, block, cluster, cooperative, grid, kernel, smem");
         assertOneLine(e.getMessage());
     }
 
