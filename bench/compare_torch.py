@@ -7,7 +7,9 @@ floor is the faster of two plain copies of the same bytes, as in kevo's evaluato
 Triton copy kernel. Each kevo kernel file is compiled with
 NVRTC (--std=c++17, kevo.h supplied in memory) and launched by its own /*@kevo plan; its output is checked
 against a float64 torch softmax before it is timed.
-Usage (GPU host with torch and triton): python3 bench/compare_torch.py OUT.json KERNEL.cu [KERNEL.cu ...]
+Usage (GPU host with torch and triton): python3 bench/compare_torch.py [--suite SUITE.yaml] OUT.json KERNEL.cu [...]
+(default suite: the standard one). The record's "rows" list gives, per shape, the first kernel's median beside the
+copy, torch.softmax and the tutorial kernel (null where Triton cannot run the row).
 """
 import ctypes, datetime, json, math, os, re, statistics, subprocess, sys
 
@@ -115,13 +117,22 @@ class Cuda:
         self.check(self.cu.cuModuleGetFunction(ctypes.byref(f), module, name.encode()), f"cuModuleGetFunction({name})")
         return f
 
-    def bind(self, f, grid, block, smem, cooperative, args, stream):
+    def bind(self, f, grid, block, smem, cooperative, args, stream, cluster=1):
         """Everything a launch needs, resolved once, so that a timed launch is one foreign call."""
         holders = [ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_int(a) for a in args]
         params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
         if smem > 48 * 1024:
             self.check(self.cu.cuFuncSetAttribute(f, 8, smem), "cuFuncSetAttribute(max dynamic shared)")
         s = ctypes.c_void_p(stream)
+        if cluster > 1:
+            # A cluster size set at run time needs cuLaunchKernelEx: the function attribute
+            # CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH is refused at run time (CUDA error 912 on the H100).
+            if cluster > 8:
+                self.check(self.cu.cuFuncSetAttribute(f, 14, 1), "cuFuncSetAttribute(non-portable cluster size)")
+            attr = LaunchAttribute(id=4, x=cluster, y=1, z=1)  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            config = LaunchConfig(grid, 1, 1, block, 1, 1, smem, s, ctypes.pointer(attr), 1)
+            call = lambda: self.cu.cuLaunchKernelEx(ctypes.byref(config), f, params, None)
+            return call, (holders, params, attr, config)
         if cooperative:
             call = lambda: self.cu.cuLaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, s, params)
         else:
@@ -133,31 +144,50 @@ class Ptr(int):
     pass
 
 
-def expr(text, rows, cols, sms):
-    """A kevo plan expression: integers, C division, cdiv/min/max, comparisons and && || !."""
+class LaunchAttribute(ctypes.Structure):  # CUlaunchAttribute: an id, padding, a 64-byte value union
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("x", ctypes.c_uint), ("y", ctypes.c_uint),
+                ("z", ctypes.c_uint), ("rest", ctypes.c_char * 52)]
+
+
+class LaunchConfig(ctypes.Structure):  # CUlaunchConfig
+    _fields_ = [("gx", ctypes.c_uint), ("gy", ctypes.c_uint), ("gz", ctypes.c_uint), ("bx", ctypes.c_uint),
+                ("by", ctypes.c_uint), ("bz", ctypes.c_uint), ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(LaunchAttribute)), ("n", ctypes.c_uint)]
+
+
+def expr(text, rows, cols, sms, knobs=None):
+    """A kevo plan expression: integers, C division, cdiv/min/max, comparisons and && || !, over the file's knobs."""
     t = str(text)
     t = re.sub(r"(?<![=!<>])!(?!=)", " not ", t).replace("&&", " and ").replace("||", " or ")
     t = re.sub(r"(?<!/)/(?!/)", "//", t)
-    value = eval(t, {"__builtins__": {}}, {"rows": rows, "cols": cols, "sms": sms, "min": min, "max": max,
-                                          "cdiv": lambda a, b: -(-a // b), "true": True, "false": False})
+    value = eval(t, {"__builtins__": {}}, {**(knobs or {}), "rows": rows, "cols": cols, "sms": sms, "min": min,
+                                          "max": max, "cdiv": lambda a, b: -(-a // b), "true": True, "false": False})
     return value
 
 
 class KevoKernel:
+    """A kevo kernel file: compiled with its knobs' values defined as macros, as kevo compiles it; its plan's
+    expressions see the integer knobs; a launch's "cluster" runs its blocks in thread-block clusters."""
+
     def __init__(self, cuda, path, arch, sms):
         self.cuda, self.path, self.sms = cuda, path, sms
         source = open(path).read()
         header = re.search(r"/\*@kevo(.*?)\*/", source, re.S).group(1)
         self.plan = json.loads(header)
-        cubin = cuda.compile(os.path.basename(path), source, {"kevo.h": open(KEVO_H).read()}, arch)
+        self.knobs = {k: v["value"] for k, v in self.plan.get("knobs", {}).items()}
+        defines = "".join(f"#define {k} {v}\n" for k, v in self.knobs.items())
+        cubin = cuda.compile(os.path.basename(path), defines + source, {"kevo.h": open(KEVO_H).read()}, arch)
         self.module = cuda.load(cubin)
         self.functions = {}
 
+    def value(self, text, rows, cols):
+        return int(expr(text, rows, cols, self.sms, self.knobs))
+
     def prepare(self, rows, cols):
         for plan in self.plan["plans"]:
-            if expr(plan.get("when", "true"), rows, cols, self.sms):
-                ws = expr(self.plan.get("workspace", 0), rows, cols, self.sms)
-                return plan, torch.empty(max(int(ws), 16), dtype=torch.uint8, device="cuda")
+            if expr(plan.get("when", "true"), rows, cols, self.sms, self.knobs):
+                ws = self.value(self.plan.get("workspace", 0), rows, cols)
+                return plan, torch.empty(max(ws, 16), dtype=torch.uint8, device="cuda")
         raise RuntimeError(f"{self.path}: no plan for {rows}x{cols}")
 
     def bind(self, plan, ws, x, y, stream):
@@ -172,11 +202,12 @@ class KevoKernel:
             for a in launch["args"]:
                 key = str(a).strip().lower()
                 args.append(Ptr(x.data_ptr()) if key == "x" else Ptr(y.data_ptr()) if key == "y"
-                            else Ptr(ws.data_ptr()) if key == "ws" else int(expr(a, rows, cols, self.sms)))
-            call, held = self.cuda.bind(self.functions[name], int(expr(launch["grid"], rows, cols, self.sms)),
-                                        int(expr(launch["block"], rows, cols, self.sms)),
-                                        int(expr(launch.get("smem", 0), rows, cols, self.sms)),
-                                        bool(launch.get("cooperative")), args, stream)
+                            else Ptr(ws.data_ptr()) if key == "ws" else self.value(a, rows, cols))
+            call, held = self.cuda.bind(self.functions[name], self.value(launch["grid"], rows, cols),
+                                        self.value(launch["block"], rows, cols),
+                                        self.value(launch.get("smem", 0), rows, cols),
+                                        bool(launch.get("cooperative")), args, stream,
+                                        self.value(launch.get("cluster", 1), rows, cols))
             calls.append(call)
             keep.append(held)
 
@@ -188,13 +219,17 @@ class KevoKernel:
         return run
 
 
-def suite_shapes():
-    text = open(SUITE).read()
+def suite_shapes(suite):
+    text = open(suite).read()
     return [tuple(int(v) for v in s.split("x")) for s in re.findall(r"\b(\d+x\d+)\b", text.split("shapes", 1)[1])]
 
 
 def main():
-    out, kernels = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    suite = SUITE
+    if args[:1] == ["--suite"]:
+        suite, args = args[1], args[2:]
+    out, kernels = args[0], args[1:]
     torch.manual_seed(0)
     props = torch.cuda.get_device_properties(0)
     sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
@@ -205,9 +240,10 @@ def main():
     flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda").fill_(1)
     sink = torch.empty((), device="cuda")
     shapes_out = []
-    for rows, cols in suite_shapes():
+    for rows, cols in suite_shapes(suite):
         x = torch.randn(rows, cols, device="cuda") * 4
         ref = torch.softmax(x.double(), dim=1)
+        torch.cuda.empty_cache()
         y = torch.empty_like(x)
         # torch.softmax allocates its output (from torch's caching allocator): timed as a user calls it
         variants = {"copy": lambda: y.copy_(x), "copy kernel (triton)": lambda: triton_copy(x, y),
@@ -291,6 +327,12 @@ def main():
         if len(fr) == len(shapes_out):
             geo[n] = math.exp(sum(math.log(f) for f in fr) / len(fr))
     record["floorGeomeanOverSuite"] = geo
+    if kevo:
+        first = "kevo " + os.path.basename(kevo[0].path)
+        med = lambda s, n: s["results"].get(n, {}).get("medianUs")
+        record["rows"] = [{"shape": s["shape"], "kevo_us": med(s, first), "copy_us": med(s, s["floorBy"]),
+                           "torch_us": med(s, "torch.softmax"), "triton_us": med(s, "triton fused (tutorial)")}
+                          for s in shapes_out]
     json.dump(record, open(out, "w"), indent=2)
     print(json.dumps(geo, indent=1))
 

@@ -21,7 +21,7 @@ final class Inputs {
     Path config;
 
     @Option(names = "--suite", paramLabel = "NAME|FILE",
-            description = "Shapes to judge on: standard, seed004, quick, long (evaluator/suites/NAME.yaml), or a "
+            description = "Shapes to judge on: standard, seed004, quick, long, llm (evaluator/suites/NAME.yaml), or a "
                     + "suite file. Default: from the config.")
     String suite;
 
