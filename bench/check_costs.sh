@@ -13,7 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/run}; mkdir -p "$out"
 export KEVO_COMMIT=${KEVO_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
-source bench/unpack.sh
+source tools/unpack.sh
 python3 - "$out" "${RUNS:-3}" "${SETTINGS:-none perturb poison demote checks pinnedflush persistreset deadlines overlap safeguards all}" <<'PY' 2>&1 | tee "$out/check-costs-h100.txt"
 import datetime, json, os, statistics, subprocess, sys, tempfile
 out, runs, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()

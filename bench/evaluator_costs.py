@@ -9,7 +9,7 @@ With BEFORE.json (an earlier run of this script, by default bench/results/evalua
 it also writes how much the candidate's evaluation and the whole run changed against it: the cost of what was added
 to the evaluator in between (issue 15: timed launches checked at random, the flush that demotes evict_last lines,
 launch deadlines; budget 10%).
-Usage (after `source bench/unpack.sh`): python3 bench/evaluator_costs.py OUT.json [RUNS] [BEFORE.json]
+Usage (after `source tools/unpack.sh`): python3 bench/evaluator_costs.py OUT.json [RUNS] [BEFORE.json]
 """
 import datetime, glob, json, os, statistics, subprocess, sys, tempfile, time
 

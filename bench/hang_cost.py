@@ -11,7 +11,7 @@ only, then seeds/online.cu is evaluated by the replacement worker. Per run, from
 
 It also records the whole hostile evaluation's wall time (compile and the honest shapes' checks before the hang).
 Writes OUT.json; prints a table.
-Usage (after `source bench/unpack.sh`): python3 bench/hang_cost.py OUT.json [RUNS]
+Usage (after `source tools/unpack.sh`): python3 bench/hang_cost.py OUT.json [RUNS]
 """
 import datetime, json, os, re, statistics, subprocess, sys, tempfile, time
 

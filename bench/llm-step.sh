@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/llm-step}
 mkdir -p "$OUT"
 if [[ -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 bench/llm-server.py --port "$port" --answers bench/llm-answers --requests "$OUT/requests" \

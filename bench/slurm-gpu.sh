@@ -56,9 +56,9 @@ if [[ -z ${KEVO_SLURM_GPUS:-} ]]; then
 fi
 export KEVO_SLURM_GPUS KEVO_SLURM_CPUS=${KEVO_SLURM_CPUS:-$(nproc)}
 (( KEVO_SLURM_GPUS > 0 )) || fail "no /dev/nvidia<N> on this host"
-trap 'bench/slurm-local.sh stop || true' EXIT
-bench/slurm-local.sh start || fail "the cluster did not come up (logs: $root/state/*.log)"
-eval "$(bench/slurm-local.sh env)"
+trap 'tools/slurm-local.sh stop || true' EXIT
+tools/slurm-local.sh start || fail "the cluster did not come up (logs: $root/state/*.log)"
+eval "$(tools/slurm-local.sh env)"
 say "srun is $(command -v srun) ($(srun --version))"
 smoke=$(timeout 120 srun --nodes=1 --ntasks=1 --gres=gpu:1 --exact \
   bash -c 'echo "node=$SLURMD_NODENAME gpu=$CUDA_VISIBLE_DEVICES step=$SLURM_JOB_ID.$SLURM_STEP_ID"' 2>&1) \
@@ -71,7 +71,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
 fi
 
 # 3. The same campaign twice: workers as Slurm steps (the README's sbatch script), and local workers.
-source bench/unpack.sh
+source tools/unpack.sh
 export KEVO
 gpus=$KEVO_SLURM_GPUS
 devices=$(seq -s, 0 $(( gpus - 1 )))

@@ -5,13 +5,13 @@
 #     it runs with the documented 3 children/generation, stops at its evaluations (no wall limit carried over),
 #     and exits 0 (the split campaign loop on a real GPU).
 #  3. `--resume` of that finished campaign reopens its folder and ends at once, exit 0.
-# Run from the repository root: bench/evolve-start.sh   (OUT: where results go, default /tmp/evolve-start)
+# Run from the repository root: bench/experiments/evolve-start.sh   (OUT: where results go, default /tmp/evolve-start)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/evolve-start}
 mkdir -p "$OUT"
 if [[ -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 
 printf 'name: nostart\noutput: %s\n' "$OUT/nostart" > "$OUT/nostart.yaml"
