@@ -122,7 +122,7 @@ class CampaignConfigDefaultsTest {
 
     /** The key and default cells of the README's "Campaign config" table. */
     private static List<String[]> readmeRows() throws Exception {
-        List<String> lines = Files.readAllLines(TestFiles.root().resolve("README.md"));
+        List<String> lines = Files.readAllLines(TestFiles.root().resolve("docs/campaigns.md"));
         int start = -1;
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).startsWith("### Campaign config")) {
@@ -130,7 +130,7 @@ class CampaignConfigDefaultsTest {
                 break;
             }
         }
-        assertTrue(start >= 0, "README has a Campaign config section");
+        assertTrue(start >= 0, "docs/campaigns.md has a Campaign config section");
         List<String[]> rows = new ArrayList<>();
         for (int i = start + 1; i < lines.size() && !lines.get(i).startsWith("#"); i++) {
             String line = lines.get(i);
