@@ -17,7 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 t0=$SECONDS
 echo "== (a) adversarial corpus"
 python3 bench/adversarial.py "$out/adversarial-h100.json" 2>&1 | tee "$out/adversarial-h100.txt"
-python3 bench/adversarial_table.py "$out/adversarial-h100.json" > "$out/adversarial-table.md"  # README's table
+python3 bench/adversarial_table.py "$out/adversarial-h100.json" > "$out/adversarial-table.md"  # docs/reliability.md's table
 echo "== (b) persisting-L2 limit: one context's, or the GPU's?"
 python3 bench/experiments/persisting_limit_probe.py "$out/persisting-limit-h100.json" 2>&1 | tee "$out/persisting-limit-h100.txt"
 echo "== (b) evict_last pair"

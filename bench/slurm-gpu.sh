@@ -3,7 +3,7 @@
 # packages, carried in .slurm-debs/ (bench/slurm-debs.sh fetches them), are unpacked with dpkg -x into a prefix
 # outside / and run from there as a one-node cluster whose node offers its GPUs as gres. Then the same 2-minute
 # default campaign (bench/slurm.yaml) runs twice: workers as srun steps (sbatch bench/slurm-campaign.sbatch, the
-# README's script) and local workers; evaluations per minute of both, target: within 10%. Then kevo reeval of
+# docs/cluster.md's script) and local workers; evaluations per minute of both, target: within 10%. Then kevo reeval of
 # the Slurm campaign's champion, again through an srun step.
 #
 # Usage, from the repository root, with the bundle carried (target/kevo-*-linux-x86_64.tar.gz) and .slurm-debs:
@@ -70,7 +70,7 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
   exit 0
 fi
 
-# 3. The same campaign twice: workers as Slurm steps (the README's sbatch script), and local workers.
+# 3. The same campaign twice: workers as Slurm steps (the sbatch script of docs/cluster.md), and local workers.
 source tools/unpack.sh
 export KEVO
 gpus=$KEVO_SLURM_GPUS
