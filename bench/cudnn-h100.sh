@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's GPU proof: cuDNN's softmax as the baseline. Run from the repository root on the GPU host, the bundle
+# The GPU evidence for cuDNN's softmax as the baseline. Run from the repository root on the GPU host, the bundle
 # (target/kevo-*-linux-x86_64.tar.gz) and, for the tests, target/gpu-tests (tools/pack-gpu-tests.sh) carried.
 #
 #   bench/cudnn-h100.sh evals      # ~5 min: gpu tests; seeds and the recorded champion over cuDNN, over

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a hung kernel costs (issue 15, part 3): evaluator/adversarial/hang_one_shape.cu spins forever on 32x50257
+"""What a hung kernel costs: evaluator/adversarial/hang_one_shape.cu spins forever on 32x50257
 only, then seeds/online.cu is evaluated by the replacement worker. Per run, from kevo's own record:
 
 - deadline: what the worker told its supervisor the hung launch may take (from the baseline's time on the shape);

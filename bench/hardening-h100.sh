@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's evidence on one H100 (about 6 minutes): run from the repository root with the bundle carried
+# The evaluator's hardening evidence on one H100 (about 6 minutes): run from the repository root with the bundle carried
 # (target/kevo-*-linux-x86_64.tar.gz, built by `mvn package`); results land in $OUT (default bench/results/run).
 #   KEVO_COMMIT=$(git rev-parse HEAD) bash bench/hardening-h100.sh      (the commit is recorded in every JSON)
 # (a) the whole adversarial corpus through one supervisor      -> adversarial-h100.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16, a language model in the loop: a scripted model (bench/llm-server.py on loopback) answers once with a
+# A language model in the loop, then knob tuning: a scripted model (bench/llm-server.py on loopback) answers once with a
 # file that declares knobs (bench/llm-answers-knobs/improve.md), kevo judges it; then that file is the only seed of
 # a campaign in which the built-in agent tunes its knobs, with no more model calls and no genomes of its own.
 # Prints, last, the model's file untuned against the best tuned one, per shape.

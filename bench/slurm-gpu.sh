@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kevo's workers as Slurm steps on a GPU host that has no Slurm and no network (issue 19): Debian's slurm and munge
+# Kevo's workers as Slurm steps on a GPU host that has no Slurm and no network: Debian's slurm and munge
 # packages, carried in .slurm-debs/ (bench/slurm-debs.sh fetches them), are unpacked with dpkg -x into a prefix
 # outside / and run from there as a one-node cluster whose node offers its GPUs as gres. Then the same 2-minute
 # default campaign (bench/slurm.yaml) runs twice: workers as srun steps (sbatch bench/slurm-campaign.sbatch, the
@@ -132,7 +132,7 @@ def summary(folder):
 s, l = summary(slurm_dir), summary(local_dir)
 ratio = s["evaluationsPerMinute"] / l["evaluationsPerMinute"] if s and l else None
 reeval = os.path.join(out, "slurm-reeval.txt")
-record = {"what": "the 2-minute default campaign with workers as Slurm steps and with local workers (issue 19)",
+record = {"what": "the 2-minute default campaign with workers as Slurm steps and with local workers",
           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
           "command": f"KEVO_SLURM_ORDER={order} bash bench/slurm-gpu.sh", "commit": os.environ.get("KEVO_COMMIT"),
           "order": order, "framesOverSrun": os.environ.get("KEVO_SRUN_FRAMES", "socket"),

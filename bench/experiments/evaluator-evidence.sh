@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The evaluator's evidence on a GPU host (issue: evaluator core). Run from the repository root with the
+# The evaluator's evidence on a GPU host. Run from the repository root with the
 # bundle and target/gpu-tests carried; results land in ${OUT:-bench/results/run}.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

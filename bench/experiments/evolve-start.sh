@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14, items 1, 3 and 10 on a GPU host (no JDK needed: the carried bundle).
+# kevo evolve's start and stop on a GPU host (no JDK needed: the carried bundle).
 #  1. `kevo evolve --devices 7` on a host without GPU 7 exits 3 and leaves no campaign folder.
 #  2. A short real campaign with a partial `stop:` block (evaluations only) and no children_per_generation:
 #     it runs with the documented 3 children/generation, stops at its evaluations (no wall limit carried over),

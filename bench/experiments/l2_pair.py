@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the evict_last pair of the adversarial corpus side by side (issue 15, part 2).
+"""Times the evict_last pair of the adversarial corpus side by side.
 
 evaluator/adversarial/l2_plain.cu and l2_evict_last.cu are one kernel that reads each element of x once; the second
 loads x under an L2 evict_last policy. If any line it pinned outlived kevo's flush, it would be faster on shapes whose
