@@ -3,7 +3,7 @@
 hostile file, and records per file: expected verdict, verdict, recovery time (the fresh worker's start, when
 the hostile file cost the worker) and the good seed's time before and after. Writes OUT.json; prints a table.
 The supervisor's memory over many candidates is bench/memory.py's, written into the same OUT.json.
-Usage (after `source bench/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
+Usage (after `source tools/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
 """
 import datetime, glob, json, math, os, re, subprocess, sys, tempfile, time
 

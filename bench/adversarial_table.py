@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the README's adversarial table (Reliability: hostile and broken kernels) from a bench/adversarial.py
+"""Prints the adversarial table of docs/reliability.md from a bench/adversarial.py
 record, one row per corpus file: its description (from its header), verdict, worker restart and the good seed after.
 Usage: python3 bench/adversarial_table.py bench/results/adversarial-h100.json
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the default campaign on a GPU host and records it: config, evaluations, wall time, the curve of best score
 against evaluations, the champion's per-shape times and memory-floor fractions, its source, kevo show and kevo
-lineage output, and the campaign folder as a tarball. Usage (after `source bench/unpack.sh`):
+lineage output, and the campaign folder as a tarball. Usage (after `source tools/unpack.sh`):
 python3 bench/campaign.py OUTDIR [extra kevo evolve args]
 """
 import datetime, glob, json, os, subprocess, sys, tarfile, time

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each safeguard of the timing phase costs (issue 15: at most +10% of a candidate's evaluation), on one GPU:
+# What each safeguard of the timing phase costs (budget: at most +10% of a candidate's evaluation), on one GPU:
 # `kevo eval seeds/online.cu` on the standard suite, RUNS times (default 3) per setting of the internal switch
 # kevo.ablate (never for users: it turns safeguards off), the settings interleaved run by run so that clock drift
 # hits them alike. Run from the repository root with the bundle carried
@@ -8,12 +8,12 @@
 # Settings: none (everything on), each safeguard off alone (persistreset: the persisting-L2 reset before each shape;
 # deadlines: the launch deadlines' messages to the supervisor), overlap (not a safeguard: timing rounds queued behind
 # one gate per batch, as before, instead of one per round), safeguards (all seven off), all (and no overlap: about the
-# evaluator before issue 15). SETTINGS="none checks" picks some. About 2.5 minutes on an H100.
+# evaluator before these safeguards). SETTINGS="none checks" picks some. About 2.5 minutes on an H100.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/run}; mkdir -p "$out"
 export KEVO_COMMIT=${KEVO_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
-source bench/unpack.sh
+source tools/unpack.sh
 python3 - "$out" "${RUNS:-3}" "${SETTINGS:-none perturb poison demote checks pinnedflush persistreset deadlines overlap safeguards all}" <<'PY' 2>&1 | tee "$out/check-costs-h100.txt"
 import datetime, json, os, statistics, subprocess, sys, tempfile
 out, runs, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
@@ -61,7 +61,7 @@ except OSError:
 json.dump({"what": "cost of each timing-phase safeguard: kevo eval seeds/online.cu, standard suite, per kevo.ablate",
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "commit": os.environ.get("KEVO_COMMIT"),
            "command": f"RUNS={runs} SETTINGS='{' '.join(settings)}' bash bench/check_costs.sh", "nvidiaSmi": smi, "runsPerSetting": runs, "before": {"candidateSeconds": 1.066, "timingMs": 829.3,
-           "checkMs": 203.3, "source": "bench/results/evaluator-costs-h100.json (2026-11-23, before issue 15)"},
+           "checkMs": 203.3, "source": "bench/results/evaluator-costs-h100.json (2026-11-23, before the timing safeguards)"},
            "summary": summary, "runs": records}, open(os.path.join(out, "check-costs-h100.json"), "w"), indent=1)
 
 # Per shape: the sample counts of candidate/baseline/copy in the median run of each setting (the rounds a shape
@@ -80,7 +80,7 @@ for i, name in enumerate(names):
         n = m["shapes"][i]["n"] if m and i < len(m["shapes"]) else None
         cells.append("/".join("-" if v is None else str(v) for v in n) if n else "-")
     print(f"{name:<11}" + "".join(f"{c:>13}" for c in cells))
-print(f"== summary (commit {os.environ.get('KEVO_COMMIT')}, {smi}); before issue 15: candidate 1.066 s, "
+print(f"== summary (commit {os.environ.get('KEVO_COMMIT')}, {smi}); before the timing safeguards: candidate 1.066 s, "
       "timing 829 ms, check 203 ms")
 base = summary.get("none")
 print(f"{'off':<12} {'runs':>4} {'cand s':>7} {'vs 1.066':>9} {'saves ms':>9} {'timing ms':>10} {'saves ms':>9} "

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kevo's kernels next to torch.softmax and Triton's fused softmax (the tutorial kernel of seed document 001), on
+"""kevo's kernels next to torch.softmax and Triton's fused softmax (the kernel of Triton's fused-softmax tutorial), on
 the same GPU in the same process, timed the same way for all: CUDA events around each launch, L2 flushed before
 each (a 2x L2 buffer read, outside the events), the variants interleaved round by round, the GPU kept busy while
 the host enqueues each timed launch (as nvbench's blocking kernel does), medians reported with the spread. The memory
@@ -22,7 +22,7 @@ KEVO_H = "src/main/resources/dev/kevo/cuda/kevo.h"
 ROUNDS, WARMUP = 60, 10
 
 
-# ---- Triton's fused softmax, as in the tutorial (seed document 001) ----
+# ---- Triton's fused softmax, as in Triton's tutorial ----
 @triton.jit
 def triton_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
                           BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 17's GPU proof: cuDNN's softmax as the baseline. Run from the repository root on the GPU host, the bundle
-# (target/kevo-*-linux-x86_64.tar.gz) and, for the tests, target/gpu-tests (bench/pack-gpu-tests.sh) carried.
+# The GPU evidence for cuDNN's softmax as the baseline. Run from the repository root on the GPU host, the bundle
+# (target/kevo-*-linux-x86_64.tar.gz) and, for the tests, target/gpu-tests (tools/pack-gpu-tests.sh) carried.
 #
 #   bench/cudnn-h100.sh evals      # ~5 min: gpu tests; seeds and the recorded champion over cuDNN, over
 #                                  # block_two_pass and with auto; kevo reeval of the old recorded campaign
@@ -18,7 +18,7 @@ OUT=${OUT:-/tmp/cudnn}
 stage=${1:-all}
 mkdir -p "$OUT"
 if [[ $stage != summary && -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 # The same inputs for every eval, so that the two baselines' runs differ only by the baseline.
 seed=17
@@ -29,12 +29,12 @@ evals() {
   ls -l /usr/lib/x86_64-linux-gnu/libcudnn*.so* > "$OUT/cudnn-libraries.txt" 2>&1
   if [[ -d target/gpu-tests ]]; then
     echo "== gpu tests"
-    bash bench/gpu-tests.sh --details=tree > "$OUT/gpu-tests-h100.txt" 2>&1
+    bash tools/gpu-tests.sh --details=tree > "$OUT/gpu-tests-h100.txt" 2>&1
     echo "gpu tests exit $?" >> "$OUT/gpu-tests-h100.txt"
     grep -A4 -E "Failures \(|tests (successful|failed|skipped)" "$OUT/gpu-tests-h100.txt"
     grep -E "Cudnn|cuDNN|cudnn" "$OUT/gpu-tests-h100.txt" | head -20
   else
-    echo "== gpu tests skipped: no target/gpu-tests (run bench/pack-gpu-tests.sh here and carry it)"
+    echo "== gpu tests skipped: no target/gpu-tests (run tools/pack-gpu-tests.sh here and carry it)"
   fi
   for base in cudnn block_two_pass; do
     echo "== seeds and the recorded champion, --baseline $base"

@@ -7,9 +7,9 @@ start included) and from after JVM start (kevo's own record: CUDA and NVRTC star
 and the candidate's compile, check and timing).
 With BEFORE.json (an earlier run of this script, by default bench/results/evaluator-costs-h100.json as committed)
 it also writes how much the candidate's evaluation and the whole run changed against it: the cost of what was added
-to the evaluator in between (issue 15: timed launches checked at random, the flush that demotes evict_last lines,
+to the evaluator in between (the timing safeguards: timed launches checked at random, the flush that demotes evict_last lines,
 launch deadlines; budget 10%).
-Usage (after `source bench/unpack.sh`): python3 bench/evaluator_costs.py OUT.json [RUNS] [BEFORE.json]
+Usage (after `source tools/unpack.sh`): python3 bench/evaluator_costs.py OUT.json [RUNS] [BEFORE.json]
 """
 import datetime, glob, json, os, statistics, subprocess, sys, tempfile, time
 

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/kevo-export-out}
 PYTHON=${PYTHON:-/opt/torch/.venv/bin/python}
 mkdir -p "$OUT"
-source bench/unpack.sh
+source tools/unpack.sh
 export PATH=/usr/local/cuda/bin:$PATH
 champion=bench/results/champion-default-h100.cu
 work=$(mktemp -d /tmp/kevo-export.XXXXXX)

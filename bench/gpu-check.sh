@@ -4,9 +4,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/run}; mkdir -p "$out"
-source bench/unpack.sh
+source tools/unpack.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$out/gpu.txt"
-echo "== gpu tests"; bash bench/gpu-tests.sh --details=tree > "$out/gpu-tests-h100.txt" 2>&1
+echo "== gpu tests"; bash tools/gpu-tests.sh --details=tree > "$out/gpu-tests-h100.txt" 2>&1
 grep -A4 -E "Failures \(|tests (successful|failed)" "$out/gpu-tests-h100.txt"
 echo "== seeds, standard suite"; $KEVO eval seeds/*.cu --json "$out/seeds-h100.json" > "$out/seeds-h100.txt" 2>&1
 grep -E "PASS|REJECTED" "$out/seeds-h100.txt"

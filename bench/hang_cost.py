@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a hung kernel costs (issue 15, part 3): evaluator/adversarial/hang_one_shape.cu spins forever on 32x50257
+"""What a hung kernel costs: evaluator/adversarial/hang_one_shape.cu spins forever on 32x50257
 only, then seeds/online.cu is evaluated by the replacement worker. Per run, from kevo's own record:
 
 - deadline: what the worker told its supervisor the hung launch may take (from the baseline's time on the shape);
@@ -11,7 +11,7 @@ only, then seeds/online.cu is evaluated by the replacement worker. Per run, from
 
 It also records the whole hostile evaluation's wall time (compile and the honest shapes' checks before the hang).
 Writes OUT.json; prints a table.
-Usage (after `source bench/unpack.sh`): python3 bench/hang_cost.py OUT.json [RUNS]
+Usage (after `source tools/unpack.sh`): python3 bench/hang_cost.py OUT.json [RUNS]
 """
 import datetime, json, os, re, statistics, subprocess, sys, tempfile, time
 

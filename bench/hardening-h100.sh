@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15's evidence on one H100 (about 6 minutes): run from the repository root with the bundle carried
+# The evaluator's hardening evidence on one H100 (about 6 minutes): run from the repository root with the bundle carried
 # (target/kevo-*-linux-x86_64.tar.gz, built by `mvn package`); results land in $OUT (default bench/results/run).
 #   KEVO_COMMIT=$(git rev-parse HEAD) bash bench/hardening-h100.sh      (the commit is recorded in every JSON)
 # (a) the whole adversarial corpus through one supervisor      -> adversarial-h100.json
@@ -12,16 +12,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results/run}; mkdir -p "$out"
 export KEVO_COMMIT=${KEVO_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
-source bench/unpack.sh
+source tools/unpack.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$out/gpu.txt"
 t0=$SECONDS
 echo "== (a) adversarial corpus"
 python3 bench/adversarial.py "$out/adversarial-h100.json" 2>&1 | tee "$out/adversarial-h100.txt"
-python3 bench/adversarial_table.py "$out/adversarial-h100.json" > "$out/adversarial-table.md"  # README's table
+python3 bench/adversarial_table.py "$out/adversarial-h100.json" > "$out/adversarial-table.md"  # docs/reliability.md's table
 echo "== (b) persisting-L2 limit: one context's, or the GPU's?"
-python3 bench/persisting_limit_probe.py "$out/persisting-limit-h100.json" 2>&1 | tee "$out/persisting-limit-h100.txt"
+python3 bench/experiments/persisting_limit_probe.py "$out/persisting-limit-h100.json" 2>&1 | tee "$out/persisting-limit-h100.txt"
 echo "== (b) evict_last pair"
-python3 bench/l2_pair.py "$out/l2-pair-h100.json" 4 2>&1 | tee "$out/l2-pair-h100.txt"
+python3 bench/experiments/l2_pair.py "$out/l2-pair-h100.json" 4 2>&1 | tee "$out/l2-pair-h100.txt"
 echo "== (c) hang cost"
 python3 bench/hang_cost.py "$out/hang-cost-h100.json" 2 2>&1 | tee "$out/hang-cost-h100.txt"
 echo "== (d) evaluator costs"

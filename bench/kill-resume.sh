@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kills a real campaign with kill -9 at random moments, resumes it each time, lets it finish, and checks the
 # folder: every mutant file readable, no generation or child missing, no id judged twice, the event log intact,
-# and at most one evaluation lost per kill. Run on a GPU host after `source bench/unpack.sh`.
+# and at most one evaluation lost per kill. Run on a GPU host after `source tools/unpack.sh`.
 # Usage: bench/kill-resume.sh OUT_DIR [KILLS]
 set -uo pipefail
 out=$1; kills=${2:-3}

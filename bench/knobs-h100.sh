@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Issue 16's GPU proof: a campaign from the knobbed seeds with the built-in agent's own genomes off, so every child
+# Knobs on the GPU: a campaign from the knobbed seeds with the built-in agent's own genomes off, so every child
 # is a seed with other knob values. Prints kevo show and the champion's lineage, then per seed its untuned score
 # and floor next to its best tuned descendant's (and that descendant's knob moves), last.
-# Run from the repository root on the GPU host: bench/knobs-h100.sh [MINUTES]   (default 2; the issue's record is 8.5)
-# OUT: where results go (default /tmp/knobs). Needs the bundle (bench/unpack.sh) unless $KEVO is set.
+# Run from the repository root on the GPU host: bench/knobs-h100.sh [MINUTES]   (default 2; the recorded run used 8.4)
+# OUT: where results go (default /tmp/knobs). Needs the bundle (tools/unpack.sh) unless $KEVO is set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/knobs}
 minutes=${1:-2}
 mkdir -p "$OUT"
 if [[ -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 sed -e "s|@OUT@|$OUT|" -e "s|@MINUTES@|$minutes|" bench/knobs.yaml > "$OUT/knobs.yaml"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt" 2>&1

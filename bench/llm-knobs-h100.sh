@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Issue 16, a language model in the loop: a scripted model (bench/llm-server.py on loopback) answers once with a
+# A language model in the loop, then knob tuning: a scripted model (bench/llm-server.py on loopback) answers once with a
 # file that declares knobs (bench/llm-answers-knobs/improve.md), kevo judges it; then that file is the only seed of
 # a campaign in which the built-in agent tunes its knobs, with no more model calls and no genomes of its own.
 # Prints, last, the model's file untuned against the best tuned one, per shape.
 # Run from the repository root on the GPU host: bench/llm-knobs-h100.sh [MINUTES]   (tuning time, default 2)
-# OUT: where results go (default /tmp/llm-knobs). Needs the bundle (bench/unpack.sh) unless $KEVO is set.
+# OUT: where results go (default /tmp/llm-knobs). Needs the bundle (tools/unpack.sh) unless $KEVO is set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/llm-knobs}
 minutes=${1:-2}
 mkdir -p "$OUT/seeds-model" "$OUT/seeds-tune"
 if [[ -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 cp seeds/online.cu "$OUT/seeds-model/"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

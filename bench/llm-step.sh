@@ -4,7 +4,7 @@
 # `kevo evolve` runs one generation of one island, so that LLM-born mutants are compiled, checked, timed and
 # recorded with their prompts: one whole-file answer, and one that does not compile and goes back for a repair.
 # Run from the repository root: bench/llm-step.sh   (OUT: where results go, default /tmp/llm-step)
-# With --knobs [MINUTES], it goes on into issue 16's step (bench/llm-knobs-h100.sh): the scripted model answers
+# With --knobs [MINUTES], it goes on into the knob-tuning step (bench/llm-knobs-h100.sh): the scripted model answers
 # once with a file that declares knobs, and the built-in agent then tunes it for MINUTES (default 2) with no more
 # model calls; the last table is that file untuned against tuned, per shape.
 set -uo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/llm-step}
 mkdir -p "$OUT"
 if [[ -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 bench/llm-server.py --port "$port" --answers bench/llm-answers --requests "$OUT/requests" \

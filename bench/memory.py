@@ -3,7 +3,7 @@
 seeds, in turn) through one `kevo eval` on the quick suite, sampling the supervisor's resident memory and logging
 its heap after every garbage collection. A leak shows as live heap after GC growing with candidates; resident
 memory alone also grows while the JVM sizes its heap. Writes the result into the "memory" key of OUT.json
-(creating it if needed). Usage (after `source bench/unpack.sh`): python3 bench/memory.py OUT.json [N]
+(creating it if needed). Usage (after `source tools/unpack.sh`): python3 bench/memory.py OUT.json [N]
 """
 import datetime, glob, json, os, re, statistics, subprocess, sys, tempfile, time
 

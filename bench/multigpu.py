@@ -2,7 +2,7 @@
 """Many GPUs, measured: the same campaign (bench/multigpu.yaml) with --devices 0 and with --devices 0,1, evaluations
 per minute of each, both champions, the 2-GPU campaign's confirmation, and `kevo reeval` of the 2-GPU champion on
 one device (within the noise bound?). Writes OUT/multigpu-<host>.json with its provenance.
-Usage (after `source bench/unpack.sh`, on a host with two GPUs): python3 bench/multigpu.py OUT [NAME [CONFIG]]
+Usage (after `source tools/unpack.sh`, on a host with two GPUs): python3 bench/multigpu.py OUT [NAME [CONFIG]]
 """
 import datetime, json, os, subprocess, sys, time
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Kevo's workers as Slurm steps on a GPU host that has no Slurm and no network (issue 19): Debian's slurm and munge
+# Kevo's workers as Slurm steps on a GPU host that has no Slurm and no network: Debian's slurm and munge
 # packages, carried in .slurm-debs/ (bench/slurm-debs.sh fetches them), are unpacked with dpkg -x into a prefix
 # outside / and run from there as a one-node cluster whose node offers its GPUs as gres. Then the same 2-minute
 # default campaign (bench/slurm.yaml) runs twice: workers as srun steps (sbatch bench/slurm-campaign.sbatch, the
-# README's script) and local workers; evaluations per minute of both, target: within 10%. Then kevo reeval of
+# docs/cluster.md's script) and local workers; evaluations per minute of both, target: within 10%. Then kevo reeval of
 # the Slurm campaign's champion, again through an srun step.
 #
 # Usage, from the repository root, with the bundle carried (target/kevo-*-linux-x86_64.tar.gz) and .slurm-debs:
@@ -56,9 +56,9 @@ if [[ -z ${KEVO_SLURM_GPUS:-} ]]; then
 fi
 export KEVO_SLURM_GPUS KEVO_SLURM_CPUS=${KEVO_SLURM_CPUS:-$(nproc)}
 (( KEVO_SLURM_GPUS > 0 )) || fail "no /dev/nvidia<N> on this host"
-trap 'bench/slurm-local.sh stop || true' EXIT
-bench/slurm-local.sh start || fail "the cluster did not come up (logs: $root/state/*.log)"
-eval "$(bench/slurm-local.sh env)"
+trap 'tools/slurm-local.sh stop || true' EXIT
+tools/slurm-local.sh start || fail "the cluster did not come up (logs: $root/state/*.log)"
+eval "$(tools/slurm-local.sh env)"
 say "srun is $(command -v srun) ($(srun --version))"
 smoke=$(timeout 120 srun --nodes=1 --ntasks=1 --gres=gpu:1 --exact \
   bash -c 'echo "node=$SLURMD_NODENAME gpu=$CUDA_VISIBLE_DEVICES step=$SLURM_JOB_ID.$SLURM_STEP_ID"' 2>&1) \
@@ -70,8 +70,8 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
   exit 0
 fi
 
-# 3. The same campaign twice: workers as Slurm steps (the README's sbatch script), and local workers.
-source bench/unpack.sh
+# 3. The same campaign twice: workers as Slurm steps (the sbatch script of docs/cluster.md), and local workers.
+source tools/unpack.sh
 export KEVO
 gpus=$KEVO_SLURM_GPUS
 devices=$(seq -s, 0 $(( gpus - 1 )))
@@ -132,7 +132,7 @@ def summary(folder):
 s, l = summary(slurm_dir), summary(local_dir)
 ratio = s["evaluationsPerMinute"] / l["evaluationsPerMinute"] if s and l else None
 reeval = os.path.join(out, "slurm-reeval.txt")
-record = {"what": "the 2-minute default campaign with workers as Slurm steps and with local workers (issue 19)",
+record = {"what": "the 2-minute default campaign with workers as Slurm steps and with local workers",
           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
           "command": f"KEVO_SLURM_ORDER={order} bash bench/slurm-gpu.sh", "commit": os.environ.get("KEVO_COMMIT"),
           "order": order, "framesOverSrun": os.environ.get("KEVO_SRUN_FRAMES", "socket"),

@@ -12,7 +12,7 @@
 }
 */
 // @expect pass
-// why: the only difference from l2_plain.cu is the load: createpolicy.fractional.L2::evict_last + ld.global.L2::cache_hint. Such lines outlived a flush that read at normal priority (7% on 256x4096 in issue 15); kevo now demotes every L2 line of what the candidate can address (its input set, y, the workspace) to evict_normal after each of its launches, so the next flush removes them, and the hint buys nothing: correct, pass, and bench/l2_pair.py times the two side by side.
+// why: the only difference from l2_plain.cu is the load: createpolicy.fractional.L2::evict_last + ld.global.L2::cache_hint. Such lines outlived a flush that read at normal priority (7% on 256x4096 in issue 15); kevo now demotes every L2 line of what the candidate can address (its input set, y, the workspace) to evict_normal after each of its launches, so the next flush removes them, and the hint buys nothing: correct, pass, and bench/experiments/l2_pair.py times the two side by side.
 #include "kevo.h"
 
 // x is loaded under an evict_last policy: L2 keeps these lines over evict_normal ones.

@@ -12,7 +12,7 @@
 }
 */
 // @expect pass
-// why: a correct kernel; it exists to be timed beside l2_evict_last.cu (bench/l2_pair.py), which differs only in the L2 policy of its loads.
+// why: a correct kernel; it exists to be timed beside l2_evict_last.cu (bench/experiments/l2_pair.py), which differs only in the L2 policy of its loads.
 #include "kevo.h"
 
 // x is loaded plainly; l2_evict_last.cu makes the same load with an evict_last cache hint.

@@ -8,8 +8,10 @@ package dev.kevo.eval;
  *
  * <ul>
  *   <li>A checked launch (one input case: generate, launch, reference, compare) may take {@code floor + factor x}
- *   the baseline's launch on that shape, timed when the worker started: 1 s + 100 x 31 ms = 4.1 s on 1x10^7 on
- *   an H100, where the naive seed needs 1.5 s; about 1 s on every other standard shape.</li>
+ *   the baseline's launch on that shape, timed when the worker started. Scaling by the baseline keeps the allowance
+ *   in step with the shape's size whichever baseline is configured; the factor leaves room for honest kernels far
+ *   slower than the baseline (the naive seed, a thread per row, on one long row), the floor for fixed costs, and a
+ *   hang still costs seconds, not minutes.</li>
  *   <li>A batch of timed launches may take {@code floor +} rounds x {@link #TIMING_FACTOR} x (the candidate's
  *   slowest checked launch + the baseline's and two copies', each bounded by the baseline's): by then the
  *   candidate's own speed is known, so a kernel that hangs only while timed is caught as quickly.</li>

@@ -34,7 +34,7 @@ public enum VerdictGroup {
             case UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT -> WRONG;
             case COMPILE_TIMEOUT, KERNEL_TIMEOUT -> TIMEOUT;
             case LAUNCH_FAILED, ILLEGAL_ADDRESS, KERNEL_FAULT, WORKER_CRASHED -> CRASH;
-            // What the README lists as cheats the checks catch: writing outside y, changing x, output that
+            // What docs/reliability.md lists as cheats the checks catch: writing outside y, changing x, output that
             // goes stale after timing or is skipped in timed launches, times no memory could deliver, and host
             // code or other headers smuggled into the source.
             case OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT, TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY,

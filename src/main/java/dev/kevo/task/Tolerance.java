@@ -9,7 +9,7 @@ package dev.kevo.task;
  */
 public record Tolerance(double relativeL2, double absolute, double relative) {
 
-    /** Calibrated on the seeds (README, "Tolerances"; bench/results/tolerance-calibration-h100.json). */
+    /** Calibrated on the seeds (docs/measurement.md, "Tolerances"; bench/results/tolerance-calibration-h100.json). */
     public static final Tolerance DEFAULT = new Tolerance(1e-4, 1e-6, 1e-4);
 
     public Tolerance {

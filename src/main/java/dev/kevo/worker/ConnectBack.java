@@ -24,8 +24,8 @@ import java.util.Optional;
  * <p>
  * Why: srun relays a step's stdin and stdout in messages of at most 1 KB over TCP connections that leave Nagle on, so
  * every frame longer than 1 KB waits for the peer's delayed acknowledgement: 44 ms a frame, in either direction
- * (bench/srun_relay.py; frames of 1 KB or less take 0.2 ms). An evaluation sends two such frames (the candidate out,
- * its result back), and the worker is idle during both.
+ * (bench/experiments/srun_relay.py; frames of 1 KB or less take 0.2 ms). An evaluation sends two such frames (the
+ * candidate out, its result back), and the worker is idle during both.
  * <p>
  * The worker connects to the port it is given on the host it is given, or on SLURM_LAUNCH_NODE_IPADDR (where srun
  * runs: the address Slurm's own I/O connections reach, so a cluster where srun works lets this through too), and

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The campaign defaults have one home, {@link CampaignConfig#DEFAULT}: the shipped config/default.yaml and the
- * README's "Campaign config" table must say the same, and a partial {@code stop:} block means what the README says.
+ * "Campaign config" table of docs/campaigns.md must say the same, and a partial {@code stop:} block means what it says.
  */
 class CampaignConfigDefaultsTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -120,9 +120,9 @@ class CampaignConfigDefaultsTest {
         return items;
     }
 
-    /** The key and default cells of the README's "Campaign config" table. */
+    /** The key and default cells of the "Campaign config" table in docs/campaigns.md. */
     private static List<String[]> readmeRows() throws Exception {
-        List<String> lines = Files.readAllLines(TestFiles.root().resolve("README.md"));
+        List<String> lines = Files.readAllLines(TestFiles.root().resolve("docs/campaigns.md"));
         int start = -1;
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).startsWith("### Campaign config")) {
@@ -130,7 +130,7 @@ class CampaignConfigDefaultsTest {
                 break;
             }
         }
-        assertTrue(start >= 0, "README has a Campaign config section");
+        assertTrue(start >= 0, "docs/campaigns.md has a Campaign config section");
         List<String[]> rows = new ArrayList<>();
         for (int i = start + 1; i < lines.size() && !lines.get(i).startsWith("#"); i++) {
             String line = lines.get(i);

@@ -109,7 +109,7 @@ class KnobCompileTest {
     /** The seeds, and the knobbed answer bench/llm-knobs-h100.sh's scripted model gives. */
     static List<Path> seeds() {
         List<Path> files = new ArrayList<>(TestFiles.seeds());
-        files.add(TestFiles.root().resolve("bench/llm-answers-knobs/improve.md"));
+        files.add(TestFiles.root().resolve("src/test/resources/llm/knobs-improve.md"));
         return files;
     }
 

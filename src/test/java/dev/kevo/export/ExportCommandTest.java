@@ -162,7 +162,8 @@ class ExportCommandTest {
     void theReadmeExplainsDeviceStateOnlyWhereThereIsSome(@TempDir Path tmp) throws Exception {
         Path champion = tmp.resolve("champion");
         Path online = tmp.resolve("online");
-        assertEquals(0, kevo("export", TestFiles.root().resolve("bench/results/champion-default-h100.cu").toString(),
+        assertEquals(0, kevo("export",
+                TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu").toString(),
                 "--out", champion.toString()).code());
         assertEquals(0, kevo("export", TestFiles.root().resolve("seeds/online.cu").toString(), "--out",
                 online.toString()).code());

@@ -22,7 +22,7 @@ class NvccExportTest {
     @Test
     void everySeedAndTheChampionBuildWithNvcc(@TempDir Path tmp) throws Exception {
         List<Path> kernels = new ArrayList<>(TestFiles.seeds());
-        kernels.add(TestFiles.root().resolve("bench/results/champion-default-h100.cu"));
+        kernels.add(TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu"));
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         for (Path kernel : kernels) {
             Path out = tmp.resolve(kernel.getFileName().toString().replace(".cu", ""));

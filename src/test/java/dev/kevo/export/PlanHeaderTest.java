@@ -66,7 +66,7 @@ class PlanHeaderTest {
         for (Path seed : TestFiles.seeds()) {
             files.add(ContractParser.read(seed));
         }
-        files.add(ContractParser.read(TestFiles.root().resolve("bench/results/champion-default-h100.cu")));
+        files.add(ContractParser.read(TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu")));
         files.add(ContractParser.parse("tricky.cu", null, TRICKY));
         List<long[]> cases = cases();
         StringBuilder input = new StringBuilder();

@@ -163,7 +163,7 @@ class KnobsTest {
 
     @Test
     void theReadmesWorkedExampleParsesAndPlans() throws java.io.IOException {
-        String readme = java.nio.file.Files.readString(dev.kevo.TestFiles.root().resolve("README.md"));
+        String readme = java.nio.file.Files.readString(dev.kevo.TestFiles.root().resolve("docs/contract.md"));
         int section = readme.indexOf("### Knobs");
         int start = readme.indexOf("```cuda\n", section) + "```cuda\n".length();
         KernelFile example = ContractParser.parse("example.cu", null, readme.substring(start,

@@ -25,7 +25,7 @@ record PromptTemplates(Map<String, String> texts) {
     static final String SYSTEM = "system";
     static final String REPAIR = "repair";
 
-    /** Every placeholder a template may use; the README's "Using a language model" explains each. */
+    /** Every placeholder a template may use; docs/campaigns.md ("Using a language model") explains each. */
     static final Set<String> PLACEHOLDERS = Set.of("device", "suite", "kevo_h", "parent", "mate", "inspirations",
             "failures", "failure", "regime", "round", "rounds", "template");
 

@@ -5,7 +5,7 @@
 // poll the slots themselves: one round trip. Also times each kernel launched cooperatively and plainly, and the two
 // copies the floor is taken from, all the way kevo's evaluator times: queued behind a gate, L2 flushed before
 // every launch, each launch between its own events, variants interleaved.
-// Build: bench/probe/build-phases.sh (makes lib.cuh) then nvcc -arch=sm_90 -std=c++17 -O3 -I. barrier.cu -o barrier
+// Build: bench/experiments/probe/build-phases.sh (makes lib.cuh) then nvcc -arch=sm_90 -std=c++17 -O3 -I. barrier.cu -o barrier
 #include <cstdio>
 #include <cmath>
 #include <vector>

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the one-launch split-row probe (not part of kevo: an experiment that times design variants of the
 # fused split kernel side by side). Here, with Maven and nvcc: renders the default genome, keeps its device
-# library as lib.cuh, compiles fused_probe.cu for sm_90. Carry bench/probe to the GPU host and run ./fused_probe.
+# library as lib.cuh, compiles fused_probe.cu for sm_90. Carry bench/experiments/probe to the GPU host and run ./fused_probe.
 set -euo pipefail
 cd "$(dirname "$0")"
-root=../..
+root=../../..
 : "${JAVA_HOME:=$(ls -d /usr/lib/jvm/*25* | head -1)}"
 (cd $root && mvn -q -B -ntp compile && mvn -q -B -ntp dependency:build-classpath -Dmdep.outputFile=target/cp.txt)
 cat > /tmp/KevoRender.java <<'JAVA'

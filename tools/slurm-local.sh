@@ -2,9 +2,9 @@
 # A one-node Slurm cluster on the loopback, for CI and for the GPU host: munged, slurmctld and slurmd, all as the
 # calling user (root in CI), all state under one folder, nothing written outside it.
 #
-#   bench/slurm-local.sh start    writes the configs, starts the daemons, waits until the node is idle
-#   bench/slurm-local.sh stop     stops what start started (by the pids it recorded)
-#   bench/slurm-local.sh env      prints the exports a client needs (SLURM_CONF, and PATH/LD_LIBRARY_PATH for a prefix)
+#   tools/slurm-local.sh start    writes the configs, starts the daemons, waits until the node is idle
+#   tools/slurm-local.sh stop     stops what start started (by the pids it recorded)
+#   tools/slurm-local.sh env      prints the exports a client needs (SLURM_CONF, and PATH/LD_LIBRARY_PATH for a prefix)
 #
 # Settings (environment):
 #   KEVO_SLURM_DIR     state, configs, logs, munge socket (default /tmp/kevo-slurm)

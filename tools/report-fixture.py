@@ -15,7 +15,7 @@ gives for that file (`kevo check`, no GPU needed). Their summaries start with "f
 state.json keeps only kept ids in the island populations; events.jsonl is rebuilt from the kept records in
 evaluation order with kevo's own rules (a champion event when a passing mutant beats the best so far).
 
-Usage: python3 bench/report-fixture.py CAMPAIGN_DIR REJECTED_EVAL_JSON OUT_DIR
+Usage: python3 tools/report-fixture.py CAMPAIGN_DIR REJECTED_EVAL_JSON OUT_DIR
 """
 import datetime, hashlib, json, os, re, shutil, sys
 

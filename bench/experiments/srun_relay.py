@@ -5,8 +5,8 @@ connection the step opens back to this process with Nagle off (what kevo's Slurm
 A step echoes: for each request (8-byte header: request bytes, answer bytes; then the request's body) it writes an
 answer of the asked size. Round trips are timed for request/answer sizes around Slurm's 1 KB I/O message, the
 sizes of kevo's frames (an Evaluate of 2-40 KB out, a Result of a few KB back) and 100 KB (a cubin).
-Run inside an allocation, or with SLURM_JOBID unset where srun can make one (bench/slurm-local.sh's cluster):
-  python3 bench/srun_relay.py OUT.json [ROUNDS]
+Run inside an allocation, or with SLURM_JOBID unset where srun can make one (tools/slurm-local.sh's cluster):
+  python3 bench/experiments/srun_relay.py OUT.json [ROUNDS]
 """
 import datetime, json, os, platform, socket, struct, subprocess, sys, time
 
@@ -67,7 +67,7 @@ def main():
     version = subprocess.run(["srun", "--version"], capture_output=True, text=True).stdout.strip()
     record = {"what": "round trip of one request and one answer through an srun step, by sizes",
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-              "command": "python3 bench/srun_relay.py " + " ".join(sys.argv[1:]),
+              "command": "python3 bench/experiments/srun_relay.py " + " ".join(sys.argv[1:]),
               "commit": os.environ.get("KEVO_COMMIT"), "host": platform.node(), "slurm": version,
               "kernel": platform.release(), "rounds": rounds, **results}
     json.dump(record, open(out, "w"), indent=1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run here (with Maven): packs the compiled tests and JUnit's console launcher into target/gpu-tests, to be
-# carried to a GPU host that has no JDK or Maven, next to the bundle. Then, there: bench/gpu-tests.sh
+# carried to a GPU host that has no JDK or Maven, next to the bundle. Then, there: tools/gpu-tests.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${JAVA_HOME:=$(ls -d /usr/lib/jvm/*25* | head -1)}"

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Issue 14, items 1, 3 and 10 on a GPU host (no JDK needed: the carried bundle).
+# kevo evolve's start and stop on a GPU host (no JDK needed: the carried bundle).
 #  1. `kevo evolve --devices 7` on a host without GPU 7 exits 3 and leaves no campaign folder.
 #  2. A short real campaign with a partial `stop:` block (evaluations only) and no children_per_generation:
 #     it runs with the documented 3 children/generation, stops at its evaluations (no wall limit carried over),
 #     and exits 0 (the split campaign loop on a real GPU).
 #  3. `--resume` of that finished campaign reopens its folder and ends at once, exit 0.
-# Run from the repository root: bench/evolve-start.sh   (OUT: where results go, default /tmp/evolve-start)
+# Run from the repository root: bench/experiments/evolve-start.sh   (OUT: where results go, default /tmp/evolve-start)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/evolve-start}
 mkdir -p "$OUT"
 if [[ -z "${KEVO:-}" ]]; then
-  source bench/unpack.sh
+  source tools/unpack.sh
 fi
 
 printf 'name: nostart\noutput: %s\n' "$OUT/nostart" > "$OUT/nostart.yaml"

@@ -5,7 +5,7 @@ kevo's worker sets it to 0 in its own context (Workbench). A setting the driver 
 reach other processes, which kevo must not do. This process sets the limit to 4 MiB in its primary context and,
 while holding it, starts a second process that reads the limit in its own context. Prints both and writes OUT.json.
 Driver API through ctypes (libcuda.so.1), no other dependency.
-Usage: python3 bench/persisting_limit_probe.py OUT.json
+Usage: python3 bench/experiments/persisting_limit_probe.py OUT.json
 """
 import ctypes, json, subprocess, sys
 

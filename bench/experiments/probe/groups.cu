@@ -7,7 +7,7 @@
 // row's partials are exchanged in the champion's slots, and at the write each group is scaled by one factor,
 // exp(group key - row key) / row sum. Variants: the shared-memory part fetched by cp.async (no registers held while
 // in flight) in groups of GS vectors, or by plain loads group by group. The register part is one group.
-// Build: bench/probe/build-phases.sh (lib.cuh, kevo.h), nvcc -arch=sm_90 -std=c++17 -O3 -I. groups.cu -o groups.
+// Build: bench/experiments/probe/build-phases.sh (lib.cuh, kevo.h), nvcc -arch=sm_90 -std=c++17 -O3 -I. groups.cu -o groups.
 #include "kevo.h"
 #include "lib.cuh"  // the champion's device library (bench/results/champion-default-h100.cu without its header)
 #include "harness.cuh"

@@ -11,7 +11,7 @@
 //   hold+flags      the same meeting through one tagged flag per block, each polled by its own thread
 // Whatever a softmax adds (maxima, exponentials, sums, block reduces, merging partials) comes on top of hold+meet,
 // so hold+meet / floor bounds what any one-launch softmax of this grid shape can reach.
-// Build: bench/probe/build-phases.sh (makes lib.cuh and kevo.h) then
+// Build: bench/experiments/probe/build-phases.sh (makes lib.cuh and kevo.h) then
 //        nvcc -arch=sm_90 -std=c++17 -O3 -I. bound.cu -o bound; run ./bound [rounds] on the GPU host.
 #include "kevo.h"
 #include "lib.cuh"  // the champion's device library (bench/results/champion-default-h100.cu without its header)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the tests tagged gpu on a GPU host without Maven, with the bundle's own runtime.
-# Needs target/kevo-*-linux-x86_64.tar.gz and target/gpu-tests (bench/pack-gpu-tests.sh) carried along.
+# Needs target/kevo-*-linux-x86_64.tar.gz and target/gpu-tests (tools/pack-gpu-tests.sh) carried along.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source bench/unpack.sh
+source tools/unpack.sh
 home=$(dirname "$(dirname "$KEVO")")
 # The class path goes to java itself, not to the launcher, so that the workers the tests start (same java,
 # same java.class.path) find kevo's classes too.

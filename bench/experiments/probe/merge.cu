@@ -12,7 +12,7 @@
 // Also, with the champion's reductions: the launch tag read by thread 0 only (TAG0), and slots spread one a 32-byte
 // sector or one a 128-byte line (SPACE 4, 16) instead of eight a line (SPACE 2), in case polling contends.
 // With PRE 1/2 a thread's values are exponentials against its own max, so it scales them by one more exponential.
-// Build: bench/probe/build-phases.sh (lib.cuh, kevo.h), nvcc -arch=sm_90 -std=c++17 -O3 -I. merge.cu -o merge.
+// Build: bench/experiments/probe/build-phases.sh (lib.cuh, kevo.h), nvcc -arch=sm_90 -std=c++17 -O3 -I. merge.cu -o merge.
 #include "kevo.h"
 #include "lib.cuh"  // the champion's device library (bench/results/champion-default-h100.cu without its header)
 #include "harness.cuh"

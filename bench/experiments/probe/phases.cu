@@ -1,6 +1,6 @@
 // Where does the one-launch split softmax spend its time? The champion's split_fused with %globaltimer stamps at
 // its phase boundaries (not part of kevo). Written against the library before the one-round-trip barrier; it now
-// uses the barrier of the library it is built with (grid_barrier_target / grid_barrier(target)). Build: bench/probe/build-phases.sh; run ./phases on the GPU host.
+// uses the barrier of the library it is built with (grid_barrier_target / grid_barrier(target)). Build: bench/experiments/probe/build-phases.sh; run ./phases on the GPU host.
 #include <cstdio>
 #include <vector>
 #include <algorithm>

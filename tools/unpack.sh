@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Unpacks the carried bundle on the GPU machine.
-# Usage: source bench/unpack.sh   (sets KEVO to the launcher, exports the NVRTC location; sets no shell options)
+# Usage: source tools/unpack.sh   (sets KEVO to the launcher, exports the NVRTC location; sets no shell options)
 bundle=$(ls target/kevo-*-linux-x86_64.tar.gz | head -1)
 dest=${KEVO_UNPACK:-/tmp/kevo-bundle}
 rm -rf "$dest" && mkdir -p "$dest"

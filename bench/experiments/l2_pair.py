@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the evict_last pair of the adversarial corpus side by side (issue 15, part 2).
+"""Times the evict_last pair of the adversarial corpus side by side.
 
 evaluator/adversarial/l2_plain.cu and l2_evict_last.cu are one kernel that reads each element of x once; the second
 loads x under an L2 evict_last policy. If any line it pinned outlived kevo's flush, it would be faster on shapes whose
@@ -11,7 +11,7 @@ Also compares the baseline's medians here with those recorded before the flush c
 (bench/results/seeds-h100.json, the same baseline and suite): a flush that left L2 full of pinned lines would slow
 the baseline, which re-reads each row from L2.
 Writes OUT.json; prints a table.
-Usage (after `source bench/unpack.sh`): python3 bench/l2_pair.py OUT.json [PROCESSES]
+Usage (after `source tools/unpack.sh`): python3 bench/experiments/l2_pair.py OUT.json [PROCESSES]
 """
 import datetime, json, os, statistics, subprocess, sys, tempfile
 
@@ -93,7 +93,7 @@ def main():
                 "hinted time - 1, noise = the largest plain-vs-plain difference in any process",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "commit": os.environ.get("KEVO_COMMIT", "unknown"),
-        "command": "python3 bench/l2_pair.py " + " ".join(sys.argv[1:]),
+        "command": "python3 bench/experiments/l2_pair.py " + " ".join(sys.argv[1:]),
         "kevoVersion": record["kevoVersion"], "device": device, "nvidiaSmi": smi,
         "allPassed": all(v == "pass" for run in runs for v in run["verdicts"]),
         "noGainBeyondNoiseWhereSetsFitInL2": not any(r["gainBeyondNoise"] for r in rows if r["inputSetsFitInL2"]),
