@@ -48,6 +48,10 @@ public final class Evaluator implements AutoCloseable {
      * case that catches a missing max subtraction and one ordinary case, rather than all of them.
      */
     private static final List<InputCase> BASELINE_CASES = List.of(InputCase.NORMAL_1, InputCase.LARGE_POSITIVE);
+    /** The baseline's start-up check draws its inputs from this seed, whatever the candidates' seeds. */
+    private static final long BASELINE_CHECK_SEED = 0x5eed_ba5eL;
+    /** The input of the baseline's one timed launch per shape at start, which launch deadlines scale with. */
+    private static final long BASELINE_TIMING_SEED = 0x5eed_71e5L;
     private final BaselineRun baseline;
     private final TimedLaunchAudit audit;
     private final LaunchDeadline deadline;
@@ -116,7 +120,7 @@ public final class Evaluator implements AutoCloseable {
         CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
-            vendor.measureErrors(correctness, BASELINE_CASES, 0x5eed_ba5eL);
+            vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
         } catch (Rejection r) {
             throw KevoException.environment("cuDNN " + cudnn.location() + " failed its start-up run: "
                     + r.verdict().id() + ": " + r.getMessage());
@@ -133,7 +137,7 @@ public final class Evaluator implements AutoCloseable {
                     gpu.info().driverVersion(), nvrtc.version(), suite.shapes().toString(), BASELINE_CASES.toString(),
                     settings.tolerance().toString());
             if (!cache.remembers(passedBefore)) {
-                checkAll(base, BASELINE_CASES, 0x5eed_ba5eL, false, Phase.Listener.NONE, null).stream()
+                checkAll(base, BASELINE_CASES, BASELINE_CHECK_SEED, false, Phase.Listener.NONE, null).stream()
                         .filter(r -> !r.verdict().passed()).findFirst().ifPresent(r -> {
                             throw new Rejection(r.verdict(), r.shape() + ": " + r.detail());
                         });
@@ -152,7 +156,7 @@ public final class Evaluator implements AutoCloseable {
         double[] ms = new double[shapes.size()];
         for (int s = 0; s < shapes.size(); s++) {
             bench.reserveWorkspace(baseline.workspaceBytes(s));
-            trusted.generate(bench.x(0), shapes.get(s), 0x5eed_71e5L, InputCase.NORMAL_1);
+            trusted.generate(bench.x(0), shapes.get(s), BASELINE_TIMING_SEED, InputCase.NORMAL_1);
             gpu.synchronize();
             long start = System.nanoTime();
             baseline.run(s, bench.x(0), bench.y(), bench.workspace());
@@ -173,19 +177,9 @@ public final class Evaluator implements AutoCloseable {
     /**
      * Evaluates one kernel file. Inputs derive from {@code inputSeed}, so the same seed replays the same
      * checks; {@code cold} also records a first launch's wall time per shape, what a naive harness reports.
-     */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
-        return evaluate(file, inputSeed, cold, Phase.Listener.NONE);
-    }
-
-    /** As {@link #evaluate(KernelFile, long, boolean)}, telling {@code phases} when each phase starts. */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
-        return evaluate(file, inputSeed, cold, phases, Optional.empty());
-    }
-
-    /**
-     * As {@link #evaluate(KernelFile, long, boolean, Phase.Listener)}, loading {@code compiledAhead} (the file's
-     * cubin, compiled by a check-only worker while this one was busy) instead of compiling it again.
+     * {@code phases} is told when each phase starts and how long its work may take. {@code compiledAhead}, when
+     * present, is the file's cubin (compiled by a check-only worker while this one was busy), loaded instead of
+     * compiling the file again.
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
                                     Optional<Compilation> compiledAhead) {
@@ -319,7 +313,7 @@ public final class Evaluator implements AutoCloseable {
             Double coldMs = null;
             try {
                 for (InputCase inputCase : cases) {
-                    long seed = SplitMix.derive(inputSeed, s, inputCase.ordinal());
+                    long seed = InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal());
                     phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
                     CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, seed, inputCase);
                     if (slowestMs != null) {
@@ -359,7 +353,7 @@ public final class Evaluator implements AutoCloseable {
             bench.reserveWorkspace(Math.max(plan.workspaceBytes(), baseline.workspaceBytes(s)));
             long[] setSeeds = new long[bench.inputSets()];
             for (int set = 0; set < bench.inputSets(); set++) {
-                setSeeds[set] = SplitMix.derive(inputSeed, s, 1000 + set);
+                setSeeds[set] = InputSalt.TIMING_SET.derive(inputSeed, s, set);
                 trusted.generate(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1);
             }
             ShapeResult result = checked.get(s);
@@ -367,7 +361,7 @@ public final class Evaluator implements AutoCloseable {
                 result = timeShape(candidate, result, s, setSeeds, inputSeed, phases, slowestCheckMs[s]);
                 if (result.verdict().passed()) {
                     phases.expect(checkSeconds(s), "check after timing of " + shape);
-                    verifyAfterTiming(candidate, plan, shape, SplitMix.derive(inputSeed, s, 2000));
+                    verifyAfterTiming(candidate, plan, shape, InputSalt.AFTER_TIMING.derive(inputSeed, s, 0));
                 }
             } catch (Rejection r) {
                 if (r.contextLost()) {
@@ -411,11 +405,11 @@ public final class Evaluator implements AutoCloseable {
                 bench.resetPersistingL2();
             }
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
-                    SplitMix.derive(inputSeed, s, 3000 + attempt));
+                    InputSalt.TIMING_AUDIT.derive(inputSeed, s, attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.
-            List<InterleavedTimer.Variant> variants = List.of(
+            Lineup<InterleavedTimer.Variant> variants = new Lineup<>(
                     variant("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
                             InterleavedTimer.Hooks.NONE, true),
                     variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
@@ -424,14 +418,14 @@ public final class Evaluator implements AutoCloseable {
                             false),
                     variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
                             InterleavedTimer.Hooks.NONE, false));
-            List<double[]> samples = timer.samples(variants,
-                    rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape);
+            Lineup<double[]> samples = Lineup.ofTimingOrder(timer.samples(variants.inTimingOrder(),
+                    rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape));
             checkedLaunches += session.checkedLaunches();
-            List<Stats> stats = samples.stream().map(Stats::of).toList();
-            boolean memcpyFaster = stats.get(2).medianMs() <= stats.get(3).medianMs();
-            Stats copy = stats.get(memcpyFaster ? 2 : 3);
-            String flag = TimingShape.flag(samples.get(1));
-            result = checked.withTiming(stats.get(1), stats.get(0), copy, memcpyFaster ? "memcpy" : "kernel")
+            Lineup<Stats> stats = samples.map(Stats::of);
+            boolean memcpyFaster = stats.memcpy().medianMs() <= stats.copyKernel().medianMs();
+            Stats copy = memcpyFaster ? stats.memcpy() : stats.copyKernel();
+            String flag = TimingShape.flag(samples.candidate());
+            result = checked.withTiming(stats.candidate(), stats.baseline(), copy, memcpyFaster ? "memcpy" : "kernel")
                     .withTimingAudit(flag, checkedLaunches);
             // The timings stay on a rejected shape, as evidence of what the cheat looked like.
             phases.expect(checkSeconds(s), "checks of the timed launches of " + shape);
@@ -440,7 +434,7 @@ public final class Evaluator implements AutoCloseable {
             } catch (Rejection r) {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
-            String impossible = MemoryBound.violation(stats.get(1), copy, bytes, gpu.info());
+            String impossible = MemoryBound.violation(stats.candidate(), copy, bytes, gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
             }

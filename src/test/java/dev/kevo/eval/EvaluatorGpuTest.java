@@ -73,7 +73,8 @@ class EvaluatorGpuTest {
     @ParameterizedTest
     @MethodSource("seeds")
     void everySeedPassesTheStandardSuite(Path seed) {
-        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, false);
+        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, false, Phase.Listener.NONE,
+                Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> seed + ": " + result.detail());
         assertEquals(14, result.shapes().size());
         assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
@@ -101,7 +102,8 @@ class EvaluatorGpuTest {
         List<Path> planted = TestFiles.planted();
         assertEquals(expected.keySet().size(), planted.size());
         for (Path file : planted) {
-            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, false);
+            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, false, Phase.Listener.NONE,
+                    Optional.empty());
             assertEquals(expected.get(file.getFileName().toString()), result.verdict(), file + ": " + result.detail());
             assertTrue(result.score() == null, "a rejected kernel has no score");
         }
@@ -121,7 +123,7 @@ class EvaluatorGpuTest {
         Genome genome = Genome.fromJson(overlay, BuiltinAgent.defaultGenome());
         String source = KernelRenderer.render(genome);
         CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
-                11, false);
+                11, false, Phase.Listener.NONE, Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> fusedSmem + ": " + result.detail());
         assertTrue(result.shapes().stream().allMatch(s -> s.relativeL2() < 1e-6),
                 () -> "a shape lost precision: " + result.shapes());
@@ -148,7 +150,7 @@ class EvaluatorGpuTest {
             assertEquals(in[i], out[i], () -> "element " + index);
         }
         CandidateResult result = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 7,
-                false);
+                false, Phase.Listener.NONE, Optional.empty());
         assertTrue(result.shapes().stream().allMatch(s -> "memcpy".equals(s.copyBy()) || "kernel".equals(s.copyBy())),
                 "every timed shape names the copy that set its floor");
     }
@@ -164,7 +166,7 @@ class EvaluatorGpuTest {
         double[][] speedup = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, false);
+            CandidateResult result = evaluator.evaluate(online, run, false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score();
             for (int s = 0; s < shapes; s++) {
