@@ -1,11 +1,11 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.Cudnn;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.task.InputCase;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * cuDNN's softmax as the baseline: a descriptor per shape, prepared once, and its error on every shape and
@@ -49,7 +49,7 @@ final class CudnnBaselineRun implements BaselineRun {
     }
 
     @Override
-    public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+    public void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws) {
         softmax.run(prepared.get(shape), x, y, shapes.get(shape).toString());
     }
 

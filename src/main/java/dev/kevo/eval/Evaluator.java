@@ -11,6 +11,7 @@ import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Cudnn;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
@@ -24,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -74,7 +74,7 @@ public final class Evaluator implements AutoCloseable {
         }
 
         @Override
-        public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+        public void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws) {
             loaded.runner().run(loaded.plans().get(shape), x, y, ws);
         }
 

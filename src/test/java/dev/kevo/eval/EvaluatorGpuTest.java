@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -140,10 +139,10 @@ class EvaluatorGpuTest {
         float[] out = new float[n];
         try (TrustedKernels trusted = new TrustedKernels(gpu, nvrtc, CompileCache.none());
              var x = gpu.alloc(4L * n); var y = gpu.alloc(4L * n)) {
-            gpu.upload(x.pointer(), Pointer.to(in), 4L * n);
+            gpu.upload(x.pointer(), in, 4L * n);
             gpu.fill(y.pointer(), 0x7FC00000, n);
             trusted.copy(x.pointer(), y.pointer(), n);
-            gpu.download(y.pointer(), Pointer.to(out), 4L * n);
+            gpu.download(y.pointer(), out, 4L * n);
         }
         for (int i = 0; i < n; i++) {
             int index = i;
