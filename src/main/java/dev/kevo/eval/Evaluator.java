@@ -4,14 +4,12 @@ import dev.kevo.result.CandidateResult;
 import dev.kevo.result.ShapeResult;
 import dev.kevo.result.Stats;
 import dev.kevo.result.Verdict;
-import dev.kevo.result.KernelResources;
 
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Cudnn;
-import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
@@ -21,9 +19,7 @@ import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -60,34 +56,6 @@ public final class Evaluator implements AutoCloseable {
     private String contextLostBy;
     /** Safeguards switched off for bench/check_costs.sh (never by default): read once, for this evaluator. */
     private final Ablation ablation = Ablation.fromSystemProperty();
-
-    /** A kernel file compiled, loaded and resolved for every shape of the suite. */
-    private record Loaded(KernelFile file, Compilation compilation, Module module, PlanRunner runner,
-                          List<ResolvedPlan> plans) {
-    }
-
-    /** A kernel file as the baseline: its start-up check rejects it when it is wrong, so no error is recorded. */
-    private record FileRun(Loaded loaded) implements BaselineRun {
-        @Override
-        public long workspaceBytes(int shape) {
-            return loaded.plans().get(shape).workspaceBytes();
-        }
-
-        @Override
-        public void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws) {
-            loaded.runner().run(loaded.plans().get(shape), x, y, ws);
-        }
-
-        @Override
-        public Double relativeL2(int shape) {
-            return null;
-        }
-
-        @Override
-        public void close() {
-            loaded.module().close();
-        }
-    }
 
     /** A kernel file as the baseline; see {@link #Evaluator(Gpu, Nvrtc, CompileCache, Suite, Baseline, EvalSettings)}. */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
@@ -131,7 +99,7 @@ public final class Evaluator implements AutoCloseable {
     /** A kernel-file baseline, checked like a candidate once per device (kevo's cache remembers it passed). */
     private BaselineRun file(KernelFile baselineFile, Nvrtc nvrtc, CompileCache cache) {
         try {
-            Loaded base = load(baselineFile);
+            LoadedFile base = load(baselineFile);
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
             String passedBefore = String.join("\0", "baseline passed", baselineFile.source(), gpu.info().name(),
                     gpu.info().driverVersion(), nvrtc.version(), suite.shapes().toString(), BASELINE_CASES.toString(),
@@ -143,7 +111,7 @@ public final class Evaluator implements AutoCloseable {
                         });
                 cache.remember(passedBefore);
             }
-            return new FileRun(base);
+            return new FileBaselineRun(base);
         } catch (Rejection r) {
             throw KevoException.input("baseline " + baselineFile.name() + " is not usable: " + r.verdict().id()
                     + ": " + r.getMessage());
@@ -187,37 +155,7 @@ public final class Evaluator implements AutoCloseable {
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
         CandidateResult result = checkAndTime(file, inputSeed, cold, clock, compiledAhead);
         clock.entered(null);
-        return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent).build();
-    }
-
-    /** Passes phases on and notes how long each lasted; entering {@code null} ends the last one. */
-    private static final class PhaseClock implements Phase.Listener {
-        private final Phase.Listener next;
-        private final Map<String, Double> spent = new LinkedHashMap<>();
-        private Phase current;
-        private long since = System.nanoTime();
-
-        PhaseClock(Phase.Listener next) {
-            this.next = next;
-        }
-
-        @Override
-        public void entered(Phase phase) {
-            long now = System.nanoTime();
-            if (current != null) {
-                spent.put(current.id(), (now - since) / 1e6);
-            }
-            current = phase;
-            since = now;
-            if (phase != null) {
-                next.entered(phase);
-            }
-        }
-
-        @Override
-        public void expect(double seconds, String what) {
-            next.expect(seconds, what);
-        }
+        return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent()).build();
     }
 
     /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
@@ -232,7 +170,7 @@ public final class Evaluator implements AutoCloseable {
                     + "; evaluate the remaining files in a new run");
         }
         String path = file.path() == null ? null : file.path().toString();
-        Loaded loaded;
+        LoadedFile loaded;
         try {
             phases.entered(Phase.COMPILE);
             loaded = load(file, compiledAhead);
@@ -259,7 +197,7 @@ public final class Evaluator implements AutoCloseable {
             return CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).score(score, floor)
                     .compiled(loaded.compilation().time().toNanos() / 1e6,
-                            Preflight.blankToNull(loaded.compilation().log()), resourcesOf(loaded))
+                            Preflight.blankToNull(loaded.compilation().log()), loaded.resources())
                     .shapes(shapes).build();
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
@@ -272,11 +210,11 @@ public final class Evaluator implements AutoCloseable {
         }
     }
 
-    private Loaded load(KernelFile file) {
+    private LoadedFile load(KernelFile file) {
         return load(file, Optional.empty());
     }
 
-    private Loaded load(KernelFile file, Optional<Compilation> compiledAhead) {
+    private LoadedFile load(KernelFile file, Optional<Compilation> compiledAhead) {
         Preflight.Passed passed = preflight.run(file, compiledAhead);
         Compilation compilation = passed.compilation();
         List<ResolvedPlan> plans = passed.plans();
@@ -293,14 +231,14 @@ public final class Evaluator implements AutoCloseable {
             module.close();
             throw r;
         }
-        return new Loaded(file, compilation, module, runner, plans);
+        return new LoadedFile(file, compilation, module, runner, plans);
     }
 
     /**
      * Correctness on every shape and case; a sticky fault ends the evaluation (the context is gone). Each case's
      * deadline goes to {@code phases} first; {@code slowestMs}, when given, gets each shape's slowest launch.
      */
-    private List<ShapeResult> checkAll(Loaded loaded, List<InputCase> cases, long inputSeed, boolean cold,
+    private List<ShapeResult> checkAll(LoadedFile loaded, List<InputCase> cases, long inputSeed, boolean cold,
                                        Phase.Listener phases, double[] slowestMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
@@ -342,7 +280,7 @@ public final class Evaluator implements AutoCloseable {
         return deadline.check(baselineLaunchMs == null ? 0 : baselineLaunchMs[s]);
     }
 
-    private List<ShapeResult> timeAll(Loaded candidate, List<ShapeResult> checked, long inputSeed,
+    private List<ShapeResult> timeAll(LoadedFile candidate, List<ShapeResult> checked, long inputSeed,
                                       Phase.Listener phases, double[] slowestCheckMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
@@ -392,7 +330,7 @@ public final class Evaluator implements AutoCloseable {
      * once more, and flagged if it stays so ({@link TimingShape}); a time no memory could deliver is rejected
      * ({@link MemoryBound}). A rejected shape keeps its timings.
      */
-    private ShapeResult timeShape(Loaded candidate, ShapeResult checked, int s, long[] setSeeds, long inputSeed,
+    private ShapeResult timeShape(LoadedFile candidate, ShapeResult checked, int s, long[] setSeeds, long inputSeed,
                                   Phase.Listener phases, double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
@@ -410,13 +348,13 @@ public final class Evaluator implements AutoCloseable {
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.
             Lineup<InterleavedTimer.Variant> variants = new Lineup<>(
-                    variant("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
+                    InterleavedTimer.Variant.of("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
                             InterleavedTimer.Hooks.NONE, true),
-                    variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
+                    InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
                             session, false),
-                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
                             false),
-                    variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
+                    InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
                             InterleavedTimer.Hooks.NONE, false));
             Lineup<double[]> samples = Lineup.ofTimingOrder(timer.samples(variants.inTimingOrder(),
                     rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape));
@@ -451,7 +389,7 @@ public final class Evaluator implements AutoCloseable {
      * verdict as a timed launch caught skipping ({@code timed-output-wrong}), whichever of the two checks
      * sees it first.
      */
-    private void verifyAfterTiming(Loaded candidate, ResolvedPlan plan, Shape shape, long seed) {
+    private void verifyAfterTiming(LoadedFile candidate, ResolvedPlan plan, Shape shape, long seed) {
         try {
             correctness.check(candidate.runner(), plan, shape, seed, InputCase.NORMAL_4);
         } catch (Rejection r) {
@@ -463,36 +401,8 @@ public final class Evaluator implements AutoCloseable {
         }
     }
 
-    private static InterleavedTimer.Variant variant(String name, java.util.function.IntConsumer launch,
-                                                    InterleavedTimer.Hooks hooks, boolean flushPinned) {
-        return new InterleavedTimer.Variant() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public void launch(int set) {
-                launch.accept(set);
-            }
-
-            @Override
-            public InterleavedTimer.Hooks hooks() {
-                return hooks;
-            }
-
-            @Override
-            public boolean flushPinnedLines() {
-                return flushPinned;
-            }
-        };
-    }
 
 
-    private static List<KernelResources> resourcesOf(Loaded loaded) {
-        return loaded.file().kernelNames().stream().map(name -> loaded.module().kernel(name))
-                .map(KernelResources::of).toList();
-    }
 
     static double geometricMean(java.util.stream.DoubleStream values) {
         double[] v = values.toArray();

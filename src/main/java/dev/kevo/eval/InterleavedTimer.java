@@ -7,6 +7,7 @@ import dev.kevo.cuda.Event;
 import dev.kevo.cuda.Gpu;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * Times several variants of the same work side by side, following a {@link MeasurementMethod}: warm-up by
@@ -38,6 +39,31 @@ final class InterleavedTimer {
          */
         default boolean flushPinnedLines() {
             return false;
+        }
+
+        /** A variant of the given name whose launch is {@code launch}. */
+        static Variant of(String name, IntConsumer launch, Hooks hooks, boolean flushPinnedLines) {
+            return new Variant() {
+                @Override
+                public String name() {
+                    return name;
+                }
+
+                @Override
+                public void launch(int set) {
+                    launch.accept(set);
+                }
+
+                @Override
+                public Hooks hooks() {
+                    return hooks;
+                }
+
+                @Override
+                public boolean flushPinnedLines() {
+                    return flushPinnedLines;
+                }
+            };
         }
     }
 
