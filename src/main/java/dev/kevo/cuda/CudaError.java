@@ -25,6 +25,21 @@ public final class CudaError extends RuntimeException {
         return call;
     }
 
+    /** The driver's results a kernel's fault is told apart by; every other result is {@link #OTHER}. */
+    public enum Kind {
+        ILLEGAL_ADDRESS, LAUNCH_OUT_OF_RESOURCES, INVALID_VALUE, LAUNCH_FAILED, OTHER
+    }
+
+    public Kind kind() {
+        return switch (code) {
+            case CUresult.CUDA_ERROR_ILLEGAL_ADDRESS -> Kind.ILLEGAL_ADDRESS;
+            case CUresult.CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES -> Kind.LAUNCH_OUT_OF_RESOURCES;
+            case CUresult.CUDA_ERROR_INVALID_VALUE -> Kind.INVALID_VALUE;
+            case CUresult.CUDA_ERROR_LAUNCH_FAILED -> Kind.LAUNCH_FAILED;
+            default -> Kind.OTHER;
+        };
+    }
+
     /** True for faults that leave the context unusable. */
     public boolean sticky() {
         return switch (code) {

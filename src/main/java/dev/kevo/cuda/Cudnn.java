@@ -15,7 +15,6 @@ import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * cuDNN's legacy softmax through java.lang.foreign: {@code cudnnSoftmaxForward} with {@code CUDNN_SOFTMAX_ACCURATE}
@@ -141,10 +140,10 @@ public final class Cudnn {
         }
 
         /** y = softmax(x) over each row, queued on the GPU's stream. */
-        public void run(int prepared, CUdeviceptr x, CUdeviceptr y, String where) {
+        public void run(int prepared, DevicePointer x, DevicePointer y, String where) {
             MemorySegment descriptor = descriptors.get(prepared);
-            MemorySegment in = MemorySegment.ofAddress(NativeAddress.of(x));
-            MemorySegment outY = MemorySegment.ofAddress(NativeAddress.of(y));
+            MemorySegment in = MemorySegment.ofAddress(NativeAddress.of(x.handle()));
+            MemorySegment outY = MemorySegment.ofAddress(NativeAddress.of(y.handle()));
             call(() -> (int) softmaxForward.invokeExact(handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL,
                     alpha, descriptor, in, beta, descriptor, outY), "cudnnSoftmaxForward", where);
         }

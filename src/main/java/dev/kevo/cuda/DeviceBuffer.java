@@ -5,21 +5,21 @@ import jcuda.driver.JCudaDriver;
 
 /** A device allocation, freed on close. */
 public final class DeviceBuffer implements AutoCloseable {
-    private final CUdeviceptr pointer;
+    private final DevicePointer pointer;
     private final long bytes;
     private boolean freed;
 
     DeviceBuffer(CUdeviceptr pointer, long bytes) {
-        this.pointer = pointer;
+        this.pointer = new DevicePointer(pointer);
         this.bytes = bytes;
     }
 
-    public CUdeviceptr pointer() {
+    public DevicePointer pointer() {
         return pointer;
     }
 
     /** A pointer {@code offset} bytes into the buffer. */
-    public CUdeviceptr at(long offset) {
+    public DevicePointer at(long offset) {
         if (offset < 0 || offset > bytes) {
             throw new IndexOutOfBoundsException("offset " + offset + " of " + bytes);
         }
@@ -34,7 +34,7 @@ public final class DeviceBuffer implements AutoCloseable {
     public void close() {
         if (!freed) {
             freed = true;
-            JCudaDriver.cuMemFree(pointer);
+            JCudaDriver.cuMemFree(pointer.handle());
         }
     }
 }

@@ -17,6 +17,7 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUjit_option;
+import jcuda.driver.CUlimit;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -161,28 +162,67 @@ public final class Gpu implements AutoCloseable {
     }
 
     /** Fills {@code words} 32-bit words with a bit pattern, on the stream. */
-    public void fill(CUdeviceptr target, int pattern, long words) {
+    public void fill(DevicePointer target, int pattern, long words) {
         if (words > 0) {
-            CudaError.check(JCudaDriver.cuMemsetD32Async(target, pattern, words, stream), "cuMemsetD32Async");
+            CudaError.check(JCudaDriver.cuMemsetD32Async(target.handle(), pattern, words, stream),
+                    "cuMemsetD32Async");
         }
     }
 
-    public void copy(CUdeviceptr target, CUdeviceptr source, long bytes) {
-        CudaError.check(JCudaDriver.cuMemcpyDtoDAsync(target, source, bytes, stream), "cuMemcpyDtoDAsync");
+    public void copy(DevicePointer target, DevicePointer source, long bytes) {
+        CudaError.check(JCudaDriver.cuMemcpyDtoDAsync(target.handle(), source.handle(), bytes, stream),
+                "cuMemcpyDtoDAsync");
     }
 
-    public void download(CUdeviceptr source, Pointer host, long bytes) {
-        synchronize();
-        CudaError.check(JCudaDriver.cuMemcpyDtoH(host, source, bytes), "cuMemcpyDtoH");
+    /** Copies {@code bytes} from the device into {@code host}, once all queued work is done. */
+    public void download(DevicePointer source, float[] host, long bytes) {
+        download(source, Pointer.to(host), bytes);
     }
 
-    public void upload(CUdeviceptr target, Pointer host, long bytes) {
+    /** As {@link #download(DevicePointer, float[], long)}. */
+    public void download(DevicePointer source, int[] host, long bytes) {
+        download(source, Pointer.to(host), bytes);
+    }
+
+    /** As {@link #download(DevicePointer, float[], long)}. */
+    public void download(DevicePointer source, long[] host, long bytes) {
+        download(source, Pointer.to(host), bytes);
+    }
+
+    /** As {@link #download(DevicePointer, float[], long)}. */
+    public void download(DevicePointer source, double[] host, long bytes) {
+        download(source, Pointer.to(host), bytes);
+    }
+
+    private void download(DevicePointer source, Pointer host, long bytes) {
         synchronize();
-        CudaError.check(JCudaDriver.cuMemcpyHtoD(target, host, bytes), "cuMemcpyHtoD");
+        CudaError.check(JCudaDriver.cuMemcpyDtoH(host, source.handle(), bytes), "cuMemcpyDtoH");
+    }
+
+    /** Copies {@code bytes} of {@code host} to the device, once all queued work is done. */
+    public void upload(DevicePointer target, float[] host, long bytes) {
+        synchronize();
+        CudaError.check(JCudaDriver.cuMemcpyHtoD(target.handle(), Pointer.to(host), bytes), "cuMemcpyHtoD");
     }
 
     /**
-     * Launches on the stream. Arguments: {@link CUdeviceptr}, {@link Integer} (int), {@link Long}
+     * Sets aside {@code bytes} of L2 for persisting accesses in this context; a setting the driver refuses (as
+     * under MPS) is left as it is.
+     */
+    public void setPersistingL2Limit(long bytes) {
+        JCudaDriver.cuCtxSetLimit(CUlimit.CU_LIMIT_PERSISTING_L2_CACHE_SIZE, bytes);
+    }
+
+    /**
+     * Returns every persisting L2 line to normal (cuCtxResetPersistingL2Cache). Not ordered with the stream, so
+     * only between synchronised stretches of work.
+     */
+    public void resetPersistingL2() {
+        JCudaDriver.cuCtxResetPersistingL2Cache();
+    }
+
+    /**
+     * Launches on the stream. Arguments: {@link DevicePointer}, {@link Integer} (int), {@link Long}
      * (64-bit integer), {@link Double}, {@link Float}.
      */
     public void launch(Kernel kernel, int grid, int block, int smem, Object... args) {
@@ -197,7 +237,7 @@ public final class Gpu implements AutoCloseable {
         Pointer[] params = new Pointer[args.length];
         for (int i = 0; i < args.length; i++) {
             params[i] = switch (args[i]) {
-                case CUdeviceptr p -> Pointer.to(p);
+                case DevicePointer p -> Pointer.to(p.handle());
                 case Integer v -> Pointer.to(new int[] {v});
                 case Long v -> Pointer.to(new long[] {v});
                 case Double v -> Pointer.to(new double[] {v});
@@ -253,11 +293,24 @@ public final class Gpu implements AutoCloseable {
                 "cuMemHostAlloc");
         CUdeviceptr device = new CUdeviceptr();
         CudaError.check(JCudaDriver.cuMemHostGetDevicePointer(device, host, 0), "cuMemHostGetDevicePointer");
-        return new HostFlag(host, device);
+        return new HostFlag(host, new DevicePointer(device));
     }
 
     /** A word of mapped host memory: written by the host, read by kernels. */
-    public record HostFlag(Pointer host, CUdeviceptr pointer) implements AutoCloseable {
+    public static final class HostFlag implements AutoCloseable {
+        private final Pointer host;
+        private final DevicePointer pointer;
+
+        private HostFlag(Pointer host, DevicePointer pointer) {
+            this.host = host;
+            this.pointer = pointer;
+        }
+
+        /** Where kernels read the word. */
+        public DevicePointer pointer() {
+            return pointer;
+        }
+
         public void set(int value) {
             host.getByteBuffer(0, 4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, value);
         }
@@ -268,25 +321,25 @@ public final class Gpu implements AutoCloseable {
         }
     }
 
-    public CUevent event() {
+    public Event event() {
         CUevent event = new CUevent();
         CudaError.check(JCudaDriver.cuEventCreate(event, 0), "cuEventCreate");
-        return event;
+        return new Event(event);
     }
 
-    public void record(CUevent event) {
-        CudaError.check(JCudaDriver.cuEventRecord(event, stream), "cuEventRecord");
+    public void record(Event event) {
+        CudaError.check(JCudaDriver.cuEventRecord(event.handle(), stream), "cuEventRecord");
     }
 
     /** Milliseconds between two recorded events; both must have completed. */
-    public float elapsedMillis(CUevent start, CUevent end) {
+    public float elapsedMillis(Event start, Event end) {
         float[] ms = new float[1];
-        CudaError.check(JCudaDriver.cuEventElapsedTime(ms, start, end), "cuEventElapsedTime");
+        CudaError.check(JCudaDriver.cuEventElapsedTime(ms, start.handle(), end.handle()), "cuEventElapsedTime");
         return ms[0];
     }
 
-    public void destroy(CUevent event) {
-        JCudaDriver.cuEventDestroy(event);
+    public void destroy(Event event) {
+        JCudaDriver.cuEventDestroy(event.handle());
     }
 
     /**

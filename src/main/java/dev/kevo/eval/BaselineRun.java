@@ -1,13 +1,13 @@
 package dev.kevo.eval;
 
-import jcuda.driver.CUdeviceptr;
+import dev.kevo.cuda.DevicePointer;
 
 /** A baseline ready to launch on every shape of the evaluator's suite (shapes by their index in it). */
 interface BaselineRun extends AutoCloseable {
 
     long workspaceBytes(int shape);
 
-    void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws);
+    void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws);
 
     /** The worst relative L2 error the start-up check measured on a shape, where it is recorded; else null. */
     Double relativeL2(int shape);

@@ -3,12 +3,12 @@ package dev.kevo.eval;
 import dev.kevo.result.Verdict;
 
 import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.task.InputCase;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Tolerance;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * Runs a candidate's plan once per input case on fresh inputs and judges the output against kevo's float64
@@ -33,7 +33,7 @@ final class CorrectnessCheck {
 
     /** One launch of whatever is being checked, on the given buffers. */
     interface Launch {
-        void run(CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws);
+        void run(DevicePointer x, DevicePointer y, DevicePointer ws);
     }
 
     /** What one launch's output measured against the reference, not yet judged. */

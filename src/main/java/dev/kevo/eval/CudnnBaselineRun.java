@@ -1,11 +1,11 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.Cudnn;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.task.InputCase;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * cuDNN's softmax as the baseline: a descriptor per shape, prepared once, and its error on every shape and
@@ -34,7 +34,7 @@ final class CudnnBaselineRun implements BaselineRun {
             double worst = 0;
             for (InputCase inputCase : cases) {
                 CorrectnessCheck.Measured m = correctness.measure((x, y, ws) -> run(shape, x, y, ws), 0,
-                        shapes.get(s), SplitMix.derive(seed, s, inputCase.ordinal()), inputCase);
+                        shapes.get(s), InputSalt.CHECK_CASE.derive(seed, s, inputCase.ordinal()), inputCase);
                 double e = m.counts().unwritten() > 0 || m.counts().nonFinite() > 0 ? Double.POSITIVE_INFINITY
                         : m.counts().relativeL2();
                 worst = Math.max(worst, e);
@@ -49,7 +49,7 @@ final class CudnnBaselineRun implements BaselineRun {
     }
 
     @Override
-    public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+    public void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws) {
         softmax.run(prepared.get(shape), x, y, shapes.get(shape).toString());
     }
 

@@ -4,7 +4,6 @@ import dev.kevo.result.CandidateResult;
 import dev.kevo.result.ShapeResult;
 import dev.kevo.result.Stats;
 import dev.kevo.result.Verdict;
-import dev.kevo.result.KernelResources;
 
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
@@ -20,11 +19,8 @@ import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -48,6 +44,10 @@ public final class Evaluator implements AutoCloseable {
      * case that catches a missing max subtraction and one ordinary case, rather than all of them.
      */
     private static final List<InputCase> BASELINE_CASES = List.of(InputCase.NORMAL_1, InputCase.LARGE_POSITIVE);
+    /** The baseline's start-up check draws its inputs from this seed, whatever the candidates' seeds. */
+    private static final long BASELINE_CHECK_SEED = 0x5eed_ba5eL;
+    /** The input of the baseline's one timed launch per shape at start, which launch deadlines scale with. */
+    private static final long BASELINE_TIMING_SEED = 0x5eed_71e5L;
     private final BaselineRun baseline;
     private final TimedLaunchAudit audit;
     private final LaunchDeadline deadline;
@@ -56,34 +56,6 @@ public final class Evaluator implements AutoCloseable {
     private String contextLostBy;
     /** Safeguards switched off for bench/check_costs.sh (never by default): read once, for this evaluator. */
     private final Ablation ablation = Ablation.fromSystemProperty();
-
-    /** A kernel file compiled, loaded and resolved for every shape of the suite. */
-    private record Loaded(KernelFile file, Compilation compilation, Module module, PlanRunner runner,
-                          List<ResolvedPlan> plans) {
-    }
-
-    /** A kernel file as the baseline: its start-up check rejects it when it is wrong, so no error is recorded. */
-    private record FileRun(Loaded loaded) implements BaselineRun {
-        @Override
-        public long workspaceBytes(int shape) {
-            return loaded.plans().get(shape).workspaceBytes();
-        }
-
-        @Override
-        public void run(int shape, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
-            loaded.runner().run(loaded.plans().get(shape), x, y, ws);
-        }
-
-        @Override
-        public Double relativeL2(int shape) {
-            return null;
-        }
-
-        @Override
-        public void close() {
-            loaded.module().close();
-        }
-    }
 
     /** A kernel file as the baseline; see {@link #Evaluator(Gpu, Nvrtc, CompileCache, Suite, Baseline, EvalSettings)}. */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
@@ -116,7 +88,7 @@ public final class Evaluator implements AutoCloseable {
         CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
-            vendor.measureErrors(correctness, BASELINE_CASES, 0x5eed_ba5eL);
+            vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
         } catch (Rejection r) {
             throw KevoException.environment("cuDNN " + cudnn.location() + " failed its start-up run: "
                     + r.verdict().id() + ": " + r.getMessage());
@@ -127,19 +99,19 @@ public final class Evaluator implements AutoCloseable {
     /** A kernel-file baseline, checked like a candidate once per device (kevo's cache remembers it passed). */
     private BaselineRun file(KernelFile baselineFile, Nvrtc nvrtc, CompileCache cache) {
         try {
-            Loaded base = load(baselineFile);
+            LoadedFile base = load(baselineFile);
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
             String passedBefore = String.join("\0", "baseline passed", baselineFile.source(), gpu.info().name(),
                     gpu.info().driverVersion(), nvrtc.version(), suite.shapes().toString(), BASELINE_CASES.toString(),
                     settings.tolerance().toString());
             if (!cache.remembers(passedBefore)) {
-                checkAll(base, BASELINE_CASES, 0x5eed_ba5eL, false, Phase.Listener.NONE, null).stream()
+                checkAll(base, BASELINE_CASES, BASELINE_CHECK_SEED, false, Phase.Listener.NONE, null).stream()
                         .filter(r -> !r.verdict().passed()).findFirst().ifPresent(r -> {
                             throw new Rejection(r.verdict(), r.shape() + ": " + r.detail());
                         });
                 cache.remember(passedBefore);
             }
-            return new FileRun(base);
+            return new FileBaselineRun(base);
         } catch (Rejection r) {
             throw KevoException.input("baseline " + baselineFile.name() + " is not usable: " + r.verdict().id()
                     + ": " + r.getMessage());
@@ -152,7 +124,7 @@ public final class Evaluator implements AutoCloseable {
         double[] ms = new double[shapes.size()];
         for (int s = 0; s < shapes.size(); s++) {
             bench.reserveWorkspace(baseline.workspaceBytes(s));
-            trusted.generate(bench.x(0), shapes.get(s), 0x5eed_71e5L, InputCase.NORMAL_1);
+            trusted.generate(bench.x(0), shapes.get(s), BASELINE_TIMING_SEED, InputCase.NORMAL_1);
             gpu.synchronize();
             long start = System.nanoTime();
             baseline.run(s, bench.x(0), bench.y(), bench.workspace());
@@ -173,19 +145,9 @@ public final class Evaluator implements AutoCloseable {
     /**
      * Evaluates one kernel file. Inputs derive from {@code inputSeed}, so the same seed replays the same
      * checks; {@code cold} also records a first launch's wall time per shape, what a naive harness reports.
-     */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
-        return evaluate(file, inputSeed, cold, Phase.Listener.NONE);
-    }
-
-    /** As {@link #evaluate(KernelFile, long, boolean)}, telling {@code phases} when each phase starts. */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases) {
-        return evaluate(file, inputSeed, cold, phases, Optional.empty());
-    }
-
-    /**
-     * As {@link #evaluate(KernelFile, long, boolean, Phase.Listener)}, loading {@code compiledAhead} (the file's
-     * cubin, compiled by a check-only worker while this one was busy) instead of compiling it again.
+     * {@code phases} is told when each phase starts and how long its work may take. {@code compiledAhead}, when
+     * present, is the file's cubin (compiled by a check-only worker while this one was busy), loaded instead of
+     * compiling the file again.
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
                                     Optional<Compilation> compiledAhead) {
@@ -193,37 +155,7 @@ public final class Evaluator implements AutoCloseable {
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
         CandidateResult result = checkAndTime(file, inputSeed, cold, clock, compiledAhead);
         clock.entered(null);
-        return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent).build();
-    }
-
-    /** Passes phases on and notes how long each lasted; entering {@code null} ends the last one. */
-    private static final class PhaseClock implements Phase.Listener {
-        private final Phase.Listener next;
-        private final Map<String, Double> spent = new LinkedHashMap<>();
-        private Phase current;
-        private long since = System.nanoTime();
-
-        PhaseClock(Phase.Listener next) {
-            this.next = next;
-        }
-
-        @Override
-        public void entered(Phase phase) {
-            long now = System.nanoTime();
-            if (current != null) {
-                spent.put(current.id(), (now - since) / 1e6);
-            }
-            current = phase;
-            since = now;
-            if (phase != null) {
-                next.entered(phase);
-            }
-        }
-
-        @Override
-        public void expect(double seconds, String what) {
-            next.expect(seconds, what);
-        }
+        return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent()).build();
     }
 
     /** True once a candidate's fault has made the CUDA context unusable: this evaluator can do no more. */
@@ -238,7 +170,7 @@ public final class Evaluator implements AutoCloseable {
                     + "; evaluate the remaining files in a new run");
         }
         String path = file.path() == null ? null : file.path().toString();
-        Loaded loaded;
+        LoadedFile loaded;
         try {
             phases.entered(Phase.COMPILE);
             loaded = load(file, compiledAhead);
@@ -265,7 +197,7 @@ public final class Evaluator implements AutoCloseable {
             return CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).score(score, floor)
                     .compiled(loaded.compilation().time().toNanos() / 1e6,
-                            Preflight.blankToNull(loaded.compilation().log()), resourcesOf(loaded))
+                            Preflight.blankToNull(loaded.compilation().log()), loaded.resources())
                     .shapes(shapes).build();
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
@@ -278,11 +210,11 @@ public final class Evaluator implements AutoCloseable {
         }
     }
 
-    private Loaded load(KernelFile file) {
+    private LoadedFile load(KernelFile file) {
         return load(file, Optional.empty());
     }
 
-    private Loaded load(KernelFile file, Optional<Compilation> compiledAhead) {
+    private LoadedFile load(KernelFile file, Optional<Compilation> compiledAhead) {
         Preflight.Passed passed = preflight.run(file, compiledAhead);
         Compilation compilation = passed.compilation();
         List<ResolvedPlan> plans = passed.plans();
@@ -299,14 +231,14 @@ public final class Evaluator implements AutoCloseable {
             module.close();
             throw r;
         }
-        return new Loaded(file, compilation, module, runner, plans);
+        return new LoadedFile(file, compilation, module, runner, plans);
     }
 
     /**
      * Correctness on every shape and case; a sticky fault ends the evaluation (the context is gone). Each case's
      * deadline goes to {@code phases} first; {@code slowestMs}, when given, gets each shape's slowest launch.
      */
-    private List<ShapeResult> checkAll(Loaded loaded, List<InputCase> cases, long inputSeed, boolean cold,
+    private List<ShapeResult> checkAll(LoadedFile loaded, List<InputCase> cases, long inputSeed, boolean cold,
                                        Phase.Listener phases, double[] slowestMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
@@ -319,7 +251,7 @@ public final class Evaluator implements AutoCloseable {
             Double coldMs = null;
             try {
                 for (InputCase inputCase : cases) {
-                    long seed = SplitMix.derive(inputSeed, s, inputCase.ordinal());
+                    long seed = InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal());
                     phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
                     CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, seed, inputCase);
                     if (slowestMs != null) {
@@ -348,7 +280,7 @@ public final class Evaluator implements AutoCloseable {
         return deadline.check(baselineLaunchMs == null ? 0 : baselineLaunchMs[s]);
     }
 
-    private List<ShapeResult> timeAll(Loaded candidate, List<ShapeResult> checked, long inputSeed,
+    private List<ShapeResult> timeAll(LoadedFile candidate, List<ShapeResult> checked, long inputSeed,
                                       Phase.Listener phases, double[] slowestCheckMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
@@ -359,7 +291,7 @@ public final class Evaluator implements AutoCloseable {
             bench.reserveWorkspace(Math.max(plan.workspaceBytes(), baseline.workspaceBytes(s)));
             long[] setSeeds = new long[bench.inputSets()];
             for (int set = 0; set < bench.inputSets(); set++) {
-                setSeeds[set] = SplitMix.derive(inputSeed, s, 1000 + set);
+                setSeeds[set] = InputSalt.TIMING_SET.derive(inputSeed, s, set);
                 trusted.generate(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1);
             }
             ShapeResult result = checked.get(s);
@@ -367,7 +299,7 @@ public final class Evaluator implements AutoCloseable {
                 result = timeShape(candidate, result, s, setSeeds, inputSeed, phases, slowestCheckMs[s]);
                 if (result.verdict().passed()) {
                     phases.expect(checkSeconds(s), "check after timing of " + shape);
-                    verifyAfterTiming(candidate, plan, shape, SplitMix.derive(inputSeed, s, 2000));
+                    verifyAfterTiming(candidate, plan, shape, InputSalt.AFTER_TIMING.derive(inputSeed, s, 0));
                 }
             } catch (Rejection r) {
                 if (r.contextLost()) {
@@ -398,7 +330,7 @@ public final class Evaluator implements AutoCloseable {
      * once more, and flagged if it stays so ({@link TimingShape}); a time no memory could deliver is rejected
      * ({@link MemoryBound}). A rejected shape keeps its timings.
      */
-    private ShapeResult timeShape(Loaded candidate, ShapeResult checked, int s, long[] setSeeds, long inputSeed,
+    private ShapeResult timeShape(LoadedFile candidate, ShapeResult checked, int s, long[] setSeeds, long inputSeed,
                                   Phase.Listener phases, double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
@@ -411,27 +343,27 @@ public final class Evaluator implements AutoCloseable {
                 bench.resetPersistingL2();
             }
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
-                    SplitMix.derive(inputSeed, s, 3000 + attempt));
+                    InputSalt.TIMING_AUDIT.derive(inputSeed, s, attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.
-            List<InterleavedTimer.Variant> variants = List.of(
-                    variant("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
+            Lineup<InterleavedTimer.Variant> variants = new Lineup<>(
+                    InterleavedTimer.Variant.of("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
                             InterleavedTimer.Hooks.NONE, true),
-                    variant("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
+                    InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
                             session, false),
-                    variant("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
                             false),
-                    variant("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
+                    InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
                             InterleavedTimer.Hooks.NONE, false));
-            List<double[]> samples = timer.samples(variants,
-                    rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape);
+            Lineup<double[]> samples = Lineup.ofTimingOrder(timer.samples(variants.inTimingOrder(),
+                    rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape));
             checkedLaunches += session.checkedLaunches();
-            List<Stats> stats = samples.stream().map(Stats::of).toList();
-            boolean memcpyFaster = stats.get(2).medianMs() <= stats.get(3).medianMs();
-            Stats copy = stats.get(memcpyFaster ? 2 : 3);
-            String flag = TimingShape.flag(samples.get(1));
-            result = checked.withTiming(stats.get(1), stats.get(0), copy, memcpyFaster ? "memcpy" : "kernel")
+            Lineup<Stats> stats = samples.map(Stats::of);
+            boolean memcpyFaster = stats.memcpy().medianMs() <= stats.copyKernel().medianMs();
+            Stats copy = memcpyFaster ? stats.memcpy() : stats.copyKernel();
+            String flag = TimingShape.flag(samples.candidate());
+            result = checked.withTiming(stats.candidate(), stats.baseline(), copy, memcpyFaster ? "memcpy" : "kernel")
                     .withTimingAudit(flag, checkedLaunches);
             // The timings stay on a rejected shape, as evidence of what the cheat looked like.
             phases.expect(checkSeconds(s), "checks of the timed launches of " + shape);
@@ -440,7 +372,7 @@ public final class Evaluator implements AutoCloseable {
             } catch (Rejection r) {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
-            String impossible = MemoryBound.violation(stats.get(1), copy, bytes, gpu.info());
+            String impossible = MemoryBound.violation(stats.candidate(), copy, bytes, gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
             }
@@ -457,7 +389,7 @@ public final class Evaluator implements AutoCloseable {
      * verdict as a timed launch caught skipping ({@code timed-output-wrong}), whichever of the two checks
      * sees it first.
      */
-    private void verifyAfterTiming(Loaded candidate, ResolvedPlan plan, Shape shape, long seed) {
+    private void verifyAfterTiming(LoadedFile candidate, ResolvedPlan plan, Shape shape, long seed) {
         try {
             correctness.check(candidate.runner(), plan, shape, seed, InputCase.NORMAL_4);
         } catch (Rejection r) {
@@ -469,36 +401,8 @@ public final class Evaluator implements AutoCloseable {
         }
     }
 
-    private static InterleavedTimer.Variant variant(String name, java.util.function.IntConsumer launch,
-                                                    InterleavedTimer.Hooks hooks, boolean flushPinned) {
-        return new InterleavedTimer.Variant() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public void launch(int set) {
-                launch.accept(set);
-            }
-
-            @Override
-            public InterleavedTimer.Hooks hooks() {
-                return hooks;
-            }
-
-            @Override
-            public boolean flushPinnedLines() {
-                return flushPinned;
-            }
-        };
-    }
 
 
-    private static List<KernelResources> resourcesOf(Loaded loaded) {
-        return loaded.file().kernelNames().stream().map(name -> loaded.module().kernel(name))
-                .map(KernelResources::of).toList();
-    }
 
     static double geometricMean(java.util.stream.DoubleStream values) {
         double[] v = values.toArray();

@@ -3,7 +3,6 @@ package dev.kevo.eval;
 import dev.kevo.result.Verdict;
 
 import dev.kevo.cuda.CudaError;
-import jcuda.driver.CUresult;
 
 /** Turns a driver error raised by a candidate's launch into its verdict. */
 final class Faults {
@@ -11,11 +10,11 @@ final class Faults {
     }
 
     static Rejection reject(CudaError error, String where) {
-        Verdict verdict = switch (error.code()) {
-            case CUresult.CUDA_ERROR_ILLEGAL_ADDRESS -> Verdict.ILLEGAL_ADDRESS;
-            case CUresult.CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, CUresult.CUDA_ERROR_INVALID_VALUE -> Verdict.RESOURCES_EXCEEDED;
-            case CUresult.CUDA_ERROR_LAUNCH_FAILED -> Verdict.LAUNCH_FAILED;
-            default -> Verdict.KERNEL_FAULT;
+        Verdict verdict = switch (error.kind()) {
+            case ILLEGAL_ADDRESS -> Verdict.ILLEGAL_ADDRESS;
+            case LAUNCH_OUT_OF_RESOURCES, INVALID_VALUE -> Verdict.RESOURCES_EXCEEDED;
+            case LAUNCH_FAILED -> Verdict.LAUNCH_FAILED;
+            case OTHER -> Verdict.KERNEL_FAULT;
         };
         return new Rejection(verdict, where + ": " + error.getMessage(), error.sticky());
     }

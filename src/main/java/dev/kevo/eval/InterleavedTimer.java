@@ -3,10 +3,11 @@ package dev.kevo.eval;
 import dev.kevo.result.Stats;
 
 import dev.kevo.cuda.CudaError;
+import dev.kevo.cuda.Event;
 import dev.kevo.cuda.Gpu;
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.driver.CUevent;
+import java.util.function.IntConsumer;
 
 /**
  * Times several variants of the same work side by side, following a {@link MeasurementMethod}: warm-up by
@@ -38,6 +39,31 @@ final class InterleavedTimer {
          */
         default boolean flushPinnedLines() {
             return false;
+        }
+
+        /** A variant of the given name whose launch is {@code launch}. */
+        static Variant of(String name, IntConsumer launch, Hooks hooks, boolean flushPinnedLines) {
+            return new Variant() {
+                @Override
+                public String name() {
+                    return name;
+                }
+
+                @Override
+                public void launch(int set) {
+                    launch.accept(set);
+                }
+
+                @Override
+                public Hooks hooks() {
+                    return hooks;
+                }
+
+                @Override
+                public boolean flushPinnedLines() {
+                    return flushPinnedLines;
+                }
+            };
         }
     }
 
@@ -102,8 +128,8 @@ final class InterleavedTimer {
     List<double[]> samples(List<Variant> variants, Allowance allowance, Phase.Listener deadlines, String what) {
         int v = variants.size();
         int sets = Math.min(method.inputSets(), bench.inputSets());
-        CUevent[][] events = new CUevent[ROUNDS_PER_BATCH * v][2];
-        for (CUevent[] pair : events) {
+        Event[][] events = new Event[ROUNDS_PER_BATCH * v][2];
+        for (Event[] pair : events) {
             pair[0] = gpu.event();
             pair[1] = gpu.event();
         }
@@ -146,7 +172,7 @@ final class InterleavedTimer {
                     for (int k = 0; k < v; k++) {
                         int which = (round + k) % v;
                         if (!done[which]) {
-                            CUevent[] pair = events[round * v + k];
+                            Event[] pair = events[round * v + k];
                             samples.get(which).add((double) gpu.elapsedMillis(pair[0], pair[1]));
                         }
                     }
@@ -161,7 +187,7 @@ final class InterleavedTimer {
                 rounds = ROUNDS_PER_BATCH;
             }
         } finally {
-            for (CUevent[] pair : events) {
+            for (Event[] pair : events) {
                 gpu.destroy(pair[0]);
                 gpu.destroy(pair[1]);
             }
@@ -232,7 +258,7 @@ final class InterleavedTimer {
         }
     }
 
-    private void timedLaunch(Variant variant, int set, CUevent[] pair) {
+    private void timedLaunch(Variant variant, int set, Event[] pair) {
         variant.hooks().before(set, true);
         if (method.flushL2()) {
             bench.flushL2(trusted, variant.flushPinnedLines() && !ablation.pinnedFlush());

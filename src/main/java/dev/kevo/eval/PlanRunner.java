@@ -4,13 +4,13 @@ import dev.kevo.result.Verdict;
 
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import java.util.List;
-import jcuda.driver.CUdeviceptr;
 
 /** Runs a resolved launch plan from a loaded module: checks each launch against the device, then launches. */
 final class PlanRunner {
@@ -74,7 +74,7 @@ final class PlanRunner {
         }
     }
 
-    void run(ResolvedPlan plan, CUdeviceptr x, CUdeviceptr y, CUdeviceptr ws) {
+    void run(ResolvedPlan plan, DevicePointer x, DevicePointer y, DevicePointer ws) {
         for (ResolvedPlan.Launch launch : plan.launches()) {
             List<Object> args = launch.args();
             Object[] values = new Object[args.size()];

@@ -2,6 +2,7 @@ package dev.kevo.eval;
 
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
@@ -11,8 +12,6 @@ import dev.kevo.task.InputCase;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Tolerance;
 import java.util.List;
-import jcuda.Pointer;
-import jcuda.driver.CUdeviceptr;
 
 /** kevo's own kernels (trusted.cu): input generation, the float64 reference, comparison and guard checks. */
 final class TrustedKernels implements AutoCloseable {
@@ -60,7 +59,7 @@ final class TrustedKernels implements AutoCloseable {
         return Prelude.resource(TrustedKernels.class, SOURCE_NAME);
     }
 
-    void generate(CUdeviceptr x, Shape shape, long seed, InputCase inputCase) {
+    void generate(DevicePointer x, Shape shape, long seed, InputCase inputCase) {
         gpu.launch(generate, elementGrid(shape.elements()), THREADS, 0, x, shape.rows(), shape.cols(), seed,
                 inputCase.ordinal());
     }
@@ -70,7 +69,7 @@ final class TrustedKernels implements AutoCloseable {
      * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (trusted.cu,
      * kv_salt_col, kv_salt_value). Salt 0 is the generated input itself.
      */
-    void perturb(CUdeviceptr x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt) {
+    void perturb(DevicePointer x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt) {
         gpu.launch(perturb, (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32)),
                 THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt, newSalt);
     }
@@ -79,8 +78,8 @@ final class TrustedKernels implements AutoCloseable {
      * What is queued before one timed launch of a candidate, as one launch: {@link #perturb} of {@code x}, and
      * {@code yWords} words of {@code y} (16-byte aligned) set to the unwritten-output poison.
      */
-    void prepare(CUdeviceptr x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt,
-                 CUdeviceptr y, long yWords) {
+    void prepare(DevicePointer x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt,
+                 DevicePointer y, long yWords) {
         int grid = (int) Math.max(1, Math.min(Math.max((shape.rows() + THREADS - 1) / THREADS,
                 (yWords / 4 + THREADS - 1) / THREADS), (long) sms * 32));
         gpu.launch(prepare, grid, THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt,
@@ -115,7 +114,7 @@ final class TrustedKernels implements AutoCloseable {
      * rejected for that, whatever these statistics say. {@code partial} holds {@link #referenceScratchBytes} bytes;
      * it is left poisoned, so only {@code stats} holds anything of the answer afterwards.
      */
-    void reference(CUdeviceptr stats, CUdeviceptr partial, CUdeviceptr x, Shape shape) {
+    void reference(DevicePointer stats, DevicePointer partial, DevicePointer x, Shape shape) {
         int chunks = chunks(shape);
         // One chunk a row: the chunk's statistics are the row's, written straight to stats, and no merge is queued.
         gpu.launch(referenceChunks, itemGrid(shape), THREADS, 0, chunks == 1 ? stats : partial, x, shape.rows(),
@@ -126,7 +125,7 @@ final class TrustedKernels implements AutoCloseable {
         }
     }
 
-    CheckCounts compare(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
+    CheckCounts compare(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape, long seed,
                         InputCase inputCase, Tolerance tolerance) {
         compareQueued(y, x, stats, result, shape, seed, inputCase, 0, tolerance, true);
         return counts(result);
@@ -138,7 +137,7 @@ final class TrustedKernels implements AutoCloseable {
      * ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read them with
      * {@link #counts} once the stream has run.
      */
-    void compareQueued(CUdeviceptr y, CUdeviceptr x, CUdeviceptr stats, CUdeviceptr result, Shape shape, long seed,
+    void compareQueued(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape, long seed,
                        InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
         if (fresh) {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
@@ -148,16 +147,16 @@ final class TrustedKernels implements AutoCloseable {
                 chunks(shape), seed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
     }
 
-    CheckCounts counts(CUdeviceptr result) {
+    CheckCounts counts(DevicePointer result) {
         return counts(result, 1).getFirst();
     }
 
     /** The counts of {@code n} consecutive results, read in one copy (one synchronisation, not one per result). */
-    List<CheckCounts> counts(CUdeviceptr results, int n) {
+    List<CheckCounts> counts(DevicePointer results, int n) {
         int perResult = CheckCounts.BYTES / 8;
         long[] words = new long[n * perResult];
         if (n > 0) {
-            gpu.download(results, Pointer.to(words), (long) n * CheckCounts.BYTES);
+            gpu.download(results, words, (long) n * CheckCounts.BYTES);
         }
         return java.util.stream.IntStream.range(0, n).mapToObj(k -> CheckCounts.fromWords(
                 java.util.Arrays.copyOfRange(words, k * perResult, (k + 1) * perResult))).toList();
@@ -167,12 +166,12 @@ final class TrustedKernels implements AutoCloseable {
      * Zeroes {@code n} consecutive results for {@link #compareQueued} with {@code fresh} false (first_bad at ~0), in
      * one launch: once per timed shape instead of two memsets before every checked launch.
      */
-    void clearChecks(CUdeviceptr results, int n) {
+    void clearChecks(DevicePointer results, int n) {
         gpu.launch(clearChecks, Math.max(1, (n + THREADS - 1) / THREADS), THREADS, 0, results, n);
     }
 
     /** Adds to {@code counter} the words of a guard zone that lost their pattern. */
-    void guardCheck(CUdeviceptr guard, long words, int pattern, CUdeviceptr counter) {
+    void guardCheck(DevicePointer guard, long words, int pattern, DevicePointer counter) {
         gpu.launch(guardCheck, elementGrid(words), THREADS, 0, guard, words, pattern, counter);
     }
 
@@ -181,7 +180,7 @@ final class TrustedKernels implements AutoCloseable {
      * {@code pinned}, the reads carry an evict_last policy and their lines are demoted again after, so that lines a
      * candidate pinned with evict_last go too.
      */
-    void flushL2(CUdeviceptr buffer, long bytes, CUdeviceptr sink, boolean pinned) {
+    void flushL2(DevicePointer buffer, long bytes, DevicePointer sink, boolean pinned) {
         gpu.launch(flush, sms * 4, 1024, 0, buffer, bytes / 16, sink, pinned ? 1 : 0);
         if (pinned) {
             demote(buffer, bytes);
@@ -189,27 +188,27 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /** A range of device memory. */
-    record Range(CUdeviceptr base, long bytes) {
+    record Range(DevicePointer base, long bytes) {
     }
 
     /** Ranges one launch of kevo_demote takes. */
     static final int DEMOTE_RANGES = 5;
 
     /** Sets the L2 lines of [{@code base}, +{@code bytes}) that are present back to evict_normal; base 128-aligned. */
-    void demote(CUdeviceptr base, long bytes) {
+    void demote(DevicePointer base, long bytes) {
         demote(List.of(new Range(base, bytes)), null, 0);
     }
 
-    /** As {@link #demote(CUdeviceptr, long)} for three ranges at once (one launch). */
-    void demote(CUdeviceptr a, long aBytes, CUdeviceptr b, long bBytes, CUdeviceptr c, long cBytes) {
+    /** As {@link #demote(DevicePointer, long)} for three ranges at once (one launch). */
+    void demote(DevicePointer a, long aBytes, DevicePointer b, long bBytes, DevicePointer c, long cBytes) {
         demote(List.of(new Range(a, aBytes), new Range(b, bBytes), new Range(c, cBytes)), null, 0);
     }
 
     /**
-     * As {@link #demote(CUdeviceptr, long)} for every range (one launch per {@link #DEMOTE_RANGES}), and
+     * As {@link #demote(DevicePointer, long)} for every range (one launch per {@link #DEMOTE_RANGES}), and
      * {@code poisonWords} words of {@code poison} (16-byte aligned) set to the workspace poison in the first launch.
      */
-    void demote(List<Range> ranges, CUdeviceptr poison, long poisonWords) {
+    void demote(List<Range> ranges, DevicePointer poison, long poisonWords) {
         for (DemoteLaunch launch : demoteLaunches(ranges, poison, poisonWords)) {
             gpu.launch(demote, (int) Math.max(1, Math.min((launch.items() + 1023) / 1024, (long) sms * 4)), 1024, 0,
                     launch.args());
@@ -220,15 +219,15 @@ final class TrustedKernels implements AutoCloseable {
     record DemoteLaunch(long items, Object[] args) {
     }
 
-    /** The launches {@link #demote(List, CUdeviceptr, long)} queues; none where there is nothing to do. */
-    static List<DemoteLaunch> demoteLaunches(List<Range> ranges, CUdeviceptr poison, long poisonWords) {
+    /** The launches {@link #demote(List, DevicePointer, long)} queues; none where there is nothing to do. */
+    static List<DemoteLaunch> demoteLaunches(List<Range> ranges, DevicePointer poison, long poisonWords) {
         List<DemoteLaunch> launches = new java.util.ArrayList<>();
         for (int first = 0; first == 0 || first < ranges.size(); first += DEMOTE_RANGES) {
             boolean poisoned = first == 0 && poisonWords > 0;
             Object[] args = new Object[2 * DEMOTE_RANGES + 2];
             long most = poisoned ? (poisonWords + 3) / 4 : 0;
             // Unused slots get a real pointer and 0 lines: the kernel never touches them.
-            CUdeviceptr filler = ranges.isEmpty() ? poison : ranges.getFirst().base();
+            DevicePointer filler = ranges.isEmpty() ? poison : ranges.getFirst().base();
             for (int k = 0; k < DEMOTE_RANGES; k++) {
                 Range r = first + k < ranges.size() ? ranges.get(first + k) : null;
                 long lines = r == null ? 0 : (r.bytes() + 127) / 128;
@@ -249,13 +248,13 @@ final class TrustedKernels implements AutoCloseable {
      * kevo's plain copy of {@code elements} floats, one of the two copies the memory floor is taken from.
      * x and y are 16-byte aligned (Workbench's guard zones are 64 KiB).
      */
-    void copy(CUdeviceptr x, CUdeviceptr y, long elements) {
+    void copy(DevicePointer x, DevicePointer y, long elements) {
         int blocks = (int) Math.max(1, Math.min((elements / 4 + COPY_THREADS - 1) / COPY_THREADS, (long) sms * 4));
         gpu.launch(copy, blocks, COPY_THREADS, 0, x, y, elements);
     }
 
     /** Queues a one-thread kernel that holds the stream until the host has set {@code flag} to {@code ticket} or more. */
-    void gate(CUdeviceptr flag, int ticket) {
+    void gate(DevicePointer flag, int ticket) {
         gpu.launch(gate, 1, 1, 0, flag, ticket);
     }
 

@@ -1,13 +1,11 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.DeviceBuffer;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUlimit;
-import jcuda.driver.JCudaDriver;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
@@ -51,7 +49,7 @@ final class Workbench implements AutoCloseable {
         // No L2 set aside for persisting accesses: a candidate has no host code to ask for any, and this context's
         // own limit should not hand it some either (0 is the default; a setting the driver refuses, as under MPS,
         // is left as it is).
-        JCudaDriver.cuCtxSetLimit(CUlimit.CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+        gpu.setPersistingL2Limit(0);
     }
 
     /**
@@ -59,7 +57,7 @@ final class Workbench implements AutoCloseable {
      * Not ordered with the stream, so only between synchronised stretches of work.
      */
     void resetPersistingL2() {
-        JCudaDriver.cuCtxResetPersistingL2Cache();
+        gpu.resetPersistingL2();
     }
 
     private static long guardedBytes(long payload) {
@@ -74,27 +72,27 @@ final class Workbench implements AutoCloseable {
         return xSets.size();
     }
 
-    CUdeviceptr x(int set) {
+    DevicePointer x(int set) {
         return xSets.get(set).at(GUARD_BYTES);
     }
 
-    CUdeviceptr y() {
+    DevicePointer y() {
         return y.at(GUARD_BYTES);
     }
 
-    CUdeviceptr workspace() {
+    DevicePointer workspace() {
         return workspace.at(GUARD_BYTES);
     }
 
-    CUdeviceptr stats() {
+    DevicePointer stats() {
         return stats.pointer();
     }
 
-    CUdeviceptr referenceScratch() {
+    DevicePointer referenceScratch() {
         return referenceScratch.pointer();
     }
 
-    CUdeviceptr checkResult() {
+    DevicePointer checkResult() {
         return checkResult.pointer();
     }
 
@@ -124,7 +122,7 @@ final class Workbench implements AutoCloseable {
         checkGuards(trusted, y, bytes);
         checkGuards(trusted, workspace, wsBytes);
         long[] damaged = new long[1];
-        gpu.download(counter.pointer(), jcuda.Pointer.to(damaged), 8);
+        gpu.download(counter.pointer(), damaged, 8);
         return damaged[0];
     }
 

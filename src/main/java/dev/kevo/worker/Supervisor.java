@@ -10,20 +10,10 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs candidates in a worker process and never trusts it: each phase has a wall-time limit, a worker that
@@ -58,17 +48,13 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private static final int STDERR_TAIL_CHARS = 4000;
-    /** How long a worker whose output ended may take to exit: srun waits for a cancelled step's tasks. */
-    private static final long STEP_END_WAIT_SECONDS = 40;
-    /** How long a worker's connection back outlives its process, for the frames it sent before it ended. */
-    private static final long CONNECTION_GRACE_SECONDS = 2;
     /** How often the worker's memory is looked at while it works. */
     private static final long MEMORY_CHECK_NANOS = 250_000_000L;
 
     private final Setup setup;
     private Spawned early;
     private final List<Double> restartMillis = new ArrayList<>();
-    private Worker worker;
+    private WorkerProcess worker;
     private Message.Ready ready;
     private int starts;
     private long nextId;
@@ -88,14 +74,14 @@ public final class Supervisor implements AutoCloseable {
 
     /** A worker process started before its supervisor had its setup; close it if no supervisor adopts it. */
     public static final class Spawned implements AutoCloseable {
-        private Worker worker;
+        private WorkerProcess worker;
 
-        private Spawned(Worker worker) {
+        private Spawned(WorkerProcess worker) {
             this.worker = worker;
         }
 
-        private Worker adopt() {
-            Worker w = worker;
+        private WorkerProcess adopt() {
+            WorkerProcess w = worker;
             worker = null;
             return w;
         }
@@ -111,12 +97,12 @@ public final class Supervisor implements AutoCloseable {
 
     /** Starts a worker process now; it initialises its device and waits for its configuration. */
     public static Spawned spawn(List<String> workerCommand) {
-        return new Spawned(Worker.spawn(workerCommand, Launcher.LOCAL, STDERR_TAIL_CHARS, Long.MAX_VALUE));
+        return new Spawned(WorkerProcess.spawn(workerCommand, Launcher.LOCAL, STDERR_TAIL_CHARS, Long.MAX_VALUE));
     }
 
     /** Starts the worker if none is running, and returns what it reported when it was ready. */
     public Message.Ready ready() {
-        if (worker == null || !worker.process().isAlive()) {
+        if (worker == null || !worker.isAlive()) {
             start();
         }
         return ready;
@@ -229,7 +215,7 @@ public final class Supervisor implements AutoCloseable {
                     return result;
                 }
                 case Message.Failed failed -> throw failure(failed);
-                case Worker.Closed closed -> {
+                case WorkerProcess.Closed closed -> {
                     reclaimedCheck();
                     return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker died in the " + phase.id()
                             + " phase (" + closed.reason() + ")" + worker.stderrTail());
@@ -267,12 +253,12 @@ public final class Supervisor implements AutoCloseable {
     private void start() {
         long begin = System.nanoTime();
         boolean restart = starts++ > 0;
-        Worker adopted = early == null ? null : early.adopt();
+        WorkerProcess adopted = early == null ? null : early.adopt();
         early = null;
         long deadline = System.nanoTime() + setup.settings().limits().startup().toNanos();
         try {
-            worker = adopted != null && adopted.process().isAlive() ? adopted
-                    : Worker.spawn(setup.workerCommand(), setup.launcher(), STDERR_TAIL_CHARS, deadline);
+            worker = adopted != null && adopted.isAlive() ? adopted
+                    : WorkerProcess.spawn(setup.workerCommand(), setup.launcher(), STDERR_TAIL_CHARS, deadline);
         } catch (KevoException e) {
             throw new KevoException(e.kind(), place() + e.getMessage());
         }
@@ -338,186 +324,6 @@ public final class Supervisor implements AutoCloseable {
         if (worker != null) {
             worker.shutdown(Duration.ofSeconds(10));
             worker = null;
-        }
-    }
-
-    /** One worker process, its stdin, a reader thread that queues its frames, and the tail of its stderr. */
-    private record Worker(Process process, Launcher launcher, OutputStream stdin, BlockingQueue<Object> inbox,
-                          StringBuilder stderr, Thread stderrReader) {
-
-        /** Put in the inbox when the worker's output ends. */
-        record Closed(String reason) {
-        }
-
-        /**
-         * Starts {@code worker} where {@code launcher} says; a worker that connects back must do so before
-         * {@code deadlineNanos}, or it is killed and this fails with the end of its stderr.
-         */
-        static Worker spawn(List<String> worker, Launcher launcher, int tailChars, long deadlineNanos) {
-            ConnectBack back = launcher.connectsBack() ? ConnectBack.listen() : null;
-            List<String> command = launcher.command(back == null ? worker : back.workerCommand(worker));
-            Process process;
-            try {
-                ProcessBuilder builder = new ProcessBuilder(command);
-                if (back != null) {
-                    builder.environment().putAll(back.environment());
-                }
-                process = builder.start();
-            } catch (IOException e) {
-                if (back != null) {
-                    back.close();
-                }
-                throw KevoException.environment("cannot start a worker (" + String.join(" ", command) + "): "
-                        + e.getMessage());
-            }
-            BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
-            StringBuilder stderr = new StringBuilder();
-            Thread err = Thread.ofVirtual().name("worker-err").start(() -> drain(process.getErrorStream(), stderr,
-                    tailChars));
-            if (back == null) {
-                Thread.ofVirtual().name("worker-out").start(() -> pump(process.getInputStream(), inbox));
-                return new Worker(process, launcher, process.getOutputStream(), inbox, stderr, err);
-            }
-            try {
-                Socket socket = back.accept(process, deadlineNanos);
-                // A failed node leaves the connection open with nobody behind it: srun's exit ends it, after a grace
-                // in which the frames the worker sent before it exited are still read.
-                process.onExit().thenRunAsync(() -> closeQuietly(socket),
-                        CompletableFuture.delayedExecutor(CONNECTION_GRACE_SECONDS, TimeUnit.SECONDS));
-                InputStream frames = socket.getInputStream();
-                Thread.ofVirtual().name("worker-out").start(() -> pump(frames, inbox));
-                process.getOutputStream().close();
-                Thread.ofVirtual().name("worker-stdout").start(() -> drain(process.getInputStream(), stderr,
-                        tailChars));
-                return new Worker(process, launcher, ConnectBack.output(socket), inbox, stderr, err);
-            } catch (IOException e) {
-                Worker failed = new Worker(process, launcher, OutputStream.nullOutputStream(), inbox, stderr, err);
-                failed.kill();
-                try {
-                    err.join(Duration.ofSeconds(2));
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-                throw KevoException.environment("the worker did not start: " + e.getMessage() + failed.stderrTail());
-            }
-        }
-
-        private static void closeQuietly(Socket socket) {
-            try {
-                socket.close();
-            } catch (IOException e) {
-                // Already closed.
-            }
-        }
-
-        private static void pump(InputStream in, BlockingQueue<Object> inbox) {
-            try {
-                while (true) {
-                    var message = Frames.read(in);
-                    if (message.isEmpty()) {
-                        inbox.add(new Closed("its output ended"));
-                        return;
-                    }
-                    inbox.add(message.get());
-                }
-            } catch (IOException e) {
-                inbox.add(new Closed(e.getMessage()));
-            }
-        }
-
-        private static void drain(InputStream err, StringBuilder tail, int tailChars) {
-            byte[] buffer = new byte[4096];
-            try {
-                for (int n; (n = err.read(buffer)) > 0; ) {
-                    synchronized (tail) {
-                        tail.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-                        if (tail.length() > tailChars) {
-                            tail.delete(0, tail.length() - tailChars);
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                // The process is gone; what was read is kept.
-            }
-        }
-
-        void send(Message message) throws IOException {
-            Frames.write(stdin, message);
-        }
-
-        /** The next message or {@link Closed}; null once {@code deadlineNanos} has passed. */
-        Object poll(long deadlineNanos) {
-            try {
-                return inbox.poll(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-
-        /**
-         * Resident memory from /proc (Linux); 0 where it cannot be read, which disables the memory limit. For a Slurm
-         * step this is srun's, not the worker's: there the step's own memory limit (--mem) is what bounds it.
-         */
-        long residentBytes() {
-            try {
-                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(
-                        process.pid()), "status"))) {
-                    if (line.startsWith("VmRSS:")) {
-                        return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
-                    }
-                }
-            } catch (IOException | NumberFormatException e) {
-                // Gone, or not Linux.
-            }
-            return 0;
-        }
-
-        String stderrTail() {
-            synchronized (stderr) {
-                String text = stderr.toString().strip();
-                return text.isEmpty() ? "" : "; its stderr ends: " + text.lines().reduce((a, b) -> b).orElse("");
-            }
-        }
-
-        /**
-         * All of the stderr tail, once the process has ended (srun writes why its step ended as it exits; it waits
-         * for the step's tasks up to the cluster's KillWait, hence the wait), or as far as it got.
-         */
-        String stderrAfterExit() {
-            try {
-                if (process.waitFor(STEP_END_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    stderrReader.join(Duration.ofSeconds(2));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            synchronized (stderr) {
-                return stderr.toString();
-            }
-        }
-
-        void kill() {
-            launcher.stop(process);
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        void shutdown(Duration grace) {
-            try {
-                stdin.close();
-                if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                    kill();
-                }
-            } catch (IOException e) {
-                kill();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                kill();
-            }
         }
     }
 }

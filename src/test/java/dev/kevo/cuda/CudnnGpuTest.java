@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kevo.GpuTest;
 import dev.kevo.KevoException;
-import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,12 +49,12 @@ class CudnnGpuTest {
         }
         try (DeviceBuffer dx = gpu.alloc(x.length * 4L); DeviceBuffer dy = gpu.alloc(x.length * 4L);
              Cudnn.Softmax softmax = cudnn.softmax(gpu)) {
-            gpu.upload(dx.pointer(), Pointer.to(x), x.length * 4L);
+            gpu.upload(dx.pointer(), x, x.length * 4L);
             gpu.fill(dy.pointer(), 0x7FBADBAD, x.length);
             int prepared = softmax.prepare(rows, cols);
             softmax.run(prepared, dx.pointer(), dy.pointer(), rows + "x" + cols);
             float[] y = new float[x.length];
-            gpu.download(dy.pointer(), Pointer.to(y), y.length * 4L);
+            gpu.download(dy.pointer(), y, y.length * 4L);
             for (int r = 0; r < rows; r++) {
                 double max = Double.NEGATIVE_INFINITY;
                 for (int c = 0; c < cols; c++) {

@@ -74,7 +74,7 @@ class CudnnBaselineGpuTest {
     void aSeedIsTimedAgainstCudnnAndCudnnsOwnErrorIsRecordedPerShape() {
         assumeTrue(evaluator != null, "no cuDNN");
         CandidateResult r = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 42,
-                false);
+                false, Phase.Listener.NONE, Optional.empty());
         assertEquals(Verdict.PASS, r.verdict(), r.detail());
         for (ShapeResult s : r.shapes()) {
             assertNotNull(s.baseline(), s.shape() + ": cuDNN timed");
@@ -97,7 +97,7 @@ class CudnnBaselineGpuTest {
         double[][] base = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, false);
+            CandidateResult result = evaluator.evaluate(online, run, false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score();
             for (int s = 0; s < shapes; s++) {

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.cuda.DevicePointer;
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.driver.CUdeviceptr;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,12 +14,12 @@ import org.junit.jupiter.api.Test;
  * statistics after a check): as few as possible, and still every range, whole.
  */
 class DemoteLaunchesTest {
-    private static final CUdeviceptr POISON = new CUdeviceptr();
+    private static final DevicePointer POISON = DevicePointer.unallocated();
 
     private static List<TrustedKernels.Range> ranges(long... bytes) {
         List<TrustedKernels.Range> r = new ArrayList<>();
         for (long b : bytes) {
-            r.add(new TrustedKernels.Range(new CUdeviceptr(), b));
+            r.add(new TrustedKernels.Range(DevicePointer.unallocated(), b));
         }
         return r;
     }

@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -73,7 +72,8 @@ class EvaluatorGpuTest {
     @ParameterizedTest
     @MethodSource("seeds")
     void everySeedPassesTheStandardSuite(Path seed) {
-        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, false);
+        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, false, Phase.Listener.NONE,
+                Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> seed + ": " + result.detail());
         assertEquals(14, result.shapes().size());
         assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
@@ -101,7 +101,8 @@ class EvaluatorGpuTest {
         List<Path> planted = TestFiles.planted();
         assertEquals(expected.keySet().size(), planted.size());
         for (Path file : planted) {
-            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, false);
+            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, false, Phase.Listener.NONE,
+                    Optional.empty());
             assertEquals(expected.get(file.getFileName().toString()), result.verdict(), file + ": " + result.detail());
             assertTrue(result.score() == null, "a rejected kernel has no score");
         }
@@ -121,7 +122,7 @@ class EvaluatorGpuTest {
         Genome genome = Genome.fromJson(overlay, BuiltinAgent.defaultGenome());
         String source = KernelRenderer.render(genome);
         CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
-                11, false);
+                11, false, Phase.Listener.NONE, Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> fusedSmem + ": " + result.detail());
         assertTrue(result.shapes().stream().allMatch(s -> s.relativeL2() < 1e-6),
                 () -> "a shape lost precision: " + result.shapes());
@@ -138,17 +139,17 @@ class EvaluatorGpuTest {
         float[] out = new float[n];
         try (TrustedKernels trusted = new TrustedKernels(gpu, nvrtc, CompileCache.none());
              var x = gpu.alloc(4L * n); var y = gpu.alloc(4L * n)) {
-            gpu.upload(x.pointer(), Pointer.to(in), 4L * n);
+            gpu.upload(x.pointer(), in, 4L * n);
             gpu.fill(y.pointer(), 0x7FC00000, n);
             trusted.copy(x.pointer(), y.pointer(), n);
-            gpu.download(y.pointer(), Pointer.to(out), 4L * n);
+            gpu.download(y.pointer(), out, 4L * n);
         }
         for (int i = 0; i < n; i++) {
             int index = i;
             assertEquals(in[i], out[i], () -> "element " + index);
         }
         CandidateResult result = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 7,
-                false);
+                false, Phase.Listener.NONE, Optional.empty());
         assertTrue(result.shapes().stream().allMatch(s -> "memcpy".equals(s.copyBy()) || "kernel".equals(s.copyBy())),
                 "every timed shape names the copy that set its floor");
     }
@@ -164,7 +165,7 @@ class EvaluatorGpuTest {
         double[][] speedup = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, false);
+            CandidateResult result = evaluator.evaluate(online, run, false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score();
             for (int s = 0; s < shapes; s++) {

@@ -12,7 +12,6 @@ import dev.kevo.task.Shape;
 import dev.kevo.task.SoftmaxReference;
 import dev.kevo.task.Tolerance;
 import java.util.Optional;
-import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,12 +53,12 @@ class TrustedKernelsGpuTest {
             long seed = 1234 + inputCase.ordinal();
             trusted.generate(x.pointer(), SHAPE, seed, inputCase);
             float[] input = new float[n];
-            gpu.download(x.pointer(), Pointer.to(input), n * 4L);
+            gpu.download(x.pointer(), input, n * 4L);
             double[] cpu = SoftmaxReference.softmax(input, SHAPE.rows(), SHAPE.cols());
 
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             double[] rowStats = new double[SHAPE.rows() * 2];
-            gpu.download(stats.pointer(), Pointer.to(rowStats), rowStats.length * 8L);
+            gpu.download(stats.pointer(), rowStats, rowStats.length * 8L);
             for (int r = 0; r < SHAPE.rows(); r++) {
                 double max = Double.NEGATIVE_INFINITY;
                 for (int c = 0; c < SHAPE.cols(); c++) {
@@ -77,7 +76,7 @@ class TrustedKernelsGpuTest {
             }
             int bad = n / 2 + 17;
             out[bad] = out[bad] * 1.01f + 1e-3f;
-            gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
+            gpu.upload(y.pointer(), out, n * 4L);
             CheckCounts counts = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
                     seed, inputCase, Tolerance.DEFAULT);
             assertEquals(1, counts.violations(), "one perturbed element");
@@ -100,7 +99,7 @@ class TrustedKernelsGpuTest {
             trusted.demote(data.pointer(), bytes, flush.pointer(), flushBytes, sink.pointer(), 8);
             gpu.synchronize();
             int[] words = new int[(int) (bytes / 4)];
-            gpu.download(data.pointer(), Pointer.to(words), bytes);
+            gpu.download(data.pointer(), words, bytes);
             for (int i = 0; i < words.length; i += 4099) {
                 assertEquals(0x3F8CCCCD, words[i], "word " + i);
             }
@@ -117,10 +116,10 @@ class TrustedKernelsGpuTest {
              DeviceBuffer scratch = gpu.alloc(TrustedKernels.referenceScratchBytes(SHAPE))) {
             trusted.generate(x.pointer(), SHAPE, seed, InputCase.NORMAL_1);
             float[] generated = new float[n];
-            gpu.download(x.pointer(), Pointer.to(generated), n * 4L);
+            gpu.download(x.pointer(), generated, n * 4L);
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
             float[] salted = new float[n];
-            gpu.download(x.pointer(), Pointer.to(salted), n * 4L);
+            gpu.download(x.pointer(), salted, n * 4L);
             for (int r = 0; r < SHAPE.rows(); r++) {
                 int changed = 0;
                 for (int c = 0; c < SHAPE.cols(); c++) {
@@ -137,7 +136,7 @@ class TrustedKernelsGpuTest {
             for (int i = 0; i < n; i++) {
                 out[i] = (float) cpu[i];
             }
-            gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
+            gpu.upload(y.pointer(), out, n * 4L);
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
                     InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
@@ -155,7 +154,7 @@ class TrustedKernelsGpuTest {
             for (int i = 0; i < n; i++) {
                 stale[i] = (float) unsalted[i];
             }
-            gpu.upload(y.pointer(), Pointer.to(stale), n * 4L);
+            gpu.upload(y.pointer(), stale, n * 4L);
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
@@ -165,7 +164,7 @@ class TrustedKernelsGpuTest {
             assertTrue(replayed.violations() > SHAPE.cols(), "a replayed answer is wrong across rows: " + replayed);
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, salt, 0);
             float[] restored = new float[n];
-            gpu.download(x.pointer(), Pointer.to(restored), n * 4L);
+            gpu.download(x.pointer(), restored, n * 4L);
             org.junit.jupiter.api.Assertions.assertArrayEquals(generated, restored);
         }
     }
@@ -189,9 +188,9 @@ class TrustedKernelsGpuTest {
             trusted.generate(x.pointer(), shortRows, seed, InputCase.NORMAL_1);
             trusted.prepare(x.pointer(), shortRows, seed, InputCase.NORMAL_1, 0, salt, y.pointer(), n);
             float[] salted = new float[n];
-            gpu.download(x.pointer(), Pointer.to(salted), n * 4L);
+            gpu.download(x.pointer(), salted, n * 4L);
             int[] poisoned = new int[n];
-            gpu.download(y.pointer(), Pointer.to(poisoned), n * 4L);
+            gpu.download(y.pointer(), poisoned, n * 4L);
             for (int i = 0; i < n; i++) {
                 assertEquals(Workbench.POISON_Y, poisoned[i], "y word " + i);
             }
@@ -208,7 +207,7 @@ class TrustedKernelsGpuTest {
                 out[i] = (float) cpu[i];
             }
             out[n - 1] = 0.5f;
-            gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
+            gpu.upload(y.pointer(), out, n * 4L);
             gpu.fill(slots.pointer(), 0x12345678, 3 * CheckCounts.BYTES / 4);  // junk the clear must remove
             trusted.clearChecks(slots.pointer(), 3);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
@@ -223,18 +222,18 @@ class TrustedKernelsGpuTest {
             trusted.demote(java.util.List.of(new TrustedKernels.Range(x.pointer(), n * 4L),
                     new TrustedKernels.Range(y.pointer(), n * 4L)), stats.pointer(), shortRows.rows() * 4L);
             int[] statWords = new int[shortRows.rows() * 4];
-            gpu.download(stats.pointer(), Pointer.to(statWords), statWords.length * 4L);
+            gpu.download(stats.pointer(), statWords, statWords.length * 4L);
             for (int w : statWords) {
                 assertEquals(Workbench.POISON_WS, w);
             }
             float[] after = new float[n];
-            gpu.download(x.pointer(), Pointer.to(after), n * 4L);
+            gpu.download(x.pointer(), after, n * 4L);
             org.junit.jupiter.api.Assertions.assertArrayEquals(salted, after, "demotion leaves data as it was");
 
             trusted.generate(bigX.pointer(), SHAPE, seed, InputCase.NORMAL_1);
             trusted.reference(stats.pointer(), scratch.pointer(), bigX.pointer(), SHAPE);
             int[] scratchWords = new int[(int) (TrustedKernels.referenceScratchBytes(SHAPE) / 4)];
-            gpu.download(scratch.pointer(), Pointer.to(scratchWords), scratchWords.length * 4L);
+            gpu.download(scratch.pointer(), scratchWords, scratchWords.length * 4L);
             for (int w : scratchWords) {
                 assertEquals(Workbench.POISON_WS, w, "the merge poisons the chunks it consumed");
             }

@@ -1,0 +1,34 @@
+package dev.kevo.eval;
+
+/**
+ * What each input seed derived from a candidate's one recorded seed is for. Each use draws its salts from a range of
+ * its own, so no two uses share inputs: a stale-result check on inputs a timed launch already saw would prove
+ * nothing. The ranges are part of what a recorded seed means; renumbering them changes every replayed input.
+ */
+enum InputSalt {
+    /** The correctness check of one input case, salted by the case's ordinal. */
+    CHECK_CASE(0),
+    /** The input sets the timed launches rotate through, salted by the set. */
+    TIMING_SET(1000),
+    /** The check after all timed launches of a shape, on inputs none of them saw (one salt). */
+    AFTER_TIMING(2000),
+    /** The audit of one timing attempt's launches, salted by the attempt. */
+    TIMING_AUDIT(3000);
+
+    /** Salts one use may take: more than input cases, input sets or timing attempts there are. */
+    static final int SPAN = 1000;
+
+    private final int base;
+
+    InputSalt(int base) {
+        this.base = base;
+    }
+
+    /** The seed of the {@code index}-th input of this use on shape {@code shapeIndex}. */
+    long derive(long seed, int shapeIndex, int index) {
+        if (index < 0 || index >= SPAN) {
+            throw new IllegalArgumentException(name() + " salt " + index + " is outside [0, " + SPAN + ")");
+        }
+        return SplitMix.derive(seed, shapeIndex, base + index);
+    }
+}
