@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 
 /**
@@ -92,7 +91,7 @@ final class ClusterLaunch {
 
     private static MemorySegment value(Arena arena, Object arg) {
         return switch (arg) {
-            case CUdeviceptr p -> arena.allocateFrom(ValueLayout.JAVA_LONG, NativeAddress.of(p));
+            case DevicePointer p -> arena.allocateFrom(ValueLayout.JAVA_LONG, NativeAddress.of(p.handle()));
             case Integer v -> arena.allocateFrom(ValueLayout.JAVA_INT, v);
             case Long v -> arena.allocateFrom(ValueLayout.JAVA_LONG, v);
             case Double v -> arena.allocateFrom(ValueLayout.JAVA_DOUBLE, v);

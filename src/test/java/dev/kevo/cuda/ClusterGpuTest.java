@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.GpuTest;
 import java.util.Optional;
-import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,7 +67,7 @@ class ClusterGpuTest {
         }
         float[] out = new float[grid * 16];
         try (DeviceBuffer x = gpu.alloc(4L * in.length); DeviceBuffer y = gpu.alloc(4L * out.length)) {
-            gpu.upload(x.pointer(), Pointer.to(in), 4L * in.length);
+            gpu.upload(x.pointer(), in, 4L * in.length);
             gpu.fill(y.pointer(), -1, out.length);
             Kernel peers = module.kernel("peers");
             if (cluster == 1) {
@@ -76,7 +75,7 @@ class ClusterGpuTest {
             } else {
                 gpu.launchClustered(peers, grid, block, 0, cluster, x.pointer(), y.pointer(), grid);
             }
-            gpu.download(y.pointer(), Pointer.to(out), 4L * out.length);
+            gpu.download(y.pointer(), out, 4L * out.length);
         }
         return out;
     }
