@@ -100,26 +100,26 @@ __device__ __forceinline__ void row_softmax(const float* __restrict__ x, float* 
             m = fmaxf(m, fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)));
         }
     }
+    // A thread whose elements are all -inf (masked, or past the row) takes them against 0: each becomes 0.
+    const float mk = m == NEG ? 0.0f : m;
     float s = 0.0f;
-    if (m != NEG) {
 #pragma unroll
-        for (int k = 0; k < NR; k++) {
-            r[k] = make_float4(exp_from(r[k].x, m), exp_from(r[k].y, m), exp_from(r[k].z, m), exp_from(r[k].w, m));
-            s += (r[k].x + r[k].y) + (r[k].z + r[k].w);
-        }
-#pragma unroll
-        for (int k = 0; k < NS; k++) {
-            if (v0 + t + (NR + k) * T < v1) {
-                float4 v = held[k * T + t];
-                v = make_float4(exp_from(v.x, m), exp_from(v.y, m), exp_from(v.z, m), exp_from(v.w, m));
-                s += (v.x + v.y) + (v.z + v.w);
-                held[k * T + t] = v;
-            }
-        }
-        hv = exp_from(hv, m);
-        tv = exp_from(tv, m);
-        s += hv + tv;
+    for (int k = 0; k < NR; k++) {
+        r[k] = make_float4(exp_from(r[k].x, mk), exp_from(r[k].y, mk), exp_from(r[k].z, mk), exp_from(r[k].w, mk));
+        s += (r[k].x + r[k].y) + (r[k].z + r[k].w);
     }
+#pragma unroll
+    for (int k = 0; k < NS; k++) {
+        if (v0 + t + (NR + k) * T < v1) {
+            float4 v = held[k * T + t];
+            v = make_float4(exp_from(v.x, mk), exp_from(v.y, mk), exp_from(v.z, mk), exp_from(v.w, mk));
+            s += (v.x + v.y) + (v.z + v.w);
+            held[k * T + t] = v;
+        }
+    }
+    hv = exp_from(hv, mk);
+    tv = exp_from(tv, mk);
+    s += hv + tv;
     float M = m, S = s;
     block_merge(M, S);
     if (C > 1) {

@@ -24,7 +24,7 @@ class ClusterGpuTest {
             #include "kevo.h"
             extern "C" __global__ void peers(const float* x, float* out, int n) {
                 __shared__ float mine;
-                __shared__ float4 staged[32];
+                __shared__ float4 staged[64];
                 kevo_cp_async16(&staged[threadIdx.x], x + 4 * (blockIdx.x * 32 + threadIdx.x), threadIdx.x < 32);
                 kevo_cp_async_wait();
                 const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
@@ -105,18 +105,15 @@ class ClusterGpuTest {
     }
 
     @Test
-    void occupancySaysWhetherAClusterFits() {
+    void occupancyCountsTheClustersThatFitAtOnce() {
         Kernel peers = module.kernel("peers");
-        assertTrue(gpu.maxActiveClusters(peers, 8, 64, 0, 8) > 0, "eight small blocks fit");
-        int huge = gpu.info().maxSharedPerBlockOptin();
-        module.allowDynamicShared(peers, huge - 2048);
-        int fit;
-        try {
-            fit = gpu.maxActiveClusters(peers, 64, 1024, huge - 2048, 16);
-        } catch (CudaError e) {
-            fit = 0;  // some drivers refuse the query outright: the launch cannot run either way
-        }
-        assertEquals(0, fit, "sixteen blocks that each fill an SM's shared memory exceed a GPC");
+        int small = gpu.maxActiveClusters(peers, 64, 64, 0, 8);
+        int huge = gpu.info().maxSharedPerBlockOptin() - 2048;
+        module.allowDynamicShared(peers, huge);
+        int whole = gpu.maxActiveClusters(peers, 64, 1024, huge, 16);
+        // A block that fills an SM's shared memory has an SM to itself, so no more than sms / 16 such clusters fit.
+        assertTrue(whole >= 1 && whole <= gpu.info().sms() / 16, "clusters of 16 whole-SM blocks at once: " + whole);
+        assertTrue(small > whole, "small blocks share SMs: " + small + " clusters of 8 against " + whole);
     }
 
     @Test
