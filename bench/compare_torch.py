@@ -126,7 +126,8 @@ class Cuda:
         s = ctypes.c_void_p(stream)
         if cluster > 1:
             # A cluster size set at run time needs cuLaunchKernelEx: the function attribute
-            # CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH is refused at run time (CUDA error 912 on the H100).
+            # CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH is refused once the kernel is loaded
+            # (CUDA_ERROR_INVALID_CLUSTER_SIZE on the H100).
             if cluster > 8:
                 self.check(self.cu.cuFuncSetAttribute(f, 14, 1), "cuFuncSetAttribute(non-portable cluster size)")
             attr = LaunchAttribute(id=4, x=cluster, y=1, z=1)  # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION

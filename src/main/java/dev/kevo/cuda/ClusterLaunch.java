@@ -13,7 +13,8 @@ import jcuda.driver.CUstream;
  * Launches in thread-block clusters, through the driver's {@code cuLaunchKernelEx} called with java.lang.foreign:
  * JCuda binds no launch that takes a cluster size, and a kernel's cluster size cannot be set at run time any other
  * way (the function attribute {@code CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH} is refused once the kernel is
- * loaded; {@code __cluster_dims__} fixes it at compile time, where a plan's expression cannot reach).
+ * loaded, with {@code CUDA_ERROR_INVALID_CLUSTER_SIZE}; {@code __cluster_dims__} fixes it at compile time, where a
+ * plan's expression cannot reach).
  */
 final class ClusterLaunch {
     /** {@code CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION}. */

@@ -120,8 +120,9 @@ final class ExportReadme {
                 - Errors come back as a `cudaError_t`, never as a hang, with one line in `kevo_softmax_last_error()`
                   (per thread): `cudaErrorInvalidValue` for a shape no plan covers or a plan expression that fails
                   (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
-                  at once (checked with the occupancy API before launching), `cudaErrorInvalidConfiguration` for a
-                  block over the kernel's limit, or the launch's own error.
+                  at once (checked with the occupancy API before launching), `cudaErrorInvalidClusterSize` for a
+                  thread-block cluster that cannot be resident at all, `cudaErrorInvalidConfiguration` for a block
+                  over the kernel's limit, or the launch's own error.
                 - Built with nvcc, for the architecture you run on. kevo compiled it with NVRTC
                   (`--std=c++17 --gpu-architecture=sm_XX`, no fast math); pass no `--use_fast_math` either.
                 """);
@@ -141,6 +142,9 @@ final class ExportReadme {
                 }
                 if (l.cooperative()) {
                     launches.append(", cooperative");
+                }
+                if (!"1".equals(l.cluster().text())) {
+                    launches.append(", clusters of `").append(l.cluster().text()).append("` blocks");
                 }
             }
             out.append("| ").append(p + 1).append(" | `").append(plan.when().text().replace("|", "\\|"))

@@ -3,6 +3,7 @@ package dev.kevo.export;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.task.Expr;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanResolver;
 import java.util.List;
 
 /**
@@ -31,7 +32,7 @@ final class PlanHeader {
         out.append(banner);
         out.append("""
                 // The launch plan of the /*@kevo header, as kevo evaluates it: plans are tried in order and the first
-                // whose 'when' holds is used; then the workspace, and for each launch its grid, block, smem and
+                // whose 'when' holds is used; then the workspace, and for each launch its grid, block, smem, cluster and
                 // integer arguments, each checked against kevo's bounds. Pure host C++ (no CUDA needed).
                 #pragma once
                 #include <stdbool.h>
@@ -51,6 +52,7 @@ final class PlanHeader {
                     int kernel;  /* index into kevo_softmax_kernel_names */
                     int grid, block, smem;
                     bool cooperative;
+                    int cluster;  /* blocks per thread-block cluster; 1: no cluster */
                     int nargs;
                     int arg_kind[KEVO_SOFTMAX_MAX_ARGS];   /* KEVO_ARG_* */
                     int arg_value[KEVO_SOFTMAX_MAX_ARGS];  /* for KEVO_ARG_INT */
@@ -94,7 +96,12 @@ final class PlanHeader {
                 bounded(body, table, launch.block(), lat + " 'block'", "1", "INT64_C(1024)", slot + ".block",
                         what + " 'block'");
                 bounded(body, table, launch.smem(), lat + " 'smem'", "0", INT_MAX, slot + ".smem", what + " 'smem'");
+                bounded(body, table, launch.cluster(), lat + " 'cluster'", "1",
+                        "INT64_C(" + PlanResolver.MAX_CLUSTER + ")", slot + ".cluster", what + " 'cluster'");
                 body.append("        ").append(slot).append(".cooperative = ").append(launch.cooperative()).append(";\n");
+                body.append("        if (!kevo_cluster_rules(&c, ").append(slot).append(".grid, ").append(slot)
+                        .append(".cluster, ").append(slot).append(".cooperative, ").append(CText.string(what))
+                        .append(", p->error, sizeof p->error)) return false;\n");
                 body.append("        ").append(slot).append(".nargs = ").append(launch.args().size()).append(";\n");
                 for (int a = 0; a < launch.args().size(); a++) {
                     String arg = slot + ".arg_kind[" + a + "] = ";

@@ -51,8 +51,26 @@ extern "C" cudaError_t kevo_softmax_workspace_size(int rows, int cols, size_t* b
 }
 
 /* What kevo's evaluator checks before it launches (PlanRunner.prepare): threads per block against the kernel's
-   registers, shared memory against the opt-in limit, a cooperative grid against what can be resident at once;
-   and the kernel's dynamic shared memory limit raised where a launch needs more than the default 48 KB. */
+   registers, shared memory against the opt-in limit, a cooperative grid against what can be resident at once, a
+   thread-block cluster against what can be resident at all; and the kernel's dynamic shared memory limit raised
+   where a launch needs more than the default 48 KB. */
+/* A launch in clusters of launch->cluster consecutive blocks, as cudaLaunchKernelExC takes it. */
+static cudaLaunchConfig_t kevo_softmax_cluster_config(const kevo_softmax_launch* launch, cudaLaunchAttribute* attribute,
+                                                       cudaStream_t stream) {
+    attribute->id = cudaLaunchAttributeClusterDimension;
+    attribute->val.clusterDim.x = (unsigned)launch->cluster;
+    attribute->val.clusterDim.y = 1;
+    attribute->val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)launch->grid);
+    config.blockDim = dim3((unsigned)launch->block);
+    config.dynamicSmemBytes = (size_t)launch->smem;
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    return config;
+}
+
 static cudaError_t kevo_softmax_prepare(const kevo_softmax_plan* plan, int device) {
     int sms = 0, optin = 0;
     cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -103,6 +121,28 @@ static cudaError_t kevo_softmax_prepare(const kevo_softmax_plan* plan, int devic
                                          "bytes per block)", name, launch->grid, perSm, sms, attr.numRegs, shared);
             }
         }
+        if (launch->cluster > 1) {
+            if (launch->cluster > 8) {  // past the portable size the kernel opts in and the device decides
+                e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+                if (e != cudaSuccess) {
+                    return kevo_softmax_fail(e, "%s: cannot allow a cluster of %d blocks: %s", name, launch->cluster,
+                                             cudaGetErrorString(e));
+                }
+            }
+            cudaLaunchAttribute attribute;
+            cudaLaunchConfig_t config = kevo_softmax_cluster_config(launch, &attribute, 0);
+            int clusters = 0;
+            e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+            if (e != cudaSuccess) {
+                return kevo_softmax_fail(e, "%s: cluster of %d blocks: %s", name, launch->cluster,
+                                         cudaGetErrorString(e));
+            }
+            if (clusters == 0) {
+                return kevo_softmax_fail(cudaErrorInvalidClusterSize, "%s: a cluster of %d blocks of %d threads and "
+                                         "%lld bytes of shared memory cannot be resident on this device", name,
+                                         launch->cluster, launch->block, shared);
+            }
+        }
     }
     return cudaSuccess;
 }
@@ -127,9 +167,16 @@ static cudaError_t kevo_softmax_run(const kevo_softmax_plan* plan, const float* 
         }
         const void* kernel = kevo_softmax_kernels[launch->kernel];
         dim3 grid((unsigned)launch->grid), block((unsigned)launch->block);
-        cudaError_t e = launch->cooperative
-                ? cudaLaunchCooperativeKernel(kernel, grid, block, args, (size_t)launch->smem, stream)
-                : cudaLaunchKernel(kernel, grid, block, args, (size_t)launch->smem, stream);
+        cudaError_t e;
+        if (launch->cluster > 1) {
+            cudaLaunchAttribute attribute;
+            cudaLaunchConfig_t config = kevo_softmax_cluster_config(launch, &attribute, stream);
+            e = cudaLaunchKernelExC(&config, kernel, args);
+        } else {
+            e = launch->cooperative
+                    ? cudaLaunchCooperativeKernel(kernel, grid, block, args, (size_t)launch->smem, stream)
+                    : cudaLaunchKernel(kernel, grid, block, args, (size_t)launch->smem, stream);
+        }
         if (e != cudaSuccess) {
             return kevo_softmax_fail(e, "%s: launch %d of plan %d failed: %s", kevo_softmax_kernel_names[launch->kernel],
                                      l + 1, plan->plan + 1, cudaGetErrorString(e));

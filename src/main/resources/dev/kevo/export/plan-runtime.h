@@ -86,6 +86,24 @@ static inline bool kevo_bounded(kevo_plan_ctx* c, int64_t value, int64_t lo, int
     return true;
 }
 
+/* PlanResolver's rules for a launch in thread-block clusters: the grid a multiple of the cluster, and a launch
+   cooperative or clustered, not both. */
+static inline bool kevo_cluster_rules(kevo_plan_ctx* c, int grid, int cluster, bool cooperative, const char* what,
+                                      char* err, size_t n) {
+    if (grid % cluster != 0) {
+        snprintf(err, n, "%s: grid %d is not a multiple of cluster %d at rows=%lld, cols=%lld, sms=%lld%s (a cluster "
+                 "is that many consecutive blocks)", what, grid, cluster, (long long)c->rows, (long long)c->cols,
+                 (long long)c->sms, c->knobs);
+        return false;
+    }
+    if (cluster > 1 && cooperative) {
+        snprintf(err, n, "%s: a launch is cooperative or clustered, not both (cluster %d at rows=%lld, cols=%lld, "
+                 "sms=%lld%s)", what, cluster, (long long)c->rows, (long long)c->cols, (long long)c->sms, c->knobs);
+        return false;
+    }
+    return true;
+}
+
 static inline bool kevo_condition(kevo_plan_ctx* c, bool value, bool* out, const char* what, const char* text,
                                   char* err, size_t n) {
     if (c->failure) {

@@ -50,6 +50,11 @@ class PlanHeaderTest {
                     "args": ["rows / (sms - 2)"] } ] },
                 { "when": "rows < 5 || cols > 5000 && !(sms == 1)", "launches": [
                   { "kernel": "b", "grid": "rows", "block": "cols", "args": ["x", "y", "cols"] } ] },
+                { "when": "cols % 17 == 0", "launches": [
+                  { "kernel": "b", "grid": "rows * 2", "block": 64, "cluster": "cdiv(cols, rows)", "args": ["x"] } ] },
+                { "when": "cols % 19 == 0", "launches": [
+                  { "kernel": "a", "grid": "rows", "block": 64, "cluster": "1 + rows % 2", "cooperative": true,
+                    "args": ["x"] } ] },
                 { "when": "cols + true > 2", "launches": [
                   { "kernel": "a", "grid": 1, "block": 1, "args": [] } ] }
               ]
@@ -155,7 +160,8 @@ class PlanHeaderTest {
         StringBuilder out = new StringBuilder(head + "plan " + plan.planIndex() + " ws " + plan.workspaceBytes());
         for (ResolvedPlan.Launch l : plan.launches()) {
             out.append(" | ").append(l.kernel()).append(" grid ").append(l.grid()).append(" block ").append(l.block())
-                    .append(" smem ").append(l.smem()).append(" coop ").append(l.cooperative() ? 1 : 0).append(" args ")
+                    .append(" smem ").append(l.smem()).append(" coop ").append(l.cooperative() ? 1 : 0)
+                    .append(" cluster ").append(l.cluster()).append(" args ")
                     .append(l.args().stream().map(a -> a instanceof Integer ? a.toString()
                             : ((KernelFile.BufferName) a).key()).collect(Collectors.joining(",")));
         }
@@ -179,8 +185,9 @@ class PlanHeaderTest {
                     printf("plan %d ws %lld", p.plan, (long long)p.workspace);
                     for (int l = 0; l < p.nlaunches; l++) {
                         const kevo_softmax_launch* k = &p.launch[l];
-                        printf(" | %s grid %d block %d smem %d coop %d args ", kevo_softmax_kernel_names[k->kernel],
-                               k->grid, k->block, k->smem, k->cooperative ? 1 : 0);
+                        printf(" | %s grid %d block %d smem %d coop %d cluster %d args ",
+                               kevo_softmax_kernel_names[k->kernel], k->grid, k->block, k->smem, k->cooperative ? 1 : 0,
+                               k->cluster);
                         for (int a = 0; a < k->nargs; a++) {
                             if (a) printf(",");
                             if (k->arg_kind[a] == KEVO_ARG_INT) printf("%d", k->arg_value[a]);
