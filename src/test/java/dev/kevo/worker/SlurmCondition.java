@@ -39,7 +39,7 @@ public final class SlurmCondition implements ExecutionCondition {
             return out.lines().anyMatch(s -> s.startsWith("idle") || s.startsWith("mixed") || s.startsWith("alloc"))
                     ? "" : "no node takes jobs (sinfo: " + out.replace('\n', ' ') + ")";
         } catch (IOException e) {
-            return "no sinfo on PATH (start one with bench/slurm-local.sh start)";
+            return "no sinfo on PATH (start one with tools/slurm-local.sh start)";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";

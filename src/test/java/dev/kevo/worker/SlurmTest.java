@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A test that needs a Slurm cluster (bench/slurm-local.sh starts one on the loopback): tagged {@code slurm}, and
+ * A test that needs a Slurm cluster (tools/slurm-local.sh starts one on the loopback): tagged {@code slurm}, and
  * skipped with a visible note where none answers, unless KEVO_REQUIRE_SLURM is set (CI), where it must run.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})

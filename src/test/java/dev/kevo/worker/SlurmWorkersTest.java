@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Workers as steps of a real Slurm allocation (bench/slurm-local.sh's one-node cluster), with the fake worker so
+ * Workers as steps of a real Slurm allocation (tools/slurm-local.sh's one-node cluster), with the fake worker so
  * that no GPU is needed: a campaign runs through srun, one step is scancelled in the middle of a judgement and the
  * campaign still judges every candidate exactly once; a step that never gets ready is left out, its node named once.
  */
