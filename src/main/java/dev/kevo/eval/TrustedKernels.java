@@ -55,8 +55,30 @@ final class TrustedKernels implements AutoCloseable {
         this.sms = gpu.info().sms();
     }
 
+    /** trusted.cu behind the {@link #constants} it is compiled with. */
     static String source() {
-        return Prelude.resource(TrustedKernels.class, SOURCE_NAME);
+        return constants() + "#line 1 \"" + SOURCE_NAME + "\"\n" + Prelude.resource(TrustedKernels.class, SOURCE_NAME);
+    }
+
+    /**
+     * What trusted.cu shares with Java, written from Java, so that neither side can drift: each input case's number
+     * (the generator is launched with {@link InputCase#ordinal()}, and kv_value switches on these names, so a case
+     * renamed on one side does not compile, and trusted.cu's count check stops a case added without a generator), and
+     * the poison patterns that Workbench's checks look for.
+     */
+    static String constants() {
+        StringBuilder out = new StringBuilder("// Written by TrustedKernels.constants().\n");
+        for (InputCase c : InputCase.values()) {
+            out.append("#define KEVO_CASE_").append(c.name()).append(' ').append(c.ordinal()).append('\n');
+        }
+        out.append("#define KEVO_CASE_COUNT ").append(InputCase.values().length).append('\n');
+        out.append("#define KEVO_POISON_Y ").append(hex(Workbench.POISON_Y)).append('\n');
+        out.append("#define KEVO_POISON_WS ").append(hex(Workbench.POISON_WS)).append('\n');
+        return out.toString();
+    }
+
+    private static String hex(int pattern) {
+        return String.format("0x%08Xu", pattern);
     }
 
     void generate(DevicePointer x, Shape shape, long seed, InputCase inputCase) {

@@ -6,8 +6,8 @@
 
 typedef unsigned long long u64;
 
-#define KEVO_POISON_Y 0x7FBADBADu
-#define KEVO_POISON_WS 0x7FC0FFEEu  // Workbench.POISON_WS: a quiet NaN
+// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_POISON_Y (unwritten output) and KEVO_POISON_WS (workspace, a quiet
+// NaN) are defined by TrustedKernels.constants() from the Java side, ahead of this file.
 
 // splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
 // and however often it is computed.
@@ -29,22 +29,23 @@ __device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
     return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
 }
 
-// The input cases; the numbering is InputCase's ordinal on the Java side.
+// The input cases, one per InputCase: a case added there must get its generator here.
+static_assert(KEVO_CASE_COUNT == 8, "an InputCase without a generator case in kv_value");
 __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols) {
     u64 i = (u64)(r * cols + c);
     switch (kase) {
-        case 0: return kv_normal(seed, i);
-        case 1: return 4.0f * kv_normal(seed, i);
-        case 2: return 20.0f * kv_normal(seed, i);
-        case 3: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // seed 000's overflow case
-        case 4: return -1000.0f + 500.0f * kv_u01(seed, i, 2);
-        case 5: {  // masked attention: about a third -inf, one guaranteed finite entry per row
+        case KEVO_CASE_NORMAL_1: return kv_normal(seed, i);
+        case KEVO_CASE_NORMAL_4: return 4.0f * kv_normal(seed, i);
+        case KEVO_CASE_NORMAL_20: return 20.0f * kv_normal(seed, i);
+        case KEVO_CASE_LARGE_POSITIVE: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // seed 000's overflow case
+        case KEVO_CASE_LARGE_NEGATIVE: return -1000.0f + 500.0f * kv_u01(seed, i, 2);
+        case KEVO_CASE_MASKED: {  // masked attention: about a third -inf, one guaranteed finite entry per row
             long long keep = (long long)(kv_mix(seed ^ (u64)r) % (u64)cols);
             if (c != keep && kv_u01(seed, i, 3) < 0.35f) return -KEVO_INF;
             return 4.0f * kv_normal(seed, i);
         }
-        case 6: return 10.0f * kv_normal(seed, (u64)r * 0x100000001ull);  // constant rows
-        case 7: {  // one dominant entry per row
+        case KEVO_CASE_CONSTANT: return 10.0f * kv_normal(seed, (u64)r * 0x100000001ull);  // constant rows
+        case KEVO_CASE_DOMINANT: {  // one dominant entry per row
             long long hot = (long long)(kv_mix(seed ^ ~(u64)r) % (u64)cols);
             return kv_normal(seed, i) + (c == hot ? 30.0f : 0.0f);
         }

@@ -18,7 +18,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,7 +34,6 @@ class NvrtcTest {
     private static final Path ROOT = Path.of(System.getProperty("kevo.root", "."));
     private static final Path BROKEN = ROOT.resolve("src/test/resources/broken");
     private static final String ARCH = "sm_90";
-    private static final Pattern KERNEL = Pattern.compile("extern \"C\" __global__ void (?:__launch_bounds__\\(\\d+\\) )?(\\w+)\\(");
 
     private static Nvrtc nvrtc;
 
@@ -100,28 +98,6 @@ class NvrtcTest {
         }
         assertFalse(c.definesKernel("no_such_kernel"));
         assertFalse(c.definesKernel("online_add"), "a __device__ helper is not a kernel");
-    }
-
-    @Test
-    void trustedKernelsCompile() throws IOException {
-        String source = Prelude.resource(Prelude.class, "/dev/kevo/eval/trusted.cu");
-        Compilation c = nvrtc.compile("trusted.cu", source, Prelude.headers(), ARCH);
-        assertCubin(c);
-        List<String> declared = KERNEL.matcher(source).results().map(m -> m.group(1)).toList();
-        assertTrue(declared.size() >= 4, declared::toString);
-        for (String name : declared) {
-            assertTrue(c.definesKernel(name), name);
-        }
-        // every kernel the Java side looks up by name is in the cubin
-        List<String> used = Pattern.compile("module\\.kernel\\(\"(\\w+)\"\\)")
-                .matcher(Files.readString(ROOT.resolve("src/main/java/dev/kevo/eval/TrustedKernels.java")))
-                .results().map(m -> m.group(1)).toList();
-        assertTrue(used.contains("kevo_generate") && used.contains("kevo_compare"), used::toString);
-        for (String name : used) {
-            assertTrue(c.definesKernel(name), "TrustedKernels looks up " + name);
-        }
-        assertFalse(c.definesKernel("kevo_generat"));
-        assertFalse(c.definesKernel("kv_mix"), "a __device__ function is not a kernel");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.Nvrtc;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Knobs reach the compiled code (real NVRTC, no GPU), and every seed passes {@code kevo check}'s preflight with
  * its knobs at their current values and at every other allowed value.
  */
+@NeedsNvrtc
 class KnobCompileTest {
 
     private static final String ARCH = "sm_90";

@@ -27,15 +27,14 @@ class SplitMixTest {
     }
 
     @Test
-    void deterministic() {
-        for (long master : new long[] {0, 1, -1, 0x1234_5678_9ABCL, Long.MIN_VALUE}) {
-            for (int shape = 0; shape < 4; shape++) {
-                for (int salt = -1; salt < 3; salt++) {
-                    assertEquals(SplitMix.derive(master, shape, salt), SplitMix.derive(master, shape, salt));
-                }
-            }
-        }
-        assertEquals(SplitMix.mix(42 ^ SplitMix.mix((3L << 32) | 5)), SplitMix.derive(42, 3, 5));
+    void deriveKeepsItsRecordedValues() {
+        // A recorded input seed replays a run only while derive maps it to the same per-shape seeds. These values
+        // come from an independent splitmix64 (Python, Vigna's constants), not from this class; the negative salt
+        // checks that it enters as its 32 unsigned bits.
+        assertEquals(0xA706DD2F4D197E6FL, SplitMix.derive(0, 0, 0));
+        assertEquals(0x28212385C62163F5L, SplitMix.derive(42, 3, 5));
+        assertEquals(0x1C2AA82B1F6B52D4L, SplitMix.derive(-1, 1, -1));
+        assertEquals(0xA98E6C0B34FCBC10L, SplitMix.derive(0x1234_5678_9ABCL, 2, 7));
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.kevo.export;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
@@ -22,6 +22,7 @@ class NvccExportTest {
     @Test
     void everySeedAndTheChampionBuildWithNvcc(@TempDir Path tmp) throws Exception {
         List<Path> kernels = new ArrayList<>(TestFiles.seeds());
+        assertFalse(kernels.isEmpty(), "no seeds found: the loop below would prove nothing");
         kernels.add(TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu"));
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         for (Path kernel : kernels) {
@@ -41,6 +42,5 @@ class NvccExportTest {
                     && symbols.contains(" kevo_softmax_workspace_size\n"), kernel + ": the C API is exported");
         }
         System.out.println("NvccExportTest: " + kernels.size() + " exports built with " + nvcc);
-        assertEquals(TestFiles.seeds().size() + 1, kernels.size());
     }
 }

@@ -127,6 +127,7 @@ final class ModelServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         int now = inFlight.incrementAndGet();
         maxInFlight.accumulateAndGet(now, Math::max);
+        boolean counted = true;
         try (exchange) {
             String body;
             try (InputStream in = exchange.getRequestBody()) {
@@ -156,6 +157,10 @@ final class ModelServer implements AutoCloseable {
                 }
             }
             byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
+            // The client may send its next request as soon as the answer arrives, before this thread gets to its
+            // finally: the request stops counting first, or a bounded client would look unbounded on a busy machine.
+            inFlight.decrementAndGet();
+            counted = false;
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(reply.status(), bytes.length);
             try (OutputStream out = exchange.getResponseBody()) {
@@ -164,7 +169,9 @@ final class ModelServer implements AutoCloseable {
         } catch (IOException e) {
             // The client gave up (its timeout): nothing to answer.
         } finally {
-            inFlight.decrementAndGet();
+            if (counted) {
+                inFlight.decrementAndGet();
+            }
         }
     }
 

@@ -1,12 +1,10 @@
-package dev.kevo.eval;
+package dev.kevo.result;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
 import dev.kevo.task.Shape;
 import org.junit.jupiter.api.Test;
 

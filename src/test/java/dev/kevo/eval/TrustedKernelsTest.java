@@ -1,0 +1,91 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.NeedsNvrtc;
+import dev.kevo.TestFiles;
+import dev.kevo.cuda.CompileException;
+import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.task.InputCase;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * trusted.cu against the Java side it is launched from: it compiles with the constants TrustedKernels writes, every
+ * kernel looked up by name is in it, and a Java input case it has no generator for, or a case renamed, stops the
+ * compile rather than generating the wrong input.
+ */
+class TrustedKernelsTest {
+
+    private static final String ARCH = "sm_90";
+    private static final Pattern KERNEL = Pattern.compile(
+            "extern \"C\" __global__ void (?:__launch_bounds__\\(\\d+\\) )?(\\w+)\\(");
+
+    private static Compilation compile(String source) {
+        return Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(), ARCH);
+    }
+
+    @Test
+    void everyInputCaseIsACaseLabelByName() {
+        // Caught here on machines without NVRTC too; the compile tests below are the real guard.
+        String kernel = Prelude.resource(TrustedKernels.class, TrustedKernels.SOURCE_NAME);
+        for (InputCase c : InputCase.values()) {
+            assertTrue(kernel.contains("case KEVO_CASE_" + c.name() + ":"), "no generator case for " + c);
+        }
+        assertFalse(Pattern.compile("case \\d+:").matcher(kernel).find(), "a case numbered by position");
+    }
+
+    @NeedsNvrtc
+    @Test
+    void compilesAndDefinesEveryKernelJavaLooksUp() throws IOException {
+        String source = TrustedKernels.source();
+        Compilation c = compile(source);
+        assertArrayEquals(new byte[] {0x7f, 'E', 'L', 'F'}, Arrays.copyOf(c.cubin(), 4), "a cubin is an ELF file");
+        List<String> declared = KERNEL.matcher(source).results().map(m -> m.group(1)).toList();
+        assertTrue(declared.size() >= 4, declared::toString);
+        for (String name : declared) {
+            assertTrue(c.definesKernel(name), name);
+        }
+        List<String> used = Pattern.compile("module\\.kernel\\(\"(\\w+)\"\\)")
+                .matcher(Files.readString(TestFiles.root().resolve("src/main/java/dev/kevo/eval/TrustedKernels.java")))
+                .results().map(m -> m.group(1)).toList();
+        assertTrue(used.contains("kevo_generate") && used.contains("kevo_compare"), used::toString);
+        for (String name : used) {
+            assertTrue(c.definesKernel(name), "TrustedKernels looks up " + name);
+        }
+        assertFalse(c.definesKernel("kevo_generat"));
+        assertFalse(c.definesKernel("kv_mix"), "a __device__ function is not a kernel");
+    }
+
+    @NeedsNvrtc
+    @Test
+    void aJavaCaseWithoutAGeneratorDoesNotCompile() {
+        String count = "#define KEVO_CASE_COUNT " + InputCase.values().length + "\n";
+        String source = TrustedKernels.source();
+        assertTrue(source.contains(count), source);
+        String oneMore = source.replace(count, "#define KEVO_CASE_COUNT " + (InputCase.values().length + 1) + "\n");
+        CompileException e = assertThrows(CompileException.class, () -> compile(oneMore));
+        assertTrue(e.log().contains("without a generator case"), e.log());
+    }
+
+    @NeedsNvrtc
+    @Test
+    void aRenamedCaseDoesNotCompile() {
+        String masked = "#define KEVO_CASE_MASKED " + InputCase.MASKED.ordinal() + "\n";
+        String source = TrustedKernels.source();
+        assertTrue(source.contains(masked), source);
+        CompileException e = assertThrows(CompileException.class,
+                () -> compile(source.replace(masked, "#define KEVO_CASE_MASKED_RENAMED 5\n")));
+        assertTrue(e.log().contains("KEVO_CASE_MASKED"), e.log());
+    }
+}
