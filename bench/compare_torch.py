@@ -318,6 +318,8 @@ def main():
     record = {"what": "kevo kernels vs torch.softmax vs Triton fused softmax (tutorial), same GPU, same process",
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
               "command": "python3 bench/compare_torch.py " + " ".join(sys.argv[1:]),
+              "commit": os.environ.get("KEVO_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"],
+                                                                         capture_output=True, text=True).stdout.strip(),
               "nvidiaSmi": smi, "torch": torch.__version__, "triton": triton.__version__,
               "nvrtc": cuda.nvrtc_version, "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds, L2 "
                                                      "flushed (2x L2 read) before each launch, CUDA events, median",
