@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
@@ -47,13 +48,13 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "evolve", mixinStandardHelpOptions = true,
+        header = "Run (or --resume) an evolution campaign: mutations/<name>/.",
         description = {"Runs an evolution campaign: starts from the seeds, asks the agents for variants of good "
                 + "kernels, judges each in a supervised GPU worker, keeps the best per island, and records every "
                 + "step in mutations/<campaign>/.",
                 "With no options it runs config/default.yaml (the built-in agent, about 10 minutes on one GPU). "
-                        + "A campaign killed at any point continues with --resume."},
-        footer = {"", "Exit codes: 0 finished, 2 bad config or input, 3 no GPU/driver/NVRTC."})
-public final class EvolveCommand implements Callable<Integer> {
+                        + "A campaign killed at any point continues with --resume."})
+public final class EvolveCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Option(names = "--config", paramLabel = "FILE", description = "Campaign config. Default: config/default.yaml.")
     Path config;
@@ -99,8 +100,17 @@ public final class EvolveCommand implements Callable<Integer> {
                          AgentPool agents, CampaignStore existing) {
     }
 
+
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "the campaign finished",
+                ExitCode.USAGE, "bad config, seeds or campaign folder",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC");
+    }
+
+    @Override
+    public ExitCode call() {
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.empty());
         if (slurm.isPresent() && devices != null) {
             throw KevoException.input("--devices names GPUs of this host; with --workers slurm the allocation's GPUs "
@@ -144,7 +154,7 @@ public final class EvolveCommand implements Callable<Integer> {
             CampaignState state = run.run();
             summary(out, store, state);
         }
-        return 0;
+        return ExitCode.OK;
     }
 
     /** A campaign to continue: its folder exists, and says everything but where the seeds are. */

@@ -23,10 +23,10 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
+        header = "Summarise a campaign: progress, champion per shape, verdicts.",
         description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.",
-        footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)",
-            "Exit codes: 0 shown, 2 not a campaign folder or a damaged one."})
-public final class ShowCommand implements Callable<Integer> {
+        footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)"})
+public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
     Path campaign;
@@ -34,8 +34,16 @@ public final class ShowCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "shown",
+                ExitCode.USAGE, "not a campaign folder, or a damaged one");
+    }
+
+    @Override
+    public ExitCode call() {
         CampaignStore store = CampaignStore.open(campaign);
         FrozenCampaign frozen = store.frozen();
         CampaignConfig c = frozen.config();
@@ -102,7 +110,7 @@ public final class ShowCommand implements Callable<Integer> {
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
         out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness()))
                 .collect(Collectors.joining(", ")));
-        return 0;
+        return ExitCode.OK;
     }
 
 }

@@ -11,7 +11,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "worker", hidden = true,
+@Command(name = "worker", hidden = true, mixinStandardHelpOptions = true,
+        header = "Judge candidates for a supervisor (started by kevo itself).",
         description = "Judges candidates for a supervisor over stdin/stdout, or over a connection back to it "
                 + "(length-prefixed JSON frames). Started by kevo itself; not for people.")
 public final class WorkerCommand implements Callable<Integer> {

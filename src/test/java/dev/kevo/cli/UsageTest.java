@@ -96,8 +96,10 @@ class UsageTest {
                 assertTrue(evalHelp.matches(".*\\b" + name + "\\b.*"), name + " in: " + evalHelp);
             }
         }
-        for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report")) {
-            assertTrue(kevo(command, "--help").out().contains("Exit codes: 0 "), command);
+        for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report", "export")) {
+            String commandHelp = kevo(command, "--help").out();
+            assertTrue(commandHelp.contains("Exit codes:\n    0   "), command + ": " + commandHelp);
+            assertTrue(commandHelp.contains("\n   70   internal error"), command + ": " + commandHelp);
         }
         String reeval = kevo("reeval", "--help").out().replaceAll("\\s+", " ");
         assertTrue(reeval.contains("--nvrtc=LIB NVRTC library to use"), reeval);
