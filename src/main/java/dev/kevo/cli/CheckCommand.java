@@ -87,9 +87,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCode.Document
 
     @Override
     public ExitCode call() {
-        if (sms != null && sms < 1) {
-            throw new ParameterException(spec.commandLine(), "--sms must be at least 1 (got " + sms + ")");
-        }
+        OptionChecks.atLeast(spec, "--sms", sms, 1);
         if (arch != null && !arch.matches("sm_\\d+[a-z]?")) {
             throw new ParameterException(spec.commandLine(), "--arch '" + arch + "': expected sm_XX, e.g. sm_90");
         }

@@ -89,6 +89,7 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCode.Documente
     @Override
     public ExitCode call() {
         long started = System.nanoTime();
+        OptionChecks.atLeast(spec, "--device", device, 0);
         Inputs.existing(files);
         try (Supervisor.Spawned early = Workers.spawnEarly(Optional.of(device), inputs.nvrtcPath())) {
             return evaluate(started, early);

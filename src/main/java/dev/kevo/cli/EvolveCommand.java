@@ -111,6 +111,9 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCode.Documen
 
     @Override
     public ExitCode call() {
+        if (devices != null && !CampaignConfig.DEVICE_SELECTION.matcher(devices).matches()) {
+            throw OptionChecks.invalid(spec, "--devices", "'all' or GPU ordinals separated by commas", devices);
+        }
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.empty());
         if (slurm.isPresent() && devices != null) {
             throw KevoException.input("--devices names GPUs of this host; with --workers slurm the allocation's GPUs "
@@ -129,9 +132,6 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCode.Documen
             baseline.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
         }
         String selection = devices != null ? devices : frozen.config().deviceSelection();
-        if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
-            throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
-        }
         try (WorkerPool workers = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings())) {

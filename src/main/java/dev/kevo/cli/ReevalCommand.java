@@ -81,6 +81,9 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCode.Documen
 
     @Override
     public ExitCode call() {
+        OptionChecks.atLeast(spec, "--top", top, 1);
+        OptionChecks.atLeast(spec, "--device", device, 0);
+        OptionChecks.positive(spec, "--noise", noise);
         CampaignStore store = CampaignStore.open(campaign);
         FrozenCampaign frozen = store.frozen();
         Suite judged = suite == null

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
                     + "and their diff) or two mutants (shape by shape, and their diff)."},
         footer = {"", "Examples:",
             "  kevo report mutations/default-h100            (the sample campaign shipped with kevo)",
-            "  kevo report --compare mutations/run1 mutations/run2 --out cmp.html",
+            "  kevo report --compare mutations/default-h100 mutations/<yours> --out cmp.html",
             "  kevo report --compare mutations/default-h100/g0018-i3-c2 mutations/default-h100/seed-online"})
 public final class ReportCommand implements Callable<ExitCode>, ExitCode.Documented {
 
@@ -72,9 +72,7 @@ public final class ReportCommand implements Callable<ExitCode>, ExitCode.Documen
 
     @Override
     public ExitCode call() {
-        if (top < 1) {
-            throw KevoException.input("--top must be at least 1 (got " + top + ")");
-        }
+        OptionChecks.atLeast(spec, "--top", top, 1);
         if (compare != null) {
             if (!campaigns.isEmpty()) {
                 throw KevoException.input("give either campaign folders or --compare A B, not both");
