@@ -10,6 +10,7 @@ import dev.kevo.campaign.Spend;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import dev.kevo.report.StepKind;
+import java.util.DoubleSummaryStatistics;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -89,8 +90,12 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documente
                 .collect(Collectors.joining(", ")));
         if (state != null && state.bestId() != null) {
             MutantRecord champion = store.mutant(state.bestId()).orElseThrow();
-            out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means)%n",
-                    champion.id(), champion.fitness(), frozen.baseline().label(), champion.result().floorFraction());
+            DoubleSummaryStatistics speedups = champion.result().shapes().stream()
+                    .mapToDouble(ShapeResult::speedup).summaryStatistics();
+            out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means; "
+                            + "speedups per shape %.2fx to %.2fx)%n", champion.id(), champion.fitness(),
+                    frozen.baseline().label(), champion.result().floorFraction(), speedups.getMin(),
+                    speedups.getMax());
             out.printf("  %-12s %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
             for (ShapeResult s : champion.result().shapes()) {
                 out.printf(Locale.ROOT, "  %-12s %10.1f %10.1f %7.2fx %6.2f%n", s.shape(), s.candidate().medianMs() * 1000,
@@ -108,7 +113,9 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documente
         }
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
-        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness()))
+        // Each score beside its memory-floor fraction: a geometric-mean speedup can be carried by one shape.
+        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx floor %.2f", m.id(),
+                m.fitness(), m.result().floorFraction() == null ? Double.NaN : m.result().floorFraction()))
                 .collect(Collectors.joining(", ")));
         return ExitCode.OK;
     }
