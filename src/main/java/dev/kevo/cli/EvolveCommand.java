@@ -97,10 +97,12 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCode.Documen
         PrintWriter err = spec.commandLine().getErr();
         // The config, its inputs and the agents are checked here, the devices and their workers below, and only
         // then is a new campaign's folder made.
+        Path source = resume != null ? resume.resolve(CampaignStore.CONFIG)
+                : config != null ? config : home.config("default");
         CampaignStart start = resume != null
-                ? CampaignStart.resume(resume, home, c -> Agents.pool(c, home))
-                : CampaignStart.fresh(config != null ? config : home.config("default"), home, Version.current(),
-                        c -> Agents.pool(c, home), System.getenv(), note -> err.println("kevo: " + note));
+                ? CampaignStart.resume(resume, home, c -> Agents.pool(c, source, home))
+                : CampaignStart.fresh(source, home, Version.current(), c -> Agents.pool(c, source, home),
+                        System.getenv(), note -> err.println("kevo: " + note));
         FrozenCampaign frozen = start.frozen();
         Suite suite = start.suite();
         BaselineResolver.Resolved baseline = start.baseline(home, System.getenv());

@@ -12,7 +12,8 @@ class ExitCodeTest {
 
     @Test
     void everyCodeMeansOneThing() {
-        assertEquals(ExitCode.values().length, Arrays.stream(ExitCode.values()).mapToInt(ExitCode::code).distinct().count());
+        assertEquals(ExitCode.values().length,
+                Arrays.stream(ExitCode.values()).mapToInt(ExitCode::code).distinct().count());
     }
 
     /** A worker process exits with its kind's status; the supervisor's side must read it as the same code. */

@@ -71,11 +71,13 @@ class UsageTest {
     void helpNamesOnlyWhatExists() {
         assertFalse(kevo("reeval", "--help").out().contains("--devices"));
         for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report", "export")) {
-            java.util.regex.Matcher campaigns = java.util.regex.Pattern.compile("mutations/[A-Za-z0-9_.-]*[A-Za-z0-9](/[A-Za-z0-9_.-]*[A-Za-z0-9])?")
+            java.util.regex.Matcher campaigns = java.util.regex.Pattern
+                    .compile("mutations/[A-Za-z0-9_.-]*[A-Za-z0-9](/[A-Za-z0-9_.-]*[A-Za-z0-9])?")
                     .matcher(kevo(command, "--help").out());
             while (campaigns.find()) {
-                assertTrue(Files.exists(TestFiles.root().resolve(campaigns.group())) || Files.exists(
-                        TestFiles.root().resolve(campaigns.group() + ".json")), command + " --help: " + campaigns.group());
+                Path named = TestFiles.root().resolve(campaigns.group());
+                assertTrue(Files.exists(named) || Files.exists(named.resolveSibling(named.getFileName() + ".json")),
+                        command + " --help: " + campaigns.group());
             }
         }
     }

@@ -35,7 +35,8 @@ class CampaignStartTest {
             assertEquals(saved.filter(p -> p.getFileName().toString().matches("seed-.*\\.cu")).count(),
                     start.seeds().size());
         }
-        assertTrue(start.seeds().stream().map(KernelFile::path).allMatch(p -> p.startsWith(copy)), start.seeds()::toString);
+        assertTrue(start.seeds().stream().map(KernelFile::path).allMatch(p -> p.startsWith(copy)),
+                start.seeds()::toString);
     }
 
     /** A new campaign is checked whole before its folder is named on disk: a missing seeds folder makes nothing. */
