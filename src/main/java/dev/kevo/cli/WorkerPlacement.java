@@ -27,7 +27,7 @@ final class WorkerPlacement {
             description = "What each worker step holds, as srun --gres takes it. Default: gpu:1; none for steps "
                     + "without GRES. More srun options: $KEVO_SRUN_ARGS. Frames go over a connection each worker "
                     + "opens back to this host; KEVO_SRUN_FRAMES=stdio sends them through srun's stdin/stdout "
-                    + "instead (slower: srun holds each frame over 1 KB for 44 ms).")
+                    + "instead (slower: srun holds back larger frames).")
     String gres = "gpu:1";
 
     @Spec(Spec.Target.MIXEE)
