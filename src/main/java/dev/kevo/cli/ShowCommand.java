@@ -114,8 +114,9 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documente
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
         // Each score beside its memory-floor fraction: a geometric-mean speedup can be carried by one shape.
-        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx floor %.2f", m.id(),
-                m.fitness(), m.result().floorFraction() == null ? Double.NaN : m.result().floorFraction()))
+        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness())
+                + (m.result().floorFraction() == null ? ""
+                        : String.format(Locale.ROOT, " floor %.2f", m.result().floorFraction())))
                 .collect(Collectors.joining(", ")));
         return ExitCode.OK;
     }
