@@ -73,7 +73,6 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCode.Document
         this.nvrtcLocator = nvrtcLocator;
     }
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(

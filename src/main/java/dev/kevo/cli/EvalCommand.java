@@ -76,7 +76,6 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCode.Documente
     @Spec
     CommandSpec spec;
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(

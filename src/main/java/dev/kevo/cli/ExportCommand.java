@@ -45,7 +45,6 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCode.Documen
     @Spec
     CommandSpec spec;
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(

@@ -37,7 +37,6 @@ public final class LineageCommand implements Callable<ExitCode>, ExitCode.Docume
     @Spec
     CommandSpec spec;
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(

@@ -69,7 +69,6 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCode.Documen
     @Spec
     CommandSpec spec;
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(

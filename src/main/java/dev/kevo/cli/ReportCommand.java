@@ -62,7 +62,6 @@ public final class ReportCommand implements Callable<ExitCode>, ExitCode.Documen
     @Spec
     CommandSpec spec;
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(

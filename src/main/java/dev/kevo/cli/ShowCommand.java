@@ -35,7 +35,6 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documente
     @Spec
     CommandSpec spec;
 
-
     @Override
     public Map<ExitCode, String> exitCodes() {
         return Map.of(
