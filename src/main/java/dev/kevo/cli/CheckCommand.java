@@ -3,7 +3,9 @@ package dev.kevo.cli;
 import dev.kevo.KevoException;
 import dev.kevo.result.CandidateResult;
 import dev.kevo.result.Verdict;
+import dev.kevo.cuda.NvrtcLocator;
 import dev.kevo.eval.EvalSettings;
+import dev.kevo.eval.Preflight;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,14 +34,14 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "check", mixinStandardHelpOptions = true,
+        header = "Check kernel files without a GPU: header, plans, rules, compile.",
         description = {"Checks kernel files without running them: the /*@kevo header, every plan on every shape "
                 + "of the suite, source rules, and an NVRTC compile bounded by limits.compile_s. Needs no GPU; "
                 + "with one, also prints registers and spills.",
                 "For writing kernels on a laptop, and for CI."},
         footer = {"", "Prints, per file, which plan each shape of the suite gets (plans counted from 1).",
-            "Exit codes: 0 every file is fine, 1 a file has a problem (printed as file:line), 2 usage (an --arch "
-                + "NVRTC does not know included), 3 no NVRTC."})
-public final class CheckCommand implements Callable<Integer> {
+            "Without NVRTC (none named, none found) it runs every other check and says compiling was skipped."})
+public final class CheckCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files to check.")
     List<Path> files;
@@ -59,17 +62,41 @@ public final class CheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The NVRTC library a check-only worker would load (see {@link NvrtcLocator#locate}); empty: none. */
+    private final Function<Optional<Path>, Optional<String>> nvrtcLocator;
+
+    public CheckCommand() {
+        this(configured -> new NvrtcLocator(System.getenv()).locate(configured));
+    }
+
+    CheckCommand(Function<Optional<Path>, Optional<String>> nvrtcLocator) {
+        this.nvrtcLocator = nvrtcLocator;
+    }
+
     @Override
-    public Integer call() {
-        if (sms != null && sms < 1) {
-            throw new ParameterException(spec.commandLine(), "--sms must be at least 1 (got " + sms + ")");
-        }
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "every file passed every check",
+                ExitCode.REJECTED, "a file has a problem (printed as file:line)",
+                ExitCode.USAGE, "bad usage or input, an --arch NVRTC does not know, or an --nvrtc (or "
+                        + "$KEVO_NVRTC) that does not load",
+                ExitCode.NO_GPU, "the NVRTC found failed to start",
+                ExitCode.NOT_COMPILED, "every check but compiling passed; no NVRTC was found to compile with");
+    }
+
+    @Override
+    public ExitCode call() {
+        OptionChecks.atLeast(spec, "--sms", sms, 1);
         if (arch != null && !arch.matches("sm_\\d+[a-z]?")) {
             throw new ParameterException(spec.commandLine(), "--arch '" + arch + "': expected sm_XX, e.g. sm_90");
         }
         Inputs.existing(files);
         EvalSettings settings = inputs.settings();
         Suite suite = inputs.suite(settings);
+        // Only a library nobody named may be missing: one the user named is loaded, and an error if it cannot be.
+        if (nvrtcLocator.apply(inputs.nvrtcPath()).isEmpty()) {
+            return withoutCompiling(suite);
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Supervisor supervisor = Workers.supervisor(Optional.empty(), inputs.nvrtcPath(), suite, null, settings,
@@ -89,8 +116,33 @@ public final class CheckCommand implements Callable<Integer> {
                     err.println(e.getMessage());
                 }
             }
-            return failed == 0 ? 0 : 1;
+            return failed == 0 ? ExitCode.OK : ExitCode.REJECTED;
         }
+    }
+
+    /** Every check but the compile, in this process: without NVRTC there is nothing to bound in a worker. */
+    private ExitCode withoutCompiling(Suite suite) {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        int multiprocessors = sms != null ? sms : WorkerLoop.DEFAULT_SMS;
+        out.printf("%d SMs, suite %s; headers, source rules and plans only%n", multiprocessors, suite.name());
+        int failed = 0;
+        for (Path path : files) {
+            try {
+                KernelFile file = ContractParser.read(path);
+                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, multiprocessors);
+                if (rejected.isPresent()) {
+                    throw rejection(path, rejected.get());
+                }
+                out.println(path + ": ok, not compiled; kernels: " + String.join(", ", file.kernelNames())
+                        + coverage(file, suite, multiprocessors));
+            } catch (KevoException e) {
+                failed++;
+                err.println(e.getMessage());
+            }
+        }
+        err.println("kevo: compiling skipped: no NVRTC library found (" + NvrtcLocator.INSTALL_HINT + ")");
+        return failed == 0 ? ExitCode.NOT_COMPILED : ExitCode.REJECTED;
     }
 
     private String checkOne(Supervisor supervisor, Path path, Suite suite, int sms, String nvrtcVersion) {
@@ -103,14 +155,19 @@ public final class CheckCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--arch " + arch + ": NVRTC " + nvrtcVersion
                         + " cannot compile for it");
             }
-            throw KevoException.input(result.detail().startsWith(path.toString()) ? result.detail()
-                    : path + ": " + result.verdict().id() + ": " + result.detail());
+            throw rejection(path, result);
         }
         String kernels = result.kernels().isEmpty() ? String.join(", ", file.kernelNames())
                 : result.kernels().stream().map(EvalTable::resources).collect(Collectors.joining(", "));
         String warnings = result.compileLog() == null ? "" : "\n" + result.compileLog().strip();
         return String.format("%s: ok; compiled in %.0f ms; kernels: %s%s%s", path, result.compileMs(), kernels,
                 coverage(file, suite, sms), warnings);
+    }
+
+    /** A rejected file as its one line: file:line where the detail has it, else the file and the verdict. */
+    private static KevoException rejection(Path path, CandidateResult result) {
+        return KevoException.input(result.detail().startsWith(path.toString()) ? result.detail()
+                : path + ": " + result.verdict().id() + ": " + result.detail());
     }
 
     /** Which plan each shape of the suite gets, one line per plan: {@code plan 2 of 3: 4096x4096 1x1000000}. */

@@ -28,6 +28,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,14 +38,13 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "eval", mixinStandardHelpOptions = true,
+        header = "Judge kernel files on a GPU: correct on every shape, how fast.",
         description = {"Checks kernel files against a float64 reference on every shape of a suite and times them "
                 + "side by side with the baseline and a plain copy, in a supervised worker process: a kernel that "
                 + "hangs, crashes or cheats gets a verdict, never takes kevo down.",
                 "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
-                        + "score: the geometric mean speedup over the baseline (cuDNN's softmax where it loads)."},
-        footer = {"", "Exit codes: 0 every file passed, 1 a file was rejected (the verdict says why), 2 bad input "
-                + "or usage, 3 no GPU/driver/NVRTC, or no cuDNN for --baseline cudnn."})
-public final class EvalCommand implements Callable<Integer> {
+                        + "score: the geometric mean speedup over the baseline (cuDNN's softmax where it loads)."})
+public final class EvalCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files (.cu with a /*@kevo header).")
     List<Path> files;
@@ -77,15 +77,25 @@ public final class EvalCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "every file passed",
+                ExitCode.REJECTED, "a file was rejected (the verdict says why)",
+                ExitCode.USAGE, "bad usage, config, suite or kernel file",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, or no cuDNN for --baseline cudnn");
+    }
+
+    @Override
+    public ExitCode call() {
         long started = System.nanoTime();
+        OptionChecks.atLeast(spec, "--device", device, 0);
         Inputs.existing(files);
         try (Supervisor.Spawned early = Workers.spawnEarly(Optional.of(device), inputs.nvrtcPath())) {
             return evaluate(started, early);
         }
     }
 
-    private int evaluate(long started, Supervisor.Spawned early) {
+    private ExitCode evaluate(long started, Supervisor.Spawned early) {
         EvalSettings settings = inputs.settings();
         if (baseline != null) {
             settings = settings.withBaseline(baseline);
@@ -132,7 +142,7 @@ public final class EvalCommand implements Callable<Integer> {
         if (files.size() > 1) {
             out.printf("%n%d of %d files passed%n", files.size() - rejected, files.size());
         }
-        return rejected == 0 ? 0 : 1;
+        return rejected == 0 ? ExitCode.OK : ExitCode.REJECTED;
     }
 
     private CandidateResult evaluateOne(Supervisor supervisor, Path file, long inputSeed) {

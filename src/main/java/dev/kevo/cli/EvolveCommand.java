@@ -1,59 +1,44 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
-import dev.kevo.config.KevoHome;
-import dev.kevo.config.SuiteFile;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.evolve.AgentPool;
-import dev.kevo.evolve.Campaign;
+import dev.kevo.agent.TaskContext;
 import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.report.CampaignProgress;
 import dev.kevo.campaign.CampaignState;
-import dev.kevo.store.CampaignStore;
 import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.eval.BaselineChoice;
-import dev.kevo.eval.BaselineResolver;
 import dev.kevo.campaign.MutantRecord;
-import dev.kevo.task.ContractParser;
-import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.config.KevoHome;
+import dev.kevo.eval.BaselineResolver;
+import dev.kevo.evolve.Campaign;
+import dev.kevo.evolve.CampaignStart;
+import dev.kevo.evolve.Judge;
+import dev.kevo.report.CampaignProgress;
+import dev.kevo.store.CampaignStore;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Message;
 import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
-import dev.kevo.agent.TaskContext;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.evolve.Judge;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "evolve", mixinStandardHelpOptions = true,
+        header = "Run (or --resume) an evolution campaign: mutations/<name>/.",
         description = {"Runs an evolution campaign: starts from the seeds, asks the agents for variants of good "
                 + "kernels, judges each in a supervised GPU worker, keeps the best per island, and records every "
                 + "step in mutations/<campaign>/.",
                 "With no options it runs config/default.yaml (the built-in agent, about 10 minutes on one GPU). "
-                        + "A campaign killed at any point continues with --resume."},
-        footer = {"", "Exit codes: 0 finished, 2 bad config or input, 3 no GPU/driver/NVRTC."})
-public final class EvolveCommand implements Callable<Integer> {
+                        + "A campaign killed at any point continues with --resume."})
+public final class EvolveCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Option(names = "--config", paramLabel = "FILE", description = "Campaign config. Default: config/default.yaml.")
     Path config;
@@ -90,118 +75,59 @@ public final class EvolveCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /**
-     * What a campaign starts or resumes from, read and checked before any folder is made: the frozen settings,
-     * where the folder is (or will be), the baseline's source, the seeds and the agents (checked ready).
-     * {@code existing} is the store of a resumed campaign, null for a new one.
-     */
-    private record Start(Path dir, FrozenCampaign frozen, String baselineSource, List<KernelFile> seeds,
-                         AgentPool agents, CampaignStore existing) {
+    @Override
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "the campaign finished",
+                ExitCode.USAGE, "bad config, seeds or campaign folder",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC");
     }
 
     @Override
-    public Integer call() {
+    public ExitCode call() {
+        if (devices != null && !CampaignConfig.DEVICE_SELECTION.matcher(devices).matches()) {
+            throw OptionChecks.invalid(spec, "--devices", "'all' or GPU ordinals separated by commas", devices);
+        }
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.empty());
         if (slurm.isPresent() && devices != null) {
             throw KevoException.input("--devices names GPUs of this host; with --workers slurm the allocation's GPUs "
                     + "are used (slurm:N for N of them)");
         }
         KevoHome home = KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath());
-        // Check first, then create: the config, its inputs and the agents are checked here, the devices and their
-        // workers below, and only then is a new campaign's folder made, so one that cannot start leaves nothing.
-        Start start = resume != null ? resumed(home) : fresh(home);
+        PrintWriter err = spec.commandLine().getErr();
+        // The config, its inputs and the agents are checked here, the devices and their workers below, and only
+        // then is a new campaign's folder made.
+        Path source = resume != null ? resume.resolve(CampaignStore.CONFIG)
+                : config != null ? config : home.config("default");
+        CampaignStart start = resume != null
+                ? CampaignStart.resume(resume, home, c -> Agents.pool(c, source, home))
+                : CampaignStart.fresh(source, home, Version.current(), c -> Agents.pool(c, source, home),
+                        System.getenv(), note -> err.println("kevo: " + note));
         FrozenCampaign frozen = start.frozen();
-        Suite suite = Suite.of(frozen.suiteName(), frozen.shapes());
-        BaselineResolver.Resolved baseline = new BaselineResolver(home::baseline, System.getenv())
-                .recorded(frozen.baseline(), () -> ContractParser.parse(frozen.baselineName(),
-                        start.dir().resolve(CampaignStore.BASELINE), start.baselineSource()));
-        if (resume != null) {
-            baseline.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
+        Suite suite = start.suite();
+        BaselineResolver.Resolved baseline = start.baseline(home, System.getenv());
+        if (start.resumed()) {
+            baseline.note().ifPresent(note -> err.println("kevo: " + note));
         }
         String selection = devices != null ? devices : frozen.config().deviceSelection();
-        if (!CampaignConfig.DEVICE_SELECTION.matcher(selection).matches()) {
-            throw KevoException.input("--devices: 'all' or GPU ordinals separated by commas, not '" + selection + "'");
-        }
         try (WorkerPool workers = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings())) {
-            CampaignStore store = start.existing() != null ? start.existing()
-                    : CampaignStore.create(start.dir(), frozen, start.baselineSource());
+            CampaignStore store = start.store();
             CampaignConfig campaign = store.frozen().config();
-            List<KernelFile> seeds = start.seeds();
             PrintWriter out = spec.commandLine().getOut();
-            out.println((resume != null ? "resuming " : "campaign ") + store.dir());
-            DeviceInfo first = workers.ready().getFirst().device();
+            out.println((start.resumed() ? "resuming " : "campaign ") + store.dir());
             out.printf("on %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
                     describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.choice().describe(),
-                    seeds.size(),
-                    campaign.islands(), campaign.population());
+                    start.seeds().size(), campaign.islands(), campaign.population());
             out.flush();
-            CampaignProgress progress = new CampaignProgress(mode(), out, campaign.stop());
-            Campaign run = new Campaign(campaign, store, evaluations(workers), start.agents(), seeds,
-                    new TaskContext(first, suite.name(), suite.shapes(), baseline.choice().label()), progress,
-                    System::currentTimeMillis);
-            CampaignState state = run.run();
-            summary(out, store, state);
+            Campaign run = new Campaign(campaign, store, Judge.of(workers), start.agents(), start.seeds(),
+                    new TaskContext(workers.ready().getFirst().device(), suite.name(), suite.shapes(),
+                            baseline.choice().label()),
+                    new CampaignProgress(mode(), out, campaign.stop()), System::currentTimeMillis);
+            summary(out, store, run.run());
         }
-        return 0;
-    }
-
-    /** A campaign to continue: its folder exists, and says everything but where the seeds are. */
-    private Start resumed(KevoHome home) {
-        CampaignStore store = CampaignStore.open(resume);
-        FrozenCampaign frozen = store.frozen();
-        Path original = home.root().resolve(frozen.config().seeds());
-        List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
-        return new Start(store.dir(), frozen, store.baselineSource(), seeds, Agents.pool(frozen.config(), home), store);
-    }
-
-    /** A new campaign, frozen as its folder will hold it; the folder is named but not made. */
-    private Start fresh(KevoHome home) {
-        CampaignConfig campaign = CampaignConfig.load(config != null ? config : home.config("default"));
-        // A model without its key, or unreachable, is an error before any folder is made or GPU used.
-        AgentPool agents = Agents.pool(campaign, home);
-        EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
-                .withSuite(campaign.suite()).withBaseline(campaign.baseline());
-        Suite suite = SuiteFile.load(home.suite(settings.suite()));
-        // Resolved once, before the folder is made: the record says which baseline (and cuDNN version) it was.
-        BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, System.getenv())
-                .resolve(settings.baseline(), "campaign config");
-        resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
-        List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()));
-        Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        FrozenCampaign frozen = FrozenCampaign.of(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
-                campaign, settings, suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                resolved.choice());
-        return new Start(dir, frozen, resolved.file() != null ? resolved.file().source() : builtIn(resolved.choice()),
-                seeds, agents, null);
-    }
-
-    /** baseline.cu of a campaign whose baseline is cuDNN: no kernel, a note for whoever opens the folder. */
-    private static String builtIn(BaselineChoice choice) {
-        return "// This campaign's baseline is built into kevo, not a kernel file: " + choice.label()
-                + "'s cudnnSoftmaxForward (CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL) from " + choice.library()
-                + ".\n// campaign.yaml records it under baseline_choice.\n";
-    }
-
-    private static Judge evaluations(WorkerPool workers) {
-        return new Judge() {
-            @Override
-            public CandidateResult evaluate(KernelFile file, long inputSeed) {
-                return workers.evaluate(file, inputSeed);
-            }
-
-            @Override
-            public boolean confirms() {
-                return workers.size() > 1;
-            }
-
-            @Override
-            public CandidateResult confirm(KernelFile file, long inputSeed) {
-                return workers.confirm(file, inputSeed);
-            }
-        };
+        return ExitCode.OK;
     }
 
     /** "NVIDIA H100 80GB HBM3 (132 SMs)", or "2 GPUs: 0 NVIDIA H200 (132 SMs), 1 ...", node first on Slurm. */
@@ -230,37 +156,5 @@ public final class EvolveCommand implements Callable<Integer> {
                 c.id(), c.fitness(), store.frozen().baseline().label(), c.result().floorFraction(),
                 store.dir().resolve("champion.cu")));
         out.println("inspect: kevo show " + store.dir() + "   kevo lineage " + store.dir());
-    }
-
-    static List<KernelFile> readSeeds(Path dir) {
-        if (!Files.isDirectory(dir)) {
-            throw KevoException.input(dir + ": no seeds folder");
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            List<KernelFile> seeds = files.filter(p -> p.toString().endsWith(".cu")).sorted()
-                    .map(ContractParser::read).toList();
-            if (seeds.isEmpty()) {
-                throw KevoException.input(dir + ": no .cu seeds");
-            }
-            return seeds;
-        } catch (IOException e) {
-            throw KevoException.input(dir + ": cannot list (" + e.getMessage() + ")");
-        }
-    }
-
-    /** The seeds as the campaign saved them, so a copied folder resumes without the original seeds/. */
-    private static List<KernelFile> savedSeeds(CampaignStore store) {
-        List<KernelFile> seeds = new ArrayList<>();
-        for (MutantRecord m : store.mutants()) {
-            if (m.isSeed()) {
-                seeds.add(ContractParser.parse(m.seedFileName(), store.sourcePath(m.id()),
-                        store.source(m.id())));
-            }
-        }
-        if (seeds.isEmpty()) {
-            throw KevoException.input(store.dir() + ": the campaign was stopped before its seeds were saved; "
-                    + "start it again");
-        }
-        return seeds;
     }
 }

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
+        header = "Package a kernel for use outside kevo: C++ or PyTorch.",
         description = {"Writes one kernel file as a self-contained package to use outside kevo: the kernels with "
                 + "kevo.h inlined, a CUDA runtime launcher (kevo_softmax(x, y, rows, cols, stream)) whose plan "
                 + "evaluation is generated from kevo's own parse of the header, and with --to torch a PyTorch "
@@ -23,12 +25,10 @@ import picocli.CommandLine.Spec;
                 + "kernel came from (campaign, mutant, source hash, device and score) in kevo-export.json and its "
                 + "README."},
         footer = {"", "Examples:",
-            "  kevo export mutations/default-20261123-0130                 # the campaign's champion, as C++",
-            "  kevo export mutations/run1/g0016-i1-c2 --to torch --out softmax-torch",
-            "  kevo export seeds/online.cu --to cpp",
-            "", "Exit codes: 0 written, 1 the campaign rejected that mutant (or kevo's source rules would), "
-                + "2 bad input or usage."})
-public final class ExportCommand implements Callable<Integer> {
+            "  kevo export mutations/default-h100                 # the sample campaign's champion, as C++",
+            "  kevo export mutations/default-h100/g0016-i3-c0 --to torch --out softmax-torch",
+            "  kevo export seeds/online.cu --to cpp"})
+public final class ExportCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(paramLabel = "FILE|DIR|DIR/ID",
             description = "A kernel file, a campaign folder (its champion), or a mutant as DIR/ID.")
@@ -46,7 +46,15 @@ public final class ExportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "written",
+                ExitCode.REJECTED, "the campaign rejected that mutant, or kevo's source rules would",
+                ExitCode.USAGE, "bad usage or input");
+    }
+
+    @Override
+    public ExitCode call() {
         ExportTarget target = ExportTarget.of(to);
         ExportSource source = ExportSource.locate(input);
         PrintWriter err = spec.commandLine().getErr();
@@ -55,7 +63,7 @@ public final class ExportCommand implements Callable<Integer> {
                         .map(v -> source.file().name() + ": " + v + " (kevo would reject it: source-rejected)"));
         if (refused.isPresent()) {
             err.println("kevo: " + refused.get() + "; kevo exports only kernels it would judge");
-            return 1;
+            return ExitCode.REJECTED;
         }
         ExportPackage pkg = ExportPackage.build(source, target, Version.current(), Instant.now());
         Path folder = out != null ? out
@@ -66,6 +74,6 @@ public final class ExportCommand implements Callable<Integer> {
                 pkg.provenance().judged() == null ? "not judged by any campaign"
                         : "mutant " + pkg.provenance().judged().mutantId() + " of " + pkg.provenance().judged().campaign());
         o.println("  see " + folder.resolve("README.md") + " to build and call it");
-        return 0;
+        return ExitCode.OK;
     }
 }

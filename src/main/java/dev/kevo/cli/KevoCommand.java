@@ -8,8 +8,8 @@ import picocli.CommandLine.ScopeType;
         description = "Evolves fast CUDA softmax kernels and measures them honestly.",
         subcommands = {EvolveCommand.class, EvalCommand.class, CheckCommand.class, LineageCommand.class,
                 ShowCommand.class, ReevalCommand.class, ReportCommand.class, WorkerCommand.class, ExportCommand.class},
-        footer = {"", "Exit codes: 0 ok, 1 a kernel was rejected, 2 bad input or usage, 3 no GPU/driver/NVRTC,"
-                + " 70 internal error."})
+        footer = {"", "Start with: kevo check seeds/*.cu (no GPU needed), then kevo evolve (one GPU, about 10 minutes).",
+            "Each command's --help says what it does, its options and its exit codes."})
 public final class KevoCommand implements Runnable {
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces with errors.")

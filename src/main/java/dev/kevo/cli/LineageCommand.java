@@ -5,6 +5,7 @@ import dev.kevo.report.Lineage;
 import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,14 +14,17 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "lineage", mixinStandardHelpOptions = true,
+        header = "Trace how a champion (or any mutant) came to be, step by step.",
         description = "Shows how the champion (or any mutant) came to be: one line per step from its seed, with the "
                 + "generation, the agent, how it was made, the score and its change, and what changed.",
-        footer = {"", "Exit codes: 0 shown, 2 not a campaign folder, a damaged one, or no such mutant."})
-public final class LineageCommand implements Callable<Integer> {
+        footer = {"", "Examples (the sample campaign shipped with kevo):",
+            "  kevo lineage mutations/default-h100",
+            "  kevo lineage mutations/default-h100 --format mermaid"})
+public final class LineageCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     enum Format { tree, dot, mermaid, json }
 
-    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder, e.g. mutations/default-20261123-0130.")
+    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder, e.g. mutations/default-h100.")
     Path campaign;
 
     @Option(names = "--id", paramLabel = "ID", description = "The mutant to trace. Default: the champion.")
@@ -34,18 +38,25 @@ public final class LineageCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "shown",
+                ExitCode.USAGE, "not a campaign folder, a damaged one, or no such mutant");
+    }
+
+    @Override
+    public ExitCode call() {
         CampaignStore store = CampaignStore.open(campaign);
         String target = id != null ? id : store.state().map(CampaignState::bestId)
                 .orElseThrow(() -> KevoException.input(campaign + ": no champion yet; name a mutant with --id"));
         Lineage lineage = new Lineage(store.mutants(), target);
         spec.commandLine().getOut().print(switch (format) {
-            case tree -> "scores are x over " + store.frozen().baseline().label() + " (geometric-mean speedup)\n"
-                    + lineage.text();
+            case tree -> "scores are x over " + store.frozen().baseline().label() + " (geometric-mean speedup); "
+                    + "floor: the fraction of memory speed reached (geometric mean)\n" + lineage.text();
             case dot -> lineage.dot();
             case mermaid -> lineage.mermaid();
             case json -> lineage.json();
         });
-        return 0;
+        return ExitCode.OK;
     }
 }

@@ -8,9 +8,6 @@ import picocli.CommandLine;
 /** Entry point: runs a subcommand and turns failures into one line on stderr and a distinct exit code. */
 public final class Main {
 
-    /** Exit code for a failure that is kevo's own bug, not the user's input or machine. */
-    public static final int INTERNAL_ERROR = 70;
-
     private Main() {
     }
 
@@ -23,15 +20,39 @@ public final class Main {
     }
 
     public static int run(PrintWriter out, PrintWriter err, String... args) {
+        return run(CommandLine.defaultFactory(), out, err, args);
+    }
+
+    /** As {@link #run(PrintWriter, PrintWriter, String...)}, with commands made by {@code factory}. */
+    static int run(CommandLine.IFactory factory, PrintWriter out, PrintWriter err, String... args) {
         boolean verbose = Arrays.asList(args).contains("--verbose");
-        CommandLine cli = new CommandLine(new KevoCommand()).setOut(out).setErr(err);
+        CommandLine cli = new CommandLine(KevoCommand.class, factory).setOut(out).setErr(err);
+        cli.setExecutionStrategy(Main::execute);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e, commandLine.getErr(), verbose));
         cli.setParameterExceptionHandler(Main::usageError);
+        documentExitCodes(cli);
         int code = cli.execute(args);
         // Commands may print() without a newline; flush before the caller exits the JVM.
         out.flush();
         err.flush();
         return code;
+    }
+
+    /** Runs the command the line names; one that returns an {@link ExitCode} exits with its code. */
+    private static int execute(CommandLine.ParseResult parsed) {
+        int code = new CommandLine.RunLast().execute(parsed);
+        return parsed.asCommandLineList().getLast().getExecutionResult() instanceof ExitCode exit ? exit.code() : code;
+    }
+
+    /** Each command's help lists its exit codes from {@link ExitCode}, the codes it returns. */
+    private static void documentExitCodes(CommandLine cli) {
+        cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCode.helpList());
+        for (CommandLine sub : cli.getSubcommands().values()) {
+            if (sub.getCommand() instanceof ExitCode.Documented documented) {
+                sub.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n")
+                        .exitCodeList(ExitCode.helpList(documented.exitCodes()));
+            }
+        }
     }
 
     /**
@@ -44,7 +65,7 @@ public final class Main {
         err.println("kevo: " + e.getMessage());
         CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
         err.println("see '" + command.getCommandSpec().qualifiedName() + " --help'");
-        return command.getCommandSpec().exitCodeOnInvalidInput();
+        return ExitCode.USAGE.code();
     }
 
     static int report(Throwable e, PrintWriter err, boolean verbose) {
@@ -53,12 +74,12 @@ public final class Main {
             if (verbose) {
                 e.printStackTrace(err);
             }
-            return k.kind().exitCode();
+            return ExitCode.of(k.kind()).code();
         }
         err.println("kevo: internal error: " + e + (verbose ? "" : " (run with --verbose for the stack trace)"));
         if (verbose) {
             e.printStackTrace(err);
         }
-        return INTERNAL_ERROR;
+        return ExitCode.INTERNAL.code();
     }
 }

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,12 +31,13 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "reeval", mixinStandardHelpOptions = true,
+        header = "Judge saved mutants again; flag any whose score moved.",
         description = {"Re-evaluates saved mutants with the campaign's own settings, baseline and suite (or another "
                 + "suite), side by side with what was recorded, and flags any whose score moved by more than the "
                 + "noise bound: a saved mutant is evidence and must stay reproducible.",
                 "Needs only the campaign folder (and a GPU)."},
-        footer = {"", "Exit codes: 0 all reproduced, 1 a score moved or a verdict changed, 2 bad input, 3 no GPU."})
-public final class ReevalCommand implements Callable<Integer> {
+        footer = {"", "Example: kevo reeval mutations/default-h100 --top 3 (the sample campaign shipped with kevo)"})
+public final class ReevalCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
     Path campaign;
@@ -68,7 +70,19 @@ public final class ReevalCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "every mutant reproduced",
+                ExitCode.REJECTED, "a score moved beyond the noise bound or a verdict changed",
+                ExitCode.USAGE, "bad usage, or not a campaign folder",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC");
+    }
+
+    @Override
+    public ExitCode call() {
+        OptionChecks.atLeast(spec, "--top", top, 1);
+        OptionChecks.atLeast(spec, "--device", device, 0);
+        OptionChecks.positive(spec, "--noise", noise);
         CampaignStore store = CampaignStore.open(campaign);
         FrozenCampaign frozen = store.frozen();
         Suite judged = suite == null
@@ -120,6 +134,6 @@ public final class ReevalCommand implements Callable<Integer> {
         }
         out.println(moved == 0 ? "all reproduced within " + Math.round(noise * 100) + "%"
                 : moved + " moved beyond the noise bound or changed verdict");
-        return moved == 0 ? 0 : 1;
+        return moved == 0 ? ExitCode.OK : ExitCode.REJECTED;
     }
 }

@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
+        header = "Write one HTML page about a campaign, or compare two.",
         description = {
             "Writes one HTML page about a campaign, to open in any browser (everything is inside the file; no "
                     + "network, no campaign folder needed): the best and median score per island against "
@@ -34,14 +36,13 @@ import picocli.CommandLine.Spec;
             "With --compare A B: a page comparing two campaigns (progress, verdicts, champions shape by shape "
                     + "and their diff) or two mutants (shape by shape, and their diff)."},
         footer = {"", "Examples:",
-            "  kevo report mutations/default-20261123-0130",
-            "  kevo report --compare mutations/run1 mutations/run2 --out cmp.html",
-            "  kevo report --compare mutations/run1/g0018-i3-c2 mutations/run1/seed-online",
-            "", "Exit codes: 0 written, 2 bad input (not a campaign folder or mutant, an unwritable --out)."})
-public final class ReportCommand implements Callable<Integer> {
+            "  kevo report mutations/default-h100            (the sample campaign shipped with kevo)",
+            "  kevo report --compare mutations/default-h100 mutations/<yours> --out cmp.html",
+            "  kevo report --compare mutations/default-h100/g0018-i3-c2 mutations/default-h100/seed-online"})
+public final class ReportCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", arity = "0..*",
-            description = "Campaign folder(s), e.g. mutations/default-20261123-0130; one page per folder.")
+            description = "Campaign folder(s), e.g. mutations/default-h100; one page per folder.")
     List<Path> campaigns = new ArrayList<>();
 
     @Option(names = "--compare", arity = "2", paramLabel = "A B", hideParamSyntax = true,
@@ -62,10 +63,15 @@ public final class ReportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
-        if (top < 1) {
-            throw KevoException.input("--top must be at least 1 (got " + top + ")");
-        }
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "written",
+                ExitCode.USAGE, "not a campaign folder or mutant, a damaged one, or an unwritable --out");
+    }
+
+    @Override
+    public ExitCode call() {
+        OptionChecks.atLeast(spec, "--top", top, 1);
         if (compare != null) {
             if (!campaigns.isEmpty()) {
                 throw KevoException.input("give either campaign folders or --compare A B, not both");
@@ -86,17 +92,17 @@ public final class ReportCommand implements Callable<Integer> {
             write(file, HtmlPage.render(HtmlPage.Kind.CAMPAIGN, title, footer(),
                     CampaignReport.gather(store, top, directory(file))));
         }
-        return 0;
+        return ExitCode.OK;
     }
 
-    private int compare() {
+    private ExitCode compare() {
         Path a = compare.get(0);
         Path b = compare.get(1);
         Path file = out != null ? out : Path.of("compare-" + name(a) + "-vs-" + name(b) + ".html");
         String title = "kevo compare: " + name(a) + " vs " + name(b);
         write(file, HtmlPage.render(HtmlPage.Kind.COMPARE, title, footer(),
                 CampaignCompare.compare(a, b, directory(file))));
-        return 0;
+        return ExitCode.OK;
     }
 
     /** A short name for a side: a campaign's folder name, or folder-id for a mutant. */

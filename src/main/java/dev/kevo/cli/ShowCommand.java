@@ -10,6 +10,7 @@ import dev.kevo.campaign.Spend;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import dev.kevo.report.StepKind;
+import java.util.DoubleSummaryStatistics;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,10 +24,10 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
+        header = "Summarise a campaign: progress, champion per shape, verdicts.",
         description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.",
-        footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)",
-            "Exit codes: 0 shown, 2 not a campaign folder or a damaged one."})
-public final class ShowCommand implements Callable<Integer> {
+        footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)"})
+public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
     Path campaign;
@@ -35,7 +36,14 @@ public final class ShowCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Map<ExitCode, String> exitCodes() {
+        return Map.of(
+                ExitCode.OK, "shown",
+                ExitCode.USAGE, "not a campaign folder, or a damaged one");
+    }
+
+    @Override
+    public ExitCode call() {
         CampaignStore store = CampaignStore.open(campaign);
         FrozenCampaign frozen = store.frozen();
         CampaignConfig c = frozen.config();
@@ -81,8 +89,12 @@ public final class ShowCommand implements Callable<Integer> {
                 .collect(Collectors.joining(", ")));
         if (state != null && state.bestId() != null) {
             MutantRecord champion = store.mutant(state.bestId()).orElseThrow();
-            out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means)%n",
-                    champion.id(), champion.fitness(), frozen.baseline().label(), champion.result().floorFraction());
+            DoubleSummaryStatistics speedups = champion.result().shapes().stream()
+                    .mapToDouble(ShapeResult::speedup).summaryStatistics();
+            out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means; "
+                            + "speedups per shape %.2fx to %.2fx)%n", champion.id(), champion.fitness(),
+                    frozen.baseline().label(), champion.result().floorFraction(), speedups.getMin(),
+                    speedups.getMax());
             out.printf("  %-12s %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
             for (ShapeResult s : champion.result().shapes()) {
                 out.printf(Locale.ROOT, "  %-12s %10.1f %10.1f %7.2fx %6.2f%n", s.shape(), s.candidate().medianMs() * 1000,
@@ -100,9 +112,12 @@ public final class ShowCommand implements Callable<Integer> {
         }
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
-        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness()))
+        // Each score beside its memory-floor fraction: a geometric-mean speedup can be carried by one shape.
+        out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness())
+                + (m.result().floorFraction() == null ? ""
+                        : String.format(Locale.ROOT, " floor %.2f", m.result().floorFraction())))
                 .collect(Collectors.joining(", ")));
-        return 0;
+        return ExitCode.OK;
     }
 
 }

@@ -9,9 +9,12 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-@Command(name = "worker", hidden = true,
+@Command(name = "worker", hidden = true, mixinStandardHelpOptions = true,
+        header = "Judge candidates for a supervisor (started by kevo itself).",
         description = "Judges candidates for a supervisor over stdin/stdout, or over a connection back to it "
                 + "(length-prefixed JSON frames). Started by kevo itself; not for people.")
 public final class WorkerCommand implements Callable<Integer> {
@@ -32,8 +35,13 @@ public final class WorkerCommand implements Callable<Integer> {
                     + " (the host srun ran on), else this host.")
     String connectHost;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws IOException {
+        OptionChecks.atLeast(spec, "--device", device, 0);
+        OptionChecks.atLeast(spec, "--connect-port", connectPort, 1);
         // The protocol channel carries frames only: anything else that prints goes to stderr, which the supervisor
         // keeps.
         PrintStream stdout = System.out;

@@ -9,14 +9,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Where a command's GPU workers run: here, or as steps of the Slurm allocation it runs in ({@code --workers}). */
 final class WorkerPlacement {
     private static final Pattern SLURM = Pattern.compile("slurm(?::(\\d+))?");
 
     @Option(names = "--workers", paramLabel = "local|slurm[:N]",
-            description = "Where GPU workers run. local (default): on this host, --devices picks the GPUs. "
+            description = "Where GPU workers run. local (default): on this host. "
                     + "slurm: inside the Slurm allocation this runs in (sbatch, salloc), one srun step per GPU of "
                     + "the allocation (slurm:N for N steps), each holding one GPU; records name the node and GPU.")
     String workers;
@@ -25,8 +27,11 @@ final class WorkerPlacement {
             description = "What each worker step holds, as srun --gres takes it. Default: gpu:1; none for steps "
                     + "without GRES. More srun options: $KEVO_SRUN_ARGS. Frames go over a connection each worker "
                     + "opens back to this host; KEVO_SRUN_FRAMES=stdio sends them through srun's stdin/stdout "
-                    + "instead (slower: srun holds each frame over 1 KB for 44 ms).")
+                    + "instead (slower: srun holds back larger frames).")
     String gres = "gpu:1";
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
 
     /**
      * The worker steps, one launcher each, or empty for workers on this host; resolved before anything else so that
@@ -41,7 +46,7 @@ final class WorkerPlacement {
         }
         Matcher m = SLURM.matcher(workers);
         if (!m.matches() || (m.group(1) != null && Integer.parseInt(m.group(1)) < 1)) {
-            throw KevoException.input("--workers: local, slurm or slurm:N (N at least 1), not '" + workers + "'");
+            throw OptionChecks.invalid(command, "--workers", "local, slurm or slurm:N (N at least 1)", workers);
         }
         String extra = env.getOrDefault("KEVO_SRUN_ARGS", "").strip();
         String frames = env.getOrDefault("KEVO_SRUN_FRAMES", "socket").strip();

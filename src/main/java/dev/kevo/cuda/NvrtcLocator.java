@@ -15,6 +15,9 @@ import java.util.Optional;
  */
 public final class NvrtcLocator {
 
+    /** How to get an NVRTC kevo finds, for every message that says none was found. */
+    public static final String INSTALL_HINT = "install CUDA's NVRTC, Debian's libnvrtc11.2, or set KEVO_NVRTC";
+
     static final List<String> SONAMES = List.of("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2");
 
     private final Map<String, String> env;
@@ -51,8 +54,22 @@ public final class NvrtcLocator {
                 return new Found(lookup.get(), candidate);
             }
         }
-        throw KevoException.environment("no NVRTC library found (install CUDA's NVRTC, Debian's libnvrtc11.2, "
-                + "or set KEVO_NVRTC); looked for: " + String.join(", ", tried));
+        throw KevoException.environment("no NVRTC library found (" + INSTALL_HINT + "); looked for: "
+                + String.join(", ", tried));
+    }
+
+    /**
+     * The library {@link #load} would open, without keeping it loaded: the one named (loadable or not; loading
+     * says what is wrong with it), else the first found. Empty when none is named and none is found.
+     */
+    public Optional<String> locate(Optional<Path> configured) {
+        Optional<Named> named = named(configured);
+        if (named.isPresent()) {
+            return Optional.of(named.get().library());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return candidates().stream().filter(candidate -> open(candidate, arena).isPresent()).findFirst();
+        }
     }
 
     /** A library the user chose, and where the choice came from, for the error that names it. */

@@ -52,17 +52,7 @@ public final class Preflight {
      * when there is one: every other check still runs.
      */
     Passed run(KernelFile file, Optional<Compilation> compiledAhead) {
-        SourcePolicy.violation(file.source()).ifPresent(why -> {
-            throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);
-        });
-        List<ResolvedPlan> plans = new ArrayList<>();
-        for (Shape shape : suite.shapes()) {
-            try {
-                plans.add(PlanResolver.resolve(file, shape, sms));
-            } catch (PlanException e) {
-                throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
-            }
-        }
+        List<ResolvedPlan> plans = beforeCompiling(file, suite, sms);
         Compilation compilation;
         try {
             compilation = compiledAhead.filter(c -> c.arch().equals(arch))
@@ -78,6 +68,36 @@ public final class Preflight {
             }
         }
         return new Passed(file, compilation, plans);
+    }
+
+    /** Source rules, then a plan for every shape of the suite: the plans, in the suite's order. */
+    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, int sms) {
+        SourcePolicy.violation(file.source()).ifPresent(why -> {
+            throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);
+        });
+        List<ResolvedPlan> plans = new ArrayList<>();
+        for (Shape shape : suite.shapes()) {
+            try {
+                plans.add(PlanResolver.resolve(file, shape, sms));
+            } catch (PlanException e) {
+                throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
+            }
+        }
+        return plans;
+    }
+
+    /**
+     * The checks that need no compiler (source rules, a plan for every shape), for {@code kevo check} on a machine
+     * without NVRTC: why the file fails them, or empty.
+     */
+    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, int sms) {
+        try {
+            beforeCompiling(file, suite, sms);
+            return Optional.empty();
+        } catch (Rejection r) {
+            return Optional.of(CandidateResult.rejected(file.name(), file.path() == null ? null : file.path().toString(),
+                    file.description(), r.verdict(), r.getMessage(), 0));
+        }
     }
 
     /**

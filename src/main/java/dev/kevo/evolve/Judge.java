@@ -2,6 +2,7 @@ package dev.kevo.evolve;
 
 import dev.kevo.result.CandidateResult;
 import dev.kevo.task.KernelFile;
+import dev.kevo.worker.WorkerPool;
 
 /**
  * Where a campaign sends candidates to be judged: supervised GPU workers, or a test double. Called from several
@@ -19,5 +20,25 @@ public interface Judge {
     /** Judges again on the one device that confirms champions. */
     default CandidateResult confirm(KernelFile file, long inputSeed) {
         return evaluate(file, inputSeed);
+    }
+
+    /** A pool of supervised workers as a campaign's judge: several devices confirm the champion on the first. */
+    static Judge of(WorkerPool workers) {
+        return new Judge() {
+            @Override
+            public CandidateResult evaluate(KernelFile file, long inputSeed) {
+                return workers.evaluate(file, inputSeed);
+            }
+
+            @Override
+            public boolean confirms() {
+                return workers.size() > 1;
+            }
+
+            @Override
+            public CandidateResult confirm(KernelFile file, long inputSeed) {
+                return workers.confirm(file, inputSeed);
+            }
+        };
     }
 }

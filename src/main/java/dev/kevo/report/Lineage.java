@@ -57,7 +57,10 @@ public final class Lineage {
                 m.model().latencyMs() / 1000);
     }
 
-    /** One line per step: generation, agent, how it was made, score and its change, what changed. */
+    /**
+     * One line per step: generation, agent, how it was made, score and its change, the fraction of the memory floor
+     * (beside the score, since a geometric-mean speedup can be carried by one shape), what changed.
+     */
     public String text() {
         StringBuilder out = new StringBuilder();
         MutantRecord previous = null;
@@ -70,8 +73,8 @@ public final class Lineage {
                     : "";
             // A tuning step's summary is its knob moves; saying so tells it from a model's or a genome's step.
             String summary = "tune".equals(m.operator()) ? "knobs " + m.summary() : m.summary();
-            out.append(String.format(Locale.ROOT, "%-30s gen %-3d %-8s %-10s %-16s %s%s%s%n", indent + m.id(),
-                    m.generation(), m.agent(), m.operator(), score(m) + change, summary, mate, model(m)));
+            out.append(String.format(Locale.ROOT, "%-30s gen %-3d %-8s %-10s %-16s %-10s %s%s%s%n", indent + m.id(),
+                    m.generation(), m.agent(), m.operator(), score(m) + change, floor(m), summary, mate, model(m)));
             previous = m;
             depth++;
         }
@@ -132,6 +135,12 @@ public final class Lineage {
 
     private static String score(MutantRecord m) {
         return m.passed() ? String.format(Locale.ROOT, "%.3fx", m.fitness()) : m.result().verdict().id();
+    }
+
+    /** {@code floor 0.88}: the geometric mean of the shapes' memory-floor fractions, or blank without one. */
+    private static String floor(MutantRecord m) {
+        Double floor = m.passed() ? m.result().floorFraction() : null;
+        return floor == null ? "" : String.format(Locale.ROOT, "floor %.2f", floor);
     }
 
     private static String node(String id) {

@@ -5,6 +5,8 @@ import dev.kevo.campaign.Confirmation;
 import dev.kevo.campaign.FrozenCampaign;
 import dev.kevo.campaign.MutantRecord;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -21,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -41,6 +44,8 @@ public final class CampaignStore {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper LINES = new ObjectMapper();
+    /** Where a Jackson message says a place is in its input, which it withholds: noise beside the file's line. */
+    private static final Pattern JACKSON_SOURCE = Pattern.compile(" ?\\(?(start marker )?at \\[Source: [^]]*]\\)?");
 
     private final Path dir;
 
@@ -143,10 +148,24 @@ public final class CampaignStore {
         if (!Files.exists(file)) {
             return Optional.empty();
         }
+        return Optional.of(readRecord(file, type));
+    }
+
+    /**
+     * One JSON record of the folder. Kevo writes each atomically, so one that does not parse was damaged since
+     * (cut short by a copy, edited by hand): an input error that names the file, never a record quietly left out,
+     * which would make a report or a lineage silently wrong.
+     */
+    private static <T> T readRecord(Path file, Class<T> type) {
         try {
-            return Optional.of(JSON.readValue(file.toFile(), type));
+            return JSON.readValue(file.toFile(), type);
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            throw KevoException.input(file + (at == null || at.getLineNr() < 1 ? "" : ":" + at.getLineNr())
+                    + ": damaged, not a readable record (" + JACKSON_SOURCE.matcher(e.getOriginalMessage())
+                    .replaceAll("") + ")");
         } catch (IOException e) {
-            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
+            throw KevoException.input(file + ": cannot read (" + e.getMessage() + ")");
         }
     }
 
@@ -159,16 +178,12 @@ public final class CampaignStore {
         io(() -> AtomicFiles.appendLine(dir.resolve(EVENTS), LINES.writeValueAsString(line)));
     }
 
-    /** Every mutant saved so far; a record whose files a crash cut short is skipped. */
+    /** Every mutant saved so far. */
     public List<MutantRecord> mutants() {
         List<MutantRecord> out = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(CampaignStore::isMutantRecord).sorted().toList()) {
-                try {
-                    out.add(JSON.readValue(file.toFile(), MutantRecord.class));
-                } catch (IOException e) {
-                    // Only an interrupted first write can leave this (writes are atomic), and its .cu goes with it.
-                }
+                out.add(readRecord(file, MutantRecord.class));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -181,11 +196,7 @@ public final class CampaignStore {
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
-        try {
-            return Optional.of(JSON.readValue(file.toFile(), MutantRecord.class));
-        } catch (IOException e) {
-            throw KevoException.input(file + ": unreadable (" + e.getMessage() + ")");
-        }
+        return Optional.of(readRecord(file, MutantRecord.class));
     }
 
     public String source(String id) {

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Reads the kernel file contract: a {@code /*@kevo {JSON} *}{@code /} header that holds the launch plan.
@@ -31,6 +33,8 @@ public final class ContractParser {
     /** Sources larger than this are rejected before anything else looks at them. */
     public static final int MAX_SOURCE_BYTES = 256 * 1024;
 
+    /** Where Jackson's messages say a place is in its input; the header line is added to make it the file's. */
+    private static final Pattern JACKSON_LOCATION = Pattern.compile("\\[Source: .*?; line: (\\d+), column: \\d+\\]");
     private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans", "knobs", "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
     private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
@@ -86,13 +90,24 @@ public final class ContractParser {
             JsonLocation loc = e.getLocation();
             int line = headerLine + (loc == null ? 0 : Math.max(0, loc.getLineNr() - 1));
             throw new ContractException(where + ":" + line + ": malformed " + HEADER_START + " JSON: "
-                    + e.getOriginalMessage());
+                    + withoutJacksonSource(e.getOriginalMessage(), headerLine));
         } catch (IOException e) {
             throw new ContractException(where + ":" + headerLine + ": cannot read " + HEADER_START + " JSON: "
                     + e.getMessage());
         }
-        Reader reader = new Reader(where, headerLine, lines);
+        Set<String> knobs = new TreeSet<>();
+        root.path("knobs").fieldNames().forEachRemaining(knobs::add);
+        Reader reader = new Reader(where, headerLine, lines, knobs);
         return reader.file(name, path, source, root);
+    }
+
+    /**
+     * Jackson's message with each location it embeds ({@code [Source: REDACTED (...); line: 1, column: 27]}, the
+     * source being withheld) as the file's line: the user reads a kernel file, not Jackson's input.
+     */
+    static String withoutJacksonSource(String message, int headerLine) {
+        return JACKSON_LOCATION.matcher(message).replaceAll(m ->
+                "line " + (headerLine + Integer.parseInt(m.group(1)) - 1));
     }
 
     /**
@@ -140,7 +155,7 @@ public final class ContractParser {
     }
 
     /** Walks the header JSON, naming the place and the file's line in messages. */
-    private record Reader(String file, int headerLine, Map<String, Integer> lines) {
+    private record Reader(String file, int headerLine, Map<String, Integer> lines, Set<String> knobs) {
 
         KernelFile file(String name, Path path, String source, JsonNode root) {
             object(root, At.HEADER, TOP_KEYS);
@@ -235,7 +250,7 @@ public final class ContractParser {
                 throw error(at, " must be an expression string or an integer");
             }
             try {
-                return Expr.parseAllowingKnobs(node.asText());
+                return Expr.parseAllowingKnobs(node.asText(), knobs);
             } catch (IllegalArgumentException e) {
                 throw error(at, ": " + e.getMessage());
             }

@@ -109,6 +109,11 @@ public final class Expr {
         return parse(text, Set.of(), true);
     }
 
+    /** As {@link #parseAllowingKnobs(String)}; an unknown name's message lists {@code declared}, the file's knobs. */
+    public static Expr parseAllowingKnobs(String text, Set<String> declared) {
+        return parse(text, declared, true);
+    }
+
     private static Expr parse(String text, Set<String> knobs, boolean anyKnob) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("empty expression");
@@ -133,7 +138,8 @@ public final class Expr {
                 }
                 if (!VARIABLES.contains(variable)) {
                     throw new IllegalArgumentException("'" + text + "': unknown name '" + variable
-                            + "' (expressions may use rows, cols, sms)");
+                            + "' (expressions may use rows, cols, sms" + (knobs.isEmpty() ? ""
+                            : " and the knobs " + String.join(", ", new TreeSet<>(knobs))) + ")");
                 }
             }
         } catch (ParseException e) {

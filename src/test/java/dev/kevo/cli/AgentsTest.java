@@ -26,7 +26,7 @@ class AgentsTest {
     static final KevoHome HOME = new KevoHome(TestFiles.root());
 
     static Map<String, Agent> agents(CampaignConfig config, Map<String, String> env) {
-        return Agents.forCampaign(config.agents(), HOME, env::get);
+        return Agents.forCampaign(config.agents(), Path.of("c.yaml"), HOME, env::get);
     }
 
     @ParameterizedTest
@@ -57,8 +57,8 @@ class AgentsTest {
         CampaignConfig config = CampaignConfig.load(HOME.config("ensemble"));
         AgentPool pool = new AgentPool(config.agents(), agents(config, Map.of()));
         KevoException e = assertThrows(KevoException.class, pool::checkReady);
-        assertEquals("agents[1].model.api_key_env: environment variable OPENAI_API_KEY is not set (it must hold the "
-                + "openai key for agent 'gpt')", e.getMessage());
+        assertEquals("c.yaml: agents[1].model.api_key_env: environment variable OPENAI_API_KEY is not set (it must "
+                + "hold the openai key for agent 'gpt')", e.getMessage());
     }
 
     static String yaml(String model) {
@@ -115,7 +115,7 @@ class AgentsTest {
                 e.getMessage());
         Files.delete(prompts.resolve("improve.md"));
         KevoException missing = assertThrows(KevoException.class, () -> agents(config, Map.of()));
-        assertEquals("agents[1].model.templates.improve: no prompt template " + prompts.resolve("improve.md"),
+        assertEquals("c.yaml: agents[1].model.templates.improve: no prompt template " + prompts.resolve("improve.md"),
                 missing.getMessage());
     }
 

@@ -43,6 +43,46 @@ class UsageTest {
         assertUsageError(kevo("check", "--sms", "-3", SEED), "kevo check", "--sms must be at least 1 (got -3)");
     }
 
+    /** A number picocli parses but the command cannot use is the user's error, not kevo's (exit 70). */
+    @Test
+    void numericOptionsOutOfRangeAreUsageErrors() {
+        String sample = TestFiles.root().resolve("mutations/default-h100").toString();
+        assertUsageError(kevo("reeval", sample, "--top", "-3"), "kevo reeval", "--top must be at least 1 (got -3)");
+        assertUsageError(kevo("reeval", sample, "--top", "0"), "kevo reeval", "--top must be at least 1 (got 0)");
+        assertUsageError(kevo("reeval", sample, "--device", "-1"), "kevo reeval", "--device must be at least 0");
+        assertUsageError(kevo("reeval", sample, "--noise", "-1"), "kevo reeval", "--noise must be a number above 0");
+        assertUsageError(kevo("reeval", sample, "--noise", "NaN"), "kevo reeval", "--noise must be a number above 0");
+        assertUsageError(kevo("reeval", sample, "--noise", "Infinity"), "kevo reeval", "--noise must be a number");
+        assertUsageError(kevo("eval", "--device", "-1", SEED), "kevo eval", "--device must be at least 0 (got -1)");
+        assertUsageError(kevo("report", sample, "--top", "0"), "kevo report", "--top must be at least 1 (got 0)");
+        assertUsageError(kevo("evolve", "--devices", "first"), "kevo evolve", "--devices: 'all' or GPU ordinals");
+        assertUsageError(kevo("evolve", "--workers", "slurm:0"), "kevo evolve", "--workers: local, slurm or slurm:N");
+        assertUsageError(kevo("worker", "--device", "-1"), "kevo worker", "--device must be at least 0 (got -1)");
+    }
+
+    @Test
+    void theHiddenWorkerCommandAnswersHelp() {
+        Outcome o = kevo("worker", "--help");
+        assertEquals(0, o.code(), o.err());
+        assertTrue(o.out().startsWith("Judge candidates for a supervisor"), o.out());
+    }
+
+    /** Help names only options the command has, and example campaigns a reader can open. */
+    @Test
+    void helpNamesOnlyWhatExists() {
+        assertFalse(kevo("reeval", "--help").out().contains("--devices"));
+        for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report", "export")) {
+            java.util.regex.Matcher campaigns = java.util.regex.Pattern
+                    .compile("mutations/[A-Za-z0-9_.-]*[A-Za-z0-9](/[A-Za-z0-9_.-]*[A-Za-z0-9])?")
+                    .matcher(kevo(command, "--help").out());
+            while (campaigns.find()) {
+                Path named = TestFiles.root().resolve(campaigns.group());
+                assertTrue(Files.exists(named) || Files.exists(named.resolveSibling(named.getFileName() + ".json")),
+                        command + " --help: " + campaigns.group());
+            }
+        }
+    }
+
     @Test
     void checkRejectsAnArchitectureThatIsNotSmXx() {
         assertUsageError(kevo("check", "--arch", "hopper", SEED), "kevo check", "--arch 'hopper': expected sm_XX");
@@ -96,8 +136,10 @@ class UsageTest {
                 assertTrue(evalHelp.matches(".*\\b" + name + "\\b.*"), name + " in: " + evalHelp);
             }
         }
-        for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report")) {
-            assertTrue(kevo(command, "--help").out().contains("Exit codes: 0 "), command);
+        for (String command : List.of("evolve", "eval", "check", "show", "lineage", "reeval", "report", "export")) {
+            String commandHelp = kevo(command, "--help").out();
+            assertTrue(commandHelp.contains("Exit codes:\n    0   "), command + ": " + commandHelp);
+            assertTrue(commandHelp.contains("\n   70   internal error"), command + ": " + commandHelp);
         }
         String reeval = kevo("reeval", "--help").out().replaceAll("\\s+", " ");
         assertTrue(reeval.contains("--nvrtc=LIB NVRTC library to use"), reeval);

@@ -101,6 +101,27 @@ class NvrtcLocatorTest {
         assertEquals(KevoException.Kind.INPUT, broken.kind());
     }
 
+    /**
+     * What {@code kevo check} asks before it decides to skip compiling: a named library is taken as named (loading
+     * it says what is wrong), an unnamed one is the first candidate that opens. The math library stands in for
+     * NVRTC, so that this runs on a machine without one: opening is all that locate does.
+     */
+    @Test
+    void locateTakesANamedLibraryAsNamedAndElseTheFirstThatOpens(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("missing/libnvrtc.so");
+        assertEquals(Optional.of(missing.toString()), new NvrtcLocator(Map.of()).locate(Optional.of(missing)));
+        assertEquals(Optional.of("/k/libnvrtc.so.12"),
+                new NvrtcLocator(Map.of("KEVO_NVRTC", "/k/libnvrtc.so.12")).locate(Optional.empty()));
+        // the first two candidates, both before any search of the system's library path: one that does not open,
+        // then one that does
+        Path lib64 = Files.createDirectories(dir.resolve("cuda/lib64"));
+        Path targets = Files.createDirectories(dir.resolve("cuda/targets/x86_64-linux/lib"));
+        Files.writeString(lib64.resolve("libnvrtc.so.13"), "this is not an ELF file\n");
+        Files.copy(Path.of("/lib/x86_64-linux-gnu/libm.so.6"), targets.resolve("libnvrtc.so.13"));
+        assertEquals(Optional.of(targets.resolve("libnvrtc.so.13").toString()),
+                new NvrtcLocator(Map.of("CUDA_HOME", dir.resolve("cuda").toString())).locate(Optional.empty()));
+    }
+
     @NeedsNvrtc
     @Test
     void aConfiguredLibraryIsUsedFirst(@TempDir Path dir) throws IOException {

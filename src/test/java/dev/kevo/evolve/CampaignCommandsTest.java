@@ -45,7 +45,7 @@ class CampaignCommandsTest {
         Outcome r = kevo("lineage", folder.toString());
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
-        assertEquals("scores are x over b (geometric-mean speedup)", lines.getFirst(), "the baseline first");
+        assertTrue(lines.getFirst().startsWith("scores are x over b (geometric-mean speedup)"), "the baseline first");
         lines = lines.subList(1, lines.size());
         assertTrue(lines.getFirst().startsWith("seed-"), r.out());
         assertTrue(lines.getLast().contains(state.bestId()), r.out());

@@ -9,6 +9,7 @@ import dev.kevo.KevoCli.Outcome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,12 +55,16 @@ class ReportCommandTest {
         String folder = ReportFixture.folder().toString();
         expectInputError(kevo("report"), "name a campaign folder");
         expectInputError(kevo("report", tmp.toString()), "not a campaign folder");
-        expectInputError(kevo("report", folder, "--top", "0"), "--top must be at least 1");
         expectInputError(kevo("report", folder, folder, "--out", tmp.resolve("x.html").toString()), "--out names one file");
         expectInputError(kevo("report", folder, "--compare", folder, folder), "either campaign folders or --compare");
         expectInputError(kevo("report", "--compare", folder, folder + "/g9999-i0-c0"), "neither a campaign folder");
         Outcome usage = kevo("report", "--compare", folder);
         assertEquals(2, usage.code());
+        // an option out of range is a usage error: its line, then where the help is
+        Outcome top = kevo("report", folder, "--top", "0");
+        assertEquals(2, top.code());
+        assertEquals(List.of("kevo: --top must be at least 1 (got 0)", "see 'kevo report --help'"),
+                top.err().strip().lines().toList());
     }
 
     @Test

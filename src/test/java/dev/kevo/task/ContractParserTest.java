@@ -239,6 +239,27 @@ class ContractParserTest {
         assertTrue(sameLine.getMessage().startsWith("k.cu:1: malformed"), sameLine::getMessage);
     }
 
+    /** A header cut short: Jackson points at where the object opened, in its own terms; the user gets the line. */
+    @Test
+    void anUnclosedHeaderSaysWhereItOpenedWithoutJacksonsInternals() {
+        ContractException e = parseFails("// line 1\n/*@kevo\n{\"plans\": [{\"launches\": [\n */\n");
+        assertTrue(e.getMessage().startsWith("k.cu:"), e::getMessage);
+        assertFalse(e.getMessage().contains("Source:"), e::getMessage);
+        assertFalse(e.getMessage().contains("StreamReadFeature"), e::getMessage);
+        assertContains(e.getMessage(), "start marker at line 3");
+        assertOneLine(e.getMessage());
+    }
+
+    @Test
+    void anUnknownNameListsTheFilesKnobs() {
+        ContractException e = parseFails("""
+                /*@kevo {"knobs": {"TILE": {"values": [64, 128], "value": 64}, "WARPS": {"range": [1, 8], "value": 4}},
+                  "plans": [{"launches": [{"kernel": "k", "grid": "rows", "block": "tile", "args": ["y"]}]}]} */
+                extern "C" __global__ void k(float* y) { }
+                """);
+        assertContains(e.getMessage(), "unknown name 'tile'", "rows, cols, sms and the knobs TILE, WARPS");
+    }
+
     @Test
     void duplicateKeyIsAnErrorOnItsLine() {
         Path file = BROKEN.resolve("duplicate_key.cu");

@@ -1,0 +1,103 @@
+package dev.kevo.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoCli.Outcome;
+import dev.kevo.TestFiles;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code kevo check} on a machine where no NVRTC is found: every other check still runs. The command is told that
+ * none is found, so this runs the same with NVRTC installed or not.
+ */
+class CheckWithoutNvrtcTest {
+
+    /** kevo with a check command that finds no NVRTC unless one is named. */
+    private static Outcome kevo(String... args) {
+        CommandLine.IFactory factory = new CommandLine.IFactory() {
+            @Override
+            public <K> K create(Class<K> type) throws Exception {
+                return type == CheckCommand.class ? type.cast(new CheckCommand(named -> named.map(Path::toString)))
+                        : CommandLine.defaultFactory().create(type);
+            }
+        };
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(factory, new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Outcome(code, out.toString(), err.toString());
+    }
+
+    private static String seed(String name) {
+        return TestFiles.root().resolve("seeds").resolve(name).toString();
+    }
+
+    @Test
+    void goodFilesGetEveryCheckButTheCompileAndACodeOfTheirOwn() {
+        Outcome o = kevo("check", seed("online.cu"), seed("register_rows.cu"));
+        assertEquals(ExitCode.NOT_COMPILED.code(), o.code(), o.err());
+        List<String> err = o.err().strip().lines().toList();
+        assertEquals(1, err.size(), o.err());
+        assertTrue(err.getFirst().startsWith("kevo: compiling skipped: no NVRTC library found"), o.err());
+        assertTrue(o.out().contains(seed("online.cu") + ": ok, not compiled; kernels: softmax_online"), o.out());
+        // the plans were resolved: every shape of the standard suite is placed under one of online.cu's plans
+        List<String> online = o.out().lines().dropWhile(l -> !l.startsWith(seed("online.cu"))).skip(1)
+                .takeWhile(l -> l.startsWith("  plan ")).toList();
+        assertEquals(14, online.stream().mapToInt(l -> l.substring(l.indexOf(": ") + 2).split(" ").length).sum(),
+                o.out());
+    }
+
+    @Test
+    void aHeaderErrorStillFailsTheFile(@TempDir Path dir) throws IOException {
+        Path bad = Files.writeString(dir.resolve("bad.cu"), """
+                /*@kevo {"plans": [{"launches": [{"kernel": "k", "grid": "rowz", "block": 32, "args": ["y"]}]}]} */
+                extern "C" __global__ void k(float* y) { }
+                """);
+        Outcome o = kevo("check", bad.toString(), seed("online.cu"));
+        assertEquals(ExitCode.REJECTED.code(), o.code(), o.err());
+        assertTrue(o.err().startsWith(bad.toString()), o.err());
+        assertTrue(o.err().contains("rowz"), o.err());
+        assertTrue(o.out().contains(seed("online.cu") + ": ok, not compiled"), o.out());
+    }
+
+    @Test
+    void aShapeNoPlanCoversFailsTheFile(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("short_only.cu"), """
+                /*@kevo {"plans": [{"when": "cols <= 4096",
+                   "launches": [{"kernel": "k", "grid": "rows", "block": 32, "args": ["y"]}]}]} */
+                extern "C" __global__ void k(float* y) { }
+                """);
+        Outcome o = kevo("check", file.toString());
+        assertEquals(ExitCode.REJECTED.code(), o.code(), o.err());
+        assertTrue(o.err().contains("no plan covers shape"), o.err());
+    }
+
+    @Test
+    void aSourceRuleStillHolds(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("host.cu"), """
+                /*@kevo {"plans": [{"launches": [{"kernel": "k", "grid": 1, "block": 32, "args": ["y"]}]}]} */
+                #include "kevo.h"
+                #include <cstdio>
+                extern "C" __global__ void k(float* y) { y[threadIdx.x] = 0; }
+                """);
+        Outcome o = kevo("check", file.toString());
+        assertEquals(ExitCode.REJECTED.code(), o.code(), o.err());
+        assertTrue(o.err().contains("source-rejected"), o.err());
+    }
+
+    /** Only an NVRTC nobody named may be missing: a named one that is not there is an error, not a skip. */
+    @Test
+    void aNamedNvrtcThatIsMissingIsStillAnError(@TempDir Path dir) {
+        Outcome o = kevo("check", "--nvrtc", dir.resolve("libnvrtc.so.13").toString(), seed("online.cu"));
+        assertEquals(ExitCode.USAGE.code(), o.code(), o.err());
+        assertTrue(o.err().contains("no such file"), o.err());
+    }
+}

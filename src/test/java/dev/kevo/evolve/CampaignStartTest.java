@@ -1,0 +1,53 @@
+package dev.kevo.evolve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import dev.kevo.TestFiles;
+import dev.kevo.config.KevoHome;
+import dev.kevo.task.KernelFile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CampaignStartTest {
+
+    /** A campaign folder copied to a machine without kevo's seeds/ resumes from the seeds it saved. */
+    @Test
+    void aCopiedCampaignResumesFromItsSavedSeeds(@TempDir Path dir) throws IOException {
+        Path copy = Files.createDirectories(dir.resolve("campaign"));
+        try (Stream<Path> files = Files.list(TestFiles.root().resolve("mutations/default-h100"))) {
+            for (Path file : files.toList()) {
+                Files.copy(file, copy.resolve(file.getFileName()));
+            }
+        }
+        CampaignStart start = CampaignStart.resume(copy, new KevoHome(dir), config -> null);
+        assertTrue(start.resumed());
+        assertEquals(copy, start.dir());
+        try (Stream<Path> saved = Files.list(copy)) {
+            assertEquals(saved.filter(p -> p.getFileName().toString().matches("seed-.*\\.cu")).count(),
+                    start.seeds().size());
+        }
+        assertTrue(start.seeds().stream().map(KernelFile::path).allMatch(p -> p.startsWith(copy)),
+                start.seeds()::toString);
+    }
+
+    /** A new campaign is checked whole before its folder is named on disk: a missing seeds folder makes nothing. */
+    @Test
+    void aFreshCampaignWithoutSeedsMakesNoFolder(@TempDir Path dir) throws IOException {
+        Path out = dir.resolve("out");
+        Path config = Files.writeString(dir.resolve("c.yaml"), "name: noseeds\noutput: " + out + "\nseeds: "
+                + dir.resolve("nowhere") + "\nbaseline: block_two_pass\n");
+        KevoException e = assertThrows(KevoException.class, () -> CampaignStart.fresh(config,
+                new KevoHome(TestFiles.root()), "test", c -> null, Map.of(), note -> { }));
+        assertTrue(e.getMessage().contains("no seeds folder"), e.getMessage());
+        assertFalse(Files.exists(out));
+    }
+}
