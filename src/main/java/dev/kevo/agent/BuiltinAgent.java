@@ -3,6 +3,7 @@ package dev.kevo.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kevo.task.KernelFile;
 import dev.kevo.agent.Genome.BlockRows;
+import dev.kevo.agent.Genome.ClusterRows;
 import dev.kevo.agent.Genome.ExpMode;
 import dev.kevo.agent.Genome.Fused;
 import dev.kevo.agent.Genome.LoadHint;
@@ -84,9 +85,17 @@ public final class BuiltinAgent implements Agent {
                         ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                         new Fused(32, 14, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                                 StoreHint.PLAIN)),
+                LONG_ROWS_ON_CHIP,
                 new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         LoadHint.LDCS, StoreHint.STCS)));
     }
+
+    /**
+     * Rows past 16384 columns of many: a row per cluster of up to 8 blocks of 512 threads, 32 floats per thread in
+     * registers and 32 in shared memory, two blocks per SM so that one loads while the other reduces (one
+     * 1024-thread block per SM holding its share in registers alone idles the SM while it reduces).
+     */
+    static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, LoadHint.PLAIN, StoreHint.PLAIN);
 
     /**
      * Hand-picked starting points, {@code default} first: {@code register-rows} follows the hand-written
@@ -104,6 +113,7 @@ public final class BuiltinAgent implements Agent {
                         StoreHint.PLAIN),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN)),
+                d.clusterRows(),
                 new LoopRows(0, new Streaming(1024, 1, 2, 1, true, Reduce.SHUFFLE, ExpMode.ACCURATE,
                         LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
         named.put("online", new Genome(
@@ -112,6 +122,7 @@ public final class BuiltinAgent implements Agent {
                         StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS)),
+                d.clusterRows(),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         LoadHint.LDCS, StoreHint.STCS))));
         named.put("wide", new Genome(
@@ -120,6 +131,7 @@ public final class BuiltinAgent implements Agent {
                         StoreHint.STCS),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS)),
+                d.clusterRows(),
                 new LoopRows(0, new Streaming(1024, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         LoadHint.LDCS, StoreHint.STCS))));
         named.replaceAll((name, g) -> g.normalized());

@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * The built-in agent's description of a softmax kernel file: one design per shape regime, each rendered by
  * {@link KernelRenderer} into kernels and launch plans. Plans are tried in the order short, split, block,
- * loop; loop is the catch-all, so every shape is covered whatever the thresholds are.
+ * cluster, block, loop; loop is the catch-all, so every shape is covered whatever the thresholds are.
  *
  * <p>A genome may hold any values; {@link #normalized()} maps it onto the space the renderer is correct
  * for (powers of two where kernels need them, register budgets, thresholds in range). The agent only ever
@@ -20,10 +20,12 @@ import java.util.Map;
  * @param shortRows rows of up to {@code maxCols}: a row per group of lanes of one warp, held in registers
  * @param blockRows rows of up to {@code maxCols}: a row per block, held in registers
  * @param splitRows long rows when there are too few of them to fill the GPU: each row split over many blocks
+ * @param clusterRows long rows of many: a row per thread-block cluster, held on chip
  * @param loopRows everything else: a block per row, two streaming reads of the row
  */
 public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("block") BlockRows blockRows,
-                     @JsonProperty("split") SplitRows splitRows, @JsonProperty("loop") LoopRows loopRows) {
+                     @JsonProperty("split") SplitRows splitRows, @JsonProperty("cluster") ClusterRows clusterRows,
+                     @JsonProperty("loop") LoopRows loopRows) {
 
     /** How exp(v - max) is evaluated. */
     public enum ExpMode {
@@ -147,6 +149,31 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         }
     }
 
+    /**
+     * Long rows of many, {@code minCols < cols <= capacity() * maxCluster} (after the split regime, which takes few
+     * rows, and before the block buckets): a row per thread-block cluster of {@code cdiv(cols, capacity())} blocks
+     * of {@code threads}, each holding its share of the row on chip, {@code regVecs} float4 per thread in registers
+     * and {@code smemVecs} more in shared memory, and the blocks' (max, sum) exchanged once in distributed shared
+     * memory: x is read once. {@code 1024 / threads} blocks share an SM, so one loads while another reduces.
+     *
+     * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
+     */
+    public record ClusterRows(int minCols, int maxCluster, int threads, int regVecs, int smemVecs, LoadHint load,
+                              StoreHint store) {
+        public ClusterRows {
+            nonNull(load, store);
+        }
+
+        /** Columns one block holds. */
+        public int capacity() {
+            return threads * 4 * (regVecs + smemVecs);
+        }
+
+        public boolean enabled() {
+            return maxCluster > 0;
+        }
+    }
+
     /** The catch-all: a block per row; {@code gridCap} 0 launches one per row, n at most n * sms looping over rows. */
     public record LoopRows(int gridCap, Streaming pass) {
         public LoopRows {
@@ -229,7 +256,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
 
     /** The same genome mapped onto the space the renderer is correct and register-resident for. */
     public Genome normalized() {
-        return new Genome(normalize(shortRows), normalize(blockRows), normalize(splitRows), normalize(loopRows));
+        return new Genome(normalize(shortRows), normalize(blockRows), normalize(splitRows), normalize(clusterRows),
+                normalize(loopRows));
     }
 
     private static ShortRows normalize(ShortRows s) {
@@ -276,6 +304,15 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     public static Streaming withThreads(Streaming pass, int threads) {
         return normalize(new Streaming(threads, pass.vec(), pass.tile(), pass.unroll(), pass.online(), pass.reduce(),
                 pass.exp(), pass.statsLoad(), pass.normLoad(), pass.store()));
+    }
+
+    private static ClusterRows normalize(ClusterRows c) {
+        int threads = pow2(c.threads(), 128, 1024);
+        int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4) / 4);
+        int smemVecs = clamp(c.smemVecs(), 0, Fused.smemVectors(threads, 1024 / threads, 4));
+        int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
+        return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, c.load(),
+                c.store());
     }
 
     private static LoopRows normalize(LoopRows l) {

@@ -185,7 +185,7 @@ public final class GenomeSpace {
     }
 
     /** The regimes, in the genome's order: crossover takes each whole from one parent or mixes it. */
-    public static final List<String> REGIMES = List.of("short", "block", "split", "loop");
+    public static final List<String> REGIMES = List.of("short", "block", "split", "cluster", "loop");
 
     private static final Ordered VEC = Ordered.of(1, 2, 4);
     private static final Ordered GRID_CAP = Ordered.of(0, 1, 2, 4, 8, 16, 32);
@@ -231,6 +231,14 @@ public final class GenomeSpace {
                 new Gene("split.fused.exp", Choice.of(Genome.ExpMode.class)),
                 new Gene("split.fused.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("split.fused.store", Choice.of(Genome.StoreHint.class))));
+        genes.addAll(List.of(
+                new Gene("cluster.minCols", new Scale(4096, 1 << 17, 256)),
+                new Gene("cluster.maxCluster", Ordered.of(0, 1, 2, 4, 8)),
+                new Gene("cluster.threads", new Pow2(128, 1024)),
+                new Gene("cluster.regVecs", new Pow2(2, 8)),
+                new Gene("cluster.smemVecs", Ordered.of(0, 2, 4, 8, 12, 14)),
+                new Gene("cluster.load", Choice.of(Genome.LoadHint.class)),
+                new Gene("cluster.store", Choice.of(Genome.StoreHint.class))));
         genes.add(new Gene("loop.gridCap", GRID_CAP));
         genes.addAll(streaming("loop.pass."));
         return List.copyOf(genes);

@@ -30,15 +30,17 @@ public final class KernelRenderer {
 
     /**
      * One launch of a plan: {@code args} as the header lists them; {@code smem} dynamic shared memory or null;
-     * {@code cooperative} for kernels that meet at a grid barrier.
+     * {@code cooperative} for kernels that meet at a grid barrier; {@code cluster} the blocks per thread-block
+     * cluster, or null for none.
      */
-    public record Launch(Kernel kernel, String grid, String smem, boolean cooperative, List<String> args) {
+    public record Launch(Kernel kernel, String grid, String smem, boolean cooperative, String cluster,
+                         List<String> args) {
         public Launch {
             args = List.copyOf(args);
         }
 
         Launch(Kernel kernel, String grid, List<String> args) {
-            this(kernel, grid, null, false, args);
+            this(kernel, grid, null, false, null, args);
         }
     }
 
@@ -84,7 +86,7 @@ public final class KernelRenderer {
         return out.toString();
     }
 
-    /** The launch plans, in the order the header lists them: short buckets, split, block buckets, loop. */
+    /** The launch plans, in the order the header lists them: short buckets, split, cluster, block buckets, loop. */
     public static List<Plan> plans(Genome genome) {
         Genome g = genome.normalized();
         Genome.ShortRows s = g.shortRows();
@@ -98,6 +100,9 @@ public final class KernelRenderer {
         }
         plans.addAll(fusedPlans(g));
         plans.add(splitPlan(g));
+        if (g.clusterRows().enabled()) {
+            plans.add(clusterPlan(g.clusterRows()));
+        }
         for (Bucket k : blockBuckets(g.blockRows())) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
                 Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors(), k.group(), ROW_PARAMS,
@@ -224,7 +229,20 @@ public final class KernelRenderer {
                 "const float* __restrict__ x, float* __restrict__ y, int cols, int chunks",
                 template + "(x, y, cols, chunks)");
         return new Plan(regime + " && cols <= (" + chunks + ") * " + colsPerChunk, List.of(new Launch(kernel,
-                "rows * (" + chunks + ")", smemBytes, true, List.of("x", "y", "cols", chunks))));
+                "rows * (" + chunks + ")", smemBytes, true, null, List.of("x", "y", "cols", chunks))));
+    }
+
+    /** Long rows of many: a row per cluster of cdiv(cols, capacity) blocks, each block's share held on chip. */
+    static Plan clusterPlan(Genome.ClusterRows c) {
+        int capacity = c.capacity();
+        Kernel kernel = new Kernel("softmax_cluster_t" + c.threads() + "_r" + c.regVecs() + "_s" + c.smemVecs(),
+                c.threads(), 1024 / c.threads(), "const float* __restrict__ x, float* __restrict__ y, int cols",
+                "cluster_rows<ClusterCfg, " + c.threads() + ", " + c.regVecs() + ", " + c.smemVecs() + ">(x, y, cols)");
+        String blocks = "cdiv(cols, " + capacity + ")";
+        String smem = c.smemVecs() > 0 ? Long.toString((long) c.threads() * c.smemVecs() * 16) : null;
+        return new Plan("cols > " + c.minCols() + " && cols <= " + (long) capacity * c.maxCluster(), List.of(
+                new Launch(kernel, "rows * " + blocks, smem, false, c.maxCluster() > 1 ? blocks : null,
+                        List.of("x", "y", "cols"))));
     }
 
     private static Plan splitPlan(Genome g) {
@@ -259,6 +277,7 @@ public final class KernelRenderer {
                         .append(", \"block\": ").append(launch.kernel().threads())
                         .append(launch.smem() == null ? "" : ", \"smem\": " + quote(launch.smem()))
                         .append(launch.cooperative() ? ", \"cooperative\": true" : "")
+                        .append(launch.cluster() == null ? "" : ", \"cluster\": " + quote(launch.cluster()))
                         .append(", \"args\": [")
                         .append(String.join(", ", launch.args().stream().map(KernelRenderer::quote).toList()))
                         .append("] }");
@@ -293,8 +312,18 @@ public final class KernelRenderer {
         return "builtin genome: in registers, cols <= " + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes, "
                 + "cols <= " + b.maxCols() + " a row per block of " + b.minThreads() + "-" + b.maxThreads()
                 + " threads; cols >= " + sp.minCols() + " with rows <= " + smsShare(sp.rowsPct())
-                + ": rows split over many blocks, " + splitDesign(sp.fused())
+                + ": rows split over many blocks, " + splitDesign(sp.fused()) + clusterDesign(g.clusterRows())
                 + "; else a block per row, two reads";
+    }
+
+    private static String clusterDesign(Genome.ClusterRows c) {
+        if (!c.enabled()) {
+            return "";
+        }
+        return "; " + c.minCols() + " < cols <= " + (long) c.capacity() * c.maxCluster() + ": a row on chip per "
+                + (c.maxCluster() > 1 ? "cluster of up to " + c.maxCluster() + " blocks" : "block") + " of "
+                + c.threads() + " threads (" + c.regVecs() * 4 + " floats each in registers, " + c.smemVecs() * 4
+                + " in shared memory)";
     }
 
     private static String splitDesign(Genome.Fused f) {
@@ -337,6 +366,8 @@ public final class KernelRenderer {
                 field("VEC", f.vec()), field("EXP", "EXP_" + f.exp()), field("LOAD", "LOAD_" + f.load()),
                 field("STORE", "STORE_" + f.store()), field("REDUCE", "REDUCE_" + f.reduce()))));
         out.append(struct("FusedStreamCfg", streaming(Genome.withThreads(g.splitRows().pass(), f.threads()))));
+        Genome.ClusterRows c = g.clusterRows();
+        out.append(struct("ClusterCfg", List.of(field("LOAD", "LOAD_" + c.load()), field("STORE", "STORE_" + c.store()))));
         out.append(struct("LoopCfg", streaming(g.loopRows().pass())));
         return out.toString();
     }

@@ -571,3 +571,95 @@ template <class C> __device__ __forceinline__ void loop_rows(const float* __rest
         stream_write<C>(x + base, y + base, p, 0, p.nv, true, st.m, 1.0f / st.s);
     }
 }
+
+// Rows of many held on chip across a thread-block cluster (launched with "cluster": cdiv(cols, capacity)): block
+// `rank` of the cluster holds a contiguous share of the row's aligned float4s, N per thread in registers and S in
+// shared memory (fetched by cp.async, so they do not pass through registers). The up to 3 unaligned elements at
+// each end go to the first and last block. Each thread takes exponentials against its own max (exp(v - m) by the
+// difference first, so a row of -FLT_MAX gives exp(0), not inf - inf); the (max, sum) pairs merge over the block,
+// then once across the cluster in distributed shared memory; each thread then scales by one factor. x is read once.
+template <class C, int THREADS, int N, int S>
+__device__ __forceinline__ void cluster_rows(const float* __restrict__ x, float* __restrict__ y, int cols) {
+    extern __shared__ float4 held[];
+    __shared__ float2 block_stat;
+    constexpr float L2E = KEVO_LOG2E;
+    const float NEG = -KEVO_INF;
+    const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
+    const long long base = (long long)(blockIdx.x / size) * cols;
+    const Peel p = peel<4>(base, cols);
+    const int per = kevo_cdiv(p.nv, (int)size);
+    const int v0 = (int)rank * per, v1 = min(v0 + per, p.nv);
+    const float4* xv = reinterpret_cast<const float4*>(x + base + p.head);
+    float4* yv = reinterpret_cast<float4*>(y + base + p.head);
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        const int i = v0 + t + (N + k) * THREADS;
+        kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
+    }
+    float4 r[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int i = v0 + t + k * THREADS;
+        r[k] = i < v1 ? load<C::LOAD>(xv + i) : make_float4(NEG, NEG, NEG, NEG);
+    }
+    float h = rank == 0 && t < p.head ? load<C::LOAD>(x + base + t) : NEG;
+    float u = rank == size - 1 && t < p.tail ? load<C::LOAD>(x + base + p.head + 4LL * p.nv + t) : NEG;
+    float m = fmaxf(h, u);
+#pragma unroll
+    for (int k = 0; k < N; ++k) m = fmaxf(m, fmaxf(fmaxf(r[k].x, r[k].y), fmaxf(r[k].z, r[k].w)));
+    if (S > 0) kevo_cp_async_wait();
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        if (v0 + t + (N + k) * THREADS < v1) {
+            const float4 v = held[k * THREADS + t];
+            m = fmaxf(m, fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)));
+        }
+    }
+    const float mk = m == NEG ? 0.0f : m;  // a thread with only -inf: its exps are 0
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        r[k] = make_float4(exp2f((r[k].x - mk) * L2E), exp2f((r[k].y - mk) * L2E), exp2f((r[k].z - mk) * L2E),
+                           exp2f((r[k].w - mk) * L2E));
+        s += (r[k].x + r[k].y) + (r[k].z + r[k].w);
+    }
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        if (v0 + t + (N + k) * THREADS < v1) {
+            float4 v = held[k * THREADS + t];
+            v = make_float4(exp2f((v.x - mk) * L2E), exp2f((v.y - mk) * L2E), exp2f((v.z - mk) * L2E),
+                            exp2f((v.w - mk) * L2E));
+            s += (v.x + v.y) + (v.z + v.w);
+            held[k * THREADS + t] = v;
+        }
+    }
+    h = exp2f((h - mk) * L2E);
+    u = exp2f((u - mk) * L2E);
+    // Keys are plain maxima here: EXP_FAST merges them with __expf of their difference.
+    Stat st = group_reduce<THREADS, REDUCE_SHUFFLE>(Stat{m, s + h + u}, MergeOp<EXP_FAST>());
+    if (size > 1) {
+        if (t == 0) block_stat = make_float2(st.m, st.s);
+        kevo_cluster_sync();
+        const float2 q = (t & 31) < (int)size ? kevo_cluster_ld_f2(&block_stat, t & 31) : make_float2(NEG, 0.0f);
+        st = warp_reduce<32>(Stat{q.x, q.y}, MergeOp<EXP_FAST>());
+        kevo_cluster_arrive();  // done reading the peers' shared memory
+    }
+    const float f = m == NEG ? 0.0f : exp2f((m - st.m) * L2E) / st.s;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int i = v0 + t + k * THREADS;
+        if (i < v1) store<C::STORE>(yv + i, make_float4(r[k].x * f, r[k].y * f, r[k].z * f, r[k].w * f));
+    }
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        const int i = v0 + t + (N + k) * THREADS;
+        if (i < v1) {
+            const float4 v = held[k * THREADS + t];
+            store<C::STORE>(yv + i, make_float4(v.x * f, v.y * f, v.z * f, v.w * f));
+        }
+    }
+    if (rank == 0 && t < p.head) store<C::STORE>(y + base + t, h * f);
+    if (rank == size - 1 && t < p.tail) store<C::STORE>(y + base + p.head + 4LL * p.nv + t, u * f);
+    if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's pair
+}

@@ -89,7 +89,7 @@ class BuiltinAgentTest {
             Genome child = genome(p);
             assertNotEquals(parent, child);
             assertEquals(GenomeSpace.changes(parent, child), p.summary());
-            assertTrue(p.summary().matches("(short|block|split|loop): .+->.+"), p.summary());
+            assertTrue(p.summary().matches("(short|block|split|cluster|loop): .+->.+"), p.summary());
         }
     }
 

@@ -29,7 +29,7 @@ class GenomeTest {
             assertEquals(g, Genome.fromJson(JSON.readTree(JSON.writeValueAsString(json)), DEFAULT));
         }
         JsonNode json = DEFAULT.toJson();
-        assertEquals(List.of("short", "block", "split", "loop"), iterable(json));
+        assertEquals(List.of("short", "block", "split", "cluster", "loop"), iterable(json));
         assertEquals("EXP2", json.at("/short/exp").asText());
         assertEquals(256, json.at("/split/pass/threads").asInt());
     }
@@ -143,5 +143,29 @@ class GenomeTest {
                 }
             }
         }
+    }
+
+    /** Genomes stored before the cluster regime existed load with the default's, as every missing gene does. */
+    @Test
+    void aGenomeWithoutAClusterRegimeTakesTheDefaults() {
+        ObjectNode old = (ObjectNode) DEFAULT.toJson();
+        old.remove("cluster");
+        assertEquals(DEFAULT.clusterRows(), Genome.fromJson(old, DEFAULT).clusterRows());
+    }
+
+    @Test
+    void clusterRowsNormalizeOntoWhatTheirKernelsHold() {
+        Genome.ClusterRows wild = new Genome.ClusterRows(7, 5, 700, 13, 99, Genome.LoadHint.PLAIN,
+                Genome.StoreHint.PLAIN);
+        Genome g = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), wild, DEFAULT.loopRows())
+                .normalized();
+        Genome.ClusterRows c = g.clusterRows();
+        assertEquals(512, c.threads(), "a power of two");
+        assertEquals(8, c.regVecs(), "at most 32 floats per thread in registers");
+        assertEquals(4, c.maxCluster(), "a power of two, at most 8");
+        assertEquals(1024, c.minCols());
+        // Two 512-thread blocks per SM: what each may keep in shared memory, with the driver's reserve.
+        assertEquals(Genome.Fused.smemVectors(512, 2, 4), c.smemVecs());
+        assertTrue((long) c.threads() * c.smemVecs() * 16 * 2 <= Genome.Fused.SMEM_BYTES_PER_SM);
     }
 }

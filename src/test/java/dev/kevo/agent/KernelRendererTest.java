@@ -77,9 +77,13 @@ class KernelRendererTest {
         expected.put("1x1000000", "softmax_fused_e8");
         expected.put("1x10000000", "softmax_fused_e32_s56");
         expected.put("1x20000000", "softmax_fused_stream");
-        expected.put("200x60000", "softmax_loop");
+        expected.put("200x60000", "softmax_cluster_t512_r8_s8");
+        expected.put("4096x32000", "softmax_cluster_t512_r8_s8");
+        expected.put("2048x128256", "softmax_cluster_t512_r8_s8");
+        expected.put("512x262144", "softmax_cluster_t512_r8_s8");
+        expected.put("256x300000", "softmax_loop");
         expected.put("5x40", "softmax_short_g16_n1");
-        expected.put("4096x20000", "softmax_loop");
+        expected.put("4096x20000", "softmax_cluster_t512_r8_s8");
         expected.forEach((shape, kernel) -> assertEquals(kernel,
                 PlanResolver.resolve(file, Shape.parse(shape), 132).launches().getFirst().kernel(), shape));
 
@@ -90,6 +94,13 @@ class KernelRendererTest {
         assertTrue(longRow.launches().getFirst().cooperative());
         assertEquals(264, longRow.launches().getFirst().grid());
         assertEquals(112 * 1024, longRow.launches().getFirst().smem());
+
+        // The LM-head logits of Llama 3: a row per cluster of four blocks of 512 threads, 64 KB of shared memory each.
+        ResolvedPlan.Launch lmHead = PlanResolver.resolve(file, Shape.parse("2048x128256"), 132).launches().getFirst();
+        assertEquals(4, lmHead.cluster());
+        assertEquals(2048 * 4, lmHead.grid());
+        assertEquals(512, lmHead.block());
+        assertEquals(64 * 1024, lmHead.smem());
     }
 
     @Test
@@ -97,7 +108,7 @@ class KernelRendererTest {
         Genome d = BuiltinAgent.defaultGenome();
         Genome.SplitRows s = d.splitRows();
         Genome twoLaunches = new Genome(d.shortRows(), d.blockRows(), new Genome.SplitRows(s.minCols(), s.rowsPct(),
-                s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass()), d.loopRows());
+                s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass()), d.clusterRows(), d.loopRows());
         KernelFile file = parse("two.cu", twoLaunches);
         // 1x10^7 on 132 SMs: 1056 chunks (8 per SM) of 9470 elements, 37 per thread of a 256-thread block.
         ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);
@@ -127,6 +138,17 @@ class KernelRendererTest {
             assertTrue((long) group * vectors * vec >= shape.cols(), where + ": " + first.kernel() + " too small");
             int perThread = vectors * vec;
             assertTrue(perThread <= Genome.registerElems(threads, vec), where + ": " + perThread + " floats per thread");
+        } else if (first.kernel().startsWith("softmax_cluster")) {
+            // A row per cluster: its blocks hold the whole row, the grid is a cluster per row.
+            Genome.ClusterRows c = g.clusterRows();
+            assertEquals(1, plan.launches().size(), where);
+            assertEquals(c.threads(), first.block(), where);
+            assertTrue(first.cluster() >= 1 && first.cluster() <= Math.max(1, c.maxCluster()), where);
+            assertEquals((long) shape.rows() * first.cluster(), first.grid(), where);
+            assertTrue((long) first.cluster() * c.capacity() >= shape.cols(), where + ": cluster too small");
+            assertEquals((long) c.threads() * c.smemVecs() * 16, first.smem(), where);
+            assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * (1024 / c.threads())
+                    <= Genome.Fused.SMEM_BYTES_PER_SM, where);
         } else if (first.kernel().startsWith("softmax_fused")) {
             // One launch: the whole grid resident at once, every chunk within what its kernel holds.
             Genome.Fused f = g.splitRows().fused();
