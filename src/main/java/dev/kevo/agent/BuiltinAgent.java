@@ -1,7 +1,6 @@
 package dev.kevo.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kevo.task.KernelFile;
 import dev.kevo.agent.Genome.BlockRows;
 import dev.kevo.agent.Genome.ExpMode;
 import dev.kevo.agent.Genome.Fused;
@@ -12,6 +11,8 @@ import dev.kevo.agent.Genome.ShortRows;
 import dev.kevo.agent.Genome.SplitRows;
 import dev.kevo.agent.Genome.StoreHint;
 import dev.kevo.agent.Genome.Streaming;
+import dev.kevo.data.Defaults;
+import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -41,7 +42,7 @@ import java.util.random.RandomGenerator;
  */
 public final class BuiltinAgent implements Agent {
 
-    public static final String NAME = "builtin";
+    public static final String NAME = Defaults.BUILTIN_AGENT;
     private static final int ATTEMPTS = 64;
     private static final double INSPIRATION_CROSSOVER = 0.15;
     private static final double MUTATE_AFTER_CROSSOVER = 0.25;

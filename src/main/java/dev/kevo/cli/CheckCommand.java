@@ -1,9 +1,9 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Verdict;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -15,20 +15,20 @@ import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerLoop;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = {"Checks kernel files without running them: the /*@kevo header, every plan on every shape "

@@ -3,13 +3,13 @@ package dev.kevo.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.BaselineChoice;
+import dev.kevo.data.BaselineChoice;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.EvalRecord;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
-import dev.kevo.eval.EvalRecord;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.result.Verdict;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
@@ -31,10 +31,10 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "eval", mixinStandardHelpOptions = true,
         description = {"Checks kernel files against a float64 reference on every shape of a suite and times them "

@@ -1,19 +1,23 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
+import dev.kevo.agent.TaskContext;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.data.BaselineChoice;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.eval.BaselineResolver;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
-import dev.kevo.campaign.CampaignConfig;
+import dev.kevo.evolve.Judge;
 import dev.kevo.report.CampaignProgress;
-import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.eval.BaselineChoice;
-import dev.kevo.eval.BaselineResolver;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
@@ -21,10 +25,6 @@ import dev.kevo.task.Suite;
 import dev.kevo.worker.Message;
 import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
-import dev.kevo.agent.TaskContext;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.evolve.Judge;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -42,9 +42,9 @@ import java.util.stream.Stream;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "evolve", mixinStandardHelpOptions = true,
         description = {"Runs an evolution campaign: starts from the seeds, asks the agents for variants of good "

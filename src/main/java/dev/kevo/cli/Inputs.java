@@ -3,7 +3,7 @@ package dev.kevo.cli;
 import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.data.EvalSettings;
 import dev.kevo.task.Suite;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.kevo.cuda;
 
+import dev.kevo.data.KernelResources;
 import jcuda.driver.CUfunction;
 
 /**
@@ -9,4 +10,9 @@ import jcuda.driver.CUfunction;
  */
 public record Kernel(String name, CUfunction function, int registers, int localBytes, int staticSharedBytes,
                      int maxThreadsPerBlock) {
+
+    /** What a result records of it. */
+    public KernelResources resources() {
+        return new KernelResources(name, registers, localBytes, staticSharedBytes);
+    }
 }

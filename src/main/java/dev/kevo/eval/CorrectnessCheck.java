@@ -1,13 +1,12 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.Verdict;
-
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.Gpu;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
-import dev.kevo.task.Tolerance;
 import jcuda.driver.CUdeviceptr;
 
 /**

@@ -1,20 +1,22 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.result.Verdict;
-import dev.kevo.result.KernelResources;
-
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
-import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.Ablation;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
@@ -331,13 +333,13 @@ public final class Evaluator implements AutoCloseable {
                         coldMs = r.launchWallMs();
                     }
                 }
-                results.add(ShapeResult.checked(shape, plan.planIndex() + 1, relL2, maxAbs, coldMs));
+                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs));
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = loaded.file().name();
                     throw r;
                 }
-                results.add(ShapeResult.failed(shape, r.verdict(), r.getMessage()));
+                results.add(ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage()));
             }
         }
         return results;
@@ -497,7 +499,7 @@ public final class Evaluator implements AutoCloseable {
 
     private static List<KernelResources> resourcesOf(Loaded loaded) {
         return loaded.file().kernelNames().stream().map(name -> loaded.module().kernel(name))
-                .map(KernelResources::of).toList();
+                .map(Kernel::resources).toList();
     }
 
     static double geometricMean(java.util.stream.DoubleStream values) {

@@ -1,5 +1,7 @@
 package dev.kevo.eval;
 
+import dev.kevo.data.PhaseLimits;
+
 /**
  * How long the worker may wait for a candidate's work before its supervisor should kill it, derived from what
  * the shape needs. A spinning kernel cannot be interrupted from inside the worker (its synchronisation never

@@ -1,10 +1,9 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import dev.kevo.KevoException;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.WeightedDraw;
+import dev.kevo.data.CampaignConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,9 +2,9 @@ package dev.kevo.evolve;
 
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.TaskContext;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.SplitMix;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.KernelFile;

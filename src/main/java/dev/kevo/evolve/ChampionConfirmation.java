@@ -1,8 +1,8 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.Confirmation;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.Confirmation;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;

@@ -1,9 +1,9 @@
 package dev.kevo.report;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.KernelResources;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;

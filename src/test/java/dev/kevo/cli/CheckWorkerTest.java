@@ -1,14 +1,14 @@
 package dev.kevo.cli;
 
-import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;

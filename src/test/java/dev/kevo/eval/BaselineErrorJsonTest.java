@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.task.Shape;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
 import org.junit.jupiter.api.Test;
 
 /** baselineRelativeL2 in stored results: additive, and an unusable vendor output (recorded as +Inf) still reads. */
@@ -16,7 +15,7 @@ class BaselineErrorJsonTest {
 
     private static ShapeResult timed() {
         Stats s = Stats.of(new double[] {0.01, 0.01, 0.01});
-        return ShapeResult.checked(Shape.parse("1x10000000"), 3, 1e-6, 1e-9, null).withTiming(s, s, s, "kernel");
+        return ShapeResult.checked("1x10000000", 3, 1e-6, 1e-9, null).withTiming(s, s, s, "kernel");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.kevo.eval;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.data.PhaseLimits;
 import org.junit.jupiter.api.Test;
 
 class LaunchDeadlineTest {

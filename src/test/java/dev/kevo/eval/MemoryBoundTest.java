@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.Stats;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.Stats;
 import org.junit.jupiter.api.Test;
 
 class MemoryBoundTest {

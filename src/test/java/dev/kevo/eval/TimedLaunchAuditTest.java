@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.data.MeasurementMethod;
 import org.junit.jupiter.api.Test;
 
 /**

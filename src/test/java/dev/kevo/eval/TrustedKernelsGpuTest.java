@@ -7,17 +7,17 @@ import dev.kevo.GpuTest;
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
 import dev.kevo.task.Shape;
 import dev.kevo.task.SoftmaxReference;
-import dev.kevo.task.Tolerance;
 import java.util.Optional;
 import jcuda.Pointer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.TestInstance;
 
 /** kevo's own GPU reference and checker, held to the CPU float64 definition of the task. */
 @GpuTest

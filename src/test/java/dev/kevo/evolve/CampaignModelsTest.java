@@ -1,7 +1,5 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import static dev.kevo.evolve.CampaignTest.gene;
 import static dev.kevo.evolve.CampaignTest.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,16 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.AgentException;
 import dev.kevo.agent.ModelCall;
-import dev.kevo.agent.ModelUsage;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Confirmation;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.Confirmation;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

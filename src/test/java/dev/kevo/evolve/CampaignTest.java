@@ -1,7 +1,5 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,13 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.result.Verdict;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;

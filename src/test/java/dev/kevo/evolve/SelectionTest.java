@@ -3,9 +3,9 @@ package dev.kevo.evolve;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kevo.agent.AgentException;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

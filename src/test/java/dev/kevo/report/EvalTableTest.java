@@ -4,11 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.result.Verdict;
-import dev.kevo.task.Shape;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -18,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class EvalTableTest {
 
     private static ShapeResult timed(String shape, Double baselineError) {
-        ShapeResult r = ShapeResult.checked(Shape.parse(shape), 1, 1e-7, 1e-9, null).withTiming(
+        ShapeResult r = ShapeResult.checked(shape, 1, 1e-7, 1e-9, null).withTiming(
                 Stats.of(new double[] {0.010, 0.010, 0.011}), Stats.of(new double[] {0.020, 0.021, 0.020}),
                 Stats.of(new double[] {0.009, 0.009, 0.009}), "memcpy");
         return baselineError == null ? r : r.withBaselineRelativeL2(baselineError);

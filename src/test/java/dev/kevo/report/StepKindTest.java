@@ -3,10 +3,10 @@ package dev.kevo.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.kevo.agent.ModelUsage;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;

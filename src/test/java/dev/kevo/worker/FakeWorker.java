@@ -1,9 +1,9 @@
 package dev.kevo.worker;
 
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.Verdict;
 import dev.kevo.eval.Phase;
-import dev.kevo.result.Verdict;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
-import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.data.DeviceInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

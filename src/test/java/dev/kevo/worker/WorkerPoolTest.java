@@ -1,16 +1,16 @@
 package dev.kevo.worker;
 
-import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.NeedsNvrtc;
+import dev.kevo.TestFiles;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
-import dev.kevo.TestFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,7 +97,7 @@ class WorkerPoolTest {
             Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
             Thread.sleep(200);  // the one GPU is now busy for 1.5 s, and the compiler idle
             Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
-            assertEquals(dev.kevo.result.Verdict.COMPILE_ERROR, rejected.get().verdict());
+            assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, rejected.get().verdict());
             List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
             for (int i = 1; i < 4; i++) {
                 long seed = i;
@@ -128,7 +128,7 @@ class WorkerPoolTest {
             KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source().replace("expf(", "expf_nope("),
                     CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
             Message.Result bad = compiler.compile(broken, 1);
-            assertEquals(dev.kevo.result.Verdict.COMPILE_ERROR, bad.result().verdict());
+            assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());
         }
     }

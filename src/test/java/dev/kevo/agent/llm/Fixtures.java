@@ -4,12 +4,13 @@ import dev.kevo.TestFiles;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.TaskContext;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.KernelResources;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.ModelSpec;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.Shape;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +53,7 @@ final class Fixtures {
     }
 
     static ShapeResult timed(String shape, double us, double baseUs, double copyUs) {
-        return ShapeResult.checked(Shape.parse(shape), 1, 9e-8, 1e-9, null)
+        return ShapeResult.checked(shape, 1, 9e-8, 1e-9, null)
                 .withTiming(ms(us / 1000), ms(baseUs / 1000), ms(copyUs / 1000), "memcpy");
     }
 
@@ -88,7 +89,7 @@ final class Fixtures {
                 + "got 0.7431 expected 2.118e-04";
         CandidateResult r = result(Verdict.WRONG_RESULT, detail, null, null, null,
                 List.of(new KernelResources("softmax_online", 16, 0, 256)),
-                List.of(ShapeResult.failed(Shape.parse("4096x4096"), Verdict.WRONG_RESULT,
+                List.of(ShapeResult.failed("4096x4096", Verdict.WRONG_RESULT,
                         "case normal-1 (seed 77): first at row 0 col 0: got 0.7431 expected 2.118e-04")));
         return new Candidate("g0002-i0-c0", source, Optional.empty(), r);
     }

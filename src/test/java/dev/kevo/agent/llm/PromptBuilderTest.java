@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.agent.ProposalRequest;
+import dev.kevo.data.ModelSpec;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
