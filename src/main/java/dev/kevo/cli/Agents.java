@@ -6,6 +6,7 @@ import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.evolve.AgentPool;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,24 +26,25 @@ final class Agents {
      * Every agent the config's entries name, a model entry built from its block (prompt templates read now, so
      * a broken template is an error before the campaign starts).
      *
+     * @param source the config file the entries came from, named by every error about them
      * @param env where model keys are read from (the process environment)
      */
-    static Map<String, Agent> forCampaign(List<CampaignConfig.AgentWeight> entries, KevoHome home,
+    static Map<String, Agent> forCampaign(List<CampaignConfig.AgentWeight> entries, Path source, KevoHome home,
                                           Function<String, String> env) {
         Map<String, Agent> agents = new LinkedHashMap<>(available());
         for (int i = 0; i < entries.size(); i++) {
             CampaignConfig.AgentWeight entry = entries.get(i);
             if (entry.model() != null) {
-                agents.put(entry.name(), LlmAgent.create(entry.name(), "agents[" + i + "]",
-                        entry.model().withDefaults(), home.root(), env));
+                agents.put(entry.name(), LlmAgent.create(entry.name(), source + ": " + CampaignConfig.agentKey(i),
+                        entry.model(), home.root(), env));
             }
         }
         return agents;
     }
 
     /** The campaign's pool, each agent checked (keys set, servers answering): call before any GPU work. */
-    static AgentPool pool(CampaignConfig campaign, KevoHome home) {
-        Map<String, Agent> agents = forCampaign(campaign.agents(), home, System::getenv);
+    static AgentPool pool(CampaignConfig campaign, Path source, KevoHome home) {
+        Map<String, Agent> agents = forCampaign(campaign.agents(), source, home, System::getenv);
         agents.put(BuiltinAgent.NAME, new BuiltinAgent(campaign.freshGenomes() == null || campaign.freshGenomes()));
         AgentPool pool = new AgentPool(campaign.agents(), agents);
         pool.checkReady();

@@ -153,14 +153,16 @@ public final class EvolveCommand implements Callable<Integer> {
         FrozenCampaign frozen = store.frozen();
         Path original = home.root().resolve(frozen.config().seeds());
         List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
-        return new Start(store.dir(), frozen, store.baselineSource(), seeds, Agents.pool(frozen.config(), home), store);
+        return new Start(store.dir(), frozen, store.baselineSource(), seeds, Agents.pool(frozen.config(),
+                store.dir().resolve(CampaignStore.CONFIG), home), store);
     }
 
     /** A new campaign, frozen as its folder will hold it; the folder is named but not made. */
     private Start fresh(KevoHome home) {
-        CampaignConfig campaign = CampaignConfig.load(config != null ? config : home.config("default"));
+        Path file = config != null ? config : home.config("default");
+        CampaignConfig campaign = CampaignConfig.load(file);
         // A model without its key, or unreachable, is an error before any folder is made or GPU used.
-        AgentPool agents = Agents.pool(campaign, home);
+        AgentPool agents = Agents.pool(campaign, file, home);
         EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
                 .withSuite(campaign.suite()).withBaseline(campaign.baseline());
         Suite suite = SuiteFile.load(home.suite(settings.suite()));

@@ -36,7 +36,7 @@ final class Inputs {
     EvalSettings settings() {
         Path file = config != null ? config : home().root().resolve("config/eval.yaml");
         if (config == null && !Files.isRegularFile(file)) {
-            return suite == null ? EvalSettings.DEFAULT : EvalSettings.DEFAULT.withSuite(suite);
+            return suite == null ? EvalSettings.defaults() : EvalSettings.defaults().withSuite(suite);
         }
         EvalSettings loaded = EvalSettings.load(file);
         return suite == null ? loaded : loaded.withSuite(suite);

@@ -166,9 +166,10 @@ public final class ConfigFiles {
         return location == null || location.getLineNr() < 1 ? file + ": " : file + ":" + location.getLineNr() + ": ";
     }
 
+    /** {@code agents[1].model}: list entries counted from 1, as a reader of the file counts them. */
     private static String path(JsonMappingException e) {
         return e.getPath().stream()
-                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + (r.getIndex() + 1) + "]")
                 .collect(Collectors.joining(".")).replace(".[", "[");
     }
 

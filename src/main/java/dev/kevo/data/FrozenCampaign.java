@@ -9,7 +9,7 @@ import java.util.List;
  * cuDNN can be the baseline, the baseline as resolved ({@code baseline_choice}: cuDNN's version and library, and
  * why). Folders from before that have no choice: their baseline is the kernel file.
  */
-public record FrozenCampaign(String kevoVersion, String createdAt, CampaignConfig config, EvalSettings.Yaml eval,
+public record FrozenCampaign(String kevoVersion, String createdAt, CampaignConfig config, EvalSettings eval,
                              String suiteName, List<String> shapes, String baselineName,
                              BaselineChoice baselineChoice) {
     public FrozenCampaign {
@@ -18,7 +18,7 @@ public record FrozenCampaign(String kevoVersion, String createdAt, CampaignConfi
 
     public static FrozenCampaign of(String kevoVersion, String createdAt, CampaignConfig config, EvalSettings eval,
                                     String suiteName, List<String> shapes, BaselineChoice baseline) {
-        return new FrozenCampaign(kevoVersion, createdAt, config, EvalSettings.Yaml.of(eval), suiteName, shapes,
+        return new FrozenCampaign(kevoVersion, createdAt, config, eval, suiteName, shapes,
                 baseline.name(), baseline);
     }
 
@@ -33,8 +33,8 @@ public record FrozenCampaign(String kevoVersion, String createdAt, CampaignConfi
         return baselineChoice != null ? baselineChoice : BaselineChoice.file(baselineName, null);
     }
 
-    /** The evaluation settings, keys absent from an older folder taking today's defaults. */
+    /** The evaluation settings, keys absent from an older folder having taken today's defaults. */
     public EvalSettings settings() {
-        return eval.toSettings();
+        return eval;
     }
 }

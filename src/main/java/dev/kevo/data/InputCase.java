@@ -1,5 +1,7 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -27,12 +29,19 @@ public enum InputCase {
         this.description = description;
     }
 
+    @JsonValue
     public String id() {
         return id;
     }
 
     public String description() {
         return description;
+    }
+
+    /** By id ({@code normal-1}), or by the enum's name, which {@code kevo eval --json} wrote before. */
+    @JsonCreator
+    static InputCase fromJson(String text) {
+        return Arrays.stream(values()).filter(c -> c.name().equals(text)).findFirst().orElseGet(() -> byId(text));
     }
 
     public static InputCase byId(String id) {

@@ -1,5 +1,9 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonPOJOBuilder;
+
 
 /**
  * How kevo times a kernel, stated rather than implied (the way JMH states warm-up and iterations), and
@@ -16,17 +20,19 @@ package dev.kevo.data;
  * @param minRepetitions timed repetitions per variant before the stop rule is consulted
  * @param maxRepetitions cap per variant
  * @param targetCi a variant is timed precisely enough once the 95% confidence interval of its median is within
- *     this fraction of the median (or within {@code ciFloorMicros})
- * @param ciFloorMicros absolute precision that is always enough, for kernels of a few microseconds whose
- *     median cannot be pinned to 1% within {@code maxRepetitions}
+ *     this fraction of the median (or within {@code ciEnoughMicros})
+ * @param ciEnoughMicros absolute precision that is always enough, for kernels of a few microseconds whose
+ *     median cannot be pinned to 1% within {@code maxRepetitions} (key {@code ci_floor_us}: not the memory floor)
  * @param maxSecondsPerShape stop a shape's timing after this much wall time (at least 5 repetitions are kept)
  * @param flushL2 flush L2 before every timed launch
  * @param inputSets distinct input buffers rotated through
  */
-public record MeasurementMethod(double settleMillis, double warmupMillis, int minRepetitions, int maxRepetitions, double targetCi,
-                                double ciFloorMicros, double maxSecondsPerShape, boolean flushL2, int inputSets) {
-
-    public static final MeasurementMethod DEFAULT = new MeasurementMethod(100, 5, 5, 200, 0.01, 0.05, 3, true, 3);
+@JsonDeserialize(builder = MeasurementMethod.Builder.class)
+public record MeasurementMethod(@JsonProperty("settle_ms") double settleMillis,
+                                @JsonProperty("warmup_ms") double warmupMillis, int minRepetitions,
+                                int maxRepetitions, double targetCi,
+                                @JsonProperty("ci_floor_us") double ciEnoughMicros, double maxSecondsPerShape,
+                                boolean flushL2, int inputSets) {
 
     /**
      * How far two evaluations of the same kernel may differ, in a shape's median or in the score, and still count
@@ -50,7 +56,7 @@ public record MeasurementMethod(double settleMillis, double warmupMillis, int mi
         if (!(targetCi > 0 && targetCi < 1)) {
             throw new IllegalArgumentException("target_ci must be a fraction in (0, 1)");
         }
-        if (!(ciFloorMicros >= 0)) {
+        if (!(ciEnoughMicros >= 0)) {
             throw new IllegalArgumentException("ci_floor_us must be >= 0");
         }
         if (!(maxSecondsPerShape > 0)) {
@@ -64,6 +70,84 @@ public record MeasurementMethod(double settleMillis, double warmupMillis, int mi
     /** True when a sample pins its median as precisely as this method asks. */
     public boolean preciseEnough(Stats stats) {
         double halfWidthMs = (stats.ciHighMs() - stats.ciLowMs()) / 2;
-        return halfWidthMs <= targetCi * stats.medianMs() || halfWidthMs * 1000 <= ciFloorMicros;
+        return halfWidthMs <= targetCi * stats.medianMs() || halfWidthMs * 1000 <= ciEnoughMicros;
+    }
+
+    /** The defaults ({@link Defaults}), each key then set by name; YAML binds through it too. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static MeasurementMethod defaults() {
+        return builder().build();
+    }
+
+    @JsonPOJOBuilder(withPrefix = "")
+    public static final class Builder {
+        private double settleMillis = Defaults.SETTLE_MS;
+        private double warmupMillis = Defaults.WARMUP_MS;
+        private int minRepetitions = Defaults.MIN_REPETITIONS;
+        private int maxRepetitions = Defaults.MAX_REPETITIONS;
+        private double targetCi = Defaults.TARGET_CI;
+        private double ciEnoughMicros = Defaults.CI_ENOUGH_US;
+        private double maxSecondsPerShape = Defaults.MAX_SECONDS_PER_SHAPE;
+        private boolean flushL2 = Defaults.FLUSH_L2;
+        private int inputSets = Defaults.INPUT_SETS;
+
+        private Builder() {
+        }
+
+        @JsonProperty("settle_ms")
+        public Builder settleMillis(double value) {
+            settleMillis = value;
+            return this;
+        }
+
+        @JsonProperty("warmup_ms")
+        public Builder warmupMillis(double value) {
+            warmupMillis = value;
+            return this;
+        }
+
+        public Builder minRepetitions(int value) {
+            minRepetitions = value;
+            return this;
+        }
+
+        public Builder maxRepetitions(int value) {
+            maxRepetitions = value;
+            return this;
+        }
+
+        public Builder targetCi(double value) {
+            targetCi = value;
+            return this;
+        }
+
+        @JsonProperty("ci_floor_us")
+        public Builder ciEnoughMicros(double value) {
+            ciEnoughMicros = value;
+            return this;
+        }
+
+        public Builder maxSecondsPerShape(double value) {
+            maxSecondsPerShape = value;
+            return this;
+        }
+
+        public Builder flushL2(boolean value) {
+            flushL2 = value;
+            return this;
+        }
+
+        public Builder inputSets(int value) {
+            inputSets = value;
+            return this;
+        }
+
+        public MeasurementMethod build() {
+            return new MeasurementMethod(settleMillis, warmupMillis, minRepetitions, maxRepetitions, targetCi,
+                    ciEnoughMicros, maxSecondsPerShape, flushL2, inputSets);
+        }
     }
 }

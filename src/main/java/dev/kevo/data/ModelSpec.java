@@ -1,11 +1,12 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonPOJOBuilder;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * One language model as a campaign config's agent entry describes it under {@code model:}. The key itself is
@@ -23,42 +24,26 @@ import java.util.Objects;
  * @param templates prompt template names (files {@code <prompts>/<name>.md}) and their weights
  * @param prompts folder of the prompt templates, relative to the kevo installation or checkout
  */
+@JsonDeserialize(builder = ModelSpec.Builder.class)
 public record ModelSpec(String provider, String model, String baseUrl, String apiKeyEnv, Double temperature,
                         Integer maxOutputTokens, Double timeoutSeconds, Integer retries, Integer concurrency,
                         Double priceInput, Double priceOutput, Integer repairRounds, Map<String, Double> templates,
                         String prompts) {
 
-    public static final String DEFAULT_PROMPTS = "config/prompts";
-
-    /** improve the parent, cross two parents, fix a recent failure, explore a new design for one regime. */
-    public static final Map<String, Double> DEFAULT_TEMPLATES = defaultTemplates();
-
-    private static Map<String, Double> defaultTemplates() {
-        Map<String, Double> t = new LinkedHashMap<>();
-        t.put("improve", 0.5);
-        t.put("crossover", 0.2);
-        t.put("fix", 0.15);
-        t.put("explore", 0.15);
-        return Collections.unmodifiableMap(t);
-    }
-
     public ModelSpec {
-        templates = templates == null ? null : new LinkedHashMap<>(templates);
+        templates = templates == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(templates));
     }
 
-    /** Absent keys take the defaults the README lists; the base URL the provider's own. */
-    public ModelSpec withDefaults() {
-        Provider p = Provider.byId(provider).orElse(null);
-        return new ModelSpec(provider, model,
-                baseUrl != null || p == null ? baseUrl : p.defaultBaseUrl().orElse(null), apiKeyEnv, temperature,
-                or(maxOutputTokens, 8192), or(timeoutSeconds, 300.0), or(retries, 3), or(concurrency, 2),
-                or(priceInput, 0.0), or(priceOutput, 0.0), or(repairRounds, 2),
-                templates == null ? DEFAULT_TEMPLATES : templates,
-                or(prompts, DEFAULT_PROMPTS));
+    /** The defaults ({@link Defaults}), each key then set by name; YAML binds through it too. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    private static <T> T or(T value, T fallback) {
-        return Objects.requireNonNullElse(value, fallback);
+    public Builder toBuilder() {
+        return builder().provider(provider).model(model).baseUrl(baseUrl).apiKeyEnv(apiKeyEnv)
+                .temperature(temperature).maxOutputTokens(maxOutputTokens).timeoutSeconds(timeoutSeconds)
+                .retries(retries).concurrency(concurrency).priceInput(priceInput).priceOutput(priceOutput)
+                .repairRounds(repairRounds).templates(templates).prompts(prompts);
     }
 
     /** The provider, once {@link #validated} has accepted its name. */
@@ -67,7 +52,7 @@ public record ModelSpec(String provider, String model, String baseUrl, String ap
     }
 
     /**
-     * Checks every key after {@link #withDefaults}.
+     * Checks every key.
      *
      * @param where the key of this block in the config, e.g. {@code agents[1].model}
      * @throws IllegalArgumentException one line naming the key
@@ -135,6 +120,106 @@ public record ModelSpec(String provider, String model, String baseUrl, String ap
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);
+        }
+    }
+
+    @JsonPOJOBuilder(withPrefix = "")
+    public static final class Builder {
+        private String provider;
+        private String model;
+        private String baseUrl;
+        private String apiKeyEnv;
+        private Double temperature;
+        private Integer maxOutputTokens = Defaults.MAX_OUTPUT_TOKENS;
+        private Double timeoutSeconds = Defaults.TIMEOUT_SECONDS;
+        private Integer retries = Defaults.RETRIES;
+        private Integer concurrency = Defaults.CONCURRENCY;
+        private Double priceInput = Defaults.PRICE_INPUT;
+        private Double priceOutput = Defaults.PRICE_OUTPUT;
+        private Integer repairRounds = Defaults.REPAIR_ROUNDS;
+        private Map<String, Double> templates = Defaults.TEMPLATES;
+        private String prompts = Defaults.PROMPTS;
+
+        private Builder() {
+        }
+
+        public Builder provider(String value) {
+            provider = value;
+            return this;
+        }
+
+        public Builder model(String value) {
+            model = value;
+            return this;
+        }
+
+        /** Null: the provider's own address, where it has one. */
+        public Builder baseUrl(String value) {
+            baseUrl = value;
+            return this;
+        }
+
+        public Builder apiKeyEnv(String value) {
+            apiKeyEnv = value;
+            return this;
+        }
+
+        /** Null: the provider's own default. */
+        public Builder temperature(Double value) {
+            temperature = value;
+            return this;
+        }
+
+        public Builder maxOutputTokens(Integer value) {
+            maxOutputTokens = value;
+            return this;
+        }
+
+        public Builder timeoutSeconds(Double value) {
+            timeoutSeconds = value;
+            return this;
+        }
+
+        public Builder retries(Integer value) {
+            retries = value;
+            return this;
+        }
+
+        public Builder concurrency(Integer value) {
+            concurrency = value;
+            return this;
+        }
+
+        public Builder priceInput(Double value) {
+            priceInput = value;
+            return this;
+        }
+
+        public Builder priceOutput(Double value) {
+            priceOutput = value;
+            return this;
+        }
+
+        public Builder repairRounds(Integer value) {
+            repairRounds = value;
+            return this;
+        }
+
+        public Builder templates(Map<String, Double> value) {
+            templates = value;
+            return this;
+        }
+
+        public Builder prompts(String value) {
+            prompts = value;
+            return this;
+        }
+
+        public ModelSpec build() {
+            String url = baseUrl != null ? baseUrl
+                    : Provider.byId(provider).flatMap(Provider::defaultBaseUrl).orElse(null);
+            return new ModelSpec(provider, model, url, apiKeyEnv, temperature, maxOutputTokens, timeoutSeconds, retries,
+                    concurrency, priceInput, priceOutput, repairRounds, templates, prompts);
         }
     }
 }

@@ -1,5 +1,8 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonPOJOBuilder;
+
 /**
  * When a float32 softmax counts as right, judged against a float64 reference.
  *
@@ -7,10 +10,8 @@ package dev.kevo.data;
  * @param absolute per element: |y - ref| must stay under {@code absolute + relative * |ref|}
  * @param relative see {@code absolute}
  */
+@JsonDeserialize(builder = Tolerance.Builder.class)
 public record Tolerance(double relativeL2, double absolute, double relative) {
-
-    /** Calibrated on the seeds (README, "Tolerances"; bench/results/tolerance-calibration-h100.json). */
-    public static final Tolerance DEFAULT = new Tolerance(1e-4, 1e-6, 1e-4);
 
     public Tolerance {
         if (!(relativeL2 > 0 && absolute >= 0 && relative >= 0)) {
@@ -18,7 +19,45 @@ public record Tolerance(double relativeL2, double absolute, double relative) {
         }
     }
 
+    /** The defaults ({@link Defaults}), each key then set by name; YAML binds through it too. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static Tolerance defaults() {
+        return builder().build();
+    }
+
     public boolean elementOk(double got, double ref) {
         return Math.abs(got - ref) <= absolute + relative * Math.abs(ref);
+    }
+
+    @JsonPOJOBuilder(withPrefix = "")
+    public static final class Builder {
+        private double relativeL2 = Defaults.TOLERANCE_RELATIVE_L2;
+        private double absolute = Defaults.TOLERANCE_ABSOLUTE;
+        private double relative = Defaults.TOLERANCE_RELATIVE;
+
+        private Builder() {
+        }
+
+        public Builder relativeL2(double value) {
+            relativeL2 = value;
+            return this;
+        }
+
+        public Builder absolute(double value) {
+            absolute = value;
+            return this;
+        }
+
+        public Builder relative(double value) {
+            relative = value;
+            return this;
+        }
+
+        public Tolerance build() {
+            return new Tolerance(relativeL2, absolute, relative);
+        }
     }
 }

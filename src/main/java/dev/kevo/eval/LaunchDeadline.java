@@ -25,7 +25,7 @@ record LaunchDeadline(double floorSeconds, double factor) {
     static final double TIMING_FACTOR = 4;
 
     static LaunchDeadline of(PhaseLimits limits) {
-        return new LaunchDeadline(limits.launchFloorSeconds(), limits.launchFactor());
+        return new LaunchDeadline(limits.launchMinimumSeconds(), limits.launchFactor());
     }
 
     /** Seconds one checked launch of a shape may take, given the baseline's launch there. */

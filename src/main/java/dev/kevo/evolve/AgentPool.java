@@ -20,7 +20,8 @@ public final class AgentPool {
             CampaignConfig.AgentWeight entry = config.get(i);
             Agent agent = available.get(entry.name());
             if (agent == null) {
-                throw KevoException.input("agents[" + i + "].name: unknown agent '" + entry.name() + "' (known: "
+                throw KevoException.input(CampaignConfig.agentKey(i) + ".name: unknown agent '" + entry.name()
+                        + "' (known: "
                         + String.join(", ", available.keySet().stream().sorted().toList())
                         + "; a language model needs a model: block)");
             }

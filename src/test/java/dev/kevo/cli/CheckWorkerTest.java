@@ -28,9 +28,8 @@ class CheckWorkerTest {
     private static final Suite SUITE = new Suite("two", "", List.of(new Shape(32, 128), new Shape(1, 1_000_000)));
 
     private static Supervisor checker(double compileSeconds) {
-        EvalSettings settings = new EvalSettings("two", "none", EvalSettings.DEFAULT.cases(),
-                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(),
-                new PhaseLimits(60, compileSeconds, 60, 60, 16));
+        EvalSettings settings = EvalSettings.builder().suite("two").baseline("none").limits(PhaseLimits.builder()
+                .startupSeconds(60).compileSeconds(compileSeconds).checkSeconds(60).timingSeconds(60).build()).build();
         return Workers.supervisor(Optional.empty(), Optional.empty(), SUITE, null, settings, "sm_90", 132);
     }
 

@@ -50,7 +50,7 @@ class BaselineChoiceTest {
     void aCudnnCampaignRecordsItsVersionAndLibrary(@TempDir Path dir) {
         BaselineChoice c = BaselineChoice.cudnn("9.14.0", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
                 "auto: libcudnn.so.9 loaded from /usr/lib/x86_64-linux-gnu");
-        FrozenCampaign frozen = FrozenCampaign.of("test", "now", CampaignConfig.DEFAULT, EvalSettings.DEFAULT,
+        FrozenCampaign frozen = FrozenCampaign.of("test", "now", CampaignConfig.defaults(), EvalSettings.defaults(),
                 "standard", List.of("32x128"), c);
         CampaignStore.create(dir.resolve("c"), frozen, "// built in\n");
         FrozenCampaign back = CampaignStore.open(dir.resolve("c")).frozen();

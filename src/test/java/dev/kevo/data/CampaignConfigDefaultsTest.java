@@ -33,9 +33,7 @@ class CampaignConfigDefaultsTest {
     }
 
     private static CampaignConfig named(CampaignConfig c, String name) {
-        return new CampaignConfig(name, c.suite(), c.baseline(), c.evalConfig(), c.seeds(), c.device(), c.devices(),
-                c.randomSeed(), c.islands(), c.population(), c.childrenPerGeneration(), c.migrationInterval(),
-                c.selection(), c.agents(), c.stop(), c.output(), c.freshGenomes());
+        return c.toBuilder().name(name).build();
     }
 
     @Test
@@ -71,7 +69,7 @@ class CampaignConfigDefaultsTest {
                 "stop.wall_minutes", "fresh_genomes")), "the table was read: " + documented);
         CampaignConfig fromReadme = load(dir, YAML.writeValueAsString(tree));
         assertEquals(load(dir, ""), fromReadme);
-        assertEquals(CampaignConfig.DEFAULT.withDefaults(), fromReadme);
+        assertEquals(CampaignConfig.defaults(), fromReadme);
     }
 
     @Test

@@ -55,20 +55,20 @@ class EvalSettingsTest {
 
     @Test
     void theShippedConfigStatesTheBuiltInDefaults() {
-        // config/eval.yaml is what kevo uses when run outside a checkout (EvalSettings.DEFAULT): they must agree
+        // config/eval.yaml is what kevo uses when run outside a checkout (EvalSettings.defaults()): they must agree
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml"));
-        assertEquals(EvalSettings.DEFAULT.suite(), settings.suite());
-        assertEquals(EvalSettings.DEFAULT.baseline(), settings.baseline());
-        assertEquals(EvalSettings.DEFAULT.cases(), settings.cases());
-        assertEquals(Tolerance.DEFAULT, settings.tolerance());
-        assertEquals(MeasurementMethod.DEFAULT, settings.measurement());
-        assertEquals(PhaseLimits.DEFAULT, settings.limits());
+        assertEquals(EvalSettings.defaults().suite(), settings.suite());
+        assertEquals(EvalSettings.defaults().baseline(), settings.baseline());
+        assertEquals(EvalSettings.defaults().cases(), settings.cases());
+        assertEquals(Tolerance.defaults(), settings.tolerance());
+        assertEquals(MeasurementMethod.defaults(), settings.measurement());
+        assertEquals(PhaseLimits.defaults(), settings.limits());
     }
 
     @Test
     void launchDeadlineKeysAreReadAndTheOthersKeepTheirDefaults() throws IOException {
         EvalSettings s = EvalSettings.load(write("limits:\n  launch_floor_s: 2.5\n  launch_factor: 40\n"));
-        assertEquals(new PhaseLimits(120, 20, 120, 240, 16, 2.5, 40), s.limits());
+        assertEquals(PhaseLimits.builder().launchMinimumSeconds(2.5).launchFactor(40).build(), s.limits());
         Path bad = write("limits:\n  launch_factor: 0\n");
         assertThrows(KevoException.class, () -> EvalSettings.load(bad));
     }
@@ -104,24 +104,24 @@ class EvalSettingsTest {
     @Test
     void absentKeysTakeTheDefaults() throws IOException {
         EvalSettings s = EvalSettings.load(write("tolerance:\n  absolute: 0.0\nmeasurement:\n  input_sets: 2\n"));
-        EvalSettings d = EvalSettings.DEFAULT;
+        EvalSettings d = EvalSettings.defaults();
         assertEquals(d.suite(), s.suite());
         assertEquals(d.baseline(), s.baseline());
         assertEquals(d.cases(), s.cases());
         assertEquals(new Tolerance(d.tolerance().relativeL2(), 0.0, d.tolerance().relative()), s.tolerance());
         MeasurementMethod m = d.measurement();
         assertEquals(new MeasurementMethod(m.settleMillis(), m.warmupMillis(), m.minRepetitions(), m.maxRepetitions(), m.targetCi(),
-                m.ciFloorMicros(), m.maxSecondsPerShape(), m.flushL2(), 2), s.measurement());
+                m.ciEnoughMicros(), m.maxSecondsPerShape(), m.flushL2(), 2), s.measurement());
     }
 
     @Test
     void withSuiteAndBaselineReplaceOnlyThatField() {
-        EvalSettings s = EvalSettings.DEFAULT.withSuite("quick").withBaseline("other");
+        EvalSettings s = EvalSettings.defaults().withSuite("quick").withBaseline("other");
         assertEquals("quick", s.suite());
         assertEquals("other", s.baseline());
-        assertEquals(EvalSettings.DEFAULT.tolerance(), s.tolerance());
-        assertEquals(EvalSettings.DEFAULT.measurement(), s.measurement());
-        assertEquals("standard", EvalSettings.DEFAULT.suite(), "DEFAULT is not modified");
+        assertEquals(EvalSettings.defaults().tolerance(), s.tolerance());
+        assertEquals(EvalSettings.defaults().measurement(), s.measurement());
+        assertEquals("standard", EvalSettings.defaults().suite(), "DEFAULT is not modified");
     }
 
     @ParameterizedTest
@@ -228,7 +228,7 @@ class EvalSettingsTest {
     @Test
     void emptyAndMissingFiles() throws IOException {
         for (String text : List.of("", "\n", "# every key at its default\n", "---\n")) {
-            assertEquals(EvalSettings.DEFAULT, EvalSettings.load(write(text)), () -> "'" + text + "'");
+            assertEquals(EvalSettings.defaults(), EvalSettings.load(write(text)), () -> "'" + text + "'");
         }
         Path missing = dir.resolve("none.yaml");
         assertEquals(missing + ": no such file",

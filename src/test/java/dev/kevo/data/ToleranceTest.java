@@ -35,15 +35,15 @@ class ToleranceTest {
     void nanAndInfinityAreNeverOk() {
         assertFalse(tolerance.elementOk(Double.NaN, 0.5));
         assertFalse(tolerance.elementOk(Double.POSITIVE_INFINITY, 0.5));
-        assertFalse(Tolerance.DEFAULT.elementOk(Double.NaN, 0.0));
+        assertFalse(Tolerance.defaults().elementOk(Double.NaN, 0.0));
     }
 
     @Test
     void defaultToleranceSeparatesFloatRoundingFromRealErrors() {
         double ref = 1.0 / 3.0;
-        assertTrue(Tolerance.DEFAULT.elementOk((float) ref, ref), "float rounding must pass");
-        assertFalse(Tolerance.DEFAULT.elementOk(ref * 1.01, ref), "a 1% error must fail");
-        assertFalse(Tolerance.DEFAULT.elementOk(1e-3, 0.0), "an unwritten-looking value must fail at ref 0");
+        assertTrue(Tolerance.defaults().elementOk((float) ref, ref), "float rounding must pass");
+        assertFalse(Tolerance.defaults().elementOk(ref * 1.01, ref), "a 1% error must fail");
+        assertFalse(Tolerance.defaults().elementOk(1e-3, 0.0), "an unwritten-looking value must fail at ref 0");
     }
 
     @Test

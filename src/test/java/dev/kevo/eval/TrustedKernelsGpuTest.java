@@ -79,7 +79,7 @@ class TrustedKernelsGpuTest {
             out[bad] = out[bad] * 1.01f + 1e-3f;
             gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
             CheckCounts counts = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
-                    seed, inputCase, Tolerance.DEFAULT);
+                    seed, inputCase, Tolerance.defaults());
             assertEquals(1, counts.violations(), "one perturbed element");
             assertEquals(bad, counts.firstBad());
             assertEquals(0, counts.unwritten() + counts.nonFinite() + counts.inputChanged());
@@ -140,13 +140,13 @@ class TrustedKernelsGpuTest {
             gpu.upload(y.pointer(), Pointer.to(out), n * 4L);
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
-                    InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
+                    InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts salty = trusted.counts(result.pointer());
             assertEquals(0, salty.violations() + salty.inputChanged() + salty.unwritten() + salty.nonFinite());
             // Checked as the unsalted input, the raised elements are changed input, one a row.
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             CheckCounts plain = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
-                    seed, InputCase.NORMAL_1, Tolerance.DEFAULT);
+                    seed, InputCase.NORMAL_1, Tolerance.defaults());
             assertEquals(SHAPE.rows(), plain.inputChanged(), plain.toString());
             // An answer of the unsalted input (another launch's) is wrong against this launch's reference.
             trusted.generate(x.pointer(), SHAPE, seed, InputCase.NORMAL_1);
@@ -159,7 +159,7 @@ class TrustedKernelsGpuTest {
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
-                    InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
+                    InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts replayed = trusted.counts(result.pointer());
             assertEquals(0, replayed.inputChanged(), replayed.toString());
             assertTrue(replayed.violations() > SHAPE.cols(), "a replayed answer is wrong across rows: " + replayed);
@@ -212,7 +212,7 @@ class TrustedKernelsGpuTest {
             gpu.fill(slots.pointer(), 0x12345678, 3 * CheckCounts.BYTES / 4);  // junk the clear must remove
             trusted.clearChecks(slots.pointer(), 3);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
-                    seed, InputCase.NORMAL_1, salt, Tolerance.DEFAULT, false);
+                    seed, InputCase.NORMAL_1, salt, Tolerance.defaults(), false);
             java.util.List<CheckCounts> counts = trusted.counts(slots.pointer(), 3);
             assertEquals(1, counts.get(1).violations(), "one wrong element against the one-chunk reference");
             assertEquals(n - 1, counts.get(1).firstBad());

@@ -138,7 +138,7 @@ class CampaignCommandsTest {
         java.nio.file.Files.writeString(yaml, text.lines().filter(l -> !l.contains("worker_memory_gb")
                 && !l.contains("settle_ms")).collect(java.util.stream.Collectors.joining("\n")));
         dev.kevo.data.EvalSettings settings = CampaignStore.open(tmp.resolve("old")).frozen().settings();
-        assertEquals(dev.kevo.data.PhaseLimits.DEFAULT.workerMemoryGb(), settings.limits().workerMemoryGb());
-        assertEquals(dev.kevo.data.MeasurementMethod.DEFAULT.settleMillis(), settings.measurement().settleMillis());
+        assertEquals(dev.kevo.data.PhaseLimits.defaults().workerMemoryGb(), settings.limits().workerMemoryGb());
+        assertEquals(dev.kevo.data.MeasurementMethod.defaults().settleMillis(), settings.measurement().settleMillis());
     }
 }

@@ -84,9 +84,10 @@ class CampaignModelsTest {
     }
 
     static CampaignConfig config(int generations, double cost) {
-        return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 42L, 3, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.0), List.of(new CampaignConfig.AgentWeight("model", 1.0, null)),
-                new CampaignConfig.Stop(0, 0.0, generations, 0, cost), "mutations").withDefaults().validated();
+        return CampaignConfig.builder().name("t").suite("tiny").baseline("b").randomSeed(42L).islands(3)
+                .population(4).childrenPerGeneration(3).migrationInterval(2).selection(new CampaignConfig.Selection(2, 1, 0.0))
+                .agents(List.of(new CampaignConfig.AgentWeight("model", 1.0, null)))
+                .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, cost)).build().validated();
     }
 
     static CampaignState run(CampaignStore store, CampaignConfig config, Agent agent, Judge gpu) {

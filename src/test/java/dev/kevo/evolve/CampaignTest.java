@@ -98,13 +98,14 @@ class CampaignTest {
     }
 
     static CampaignConfig config(int generations) {
-        return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 42L, 3, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)),
-                new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0), "mutations").withDefaults().validated();
+        return CampaignConfig.builder().name("t").suite("tiny").baseline("b").randomSeed(42L).islands(3)
+                .population(4).childrenPerGeneration(3).migrationInterval(2).selection(new CampaignConfig.Selection(2, 1, 0.3))
+                .agents(List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)))
+                .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0)).build().validated();
     }
 
     static CampaignStore store(Path dir, CampaignConfig config) {
-        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.DEFAULT, "tiny",
+        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.defaults(), "tiny",
                 List.of("4x100"), "b"), kernel(1));
     }
 

@@ -80,13 +80,13 @@ class KnobCampaignTest {
     }
 
     static CampaignConfig config(int generations) {
-        return new CampaignConfig("k", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 7L, 2, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("builtin", 1.0, null)),
-                new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0), "mutations", false).withDefaults().validated();
+        return CampaignConfig.builder().name("k").suite("tiny").baseline("b").randomSeed(7L).islands(2)
+                .population(4).childrenPerGeneration(3).migrationInterval(2).selection(new CampaignConfig.Selection(2, 1, 0.3))
+                .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0)).freshGenomes(false).build().validated();
     }
 
     static CampaignStore store(Path dir, CampaignConfig config) {
-        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.DEFAULT, "tiny",
+        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.defaults(), "tiny",
                 List.of("4x100"), "b"), CampaignTest.kernel(1));
     }
 

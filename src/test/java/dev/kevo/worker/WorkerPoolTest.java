@@ -30,7 +30,7 @@ class WorkerPoolTest {
     private static Supervisor fakeDevice(int ordinal) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), "serve", Integer.toString(ordinal));
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT, "sm_90", 132));
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(), "sm_90", 132));
     }
 
     @Test
@@ -83,7 +83,7 @@ class WorkerPoolTest {
     private static Supervisor fakeCompiler(String arch, int sms) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile");
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT, arch, sms));
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(), arch, sms));
     }
 
     @Test
@@ -119,7 +119,7 @@ class WorkerPoolTest {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 dev.kevo.cli.Main.class.getName(), "worker");
-        try (Supervisor compiler = new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT,
+        try (Supervisor compiler = new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(),
                 "sm_90", 132))) {
             Message.Result ok = compiler.compile(CANDIDATE, 1);
             assertTrue(ok.result().passed(), ok.result().detail());
@@ -158,7 +158,7 @@ class WorkerPoolTest {
     @Test
     void aWorkerThatCannotStartStopsThePoolWithItsError() {
         Function<Integer, Supervisor> broken = d -> new Supervisor(new Supervisor.Setup(
-                List.of("/nonexistent/kevo-worker"), SUITE, null, EvalSettings.DEFAULT, "sm_90", 132));
+                List.of("/nonexistent/kevo-worker"), SUITE, null, EvalSettings.defaults(), "sm_90", 132));
         RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
                 () -> WorkerPool.start(List.of(0, 1), broken::apply));
         assertTrue(e.getMessage().contains("kevo-worker"), e.getMessage());

@@ -107,7 +107,7 @@ final class Fixtures {
     static ModelSpec spec(String provider, String baseUrl, String keyEnv, Consumer<ModelSpecBuilder> change) {
         ModelSpecBuilder b = new ModelSpecBuilder(provider, baseUrl, keyEnv);
         change.accept(b);
-        return b.build().withDefaults().validated("agents[1].model");
+        return b.build().validated("agents[1].model");
     }
 
     /** Only improve: so that a test knows which template a proposal uses. */
@@ -135,8 +135,10 @@ final class Fixtures {
         }
 
         ModelSpec build() {
-            return new ModelSpec(provider, model, baseUrl, keyEnv, 0.7, maxOutputTokens, timeoutSeconds, retries,
-                    concurrency, priceInput, priceOutput, repairRounds, templates, null);
+            return ModelSpec.builder().provider(provider).model(model).baseUrl(baseUrl).apiKeyEnv(keyEnv)
+                    .temperature(0.7).maxOutputTokens(maxOutputTokens).timeoutSeconds(timeoutSeconds).retries(retries)
+                    .concurrency(concurrency).priceInput(priceInput).priceOutput(priceOutput)
+                    .repairRounds(repairRounds).templates(templates).build();
         }
     }
 

@@ -129,7 +129,7 @@ class LlmCampaignTest {
 
     CampaignState run(Path dir, CampaignConfig config) {
         CampaignStore store = CampaignStore.create(dir.resolve("c"), FrozenCampaign.of("test", "now", config,
-                EvalSettings.DEFAULT, "tiny", List.of("4x100"), "b"), kernel(1, false));
+                EvalSettings.defaults(), "tiny", List.of("4x100"), "b"), kernel(1, false));
         Agent gpt = Fixtures.agent(config.agents().getFirst().model(), Map.of("KEVO_TEST_KEY", "sk-x"), pauses);
         List<KernelFile> seeds = List.of(ContractParser.parse("one.cu", null, kernel(1, false)),
                 ContractParser.parse("two.cu", null, kernel(2, false)));
