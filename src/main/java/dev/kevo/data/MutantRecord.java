@@ -29,6 +29,11 @@ public record MutantRecord(String id, List<String> parents, int generation, int 
         parents = List.copyOf(parents);
     }
 
+    /** A mutant of generation 0 on island 0 with no parents and nothing else recorded; each part then by name. */
+    public static Builder builder(String id) {
+        return new Builder(id);
+    }
+
     /** The id a starting kernel gets from its file name. */
     public static String seedId(String fileName) {
         return SEED + "-" + fileName.replaceFirst("\\.cu$", "");
@@ -73,5 +78,97 @@ public record MutantRecord(String id, List<String> parents, int generation, int 
      */
     public boolean judged() {
         return cachedFrom == null && result != null && result.verdict() != Verdict.AGENT_FAILURE;
+    }
+
+    /** Names every part, so that no caller passes a row of nulls. */
+    public static final class Builder {
+        private final String id;
+        private List<String> parents = List.of();
+        private int generation;
+        private int island;
+        private String agent;
+        private String operator;
+        private String summary;
+        private JsonNode genome;
+        private String sourceHash;
+        private String cachedFrom;
+        private CandidateResult result;
+        private Double agentMs;
+        private String createdAt;
+        private ModelUsage model;
+
+        private Builder(String id) {
+            this.id = id;
+        }
+
+        public Builder parents(List<String> value) {
+            parents = value;
+            return this;
+        }
+
+        public Builder generation(int value) {
+            generation = value;
+            return this;
+        }
+
+        public Builder island(int value) {
+            island = value;
+            return this;
+        }
+
+        public Builder agent(String value) {
+            agent = value;
+            return this;
+        }
+
+        public Builder operator(String value) {
+            operator = value;
+            return this;
+        }
+
+        public Builder summary(String value) {
+            summary = value;
+            return this;
+        }
+
+        public Builder genome(JsonNode value) {
+            genome = value;
+            return this;
+        }
+
+        public Builder sourceHash(String value) {
+            sourceHash = value;
+            return this;
+        }
+
+        public Builder cachedFrom(String value) {
+            cachedFrom = value;
+            return this;
+        }
+
+        public Builder result(CandidateResult value) {
+            result = value;
+            return this;
+        }
+
+        public Builder agentMs(Double value) {
+            agentMs = value;
+            return this;
+        }
+
+        public Builder createdAt(String value) {
+            createdAt = value;
+            return this;
+        }
+
+        public Builder model(ModelUsage value) {
+            model = value;
+            return this;
+        }
+
+        public MutantRecord build() {
+            return new MutantRecord(id, parents, generation, island, agent, operator, summary, genome, sourceHash,
+                    cachedFrom, result, agentMs, createdAt, model);
+        }
     }
 }

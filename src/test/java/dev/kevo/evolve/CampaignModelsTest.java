@@ -85,7 +85,8 @@ class CampaignModelsTest {
 
     static CampaignConfig config(int generations, double cost) {
         return CampaignConfig.builder().name("t").suite("tiny").baseline("b").randomSeed(42L).islands(3)
-                .population(4).childrenPerGeneration(3).migrationInterval(2).selection(new CampaignConfig.Selection(2, 1, 0.0))
+                .population(4).childrenPerGeneration(3).migrationInterval(2)
+                .selection(new CampaignConfig.Selection(2, 1, 0.0))
                 .agents(List.of(new CampaignConfig.AgentWeight("model", 1.0, null)))
                 .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, cost)).build().validated();
     }

@@ -99,7 +99,8 @@ class CampaignTest {
 
     static CampaignConfig config(int generations) {
         return CampaignConfig.builder().name("t").suite("tiny").baseline("b").randomSeed(42L).islands(3)
-                .population(4).childrenPerGeneration(3).migrationInterval(2).selection(new CampaignConfig.Selection(2, 1, 0.3))
+                .population(4).childrenPerGeneration(3).migrationInterval(2)
+                .selection(new CampaignConfig.Selection(2, 1, 0.3))
                 .agents(List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)))
                 .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0)).build().validated();
     }
@@ -183,8 +184,8 @@ class CampaignTest {
     void tournamentPrefersTheFitAndSurvivorsKeepTheElite() {
         MutantRecord weak = record("a", 1.0);
         MutantRecord strong = record("b", 2.0);
-        MutantRecord failed = new MutantRecord("c", List.of(), 1, 0, "fake", "mutate", "", null, "hc", null,
-                CandidateResult.rejected("c", null, null, Verdict.NAN_OUTPUT, "", 0), null, "now", null);
+        MutantRecord failed = MutantRecord.builder("c").generation(1).agent("fake").operator("mutate").sourceHash("hc")
+                .result(CandidateResult.rejected("c", null, null, Verdict.NAN_OUTPUT, "", 0)).build();
         java.util.SplittableRandom random = new java.util.SplittableRandom(1);
         int strongWins = 0;
         for (int i = 0; i < 1000; i++) {
@@ -198,8 +199,8 @@ class CampaignTest {
     }
 
     private static MutantRecord record(String id, double score) {
-        return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "h" + id, null,
-                CandidateResult.builder(id, Verdict.PASS, 0).score(score, 0.5).compiled(1.0, null, null).build(),
-                null, "now", null);
+        return MutantRecord.builder(id).generation(1).agent("fake").operator("mutate").sourceHash("h" + id)
+                .result(CandidateResult.builder(id, Verdict.PASS, 0).score(score, 0.5).compiled(1.0, null, null)
+                        .build()).build();
     }
 }

@@ -81,7 +81,8 @@ class KnobCampaignTest {
 
     static CampaignConfig config(int generations) {
         return CampaignConfig.builder().name("k").suite("tiny").baseline("b").randomSeed(7L).islands(2)
-                .population(4).childrenPerGeneration(3).migrationInterval(2).selection(new CampaignConfig.Selection(2, 1, 0.3))
+                .population(4).childrenPerGeneration(3).migrationInterval(2)
+                .selection(new CampaignConfig.Selection(2, 1, 0.3))
                 .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0)).freshGenomes(false).build().validated();
     }
 

@@ -253,8 +253,9 @@ class CampaignReportTest {
     void usageComesFromTheModelCallOfARecord() {
         MutantRecord builtin = store.mutant(ReportFixture.CHAMPION).orElseThrow();
         assertEquals(List.of(), LlmUsage.of(builtin), "a builtin mutant has no model call");
-        MutantRecord byModel = new MutantRecord("m", List.of(), 1, 0, "qwen", "improve", "", null, "h", null,
-                builtin.result(), 900.0, "now", new ModelUsage("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02));
+        MutantRecord byModel = MutantRecord.builder("m").generation(1).agent("qwen").operator("improve")
+                .result(builtin.result()).agentMs(900.0)
+                .model(new ModelUsage("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02)).build();
         assertEquals(List.of(new LlmUsage("qwen (qwen3-coder)", 1500, 0.02)), LlmUsage.of(byModel));
     }
 
@@ -309,8 +310,7 @@ class CampaignReportTest {
     }
 
     private static MutantRecord record(String id, List<String> parents, String operator) {
-        return new MutantRecord(id, parents, 1, 0, "builtin", operator, "", null, "h", null,
-                CandidateResult.rejected(id + ".cu", null, null, Verdict.WRONG_RESULT, "bad", 1), null,
-                "2026-01-01T00:00:00Z", null);
+        return MutantRecord.builder(id).parents(parents).generation(1).agent("builtin").operator(operator)
+                .result(CandidateResult.rejected(id + ".cu", null, null, Verdict.WRONG_RESULT, "bad", 1)).build();
     }
 }
