@@ -12,6 +12,9 @@ import java.util.Map;
  * @param verdict PASS only when every shape passed
  * @param detail for a rejection, the first failure in one line
  * @param score geometric mean over the suite of the per-shape speedup against the baseline; null unless passed
+ * @param scoreCiLow the lower end of the score's interval ({@link Score}); null unless passed, and in results
+ *     saved before scores had one
+ * @param scoreCiHigh its upper end
  * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
  * @param inputSeed replays the exact inputs with {@code kevo eval --seed}
  * @param evaluationMs wall time the evaluator spent on this file, compile included
@@ -23,7 +26,8 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
-                              Double score, Double floorFraction, Double compileMs, String compileLog,
+                              Double score, Double scoreCiLow, Double scoreCiHigh, Double floorFraction,
+                              Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
                               Double evaluationMs, Double workerStartMs, String device,
                               Map<String, Double> phaseMs) {
@@ -52,6 +56,8 @@ public record CandidateResult(String name, String path, String description, Verd
         b.description = description;
         b.detail = detail;
         b.score = score;
+        b.scoreCiLow = scoreCiLow;
+        b.scoreCiHigh = scoreCiHigh;
         b.floorFraction = floorFraction;
         b.compileMs = compileMs;
         b.compileLog = compileLog;
@@ -73,6 +79,8 @@ public record CandidateResult(String name, String path, String description, Verd
         private String description;
         private String detail;
         private Double score;
+        private Double scoreCiLow;
+        private Double scoreCiHigh;
         private Double floorFraction;
         private Double compileMs;
         private String compileLog;
@@ -104,9 +112,20 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
-        /** The suite's geometric means: speedup over the baseline and fraction of the memory floor. */
+        /** The suite's geometric means, the speedup's with its interval. */
+        public Builder score(Score value) {
+            score = value.speedup();
+            scoreCiLow = value.ciLow();
+            scoreCiHigh = value.ciHigh();
+            floorFraction = value.floorFraction();
+            return this;
+        }
+
+        /** A score without an interval, as results saved before scores had one hold it. */
         public Builder score(Double speedup, Double floor) {
             score = speedup;
+            scoreCiLow = null;
+            scoreCiHigh = null;
             floorFraction = floor;
             return this;
         }
@@ -144,8 +163,9 @@ public record CandidateResult(String name, String path, String description, Verd
         }
 
         public CandidateResult build() {
-            return new CandidateResult(name, path, description, verdict, detail, score, floorFraction, compileMs,
-                    compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs, device, phaseMs);
+            return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
+                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs, device,
+                    phaseMs);
         }
     }
 

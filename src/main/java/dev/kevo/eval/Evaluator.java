@@ -14,6 +14,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.KernelResources;
+import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
 import dev.kevo.data.Verdict;
@@ -33,8 +34,9 @@ import jcuda.driver.CUdeviceptr;
  * against a float64 reference, then time candidate, baseline and two plain copies (the driver's and kevo's copy
  * kernel) side by side.
  *
- * <p>A candidate is scored only when every shape passed: score = geometric mean of the per-shape speedups
- * over the baseline; floor fraction = geometric mean of the faster copy's time over candidate time.
+ * <p>A candidate is scored only when every shape passed ({@link Score}): score = geometric mean of the per-shape
+ * speedups over the baseline, with its interval; floor fraction = geometric mean of the faster copy's time over
+ * candidate time.
  */
 public final class Evaluator implements AutoCloseable {
     private final Gpu gpu;
@@ -262,13 +264,13 @@ public final class Evaluator implements AutoCloseable {
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
-            Double score = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::speedup)) : null;
-            Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
-            return CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
-                    .description(file.description()).detail(detail).score(score, floor)
-                    .compiled(loaded.compilation().time().toNanos() / 1e6,
-                            Preflight.blankToNull(loaded.compilation().log()), resourcesOf(loaded))
-                    .shapes(shapes).build();
+            CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
+                    .description(file.description()).detail(detail);
+            if (failed == null) {
+                result.score(Score.over(shapes));
+            }
+            return result.compiled(loaded.compilation().time().toNanos() / 1e6,
+                    Preflight.blankToNull(loaded.compilation().log()), resourcesOf(loaded)).shapes(shapes).build();
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
@@ -502,14 +504,6 @@ public final class Evaluator implements AutoCloseable {
                 .map(Kernel::resources).toList();
     }
 
-    static double geometricMean(java.util.stream.DoubleStream values) {
-        double[] v = values.toArray();
-        double logSum = 0;
-        for (double x : v) {
-            logSum += Math.log(x);
-        }
-        return Math.exp(logSum / v.length);
-    }
 
 
     @Override

@@ -74,8 +74,8 @@ class KnobCampaignTest {
             double score = 3.0 - Math.abs(Math.log(v.get("BLOCK") / 512.0) / Math.log(2)) * 0.2
                     - Math.abs(Math.log(v.get("VEC") / 4.0) / Math.log(2)) * 0.15
                     - Math.abs(v.get("SHORT_MAX") - 2048) / 256.0 * 0.05;
-            return new CandidateResult(file.name(), null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null,
-                    inputSeed, 1.0, null, null, null);
+            return CandidateResult.builder(file.name(), Verdict.PASS, inputSeed).score(score, 0.5)
+                    .compiled(1.0, null, null).evaluationMs(1.0).build();
         }
     }
 

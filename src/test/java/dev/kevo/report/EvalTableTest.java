@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
 import dev.kevo.data.Verdict;
@@ -29,6 +30,18 @@ class EvalTableTest {
         StringWriter out = new StringWriter();
         EvalTable.print(result, baseline, 1e-4, false, new PrintWriter(out, true));
         return out.toString();
+    }
+
+    @Test
+    void theScoreShowsItsIntervalWhenItHasOne() {
+        List<ShapeResult> shapes = List.of(timed("32x128", null));
+        CandidateResult result = CandidateResult.builder("k.cu", Verdict.PASS, 1).score(Score.over(shapes))
+                .shapes(shapes).build();
+        StringWriter out = new StringWriter();
+        EvalTable.print(result, "cuDNN 9.14.0", 1e-4, false, new PrintWriter(out, true));
+        assertTrue(out.toString().contains(String.format(java.util.Locale.ROOT, "score %.3fx (95%% CI %.3f-%.3f) over",
+                result.score(), result.scoreCiLow(), result.scoreCiHigh())), out.toString());
+        assertTrue(result.scoreCiLow() < result.score() && result.score() < result.scoreCiHigh());
     }
 
     @Test
