@@ -164,8 +164,8 @@ public record CandidateResult(String name, String path, String description, Verd
 
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
-                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs, device,
-                    phaseMs);
+                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs,
+                    device, phaseMs);
         }
     }
 

@@ -54,18 +54,6 @@ class EvalSettingsTest {
     }
 
     @Test
-    void theShippedConfigStatesTheBuiltInDefaults() {
-        // config/eval.yaml is what kevo uses when run outside a checkout (EvalSettings.defaults()): they must agree
-        EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml"));
-        assertEquals(EvalSettings.defaults().suite(), settings.suite());
-        assertEquals(EvalSettings.defaults().baseline(), settings.baseline());
-        assertEquals(EvalSettings.defaults().cases(), settings.cases());
-        assertEquals(Tolerance.defaults(), settings.tolerance());
-        assertEquals(MeasurementMethod.defaults(), settings.measurement());
-        assertEquals(PhaseLimits.defaults(), settings.limits());
-    }
-
-    @Test
     void launchDeadlineKeysAreReadAndTheOthersKeepTheirDefaults() throws IOException {
         EvalSettings s = EvalSettings.load(write("limits:\n  launch_floor_s: 2.5\n  launch_factor: 40\n"));
         assertEquals(PhaseLimits.builder().launchMinimumSeconds(2.5).launchFactor(40).build(), s.limits());
