@@ -1,9 +1,12 @@
 package dev.kevo.data;
 
 import dev.kevo.KevoException;
-import java.util.List;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Internal, for measuring what each safeguard of the timing phase costs (bench/check_costs.sh): the safeguards
@@ -11,22 +14,47 @@ import java.util.TreeSet;
  * by default, never documented for users: an evaluation run with any of them off does not guarantee what kevo
  * promises, and says so on stderr.
  *
- * @param perturb the per-launch change of one element per row of the input set (against content-keyed caches)
- * @param poison y's poison before every timed launch of the candidate
- * @param demote the L2 demotion of the candidate's lines after each of its launches
- * @param checks the float64 reference and comparison of the timed launches drawn for checking
- * @param pinnedFlush the evict_last read and demotion of the flush before the baseline's launches
- * @param persistReset the reset of persisting L2 lines before each shape is timed
- * @param deadlines the launch deadlines told to the supervisor (one message before each wait)
- * @param overlap not a safeguard: the GPU running one timing round while the host queues the next (off: one gate per
- *     batch of rounds, as before issue 15's cost work), to measure what the overlap saves
+ * <ul>
+ * <li>{@code perturb}: the per-launch change of one element per row of the input set (against content-keyed caches)
+ * <li>{@code poison}: y's poison before every timed launch of the candidate
+ * <li>{@code demote}: the L2 demotion of the candidate's lines after each of its launches
+ * <li>{@code checks}: the float64 reference and comparison of the timed launches drawn for checking
+ * <li>{@code pinnedflush}: the evict_last read and demotion of the flush before the baseline's launches
+ * <li>{@code persistreset}: the reset of persisting L2 lines before each shape is timed
+ * <li>{@code deadlines}: the launch deadlines told to the supervisor (one message before each wait)
+ * <li>{@code overlap}: not a safeguard: the GPU running one timing round while the host queues the next (off: one
+ *     gate per batch of rounds), to measure what the overlap saves
+ * </ul>
+ *
+ * @param off the switches off, as a set rather than one flag each
  */
-public record Ablation(boolean perturb, boolean poison, boolean demote, boolean checks, boolean pinnedFlush,
-                       boolean persistReset, boolean deadlines, boolean overlap) {
+public record Ablation(Set<Switch> off) {
     public static final String PROPERTY = "kevo.ablate";
-    public static final Ablation NONE = new Ablation(false, false, false, false, false, false, false, false);
-    public static final List<String> NAMES = List.of("perturb", "poison", "demote", "checks", "pinnedflush", "persistreset",
-            "deadlines", "overlap");
+    public static final Ablation NONE = new Ablation(Set.of());
+
+    /** One safeguard (or the overlap) that can be switched off, by the name {@value #PROPERTY} takes. */
+    public enum Switch {
+        PERTURB("perturb"), POISON("poison"), DEMOTE("demote"), CHECKS("checks"), PINNED_FLUSH("pinnedflush"),
+        PERSIST_RESET("persistreset"), DEADLINES("deadlines"), OVERLAP("overlap");
+
+        private final String id;
+
+        Switch(String id) {
+            this.id = id;
+        }
+
+        public String id() {
+            return id;
+        }
+    }
+
+    public Ablation {
+        off = off.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(off));
+    }
+
+    public static Ablation of(Switch... off) {
+        return new Ablation(Set.of(off));
+    }
 
     /**
      * Parses {@code perturb,poison,...} ({@code all} for every one); null or blank is {@link #NONE}.
@@ -37,20 +65,19 @@ public record Ablation(boolean perturb, boolean poison, boolean demote, boolean 
         if (spec == null || spec.isBlank()) {
             return NONE;
         }
-        Set<String> off = new TreeSet<>();
+        Set<Switch> off = EnumSet.noneOf(Switch.class);
         for (String name : spec.split(",")) {
-            String n = name.trim().toLowerCase(java.util.Locale.ROOT);
+            String n = name.trim().toLowerCase(Locale.ROOT);
             if (n.equals("all")) {
-                off.addAll(NAMES);
-            } else if (NAMES.contains(n)) {
-                off.add(n);
+                off.addAll(EnumSet.allOf(Switch.class));
             } else if (!n.isEmpty()) {
-                throw new IllegalArgumentException(PROPERTY + ": unknown switch '" + n + "' (known: "
-                        + String.join(", ", NAMES) + ", all)");
+                off.add(Arrays.stream(Switch.values()).filter(w -> w.id.equals(n)).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException(PROPERTY + ": unknown switch '" + n
+                                + "' (known: " + Arrays.stream(Switch.values()).map(Switch::id)
+                                .collect(Collectors.joining(", ")) + ", all)")));
             }
         }
-        return new Ablation(off.contains("perturb"), off.contains("poison"), off.contains("demote"),
-                off.contains("checks"), off.contains("pinnedflush"), off.contains("persistreset"), off.contains("deadlines"), off.contains("overlap"));
+        return new Ablation(off);
     }
 
     /** This process's setting, read once by whoever builds an evaluator. */
@@ -68,13 +95,44 @@ public record Ablation(boolean perturb, boolean poison, boolean demote, boolean 
     }
 
     public boolean any() {
-        return perturb || poison || demote || checks || pinnedFlush || persistReset || deadlines || overlap;
+        return !off.isEmpty();
     }
 
+    public boolean perturb() {
+        return off.contains(Switch.PERTURB);
+    }
+
+    public boolean poison() {
+        return off.contains(Switch.POISON);
+    }
+
+    public boolean demote() {
+        return off.contains(Switch.DEMOTE);
+    }
+
+    public boolean checks() {
+        return off.contains(Switch.CHECKS);
+    }
+
+    public boolean pinnedFlush() {
+        return off.contains(Switch.PINNED_FLUSH);
+    }
+
+    public boolean persistReset() {
+        return off.contains(Switch.PERSIST_RESET);
+    }
+
+    public boolean deadlines() {
+        return off.contains(Switch.DEADLINES);
+    }
+
+    public boolean overlap() {
+        return off.contains(Switch.OVERLAP);
+    }
+
+    /** The switches off, in their declared order, as {@link #parse} reads them. */
     @Override
     public String toString() {
-        boolean[] on = {perturb, poison, demote, checks, pinnedFlush, persistReset, deadlines, overlap};
-        return String.join(",", java.util.stream.IntStream.range(0, on.length).filter(i -> on[i]).mapToObj(NAMES::get)
-                .toList());
+        return off.stream().sorted().map(Switch::id).collect(Collectors.joining(","));
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.data.Ablation.Switch;
 import org.junit.jupiter.api.Test;
 
 /** The internal switch bench/check_costs.sh uses to measure what each safeguard of the timing phase costs. */
@@ -20,21 +21,21 @@ class AblationTest {
 
     @Test
     void eachNameSwitchesOffItsOwnSafeguardOnly() {
-        assertEquals(new Ablation(true, false, false, false, false, false, false, false), Ablation.parse("perturb"));
-        assertEquals(new Ablation(false, true, false, false, false, false, false, false), Ablation.parse("poison"));
-        assertEquals(new Ablation(false, false, true, false, false, false, false, false), Ablation.parse("demote"));
-        assertEquals(new Ablation(false, false, false, true, false, false, false, false), Ablation.parse("checks"));
-        assertEquals(new Ablation(false, false, false, false, true, false, false, false), Ablation.parse("PinnedFlush"));
-        assertEquals(new Ablation(false, false, false, false, false, true, false, false), Ablation.parse("persistreset"));
-        assertEquals(new Ablation(false, false, false, false, false, false, true, false), Ablation.parse("deadlines"));
-        assertEquals(new Ablation(false, false, false, false, false, false, false, true), Ablation.parse("overlap"));
-        assertEquals(new Ablation(true, false, true, false, false, false, false, false), Ablation.parse("demote, perturb"));
+        assertEquals(Ablation.of(Switch.PERTURB), Ablation.parse("perturb"));
+        assertEquals(Ablation.of(Switch.POISON), Ablation.parse("poison"));
+        assertEquals(Ablation.of(Switch.DEMOTE), Ablation.parse("demote"));
+        assertEquals(Ablation.of(Switch.CHECKS), Ablation.parse("checks"));
+        assertEquals(Ablation.of(Switch.PINNED_FLUSH), Ablation.parse("PinnedFlush"));
+        assertEquals(Ablation.of(Switch.PERSIST_RESET), Ablation.parse("persistreset"));
+        assertEquals(Ablation.of(Switch.DEADLINES), Ablation.parse("deadlines"));
+        assertEquals(Ablation.of(Switch.OVERLAP), Ablation.parse("overlap"));
+        assertEquals(Ablation.of(Switch.PERTURB, Switch.DEMOTE), Ablation.parse("demote, perturb"));
     }
 
     @Test
     void allSwitchesOffEveryOneAndPrintsBackAsTheList() {
         Ablation all = Ablation.parse("all");
-        assertEquals(new Ablation(true, true, true, true, true, true, true, true), all);
+        assertEquals(Ablation.of(Switch.values()), all);
         assertEquals("perturb,poison,demote,checks,pinnedflush,persistreset,deadlines,overlap", all.toString());
         assertEquals(all, Ablation.parse(all.toString()));
     }
