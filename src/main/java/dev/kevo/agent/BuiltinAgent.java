@@ -104,7 +104,7 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(16384, 256, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
                         StoreHint.PLAIN),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
-                        ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN)),
+                        ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN), Fused.OFF),
                 new LoopRows(0, new Streaming(1024, 1, 2, 1, true, Reduce.SHUFFLE, ExpMode.ACCURATE,
                         LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
         named.put("online", new Genome(
@@ -112,7 +112,7 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(16384, 128, 1024, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
-                        ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS)),
+                        ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         LoadHint.LDCS, StoreHint.STCS))));
         named.put("wide", new Genome(
@@ -120,7 +120,7 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(32768, 256, 1024, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
                         StoreHint.STCS),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
-                        ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS)),
+                        ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 new LoopRows(0, new Streaming(1024, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         LoadHint.LDCS, StoreHint.STCS))));
         named.replaceAll((name, g) -> g.normalized());
@@ -258,7 +258,8 @@ public final class BuiltinAgent implements Agent {
     }
 
     private static Proposal proposal(Genome child, String operator, String summary) {
-        return new Proposal(KernelRenderer.render(child), Optional.of(child.toJson()), operator, summary);
+        return new Proposal(KernelRenderer.render(child), Optional.of(child.toJson()), operator, summary,
+                Optional.empty());
     }
 
     /** A candidate's genome as this agent reads it, normalized; empty when it has none or not one of ours. */

@@ -131,7 +131,8 @@ public final class Campaign {
             return record;
         }
         return recorder.judge(new Recorder.Made(id, List.of(), 0, -1, MutantRecord.SEED, new Proposal(seed.source(),
-                Optional.empty(), "seed", "hand-written seed " + seed.name())), inputSeed, null, () -> {
+                Optional.empty(), "seed", "hand-written seed " + seed.name(), Optional.empty())), inputSeed, null,
+                        () -> {
                 }).orElseThrow();
     }
 

@@ -64,10 +64,12 @@ class CampaignTest {
             int g = gene(request.parent().source());
             if (request.mate().isPresent()) {
                 int h = gene(request.mate().get().source());
-                return new Proposal(kernel((g + h) / 2 + 1), Optional.empty(), "crossover", "average " + g + "," + h);
+                return new Proposal(kernel((g + h) / 2 + 1), Optional.empty(), "crossover", "average " + g + "," + h,
+                        Optional.empty());
             }
             int child = Math.max(1, g + request.random().nextInt(-2, 6));
-            return new Proposal(kernel(child), Optional.empty(), "mutate", "gene " + g + "->" + child);
+            return new Proposal(kernel(child), Optional.empty(), "mutate", "gene " + g + "->" + child,
+                    Optional.empty());
         }
     }
 

@@ -124,7 +124,7 @@ class SlurmWorkersTest {
         @Override
         public Proposal propose(ProposalRequest request) {
             return new Proposal(kernel(100 + request.random().nextInt(1_000_000_000)), Optional.empty(), "mutate",
-                    "new gene");
+                    "new gene", Optional.empty());
         }
     }
 

@@ -96,7 +96,7 @@ final class Fixtures {
 
     static ProposalRequest request(Optional<Candidate> mate, List<Candidate> failures, long seed) {
         return new ProposalRequest(CONTEXT, parent(), mate, List.of(inspiration()), failures,
-                new SplittableRandom(seed));
+                new SplittableRandom(seed), List.of());
     }
 
     static ProposalRequest request() {
