@@ -9,9 +9,10 @@ import java.time.Duration;
  * Wall-time limits, in seconds, a supervisor enforces per phase of judging a candidate. {@code startup} covers
  * a worker's JVM, CUDA and NVRTC start and its baseline check. The phase limits are outer bounds; within them each
  * checked launch, and each batch of timed launches, has a deadline of its own derived from what the shape needs
- * (the evaluator's launch deadline: {@code launchMinimumSeconds} plus {@code launchFactor} times the baseline's launch), so a
- * hung kernel costs seconds, not the phase's minutes, while an honest slow kernel (the naive seed, a thread per
- * row, on one row of 10^7) still passes.
+ * (the evaluator's launch deadline: {@code launchMinimumSeconds} plus {@code launchFactor} times the baseline's
+ * launch), so a hung kernel costs seconds, not the phase's minutes, while an honest slow kernel (the naive seed, a
+ * thread per row, on one row of 10^7) still passes. {@code launchMinimumSeconds} is read from the key
+ * {@code launch_floor_s}: in code, "floor" means only the memory floor.
  * {@code workerMemoryGb} bounds the worker's resident memory: a source that makes NVRTC eat memory is stopped
  * before it takes the machine down, not only when its time runs out.
  */

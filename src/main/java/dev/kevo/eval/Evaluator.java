@@ -257,7 +257,7 @@ public final class Evaluator implements AutoCloseable {
             ShapeResult failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             if (failed == null) {
                 phases.entered(Phase.TIMING);
-                phases.expect(deadline.floorSeconds() + settings.measurement().settleMillis() / 1000, "settling");
+                phases.expect(deadline.minimumSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
                 shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, phases, slowestCheckMs));
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);

@@ -9,18 +9,18 @@ import dev.kevo.data.PhaseLimits;
  * supervisor kills the worker once it has passed.
  *
  * <ul>
- *   <li>A checked launch (one input case: generate, launch, reference, compare) may take {@code floor + factor x}
+ *   <li>A checked launch (one input case: generate, launch, reference, compare) may take {@code minimum + factor x}
  *   the baseline's launch on that shape, timed when the worker started: 1 s + 100 x 31 ms = 4.1 s on 1x10^7 on
  *   an H100, where the naive seed needs 1.5 s; about 1 s on every other standard shape.</li>
- *   <li>A batch of timed launches may take {@code floor +} rounds x {@link #TIMING_FACTOR} x (the candidate's
+ *   <li>A batch of timed launches may take {@code minimum +} rounds x {@link #TIMING_FACTOR} x (the candidate's
  *   slowest checked launch + the baseline's and two copies', each bounded by the baseline's): by then the
  *   candidate's own speed is known, so a kernel that hangs only while timed is caught as quickly.</li>
  * </ul>
  *
- * @param floorSeconds covers fixed costs (first launch of a module, the trusted kernels around a launch)
+ * @param minimumSeconds covers fixed costs (first launch of a module, the trusted kernels around a launch)
  * @param factor how many baseline launches a checked launch may take
  */
-record LaunchDeadline(double floorSeconds, double factor) {
+record LaunchDeadline(double minimumSeconds, double factor) {
     /** How many times its slowest checked launch a timed launch may take. */
     static final double TIMING_FACTOR = 4;
 
@@ -30,11 +30,11 @@ record LaunchDeadline(double floorSeconds, double factor) {
 
     /** Seconds one checked launch of a shape may take, given the baseline's launch there. */
     double check(double baselineMs) {
-        return floorSeconds + factor * baselineMs / 1000;
+        return minimumSeconds + factor * baselineMs / 1000;
     }
 
     /** Seconds a batch of {@code rounds} timing rounds may take. */
     double timingBatch(int rounds, double candidateMs, double baselineMs) {
-        return floorSeconds + rounds * TIMING_FACTOR * (candidateMs + 3 * baselineMs) / 1000;
+        return minimumSeconds + rounds * TIMING_FACTOR * (candidateMs + 3 * baselineMs) / 1000;
     }
 }
