@@ -121,11 +121,13 @@ public final class EvalCommand implements Callable<Integer> {
                         restarts.millis().stream().map(ms -> String.format("%.0f", ms)).toList());
             }
             if (json != null) {
-                writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
-                        spec.commandLine().getParseResult().originalArgs(), gpu, ready.nvrtcVersion(),
-                        ready.nvrtcLibrary(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                        choice.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, ready.startupMs(),
-                        results, choice));
+                writeJson(EvalRecord.builder().kevoVersion(Version.current())
+                        .date(OffsetDateTime.now(ZoneOffset.UTC).toString())
+                        .command(spec.commandLine().getParseResult().originalArgs()).device(gpu)
+                        .nvrtcVersion(ready.nvrtcVersion()).nvrtcLibrary(ready.nvrtcLibrary()).suite(suite.name())
+                        .shapes(suite.shapes().stream().map(Shape::toString).toList()).baseline(choice.name())
+                        .settings(settings).inputSeed(inputSeed).wallSeconds((System.nanoTime() - started) / 1e9)
+                        .workerStartupMs(ready.startupMs()).results(results).baselineChoice(choice).build());
             }
         }
         long rejected = results.stream().filter(r -> !r.passed()).count();

@@ -24,8 +24,10 @@ import java.util.function.Consumer;
 
 /** Kernels with measured results as a campaign would hand them to an agent, and agents on a loopback server. */
 final class Fixtures {
-    static final DeviceInfo H100 = new DeviceInfo(0, "NVIDIA H100 80GB HBM3", "0000:19:00.0", 9, 0, 132,
-            52_428_800L, 85_520_809_984L, 1024, 232_448, 1980, 2619, 5120, "580.159.04");
+    static final DeviceInfo H100 = DeviceInfo.builder().name("NVIDIA H100 80GB HBM3").pciBusId("0000:19:00.0")
+            .ccMajor(9).sms(132).l2Bytes(52_428_800L).memoryBytes(85_520_809_984L).maxThreadsPerBlock(1024)
+            .maxSharedPerBlockOptin(232_448).clockMHz(1980).memoryClockMHz(2619).memoryBusBits(5120)
+            .driverVersion("580.159.04").build();
     static final TaskContext CONTEXT = new TaskContext(H100, "standard",
             List.of(Shape.parse("32x128"), Shape.parse("4096x4096"), Shape.parse("8x128256"),
                     Shape.parse("1x10000000")), "block_two_pass");
