@@ -20,4 +20,9 @@ public record CampaignState(int generation, int evaluations, List<List<String>> 
         islands = islands.stream().map(List::copyOf).toList();
         spend = spend == null ? Spend.NONE : spend;
     }
+
+    /** The same state with another champion (a confirmation may name a different one). */
+    public CampaignState withBestId(String id) {
+        return new CampaignState(generation, evaluations, islands, id, stale, elapsedMillis, spend);
+    }
 }

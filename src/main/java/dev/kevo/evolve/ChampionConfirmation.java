@@ -46,8 +46,7 @@ final class ChampionConfirmation {
         recorder.crown(confirmation.championId());
         store.event("confirmed", Map.of("champion", confirmation.championId(), "device", confirmation.device(),
                 "score", confirmation.championScore()));
-        CampaignState confirmed = new CampaignState(state.generation(), state.evaluations(), state.islands(),
-                recorder.champion().id(), state.stale(), state.elapsedMillis(), state.spend());
+        CampaignState confirmed = state.withBestId(recorder.champion().id());
         store.saveState(confirmed);
         return confirmed;
     }
