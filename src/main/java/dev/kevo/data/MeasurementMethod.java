@@ -1,5 +1,6 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonPOJOBuilder;
@@ -98,12 +99,14 @@ public record MeasurementMethod(@JsonProperty("settle_ms") double settleMillis,
         }
 
         @JsonProperty("settle_ms")
+        @JsonAlias("settleMillis")
         public Builder settleMillis(double value) {
             settleMillis = value;
             return this;
         }
 
         @JsonProperty("warmup_ms")
+        @JsonAlias("warmupMillis")
         public Builder warmupMillis(double value) {
             warmupMillis = value;
             return this;
@@ -125,6 +128,7 @@ public record MeasurementMethod(@JsonProperty("settle_ms") double settleMillis,
         }
 
         @JsonProperty("ci_floor_us")
+        @JsonAlias("ciFloorMicros")
         public Builder ciEnoughMicros(double value) {
             ciEnoughMicros = value;
             return this;

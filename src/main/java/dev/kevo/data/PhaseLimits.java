@@ -1,5 +1,6 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonPOJOBuilder;
@@ -79,24 +80,28 @@ public record PhaseLimits(@JsonProperty("startup_s") double startupSeconds,
         }
 
         @JsonProperty("startup_s")
+        @JsonAlias("startupSeconds")
         public Builder startupSeconds(double value) {
             startupSeconds = value;
             return this;
         }
 
         @JsonProperty("compile_s")
+        @JsonAlias("compileSeconds")
         public Builder compileSeconds(double value) {
             compileSeconds = value;
             return this;
         }
 
         @JsonProperty("check_s")
+        @JsonAlias("checkSeconds")
         public Builder checkSeconds(double value) {
             checkSeconds = value;
             return this;
         }
 
         @JsonProperty("timing_s")
+        @JsonAlias("timingSeconds")
         public Builder timingSeconds(double value) {
             timingSeconds = value;
             return this;
@@ -108,6 +113,7 @@ public record PhaseLimits(@JsonProperty("startup_s") double startupSeconds,
         }
 
         @JsonProperty("launch_floor_s")
+        @JsonAlias("launchFloorSeconds")
         public Builder launchMinimumSeconds(double value) {
             launchMinimumSeconds = value;
             return this;
