@@ -39,13 +39,6 @@ public record ModelSpec(String provider, String model, String baseUrl, String ap
         return new Builder();
     }
 
-    public Builder toBuilder() {
-        return builder().provider(provider).model(model).baseUrl(baseUrl).apiKeyEnv(apiKeyEnv)
-                .temperature(temperature).maxOutputTokens(maxOutputTokens).timeoutSeconds(timeoutSeconds)
-                .retries(retries).concurrency(concurrency).priceInput(priceInput).priceOutput(priceOutput)
-                .repairRounds(repairRounds).templates(templates).prompts(prompts);
-    }
-
     /** The provider, once {@link #validated} has accepted its name. */
     public Provider kind() {
         return Provider.byId(provider).orElseThrow(() -> new IllegalStateException("unvalidated provider"));
