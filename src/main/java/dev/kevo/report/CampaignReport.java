@@ -106,6 +106,8 @@ public final class CampaignReport {
                 (int) evaluations.stream().filter(e -> e.cachedFrom() != null).count(),
                 (int) evaluations.stream().filter(e -> e.score() == null).count(), minutes,
                 champion == null ? null : champion.id(), champion == null ? null : champion.fitness(),
+                champion == null || champion.result().scoreCiLow() == null ? null
+                        : List.of(champion.result().scoreCiLow(), champion.result().scoreCiHigh()),
                 champion == null ? null : champion.result().floorFraction(), verdicts);
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.ModelUsage;
 import dev.kevo.data.MutantRecord;
@@ -32,6 +33,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What kevo report gathers from the recorded campaign folder, checked against the records themselves. */
 class CampaignReportTest {
@@ -58,6 +60,19 @@ class CampaignReportTest {
             }
         }
         assertEquals(ReportFixture.CHAMPION, store.state().orElseThrow().bestId());
+    }
+
+    @Test
+    void theChampionsScoreIntervalIsShownWhenItsResultHasOne(@TempDir Path tmp) throws IOException {
+        assertNull(data.summary().championScoreCi(), "the fixture was saved before scores had an interval");
+        Path copy = ReportFixture.copy(tmp);
+        Path champion = copy.resolve(ReportFixture.CHAMPION + ".json");
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode record = (ObjectNode) json.readTree(champion.toFile());
+        ((ObjectNode) record.get("result")).put("scoreCiLow", 5.5).put("scoreCiHigh", 6.0);
+        json.writeValue(champion.toFile(), record);
+        ReportData.Summary s = CampaignReport.gather(CampaignStore.open(copy), 5, tmp.resolve("pages")).summary();
+        assertEquals(List.of(5.5, 6.0), s.championScoreCi());
     }
 
     @Test
