@@ -1,7 +1,6 @@
 package dev.kevo.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kevo.task.KernelFile;
 import dev.kevo.agent.Genome.BlockRows;
 import dev.kevo.agent.Genome.ClusterRows;
 import dev.kevo.agent.Genome.ExpMode;
@@ -13,6 +12,8 @@ import dev.kevo.agent.Genome.ShortRows;
 import dev.kevo.agent.Genome.SplitRows;
 import dev.kevo.agent.Genome.StoreHint;
 import dev.kevo.agent.Genome.Streaming;
+import dev.kevo.data.Defaults;
+import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -42,7 +43,7 @@ import java.util.random.RandomGenerator;
  */
 public final class BuiltinAgent implements Agent {
 
-    public static final String NAME = "builtin";
+    public static final String NAME = Defaults.BUILTIN_AGENT;
     private static final int ATTEMPTS = 64;
     private static final double INSPIRATION_CROSSOVER = 0.15;
     private static final double MUTATE_AFTER_CROSSOVER = 0.25;
@@ -112,7 +113,7 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(16384, 256, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
                         StoreHint.PLAIN),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
-                        ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN)),
+                        ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN), Fused.OFF),
                 d.clusterRows(),
                 new LoopRows(0, new Streaming(1024, 1, 2, 1, true, Reduce.SHUFFLE, ExpMode.ACCURATE,
                         LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
@@ -121,7 +122,7 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(16384, 128, 1024, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
-                        ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS)),
+                        ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 d.clusterRows(),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         LoadHint.LDCS, StoreHint.STCS))));
@@ -130,7 +131,7 @@ public final class BuiltinAgent implements Agent {
                 new BlockRows(32768, 256, 1024, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
                         StoreHint.STCS),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
-                        ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS)),
+                        ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 d.clusterRows(),
                 new LoopRows(0, new Streaming(1024, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         LoadHint.LDCS, StoreHint.STCS))));
@@ -269,7 +270,8 @@ public final class BuiltinAgent implements Agent {
     }
 
     private static Proposal proposal(Genome child, String operator, String summary) {
-        return new Proposal(KernelRenderer.render(child), Optional.of(child.toJson()), operator, summary);
+        return new Proposal(KernelRenderer.render(child), Optional.of(child.toJson()), operator, summary,
+                Optional.empty());
     }
 
     /** A candidate's genome as this agent reads it, normalized; empty when it has none or not one of ours. */

@@ -1,7 +1,7 @@
 package dev.kevo.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kevo.result.CandidateResult;
+import dev.kevo.data.CandidateResult;
 import java.util.Optional;
 
 /**

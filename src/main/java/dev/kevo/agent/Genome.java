@@ -104,11 +104,6 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         public SplitRows {
             nonNull(pass, fused);
         }
-
-        /** Split rows in two launches only. */
-        public SplitRows(int minCols, int rowsPct, int minChunk, int blocksPerSm, boolean reverse, Streaming pass) {
-            this(minCols, rowsPct, minChunk, blocksPerSm, reverse, pass, Fused.OFF);
-        }
     }
 
     /**

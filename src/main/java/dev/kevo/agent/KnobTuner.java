@@ -59,7 +59,8 @@ final class KnobTuner {
             if (child.allowed()) {
                 String source = KnobRewriter.rewrite(parent, changed(parent.knobs(), child));
                 if (!avoid.contains(source)) {
-                    return new Proposal(source, Optional.empty(), TUNE, child.movesFrom(parent.knobs()));
+                    return new Proposal(source, Optional.empty(), TUNE, child.movesFrom(parent.knobs()),
+                            Optional.empty());
                 }
             }
         }
@@ -101,7 +102,7 @@ final class KnobTuner {
             }
             String source = KnobRewriter.rewrite(parent, changed(parent.knobs(), child));
             if (!avoid.contains(source) && !source.equals(mateCandidate.source())) {
-                return Optional.of(new Proposal(source, Optional.empty(), CROSSOVER, summary));
+                return Optional.of(new Proposal(source, Optional.empty(), CROSSOVER, summary, Optional.empty()));
             }
         }
         return Optional.empty();

@@ -15,9 +15,4 @@ import java.util.Optional;
  */
 public record Proposal(String source, Optional<JsonNode> genome, String operator, String summary,
                        Optional<ModelCall> call) {
-
-    /** A proposal made without a model. */
-    public Proposal(String source, Optional<JsonNode> genome, String operator, String summary) {
-        this(source, genome, operator, summary, Optional.empty());
-    }
 }

@@ -21,10 +21,4 @@ public record ProposalRequest(TaskContext context, Candidate parent, Optional<Ca
         recentFailures = List.copyOf(recentFailures);
         relatives = List.copyOf(relatives);
     }
-
-    /** A request without relatives. */
-    public ProposalRequest(TaskContext context, Candidate parent, Optional<Candidate> mate,
-                           List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random) {
-        this(context, parent, mate, inspirations, recentFailures, random, List.of());
-    }
 }

@@ -1,6 +1,6 @@
 package dev.kevo.agent;
 
-import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.data.DeviceInfo;
 import dev.kevo.task.Shape;
 import java.util.List;
 

@@ -4,8 +4,8 @@ import dev.kevo.agent.Agent;
 import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
+import dev.kevo.data.CampaignConfig;
 import dev.kevo.evolve.AgentPool;
-import dev.kevo.campaign.CampaignConfig;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +26,7 @@ final class Agents {
      * Every agent the config's entries name, a model entry built from its block (prompt templates read now, so
      * a broken template is an error before the campaign starts).
      *
-     * @param source the config file the entries come from, which every error about one names
+     * @param source the config file the entries came from, named by every error about them
      * @param env where model keys are read from (the process environment)
      */
     static Map<String, Agent> forCampaign(List<CampaignConfig.AgentWeight> entries, Path source, KevoHome home,
@@ -35,18 +35,14 @@ final class Agents {
         for (int i = 0; i < entries.size(); i++) {
             CampaignConfig.AgentWeight entry = entries.get(i);
             if (entry.model() != null) {
-                // agents[i] counts from 0, as the config loader's messages about the same entry do
-                agents.put(entry.name(), LlmAgent.create(entry.name(), source + ": agents[" + i + "]",
-                        entry.model().withDefaults(), home.root(), env));
+                agents.put(entry.name(), LlmAgent.create(entry.name(), source + ": " + CampaignConfig.agentKey(i),
+                        entry.model(), home.root(), env));
             }
         }
         return agents;
     }
 
-    /**
-     * The campaign's pool (its config read from {@code source}), each agent checked (keys set, servers answering):
-     * call before any GPU work.
-     */
+    /** The campaign's pool, each agent checked (keys set, servers answering): call before any GPU work. */
     static AgentPool pool(CampaignConfig campaign, Path source, KevoHome home) {
         Map<String, Agent> agents = forCampaign(campaign.agents(), source, home, System::getenv);
         agents.put(BuiltinAgent.NAME, new BuiltinAgent(campaign.freshGenomes() == null || campaign.freshGenomes()));

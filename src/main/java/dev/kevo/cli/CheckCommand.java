@@ -1,10 +1,10 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Verdict;
 import dev.kevo.cuda.NvrtcLocator;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.data.EvalSettings;
 import dev.kevo.eval.Preflight;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
@@ -17,21 +17,21 @@ import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerLoop;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "check", mixinStandardHelpOptions = true,
         header = "Check kernel files without a GPU: header, plans, rules, compile.",

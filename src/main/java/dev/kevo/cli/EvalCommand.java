@@ -3,13 +3,13 @@ package dev.kevo.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.BaselineChoice;
+import dev.kevo.data.BaselineChoice;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.EvalRecord;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
-import dev.kevo.eval.EvalRecord;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.result.Verdict;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
@@ -32,10 +32,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "eval", mixinStandardHelpOptions = true,
         header = "Judge kernel files on a GPU: correct on every shape, how fast.",
@@ -131,11 +131,13 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCode.Documente
                         restarts.millis().stream().map(ms -> String.format("%.0f", ms)).toList());
             }
             if (json != null) {
-                writeJson(new EvalRecord(Version.current(), OffsetDateTime.now(ZoneOffset.UTC).toString(),
-                        spec.commandLine().getParseResult().originalArgs(), gpu, ready.nvrtcVersion(),
-                        ready.nvrtcLibrary(), suite.name(), suite.shapes().stream().map(Shape::toString).toList(),
-                        choice.name(), settings, inputSeed, (System.nanoTime() - started) / 1e9, ready.startupMs(),
-                        results, choice));
+                writeJson(EvalRecord.builder().kevoVersion(Version.current())
+                        .date(OffsetDateTime.now(ZoneOffset.UTC).toString())
+                        .command(spec.commandLine().getParseResult().originalArgs()).device(gpu)
+                        .nvrtcVersion(ready.nvrtcVersion()).nvrtcLibrary(ready.nvrtcLibrary()).suite(suite.name())
+                        .shapes(suite.shapes().stream().map(Shape::toString).toList()).baseline(choice.name())
+                        .settings(settings).inputSeed(inputSeed).wallSeconds((System.nanoTime() - started) / 1e9)
+                        .workerStartupMs(ready.startupMs()).results(results).baselineChoice(choice).build());
             }
         }
         long rejected = results.stream().filter(r -> !r.passed()).count();

@@ -3,7 +3,8 @@ package dev.kevo.cli;
 import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.data.Defaults;
+import dev.kevo.data.EvalSettings;
 import dev.kevo.task.Suite;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,9 +35,9 @@ final class Inputs {
     }
 
     EvalSettings settings() {
-        Path file = config != null ? config : home().root().resolve("config/eval.yaml");
+        Path file = config != null ? config : home().root().resolve(Defaults.EVAL_CONFIG);
         if (config == null && !Files.isRegularFile(file)) {
-            return suite == null ? EvalSettings.DEFAULT : EvalSettings.DEFAULT.withSuite(suite);
+            return suite == null ? EvalSettings.defaults() : EvalSettings.defaults().withSuite(suite);
         }
         EvalSettings loaded = EvalSettings.load(file);
         return suite == null ? loaded : loaded.withSuite(suite);
@@ -44,7 +45,7 @@ final class Inputs {
 
     /** Where the settings came from, for a line that says why a value is what it is. */
     String configName() {
-        return config != null ? config.toString() : "config/eval.yaml";
+        return config != null ? config.toString() : Defaults.EVAL_CONFIG;
     }
 
     Suite suite(EvalSettings settings) {

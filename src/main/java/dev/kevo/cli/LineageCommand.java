@@ -1,17 +1,17 @@
 package dev.kevo.cli;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.CampaignState;
 import dev.kevo.report.Lineage;
-import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "lineage", mixinStandardHelpOptions = true,
         header = "Trace how a champion (or any mutant) came to be, step by step.",

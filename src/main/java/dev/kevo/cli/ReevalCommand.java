@@ -3,13 +3,13 @@ package dev.kevo.cli;
 import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
-import dev.kevo.result.CandidateResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.MeasurementMethod;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
@@ -25,10 +25,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "reeval", mixinStandardHelpOptions = true,
         header = "Judge saved mutants again; flag any whose score moved.",

@@ -1,15 +1,15 @@
 package dev.kevo.cli;
 
-import dev.kevo.result.ShapeResult;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Spend;
+import dev.kevo.report.StepKind;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.campaign.Spend;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import dev.kevo.report.StepKind;
 import java.util.DoubleSummaryStatistics;
 import java.util.EnumMap;
 import java.util.List;
@@ -19,9 +19,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
         header = "Summarise a campaign: progress, champion per shape, verdicts.",

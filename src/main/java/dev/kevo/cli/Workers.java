@@ -1,26 +1,26 @@
 package dev.kevo.cli;
 
 import dev.kevo.cuda.CompileCache;
-import dev.kevo.eval.Ablation;
+import dev.kevo.data.Ablation;
+import dev.kevo.data.EvalSettings;
 import dev.kevo.eval.BaselineResolver;
-import dev.kevo.eval.EvalSettings;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.Launcher;
 import dev.kevo.worker.SlurmAllocation;
 import dev.kevo.worker.SrunLauncher;
-import dev.kevo.worker.Launcher;
 import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerPool;
-import java.util.Arrays;
-import java.util.function.BiFunction;
-import java.util.function.IntFunction;
-import java.util.stream.IntStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 /** Starts supervised workers from the same runtime and class path as this process. */
 final class Workers {

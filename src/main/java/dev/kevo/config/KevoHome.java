@@ -1,6 +1,7 @@
 package dev.kevo.config;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.Defaults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -35,7 +36,7 @@ public record KevoHome(Path root) {
     }
 
     public Path seeds() {
-        return root.resolve("seeds");
+        return root.resolve(Defaults.SEEDS);
     }
 
     /** A path as given when it names an existing file, otherwise {@code dir/name + ext} under the root. */

@@ -11,6 +11,7 @@ import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_R
 import static jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.DeviceInfo;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -101,17 +102,18 @@ public final class Gpu implements AutoCloseable {
         CudaError.check(JCudaDriver.cuDeviceTotalMem(memory, device), "cuDeviceTotalMem");
         int[] driver = new int[1];
         CudaError.check(JCudaDriver.cuDriverGetVersion(driver), "cuDriverGetVersion");
-        return new DeviceInfo(ordinal, new String(name).trim().replace("\0", ""), bus[0] == null ? "" : bus[0].trim(),
-                attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
-                attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
-                attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), memory[0],
-                attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-                attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-                optionalAttribute(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000,
-                optionalAttribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000,
-                optionalAttribute(device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
-                driver[0] / 1000 + "." + (driver[0] % 1000) / 10);
+        return DeviceInfo.builder().ordinal(ordinal).name(new String(name).trim().replace("\0", ""))
+                .pciBusId(bus[0] == null ? "" : bus[0].trim())
+                .ccMajor(attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR))
+                .ccMinor(attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+                .sms(attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))
+                .l2Bytes(attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)).memoryBytes(memory[0])
+                .maxThreadsPerBlock(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK))
+                .maxSharedPerBlockOptin(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
+                .clockMHz(optionalAttribute(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000)
+                .memoryClockMHz(optionalAttribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000)
+                .memoryBusBits(optionalAttribute(device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH))
+                .driverVersion(driver[0] / 1000 + "." + (driver[0] % 1000) / 10).build();
     }
 
     private static int attribute(CUdevice device, int attribute) {

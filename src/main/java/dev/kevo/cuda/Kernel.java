@@ -1,5 +1,6 @@
 package dev.kevo.cuda;
 
+import dev.kevo.data.KernelResources;
 import jcuda.driver.CUfunction;
 
 /** A loaded kernel and the resources the compiler gave it; its driver handle stays in this package. */
@@ -40,6 +41,11 @@ public final class Kernel {
 
     public int staticSharedBytes() {
         return staticSharedBytes;
+    }
+
+    /** What a result records of it. */
+    public KernelResources resources() {
+        return new KernelResources(name, registers, localBytes, staticSharedBytes);
     }
 
     public int maxThreadsPerBlock() {

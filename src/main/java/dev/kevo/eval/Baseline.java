@@ -1,6 +1,7 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.Cudnn;
+import dev.kevo.data.BaselineChoice;
 import dev.kevo.task.KernelFile;
 
 /**

@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.CudnnLocator;
+import dev.kevo.data.BaselineChoice;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Path;

@@ -1,14 +1,13 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.Verdict;
-
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
-import dev.kevo.task.Tolerance;
 
 /**
  * Runs a candidate's plan once per input case on fresh inputs and judges the output against kevo's float64

@@ -2,7 +2,7 @@ package dev.kevo.eval;
 
 import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.DevicePointer;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;

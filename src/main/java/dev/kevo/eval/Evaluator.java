@@ -1,19 +1,24 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
-import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.Ablation;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.Score;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
@@ -27,8 +32,9 @@ import java.util.Optional;
  * against a float64 reference, then time candidate, baseline and two plain copies (the driver's and kevo's copy
  * kernel) side by side.
  *
- * <p>A candidate is scored only when every shape passed: score = geometric mean of the per-shape speedups
- * over the baseline; floor fraction = geometric mean of the faster copy's time over candidate time.
+ * <p>A candidate is scored only when every shape passed ({@link Score}): score = geometric mean of the per-shape
+ * speedups over the baseline, with its interval; floor fraction = geometric mean of the faster copy's time over
+ * candidate time.
  */
 public final class Evaluator implements AutoCloseable {
     private final Gpu gpu;
@@ -185,20 +191,20 @@ public final class Evaluator implements AutoCloseable {
             ShapeResult failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             if (failed == null) {
                 phases.entered(Phase.TIMING);
-                phases.expect(deadline.floorSeconds() + settings.measurement().settleMillis() / 1000, "settling");
+                phases.expect(deadline.minimumSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
                 shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, phases, slowestCheckMs));
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
-            Double score = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::speedup)) : null;
-            Double floor = failed == null ? geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)) : null;
-            return CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
-                    .description(file.description()).detail(detail).score(score, floor)
-                    .compiled(loaded.compilation().time().toNanos() / 1e6,
-                            Preflight.blankToNull(loaded.compilation().log()), loaded.resources())
-                    .shapes(shapes).build();
+            CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
+                    .description(file.description()).detail(detail);
+            if (failed == null) {
+                result.score(Score.over(shapes));
+            }
+            return result.compiled(loaded.compilation().time().toNanos() / 1e6,
+                    Preflight.blankToNull(loaded.compilation().log()), loaded.resources()).shapes(shapes).build();
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
@@ -263,13 +269,13 @@ public final class Evaluator implements AutoCloseable {
                         coldMs = r.launchWallMs();
                     }
                 }
-                results.add(ShapeResult.checked(shape, plan.planIndex() + 1, relL2, maxAbs, coldMs));
+                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs));
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = loaded.file().name();
                     throw r;
                 }
-                results.add(ShapeResult.failed(shape, r.verdict(), r.getMessage()));
+                results.add(ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage()));
             }
         }
         return results;
@@ -404,14 +410,6 @@ public final class Evaluator implements AutoCloseable {
 
 
 
-    static double geometricMean(java.util.stream.DoubleStream values) {
-        double[] v = values.toArray();
-        double logSum = 0;
-        for (double x : v) {
-            logSum += Math.log(x);
-        }
-        return Math.exp(logSum / v.length);
-    }
 
 
     @Override

@@ -1,8 +1,7 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.Verdict;
-
 import dev.kevo.cuda.CudaError;
+import dev.kevo.data.Verdict;
 
 /** Turns a driver error raised by a candidate's launch into its verdict. */
 final class Faults {

@@ -1,10 +1,11 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.Stats;
-
 import dev.kevo.cuda.CudaError;
 import dev.kevo.cuda.Event;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.data.Ablation;
+import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.Stats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntConsumer;

@@ -2,7 +2,8 @@ package dev.kevo.eval;
 
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Module;
-import dev.kevo.result.KernelResources;
+import dev.kevo.cuda.Kernel;
+import dev.kevo.data.KernelResources;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import java.util.List;
@@ -13,6 +14,6 @@ record LoadedFile(KernelFile file, Compilation compilation, Module module, PlanR
 
     /** What the compiler gave each kernel the file names. */
     List<KernelResources> resources() {
-        return file.kernelNames().stream().map(module::kernel).map(KernelResources::of).toList();
+        return file.kernelNames().stream().map(module::kernel).map(Kernel::resources).toList();
     }
 }

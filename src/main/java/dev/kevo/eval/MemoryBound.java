@@ -1,7 +1,8 @@
 package dev.kevo.eval;
 
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.Stats;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.Stats;
 import java.util.Locale;
 
 /**

@@ -1,6 +1,8 @@
 package dev.kevo.eval;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import dev.kevo.data.PhaseLimits;
+import java.time.Duration;
 
 /** The stages of judging a candidate; a supervisor bounds each one's wall time separately. */
 public enum Phase {
@@ -15,6 +17,15 @@ public enum Phase {
     @JsonValue
     public String id() {
         return id;
+    }
+
+    /** How long this phase may take under {@code limits}. */
+    public Duration limitIn(PhaseLimits limits) {
+        return switch (this) {
+            case COMPILE -> limits.compile();
+            case CHECK -> limits.check();
+            case TIMING -> limits.timing();
+        };
     }
 
     /** Told when the evaluator enters a phase, and how long the work it is about to wait for may take. */

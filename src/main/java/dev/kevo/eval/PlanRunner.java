@@ -1,13 +1,12 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.Verdict;
-
 import dev.kevo.cuda.CudaError;
-import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.data.DeviceInfo;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import java.util.List;

@@ -1,15 +1,15 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
-import dev.kevo.result.KernelResources;
-
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanException;
 import dev.kevo.task.PlanResolver;
@@ -133,7 +133,7 @@ public final class Preflight {
     static List<KernelResources> resources(Gpu gpu, Passed passed) {
         try (Module module = gpu.load(passed.compilation())) {
             return passed.file().kernelNames().stream().map(module::kernel)
-                    .map(KernelResources::of)
+                    .map(Kernel::resources)
                     .toList();
         }
     }

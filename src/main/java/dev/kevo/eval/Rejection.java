@@ -1,6 +1,6 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.Verdict;
+import dev.kevo.data.Verdict;
 
 /** Thrown inside the evaluator to stop work on a candidate with a verdict; never escapes it. */
 final class Rejection extends RuntimeException {

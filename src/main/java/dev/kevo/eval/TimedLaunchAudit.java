@@ -2,10 +2,11 @@ package dev.kevo.eval;
 
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.Gpu;
-import dev.kevo.result.Verdict;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.Ablation;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.Shape;
-import dev.kevo.task.Tolerance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -1,16 +1,16 @@
 package dev.kevo.eval;
 
-import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.DevicePointer;
+import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
 import dev.kevo.task.Shape;
-import dev.kevo.task.Tolerance;
 import java.util.List;
 
 /** kevo's own kernels (trusted.cu): input generation, the float64 reference, comparison and guard checks. */

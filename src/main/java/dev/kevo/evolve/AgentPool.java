@@ -1,10 +1,9 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import dev.kevo.KevoException;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.WeightedDraw;
+import dev.kevo.data.CampaignConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,8 @@ public final class AgentPool {
             CampaignConfig.AgentWeight entry = config.get(i);
             Agent agent = available.get(entry.name());
             if (agent == null) {
-                throw KevoException.input("agents[" + i + "].name: unknown agent '" + entry.name() + "' (known: "
+                throw KevoException.input(CampaignConfig.agentKey(i) + ".name: unknown agent '" + entry.name()
+                        + "' (known: "
                         + String.join(", ", available.keySet().stream().sorted().toList())
                         + "; a language model needs a model: block)");
             }

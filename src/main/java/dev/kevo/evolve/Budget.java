@@ -1,9 +1,9 @@
 package dev.kevo.evolve;
 
-import dev.kevo.agent.ModelUsage;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.Spend;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.Spend;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;

@@ -2,9 +2,9 @@ package dev.kevo.evolve;
 
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.TaskContext;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.SplitMix;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.KernelFile;
@@ -131,7 +131,8 @@ public final class Campaign {
             return record;
         }
         return recorder.judge(new Recorder.Made(id, List.of(), 0, -1, MutantRecord.SEED, new Proposal(seed.source(),
-                Optional.empty(), "seed", "hand-written seed " + seed.name())), inputSeed, null, () -> {
+                Optional.empty(), "seed", "hand-written seed " + seed.name(), Optional.empty())), inputSeed, null,
+                        () -> {
                 }).orElseThrow();
     }
 

@@ -1,7 +1,7 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.MutantRecord;
 
 /** Told what a campaign does, for progress displays; must not throw. */
 public interface CampaignListener {

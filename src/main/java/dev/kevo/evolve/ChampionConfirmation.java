@@ -1,8 +1,8 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.Confirmation;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.Confirmation;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -46,8 +46,7 @@ final class ChampionConfirmation {
         recorder.crown(confirmation.championId());
         store.event("confirmed", Map.of("champion", confirmation.championId(), "device", confirmation.device(),
                 "score", confirmation.championScore()));
-        CampaignState confirmed = new CampaignState(state.generation(), state.evaluations(), state.islands(),
-                recorder.champion().id(), state.stale(), state.elapsedMillis(), state.spend());
+        CampaignState confirmed = state.withBestId(recorder.champion().id());
         store.saveState(confirmed);
         return confirmed;
     }

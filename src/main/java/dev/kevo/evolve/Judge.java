@@ -1,6 +1,6 @@
 package dev.kevo.evolve;
 
-import dev.kevo.result.CandidateResult;
+import dev.kevo.data.CandidateResult;
 import dev.kevo.task.KernelFile;
 import dev.kevo.worker.WorkerPool;
 

@@ -5,9 +5,9 @@ import dev.kevo.agent.AgentException;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ModelCall;
 import dev.kevo.agent.Proposal;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
@@ -134,10 +134,11 @@ final class Recorder {
             listener.agentFailed(agent, e.getMessage());
         }
         e.call().ifPresent(call -> store.saveModelCall(id, call));
-        MutantRecord failed = new MutantRecord(id, parents, generation, island, agent, "failed", e.getMessage(),
-                null, null, null, CandidateResult.rejected(id, null, null, Verdict.AGENT_FAILURE, e.getMessage(),
-                inputSeed), (System.nanoTime() - startNanos) / 1e6, Instant.now().toString(),
-                e.call().map(ModelCall::usage).orElse(null));
+        MutantRecord failed = MutantRecord.builder(id).parents(parents).generation(generation).island(island)
+                .agent(agent).operator("failed").summary(e.getMessage())
+                .result(CandidateResult.rejected(id, null, null, Verdict.AGENT_FAILURE, e.getMessage(), inputSeed))
+                .agentMs((System.nanoTime() - startNanos) / 1e6).createdAt(Instant.now().toString())
+                .model(e.call().map(ModelCall::usage).orElse(null)).build();
         store.saveMutant(failed, "");
         synchronized (lock) {
             remember(failed);
@@ -170,9 +171,11 @@ final class Recorder {
         }
         made.proposal().call().ifPresent(call -> store.saveModelCall(made.id(), call));
         JsonNode genome = made.proposal().genome().orElse(null);
-        MutantRecord record = new MutantRecord(made.id(), made.parents(), made.generation(), made.island(),
-                made.agent(), made.proposal().operator(), made.proposal().summary(), genome, hash, cachedFrom, result,
-                agentMs, Instant.now().toString(), made.proposal().call().map(ModelCall::usage).orElse(null));
+        MutantRecord record = MutantRecord.builder(made.id()).parents(made.parents()).generation(made.generation())
+                .island(made.island()).agent(made.agent()).operator(made.proposal().operator())
+                .summary(made.proposal().summary()).genome(genome).sourceHash(hash).cachedFrom(cachedFrom)
+                .result(result).agentMs(agentMs).createdAt(Instant.now().toString())
+                .model(made.proposal().call().map(ModelCall::usage).orElse(null)).build();
         store.saveMutant(record, source);
         mine.complete(record);
         synchronized (lock) {

@@ -1,6 +1,6 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.MutantRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -44,7 +44,7 @@ final class CExpression {
     private CExpression(Expr expr, String at, Map<String, Long> knobs) {
         this.expr = expr;
         this.at = at;
-        this.constants = new Expr.Env(1, 1, 1).withKnobs(knobs);
+        this.constants = new Expr.Env(1, 1, 1, Map.of()).withKnobs(knobs);
     }
 
     /**

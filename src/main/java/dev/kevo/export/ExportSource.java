@@ -1,10 +1,10 @@
 package dev.kevo.export;
 
 import dev.kevo.KevoException;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.ShapeResult;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractParser;

@@ -1,14 +1,14 @@
 package dev.kevo.report;
 
 import dev.kevo.KevoException;
-import dev.kevo.eval.MeasurementMethod;
+import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.report.CompareData.ShapeCompare;
 import dev.kevo.report.CompareData.Side;
+import dev.kevo.report.MutantView.ShapeRow;
 import dev.kevo.report.ReportData.ChampionMoment;
 import dev.kevo.report.ReportData.ScorePoint;
-import dev.kevo.report.MutantView.ShapeRow;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.MutantRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package dev.kevo.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.campaign.CampaignConfig;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Spend;
 import dev.kevo.evolve.CampaignListener;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.campaign.Spend;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Locale;

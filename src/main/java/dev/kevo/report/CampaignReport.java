@@ -1,14 +1,17 @@
 package dev.kevo.report;
 
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
-import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.ReportData.IslandPoint;
 import dev.kevo.report.ReportData.IslandSeries;
 import dev.kevo.report.ReportData.LineageEdge;
 import dev.kevo.report.ReportData.LineageGraph;
 import dev.kevo.report.ReportData.LineageNode;
+import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.ReportData.ShapeBars;
 import dev.kevo.report.ReportData.ShapeSeries;
 import dev.kevo.report.ReportData.Summary;
@@ -16,10 +19,7 @@ import dev.kevo.report.ReportData.TopRow;
 import dev.kevo.report.ReportData.UsagePoint;
 import dev.kevo.report.ReportData.UsageSeries;
 import dev.kevo.report.ReportData.VerdictBin;
-import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -106,6 +106,8 @@ public final class CampaignReport {
                 (int) evaluations.stream().filter(e -> e.cachedFrom() != null).count(),
                 (int) evaluations.stream().filter(e -> e.score() == null).count(), minutes,
                 champion == null ? null : champion.id(), champion == null ? null : champion.fitness(),
+                champion == null || champion.result().scoreCiLow() == null ? null
+                        : List.of(champion.result().scoreCiLow(), champion.result().scoreCiHigh()),
                 champion == null ? null : champion.result().floorFraction(), verdicts);
     }
 

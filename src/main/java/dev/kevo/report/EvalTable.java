@@ -1,9 +1,9 @@
 package dev.kevo.report;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.KernelResources;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -55,8 +55,11 @@ public final class EvalTable {
                     result.compileMs()));
         }
         if (result.passed()) {
-            out.printf(Locale.ROOT, "  PASS  score %.3fx over %s (geometric mean speedup), memory floor %.2f "
-                    + "(geometric mean of copy time / kernel time)%n", result.score(), baseline, result.floorFraction());
+            String interval = result.scoreCiLow() == null ? "" : String.format(Locale.ROOT, " (95%% CI %.3f-%.3f)",
+                    result.scoreCiLow(), result.scoreCiHigh());
+            out.printf(Locale.ROOT, "  PASS  score %.3fx%s over %s (geometric mean speedup), memory floor %.2f "
+                    + "(geometric mean of copy time / kernel time)%n", result.score(), interval, baseline,
+                    result.floorFraction());
         } else {
             out.println("  REJECTED  " + result.verdict().id() + ": " + result.detail());
         }

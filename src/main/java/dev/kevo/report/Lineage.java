@@ -3,7 +3,7 @@ package dev.kevo.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.MutantRecord;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,7 +1,7 @@
 package dev.kevo.report;
 
-import dev.kevo.agent.ModelUsage;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.MutantRecord;
 import java.util.List;
 
 /** What one model call cost for a mutant, as the report draws it: model, tokens in and out together, and cost. */

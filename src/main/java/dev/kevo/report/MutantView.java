@@ -1,10 +1,10 @@
 package dev.kevo.report;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.ShapeResult;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.MutantRecord;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;

@@ -22,11 +22,13 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      * @param evaluations candidates judged, kevo's count: cache hits and agent failures are not judged
      * @param generation generations completed (state.json); null before the seeds were all judged
      * @param minutes campaign wall time, summed over runs
+     * @param championScoreCi the champion score's interval, low and high; null when its result has none (saved
+     *     before scores had one)
      */
     public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
-                          String championId, Double championScore, Double championFloor,
+                          String championId, Double championScore, List<Double> championScoreCi, Double championFloor,
                           Map<String, Integer> verdicts) {
     }
 

@@ -1,6 +1,6 @@
 package dev.kevo.report;
 
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.MutantRecord;
 
 /**
  * What kind of step made a mutant, for people reading a lineage: the built-in agent tuning a file's knobs, the

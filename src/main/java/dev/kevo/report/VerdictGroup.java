@@ -1,6 +1,6 @@
 package dev.kevo.report;
 
-import dev.kevo.result.Verdict;
+import dev.kevo.data.Verdict;
 
 /**
  * The report's coarse view of verdicts, in the terms a reader asks about: did it compile, was it right, did it

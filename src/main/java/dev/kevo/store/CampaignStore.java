@@ -1,9 +1,9 @@
 package dev.kevo.store;
 
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.Confirmation;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.Confirmation;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
 import dev.kevo.agent.ModelCall;
-import dev.kevo.config.ConfigFiles;
+import dev.kevo.data.ConfigFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

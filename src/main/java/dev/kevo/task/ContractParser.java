@@ -171,7 +171,7 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
-            return withKnobs(new KernelFile(name, path, source, description, workspace, plans), root);
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE), root);
         }
 
         /** The header's knobs (see {@link KnobParser}), checked against every expression that names one. */

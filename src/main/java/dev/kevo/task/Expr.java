@@ -246,12 +246,8 @@ public final class Expr {
             knobs = Map.copyOf(knobs);
         }
 
-        public Env(long rows, long cols, long sms) {
-            this(rows, cols, sms, Map.of());
-        }
-
         public static Env of(Shape shape, int sms) {
-            return new Env(shape.rows(), shape.cols(), sms);
+            return new Env(shape.rows(), shape.cols(), sms, Map.of());
         }
 
         public Env withKnobs(Map<String, Long> values) {

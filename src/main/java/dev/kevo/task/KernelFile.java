@@ -21,11 +21,6 @@ public record KernelFile(String name, Path path, String source, String descripti
         plans = List.copyOf(plans);
     }
 
-    /** A file without knobs. */
-    public KernelFile(String name, Path path, String source, String description, Expr workspace, List<Plan> plans) {
-        this(name, path, source, description, workspace, plans, Knobs.NONE);
-    }
-
     /** Names of all kernels that some plan launches. */
     public List<String> kernelNames() {
         return plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct().toList();

@@ -76,7 +76,7 @@ public record Knobs(List<Knob> knobs, Optional<Expr> rule) {
     }
 
     public boolean ruleHolds() {
-        return rule.map(r -> r.evalBoolean(new Expr.Env(0, 0, 0).withKnobs(numbers()))).orElse(true);
+        return rule.map(r -> r.evalBoolean(new Expr.Env(0, 0, 0, Map.of()).withKnobs(numbers()))).orElse(true);
     }
 
     /** {@code BLOCK=256, VEC=4}: for summaries and prompts. */

@@ -1,11 +1,11 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.BaselineChoice;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.data.BaselineChoice;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Verdict;
 import dev.kevo.eval.Phase;
-import dev.kevo.result.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
@@ -164,7 +164,7 @@ public final class Supervisor implements AutoCloseable {
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());
         }
         Phase phase = Phase.COMPILE;
-        long phaseDeadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+        long phaseDeadline = System.nanoTime() + phase.limitIn(setup.settings().limits()).toNanos();
         long deadline = phaseDeadline;
         Message.Expect expected = null;  // the work the worker waits for now, when it said; null: the phase's limit
         long expectedSince = 0;
@@ -195,11 +195,11 @@ public final class Supervisor implements AutoCloseable {
                                         (System.nanoTime() - killStart) / 1e6), inputSeed), false);
                     }
                     return lost(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
-                            + setup.settings().limits().of(phase).toSeconds() + " s; worker killed and replaced");
+                            + phase.limitIn(setup.settings().limits()).toSeconds() + " s; worker killed and replaced");
                 }
                 case Message.Entered entered when entered.id() == id -> {
                     phase = entered.phase();
-                    phaseDeadline = System.nanoTime() + setup.settings().limits().of(phase).toNanos();
+                    phaseDeadline = System.nanoTime() + phase.limitIn(setup.settings().limits()).toNanos();
                     deadline = phaseDeadline;
                     expected = null;
                 }

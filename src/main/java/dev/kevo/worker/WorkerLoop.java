@@ -1,17 +1,17 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
+import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Cudnn;
-import dev.kevo.eval.Baseline;
-import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
-import dev.kevo.result.CandidateResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Verdict;
+import dev.kevo.eval.Baseline;
 import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Phase;
 import dev.kevo.eval.Preflight;
-import dev.kevo.result.Verdict;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;

@@ -42,7 +42,7 @@ final class AgentPopulation {
             Optional<Candidate> mate = random.nextInt(3) == 0
                     ? Optional.of(population.get(random.nextInt(population.size()))) : Optional.empty();
             Proposal p = agent.propose(new ProposalRequest(null, parent, mate, population.subList(0, 3), List.of(),
-                    random.split()));
+                    random.split(), List.of()));
             population.add(new Candidate("child-" + n, p.source(), p.genome(), null));
             out.add(Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome()));
         }

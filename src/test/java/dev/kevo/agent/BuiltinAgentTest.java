@@ -25,7 +25,7 @@ class BuiltinAgentTest {
 
     private static ProposalRequest request(Candidate parent, Optional<Candidate> mate, List<Candidate> failures,
                                            long seed) {
-        return new ProposalRequest(null, parent, mate, List.of(), failures, new SplittableRandom(seed));
+        return new ProposalRequest(null, parent, mate, List.of(), failures, new SplittableRandom(seed), List.of());
     }
 
     private static Genome genome(Proposal p) {
@@ -127,7 +127,7 @@ class BuiltinAgentTest {
         Candidate best = withGenome("island-2-best", BuiltinAgent.defaultGenome());
         for (long seed = 0; seed < 20; seed++) {
             Proposal p = agent.propose(new ProposalRequest(null, AgentPopulation.seed("online.cu"), Optional.empty(),
-                    List.of(best), List.of(), new SplittableRandom(seed)));
+                    List.of(best), List.of(), new SplittableRandom(seed), List.of()));
             assertNotEquals(BuiltinAgent.defaultGenome(), genome(p));
         }
     }

@@ -1,10 +1,10 @@
 package dev.kevo.agent;
 
-import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.Compilation;
@@ -108,7 +108,7 @@ class KernelRendererTest {
         Genome d = BuiltinAgent.defaultGenome();
         Genome.SplitRows s = d.splitRows();
         Genome twoLaunches = new Genome(d.shortRows(), d.blockRows(), new Genome.SplitRows(s.minCols(), s.rowsPct(),
-                s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass()), d.clusterRows(), d.loopRows());
+                s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass(), Genome.Fused.OFF), d.clusterRows(), d.loopRows());
         KernelFile file = parse("two.cu", twoLaunches);
         // 1x10^7 on 132 SMs: 1056 chunks (8 per SM) of 9470 elements, 37 per thread of a 256-thread block.
         ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);

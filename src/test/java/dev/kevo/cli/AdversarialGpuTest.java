@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import dev.kevo.GpuTest;
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
@@ -54,8 +54,8 @@ class AdversarialGpuTest {
         shapes.add(new Shape(1, 1_000_000));
         Suite suite = new Suite("quick+long", "", shapes);
         EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
-        EvalSettings settings = new EvalSettings(base.suite(), base.baseline(), base.cases(), base.tolerance(),
-                base.measurement(), new PhaseLimits(120, 15, 15, 60, 16));
+        EvalSettings settings = base.toBuilder().limits(PhaseLimits.builder().startupSeconds(120).compileSeconds(15)
+                .checkSeconds(15).timingSeconds(60).build()).build();
         KernelFile baseline = ContractParser.read(root.resolve("evaluator/baselines/block_two_pass.cu"));
         KernelFile good = ContractParser.read(root.resolve("seeds/online.cu"));
         List<Path> corpus;

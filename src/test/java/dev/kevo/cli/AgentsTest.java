@@ -11,8 +11,8 @@ import dev.kevo.agent.Agent;
 import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
+import dev.kevo.data.CampaignConfig;
 import dev.kevo.evolve.AgentPool;
-import dev.kevo.campaign.CampaignConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -25,15 +25,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class AgentsTest {
     static final KevoHome HOME = new KevoHome(TestFiles.root());
 
-    static Map<String, Agent> agents(CampaignConfig config, Map<String, String> env) {
-        return Agents.forCampaign(config.agents(), Path.of("c.yaml"), HOME, env::get);
+    /** The agents of {@code config}, read from {@code file}. */
+    static Map<String, Agent> agents(CampaignConfig config, Path file, Map<String, String> env) {
+        return Agents.forCampaign(config.agents(), file, HOME, env::get);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"openai", "openai-compatible", "anthropic", "ollama", "ensemble", "default"})
     void everyExampleConfigLoadsAndBuildsItsAgents(String name) {
         CampaignConfig config = CampaignConfig.load(HOME.config(name));
-        Map<String, Agent> agents = agents(config, Map.of());
+        Map<String, Agent> agents = agents(config, HOME.config(name), Map.of());
         for (CampaignConfig.AgentWeight entry : config.agents()) {
             Agent agent = agents.get(entry.name());
             if (entry.model() == null) {
@@ -49,16 +50,16 @@ class AgentsTest {
     @Test
     void theDefaultConfigNeedsNoKeyAndNoServer() {
         CampaignConfig config = CampaignConfig.load(HOME.config("default"));
-        new AgentPool(config.agents(), agents(config, Map.of())).checkReady();
+        new AgentPool(config.agents(), agents(config, HOME.config("default"), Map.of())).checkReady();
     }
 
     @Test
     void aModelWithoutItsKeyIsOneLineBeforeAnythingRuns() {
         CampaignConfig config = CampaignConfig.load(HOME.config("ensemble"));
-        AgentPool pool = new AgentPool(config.agents(), agents(config, Map.of()));
+        AgentPool pool = new AgentPool(config.agents(), agents(config, HOME.config("ensemble"), Map.of()));
         KevoException e = assertThrows(KevoException.class, pool::checkReady);
-        assertEquals("c.yaml: agents[1].model.api_key_env: environment variable OPENAI_API_KEY is not set (it must "
-                + "hold the openai key for agent 'gpt')", e.getMessage());
+        assertEquals(HOME.config("ensemble") + ": agents[2].model.api_key_env: environment variable OPENAI_API_KEY "
+                + "is not set (it must hold the openai key for agent 'gpt')", e.getMessage());
     }
 
     static String yaml(String model) {
@@ -82,21 +83,21 @@ class AgentsTest {
 
     @Test
     void modelBlockMistakesNameTheKey(@TempDir Path dir) throws Exception {
-        assertEquals("c.yaml: agents[1].model.api_key_env: missing (the name of the environment variable that holds "
+        assertEquals("c.yaml: agents[2].model.api_key_env: missing (the name of the environment variable that holds "
                 + "the openai key, e.g. OPENAI_API_KEY)", error(dir, "provider: openai\nmodel: gpt-5"));
-        assertEquals("c.yaml: agents[1].model.api_key_env: 'sk-p...' is not an environment variable name; name the "
+        assertEquals("c.yaml: agents[2].model.api_key_env: 'sk-p...' is not an environment variable name; name the "
                 + "variable that holds the key, never the key itself",
                 error(dir, "provider: openai\nmodel: gpt-5\napi_key_env: sk-proj-abcdefghijklmnop"));
-        assertTrue(error(dir, "provider: openia\nmodel: x").startsWith("c.yaml: agents[1].model.provider: unknown "
+        assertTrue(error(dir, "provider: openia\nmodel: x").startsWith("c.yaml: agents[2].model.provider: unknown "
                 + "provider 'openia' (one of openai, openai-compatible, anthropic, ollama)"));
-        assertEquals("c.yaml: agents[1].model.base_url: missing (the server's address, e.g. http://localhost:8000/v1)",
+        assertEquals("c.yaml: agents[2].model.base_url: missing (the server's address, e.g. http://localhost:8000/v1)",
                 error(dir, "provider: openai-compatible\nmodel: q"));
-        assertEquals("c.yaml: agents[1].model.concurrency: between 1 and 64",
+        assertEquals("c.yaml: agents[2].model.concurrency: between 1 and 64",
                 error(dir, "provider: ollama\nmodel: q\nconcurrency: 0"));
-        assertEquals("c.yaml: agents[1].model.templates.improve: weight must not be negative",
+        assertEquals("c.yaml: agents[2].model.templates.improve: weight must not be negative",
                 error(dir, "provider: ollama\nmodel: q\ntemplates: {improve: -1}"));
         assertTrue(error(dir, "provider: ollama\nmodel: q\nmax_tokens: 5")
-                .contains("unknown key 'agents[1].model.max_tokens'"), "strict keys");
+                .contains("unknown key 'agents[2].model.max_tokens'"), "strict keys");
     }
 
     @Test
@@ -110,12 +111,12 @@ class AgentsTest {
         Files.writeString(file, yaml("provider: ollama\nmodel: q\ntemplates: {improve: 1}\nprompts: "
                 + prompts));
         CampaignConfig config = CampaignConfig.load(file);
-        KevoException e = assertThrows(KevoException.class, () -> agents(config, Map.of()));
+        KevoException e = assertThrows(KevoException.class, () -> agents(config, file, Map.of()));
         assertTrue(e.getMessage().startsWith(prompts.resolve("improve.md") + ":4: unknown placeholder {{parnet}}"),
                 e.getMessage());
         Files.delete(prompts.resolve("improve.md"));
-        KevoException missing = assertThrows(KevoException.class, () -> agents(config, Map.of()));
-        assertEquals("c.yaml: agents[1].model.templates.improve: no prompt template " + prompts.resolve("improve.md"),
+        KevoException missing = assertThrows(KevoException.class, () -> agents(config, file, Map.of()));
+        assertEquals(file + ": agents[2].model.templates.improve: no prompt template " + prompts.resolve("improve.md"),
                 missing.getMessage());
     }
 
@@ -129,7 +130,7 @@ class AgentsTest {
                 stop: {generations: 1}
                 """);
         assertTrue(assertThrows(KevoException.class, () -> CampaignConfig.load(file)).getMessage()
-                .endsWith("agents[0].name: 'builtin' is the built-in agent; give the model another name"));
+                .endsWith("c.yaml: agents[1].name: 'builtin' is the built-in agent; give the model another name"));
         Files.writeString(file, """
                 agents:
                   - name: q
@@ -139,6 +140,7 @@ class AgentsTest {
                 stop: {generations: 1}
                 """);
         assertTrue(assertThrows(KevoException.class, () -> CampaignConfig.load(file)).getMessage()
-                .endsWith("agents[1].name: 'q' is also agents[0]'s name; every mutant records its agent by name"));
+                .endsWith("c.yaml: agents[2].name: 'q' is also agents[1]'s name; every mutant records its agent by "
+                        + "name"));
     }
 }

@@ -1,14 +1,14 @@
 package dev.kevo.cli;
 
-import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
@@ -28,9 +28,8 @@ class CheckWorkerTest {
     private static final Suite SUITE = new Suite("two", "", List.of(new Shape(32, 128), new Shape(1, 1_000_000)));
 
     private static Supervisor checker(double compileSeconds) {
-        EvalSettings settings = new EvalSettings("two", "none", EvalSettings.DEFAULT.cases(),
-                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(),
-                new PhaseLimits(60, compileSeconds, 60, 60, 16));
+        EvalSettings settings = EvalSettings.builder().suite("two").baseline("none").limits(PhaseLimits.builder()
+                .startupSeconds(60).compileSeconds(compileSeconds).checkSeconds(60).timingSeconds(60).build()).build();
         return Workers.supervisor(Optional.empty(), Optional.empty(), SUITE, null, settings, "sm_90", 132);
     }
 

@@ -10,6 +10,7 @@ import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
 import dev.kevo.config.KevoHome;
 import dev.kevo.cuda.CudnnLocator;
+import dev.kevo.data.BaselineChoice;
 import dev.kevo.task.KernelFile;
 import java.util.List;
 import java.util.Map;

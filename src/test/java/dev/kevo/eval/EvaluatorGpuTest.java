@@ -1,9 +1,5 @@
 package dev.kevo.eval;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Verdict;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +16,11 @@ import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

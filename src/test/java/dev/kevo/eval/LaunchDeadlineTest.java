@@ -2,10 +2,11 @@ package dev.kevo.eval;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.data.PhaseLimits;
 import org.junit.jupiter.api.Test;
 
 class LaunchDeadlineTest {
-    private final LaunchDeadline deadline = LaunchDeadline.of(PhaseLimits.DEFAULT);
+    private final LaunchDeadline deadline = LaunchDeadline.of(PhaseLimits.defaults());
 
     @Test
     void theNaiveSeedsLaunchOn1x10e7FitsWithRoomWhileAHangCostsSeconds() {

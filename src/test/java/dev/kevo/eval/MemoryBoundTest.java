@@ -4,13 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.Stats;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.Stats;
 import org.junit.jupiter.api.Test;
 
 class MemoryBoundTest {
-    private static final DeviceInfo H100 = new DeviceInfo(0, "NVIDIA H100 80GB HBM3", "0000:00:06.0", 9, 0, 132,
-            52428800, 85017493504L, 1024, 232448, 1980, 2619, 5120, "13.0");
+    private static final DeviceInfo H100 = DeviceInfo.builder().name("NVIDIA H100 80GB HBM3").ccMajor(9).sms(132)
+            .l2Bytes(52428800).memoryBytes(85017493504L).clockMHz(1980).memoryClockMHz(2619).memoryBusBits(5120)
+            .build();
 
     private static Stats around(double medianMs, double relativeHalfWidth) {
         return new Stats(40, medianMs, medianMs * (1 - relativeHalfWidth), medianMs * (1 + relativeHalfWidth),

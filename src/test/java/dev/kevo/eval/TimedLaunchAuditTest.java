@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.data.MeasurementMethod;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,7 +14,7 @@ class TimedLaunchAuditTest {
 
     @Test
     void skippingAThirdOfTheTimedLaunchesEscapesAtMostOnceInAHundredForEveryRepetitionCount() {
-        MeasurementMethod m = MeasurementMethod.DEFAULT;
+        MeasurementMethod m = MeasurementMethod.defaults();
         double worst = 0;
         for (int n = 3; n <= m.maxRepetitions(); n++) {
             int skipped = (int) Math.ceil(n * TimedLaunchAudit.MIN_SKIPPED_FRACTION);
@@ -25,7 +26,7 @@ class TimedLaunchAuditTest {
 
     @Test
     void theShortestShapesAreCheckedInEveryTimedLaunch() {
-        for (int i = 1; i <= MeasurementMethod.DEFAULT.minRepetitions(); i++) {
+        for (int i = 1; i <= MeasurementMethod.defaults().minRepetitions(); i++) {
             assertEquals(1.0, TimedLaunchAudit.checkProbability(i), "launch " + i);
         }
         assertEquals(0.0, TimedLaunchAudit.evasionProbability(10, 3), "all of the first 12 launches are checked");
@@ -34,7 +35,7 @@ class TimedLaunchAuditTest {
     @Test
     void theExpectedNumberOfChecksGrowsWithTheLogarithmOfTheRepetitions() {
         double expected = 0;
-        for (int i = 1; i <= MeasurementMethod.DEFAULT.maxRepetitions(); i++) {
+        for (int i = 1; i <= MeasurementMethod.defaults().maxRepetitions(); i++) {
             expected += TimedLaunchAudit.checkProbability(i);
         }
         assertTrue(expected > 40 && expected < 50, "expected checks at 200 repetitions: " + expected);

@@ -7,16 +7,16 @@ import dev.kevo.GpuTest;
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
 import dev.kevo.task.Shape;
 import dev.kevo.task.SoftmaxReference;
-import dev.kevo.task.Tolerance;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.TestInstance;
 
 /** kevo's own GPU reference and checker, held to the CPU float64 definition of the task. */
 @GpuTest
@@ -78,7 +78,7 @@ class TrustedKernelsGpuTest {
             out[bad] = out[bad] * 1.01f + 1e-3f;
             gpu.upload(y.pointer(), out, n * 4L);
             CheckCounts counts = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
-                    seed, inputCase, Tolerance.DEFAULT);
+                    seed, inputCase, Tolerance.defaults());
             assertEquals(1, counts.violations(), "one perturbed element");
             assertEquals(bad, counts.firstBad());
             assertEquals(0, counts.unwritten() + counts.nonFinite() + counts.inputChanged());
@@ -139,13 +139,13 @@ class TrustedKernelsGpuTest {
             gpu.upload(y.pointer(), out, n * 4L);
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
-                    InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
+                    InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts salty = trusted.counts(result.pointer());
             assertEquals(0, salty.violations() + salty.inputChanged() + salty.unwritten() + salty.nonFinite());
             // Checked as the unsalted input, the raised elements are changed input, one a row.
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             CheckCounts plain = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
-                    seed, InputCase.NORMAL_1, Tolerance.DEFAULT);
+                    seed, InputCase.NORMAL_1, Tolerance.defaults());
             assertEquals(SHAPE.rows(), plain.inputChanged(), plain.toString());
             // An answer of the unsalted input (another launch's) is wrong against this launch's reference.
             trusted.generate(x.pointer(), SHAPE, seed, InputCase.NORMAL_1);
@@ -158,7 +158,7 @@ class TrustedKernelsGpuTest {
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
-                    InputCase.NORMAL_1, salt, Tolerance.DEFAULT, true);
+                    InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts replayed = trusted.counts(result.pointer());
             assertEquals(0, replayed.inputChanged(), replayed.toString());
             assertTrue(replayed.violations() > SHAPE.cols(), "a replayed answer is wrong across rows: " + replayed);
@@ -211,7 +211,7 @@ class TrustedKernelsGpuTest {
             gpu.fill(slots.pointer(), 0x12345678, 3 * CheckCounts.BYTES / 4);  // junk the clear must remove
             trusted.clearChecks(slots.pointer(), 3);
             trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
-                    seed, InputCase.NORMAL_1, salt, Tolerance.DEFAULT, false);
+                    seed, InputCase.NORMAL_1, salt, Tolerance.defaults(), false);
             java.util.List<CheckCounts> counts = trusted.counts(slots.pointer(), 3);
             assertEquals(1, counts.get(1).violations(), "one wrong element against the one-chunk reference");
             assertEquals(n - 1, counts.get(1).firstBad());

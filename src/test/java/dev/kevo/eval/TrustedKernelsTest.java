@@ -11,7 +11,7 @@ import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
-import dev.kevo.task.InputCase;
+import dev.kevo.data.InputCase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Arrays;

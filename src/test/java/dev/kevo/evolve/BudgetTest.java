@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.agent.ModelUsage;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.Spend;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.Spend;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,14 +1,13 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoCli.Outcome;
 import dev.kevo.cli.Main;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
 import dev.kevo.store.CampaignStore;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,7 +70,7 @@ class CampaignCommandsTest {
             private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
 
             @Override
-            public dev.kevo.result.CandidateResult evaluate(dev.kevo.task.KernelFile file, long seed) {
+            public dev.kevo.data.CandidateResult evaluate(dev.kevo.task.KernelFile file, long seed) {
                 return gpu.evaluate(file, seed).toBuilder().device(calls.getAndIncrement() % 2 + " Fake GPU").build();
             }
 
@@ -81,7 +80,7 @@ class CampaignCommandsTest {
             }
 
             @Override
-            public dev.kevo.result.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
+            public dev.kevo.data.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
                 return gpu.evaluate(file, seed).toBuilder().device("0 Fake GPU").build();
             }
         };
@@ -138,8 +137,8 @@ class CampaignCommandsTest {
         assertTrue(text.contains("worker_memory_gb") && text.contains("settle_ms"), text);
         java.nio.file.Files.writeString(yaml, text.lines().filter(l -> !l.contains("worker_memory_gb")
                 && !l.contains("settle_ms")).collect(java.util.stream.Collectors.joining("\n")));
-        dev.kevo.eval.EvalSettings settings = CampaignStore.open(tmp.resolve("old")).frozen().settings();
-        assertEquals(dev.kevo.eval.PhaseLimits.DEFAULT.workerMemoryGb(), settings.limits().workerMemoryGb());
-        assertEquals(dev.kevo.eval.MeasurementMethod.DEFAULT.settleMillis(), settings.measurement().settleMillis());
+        dev.kevo.data.EvalSettings settings = CampaignStore.open(tmp.resolve("old")).frozen().settings();
+        assertEquals(dev.kevo.data.PhaseLimits.defaults().workerMemoryGb(), settings.limits().workerMemoryGb());
+        assertEquals(dev.kevo.data.MeasurementMethod.defaults().settleMillis(), settings.measurement().settleMillis());
     }
 }

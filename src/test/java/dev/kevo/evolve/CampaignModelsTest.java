@@ -1,7 +1,5 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import static dev.kevo.evolve.CampaignTest.gene;
 import static dev.kevo.evolve.CampaignTest.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,16 +9,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.AgentException;
 import dev.kevo.agent.ModelCall;
-import dev.kevo.agent.ModelUsage;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Confirmation;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.Confirmation;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,9 +84,11 @@ class CampaignModelsTest {
     }
 
     static CampaignConfig config(int generations, double cost) {
-        return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 42L, 3, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.0), List.of(new CampaignConfig.AgentWeight("model", 1.0, null)),
-                new CampaignConfig.Stop(0, 0.0, generations, 0, cost), "mutations").withDefaults().validated();
+        return CampaignConfig.builder().name("t").suite("tiny").baseline("b").randomSeed(42L).islands(3)
+                .population(4).childrenPerGeneration(3).migrationInterval(2)
+                .selection(new CampaignConfig.Selection(2, 1, 0.0))
+                .agents(List.of(new CampaignConfig.AgentWeight("model", 1.0, null)))
+                .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, cost)).build().validated();
     }
 
     static CampaignState run(CampaignStore store, CampaignConfig config, Agent agent, Judge gpu) {

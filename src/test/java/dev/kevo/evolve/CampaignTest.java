@@ -1,7 +1,5 @@
 package dev.kevo.evolve;
 
-import dev.kevo.campaign.CampaignConfig;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,13 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.result.Verdict;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;
@@ -65,10 +64,12 @@ class CampaignTest {
             int g = gene(request.parent().source());
             if (request.mate().isPresent()) {
                 int h = gene(request.mate().get().source());
-                return new Proposal(kernel((g + h) / 2 + 1), Optional.empty(), "crossover", "average " + g + "," + h);
+                return new Proposal(kernel((g + h) / 2 + 1), Optional.empty(), "crossover", "average " + g + "," + h,
+                        Optional.empty());
             }
             int child = Math.max(1, g + request.random().nextInt(-2, 6));
-            return new Proposal(kernel(child), Optional.empty(), "mutate", "gene " + g + "->" + child);
+            return new Proposal(kernel(child), Optional.empty(), "mutate", "gene " + g + "->" + child,
+                    Optional.empty());
         }
     }
 
@@ -99,13 +100,15 @@ class CampaignTest {
     }
 
     static CampaignConfig config(int generations) {
-        return new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 42L, 3, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)),
-                new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0), "mutations").withDefaults().validated();
+        return CampaignConfig.builder().name("t").suite("tiny").baseline("b").randomSeed(42L).islands(3)
+                .population(4).childrenPerGeneration(3).migrationInterval(2)
+                .selection(new CampaignConfig.Selection(2, 1, 0.3))
+                .agents(List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)))
+                .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0)).build().validated();
     }
 
     static CampaignStore store(Path dir, CampaignConfig config) {
-        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.DEFAULT, "tiny",
+        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.defaults(), "tiny",
                 List.of("4x100"), "b"), kernel(1));
     }
 
@@ -183,8 +186,8 @@ class CampaignTest {
     void tournamentPrefersTheFitAndSurvivorsKeepTheElite() {
         MutantRecord weak = record("a", 1.0);
         MutantRecord strong = record("b", 2.0);
-        MutantRecord failed = new MutantRecord("c", List.of(), 1, 0, "fake", "mutate", "", null, "hc", null,
-                CandidateResult.rejected("c", null, null, Verdict.NAN_OUTPUT, "", 0), null, "now", null);
+        MutantRecord failed = MutantRecord.builder("c").generation(1).agent("fake").operator("mutate").sourceHash("hc")
+                .result(CandidateResult.rejected("c", null, null, Verdict.NAN_OUTPUT, "", 0)).build();
         java.util.SplittableRandom random = new java.util.SplittableRandom(1);
         int strongWins = 0;
         for (int i = 0; i < 1000; i++) {
@@ -198,8 +201,8 @@ class CampaignTest {
     }
 
     private static MutantRecord record(String id, double score) {
-        return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "h" + id, null,
-                CandidateResult.builder(id, Verdict.PASS, 0).score(score, 0.5).compiled(1.0, null, null).build(),
-                null, "now", null);
+        return MutantRecord.builder(id).generation(1).agent("fake").operator("mutate").sourceHash("h" + id)
+                .result(CandidateResult.builder(id, Verdict.PASS, 0).score(score, 0.5).compiled(1.0, null, null)
+                        .build()).build();
     }
 }

@@ -2,8 +2,8 @@ package dev.kevo.evolve;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
 import dev.kevo.store.CampaignStore;
 import java.nio.file.Path;
 import java.util.Map;

@@ -11,13 +11,13 @@ import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -74,19 +74,20 @@ class KnobCampaignTest {
             double score = 3.0 - Math.abs(Math.log(v.get("BLOCK") / 512.0) / Math.log(2)) * 0.2
                     - Math.abs(Math.log(v.get("VEC") / 4.0) / Math.log(2)) * 0.15
                     - Math.abs(v.get("SHORT_MAX") - 2048) / 256.0 * 0.05;
-            return new CandidateResult(file.name(), null, null, Verdict.PASS, null, score, 0.5, 1.0, null, null, null,
-                    inputSeed, 1.0, null, null, null);
+            return CandidateResult.builder(file.name(), Verdict.PASS, inputSeed).score(score, 0.5)
+                    .compiled(1.0, null, null).evaluationMs(1.0).build();
         }
     }
 
     static CampaignConfig config(int generations) {
-        return new CampaignConfig("k", "tiny", "b", "config/eval.yaml", "seeds", 0, null, 7L, 2, 4, 3, 2,
-                new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight("builtin", 1.0, null)),
-                new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0), "mutations", false).withDefaults().validated();
+        return CampaignConfig.builder().name("k").suite("tiny").baseline("b").randomSeed(7L).islands(2)
+                .population(4).childrenPerGeneration(3).migrationInterval(2)
+                .selection(new CampaignConfig.Selection(2, 1, 0.3))
+                .stop(new CampaignConfig.Stop(0, 0.0, generations, 0, 0.0)).freshGenomes(false).build().validated();
     }
 
     static CampaignStore store(Path dir, CampaignConfig config) {
-        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.DEFAULT, "tiny",
+        return CampaignStore.create(dir, FrozenCampaign.of("test", "now", config, EvalSettings.defaults(), "tiny",
                 List.of("4x100"), "b"), CampaignTest.kernel(1));
     }
 

@@ -3,9 +3,9 @@ package dev.kevo.evolve;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.kevo.agent.AgentException;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,15 +13,15 @@ import org.junit.jupiter.api.Test;
 class SelectionTest {
 
     private static MutantRecord passed(String id, double score) {
-        return new MutantRecord(id, List.of(), 1, 0, "fake", "mutate", "", null, "hash-" + id, null,
-                CandidateResult.builder(id, Verdict.PASS, 1L).score(score, 0.5).build(), 1.0, "now", null);
+        return MutantRecord.builder(id).generation(1).agent("fake").operator("mutate").sourceHash("hash-" + id)
+                .result(CandidateResult.builder(id, Verdict.PASS, 1L).score(score, 0.5).build()).build();
     }
 
     /** What an agent that answered nothing usable leaves: a record with no source and so no source hash. */
     private static MutantRecord agentFailure(String id) {
         AgentException e = new AgentException("no code block in the answer");
-        return new MutantRecord(id, List.of(), 1, 0, "model", "failed", e.getMessage(), null, null, null,
-                CandidateResult.rejected(id, null, null, Verdict.AGENT_FAILURE, e.getMessage(), 1L), 1.0, "now", null);
+        return MutantRecord.builder(id).generation(1).agent("model").operator("failed").summary(e.getMessage())
+                .result(CandidateResult.rejected(id, null, null, Verdict.AGENT_FAILURE, e.getMessage(), 1L)).build();
     }
 
     private static List<String> ids(List<MutantRecord> members) {

@@ -169,7 +169,7 @@ class CExpressionTest {
             String[] f = line.split(" ", 5);
             Expr expr = exprs.get(Integer.parseInt(f[0]));
             long[] e = ENVS[Integer.parseInt(f[1])];
-            Expr.Env env = new Expr.Env(e[0], e[1], e[2]);
+            Expr.Env env = new Expr.Env(e[0], e[1], e[2], Map.of());
             String kevo = kevo(expr, env, f[2].equals("I"));
             String where = "'" + expr.text() + "' at " + env + (f[2].equals("I") ? " as an integer" : " as a condition");
             String generated = f[3].equals("OK") ? "OK " + f[4] : "ERR";

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
-import dev.kevo.eval.MeasurementMethod;
+import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.MutantRecord;
 import dev.kevo.report.CompareData.ShapeCompare;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.MutantRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

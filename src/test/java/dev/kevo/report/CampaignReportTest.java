@@ -7,21 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Verdict;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
-import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.ReportData.IslandPoint;
 import dev.kevo.report.ReportData.IslandSeries;
 import dev.kevo.report.ReportData.LineageEdge;
 import dev.kevo.report.ReportData.LineageNode;
+import dev.kevo.report.ReportData.ScorePoint;
 import dev.kevo.report.ReportData.ShapeSeries;
 import dev.kevo.report.ReportData.UsageSeries;
 import dev.kevo.report.ReportData.VerdictBin;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.agent.ModelUsage;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.store.SourceHash;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,6 +33,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What kevo report gathers from the recorded campaign folder, checked against the records themselves. */
 class CampaignReportTest {
@@ -58,6 +60,19 @@ class CampaignReportTest {
             }
         }
         assertEquals(ReportFixture.CHAMPION, store.state().orElseThrow().bestId());
+    }
+
+    @Test
+    void theChampionsScoreIntervalIsShownWhenItsResultHasOne(@TempDir Path tmp) throws IOException {
+        assertNull(data.summary().championScoreCi(), "the fixture was saved before scores had an interval");
+        Path copy = ReportFixture.copy(tmp);
+        Path champion = copy.resolve(ReportFixture.CHAMPION + ".json");
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode record = (ObjectNode) json.readTree(champion.toFile());
+        ((ObjectNode) record.get("result")).put("scoreCiLow", 5.5).put("scoreCiHigh", 6.0);
+        json.writeValue(champion.toFile(), record);
+        ReportData.Summary s = CampaignReport.gather(CampaignStore.open(copy), 5, tmp.resolve("pages")).summary();
+        assertEquals(List.of(5.5, 6.0), s.championScoreCi());
     }
 
     @Test
@@ -253,8 +268,9 @@ class CampaignReportTest {
     void usageComesFromTheModelCallOfARecord() {
         MutantRecord builtin = store.mutant(ReportFixture.CHAMPION).orElseThrow();
         assertEquals(List.of(), LlmUsage.of(builtin), "a builtin mutant has no model call");
-        MutantRecord byModel = new MutantRecord("m", List.of(), 1, 0, "qwen", "improve", "", null, "h", null,
-                builtin.result(), 900.0, "now", new ModelUsage("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02));
+        MutantRecord byModel = MutantRecord.builder("m").generation(1).agent("qwen").operator("improve")
+                .result(builtin.result()).agentMs(900.0)
+                .model(new ModelUsage("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02)).build();
         assertEquals(List.of(new LlmUsage("qwen (qwen3-coder)", 1500, 0.02)), LlmUsage.of(byModel));
     }
 
@@ -309,8 +325,7 @@ class CampaignReportTest {
     }
 
     private static MutantRecord record(String id, List<String> parents, String operator) {
-        return new MutantRecord(id, parents, 1, 0, "builtin", operator, "", null, "h", null,
-                CandidateResult.rejected(id + ".cu", null, null, Verdict.WRONG_RESULT, "bad", 1), null,
-                "2026-01-01T00:00:00Z", null);
+        return MutantRecord.builder(id).parents(parents).generation(1).agent("builtin").operator(operator)
+                .result(CandidateResult.rejected(id + ".cu", null, null, Verdict.WRONG_RESULT, "bad", 1)).build();
     }
 }

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.result.Verdict;
-import dev.kevo.task.Shape;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Score;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class EvalTableTest {
 
     private static ShapeResult timed(String shape, Double baselineError) {
-        ShapeResult r = ShapeResult.checked(Shape.parse(shape), 1, 1e-7, 1e-9, null).withTiming(
+        ShapeResult r = ShapeResult.checked(shape, 1, 1e-7, 1e-9, null).withTiming(
                 Stats.of(new double[] {0.010, 0.010, 0.011}), Stats.of(new double[] {0.020, 0.021, 0.020}),
                 Stats.of(new double[] {0.009, 0.009, 0.009}), "memcpy");
         return baselineError == null ? r : r.withBaselineRelativeL2(baselineError);
@@ -30,6 +30,18 @@ class EvalTableTest {
         StringWriter out = new StringWriter();
         EvalTable.print(result, baseline, 1e-4, false, new PrintWriter(out, true));
         return out.toString();
+    }
+
+    @Test
+    void theScoreShowsItsIntervalWhenItHasOne() {
+        List<ShapeResult> shapes = List.of(timed("32x128", null));
+        CandidateResult result = CandidateResult.builder("k.cu", Verdict.PASS, 1).score(Score.over(shapes))
+                .shapes(shapes).build();
+        StringWriter out = new StringWriter();
+        EvalTable.print(result, "cuDNN 9.14.0", 1e-4, false, new PrintWriter(out, true));
+        assertTrue(out.toString().contains(String.format(java.util.Locale.ROOT, "score %.3fx (95%% CI %.3f-%.3f) over",
+                result.score(), result.scoreCiLow(), result.scoreCiHigh())), out.toString());
+        assertTrue(result.scoreCiLow() < result.score() && result.score() < result.scoreCiHigh());
     }
 
     @Test

@@ -3,20 +3,21 @@ package dev.kevo.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.kevo.agent.ModelUsage;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.ModelUsage;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StepKindTest {
 
     private static MutantRecord record(List<String> parents, String operator, boolean genome, boolean model) {
-        return new MutantRecord("c", parents, 1, 0, model ? "gpt" : "builtin", operator, "BLOCK 256->512",
-                genome ? JsonNodeFactory.instance.objectNode() : null, "h", null,
-                CandidateResult.rejected("c.cu", null, null, Verdict.WRONG_RESULT, "bad", 1), null,
-                "2026-01-01T00:00:00Z", model ? new ModelUsage("m", 1.0, 1, 1, 1, 0.0) : null);
+        return MutantRecord.builder("c").parents(parents).generation(1).agent(model ? "gpt" : "builtin")
+                .operator(operator).summary("BLOCK 256->512")
+                .genome(genome ? JsonNodeFactory.instance.objectNode() : null)
+                .result(CandidateResult.rejected("c.cu", null, null, Verdict.WRONG_RESULT, "bad", 1))
+                .model(model ? new ModelUsage("m", 1.0, 1, 1, 1, 0.0) : null).build();
     }
 
     @Test

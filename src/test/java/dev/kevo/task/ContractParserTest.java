@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -140,7 +141,7 @@ class ContractParserTest {
                 #include "kevo.h"
                 """;
         KernelFile file = ContractParser.parse("example.cu", null, source);
-        Expr.Env env = new Expr.Env(100, 2000, 132);
+        Expr.Env env = new Expr.Env(100, 2000, 132, Map.of());
         assertEquals("warp per row, row held in registers", file.description());
         assertEquals(800, file.workspace().evalLong(env));
         assertEquals(2, file.plans().size());
@@ -148,7 +149,7 @@ class ContractParserTest {
 
         KernelFile.Plan first = file.plans().get(0);
         assertFalse(first.when().evalBoolean(env));
-        assertTrue(first.when().evalBoolean(new Expr.Env(100, 1024, 132)));
+        assertTrue(first.when().evalBoolean(new Expr.Env(100, 1024, 132, Map.of())));
         KernelFile.Launch warp = first.launches().getFirst();
         assertEquals(13, warp.grid().evalLong(env));
         assertEquals(256, warp.block().evalLong(env));
@@ -171,7 +172,7 @@ class ContractParserTest {
     @Test
     void defaultsWhenOptionalKeysAreAbsent() {
         KernelFile file = ContractParser.parse("k.cu", null, withLaunch(GOOD_LAUNCH));
-        Expr.Env env = new Expr.Env(3, 4, 5);
+        Expr.Env env = new Expr.Env(3, 4, 5, Map.of());
         assertEquals("", file.description());
         assertEquals(0, file.workspace().evalLong(env));
         assertEquals(0, file.plans().getFirst().launches().getFirst().smem().evalLong(env));
@@ -193,7 +194,7 @@ class ContractParserTest {
         String source = "/*@kevo\n{ \"workspace\": 64, \"plans\": [ { \"launches\": [ { \"kernel\": \"k\", \"grid\": 3,"
                 + " \"block\": 128, \"smem\": 1024, \"args\": [5] } ] } ] }\n*/\n";
         KernelFile file = ContractParser.parse("k.cu", null, source);
-        Expr.Env env = new Expr.Env(1, 1, 1);
+        Expr.Env env = new Expr.Env(1, 1, 1, Map.of());
         KernelFile.Launch launch = file.plans().getFirst().launches().getFirst();
         assertEquals(64, file.workspace().evalLong(env));
         assertEquals(3, launch.grid().evalLong(env));
@@ -442,7 +443,7 @@ class ContractParserTest {
         assertEquals(8, args.size());
         assertEquals(List.of(KernelFile.BufferName.WS, KernelFile.BufferName.X, KernelFile.BufferName.Y),
                 args.subList(0, 3).stream().map(a -> assertInstanceOf(KernelFile.Arg.Buffer.class, a).name()).toList());
-        Expr.Env env = new Expr.Env(10, 20, 30);
+        Expr.Env env = new Expr.Env(10, 20, 30, Map.of());
         List<Long> ints = args.subList(3, 8).stream()
                 .map(a -> assertInstanceOf(KernelFile.Arg.Int.class, a).value().evalLong(env)).toList();
         assertEquals(List.of(10L, 20L, 60L, -1L, 12L), ints);

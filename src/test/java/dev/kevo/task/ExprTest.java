@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -12,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class ExprTest {
 
-    private static final Expr.Env ENV = new Expr.Env(100, 7, 132);
+    private static final Expr.Env ENV = new Expr.Env(100, 7, 132, Map.of());
 
     private static long eval(String text) {
         return Expr.parse(text).evalLong(ENV);
@@ -258,17 +259,18 @@ class ExprTest {
     void variablesComeFromTheEnvironment() {
         Expr expr = Expr.parse("rows * 1000000 + cols * 1000 + sms");
         assertEquals(100_007_132L, expr.evalLong(ENV));
-        assertEquals(3_004_005L, expr.evalLong(new Expr.Env(3, 4, 5)));
+        assertEquals(3_004_005L, expr.evalLong(new Expr.Env(3, 4, 5, Map.of())));
         // long arithmetic: no int overflow for big shapes
-        assertEquals(4096L * 12288 * 132, Expr.parse("rows * cols * sms").evalLong(new Expr.Env(4096, 12288, 132)));
+        assertEquals(4096L * 12288 * 132, Expr.parse("rows * cols * sms").evalLong(new Expr.Env(4096, 12288, 132,
+                Map.of())));
     }
 
     @Test
     void anExprCanBeEvaluatedRepeatedlyWithDifferentEnvironments() {
         Expr expr = Expr.parse("cols <= 512");
-        assertTrue(expr.evalBoolean(new Expr.Env(1, 512, 1)));
-        assertFalse(expr.evalBoolean(new Expr.Env(1, 513, 1)));
-        assertTrue(expr.evalBoolean(new Expr.Env(1, 1, 1)));
+        assertTrue(expr.evalBoolean(new Expr.Env(1, 512, 1, Map.of())));
+        assertFalse(expr.evalBoolean(new Expr.Env(1, 513, 1, Map.of())));
+        assertTrue(expr.evalBoolean(new Expr.Env(1, 1, 1, Map.of())));
     }
 
     @Test

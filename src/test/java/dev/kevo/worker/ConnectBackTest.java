@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
@@ -45,8 +45,7 @@ class ConnectBackTest {
         List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
                 "java").toString(), "-cp", System.getProperty("java.class.path"), FakeWorker.class.getName()));
         command.addAll(List.of(args));
-        EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
-                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
+        EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
         return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
                 LOCAL_CONNECTING_BACK));
     }
@@ -101,7 +100,7 @@ class ConnectBackTest {
 
     @Test
     void theSupervisorJudgesOverTheConnectionBack() {
-        try (Supervisor supervisor = fake(PhaseLimits.DEFAULT, "serve", "0")) {
+        try (Supervisor supervisor = fake(PhaseLimits.defaults(), "serve", "0")) {
             CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             assertTrue(result.device().contains("0 Fake GPU"), result.device());
@@ -110,7 +109,8 @@ class ConnectBackTest {
 
     @Test
     void aWorkerThatNeverConnectsBackFailsItsStartAtTheStartupLimit() {
-        try (Supervisor supervisor = fake(new PhaseLimits(3, 20, 20, 20, 16), "never-connect")) {
+        try (Supervisor supervisor = fake(PhaseLimits.builder().startupSeconds(3).compileSeconds(20)
+                .checkSeconds(20).timingSeconds(20).build(), "never-connect")) {
             long start = System.nanoTime();
             KevoException e = assertThrows(KevoException.class, supervisor::ready);
             assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());

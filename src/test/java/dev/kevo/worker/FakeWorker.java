@@ -1,9 +1,9 @@
 package dev.kevo.worker;
 
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.Verdict;
 import dev.kevo.eval.Phase;
-import dev.kevo.result.Verdict;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -33,8 +33,9 @@ public final class FakeWorker {
      * the Slurm job.step it runs in, "-" outside Slurm), so that a test sees what was judged where, and how often.
      */
     private static void serve(int ordinal, Path log, long millis) throws IOException, InterruptedException {
-        DeviceInfo device = new DeviceInfo(ordinal, "Fake GPU", "0000:0" + ordinal, 9, 0, 132, 50 << 20, 80L << 30,
-                1024, 232448, 1980, 2619, 5120, "580.0");
+        DeviceInfo device = DeviceInfo.builder().ordinal(ordinal).name("Fake GPU").pciBusId("0000:0" + ordinal)
+                .ccMajor(9).sms(132).l2Bytes(50 << 20).memoryBytes(80L << 30).maxThreadsPerBlock(1024)
+                .maxSharedPerBlockOptin(232448).driverVersion("580.0").build();
         Map<String, String> env = System.getenv();
         String step = env.containsKey("SLURM_STEP_ID") ? env.get("SLURM_JOB_ID") + "." + env.get("SLURM_STEP_ID") : "-";
         answerEach(Message.Ready.here(device, 2, "0.0", "fake", 1, env), request -> {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
-import dev.kevo.cuda.DeviceInfo;
+import dev.kevo.data.DeviceInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,8 +74,7 @@ class SlurmAllocationTest {
 
     @Test
     void aRecordNamesTheNodeAndThePhysicalGpu() {
-        DeviceInfo h100 = new DeviceInfo(0, "NVIDIA H100", "0000:01", 9, 0, 132, 50 << 20, 80L << 30, 1024, 232448,
-                1980, 2619, 5120, "580.0");
+        DeviceInfo h100 = DeviceInfo.builder().name("NVIDIA H100").pciBusId("0000:01").ccMajor(9).sms(132).build();
         assertEquals("node1 3 NVIDIA H100", Message.Ready.here(h100, 1, "13", "nvrtc", 1,
                 Map.of("SLURMD_NODENAME", "node1", "CUDA_VISIBLE_DEVICES", "3")).judgedOn());
         assertEquals("0 NVIDIA H100", Message.Ready.here(h100, 1, "13", "nvrtc", 1, Map.of()).judgedOn());

@@ -7,18 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
-import dev.kevo.campaign.CampaignConfig;
-import dev.kevo.campaign.CampaignState;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
 import dev.kevo.evolve.CampaignListener;
 import dev.kevo.evolve.Judge;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.Verdict;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -98,8 +98,7 @@ class SlurmWorkersTest {
                 .toString(), "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 FakeWorker.class.getName()));
         command.addAll(List.of(fakeArgs));
-        EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
-                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
+        EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
         return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
                 new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of(), connectBack)));
     }
@@ -125,13 +124,15 @@ class SlurmWorkersTest {
         @Override
         public Proposal propose(ProposalRequest request) {
             return new Proposal(kernel(100 + request.random().nextInt(1_000_000_000)), Optional.empty(), "mutate",
-                    "new gene");
+                    "new gene", Optional.empty());
         }
     }
 
-    private static final CampaignConfig CONFIG = new CampaignConfig("t", "tiny", "b", "config/eval.yaml", "seeds", 0,
-            null, 42L, 2, 3, 2, 2, new CampaignConfig.Selection(2, 1, 0.3), List.of(new CampaignConfig.AgentWeight(
-            "fake", 1.0, null)), new CampaignConfig.Stop(0, 0.0, 2, 0, 0.0), "mutations").withDefaults().validated();
+    private static final CampaignConfig CONFIG = CampaignConfig.builder().name("t").suite("tiny")
+            .baseline("b").randomSeed(42L).islands(2).population(3).childrenPerGeneration(2).migrationInterval(2)
+            .selection(new CampaignConfig.Selection(2, 1, 0.3))
+            .agents(List.of(new CampaignConfig.AgentWeight("fake", 1.0, null)))
+            .stop(new CampaignConfig.Stop(0, 0.0, 2, 0, 0.0)).build().validated();
     private static final List<KernelFile> SEEDS = List.of(ContractParser.parse("one.cu", null, kernel(3)),
             ContractParser.parse("two.cu", null, kernel(10)));
 
@@ -146,11 +147,11 @@ class SlurmWorkersTest {
         Path log = dir.resolve("judged.log");
         CampaignConfig config = CONFIG;
         CampaignStore store = CampaignStore.create(dir.resolve("c"), FrozenCampaign.of("test", "now", config,
-                EvalSettings.DEFAULT, "tiny", List.of("4x100"), "b"), kernel(1));
+                EvalSettings.defaults(), "tiny", List.of("4x100"), "b"), kernel(1));
         List<String> notices = Collections.synchronizedList(new ArrayList<>());
         // 1.5 s a judgement: scancel reaches the step within it even on a loaded machine.
-        List<Supervisor> steps = List.of(step(0, PhaseLimits.DEFAULT, "serve", "0", log.toString(), "1500"),
-                step(1, PhaseLimits.DEFAULT, "serve", "0", log.toString(), "1500"));
+        List<Supervisor> steps = List.of(step(0, PhaseLimits.defaults(), "serve", "0", log.toString(), "1500"),
+                step(1, PhaseLimits.defaults(), "serve", "0", log.toString(), "1500"));
         AtomicReference<String> cancelled = new AtomicReference<>();
         try (WorkerPool pool = WorkerPool.start(steps, null, notices::add)) {
             Judge workers = pool::evaluate;
@@ -228,9 +229,9 @@ class SlurmWorkersTest {
     void aCampaignStoppedInOneAllocationResumesInAnother(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("judged.log");
         CampaignStore store = CampaignStore.create(dir.resolve("c"), FrozenCampaign.of("test", "now", CONFIG,
-                EvalSettings.DEFAULT, "tiny", List.of("4x100"), "b"), kernel(1));
+                EvalSettings.defaults(), "tiny", List.of("4x100"), "b"), kernel(1));
         String first = allocation("kevo-first");
-        try (WorkerPool pool = WorkerPool.start(List.of(step(first, 0, PhaseLimits.DEFAULT, "serve", "0",
+        try (WorkerPool pool = WorkerPool.start(List.of(step(first, 0, PhaseLimits.defaults(), "serve", "0",
                 log.toString())), null, n -> { })) {
             AtomicInteger calls = new AtomicInteger();
             Judge dying = (file, seed) -> {
@@ -244,7 +245,7 @@ class SlurmWorkersTest {
             run("scancel", first);
         }
         String second = allocation("kevo-second");
-        try (WorkerPool pool = WorkerPool.start(List.of(step(second, 0, PhaseLimits.DEFAULT, "serve", "0",
+        try (WorkerPool pool = WorkerPool.start(List.of(step(second, 0, PhaseLimits.defaults(), "serve", "0",
                 log.toString())), null, n -> { })) {
             CampaignState state = run(CampaignStore.open(dir.resolve("c")), pool::evaluate);
             assertEquals(2, state.generation(), "resumed to its end");
@@ -269,7 +270,7 @@ class SlurmWorkersTest {
 
     @Test
     void framesGoThroughSrunsOwnStdioWhenAsked() {
-        try (WorkerPool pool = WorkerPool.start(List.of(step(job, 0, PhaseLimits.DEFAULT, false, "serve", "0")), null,
+        try (WorkerPool pool = WorkerPool.start(List.of(step(job, 0, PhaseLimits.defaults(), false, "serve", "0")), null,
                 n -> { })) {
             CandidateResult judged = pool.evaluate(ContractParser.parse("k.cu", null, kernel(6)), 1);
             assertEquals(Verdict.PASS, judged.verdict(), judged.detail());
@@ -279,7 +280,8 @@ class SlurmWorkersTest {
 
     @Test
     void aStepThatNeverConnectsBackIsLeftOutNamingItsNode() {
-        PhaseLimits quick = new PhaseLimits(6, 20, 20, 20, 16);
+        PhaseLimits quick = PhaseLimits.builder().startupSeconds(6).compileSeconds(20)
+                .checkSeconds(20).timingSeconds(20).build();
         List<String> notices = Collections.synchronizedList(new ArrayList<>());
         try (WorkerPool pool = WorkerPool.start(List.of(step(0, quick, "serve", "0"), step(1, quick, "never-connect")),
                 null, notices::add)) {
@@ -292,7 +294,8 @@ class SlurmWorkersTest {
 
     @Test
     void aStepThatNeverGetsReadyIsLeftOutWithOneNoticeNamingItsNode() {
-        PhaseLimits quick = new PhaseLimits(6, 20, 20, 20, 16);
+        PhaseLimits quick = PhaseLimits.builder().startupSeconds(6).compileSeconds(20)
+                .checkSeconds(20).timingSeconds(20).build();
         List<String> notices = Collections.synchronizedList(new ArrayList<>());
         List<Supervisor> steps = List.of(step(0, quick, "serve", "0"), step(1, quick, "mute"),
                 step(2, quick, "mute"));

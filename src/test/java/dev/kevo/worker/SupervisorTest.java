@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.eval.PhaseLimits;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.PhaseLimits;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
@@ -26,14 +26,13 @@ class SupervisorTest {
     private static Supervisor fake(String mode, PhaseLimits limits) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), mode);
-        EvalSettings settings = new EvalSettings("tiny", "none", EvalSettings.DEFAULT.cases(),
-                EvalSettings.DEFAULT.tolerance(), EvalSettings.DEFAULT.measurement(), limits);
+        EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
         return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132));
     }
 
     @Test
     void aWorkerThatDiesMidCandidateGivesWorkerCrashedWithItsLastWords() {
-        try (Supervisor supervisor = fake("crash", PhaseLimits.DEFAULT)) {
+        try (Supervisor supervisor = fake("crash", PhaseLimits.defaults())) {
             CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
             assertEquals(Verdict.WORKER_CRASHED, result.verdict());
             assertTrue(result.detail().contains("check phase"), result.detail());
@@ -43,7 +42,8 @@ class SupervisorTest {
 
     @Test
     void aWorkerThatHangsIsKilledAtThePhaseLimitAndReplaced() {
-        PhaseLimits limits = new PhaseLimits(60, 20, 1.5, 20, 16);
+        PhaseLimits limits = PhaseLimits.builder().startupSeconds(60).compileSeconds(20)
+                .checkSeconds(1.5).timingSeconds(20).build();
         try (Supervisor supervisor = fake("hang", limits)) {
             long start = System.nanoTime();
             CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
@@ -59,7 +59,8 @@ class SupervisorTest {
 
     @Test
     void aHangPastTheAnnouncedLaunchDeadlineIsKilledInSecondsNotAtThePhaseLimit() {
-        PhaseLimits limits = new PhaseLimits(60, 20, 60, 60, 16);
+        PhaseLimits limits = PhaseLimits.builder().startupSeconds(60).compileSeconds(20)
+                .checkSeconds(60).timingSeconds(60).build();
         try (Supervisor supervisor = fake("hang-after-expect", limits)) {
             long start = System.nanoTime();
             CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
@@ -72,7 +73,8 @@ class SupervisorTest {
 
     @Test
     void aWorkerThatEatsMemoryWhileCompilingIsStoppedAtTheMemoryLimit() {
-        PhaseLimits limits = new PhaseLimits(60, 60, 60, 60, 0.4);
+        PhaseLimits limits = PhaseLimits.builder().startupSeconds(60).compileSeconds(60).checkSeconds(60).timingSeconds(60)
+                .workerMemoryGb(0.4).build();
         try (Supervisor supervisor = fake("bloat", limits)) {
             long start = System.nanoTime();
             CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
@@ -84,7 +86,7 @@ class SupervisorTest {
 
     @Test
     void aWorkerThatCannotStartIsOneEnvironmentError() {
-        try (Supervisor supervisor = fake("refuse", PhaseLimits.DEFAULT)) {
+        try (Supervisor supervisor = fake("refuse", PhaseLimits.defaults())) {
             KevoException e = assertThrows(KevoException.class, supervisor::ready);
             assertEquals(KevoException.Kind.ENVIRONMENT, e.kind());
             assertEquals("no GPU here (fake)", e.getMessage());
@@ -93,7 +95,7 @@ class SupervisorTest {
 
     @Test
     void aMissingWorkerBinaryIsOneEnvironmentError() {
-        EvalSettings settings = EvalSettings.DEFAULT;
+        EvalSettings settings = EvalSettings.defaults();
         try (Supervisor supervisor = new Supervisor(new Supervisor.Setup(List.of("/nonexistent/kevo-worker"), SUITE,
                 null, settings, "sm_90", 132))) {
             KevoException e = assertThrows(KevoException.class, supervisor::ready);

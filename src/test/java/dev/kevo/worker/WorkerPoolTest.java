@@ -1,16 +1,17 @@
 package dev.kevo.worker;
 
-import dev.kevo.NeedsNvrtc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
+import dev.kevo.NeedsNvrtc;
+import dev.kevo.TestFiles;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.Knobs;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
-import dev.kevo.TestFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,7 @@ class WorkerPoolTest {
     private static Supervisor fakeDevice(int ordinal) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), "serve", Integer.toString(ordinal));
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT, "sm_90", 132));
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(), "sm_90", 132));
     }
 
     @Test
@@ -83,21 +84,21 @@ class WorkerPoolTest {
     private static Supervisor fakeCompiler(String arch, int sms) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile");
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT, arch, sms));
+        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(), arch, sms));
     }
 
     @Test
     void whileTheGpuIsBusyCandidatesAreCompiledAheadAndBrokenOnesNeverReachIt() throws Exception {
         KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source() + "\n// BROKEN\n",
-                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
+                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans(), Knobs.NONE);
         KernelFile slow = new KernelFile("slow.cu", null, CANDIDATE.source() + "\n// SLOW\n",
-                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
+                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans(), Knobs.NONE);
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
             Thread.sleep(200);  // the one GPU is now busy for 1.5 s, and the compiler idle
             Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
-            assertEquals(dev.kevo.result.Verdict.COMPILE_ERROR, rejected.get().verdict());
+            assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, rejected.get().verdict());
             List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
             for (int i = 1; i < 4; i++) {
                 long seed = i;
@@ -119,16 +120,16 @@ class WorkerPoolTest {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 dev.kevo.cli.Main.class.getName(), "worker");
-        try (Supervisor compiler = new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.DEFAULT,
+        try (Supervisor compiler = new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(),
                 "sm_90", 132))) {
             Message.Result ok = compiler.compile(CANDIDATE, 1);
             assertTrue(ok.result().passed(), ok.result().detail());
             assertEquals("sm_90", ok.compiled().arch());
             assertTrue(ok.compiled().cubin().length > 1000 && ok.compiled().compileMs() > 0);
             KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source().replace("expf(", "expf_nope("),
-                    CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans());
+                    CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans(), Knobs.NONE);
             Message.Result bad = compiler.compile(broken, 1);
-            assertEquals(dev.kevo.result.Verdict.COMPILE_ERROR, bad.result().verdict());
+            assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());
         }
     }
@@ -158,7 +159,7 @@ class WorkerPoolTest {
     @Test
     void aWorkerThatCannotStartStopsThePoolWithItsError() {
         Function<Integer, Supervisor> broken = d -> new Supervisor(new Supervisor.Setup(
-                List.of("/nonexistent/kevo-worker"), SUITE, null, EvalSettings.DEFAULT, "sm_90", 132));
+                List.of("/nonexistent/kevo-worker"), SUITE, null, EvalSettings.defaults(), "sm_90", 132));
         RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
                 () -> WorkerPool.start(List.of(0, 1), broken::apply));
         assertTrue(e.getMessage().contains("kevo-worker"), e.getMessage());

@@ -1,5 +1,7 @@
 package dev.kevo.agent.llm;
 
+import dev.kevo.data.ModelSpec;
+import dev.kevo.data.Provider;
 import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.jdk.JdkHttpClientBuilder;
 import dev.langchain4j.model.anthropic.AnthropicChatModel;

@@ -2,10 +2,10 @@ package dev.kevo.agent.llm;
 
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.TaskContext;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.KernelResources;
-import dev.kevo.result.ShapeResult;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.ShapeResult;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;

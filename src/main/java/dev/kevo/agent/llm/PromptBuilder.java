@@ -6,7 +6,7 @@ import dev.kevo.agent.RepairRequest;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.agent.WeightedDraw;
 import dev.kevo.cuda.Prelude;
-import dev.kevo.result.ShapeResult;
+import dev.kevo.data.ShapeResult;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,6 +1,7 @@
 package dev.kevo.agent.llm;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.ModelSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

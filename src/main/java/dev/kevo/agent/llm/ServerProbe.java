@@ -1,6 +1,8 @@
 package dev.kevo.agent.llm;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.ModelSpec;
+import dev.kevo.data.Provider;
 import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.model.anthropic.AnthropicModelCatalog;
 import dev.langchain4j.model.catalog.ModelDescription;

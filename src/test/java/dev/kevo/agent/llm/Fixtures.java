@@ -4,12 +4,13 @@ import dev.kevo.TestFiles;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.TaskContext;
-import dev.kevo.cuda.DeviceInfo;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.result.KernelResources;
-import dev.kevo.result.ShapeResult;
-import dev.kevo.result.Stats;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.DeviceInfo;
+import dev.kevo.data.KernelResources;
+import dev.kevo.data.ModelSpec;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.Shape;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,8 +24,10 @@ import java.util.function.Consumer;
 
 /** Kernels with measured results as a campaign would hand them to an agent, and agents on a loopback server. */
 final class Fixtures {
-    static final DeviceInfo H100 = new DeviceInfo(0, "NVIDIA H100 80GB HBM3", "0000:19:00.0", 9, 0, 132,
-            52_428_800L, 85_520_809_984L, 1024, 232_448, 1980, 2619, 5120, "580.159.04");
+    static final DeviceInfo H100 = DeviceInfo.builder().name("NVIDIA H100 80GB HBM3").pciBusId("0000:19:00.0")
+            .ccMajor(9).sms(132).l2Bytes(52_428_800L).memoryBytes(85_520_809_984L).maxThreadsPerBlock(1024)
+            .maxSharedPerBlockOptin(232_448).clockMHz(1980).memoryClockMHz(2619).memoryBusBits(5120)
+            .driverVersion("580.159.04").build();
     static final TaskContext CONTEXT = new TaskContext(H100, "standard",
             List.of(Shape.parse("32x128"), Shape.parse("4096x4096"), Shape.parse("8x128256"),
                     Shape.parse("1x10000000")), "block_two_pass");
@@ -52,7 +55,7 @@ final class Fixtures {
     }
 
     static ShapeResult timed(String shape, double us, double baseUs, double copyUs) {
-        return ShapeResult.checked(Shape.parse(shape), 1, 9e-8, 1e-9, null)
+        return ShapeResult.checked(shape, 1, 9e-8, 1e-9, null)
                 .withTiming(ms(us / 1000), ms(baseUs / 1000), ms(copyUs / 1000), "memcpy");
     }
 
@@ -88,14 +91,14 @@ final class Fixtures {
                 + "got 0.7431 expected 2.118e-04";
         CandidateResult r = result(Verdict.WRONG_RESULT, detail, null, null, null,
                 List.of(new KernelResources("softmax_online", 16, 0, 256)),
-                List.of(ShapeResult.failed(Shape.parse("4096x4096"), Verdict.WRONG_RESULT,
+                List.of(ShapeResult.failed("4096x4096", Verdict.WRONG_RESULT,
                         "case normal-1 (seed 77): first at row 0 col 0: got 0.7431 expected 2.118e-04")));
         return new Candidate("g0002-i0-c0", source, Optional.empty(), r);
     }
 
     static ProposalRequest request(Optional<Candidate> mate, List<Candidate> failures, long seed) {
         return new ProposalRequest(CONTEXT, parent(), mate, List.of(inspiration()), failures,
-                new SplittableRandom(seed));
+                new SplittableRandom(seed), List.of());
     }
 
     static ProposalRequest request() {
@@ -106,7 +109,7 @@ final class Fixtures {
     static ModelSpec spec(String provider, String baseUrl, String keyEnv, Consumer<ModelSpecBuilder> change) {
         ModelSpecBuilder b = new ModelSpecBuilder(provider, baseUrl, keyEnv);
         change.accept(b);
-        return b.build().withDefaults().validated("agents[1].model");
+        return b.build().validated("agents[1].model");
     }
 
     /** Only improve: so that a test knows which template a proposal uses. */
@@ -134,8 +137,10 @@ final class Fixtures {
         }
 
         ModelSpec build() {
-            return new ModelSpec(provider, model, baseUrl, keyEnv, 0.7, maxOutputTokens, timeoutSeconds, retries,
-                    concurrency, priceInput, priceOutput, repairRounds, templates, null);
+            return ModelSpec.builder().provider(provider).model(model).baseUrl(baseUrl).apiKeyEnv(keyEnv)
+                    .temperature(0.7).maxOutputTokens(maxOutputTokens).timeoutSeconds(timeoutSeconds).retries(retries)
+                    .concurrency(concurrency).priceInput(priceInput).priceOutput(priceOutput)
+                    .repairRounds(repairRounds).templates(templates).build();
         }
     }
 

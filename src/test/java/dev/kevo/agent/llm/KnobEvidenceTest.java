@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ProposalRequest;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KnobRewriter;
 import java.util.List;

@@ -6,18 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.agent.Agent;
-import dev.kevo.result.CandidateResult;
-import dev.kevo.eval.EvalSettings;
-import dev.kevo.result.Verdict;
+import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Verdict;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
-import dev.kevo.campaign.CampaignConfig;
 import dev.kevo.evolve.CampaignListener;
 import dev.kevo.evolve.Judge;
-import dev.kevo.campaign.CampaignState;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.campaign.FrozenCampaign;
-import dev.kevo.campaign.MutantRecord;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Files;
@@ -129,7 +129,7 @@ class LlmCampaignTest {
 
     CampaignState run(Path dir, CampaignConfig config) {
         CampaignStore store = CampaignStore.create(dir.resolve("c"), FrozenCampaign.of("test", "now", config,
-                EvalSettings.DEFAULT, "tiny", List.of("4x100"), "b"), kernel(1, false));
+                EvalSettings.defaults(), "tiny", List.of("4x100"), "b"), kernel(1, false));
         Agent gpt = Fixtures.agent(config.agents().getFirst().model(), Map.of("KEVO_TEST_KEY", "sk-x"), pauses);
         List<KernelFile> seeds = List.of(ContractParser.parse("one.cu", null, kernel(1, false)),
                 ContractParser.parse("two.cu", null, kernel(2, false)));

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.agent.ProposalRequest;
+import dev.kevo.data.Defaults;
+import dev.kevo.data.ModelSpec;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +24,7 @@ class PromptBuilderTest {
 
     @Test
     void twoParentsMakeACrossoverWithBothKernelsShown() {
-        PromptBuilder.Prompt p = builder(ModelSpec.DEFAULT_TEMPLATES)
+        PromptBuilder.Prompt p = builder(Defaults.TEMPLATES)
                 .forProposal(Fixtures.request(Optional.of(Fixtures.inspiration()), List.of(), 3));
         assertEquals("crossover", p.template());
         assertEquals("crossover with g0004-i2-c1", p.subject());

@@ -1,0 +1,175 @@
+package dev.kevo.data;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything the evaluator learned about one kernel file.
+ *
+ * @param verdict PASS only when every shape passed
+ * @param detail for a rejection, the first failure in one line
+ * @param score geometric mean over the suite of the per-shape speedup against the baseline; null unless passed
+ * @param scoreCiLow the lower end of the score's interval ({@link Score}); null unless passed, and in results
+ *     saved before scores had one
+ * @param scoreCiHigh its upper end
+ * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
+ * @param inputSeed replays the exact inputs with {@code kevo eval --seed}
+ * @param evaluationMs wall time the evaluator spent on this file, compile included
+ * @param workerStartMs when a fresh worker had to be started for this file (the previous one was killed or
+ *     crashed), how long that took: the cost of recovering from the file before
+ * @param device the GPU that measured it ({@code ordinal name}), set by the supervisor that ran it
+ * @param phaseMs where the evaluator's time went, by phase ({@code compile}, {@code check}, {@code timing}:
+ *     settle included), in milliseconds
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
+                              Double score, Double scoreCiLow, Double scoreCiHigh, Double floorFraction,
+                              Double compileMs, String compileLog,
+                              List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
+                              Double evaluationMs, Double workerStartMs, String device,
+                              Map<String, Double> phaseMs) {
+
+    public CandidateResult {
+        kernels = kernels == null ? List.of() : List.copyOf(kernels);
+        shapes = shapes == null ? List.of() : List.copyOf(shapes);
+        phaseMs = phaseMs == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(phaseMs));
+    }
+
+    /** A result with every measured part absent: the builder for the evaluator and tests. */
+    public static Builder builder(String name, Verdict verdict, long inputSeed) {
+        return new Builder(name, verdict, inputSeed);
+    }
+
+    /** A kernel rejected before it produced any measurement: only its verdict and the first failure. */
+    public static CandidateResult rejected(String name, String path, String description, Verdict verdict,
+                                           String detail, long inputSeed) {
+        return builder(name, verdict, inputSeed).path(path).description(description).detail(detail).build();
+    }
+
+    /** A copy to change: the supervisor adds where and how long, the evaluator adds what its phases took. */
+    public Builder toBuilder() {
+        Builder b = new Builder(name, verdict, inputSeed);
+        b.path = path;
+        b.description = description;
+        b.detail = detail;
+        b.score = score;
+        b.scoreCiLow = scoreCiLow;
+        b.scoreCiHigh = scoreCiHigh;
+        b.floorFraction = floorFraction;
+        b.compileMs = compileMs;
+        b.compileLog = compileLog;
+        b.kernels = kernels;
+        b.shapes = shapes;
+        b.evaluationMs = evaluationMs;
+        b.workerStartMs = workerStartMs;
+        b.device = device;
+        b.phaseMs = phaseMs;
+        return b;
+    }
+
+    /** Names every part, so that no caller passes a row of nulls. */
+    public static final class Builder {
+        private final String name;
+        private final Verdict verdict;
+        private final long inputSeed;
+        private String path;
+        private String description;
+        private String detail;
+        private Double score;
+        private Double scoreCiLow;
+        private Double scoreCiHigh;
+        private Double floorFraction;
+        private Double compileMs;
+        private String compileLog;
+        private List<KernelResources> kernels;
+        private List<ShapeResult> shapes;
+        private Double evaluationMs;
+        private Double workerStartMs;
+        private String device;
+        private Map<String, Double> phaseMs;
+
+        private Builder(String name, Verdict verdict, long inputSeed) {
+            this.name = name;
+            this.verdict = verdict;
+            this.inputSeed = inputSeed;
+        }
+
+        public Builder path(String value) {
+            path = value;
+            return this;
+        }
+
+        public Builder description(String value) {
+            description = value;
+            return this;
+        }
+
+        public Builder detail(String value) {
+            detail = value;
+            return this;
+        }
+
+        /** The suite's geometric means, the speedup's with its interval. */
+        public Builder score(Score value) {
+            score = value.speedup();
+            scoreCiLow = value.ciLow();
+            scoreCiHigh = value.ciHigh();
+            floorFraction = value.floorFraction();
+            return this;
+        }
+
+        /** A score without an interval, as results saved before scores had one hold it. */
+        public Builder score(Double speedup, Double floor) {
+            score = speedup;
+            scoreCiLow = null;
+            scoreCiHigh = null;
+            floorFraction = floor;
+            return this;
+        }
+
+        public Builder compiled(Double ms, String log, List<KernelResources> resources) {
+            compileMs = ms;
+            compileLog = log;
+            kernels = resources;
+            return this;
+        }
+
+        public Builder shapes(List<ShapeResult> value) {
+            shapes = value;
+            return this;
+        }
+
+        public Builder evaluationMs(Double value) {
+            evaluationMs = value;
+            return this;
+        }
+
+        public Builder workerStartMs(Double value) {
+            workerStartMs = value;
+            return this;
+        }
+
+        public Builder device(String value) {
+            device = value;
+            return this;
+        }
+
+        public Builder phaseMs(Map<String, Double> value) {
+            phaseMs = value;
+            return this;
+        }
+
+        public CandidateResult build() {
+            return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
+                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs,
+                    device, phaseMs);
+        }
+    }
+
+    public boolean passed() {
+        return verdict.passed();
+    }
+}

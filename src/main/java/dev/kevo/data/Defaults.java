@@ -1,0 +1,90 @@
+package dev.kevo.data;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every default of what is configured, in one place: what a key left out of a campaign YAML, config/eval.yaml or
+ * a model block takes. The shipped YAML and the docs' tables show these same values, and tests fail when either
+ * drifts from them. (Code rather than the shipped YAML as the base: a config built in code, a test, or a kevo run
+ * where no installation file is found gets the same defaults, and editing an installed file cannot silently change
+ * what every other config means.) The records' builders start from these; nothing else repeats them.
+ */
+public final class Defaults {
+
+    /** The agent that needs no model: knob tuning and genomes, in-process. */
+    public static final String BUILTIN_AGENT = "builtin";
+
+    // A campaign (config/default.yaml)
+    public static final String CAMPAIGN_NAME = "default";
+    public static final String SUITE = "standard";
+    public static final String BASELINE = BaselineChoice.AUTO;
+    public static final String EVAL_CONFIG = "config/eval.yaml";
+    public static final String SEEDS = "seeds";
+    public static final int DEVICE = 0;
+    public static final long RANDOM_SEED = 1;
+    public static final int ISLANDS = 4;
+    public static final int POPULATION = 8;
+    public static final int CHILDREN_PER_GENERATION = 3;
+    public static final int MIGRATION_INTERVAL = 3;
+    public static final int TOURNAMENT_SIZE = 3;
+    public static final int ELITISM = 2;
+    public static final double CROSSOVER_RATE = 0.25;
+    public static final double AGENT_WEIGHT = 1.0;
+    /** A campaign without a stop block stops at whichever of these comes first; a stop block replaces both. */
+    public static final int STOP_EVALUATIONS = 400;
+    public static final double STOP_WALL_MINUTES = 8.5;
+    public static final String OUTPUT = "mutations";
+    public static final boolean FRESH_GENOMES = true;
+
+    // How candidates are judged (config/eval.yaml); the suite and baseline are the campaign's above
+    public static final List<InputCase> CASES = List.of(InputCase.values());
+    /** Calibrated on the seeds (docs, "Tolerances"; bench/results/tolerance-calibration-h100.json). */
+    public static final double TOLERANCE_RELATIVE_L2 = 1e-4;
+    public static final double TOLERANCE_ABSOLUTE = 1e-6;
+    public static final double TOLERANCE_RELATIVE = 1e-4;
+
+    public static final double SETTLE_MS = 100;
+    public static final double WARMUP_MS = 5;
+    public static final int MIN_REPETITIONS = 5;
+    public static final int MAX_REPETITIONS = 200;
+    public static final double TARGET_CI = 0.01;
+    public static final double CI_ENOUGH_US = 0.05;
+    public static final double MAX_SECONDS_PER_SHAPE = 3;
+    public static final boolean FLUSH_L2 = true;
+    public static final int INPUT_SETS = 3;
+
+    public static final double STARTUP_S = 120;
+    public static final double COMPILE_S = 20;
+    public static final double CHECK_S = 120;
+    public static final double TIMING_S = 240;
+    public static final double WORKER_MEMORY_GB = 16;
+    public static final double LAUNCH_MINIMUM_S = 1;
+    public static final double LAUNCH_FACTOR = 100;
+
+    // A language model's block (agents[].model)
+    public static final int MAX_OUTPUT_TOKENS = 8192;
+    public static final double TIMEOUT_SECONDS = 300;
+    public static final int RETRIES = 3;
+    public static final int CONCURRENCY = 2;
+    public static final double PRICE_INPUT = 0;
+    public static final double PRICE_OUTPUT = 0;
+    public static final int REPAIR_ROUNDS = 2;
+    public static final String PROMPTS = "config/prompts";
+    /** improve the parent, cross two parents, fix a recent failure, explore a new design for one regime. */
+    public static final Map<String, Double> TEMPLATES = templates();
+
+    private Defaults() {
+    }
+
+    private static Map<String, Double> templates() {
+        Map<String, Double> t = new LinkedHashMap<>();
+        t.put("improve", 0.5);
+        t.put("crossover", 0.2);
+        t.put("fix", 0.15);
+        t.put("explore", 0.15);
+        return Collections.unmodifiableMap(t);
+    }
+}
