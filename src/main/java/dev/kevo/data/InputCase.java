@@ -7,7 +7,7 @@ import java.util.Locale;
 
 /**
  * The input distributions every candidate is checked on. Each exists because some plausible kernel gets it
- * wrong: large magnitudes overflow a naive exp (seed 000's [500, 1000] case), -inf entries are how attention
+ * wrong: large magnitudes overflow a naive exp (values in [500, 1000]), -inf entries are how attention
  * masks arrive, constant rows and one dominant entry stress the reduction. The ordinal is the case number
  * that kevo's generator kernel understands, so the order is part of the replay format: append, never reorder.
  */

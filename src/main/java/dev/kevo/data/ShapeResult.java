@@ -11,7 +11,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param relativeL2 worst ||y - ref|| / ||ref|| over the input cases
  * @param candidate, baseline, copy timings; null when the shape was not timed. {@code copy} is the faster of two
  *     plain copies of the same bytes (one read, one write), timed side by side: {@code cuMemcpyDtoD} and kevo's own
- *     copy kernel. Neither wins at every size (the README's measured results say where), so the floor is the
+ *     copy kernel. Neither wins at every size (docs/results.md says where), so the floor is the
  *     faster of the two.
  * @param copyBy which copy was faster: {@code memcpy} or {@code kernel}
  * @param speedup baseline median over candidate median

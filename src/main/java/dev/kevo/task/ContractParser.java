@@ -70,7 +70,7 @@ public final class ContractParser {
         }
         int start = source.indexOf(HEADER_START);
         if (start < 0) {
-            throw new ContractException((path != null ? path.toString() : name) + ": no " + HEADER_START + " header (the launch plan, see README)");
+            throw new ContractException((path != null ? path.toString() : name) + ": no " + HEADER_START + " header (the launch plan, see docs/contract.md)");
         }
         int jsonStart = start + HEADER_START.length();
         int end = source.indexOf("*/", jsonStart);

@@ -37,7 +37,7 @@ __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols
         case KEVO_CASE_NORMAL_1: return kv_normal(seed, i);
         case KEVO_CASE_NORMAL_4: return 4.0f * kv_normal(seed, i);
         case KEVO_CASE_NORMAL_20: return 20.0f * kv_normal(seed, i);
-        case KEVO_CASE_LARGE_POSITIVE: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // seed 000's overflow case
+        case KEVO_CASE_LARGE_POSITIVE: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // a naive exp overflows here
         case KEVO_CASE_LARGE_NEGATIVE: return -1000.0f + 500.0f * kv_u01(seed, i, 2);
         case KEVO_CASE_MASKED: {  // masked attention: about a third -inf, one guaranteed finite entry per row
             long long keep = (long long)(kv_mix(seed ^ (u64)r) % (u64)cols);

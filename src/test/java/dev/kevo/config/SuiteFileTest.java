@@ -46,7 +46,7 @@ class SuiteFileTest {
         assertEquals("seed004", suite.name());
         assertEquals(List.of("256x4096", "512x4096", "1024x2048", "1024x4096"), names(suite));
         assertTrue(SuiteFile.load(SUITES.resolve("standard.yaml")).shapes().containsAll(suite.shapes()),
-                "the standard suite includes seed 004's fitness shapes");
+                "the standard suite includes the seed004 suite's fitness shapes");
     }
 
     @Test
