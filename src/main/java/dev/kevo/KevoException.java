@@ -9,17 +9,17 @@ public class KevoException extends RuntimeException {
     /** What kind of failure, which decides the process exit code. */
     public enum Kind {
         /** Bad command line, config, suite or kernel file: the user must fix an input. */
-        INPUT(2),
+        INPUT(ExitCode.USAGE),
         /** No GPU, no driver, no NVRTC, device out of memory: the machine cannot run this. */
-        ENVIRONMENT(3);
+        ENVIRONMENT(ExitCode.NO_GPU);
 
-        private final int exitCode;
+        private final ExitCode exitCode;
 
-        Kind(int exitCode) {
+        Kind(ExitCode exitCode) {
             this.exitCode = exitCode;
         }
 
-        public int exitCode() {
+        public ExitCode exitCode() {
             return exitCode;
         }
     }

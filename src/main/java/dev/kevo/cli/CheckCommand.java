@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Verdict;
@@ -41,7 +42,7 @@ import picocli.CommandLine.Spec;
                 "For writing kernels on a laptop, and for CI."},
         footer = {"", "Prints, per file, which plan each shape of the suite gets (plans counted from 1).",
             "Without NVRTC (none named, none found) it runs every other check and says compiling was skipped."})
-public final class CheckCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files to check.")
     List<Path> files;

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
@@ -44,7 +45,7 @@ import picocli.CommandLine.Spec;
                 + "hangs, crashes or cheats gets a verdict, never takes kevo down.",
                 "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
                         + "score: the geometric mean speedup over the baseline (cuDNN's softmax where it loads)."})
-public final class EvalCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(arity = "1..*", paramLabel = "FILE", description = "Kernel files (.cu with a /*@kevo header).")
     List<Path> files;

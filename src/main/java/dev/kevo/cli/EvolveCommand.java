@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.data.CampaignConfig;
@@ -48,7 +49,7 @@ import picocli.CommandLine.Spec;
                 + "step in mutations/<campaign>/.",
                 "With no options it runs config/default.yaml (the built-in agent, about 10 minutes on one GPU). "
                         + "A campaign killed at any point continues with --resume."})
-public final class EvolveCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Option(names = "--config", paramLabel = "FILE", description = "Campaign config. Default: config/default.yaml.")
     Path config;

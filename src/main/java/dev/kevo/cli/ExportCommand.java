@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.export.ExportPackage;
 import dev.kevo.export.ExportSource;
 import dev.kevo.export.ExportTarget;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Spec;
             "  kevo export mutations/default-h100                 # the sample campaign's champion, as C++",
             "  kevo export mutations/default-h100/g0016-i3-c0 --to torch --out softmax-torch",
             "  kevo export seeds/online.cu --to cpp"})
-public final class ExportCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "FILE|DIR|DIR/ID",
             description = "A kernel file, a campaign folder (its champion), or a mutant as DIR/ID.")

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.data.CampaignState;
 import dev.kevo.report.Lineage;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples (the sample campaign shipped with kevo):",
             "  kevo lineage mutations/default-h100",
             "  kevo lineage mutations/default-h100 --format mermaid"})
-public final class LineageCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class LineageCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     enum Format { tree, dot, mermaid, json }
 

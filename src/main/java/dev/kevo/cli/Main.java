@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import java.io.PrintWriter;
 import java.util.Arrays;
@@ -46,11 +47,11 @@ public final class Main {
 
     /** Each command's help lists its exit codes from {@link ExitCode}, the codes it returns. */
     private static void documentExitCodes(CommandLine cli) {
-        cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCode.helpList());
+        cli.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCodeHelp.helpList());
         for (CommandLine sub : cli.getSubcommands().values()) {
-            if (sub.getCommand() instanceof ExitCode.Documented documented) {
+            if (sub.getCommand() instanceof ExitCodeHelp.Documented documented) {
                 sub.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n")
-                        .exitCodeList(ExitCode.helpList(documented.exitCodes()));
+                        .exitCodeList(ExitCodeHelp.helpList(documented.exitCodes()));
             }
         }
     }
@@ -74,7 +75,7 @@ public final class Main {
             if (verbose) {
                 e.printStackTrace(err);
             }
-            return ExitCode.of(k.kind()).code();
+            return k.kind().exitCode().code();
         }
         err.println("kevo: internal error: " + e + (verbose ? "" : " (run with --verbose for the stack trace)"));
         if (verbose) {

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Spec;
                 + "noise bound: a saved mutant is evidence and must stay reproducible.",
                 "Needs only the campaign folder (and a GPU)."},
         footer = {"", "Example: kevo reeval mutations/default-h100 --top 3 (the sample campaign shipped with kevo)"})
-public final class ReevalCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
     Path campaign;

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.report.CampaignCompare;
 import dev.kevo.report.CampaignReport;
@@ -39,7 +40,7 @@ import picocli.CommandLine.Spec;
             "  kevo report mutations/default-h100            (the sample campaign shipped with kevo)",
             "  kevo report --compare mutations/default-h100 mutations/<yours> --out cmp.html",
             "  kevo report --compare mutations/default-h100/g0018-i3-c2 mutations/default-h100/seed-online"})
-public final class ReportCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", arity = "0..*",
             description = "Campaign folder(s), e.g. mutations/default-h100; one page per folder.")

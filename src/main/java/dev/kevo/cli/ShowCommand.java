@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
 import dev.kevo.data.FrozenCampaign;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Spec;
         header = "Summarise a campaign: progress, champion per shape, verdicts.",
         description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.",
         footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)"})
-public final class ShowCommand implements Callable<ExitCode>, ExitCode.Documented {
+public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")
     Path campaign;

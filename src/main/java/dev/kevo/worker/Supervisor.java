@@ -303,7 +303,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private static KevoException failure(Message.Failed failed) {
-        return new KevoException(failed.exitCode() == KevoException.Kind.ENVIRONMENT.exitCode()
+        return new KevoException(failed.exitCode() == KevoException.Kind.ENVIRONMENT.exitCode().code()
                 ? KevoException.Kind.ENVIRONMENT : KevoException.Kind.INPUT, failed.message());
     }
 

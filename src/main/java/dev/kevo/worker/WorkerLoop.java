@@ -1,5 +1,6 @@
 package dev.kevo.worker;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileCache;
@@ -84,8 +85,8 @@ public final class WorkerLoop {
             return 0;
         }
         if (!(first.get() instanceof Message.Configure configure)) {
-            send(new Message.Failed("worker expected 'configure' first, got " + first.get(), 2));
-            return 2;
+            send(new Message.Failed("worker expected 'configure' first, got " + first.get(), ExitCode.USAGE.code()));
+            return ExitCode.USAGE.code();
         }
         try {
             if (failed != null) {
@@ -122,8 +123,8 @@ public final class WorkerLoop {
                 });
             }
         } catch (KevoException e) {
-            send(new Message.Failed(e.getMessage(), e.kind().exitCode()));
-            return e.kind().exitCode();
+            send(new Message.Failed(e.getMessage(), e.kind().exitCode().code()));
+            return e.kind().exitCode().code();
         }
     }
 
@@ -151,8 +152,8 @@ public final class WorkerLoop {
                 return 0;
             }
             if (!(next.get() instanceof Message.Evaluate request)) {
-                send(new Message.Failed("worker expected 'evaluate', got " + next.get(), 2));
-                return 2;
+                send(new Message.Failed("worker expected 'evaluate', got " + next.get(), ExitCode.USAGE.code()));
+                return ExitCode.USAGE.code();
             }
             Answer judged = evaluate(judge, request);
             send(new Message.Result(request.id(), judged.result(), judge.contextLost(), judged.compiled()));

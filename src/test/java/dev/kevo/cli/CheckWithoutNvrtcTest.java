@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.ExitCode;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,12 +17,15 @@ class ExitCodeTest {
                 Arrays.stream(ExitCode.values()).mapToInt(ExitCode::code).distinct().count());
     }
 
-    /** A worker process exits with its kind's status; the supervisor's side must read it as the same code. */
+    /** A worker process's exit status reads back as the status kevo exits with; anything else is internal. */
     @Test
-    void aWorkersExitStatusIsTheCodeKevoExitsWith() {
-        for (KevoException.Kind kind : KevoException.Kind.values()) {
-            assertEquals(kind.exitCode(), ExitCode.of(kind).code(), kind.name());
+    void aWorkersExitStatusReadsBackAsTheSameCode() {
+        for (ExitCode exit : ExitCode.values()) {
+            assertEquals(exit, ExitCode.of(exit.code()));
         }
+        assertEquals(ExitCode.INTERNAL, ExitCode.of(137), "a killed worker");
+        assertEquals(ExitCode.USAGE, KevoException.Kind.INPUT.exitCode());
+        assertEquals(ExitCode.NO_GPU, KevoException.Kind.ENVIRONMENT.exitCode());
     }
 
     @Test

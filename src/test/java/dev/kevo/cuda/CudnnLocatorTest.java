@@ -79,7 +79,7 @@ class CudnnLocatorTest {
         KevoException e = assertThrows(KevoException.class,
                 () -> new CudnnLocator(Map.of("KEVO_CUDNN", text.toString())).load(Arena.ofAuto()));
         assertEquals("cuDNN " + text + " (KEVO_CUDNN): not a loadable library", e.getMessage());
-        assertEquals(3, e.kind().exitCode());
+        assertEquals(3, e.kind().exitCode().code());
     }
 
     @Test

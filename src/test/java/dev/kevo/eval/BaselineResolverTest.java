@@ -73,7 +73,7 @@ class BaselineResolverTest {
     void autoNeverFallsBackFromALibraryTheUserNamed() {
         KevoException e = assertThrows(KevoException.class,
                 () -> absent(Map.of("KEVO_CUDNN", "/opt/cudnn/libcudnn.so.9")).resolve("auto", "config/eval.yaml"));
-        assertEquals(3, e.kind().exitCode());
+        assertEquals(3, e.kind().exitCode().code());
     }
 
     @Test
@@ -97,7 +97,7 @@ class BaselineResolverTest {
         assertEquals(BaselineChoice.file("block_two_pass.cu", "--baseline"), r.choice());
         assertEquals("block_two_pass.cu", r.file().name());
         KevoException e = assertThrows(KevoException.class, () -> present(Map.of()).resolve("nosuch", "--baseline"));
-        assertEquals(2, e.kind().exitCode());
+        assertEquals(2, e.kind().exitCode().code());
     }
 
     /** reeval and --resume: an old folder's kernel file as saved; a cuDNN campaign's library, and a version change said. */

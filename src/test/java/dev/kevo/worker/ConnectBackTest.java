@@ -1,5 +1,6 @@
 package dev.kevo.worker;
 
+import dev.kevo.ExitCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
