@@ -30,7 +30,8 @@ final class Workers {
     /** A supervisor for a GPU worker on {@code device}, or a check-only one when the device is empty. */
     static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite, KernelFile baseline,
                                  EvalSettings settings, String arch, int sms) {
-        return new Supervisor(new Supervisor.Setup(command(device, nvrtc), suite, baseline, settings, arch, sms));
+        return new Supervisor(Supervisor.Setup.builder(command(device, nvrtc), suite, settings).baseline(baseline)
+                .target(arch, sms).build());
     }
 
     /** A supervisor for a GPU worker judging against a resolved baseline (a kernel file or cuDNN). */
@@ -47,8 +48,8 @@ final class Workers {
 
     private static Supervisor.Setup setup(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
                                           BaselineResolver.Resolved baseline, EvalSettings settings) {
-        return new Supervisor.Setup(command(device, nvrtc), suite, baseline.file(), settings, null, 0,
-                baseline.choice(), Launcher.LOCAL);
+        return Supervisor.Setup.builder(command(device, nvrtc), suite, settings).baseline(baseline.file())
+                .baselineChoice(baseline.choice()).build();
     }
 
     /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */
@@ -105,8 +106,8 @@ final class Workers {
                                 BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead) {
         List<String> worker = command(Optional.of(0), nvrtc);
         List<Supervisor> steps = launchers.stream()
-                .map(l -> new Supervisor(new Supervisor.Setup(worker, suite, baseline.file(), settings, null, 0,
-                        baseline.choice(), l)))
+                .map(l -> new Supervisor(Supervisor.Setup.builder(worker, suite, settings).baseline(baseline.file())
+                        .baselineChoice(baseline.choice()).launcher(l).build()))
                 .toList();
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
                 null, settings, arch, sms);

@@ -63,12 +63,6 @@ public final class Evaluator implements AutoCloseable {
     /** Safeguards switched off for bench/check_costs.sh (never by default): read once, for this evaluator. */
     private final Ablation ablation = Ablation.fromSystemProperty();
 
-    /** A kernel file as the baseline; see {@link #Evaluator(Gpu, Nvrtc, CompileCache, Suite, Baseline, EvalSettings)}. */
-    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, KernelFile baselineFile,
-                     EvalSettings settings) {
-        this(gpu, nvrtc, cache, suite, new Baseline.File(baselineFile), settings);
-    }
-
     /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against,
                      EvalSettings settings) {

@@ -99,10 +99,6 @@ final class InterleavedTimer {
     private final MeasurementMethod method;
     private final Ablation ablation;
 
-    InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method) {
-        this(gpu, bench, trusted, method, Ablation.NONE);
-    }
-
     /** @param ablation safeguards switched off, for bench/check_costs.sh only */
     InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method, Ablation ablation) {
         this.gpu = gpu;

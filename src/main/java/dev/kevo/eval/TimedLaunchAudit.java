@@ -56,10 +56,6 @@ final class TimedLaunchAudit implements AutoCloseable {
     private final DeviceBuffer stats;
     private final DeviceBuffer slots;
 
-    TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows) {
-        this(gpu, trusted, bench, tolerance, maxRows, Ablation.NONE);
-    }
-
     /** @param ablation safeguards switched off, for bench/check_costs.sh only */
     TimedLaunchAudit(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance, long maxRows,
                      Ablation ablation) {

@@ -31,10 +31,6 @@ public sealed interface Message {
      */
     record Configure(String suiteName, List<String> shapes, String baselineName, String baselineSource,
                      EvalSettings settings, String arch, int sms, BaselineChoice baseline) implements Message {
-        public Configure(String suiteName, List<String> shapes, String baselineName, String baselineSource,
-                         EvalSettings settings, String arch, int sms) {
-            this(suiteName, shapes, baselineName, baselineSource, settings, arch, sms, null);
-        }
     }
 
     /**
@@ -44,9 +40,6 @@ public sealed interface Message {
      */
     record Ready(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary, double startupMs,
                  String node, String visibleDevices) implements Message {
-        public Ready(DeviceInfo device, int devices, String nvrtcVersion, String nvrtcLibrary, double startupMs) {
-            this(device, devices, nvrtcVersion, nvrtcLibrary, startupMs, null, null);
-        }
 
         /**
          * As reported by a worker from its environment: the Slurm node it runs on (null outside Slurm) and its
@@ -104,8 +97,9 @@ public sealed interface Message {
      * worker adds the cubin of a candidate that passed preflight.
      */
     record Result(long id, CandidateResult result, boolean contextLost, Compiled compiled) implements Message {
-        public Result(long id, CandidateResult result, boolean contextLost) {
-            this(id, result, contextLost, null);
+        /** A verdict with no cubin attached. */
+        static Result of(long id, CandidateResult result, boolean contextLost) {
+            return new Result(id, result, contextLost, null);
         }
     }
 

@@ -33,10 +33,54 @@ public final class Supervisor implements AutoCloseable {
             workerCommand = List.copyOf(workerCommand);
         }
 
-        /** A kernel-file baseline, a worker on this host. */
-        public Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings, String arch,
-                     int sms) {
-            this(workerCommand, suite, baseline, settings, arch, sms, null, Launcher.LOCAL);
+        /** A worker on this host with no baseline and its own GPU's target: set what differs. */
+        public static Builder builder(List<String> workerCommand, Suite suite, EvalSettings settings) {
+            return new Builder(workerCommand, suite, settings);
+        }
+
+        /** Names each optional part, so that no caller passes a row of nulls. */
+        public static final class Builder {
+            private final List<String> workerCommand;
+            private final Suite suite;
+            private final EvalSettings settings;
+            private KernelFile baseline;
+            private BaselineChoice baselineChoice;
+            private String arch;
+            private int sms;
+            private Launcher launcher = Launcher.LOCAL;
+
+            private Builder(List<String> workerCommand, Suite suite, EvalSettings settings) {
+                this.workerCommand = workerCommand;
+                this.suite = suite;
+                this.settings = settings;
+            }
+
+            /** A kernel-file baseline (null: none, or cuDNN through {@link #baselineChoice}). */
+            public Builder baseline(KernelFile file) {
+                this.baseline = file;
+                return this;
+            }
+
+            public Builder baselineChoice(BaselineChoice choice) {
+                this.baselineChoice = choice;
+                return this;
+            }
+
+            /** For a check-only worker: the architecture and SM count it checks for. */
+            public Builder target(String arch, int sms) {
+                this.arch = arch;
+                this.sms = sms;
+                return this;
+            }
+
+            public Builder launcher(Launcher launcher) {
+                this.launcher = launcher;
+                return this;
+            }
+
+            public Setup build() {
+                return new Setup(workerCommand, suite, baseline, settings, arch, sms, baselineChoice, launcher);
+            }
         }
     }
 
@@ -188,7 +232,7 @@ public final class Supervisor implements AutoCloseable {
                         double waited = (System.nanoTime() - expectedSince) / 1e9;
                         long killStart = System.nanoTime();
                         retire();
-                        return new Message.Result(id, CandidateResult.rejected(file.name(), path, file.description(),
+                        return Message.Result.of(id, CandidateResult.rejected(file.name(), path, file.description(),
                                 verdict, String.format(Locale.ROOT, "%s ran past its deadline of %.1f s (from the "
                                         + "time the shape needs); worker killed after %.1f s and replaced (kill took "
                                         + "%.0f ms)", expected.what(), expected.seconds(), waited,
@@ -246,7 +290,7 @@ public final class Supervisor implements AutoCloseable {
     /** The worker is gone mid-judgement: it is retired, and the candidate gets {@code verdict}. */
     private Message.Result lost(long id, KernelFile file, String path, long seed, Verdict verdict, String detail) {
         retire();
-        return new Message.Result(id, CandidateResult.rejected(file.name(), path, file.description(), verdict, detail,
+        return Message.Result.of(id, CandidateResult.rejected(file.name(), path, file.description(), verdict, detail,
                 seed), false);
     }
 

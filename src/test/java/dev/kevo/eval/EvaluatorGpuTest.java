@@ -52,7 +52,7 @@ class EvaluatorGpuTest {
         nvrtc = Nvrtc.load(Optional.empty());
         Suite suite = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
         KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        evaluator = new Evaluator(gpu, nvrtc, CompileCache.none(), suite, baseline, EvalSettings.load(
+        evaluator = new Evaluator(gpu, nvrtc, CompileCache.none(), suite, new Baseline.File(baseline), EvalSettings.load(
                 TestFiles.root().resolve("config/eval.yaml")));
     }
 

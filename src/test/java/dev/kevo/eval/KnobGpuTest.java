@@ -44,7 +44,7 @@ class KnobGpuTest {
         nvrtc = Nvrtc.load(Optional.empty());
         quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
         KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        evaluator = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, baseline, EvalSettings.load(
+        evaluator = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, new Baseline.File(baseline), EvalSettings.load(
                 TestFiles.root().resolve("config/eval.yaml")));
     }
 

@@ -47,8 +47,8 @@ class ConnectBackTest {
                 "java").toString(), "-cp", System.getProperty("java.class.path"), FakeWorker.class.getName()));
         command.addAll(List.of(args));
         EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
-                LOCAL_CONNECTING_BACK));
+        return new Supervisor(Supervisor.Setup.builder(command, SUITE, settings).target("sm_90", 132)
+                .launcher(LOCAL_CONNECTING_BACK).build());
     }
 
     @Test

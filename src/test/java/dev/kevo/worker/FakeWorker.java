@@ -45,7 +45,7 @@ public final class FakeWorker {
             Thread.sleep(millis > 0 ? millis : request.source().contains("SLOW") ? 1500 : 150);
             append(log, "end " + what);
             String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
-            return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
+            return Message.Result.of(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
                     request.inputSeed()).detail(span).score(ordinal == 0 ? 2.0 : 1.0, 0.5).compiled(1.0, null, null)
                     .evaluationMs(150.0).build(), false);
         });
@@ -56,10 +56,10 @@ public final class FakeWorker {
      * passes and comes back with its bytes as the cubin.
      */
     private static void compile() throws IOException, InterruptedException {
-        answerEach(new Message.Ready(null, 0, "0.0", "fake", 1), request -> {
+        answerEach(new Message.Ready(null, 0, "0.0", "fake", 1, null, null), request -> {
             Thread.sleep(20);
             if (request.source().contains("BROKEN")) {
-                return new Message.Result(request.id(), CandidateResult.rejected(request.name(), null, null,
+                return Message.Result.of(request.id(), CandidateResult.rejected(request.name(), null, null,
                         Verdict.COMPILE_ERROR, "k.cu(3): error: BROKEN", request.inputSeed()), false);
             }
             return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
@@ -132,7 +132,7 @@ public final class FakeWorker {
             compile();
             return;
         }
-        Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1));
+        Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1, null, null));
         Optional<Message> request = Frames.read(System.in);
         long id = ((Message.Evaluate) request.orElseThrow()).id();
         Frames.write(System.out, new Message.Entered(id, Phase.COMPILE));

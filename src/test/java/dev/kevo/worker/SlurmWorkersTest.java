@@ -99,8 +99,8 @@ class SlurmWorkersTest {
                 FakeWorker.class.getName()));
         command.addAll(List.of(fakeArgs));
         EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132, null,
-                new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of(), connectBack)));
+        return new Supervisor(Supervisor.Setup.builder(command, SUITE, settings).target("sm_90", 132)
+                .launcher(new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of(), connectBack)).build());
     }
 
     static String kernel(int gene) {

@@ -27,7 +27,7 @@ class SupervisorTest {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), mode);
         EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, settings, "sm_90", 132));
+        return new Supervisor(Supervisor.Setup.builder(command, SUITE, settings).target("sm_90", 132).build());
     }
 
     @Test
@@ -96,8 +96,7 @@ class SupervisorTest {
     @Test
     void aMissingWorkerBinaryIsOneEnvironmentError() {
         EvalSettings settings = EvalSettings.defaults();
-        try (Supervisor supervisor = new Supervisor(new Supervisor.Setup(List.of("/nonexistent/kevo-worker"), SUITE,
-                null, settings, "sm_90", 132))) {
+        try (Supervisor supervisor = new Supervisor(Supervisor.Setup.builder(List.of("/nonexistent/kevo-worker"), SUITE, settings).target("sm_90", 132).build())) {
             KevoException e = assertThrows(KevoException.class, supervisor::ready);
             assertTrue(e.getMessage().startsWith("cannot start a worker"), e.getMessage());
         }

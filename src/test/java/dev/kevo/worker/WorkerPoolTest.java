@@ -31,7 +31,7 @@ class WorkerPoolTest {
     private static Supervisor fakeDevice(int ordinal) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), "serve", Integer.toString(ordinal));
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(), "sm_90", 132));
+        return new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target("sm_90", 132).build());
     }
 
     @Test
@@ -84,7 +84,7 @@ class WorkerPoolTest {
     private static Supervisor fakeCompiler(String arch, int sms) {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile");
-        return new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(), arch, sms));
+        return new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target(arch, sms).build());
     }
 
     @Test
@@ -120,8 +120,7 @@ class WorkerPoolTest {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 dev.kevo.cli.Main.class.getName(), "worker");
-        try (Supervisor compiler = new Supervisor(new Supervisor.Setup(command, SUITE, null, EvalSettings.defaults(),
-                "sm_90", 132))) {
+        try (Supervisor compiler = new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target("sm_90", 132).build())) {
             Message.Result ok = compiler.compile(CANDIDATE, 1);
             assertTrue(ok.result().passed(), ok.result().detail());
             assertEquals("sm_90", ok.compiled().arch());
@@ -158,8 +157,7 @@ class WorkerPoolTest {
 
     @Test
     void aWorkerThatCannotStartStopsThePoolWithItsError() {
-        Function<Integer, Supervisor> broken = d -> new Supervisor(new Supervisor.Setup(
-                List.of("/nonexistent/kevo-worker"), SUITE, null, EvalSettings.defaults(), "sm_90", 132));
+        Function<Integer, Supervisor> broken = d -> new Supervisor(Supervisor.Setup.builder(List.of("/nonexistent/kevo-worker"), SUITE, EvalSettings.defaults()).target("sm_90", 132).build());
         RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
                 () -> WorkerPool.start(List.of(0, 1), broken::apply));
         assertTrue(e.getMessage().contains("kevo-worker"), e.getMessage());
