@@ -73,10 +73,10 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
     /** One line on where the kernel comes from, for banners and docstrings. */
     static String origin(Provenance p) {
         if (p.judged() == null) {
-            return "source sha256 " + p.sourceHash() + "; not judged by any campaign";
+            return "source " + p.sourceHash() + "; not judged by any campaign";
         }
         Provenance.Judged j = p.judged();
-        return "campaign " + j.campaign() + ", mutant " + j.mutantId() + ", source sha256 " + p.sourceHash()
+        return "campaign " + j.campaign() + ", mutant " + j.mutantId() + ", source " + p.sourceHash()
                 + (j.score() == null ? "" : String.format(java.util.Locale.ROOT, ", score %.3fx", j.score()))
                 + (j.device() == null ? "" : " on " + j.device());
     }

@@ -62,11 +62,11 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         }
         KernelFile file = ContractParser.read(path);
         FrozenCampaign frozen = store.frozen();
-        return new ExportSource(file, record, judged(store, frozen, record, SourceHash.of(file.source())));
+        return new ExportSource(file, record, judged(store, frozen, record, file.source()));
     }
 
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,
-                                            String hash) {
+                                            String source) {
         CandidateResult result = record.result();
         Path dir = store.dir().toAbsolutePath().normalize();
         return new Provenance.Judged(dir.getFileName() == null ? dir.toString() : dir.getFileName().toString(),
@@ -74,7 +74,7 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                 result == null ? null : result.device(), result == null ? null : result.verdict().id(),
                 result == null ? null : result.score(), result == null ? null : result.floorFraction(),
                 frozen.suiteName(), frozen.baselineName(), result == null ? 0 : result.inputSeed(),
-                record.sourceHash(), hash.equals(record.sourceHash()),
+                record.sourceHash(), SourceHash.matches(source, record.sourceHash()),
                 result == null ? null : result.shapes().stream().map(ExportSource::shapeTime).toList());
     }
 

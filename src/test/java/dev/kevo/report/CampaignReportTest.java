@@ -56,7 +56,7 @@ class CampaignReportTest {
                 assertTrue(records.containsKey(parent), m.id() + " names a missing parent " + parent);
             }
             if (m.cachedFrom() == null) {
-                assertEquals(SourceHash.of(store.source(m.id())), m.sourceHash(), m.id());
+                assertTrue(SourceHash.matches(store.source(m.id()), m.sourceHash()), m.id());
             }
         }
         assertEquals(ReportFixture.CHAMPION, store.state().orElseThrow().bestId());
