@@ -15,9 +15,9 @@ import java.util.SplittableRandom;
  * Checks the output of timed launches chosen at random, so that a kernel cannot be fast by skipping work in
  * launches it expects nobody to look at.
  *
- * <p>Before every launch of the candidate while timing (warm-up included), y is poisoned, outside the timed
- * events; the candidate therefore cannot tell a checked launch from an unchecked one without reading y, and
- * what it would read is the same poison either way. Its input set is also changed in one element per row, at a
+ * <p>Before every launch of the candidate while timing (warm-up included), y and the workspace are poisoned,
+ * outside the timed events, as before a checked launch; the candidate therefore cannot tell a checked launch from an
+ * unchecked one by reading either: what it would read is the same poison either way. Its input set is also changed in one element per row, at a
  * column drawn anew for every launch (raised far above the row: trusted.cu, kv_salt_value), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
@@ -111,12 +111,13 @@ final class TimedLaunchAudit implements AutoCloseable {
             this.salts = new long[setSeeds.length];
         }
 
-        /** One launch: the input set to its next salt, and y poisoned. */
+        /** One launch: the input set to its next salt, y and the workspace poisoned as before a checked launch. */
         @Override
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
             trusted.prepare(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt, bench.y(),
-                    ablation.poison() ? 0 : shape.elements());
+                    ablation.poison() ? 0 : shape.elements(), bench.workspace(),
+                    ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
         }
 

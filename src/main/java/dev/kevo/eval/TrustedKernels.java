@@ -97,15 +97,17 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /**
-     * What is queued before one timed launch of a candidate, as one launch: {@link #perturb} of {@code x}, and
-     * {@code yWords} words of {@code y} (16-byte aligned) set to the unwritten-output poison.
+     * What is queued before one timed launch of a candidate, as one launch: {@link #perturb} of {@code x},
+     * {@code yWords} words of {@code y} (16-byte aligned) set to the unwritten-output poison and {@code wsWords} words
+     * of {@code ws} to the workspace poison.
      */
     void prepare(DevicePointer x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt,
-                 DevicePointer y, long yWords) {
+                 DevicePointer y, long yWords, DevicePointer ws, long wsWords) {
+        long words = Math.max(yWords, wsWords);
         int grid = (int) Math.max(1, Math.min(Math.max((shape.rows() + THREADS - 1) / THREADS,
-                (yWords / 4 + THREADS - 1) / THREADS), (long) sms * 32));
+                (words / 4 + THREADS - 1) / THREADS), (long) sms * 32));
         gpu.launch(prepare, grid, THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt,
-                newSalt, y, yWords);
+                newSalt, y, yWords, ws, wsWords);
     }
 
     /**

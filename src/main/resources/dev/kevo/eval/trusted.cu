@@ -124,13 +124,16 @@ __device__ __forceinline__ void kv_fill(unsigned* p, long long n, unsigned patte
     for (long long i = n / 4 * 4 + first; i < n; i += stride) p[i] = pattern;
 }
 
-// Everything queued before one timed launch of a candidate, in one launch instead of a perturbation and a memset
+// Everything queued before one timed launch of a candidate, in one launch instead of a perturbation and two memsets
 // (each separate operation costs a host call and a gap on the GPU): the input set it will read moves to its new
-// salt, and y_words of y get the poison (0 with the poison switched off, bench only).
+// salt, y_words of y get the unwritten-output poison and ws_words of the workspace the workspace poison, as before a
+// checked launch, so that neither tells a timed launch from a checked one (0 words with the poison switched off,
+// bench only).
 extern "C" __global__ void kevo_prepare(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
-                                        unsigned* y, long long y_words) {
+                                        unsigned* y, long long y_words, unsigned* ws, long long ws_words) {
     kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
     kv_fill(y, y_words, KEVO_POISON_Y);
+    kv_fill(ws, ws_words, KEVO_POISON_WS);
 }
 
 // Block-wide reductions in double over 256 threads.

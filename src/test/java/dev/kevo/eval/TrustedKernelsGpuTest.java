@@ -170,7 +170,8 @@ class TrustedKernelsGpuTest {
     }
 
     /**
-     * The fused work around a timed launch does what the separate launches did: prepare salts x and poisons y,
+     * The fused work around a timed launch does what the separate launches did: prepare salts x and poisons y and the
+     * workspace (the workspace's odd word count included),
      * demote leaves memory as it was and poisons the row statistics, cleared slots count like fresh ones, a one-chunk
      * reference (written straight to stats) agrees with the CPU, and the merge leaves its scratch poisoned.
      */
@@ -184,9 +185,17 @@ class TrustedKernelsGpuTest {
              DeviceBuffer stats = gpu.alloc(Math.max(SHAPE.rows(), shortRows.rows()) * 16L);
              DeviceBuffer slots = gpu.alloc(3L * CheckCounts.BYTES);
              DeviceBuffer scratch = gpu.alloc(TrustedKernels.referenceScratchBytes(SHAPE));
-             DeviceBuffer bigX = gpu.alloc(SHAPE.elements() * 4L)) {
+             DeviceBuffer bigX = gpu.alloc(SHAPE.elements() * 4L);
+             DeviceBuffer ws = gpu.alloc(4L * 1027)) {
             trusted.generate(x.pointer(), shortRows, seed, InputCase.NORMAL_1);
-            trusted.prepare(x.pointer(), shortRows, seed, InputCase.NORMAL_1, 0, salt, y.pointer(), n);
+            gpu.fill(ws.pointer(), 0, 1027);
+            trusted.prepare(x.pointer(), shortRows, seed, InputCase.NORMAL_1, 0, salt, y.pointer(), n, ws.pointer(),
+                    1023);
+            int[] workspaceWords = new int[1027];
+            gpu.download(ws.pointer(), workspaceWords, 4L * 1027);
+            for (int i = 0; i < 1027; i++) {
+                assertEquals(i < 1023 ? Workbench.POISON_WS : 0, workspaceWords[i], "workspace word " + i);
+            }
             float[] salted = new float[n];
             gpu.download(x.pointer(), salted, n * 4L);
             int[] poisoned = new int[n];

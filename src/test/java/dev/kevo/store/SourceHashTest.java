@@ -44,9 +44,7 @@ class SourceHashTest {
     void aLegacyRecordStillMatchesTheSourceItWasTakenOf() throws Exception {
         String legacy = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest("float a; float b;".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        assertTrue(SourceHash.matches("float a;  // first
-/* two */ float b;
-", legacy));
+        assertTrue(SourceHash.matches("float a;  // first\n/* two */ float b;\n", legacy));
         assertFalse(SourceHash.matches("float a; float c;", legacy));
     }
 }
