@@ -290,13 +290,15 @@ public final class Evaluator implements AutoCloseable {
             phases.expect(checkSeconds(s), "timing set-up of " + shape);
             bench.reserveWorkspace(Math.max(plan.workspaceBytes(), baseline.workspaceBytes(s)));
             long[] setSeeds = new long[bench.inputSets()];
+            InputCase[] setCases = new InputCase[bench.inputSets()];
             for (int set = 0; set < bench.inputSets(); set++) {
                 setSeeds[set] = InputSalt.TIMING_SET.derive(inputSeed, s, set);
-                trusted.generate(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1);
+                setCases[set] = TimedLaunchAudit.timingCase(s, set);
+                trusted.generate(bench.x(set), shape, setSeeds[set], setCases[set]);
             }
             ShapeResult result = checked.get(s);
             try {
-                result = timeShape(candidate, result, s, setSeeds, inputSeed, phases, slowestCheckMs[s]);
+                result = timeShape(candidate, result, s, setSeeds, setCases, inputSeed, phases, slowestCheckMs[s]);
                 if (result.verdict().passed()) {
                     phases.expect(checkSeconds(s), "check after timing of " + shape);
                     verifyAfterTiming(candidate, plan, shape, InputSalt.AFTER_TIMING.derive(inputSeed, s, 0));
@@ -330,8 +332,8 @@ public final class Evaluator implements AutoCloseable {
      * once more, and flagged if it stays so ({@link TimingShape}); a time no memory could deliver is rejected
      * ({@link MemoryBound}). A rejected shape keeps its timings.
      */
-    private ShapeResult timeShape(LoadedFile candidate, ShapeResult checked, int s, long[] setSeeds, long inputSeed,
-                                  Phase.Listener phases, double slowestCheckMs) {
+    private ShapeResult timeShape(LoadedFile candidate, ShapeResult checked, int s, long[] setSeeds,
+                                  InputCase[] setCases, long inputSeed, Phase.Listener phases, double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
         long bytes = shape.elements() * Float.BYTES;
@@ -342,7 +344,7 @@ public final class Evaluator implements AutoCloseable {
             if (!ablation.persistReset()) {
                 bench.resetPersistingL2();
             }
-            TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds,
+            TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds, setCases,
                     InputSalt.TIMING_AUDIT.derive(inputSeed, s, attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush

@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * <p>Before every launch of the candidate while timing (warm-up included), y and the workspace are poisoned,
  * outside the timed events, as before a checked launch; the candidate therefore cannot tell a checked launch from an
  * unchecked one by reading either: what it would read is the same poison either way. Its input set is also changed in one element per row, at a
- * column drawn anew for every launch (raised far above the row: trusted.cu, kv_salt_value), so an output
+ * column drawn anew for every launch (raised just above the row: trusted.cu, kv_salt_value), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
  * launches drawn, x is held to that launch's input set bit for bit and y to the float64 reference, and the candidate's
@@ -89,8 +89,20 @@ final class TimedLaunchAudit implements AutoCloseable {
      * Starts the checks of one shape's timing, on input sets generated with {@code setSeeds} (case normal-1),
      * drawing the checked launches from {@code drawSeed}.
      */
-    Session start(Shape shape, long workspaceBytes, long[] setSeeds, long drawSeed) {
-        return new Session(shape, workspaceBytes, setSeeds, new SplittableRandom(drawSeed));
+    /** @param setCases the input case each input set was generated from, set by set as {@code setSeeds} */
+    Session start(Shape shape, long workspaceBytes, long[] setSeeds, InputCase[] setCases, long drawSeed) {
+        return new Session(shape, workspaceBytes, setSeeds, setCases, new SplittableRandom(drawSeed));
+    }
+
+    /**
+     * The input cases timed launches run on, rotated over a shape's input sets and from shape to shape: rows like
+     * users', not one distribution a shortcut could be tuned to (salted rows stay realistic, see kv_salt_value).
+     */
+    static final List<InputCase> TIMING_CASES = List.of(InputCase.NORMAL_1, InputCase.NORMAL_4, InputCase.MASKED);
+
+    /** The case of input set {@code set} of shape {@code shapeIndex}. */
+    static InputCase timingCase(int shapeIndex, int set) {
+        return TIMING_CASES.get(Math.floorMod(shapeIndex + set, TIMING_CASES.size()));
     }
 
     /** One shape's timing: hooks around each candidate launch, then {@link #verify()}. */
@@ -98,15 +110,18 @@ final class TimedLaunchAudit implements AutoCloseable {
         private final Shape shape;
         private final long workspaceBytes;
         private final long[] setSeeds;
+        private final InputCase[] setCases;
         private final SplittableRandom draw;
         private final List<int[]> checked = new ArrayList<>();  // {timed launch, input set}
         private final long[] salts;  // per input set, the salt it is under now (0: as generated)
         private int timedLaunches;
 
-        private Session(Shape shape, long workspaceBytes, long[] setSeeds, SplittableRandom draw) {
+        private Session(Shape shape, long workspaceBytes, long[] setSeeds, InputCase[] setCases,
+                        SplittableRandom draw) {
             this.shape = shape;
             this.workspaceBytes = workspaceBytes;
             this.setSeeds = setSeeds;
+            this.setCases = setCases;
             this.draw = draw;
             this.salts = new long[setSeeds.length];
         }
@@ -115,7 +130,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         @Override
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
-            trusted.prepare(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], salt, bench.y(),
+            trusted.prepare(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
                     ablation.poison() ? 0 : shape.elements(), bench.workspace(),
                     ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
@@ -141,7 +156,7 @@ final class TimedLaunchAudit implements AutoCloseable {
                 int slot = Math.min(checked.size(), SLOTS - 1);
                 trusted.reference(stats.pointer(), bench.referenceScratch(), bench.x(set), shape);
                 trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
-                        slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], InputCase.NORMAL_1,
+                        slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], setCases[set],
                         salts[set], tolerance, false);
                 checked.add(new int[] {timedLaunches, set});
             }
@@ -165,7 +180,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         void verify() {
             for (int set = 0; set < salts.length; set++) {
                 if (salts[set] != 0) {
-                    trusted.perturb(bench.x(set), shape, setSeeds[set], InputCase.NORMAL_1, salts[set], 0);
+                    trusted.perturb(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], 0);
                     salts[set] = 0;
                 }
             }

@@ -49,4 +49,18 @@ class TimedLaunchAuditTest {
         }
         assertTrue(worst < 1e-3, "worst evasion of a half-skipper " + worst);
     }
+
+    /** Timed launches run on several distributions: each shape's sets differ, and every case is timed somewhere. */
+    @Test
+    void timedInputsRotateOverRealisticCases() {
+        java.util.Set<dev.kevo.data.InputCase> seen = java.util.EnumSet.noneOf(dev.kevo.data.InputCase.class);
+        for (int shape = 0; shape < 16; shape++) {
+            org.junit.jupiter.api.Assertions.assertNotEquals(TimedLaunchAudit.timingCase(shape, 0),
+                    TimedLaunchAudit.timingCase(shape, 1), "two sets of one shape");
+            seen.add(TimedLaunchAudit.timingCase(shape, 0));
+        }
+        assertEquals(java.util.Set.copyOf(TimedLaunchAudit.TIMING_CASES), seen, "one-set shapes rotate too");
+        org.junit.jupiter.api.Assertions.assertFalse(seen.contains(dev.kevo.data.InputCase.DOMINANT),
+                "no one-hot rows are timed");
+    }
 }

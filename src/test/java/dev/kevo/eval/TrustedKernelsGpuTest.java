@@ -203,9 +203,11 @@ class TrustedKernelsGpuTest {
             for (int i = 0; i < n; i++) {
                 assertEquals(Workbench.POISON_Y, poisoned[i], "y word " + i);
             }
+            // normal-1 reaches at most 5.77 (24-bit uniforms); the salted element sits in [6, 7), above every other
             long raised = 0;
             for (float v : salted) {
-                raised += v >= 30 ? 1 : 0;
+                raised += v >= 6 ? 1 : 0;
+                assertTrue(v < 7, "raised just above the row, not far: " + v);
             }
             assertEquals(shortRows.rows(), raised, "one raised element per row");
 
