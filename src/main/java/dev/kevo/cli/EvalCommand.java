@@ -71,6 +71,12 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                     + "(--seed is the older name.)")
     Long requestedInputSeed;
 
+    @Option(names = "--timing-secret", paramLabel = "T",
+            description = "Replays which timed launches were checked and where their inputs were salted, as a "
+                    + "result's timingSecret recorded them (with --input-seed, the whole evaluation). Default: drawn "
+                    + "afresh for every file, so that nothing a kernel can read predicts it.")
+    Long timingSecret;
+
     @Option(names = "--cold", description = "Also show a first launch's time, what a naive harness would report.")
     boolean cold;
 
@@ -150,7 +156,7 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
 
     private CandidateResult evaluateOne(Supervisor supervisor, Path file, long inputSeed) {
         try {
-            return supervisor.evaluate(ContractParser.read(file), inputSeed, cold);
+            return supervisor.evaluate(ContractParser.read(file), inputSeed, timingSecret, cold, null);
         } catch (ContractException e) {
             return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);

@@ -16,7 +16,10 @@ import java.util.Map;
  *     saved before scores had one
  * @param scoreCiHigh its upper end
  * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
- * @param inputSeed replays the exact inputs with {@code kevo eval --seed}
+ * @param inputSeed replays the exact inputs with {@code kevo eval --input-seed}
+ * @param timingSecret drew which timed launches were checked and where each timed input was salted: a fresh random
+ *     value per evaluation, which nothing that shapes the inputs reveals; {@code kevo eval --timing-secret} replays
+ *     it. Null in results recorded before it existed and in results that never reached timing
  * @param evaluationMs wall time the evaluator spent on this file, compile included
  * @param workerStartMs when a fresh worker had to be started for this file (the previous one was killed or
  *     crashed), how long that took: the cost of recovering from the file before
@@ -29,7 +32,7 @@ public record CandidateResult(String name, String path, String description, Verd
                               Double score, Double scoreCiLow, Double scoreCiHigh, Double floorFraction,
                               Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
-                              Double evaluationMs, Double workerStartMs, String device,
+                              Long timingSecret, Double evaluationMs, Double workerStartMs, String device,
                               Map<String, Double> phaseMs) {
 
     public CandidateResult {
@@ -63,6 +66,7 @@ public record CandidateResult(String name, String path, String description, Verd
         b.compileLog = compileLog;
         b.kernels = kernels;
         b.shapes = shapes;
+        b.timingSecret = timingSecret;
         b.evaluationMs = evaluationMs;
         b.workerStartMs = workerStartMs;
         b.device = device;
@@ -86,6 +90,7 @@ public record CandidateResult(String name, String path, String description, Verd
         private String compileLog;
         private List<KernelResources> kernels;
         private List<ShapeResult> shapes;
+        private Long timingSecret;
         private Double evaluationMs;
         private Double workerStartMs;
         private String device;
@@ -142,6 +147,11 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        public Builder timingSecret(Long value) {
+            timingSecret = value;
+            return this;
+        }
+
         public Builder evaluationMs(Double value) {
             evaluationMs = value;
             return this;
@@ -164,7 +174,8 @@ public record CandidateResult(String name, String path, String description, Verd
 
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
-                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, evaluationMs, workerStartMs,
+                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, evaluationMs,
+                    workerStartMs,
                     device, phaseMs);
         }
     }

@@ -23,6 +23,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -62,6 +63,8 @@ public final class Evaluator implements AutoCloseable {
     private String contextLostBy;
     /** Safeguards switched off for bench/check_costs.sh (never by default): read once, for this evaluator. */
     private final Ablation ablation = Ablation.fromSystemProperty();
+    /** Timing secrets: unpredictable to anything on the GPU, which sees only inputs and the kernel's own state. */
+    private final SecureRandom secrets = new SecureRandom();
 
     /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against,
@@ -144,16 +147,20 @@ public final class Evaluator implements AutoCloseable {
 
     /**
      * Evaluates one kernel file. Inputs derive from {@code inputSeed}, so the same seed replays the same
-     * checks; {@code cold} also records a first launch's wall time per shape, what a naive harness reports.
+     * checks. Which timed launches are checked, and where each timed input is salted, derive from a timing secret
+     * drawn afresh for every evaluation (empty {@code timingSecret}) or replayed from a recorded one: a kernel that
+     * recovered the input seed from its inputs learns nothing about them. {@code cold} also records a first launch's
+     * wall time per shape, what a naive harness reports.
      * {@code phases} is told when each phase starts and how long its work may take. {@code compiledAhead}, when
      * present, is the file's cubin (compiled by a check-only worker while this one was busy), loaded instead of
      * compiling the file again.
      */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
-                                    Optional<Compilation> compiledAhead) {
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Optional<Long> timingSecret, boolean cold,
+                                    Phase.Listener phases, Optional<Compilation> compiledAhead) {
         long start = System.nanoTime();
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
-        CandidateResult result = checkAndTime(file, inputSeed, cold, clock, compiledAhead);
+        long secret = timingSecret.orElseGet(secrets::nextLong);
+        CandidateResult result = checkAndTime(file, inputSeed, secret, cold, clock, compiledAhead);
         clock.entered(null);
         return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent()).build();
     }
@@ -163,8 +170,8 @@ public final class Evaluator implements AutoCloseable {
         return contextLostBy != null;
     }
 
-    private CandidateResult checkAndTime(KernelFile file, long inputSeed, boolean cold, Phase.Listener phases,
-                                  Optional<Compilation> compiledAhead) {
+    private CandidateResult checkAndTime(KernelFile file, long inputSeed, long timingSecret, boolean cold,
+                                         Phase.Listener phases, Optional<Compilation> compiledAhead) {
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
                     + "; evaluate the remaining files in a new run");
@@ -187,13 +194,13 @@ public final class Evaluator implements AutoCloseable {
                 phases.entered(Phase.TIMING);
                 phases.expect(deadline.minimumSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
-                shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, phases, slowestCheckMs));
+                shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, timingSecret, phases, slowestCheckMs));
                 failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
-                    .description(file.description()).detail(detail);
+                    .description(file.description()).detail(detail).timingSecret(timingSecret);
             if (failed == null) {
                 result.score(Score.over(shapes));
             }
@@ -281,7 +288,7 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private List<ShapeResult> timeAll(LoadedFile candidate, List<ShapeResult> checked, long inputSeed,
-                                      Phase.Listener phases, double[] slowestCheckMs) {
+                                      long timingSecret, Phase.Listener phases, double[] slowestCheckMs) {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
         for (int s = 0; s < shapes.size(); s++) {
@@ -298,7 +305,7 @@ public final class Evaluator implements AutoCloseable {
             }
             ShapeResult result = checked.get(s);
             try {
-                result = timeShape(candidate, result, s, setSeeds, setCases, inputSeed, phases, slowestCheckMs[s]);
+                result = timeShape(candidate, result, s, setSeeds, setCases, timingSecret, phases, slowestCheckMs[s]);
                 if (result.verdict().passed()) {
                     phases.expect(checkSeconds(s), "check after timing of " + shape);
                     verifyAfterTiming(candidate, plan, shape, InputSalt.AFTER_TIMING.derive(inputSeed, s, 0));
@@ -333,7 +340,8 @@ public final class Evaluator implements AutoCloseable {
      * ({@link MemoryBound}). A rejected shape keeps its timings.
      */
     private ShapeResult timeShape(LoadedFile candidate, ShapeResult checked, int s, long[] setSeeds,
-                                  InputCase[] setCases, long inputSeed, Phase.Listener phases, double slowestCheckMs) {
+                                  InputCase[] setCases, long timingSecret, Phase.Listener phases,
+                                  double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
         long bytes = shape.elements() * Float.BYTES;
@@ -345,7 +353,7 @@ public final class Evaluator implements AutoCloseable {
                 bench.resetPersistingL2();
             }
             TimedLaunchAudit.Session session = audit.start(shape, plan.workspaceBytes(), setSeeds, setCases,
-                    InputSalt.TIMING_AUDIT.derive(inputSeed, s, attempt));
+                    InputSalt.TIMING_AUDIT.derive(timingSecret, s, attempt));
             // Lines the candidate pinned in L2 could help only itself (they are demoted after each of its launches,
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.

@@ -12,7 +12,7 @@ enum InputSalt {
     TIMING_SET(1000),
     /** The check after all timed launches of a shape, on inputs none of them saw (one salt). */
     AFTER_TIMING(2000),
-    /** The audit of one timing attempt's launches, salted by the attempt. */
+    /** The audit of one timing attempt's launches, salted by the attempt: from the timing secret, never the input seed. */
     TIMING_AUDIT(3000);
 
     /** Salts one use may take: more than input cases, input sets or timing attempts there are. */

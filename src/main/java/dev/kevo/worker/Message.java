@@ -72,10 +72,11 @@ public sealed interface Message {
     }
 
     /**
-     * Supervisor: judge one kernel file. {@code compiled}, when present, is its cubin for this architecture, made
-     * ahead by a check-only worker while every GPU worker was busy; the worker then skips NVRTC.
+     * Supervisor: judge one kernel file. {@code timingSecret} replays a recorded evaluation's timing draws; null draws
+     * a fresh one. {@code compiled}, when present, is its cubin for this architecture, made ahead by a check-only
+     * worker while every GPU worker was busy; the worker then skips NVRTC.
      */
-    record Evaluate(long id, String name, String path, String source, long inputSeed, boolean cold,
+    record Evaluate(long id, String name, String path, String source, long inputSeed, Long timingSecret, boolean cold,
                     Compiled compiled)
             implements Message {
     }

@@ -172,14 +172,18 @@ public final class Supervisor implements AutoCloseable {
      * @throws WorkerLost when the cluster took the worker away mid-candidate (never for a worker on this host)
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
-        return evaluate(file, inputSeed, cold, null);
+        return evaluate(file, inputSeed, null, cold, null);
     }
 
-    /** As {@link #evaluate(KernelFile, long, boolean)}, with the file's cubin compiled ahead (null: none). */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
+    /**
+     * As {@link #evaluate(KernelFile, long, boolean)}, replaying a recorded timing secret (null: a fresh one), with
+     * the file's cubin compiled ahead (null: none).
+     */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
+                                    Message.Compiled compiled) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult.Builder result = exchange(file, inputSeed, cold, compiled).result().toBuilder();
+        CandidateResult.Builder result = exchange(file, inputSeed, timingSecret, cold, compiled).result().toBuilder();
         if (ready != null && ready.device() != null) {
             result.device(ready.judgedOn());
         }
@@ -195,14 +199,16 @@ public final class Supervisor implements AutoCloseable {
      */
     public Message.Result compile(KernelFile file, long inputSeed) {
         ready();
-        return exchange(file, inputSeed, false, null);
+        return exchange(file, inputSeed, null, false, null);
     }
 
-    private Message.Result exchange(KernelFile file, long inputSeed, boolean cold, Message.Compiled compiled) {
+    private Message.Result exchange(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
+                                    Message.Compiled compiled) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {
-            worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, cold, compiled));
+            worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, timingSecret, cold,
+                    compiled));
         } catch (IOException e) {
             reclaimedCheck();
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());

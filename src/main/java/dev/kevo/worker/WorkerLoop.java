@@ -112,8 +112,8 @@ public final class WorkerLoop {
                     public Answer handle(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
                         Optional<Compilation> ahead = Optional.ofNullable(request.compiled())
                                 .map(c -> c.compilation(file.name()));
-                        return new Answer(evaluator.evaluate(file, request.inputSeed(), request.cold(), phases,
-                                ahead), null);
+                        return new Answer(evaluator.evaluate(file, request.inputSeed(),
+                                Optional.ofNullable(request.timingSecret()), request.cold(), phases, ahead), null);
                     }
 
                     @Override

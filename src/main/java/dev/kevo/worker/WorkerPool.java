@@ -191,7 +191,7 @@ public final class WorkerPool implements AutoCloseable {
             Optional<CandidateResult> judged = attempt(worker, file, w -> {
                 Message.Compiled usable = compiled != null && w.ready().device() != null
                         && compiled.arch().equals(w.ready().device().arch()) ? compiled : null;
-                return w.evaluate(file, inputSeed, false, usable);
+                return w.evaluate(file, inputSeed, null, false, usable);
             });
             if (judged.isPresent()) {
                 return judged.get();

@@ -76,7 +76,7 @@ class CudnnBaselineGpuTest {
     void aSeedIsTimedAgainstCudnnAndCudnnsOwnErrorIsRecordedPerShape() {
         assumeTrue(evaluator != null, "no cuDNN");
         CandidateResult r = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 42,
-                false, Phase.Listener.NONE, Optional.empty());
+                Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
         assertEquals(Verdict.PASS, r.verdict(), r.detail());
         for (ShapeResult s : r.shapes()) {
             assertNotNull(s.baseline(), s.shape() + ": cuDNN timed");
@@ -99,7 +99,7 @@ class CudnnBaselineGpuTest {
         double[][] base = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, false, Phase.Listener.NONE, Optional.empty());
+            CandidateResult result = evaluator.evaluate(online, run, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score();
             for (int s = 0; s < shapes; s++) {

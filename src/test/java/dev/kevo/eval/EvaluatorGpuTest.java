@@ -1,6 +1,8 @@
 package dev.kevo.eval;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -73,7 +75,7 @@ class EvaluatorGpuTest {
     @ParameterizedTest
     @MethodSource("seeds")
     void everySeedPassesTheStandardSuite(Path seed) {
-        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, false, Phase.Listener.NONE,
+        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, Optional.empty(), false, Phase.Listener.NONE,
                 Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> seed + ": " + result.detail());
         assertEquals(14, result.shapes().size());
@@ -88,7 +90,7 @@ class EvaluatorGpuTest {
                 gpu.info().arch());
         Compilation marked = new Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
                 ahead.log(), Duration.ofMillis(1234), ahead.options());
-        CandidateResult result = evaluator.evaluate(online, 5, false, Phase.Listener.NONE, Optional.of(marked));
+        CandidateResult result = evaluator.evaluate(online, 5, Optional.empty(), false, Phase.Listener.NONE, Optional.of(marked));
         assertTrue(result.passed(), result.detail());
         assertEquals(1234.0, result.compileMs(), 1e-9, "the compile time is the one measured ahead");
     }
@@ -102,7 +104,7 @@ class EvaluatorGpuTest {
         List<Path> planted = TestFiles.planted();
         assertEquals(expected.keySet().size(), planted.size());
         for (Path file : planted) {
-            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, false, Phase.Listener.NONE,
+            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, Optional.empty(), false, Phase.Listener.NONE,
                     Optional.empty());
             assertEquals(expected.get(file.getFileName().toString()), result.verdict(), file + ": " + result.detail());
             assertTrue(result.score() == null, "a rejected kernel has no score");
@@ -123,7 +125,7 @@ class EvaluatorGpuTest {
         Genome genome = Genome.fromJson(overlay, BuiltinAgent.defaultGenome());
         String source = KernelRenderer.render(genome);
         CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
-                11, false, Phase.Listener.NONE, Optional.empty());
+                11, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> fusedSmem + ": " + result.detail());
         assertTrue(result.shapes().stream().allMatch(s -> s.relativeL2() < 1e-6),
                 () -> "a shape lost precision: " + result.shapes());
@@ -150,7 +152,7 @@ class EvaluatorGpuTest {
             assertEquals(in[i], out[i], () -> "element " + index);
         }
         CandidateResult result = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 7,
-                false, Phase.Listener.NONE, Optional.empty());
+                Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
         assertTrue(result.shapes().stream().allMatch(s -> "memcpy".equals(s.copyBy()) || "kernel".equals(s.copyBy())),
                 "every timed shape names the copy that set its floor");
     }
@@ -166,7 +168,7 @@ class EvaluatorGpuTest {
         double[][] speedup = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, false, Phase.Listener.NONE, Optional.empty());
+            CandidateResult result = evaluator.evaluate(online, run, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score();
             for (int s = 0; s < shapes; s++) {
@@ -198,5 +200,22 @@ class EvaluatorGpuTest {
 
     private static double spread(double[] values) {
         return java.util.Arrays.stream(values).max().orElseThrow() / java.util.Arrays.stream(values).min().orElseThrow() - 1;
+    }
+
+    /** The timing draws come from a secret drawn per evaluation, not from the input seed, and replay when given. */
+    @Test
+    void eachEvaluationDrawsATimingSecretAndAGivenOneIsReplayed() {
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        CandidateResult first = evaluator.evaluate(online, 11, Optional.empty(), false, Phase.Listener.NONE,
+                Optional.empty());
+        CandidateResult second = evaluator.evaluate(online, 11, Optional.empty(), false, Phase.Listener.NONE,
+                Optional.empty());
+        assertEquals(Verdict.PASS, first.verdict(), first.detail());
+        assertNotNull(first.timingSecret());
+        assertNotEquals(first.timingSecret(), second.timingSecret(), "the same input seed, two secrets");
+        CandidateResult replayed = evaluator.evaluate(online, 11, Optional.of(first.timingSecret()), false,
+                Phase.Listener.NONE, Optional.empty());
+        assertEquals(first.timingSecret(), replayed.timingSecret());
+        assertEquals(Verdict.PASS, replayed.verdict(), replayed.detail());
     }
 }

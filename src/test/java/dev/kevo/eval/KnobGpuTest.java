@@ -87,7 +87,7 @@ class KnobGpuTest {
                 }
                 KernelFile variant = ContractParser.parse(file.name(), null,
                         KnobRewriter.rewrite(file, Map.of(knob.name(), value)));
-                CandidateResult result = evaluator.evaluate(variant, 42, false, Phase.Listener.NONE, Optional.empty());
+                CandidateResult result = evaluator.evaluate(variant, 42, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
                 assertEquals(Verdict.PASS, result.verdict(),
                         () -> seed.getFileName() + " with " + knob.name() + "=" + value + ": " + result.detail());
                 assertTrue(result.score() > 0);
