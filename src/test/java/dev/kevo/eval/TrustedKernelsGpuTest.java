@@ -126,7 +126,8 @@ class TrustedKernelsGpuTest {
                     int i = r * SHAPE.cols() + c;
                     if (salted[i] != generated[i]) {
                         changed++;
-                        assertTrue(salted[i] >= 30 && salted[i] < 31, "raised value " + salted[i]);
+                        // just above what normal-1 reaches (5.77), not far above the row
+                        assertTrue(salted[i] >= 6 && salted[i] < 7, "raised value " + salted[i]);
                     }
                 }
                 assertEquals(1, changed, "row " + r);
