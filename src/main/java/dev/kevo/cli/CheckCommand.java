@@ -126,12 +126,15 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         int multiprocessors = sms != null ? sms : WorkerLoop.DEFAULT_SMS;
-        out.printf("%d SMs, suite %s; headers, source rules and plans only%n", multiprocessors, suite.name());
+        String target = arch != null ? arch : WorkerLoop.DEFAULT_ARCH;
+        out.printf("target %s, %d SMs, suite %s; headers, source rules and plans only%n", target, multiprocessors,
+                suite.name());
         int failed = 0;
         for (Path path : files) {
             try {
                 KernelFile file = ContractParser.read(path);
-                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, multiprocessors);
+                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, multiprocessors,
+                        target);
                 if (rejected.isPresent()) {
                     throw rejection(path, rejected.get());
                 }

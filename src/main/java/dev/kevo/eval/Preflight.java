@@ -17,6 +17,7 @@ import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.SourcePolicy;
 import dev.kevo.task.Suite;
+import dev.kevo.task.TargetLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,7 +53,7 @@ public final class Preflight {
      * when there is one: every other check still runs.
      */
     Passed run(KernelFile file, Optional<Compilation> compiledAhead) {
-        List<ResolvedPlan> plans = beforeCompiling(file, suite, sms);
+        List<ResolvedPlan> plans = beforeCompiling(file, suite, sms, arch);
         Compilation compilation;
         try {
             compilation = compiledAhead.filter(c -> c.arch().equals(arch))
@@ -70,18 +71,29 @@ public final class Preflight {
         return new Passed(file, compilation, plans);
     }
 
-    /** Source rules, then a plan for every shape of the suite: the plans, in the suite's order. */
-    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, int sms) {
+    /**
+     * Source rules, then a plan for every shape of the suite, each launch within what the target allows (shared
+     * memory per block, clusters): the plans, in the suite's order.
+     */
+    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, int sms, String arch) {
+        Optional<TargetLimits> limits = TargetLimits.of(arch);
         SourcePolicy.violation(file.source()).ifPresent(why -> {
             throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);
         });
         List<ResolvedPlan> plans = new ArrayList<>();
         for (Shape shape : suite.shapes()) {
+            ResolvedPlan plan;
             try {
-                plans.add(PlanResolver.resolve(file, shape, sms));
+                plan = PlanResolver.resolve(file, shape, sms);
             } catch (PlanException e) {
                 throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
             }
+            for (ResolvedPlan.Launch launch : plan.launches()) {
+                limits.flatMap(l -> l.violation(launch, 0, arch)).ifPresent(why -> {
+                    throw new Rejection(Verdict.RESOURCES_EXCEEDED, file.name() + ": " + shape + ": " + why);
+                });
+            }
+            plans.add(plan);
         }
         return plans;
     }
@@ -90,9 +102,10 @@ public final class Preflight {
      * The checks that need no compiler (source rules, a plan for every shape), for {@code kevo check} on a machine
      * without NVRTC: why the file fails them, or empty.
      */
-    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, int sms) {
+    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, int sms,
+                                                                    String arch) {
         try {
-            beforeCompiling(file, suite, sms);
+            beforeCompiling(file, suite, sms, arch);
             return Optional.empty();
         } catch (Rejection r) {
             return Optional.of(CandidateResult.rejected(file.name(), file.path() == null ? null : file.path().toString(),

@@ -104,4 +104,17 @@ class CheckWithoutNvrtcTest {
         assertEquals(ExitCode.USAGE.code(), o.code(), o.err());
         assertTrue(o.err().contains("no such file"), o.err());
     }
+
+    /** The target's limits hold without a GPU: clusters need sm_90, and shared memory stops at the target's limit. */
+    @Test
+    void aClusterPlanFailsOnATargetWithoutClusters() {
+        Outcome hopper = kevo("check", "--arch", "sm_90", seed("cluster_rows.cu"));
+        assertEquals(ExitCode.NOT_COMPILED.code(), hopper.code(), hopper.err());
+        Outcome ampere = kevo("check", "--arch", "sm_80", seed("cluster_rows.cu"));
+        assertEquals(ExitCode.REJECTED.code(), ampere.code(), ampere.out() + ampere.err());
+        String all = ampere.out() + ampere.err();
+        assertTrue(all.contains("resources-exceeded") && all.contains("no thread-block clusters"), all);
+        // a file with no cluster and small blocks passes on sm_89 too
+        assertEquals(ExitCode.NOT_COMPILED.code(), kevo("check", "--arch", "sm_89", seed("online.cu")).code());
+    }
 }
