@@ -42,10 +42,10 @@ final class CorrectnessCheck {
     /**
      * @throws Rejection with the verdict of the first case that fails
      */
-    CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long seed, InputCase inputCase) {
+    CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long caseSeed, InputCase inputCase) {
         long ws = plan.workspaceBytes();
-        String where = "case " + inputCase.id() + " (seed " + seed + ")";
-        Measured measured = measure((x, y, w) -> runner.run(plan, x, y, w), ws, shape, seed, inputCase);
+        String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
+        Measured measured = measure((x, y, w) -> runner.run(plan, x, y, w), ws, shape, caseSeed, inputCase);
         CheckCounts counts = measured.counts();
         long damaged = measured.damaged();
         double wallMs = measured.launchWallMs();
@@ -81,10 +81,10 @@ final class CorrectnessCheck {
      * and the guard check. Judging is the caller's: a candidate is rejected on what this finds, the vendor's
      * baseline only has its error recorded.
      */
-    Measured measure(Launch launch, long ws, Shape shape, long seed, InputCase inputCase) {
-        trusted.generate(bench.x(0), shape, seed, inputCase);
+    Measured measure(Launch launch, long ws, Shape shape, long caseSeed, InputCase inputCase) {
+        trusted.generate(bench.x(0), shape, caseSeed, inputCase);
         bench.arm(shape, ws);
-        String where = "case " + inputCase.id() + " (seed " + seed + ")";
+        String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
         gpu.synchronize();
         long start = System.nanoTime();
         try {
@@ -95,7 +95,7 @@ final class CorrectnessCheck {
         }
         double wallMs = (System.nanoTime() - start) / 1e6;
         trusted.reference(bench.stats(), bench.referenceScratch(), bench.x(0), shape);
-        CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, seed,
+        CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, caseSeed,
                 inputCase, tolerance);
         return new Measured(counts, bench.guardDamage(trusted, shape, ws), wallMs);
     }

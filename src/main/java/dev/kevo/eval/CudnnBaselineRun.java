@@ -26,15 +26,15 @@ final class CudnnBaselineRun implements BaselineRun {
         }
     }
 
-    /** Measures the worst relative L2 error per shape over {@code cases}; inputs derive from {@code seed}. */
-    void measureErrors(CorrectnessCheck correctness, List<InputCase> cases, long seed) {
+    /** Measures the worst relative L2 error per shape over {@code cases}; inputs derive from {@code inputSeed}. */
+    void measureErrors(CorrectnessCheck correctness, List<InputCase> cases, long inputSeed) {
         errors.clear();
         for (int s = 0; s < shapes.size(); s++) {
             int shape = s;
             double worst = 0;
             for (InputCase inputCase : cases) {
                 CorrectnessCheck.Measured m = correctness.measure((x, y, ws) -> run(shape, x, y, ws), 0,
-                        shapes.get(s), InputSalt.CHECK_CASE.derive(seed, s, inputCase.ordinal()), inputCase);
+                        shapes.get(s), InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal()), inputCase);
                 double e = m.counts().unwritten() > 0 || m.counts().nonFinite() > 0 ? Double.POSITIVE_INFINITY
                         : m.counts().relativeL2();
                 worst = Math.max(worst, e);

@@ -258,9 +258,10 @@ public final class Evaluator implements AutoCloseable {
             Double coldMs = null;
             try {
                 for (InputCase inputCase : cases) {
-                    long seed = InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal());
+                    long caseSeed = InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal());
                     phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
-                    CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, seed, inputCase);
+                    CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, caseSeed,
+                            inputCase);
                     if (slowestMs != null) {
                         slowestMs[s] = Math.max(slowestMs[s], r.launchWallMs());
                     }
@@ -399,9 +400,9 @@ public final class Evaluator implements AutoCloseable {
      * verdict as a timed launch caught skipping ({@code timed-output-wrong}), whichever of the two checks
      * sees it first.
      */
-    private void verifyAfterTiming(LoadedFile candidate, ResolvedPlan plan, Shape shape, long seed) {
+    private void verifyAfterTiming(LoadedFile candidate, ResolvedPlan plan, Shape shape, long caseSeed) {
         try {
-            correctness.check(candidate.runner(), plan, shape, seed, InputCase.NORMAL_4);
+            correctness.check(candidate.runner(), plan, shape, caseSeed, InputCase.NORMAL_4);
         } catch (Rejection r) {
             if (r.contextLost()) {
                 throw r;

@@ -81,19 +81,19 @@ final class TrustedKernels implements AutoCloseable {
         return String.format("0x%08Xu", pattern);
     }
 
-    void generate(DevicePointer x, Shape shape, long seed, InputCase inputCase) {
-        gpu.launch(generate, elementGrid(shape.elements()), THREADS, 0, x, shape.rows(), shape.cols(), seed,
+    void generate(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase) {
+        gpu.launch(generate, elementGrid(shape.elements()), THREADS, 0, x, shape.rows(), shape.cols(), caseSeed,
                 inputCase.ordinal());
     }
 
     /**
-     * Moves input {@code x} (generated with {@code seed}, {@code inputCase}) from salt {@code oldSalt} to
+     * Moves input {@code x} (generated with {@code caseSeed}, {@code inputCase}) from salt {@code oldSalt} to
      * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (trusted.cu,
      * kv_salt_col, kv_salt_value). Salt 0 is the generated input itself.
      */
-    void perturb(DevicePointer x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt) {
+    void perturb(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt) {
         gpu.launch(perturb, (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32)),
-                THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt, newSalt);
+                THREADS, 0, x, shape.rows(), shape.cols(), caseSeed, inputCase.ordinal(), oldSalt, newSalt);
     }
 
     /**
@@ -101,12 +101,12 @@ final class TrustedKernels implements AutoCloseable {
      * {@code yWords} words of {@code y} (16-byte aligned) set to the unwritten-output poison and {@code wsWords} words
      * of {@code ws} to the workspace poison.
      */
-    void prepare(DevicePointer x, Shape shape, long seed, InputCase inputCase, long oldSalt, long newSalt,
+    void prepare(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
                  DevicePointer y, long yWords, DevicePointer ws, long wsWords) {
         long words = Math.max(yWords, wsWords);
         int grid = (int) Math.max(1, Math.min(Math.max((shape.rows() + THREADS - 1) / THREADS,
                 (words / 4 + THREADS - 1) / THREADS), (long) sms * 32));
-        gpu.launch(prepare, grid, THREADS, 0, x, shape.rows(), shape.cols(), seed, inputCase.ordinal(), oldSalt,
+        gpu.launch(prepare, grid, THREADS, 0, x, shape.rows(), shape.cols(), caseSeed, inputCase.ordinal(), oldSalt,
                 newSalt, y, yWords, ws, wsWords);
     }
 
@@ -149,9 +149,9 @@ final class TrustedKernels implements AutoCloseable {
         }
     }
 
-    CheckCounts compare(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape, long seed,
-                        InputCase inputCase, Tolerance tolerance) {
-        compareQueued(y, x, stats, result, shape, seed, inputCase, 0, tolerance, true);
+    CheckCounts compare(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape,
+                        long caseSeed, InputCase inputCase, Tolerance tolerance) {
+        compareQueued(y, x, stats, result, shape, caseSeed, inputCase, 0, tolerance, true);
         return counts(result);
     }
 
@@ -161,14 +161,14 @@ final class TrustedKernels implements AutoCloseable {
      * ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read them with
      * {@link #counts} once the stream has run.
      */
-    void compareQueued(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape, long seed,
-                       InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
+    void compareQueued(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape,
+                       long caseSeed, InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
         if (fresh) {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
             gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
         }
         gpu.launch(compare, itemGrid(shape), THREADS, 0, y, x, stats, shape.rows(), shape.cols(), REFERENCE_CHUNK,
-                chunks(shape), seed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
+                chunks(shape), caseSeed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
     }
 
     CheckCounts counts(DevicePointer result) {
