@@ -1,11 +1,11 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.CudaError;
-import dev.kevo.data.DeviceInfo;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
+import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
@@ -22,11 +22,10 @@ final class PlanRunner {
     }
 
     /**
-     * Rejects launches the device cannot run (threads over what the kernel's registers allow, shared memory
-     * over the opt-in limit, a cooperative grid larger than what can be resident at once, a cluster that cannot be
-     * resident at all) with a verdict
-     * instead of a driver error or a hang, and raises the dynamic shared memory limit where a launch needs
-     * more than 48 KB.
+     * Rejects launches the device cannot run (threads over what the kernel's registers allow, shared memory over
+     * the opt-in limit, a cooperative grid larger than what can be resident at once, a cluster that cannot be
+     * resident at all) with a verdict instead of a driver error or a hang, and raises the dynamic shared memory
+     * limit where a launch needs more than 48 KB.
      */
     void prepare(ResolvedPlan plan) {
         DeviceInfo device = gpu.info();
