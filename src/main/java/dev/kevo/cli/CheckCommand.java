@@ -2,10 +2,10 @@ package dev.kevo.cli;
 
 import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
-import dev.kevo.data.CandidateResult;
-import dev.kevo.data.Verdict;
 import dev.kevo.cuda.NvrtcLocator;
+import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Verdict;
 import dev.kevo.eval.Preflight;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;

@@ -1,8 +1,8 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.Compilation;
-import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Kernel;
+import dev.kevo.cuda.Module;
 import dev.kevo.data.KernelResources;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;

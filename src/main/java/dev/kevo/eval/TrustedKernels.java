@@ -1,8 +1,8 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.Compilation;
-import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;

@@ -1,14 +1,14 @@
 package dev.kevo.evolve;
 
 import dev.kevo.KevoException;
-import dev.kevo.data.CampaignConfig;
-import dev.kevo.data.FrozenCampaign;
-import dev.kevo.data.MutantRecord;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.data.BaselineChoice;
-import dev.kevo.eval.BaselineResolver;
+import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.FrozenCampaign;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.eval.BaselineResolver;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;

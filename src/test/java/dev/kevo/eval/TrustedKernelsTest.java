@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
-import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
