@@ -1,9 +1,9 @@
 package dev.kevo.cli;
 
-import dev.kevo.ExitCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoCli.Outcome;
 import dev.kevo.TestFiles;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package dev.kevo.cli;
 
-import dev.kevo.ExitCode;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,11 @@
 package dev.kevo.cli;
 
-import dev.kevo.ExitCode;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoCli.Outcome;
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;

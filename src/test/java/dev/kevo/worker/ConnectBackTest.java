@@ -1,10 +1,10 @@
 package dev.kevo.worker;
 
-import dev.kevo.ExitCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
 import dev.kevo.data.CandidateResult;
