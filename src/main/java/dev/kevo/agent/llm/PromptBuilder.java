@@ -6,6 +6,7 @@ import dev.kevo.agent.RepairRequest;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.agent.WeightedDraw;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.PromptChoice;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
@@ -40,8 +41,9 @@ final class PromptBuilder {
      * @param template the template's name, which becomes the mutant's operator
      * @param base the file SEARCH/REPLACE blocks apply to
      * @param subject what the summary line says the child came from
+     * @param choice how the prompt was put together, recorded with the mutant; null for repairs
      */
-    record Prompt(String template, String system, String user, String base, String subject) {
+    record Prompt(String template, String system, String user, String base, String subject, PromptChoice choice) {
         /** Every message as text, as it is saved beside the mutant. */
         String transcript() {
             return "## system\n\n" + system + "\n## user\n\n" + user;
@@ -100,7 +102,8 @@ final class PromptBuilder {
             default -> template;
         };
         return new Prompt(template, templates.render(PromptTemplates.SYSTEM, values),
-                templates.render(template, values), base, subject);
+                templates.render(template, values), base, subject, new PromptChoice(template, parent.id(),
+                inspirations.stream().map(Candidate::id).toList(), null, null));
     }
 
     private static String withKnobs(String kernel, Candidate c, List<Candidate> relatives) {
@@ -128,7 +131,18 @@ final class PromptBuilder {
         };
         return new Prompt(PromptTemplates.REPAIR, templates.render(PromptTemplates.SYSTEM, values),
                 templates.render(PromptTemplates.REPAIR, values), failed.source(),
-                "repair " + request.round() + " of " + failed.id() + " (" + failed.result().verdict().id() + ")");
+                "repair " + request.round() + " of " + failed.id() + " (" + failed.result().verdict().id() + ")",
+                null);
+    }
+
+    /**
+     * The one follow-up to SEARCH/REPLACE blocks that matched nowhere. Fixed text rather than a template: it only
+     * restates the answer format, and a prompt folder written before it existed keeps working.
+     */
+    static String wholeFileFollowUp(String problem) {
+        return "Your edit could not be applied: " + problem + ". SEARCH blocks must quote lines of the file as it "
+                + "is. Answer again with the whole kernel file, header included, in one ```cuda block, making the "
+                + "change you intended.\n";
     }
 
     /**
