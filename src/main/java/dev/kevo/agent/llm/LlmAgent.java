@@ -19,10 +19,16 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.FinishReason;
 import dev.langchain4j.model.output.TokenUsage;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 
@@ -47,6 +53,8 @@ public final class LlmAgent implements Agent {
     private final PromptBuilder prompts;
     private final RetryPolicy retry;
     private final Semaphore slots;
+    /** Prompts already sent, by digest, with their generation: the same question is not paid for twice. */
+    private final Map<String, Integer> asked = new ConcurrentHashMap<>();
 
     LlmAgent(String name, String where, ModelSpec spec, PromptTemplates templates, Function<String, String> env,
              RetryPolicy retry) {
@@ -56,7 +64,7 @@ public final class LlmAgent implements Agent {
         this.key = spec.apiKeyEnv() == null ? null : blankToNull(env.apply(spec.apiKeyEnv()));
         // Without its key a model cannot be built; checkReady says so before anything runs.
         this.model = key == null && spec.apiKeyEnv() != null ? null : ChatModels.build(spec, key);
-        this.prompts = new PromptBuilder(templates, spec.templates(), spec.repairRounds());
+        this.prompts = new PromptBuilder(templates, spec.templates(), spec.repairRounds(), spec.temperature());
         this.retry = retry;
         this.slots = new Semaphore(spec.concurrency(), true);
     }
@@ -90,6 +98,15 @@ public final class LlmAgent implements Agent {
     }
 
     @Override
+    public boolean wantsDistinctRequests() {
+        return true;
+    }
+
+    /**
+     * @throws AgentException also when the prompt is the same as one already sent in the request's generation: it
+     *     is not sent again (the record keeps the prompt, at no cost)
+     */
+    @Override
     public Proposal propose(ProposalRequest request) {
         PromptBuilder.Prompt prompt;
         try {
@@ -97,7 +114,27 @@ public final class LlmAgent implements Agent {
         } catch (RuntimeException e) {
             throw new AgentException("could not build the prompt: " + RetryPolicy.describe(e), e);
         }
+        int generation = request.slot().generation();
+        Integer before = request.slot().inGeneration() ? asked.putIfAbsent(digest(prompt.transcript()), generation)
+                : null;
+        if (before != null && before == generation) {
+            throw new AgentException("not sent: the same prompt was already sent in generation " + generation,
+                    new ModelCall(prompt.transcript(), "", new ModelUsage(label(), 0, 0, 0, 0, 0)
+                            .withRequest(prompt.choice())));
+        }
+        if (before != null) {
+            asked.put(digest(prompt.transcript()), generation);  // a later generation may ask again
+        }
         return ask(prompt, prompt.template());
+    }
+
+    private static String digest(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
     }
 
     @Override

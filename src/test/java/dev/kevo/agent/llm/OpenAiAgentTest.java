@@ -11,7 +11,9 @@ import dev.kevo.agent.AgentException;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ModelCall;
 import dev.kevo.agent.Proposal;
+import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
+import dev.kevo.agent.RequestSlot;
 import dev.kevo.data.ModelUsage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -174,6 +176,26 @@ class OpenAiAgentTest {
         LlmAgent agent = agent();
         assertEquals(null, agent.propose(Fixtures.request()).call().orElseThrow().usage().patch());
         assertEquals(AnswerParser.APPLIED, agent.propose(Fixtures.request()).call().orElseThrow().usage().patch());
+    }
+
+    @Test
+    void aPromptAlreadySentInItsGenerationIsNotSentAgain() {
+        server.fallback(PATH, r -> Reply.ok(recorded("openai-full-file.json")));
+        LlmAgent agent = agent();
+        ProposalRequest first = Fixtures.request().withSlot(new RequestSlot(4, 0));
+        agent.propose(first);
+        AgentException e = assertThrows(AgentException.class, () -> agent.propose(Fixtures.request()
+                .withSlot(new RequestSlot(4, 0))));
+        assertTrue(e.getMessage().startsWith("not sent: the same prompt"), e.getMessage());
+        ModelUsage usage = e.call().orElseThrow().usage();
+        assertEquals(0, usage.attempts());
+        assertEquals(0.0, usage.cost());
+        assertEquals("improve", usage.request().template(), "the record still says what it would have asked");
+        assertEquals(1, server.requests(PATH).size());
+        agent.propose(Fixtures.request().withSlot(new RequestSlot(5, 0)));
+        agent.propose(Fixtures.request());
+        agent.propose(Fixtures.request());
+        assertEquals(4, server.requests(PATH).size(), "a later generation, or a request outside any, is sent");
     }
 
     static long recordedInputTokens(String name) {
