@@ -24,6 +24,15 @@ public interface Agent {
     }
 
     /**
+     * Whether two requests alike would get answers alike, so that a generation should give each request to this
+     * agent a parent, inspirations and focus of its own (a model: its prompt is all it sees). An agent that draws
+     * its own mutations needs no such care.
+     */
+    default boolean wantsDistinctRequests() {
+        return false;
+    }
+
+    /**
      * One child of the request's parent (and mate, for crossover).
      *
      * @throws AgentException when no usable proposal can be made; the campaign records it and goes on

@@ -6,13 +6,18 @@ import dev.kevo.agent.Candidate;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
+import dev.kevo.agent.RequestSlot;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.SplitMix;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -57,11 +62,74 @@ final class Breeding {
         this.islands = islands;
         this.failures = failures;
         this.relatives = relatives;
+        // Across islands: early on every island holds the same seeds, and a question is no less the same for that.
+        Set<String> asked = new HashSet<>();
+        Map<String, Integer> variants = new HashMap<>();
         for (int i = 0; i < islands.size(); i++) {
             for (int c = 0; c < config.childrenPerGeneration(); c++) {
-                children.add(new Child(i, c, children.size()));
+                children.add(plan(i, c, asked, variants));
             }
         }
+    }
+
+    /**
+     * A child's parents, agent and inspirations, drawn here in child order so that they never depend on which
+     * thread runs first. An agent that wants distinct requests gets, for each further request of the generation, a
+     * parent not yet asked about (a tournament among the island's passing kernels not yet used, while any are left)
+     * and other islands' kernels further down their ranking as inspirations.
+     *
+     * @param asked the kernels (source hash, or id) already given as parents to such an agent this generation
+     * @param variants per agent, how many requests it has had this generation so far
+     */
+    private Child plan(int island, int index, Set<String> asked, Map<String, Integer> variants) {
+        List<MutantRecord> members = islands.get(island);
+        SplittableRandom random = new SplittableRandom(SplitMix.derive(config.randomSeed(), gen * 1000 + island,
+                index));
+        int size = config.selection().tournamentSize();
+        MutantRecord parent = Selection.tournament(members, size, random);
+        Optional<MutantRecord> mate = Optional.empty();
+        if (members.size() > 1 && random.nextDouble() < config.selection().crossoverRate()) {
+            MutantRecord other = Selection.tournament(members, size, random);
+            mate = other.id().equals(parent.id()) ? Optional.empty() : Optional.of(other);
+        }
+        Agent agent = agents.pick(random);
+        int variant = 0;
+        if (agent.wantsDistinctRequests()) {
+            variant = variants.merge(agent.name(), 1, Integer::sum) - 1;
+            if (asked.contains(kernel(parent))) {
+                List<MutantRecord> fresh = members.stream().filter(m -> m.passed() && !asked.contains(kernel(m)))
+                        .toList();
+                if (!fresh.isEmpty()) {
+                    parent = Selection.tournament(fresh, size, random);
+                }
+            }
+            asked.add(kernel(parent));
+            String parentId = parent.id();
+            mate = mate.filter(m -> !m.id().equals(parentId));
+        }
+        List<MutantRecord> inspirations = new ArrayList<>();
+        for (int other = 0; other < islands.size(); other++) {
+            if (other != island) {
+                List<MutantRecord> ranked = islands.get(other).stream().sorted(Selection.BEST_FIRST).toList();
+                List<MutantRecord> passing = ranked.stream().filter(MutantRecord::passed).toList();
+                if (!passing.isEmpty()) {
+                    inspirations.add(passing.get(variant % passing.size()));
+                } else if (!ranked.isEmpty()) {
+                    inspirations.add(ranked.getFirst());
+                }
+            }
+        }
+        return new Child(island, index, children.size(), new Plan(parent, mate, agent, random,
+                new RequestSlot(gen, variant), inspirations));
+    }
+
+    private static String kernel(MutantRecord m) {
+        return m.sourceHash() != null ? m.sourceHash() : m.id();
+    }
+
+    /** What a child was given to work from, fixed before any child runs. */
+    private record Plan(MutantRecord parent, Optional<MutantRecord> mate, Agent agent, SplittableRandom random,
+                        RequestSlot slot, List<MutantRecord> inspirations) {
     }
 
     /** The generation's children, island by island. */
@@ -87,12 +155,14 @@ final class Breeding {
         final int island;
         private final int index;
         private final int position;
+        private final Plan plan;
         private final CompletableFuture<Void> proposed = new CompletableFuture<>();
 
-        private Child(int island, int index, int position) {
+        private Child(int island, int index, int position, Plan plan) {
             this.island = island;
             this.index = index;
             this.position = position;
+            this.plan = plan;
         }
 
         /** The child's records, repairs included; empty when the budget ran out before it was judged. */
@@ -106,16 +176,9 @@ final class Breeding {
 
         private List<MutantRecord> breed() {
             String id = String.format("g%04d-i%d-c%d", gen, island, index);
-            List<MutantRecord> members = islands.get(island);
-            SplittableRandom random = new SplittableRandom(SplitMix.derive(config.randomSeed(), gen * 1000 + island,
-                    index));
-            MutantRecord parent = Selection.tournament(members, config.selection().tournamentSize(), random);
-            Optional<MutantRecord> mate = Optional.empty();
-            if (members.size() > 1 && random.nextDouble() < config.selection().crossoverRate()) {
-                MutantRecord other = Selection.tournament(members, config.selection().tournamentSize(), random);
-                mate = other.id().equals(parent.id()) ? Optional.empty() : Optional.of(other);
-            }
-            Agent agent = agents.pick(random);
+            MutantRecord parent = plan.parent();
+            Optional<MutantRecord> mate = plan.mate();
+            Agent agent = plan.agent();
             List<String> parents = mate.map(m -> List.of(parent.id(), m.id())).orElse(List.of(parent.id()));
             long inputSeed = SplitMix.derive(config.randomSeed(), gen, island * 1000 + index);
 
@@ -124,17 +187,10 @@ final class Breeding {
                 if (budget.spent()) {
                     return List.of();
                 }
-                List<Candidate> inspirations = new ArrayList<>();
-                for (int other = 0; other < islands.size(); other++) {
-                    if (other != island) {
-                        islands.get(other).stream().min(Selection.BEST_FIRST).map(recorder::candidate)
-                                .ifPresent(inspirations::add);
-                    }
-                }
-                Optional<MutantRecord> mateRecord = mate;
+                List<Candidate> inspirations = plan.inspirations().stream().map(recorder::candidate).toList();
                 record = attempt(id, parents, agent, inputSeed, () -> agent.propose(new ProposalRequest(context,
-                        recorder.candidate(parent), mateRecord.map(recorder::candidate), inspirations, failures,
-                        random, relatives)));
+                        recorder.candidate(parent), mate.map(recorder::candidate), inspirations, failures,
+                        plan.random(), relatives, plan.slot())));
                 if (record == null) {
                     return List.of();
                 }

@@ -30,10 +30,33 @@ final class AnswerParser {
             "h", "hpp");
     private static final int SUMMARY_CHARS = 160;
 
-    /** A rejected answer: the message says what was wrong and where. */
+    /** How SEARCH/REPLACE blocks went, as the mutant's record says it; a whole-file answer has none. */
+    static final String APPLIED = "applied";
+    static final String APPLIED_IGNORING_WHITESPACE = "applied-ignoring-whitespace";
+    static final String UNMATCHED = "unmatched";
+    static final String AMBIGUOUS = "ambiguous";
+    static final String MALFORMED = "malformed";
+
+    /**
+     * A rejected answer: the message says what was wrong and where.
+     *
+     * @param patch for an answer of SEARCH/REPLACE blocks, how applying them failed ({@link #UNMATCHED}: a block
+     *     quotes lines the file does not have, even ignoring whitespace); null for any other answer
+     */
     static final class Unusable extends RuntimeException {
+        private final String patch;
+
         Unusable(String message) {
+            this(message, null);
+        }
+
+        Unusable(String message, String patch) {
             super(message);
+            this.patch = patch;
+        }
+
+        String patch() {
+            return patch;
         }
     }
 
@@ -41,8 +64,13 @@ final class AnswerParser {
      * @param source the complete kernel file
      * @param form {@code file} or {@code search/replace}
      * @param summary the model's own one-line account of the change, or empty
+     * @param patch {@link #APPLIED} or {@link #APPLIED_IGNORING_WHITESPACE} for blocks, null for a whole file
      */
-    record Parsed(String source, String form, String summary) {
+    record Parsed(String source, String form, String summary, String patch) {
+    }
+
+    /** The file as edited so far, and whether any block needed whitespace ignored to find its place. */
+    private record Edited(String text, boolean loose) {
     }
 
     private record Block(int line, String language, String body) {
@@ -65,11 +93,13 @@ final class AnswerParser {
         }
         List<String> lines = answer.replace("\r\n", "\n").lines().toList();
         boolean diff = lines.stream().anyMatch(l -> SEARCH.matcher(l).matches());
-        String source = diff ? applyEdits(lines, base) : wholeFile(lines);
+        Edited edited = diff ? applyEdits(lines, base) : new Edited(wholeFile(lines), false);
+        String source = edited.text();
         if (source.getBytes(StandardCharsets.UTF_8).length > ContractParser.MAX_SOURCE_BYTES) {
             throw new Unusable("the kernel file is over the " + ContractParser.MAX_SOURCE_BYTES + "-byte limit");
         }
-        return new Parsed(source, diff ? "search/replace" : "file", summary(lines));
+        String patch = !diff ? null : edited.loose() ? APPLIED_IGNORING_WHITESPACE : APPLIED;
+        return new Parsed(source, diff ? "search/replace" : "file", summary(lines), patch);
     }
 
     private static String wholeFile(List<String> lines) {
@@ -131,11 +161,11 @@ final class AnswerParser {
         return blocks;
     }
 
-    private static String applyEdits(List<String> lines, String base) {
+    private static Edited applyEdits(List<String> lines, String base) {
         if (base == null) {
-            throw new Unusable("SEARCH/REPLACE blocks but no file to apply them to");
+            throw new Unusable("SEARCH/REPLACE blocks but no file to apply them to", MALFORMED);
         }
-        String text = base.replace("\r\n", "\n");
+        Edited text = new Edited(base.replace("\r\n", "\n"), false);
         int index = 0;
         for (int i = 0; i < lines.size(); i++) {
             if (!SEARCH.matcher(lines.get(i)).matches()) {
@@ -147,13 +177,13 @@ final class AnswerParser {
             int end = divider < 0 ? -1 : find(lines, divider + 1, REPLACE);
             if (divider < 0 || end < 0 || (find(lines, start, SEARCH) >= 0 && find(lines, start, SEARCH) < end)) {
                 throw new Unusable("SEARCH/REPLACE block " + index + " (line " + (i + 1) + ") is never closed with "
-                        + (divider < 0 ? "=======" : ">>>>>>> REPLACE") + " (answer cut short?)");
+                        + (divider < 0 ? "=======" : ">>>>>>> REPLACE") + " (answer cut short?)", MALFORMED);
             }
             List<String> search = lines.subList(start, divider);
             List<String> replace = lines.subList(divider + 1, end);
             if (search.stream().allMatch(String::isBlank)) {
                 throw new Unusable("SEARCH block " + index + " (line " + (i + 1) + ") is empty: it must quote lines "
-                        + "of the file");
+                        + "of the file", MALFORMED);
             }
             text = replaceOnce(text, search, replace, index, i + 1);
             i = end;
@@ -171,10 +201,12 @@ final class AnswerParser {
     }
 
     /**
-     * Replaces the one place the SEARCH lines occur: exactly, or else line by line ignoring indentation and
-     * trailing spaces (models re-indent). None or several places is an error.
+     * Replaces the one place the SEARCH lines occur: exactly, or else line by line ignoring indentation, trailing
+     * spaces and runs of spaces (models re-indent and re-space what they quote). None or several places is an
+     * error: a guess between places could edit the wrong one.
      */
-    private static String replaceOnce(String text, List<String> search, List<String> replace, int index, int line) {
+    private static Edited replaceOnce(Edited edited, List<String> search, List<String> replace, int index, int line) {
+        String text = edited.text();
         String needle = String.join("\n", search);
         List<Integer> exact = new ArrayList<>();
         for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
@@ -185,18 +217,19 @@ final class AnswerParser {
         }
         if (exact.size() > 1) {
             throw new Unusable("SEARCH block " + index + " (line " + line + ") matches several places in the "
-                    + "file; quote enough lines to make it unique");
+                    + "file; quote enough lines to make it unique", AMBIGUOUS);
         }
         if (exact.size() == 1) {
             int at = exact.getFirst();
-            return text.substring(0, at) + String.join("\n", replace) + text.substring(at + needle.length());
+            return new Edited(text.substring(0, at) + String.join("\n", replace) + text.substring(at + needle.length()),
+                    edited.loose());
         }
         List<String> file = new ArrayList<>(List.of(text.split("\n", -1)));
         List<Integer> matches = new ArrayList<>();
         for (int s = 0; s + search.size() <= file.size(); s++) {
             boolean same = true;
             for (int k = 0; k < search.size() && same; k++) {
-                same = file.get(s + k).strip().equals(search.get(k).strip());
+                same = loose(file.get(s + k)).equals(loose(search.get(k)));
             }
             if (same) {
                 matches.add(s);
@@ -204,15 +237,48 @@ final class AnswerParser {
         }
         if (matches.size() != 1) {
             String first = search.stream().filter(l -> !l.isBlank()).findFirst().orElse("").strip();
-            throw new Unusable("SEARCH block " + index + " (line " + line + ") "
-                    + (matches.isEmpty() ? "does not match the file (its first line: '" + RetryPolicy.oneLine(first, 80)
-                    + "')" : "matches " + matches.size() + " places in the file; quote enough lines to make it unique"));
+            throw matches.isEmpty()
+                    ? new Unusable("SEARCH block " + index + " (line " + line + ") does not match the file (its first "
+                    + "line: '" + RetryPolicy.oneLine(first, 80) + "')", UNMATCHED)
+                    : new Unusable("SEARCH block " + index + " (line " + line + ") matches " + matches.size()
+                    + " places in the file; quote enough lines to make it unique", AMBIGUOUS);
         }
         int s = matches.getFirst();
         List<String> out = new ArrayList<>(file.subList(0, s));
-        out.addAll(replace);
+        out.addAll(reindented(replace, search, file.subList(s, s + search.size())));
         out.addAll(file.subList(s + search.size(), file.size()));
-        return String.join("\n", out);
+        return new Edited(String.join("\n", out), true);
+    }
+
+    private static String loose(String line) {
+        return line.strip().replaceAll("\\s+", " ");
+    }
+
+    /**
+     * The replacement moved to the file's indentation: a model that quoted a block at column 0 usually writes its
+     * replacement at column 0 too, and the kernel should not end up with a ragged block nobody can review. A
+     * replacement that does not start at the quote's indentation was indented by the model itself and is kept.
+     */
+    private static List<String> reindented(List<String> replace, List<String> search, List<String> found) {
+        int k = 0;
+        while (k < search.size() && search.get(k).isBlank()) {
+            k++;
+        }
+        if (k == search.size()) {
+            return replace;
+        }
+        String quoted = indent(search.get(k));
+        String actual = indent(found.get(k));
+        String written = replace.stream().filter(r -> !r.isBlank()).findFirst().map(AnswerParser::indent).orElse("");
+        if (quoted.equals(actual) || !written.equals(quoted)) {
+            return replace;
+        }
+        return replace.stream().map(r -> r.isBlank() || !r.startsWith(quoted) ? r
+                : actual + r.substring(quoted.length())).toList();
+    }
+
+    private static String indent(String line) {
+        return line.substring(0, line.length() - line.stripLeading().length());
     }
 
     /** The model's "Change: ..." line, or its first line of prose. */

@@ -6,6 +6,7 @@ import dev.kevo.agent.RepairRequest;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.agent.WeightedDraw;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.PromptChoice;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
@@ -40,22 +41,46 @@ final class PromptBuilder {
      * @param template the template's name, which becomes the mutant's operator
      * @param base the file SEARCH/REPLACE blocks apply to
      * @param subject what the summary line says the child came from
+     * @param choice how the prompt was put together, recorded with the mutant; null for repairs
      */
-    record Prompt(String template, String system, String user, String base, String subject) {
+    record Prompt(String template, String system, String user, String base, String subject, PromptChoice choice) {
         /** Every message as text, as it is saved beside the mutant. */
         String transcript() {
             return "## system\n\n" + system + "\n## user\n\n" + user;
         }
     }
 
+    /** How far apart the temperatures of one generation's requests are: enough to sample differently, no more. */
+    static final double TEMPERATURE_STEP = 0.2;
+
     private final PromptTemplates templates;
     private final Map<String, Double> weights;
     private final int repairRounds;
+    private final Double temperature;
 
-    PromptBuilder(PromptTemplates templates, Map<String, Double> weights, int repairRounds) {
+    /** @param temperature the config's, or null where the provider's own default applies (and is left alone) */
+    PromptBuilder(PromptTemplates templates, Map<String, Double> weights, int repairRounds, Double temperature) {
         this.templates = templates;
         this.weights = new LinkedHashMap<>(weights);
         this.repairRounds = repairRounds;
+        this.temperature = temperature;
+    }
+
+    /** Temperatures cycle through this many values, so that a large generation does not drift into noise. */
+    static final int TEMPERATURES = 5;
+
+    /**
+     * The temperature of a generation's {@code variant}-th request: the config's first, then alternately above and
+     * below it, within the providers' range. Null stays null: a model that takes no temperature is sent none.
+     */
+    static Double temperature(Double base, int variant) {
+        if (base == null) {
+            return null;
+        }
+        int k = variant % TEMPERATURES;
+        int steps = (k + 1) / 2;
+        double t = base + (k % 2 == 1 ? steps : -steps) * TEMPERATURE_STEP;
+        return Math.round(Math.clamp(t, 0.0, 2.0) * 100) / 100.0;
     }
 
     Prompt forProposal(ProposalRequest request) {
@@ -74,7 +99,8 @@ final class PromptBuilder {
         TaskContext context = request.context();
         List<Candidate> measured = Stream.concat(Stream.concat(Stream.of(parent), mate.stream()),
                 request.inspirations().stream()).toList();
-        String regime = template.equals(EXPLORE) ? regime(context, parent, random) : "(none)";
+        int variant = request.slot().variant();
+        String regime = regime(context, parent, variant);
         Function<String, String> values = key -> switch (key) {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, parent);
@@ -99,8 +125,11 @@ final class PromptBuilder {
             case EXPLORE -> "explore " + regime.lines().findFirst().orElse("");
             default -> template;
         };
+        String focus = templates.uses(template, "regime") && !regime.equals(NO_REGIME) ? regime.replace("\nshapes: ", ": ")
+                : null;
         return new Prompt(template, templates.render(PromptTemplates.SYSTEM, values),
-                templates.render(template, values), base, subject);
+                templates.render(template, values), base, subject, new PromptChoice(template, parent.id(),
+                inspirations.stream().map(Candidate::id).toList(), focus, temperature(temperature, variant)));
     }
 
     private static String withKnobs(String kernel, Candidate c, List<Candidate> relatives) {
@@ -128,7 +157,18 @@ final class PromptBuilder {
         };
         return new Prompt(PromptTemplates.REPAIR, templates.render(PromptTemplates.SYSTEM, values),
                 templates.render(PromptTemplates.REPAIR, values), failed.source(),
-                "repair " + request.round() + " of " + failed.id() + " (" + failed.result().verdict().id() + ")");
+                "repair " + request.round() + " of " + failed.id() + " (" + failed.result().verdict().id() + ")",
+                null);
+    }
+
+    /**
+     * The one follow-up to SEARCH/REPLACE blocks that matched nowhere. Fixed text rather than a template: it only
+     * restates the answer format, and a prompt folder written before it existed keeps working.
+     */
+    static String wholeFileFollowUp(String problem) {
+        return "Your edit could not be applied: " + problem + ". SEARCH blocks must quote lines of the file as it "
+                + "is. Answer again with the whole kernel file, header included, in one ```cuda block, making the "
+                + "change you intended.\n";
     }
 
     /**
@@ -162,11 +202,15 @@ final class PromptBuilder {
     private record Regime(String name, List<String> shapes, double shortfall) {
     }
 
+    static final String NO_REGIME = "(none)";
+
     /**
-     * One shape regime for an explore prompt, drawn in proportion to how far the parent is from the memory
-     * floor there: where it already streams at the floor a new design has little to win.
+     * The shape regime a request focuses on, its shapes worst first: the regime furthest from the memory floor for
+     * a generation's first request to an agent, the next furthest for its second, and so on, so that requests about
+     * one parent still ask about different shapes. Where a parent already streams at the floor a new design has
+     * little to win, so those come last.
      */
-    static String regime(TaskContext context, Candidate parent, RandomGenerator random) {
+    static String regime(TaskContext context, Candidate parent, int variant) {
         Map<String, ShapeResult> byShape = parent.result() == null ? Map.of() : parent.result().shapes().stream()
                 .collect(Collectors.toMap(ShapeResult::shape, s -> s, (a, b) -> a));
         List<Shape> shapes = context != null ? context.shapes()
@@ -175,23 +219,32 @@ final class PromptBuilder {
         String[] names = {"short rows (cols <= 1024)", "medium rows (1024 < cols <= 16384)", "long rows (cols > 16384)"};
         for (int k = 0; k < names.length; k++) {
             final int band = k;
-            List<Shape> in = shapes.stream().filter(s -> band(s) == band).toList();
+            List<Shape> in = shapes.stream().filter(s -> band(s) == band)
+                    .sorted(Comparator.comparingDouble(s -> floor(byShape, s))).toList();
             if (in.isEmpty()) {
                 continue;
             }
-            double floor = in.stream().mapToDouble(s -> Optional.ofNullable(byShape.get(s.toString()))
-                    .map(ShapeResult::floorFraction).orElse(0.5)).average().orElse(0.5);
+            double floor = in.stream().mapToDouble(s -> floor(byShape, s)).average().orElse(UNKNOWN_FLOOR);
             List<String> described = in.stream().map(s -> Optional.ofNullable(byShape.get(s.toString()))
                     .filter(r -> r.floorFraction() != null)
                     .map(r -> String.format(Locale.ROOT, "%s (parent at floor %.2f)", s, r.floorFraction()))
                     .orElse(s.toString())).toList();
-            regimes.add(new Regime(names[k], described, Math.max(0.05, 1 - Math.min(1, floor))));
+            regimes.add(new Regime(names[k], described, 1 - Math.min(1, floor)));
         }
         if (regimes.isEmpty()) {
-            return "(none)";
+            return NO_REGIME;
         }
-        Regime chosen = regimes.get(WeightedDraw.index(regimes.stream().map(Regime::shortfall).toList(), random));
+        regimes.sort(Comparator.comparingDouble(Regime::shortfall).reversed());
+        Regime chosen = regimes.get(variant % regimes.size());
         return chosen.name() + "\nshapes: " + String.join(", ", chosen.shapes());
+    }
+
+    /** Where a shape was not measured, it counts as halfway: neither the first nor the last place to look. */
+    private static final double UNKNOWN_FLOOR = 0.5;
+
+    private static double floor(Map<String, ShapeResult> byShape, Shape s) {
+        ShapeResult r = byShape.get(s.toString());
+        return r == null || r.floorFraction() == null ? UNKNOWN_FLOOR : r.floorFraction();
     }
 
     private static int band(Shape s) {

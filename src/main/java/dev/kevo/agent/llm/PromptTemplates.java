@@ -83,6 +83,17 @@ record PromptTemplates(Map<String, String> texts) {
         return t;
     }
 
+    /** Whether the template names the placeholder, so that what it shows can be recorded. */
+    boolean uses(String name, String placeholder) {
+        Matcher m = PLACEHOLDER.matcher(text(name));
+        while (m.find()) {
+            if (m.group(1).equals(placeholder)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The template with each placeholder replaced; values are computed only for placeholders it uses. */
     String render(String name, Function<String, String> values) {
         Matcher m = PLACEHOLDER.matcher(text(name));

@@ -53,6 +53,30 @@ class AnswerParserTest {
     }
 
     @Test
+    void aSearchRespacedAndQuotedAtColumnZeroAppliesAtTheFilesIndentation() {
+        String line = "    const float inv = 1.0f / s;  // s >= 1: the row max contributes expf(0)\n";
+        assertTrue(PARENT.contains(line));
+        // The model quotes the line flush left with its spaces changed, and writes its replacement flush left too.
+        String answer = "<<<<<<< SEARCH\nconst  float inv =   1.0f / s; // s >= 1: the row max contributes expf(0)\n"
+                + "=======\nconst float inv = __frcp_rn(s);\nif (s < 1.0f) {\n    return;\n}\n>>>>>>> REPLACE\n";
+        AnswerParser.Parsed p = AnswerParser.parse(answer, PARENT);
+        assertEquals(PARENT.replace(line, "    const float inv = __frcp_rn(s);\n    if (s < 1.0f) {\n        return;\n"
+                + "    }\n"), p.source());
+        assertEquals(AnswerParser.APPLIED_IGNORING_WHITESPACE, p.patch());
+        String exact = "<<<<<<< SEARCH\n" + line + "=======\n    const float inv = __frcp_rn(s);\n>>>>>>> REPLACE\n";
+        assertEquals(AnswerParser.APPLIED, AnswerParser.parse(exact, PARENT).patch());
+    }
+
+    @Test
+    void howBlocksFailedIsToldApart() {
+        assertEquals(AnswerParser.UNMATCHED, rejected("<<<<<<< SEARCH\n    __threadfence();\n=======\n>>>>>>> REPLACE\n")
+                .patch());
+        assertEquals(AnswerParser.AMBIGUOUS, rejected("<<<<<<< SEARCH\n}\n=======\nx\n>>>>>>> REPLACE\n").patch());
+        assertEquals(AnswerParser.MALFORMED, rejected("<<<<<<< SEARCH\n}\n=======\nx\n").patch());
+        assertEquals(null, rejected("```python\nprint(1)\n```\n").patch(), "not blocks at all");
+    }
+
+    @Test
     void unusableAnswersSayWhatIsWrong() throws Exception {
         assertTrue(rejected(content("openai-garbage.json")).getMessage().startsWith("no code block"));
         assertTrue(rejected(content("openai-two-blocks.json")).getMessage()

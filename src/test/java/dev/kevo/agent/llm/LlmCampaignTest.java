@@ -12,6 +12,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.PromptChoice;
 import dev.kevo.data.Verdict;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -145,7 +147,8 @@ class LlmCampaignTest {
         CampaignStore store = CampaignStore.open(dir.resolve("c"));
         assertEquals(3, state.generation(), "the campaign ran its generations despite agent failures");
 
-        List<MutantRecord> byModel = store.mutants().stream().filter(m -> m.agent().equals("gpt")).toList();
+        List<MutantRecord> byModel = store.mutants().stream().filter(m -> m.agent().equals("gpt"))
+                .filter(m -> m.model().attempts() > 0).toList();  // a prompt already sent in its generation is not sent
         assertFalse(byModel.isEmpty());
         for (MutantRecord m : byModel) {
             assertEquals("gpt (kevo-test)", m.model().model(), m.id());
@@ -182,6 +185,34 @@ class LlmCampaignTest {
             assertEquals("The kernel looks optimal already; I would not change anything.",
                     store.answer(f.id()).orElseThrow());
         }
+    }
+
+    @Test
+    void noTwoRequestsOfAGenerationShareAPrompt(@TempDir Path dir) throws Exception {
+        server.fallback(PATH, this::answer);
+        Path yaml = dir.resolve("llm.yaml");
+        CampaignConfig base = config(dir, "generations: 2");
+        Files.writeString(yaml, Files.readString(yaml).replace("children_per_generation: 2",
+                "children_per_generation: 4").replace("repair_rounds: 2", "repair_rounds: 0")
+                .replace("timeout_seconds: 5", "timeout_seconds: 5\n      temperature: 0.6"));
+        run(dir, CampaignConfig.load(yaml));
+        CampaignStore store = CampaignStore.open(dir.resolve("c"));
+
+        List<String> prompts = server.requests(PATH).stream().map(ModelServer.Request::prompt).toList();
+        assertTrue(prompts.size() >= 8, "two islands of four children each asked: " + prompts.size());
+        assertEquals(prompts.size(), new HashSet<>(prompts).size(), "every prompt the server saw is new");
+        List<Double> temperatures = server.requests(PATH).stream().map(r -> r.json().get("temperature").asDouble())
+                .distinct().toList();
+        assertTrue(temperatures.size() > 1, "temperatures vary where the provider takes one: " + temperatures);
+
+        List<MutantRecord> first = store.mutants().stream().filter(m -> m.generation() == 1).toList();
+        assertEquals(8, first.size());
+        assertTrue(first.stream().allMatch(m -> m.model().attempts() > 0), "told apart, none left unsent: " + first);
+        List<PromptChoice> choices = first.stream().map(m -> m.model().request()).toList();
+        assertEquals(choices.size(), new HashSet<>(choices).size(), "each request differed, and its record says how");
+        assertTrue(choices.stream().map(PromptChoice::focus).distinct().count() > 1, "" + choices);
+        assertTrue(choices.stream().map(PromptChoice::parent).distinct().count() > 1,
+                "not always the best seed: " + choices);
     }
 
     @Test

@@ -11,7 +11,9 @@ import dev.kevo.agent.AgentException;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ModelCall;
 import dev.kevo.agent.Proposal;
+import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RepairRequest;
+import dev.kevo.agent.RequestSlot;
 import dev.kevo.data.ModelUsage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,19 +118,93 @@ class OpenAiAgentTest {
     @Test
     void unusableAnswersAreAgentFailuresWithTheRawAnswerAndTheirCost() {
         server.enqueue(PATH, Reply.ok(recorded("openai-garbage.json")), Reply.ok(recorded("openai-two-blocks.json")),
-                Reply.ok(recorded("openai-search-miss.json")), Reply.ok(recorded("openai-truncated.json")));
+                Reply.ok(recorded("openai-truncated.json")));
         LlmAgent agent = agent();
         AgentException garbage = failure(agent);
         assertTrue(garbage.getMessage().startsWith("no code block"), garbage.getMessage());
         assertTrue(garbage.call().orElseThrow().answer().startsWith("I'd be happy to help"));
         assertEquals(96, garbage.call().orElseThrow().usage().outputTokens(), "a useless answer still cost tokens");
         assertTrue(failure(agent).getMessage().contains("code blocks hold different kernel files"));
-        assertTrue(failure(agent).getMessage().contains("does not match the file"));
         AgentException cut = failure(agent);
         assertEquals("answer cut short: the model stopped at max_output_tokens (8192) before finishing",
                 cut.getMessage());
         assertEquals(8192, cut.call().orElseThrow().usage().outputTokens());
-        assertEquals(4, server.requests(PATH).size(), "no retries for answers that arrived");
+        assertEquals(3, server.requests(PATH).size(), "no retries for answers that arrived");
+    }
+
+    @Test
+    void blocksThatMatchNowhereMakeOneFollowUpForTheWholeFile() {
+        server.enqueue(PATH, Reply.ok(recorded("openai-search-miss.json")), Reply.ok(recorded("openai-full-file.json")));
+        Proposal p = agent().propose(Fixtures.request());
+        assertEquals(recorded("fast.cu"), p.source(), "the whole file of the follow-up is the child");
+        ModelUsage usage = p.call().orElseThrow().usage();
+        assertEquals(LlmAgent.UNMATCHED_THEN_FILE, usage.patch());
+        assertEquals(2, usage.attempts(), "both requests are counted");
+        assertEquals(3121 + recordedInputTokens("openai-search-miss.json"), usage.inputTokens(), "and both paid for");
+        List<ModelServer.Request> sent = server.requests(PATH);
+        assertEquals(2, sent.size());
+        JsonNode followUp = sent.get(1).json().get("messages");
+        assertEquals("assistant", followUp.get(2).get("role").asText(), "the follow-up continues the conversation");
+        assertTrue(followUp.get(3).get("content").asText().contains("SEARCH block 1 (line 4) does not match the file"),
+                followUp.toString());
+        assertTrue(p.call().orElseThrow().prompt().contains("## assistant"), "the record shows the whole exchange");
+    }
+
+    @Test
+    void aFollowUpThatIsUnusableTooIsOneFailureNotALoop() {
+        server.enqueue(PATH, Reply.ok(recorded("openai-search-miss.json")), Reply.ok(recorded("openai-search-miss.json")),
+                Reply.ok(recorded("openai-full-file.json")));
+        AgentException e = failure(agent());
+        assertTrue(e.getMessage().contains("matched nowhere") && e.getMessage().contains("then was unusable"),
+                e.getMessage());
+        assertEquals(LlmAgent.UNMATCHED_THEN_UNUSABLE, e.call().orElseThrow().usage().patch());
+        assertEquals(2, server.requests(PATH).size(), "one follow-up, never more");
+    }
+
+    @Test
+    void blocksThatMatchSeveralPlacesAreTheModelsErrorWithoutAFollowUp() {
+        server.enqueue(PATH, Reply.ok(ModelServer.openAiWithContent("<<<<<<< SEARCH\n}\n=======\nx\n>>>>>>> REPLACE\n")));
+        AgentException e = failure(agent());
+        assertTrue(e.getMessage().contains("matches several places"), e.getMessage());
+        assertEquals(AnswerParser.AMBIGUOUS, e.call().orElseThrow().usage().patch());
+        assertEquals(1, server.requests(PATH).size());
+    }
+
+    @Test
+    void aWholeFileAnswerRecordsNoPatchAndBlocksRecordHowTheyApplied() {
+        server.enqueue(PATH, Reply.ok(recorded("openai-full-file.json")), Reply.ok(recorded("openai-search-replace.json")));
+        LlmAgent agent = agent();
+        assertEquals(null, agent.propose(Fixtures.request()).call().orElseThrow().usage().patch());
+        assertEquals(AnswerParser.APPLIED, agent.propose(Fixtures.request()).call().orElseThrow().usage().patch());
+    }
+
+    @Test
+    void aPromptAlreadySentInItsGenerationIsNotSentAgain() {
+        server.fallback(PATH, r -> Reply.ok(recorded("openai-full-file.json")));
+        LlmAgent agent = agent();
+        ProposalRequest first = Fixtures.request().withSlot(new RequestSlot(4, 0));
+        agent.propose(first);
+        AgentException e = assertThrows(AgentException.class, () -> agent.propose(Fixtures.request()
+                .withSlot(new RequestSlot(4, 0))));
+        assertTrue(e.getMessage().startsWith("not sent: the same prompt"), e.getMessage());
+        ModelUsage usage = e.call().orElseThrow().usage();
+        assertEquals(0, usage.attempts());
+        assertEquals(0.0, usage.cost());
+        assertEquals("improve", usage.request().template(), "the record still says what it would have asked");
+        assertEquals(1, server.requests(PATH).size());
+        agent.propose(Fixtures.request().withSlot(new RequestSlot(5, 0)));
+        agent.propose(Fixtures.request());
+        agent.propose(Fixtures.request());
+        assertEquals(4, server.requests(PATH).size(), "a later generation, or a request outside any, is sent");
+    }
+
+    static long recordedInputTokens(String name) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(recorded(name))
+                    .at("/usage/prompt_tokens").asLong();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

@@ -1,12 +1,15 @@
 package dev.kevo.agent.llm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.agent.ProposalRequest;
+import dev.kevo.agent.RequestSlot;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.ModelSpec;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +22,7 @@ class PromptBuilderTest {
     static PromptBuilder builder(Map<String, Double> weights) {
         ModelSpec spec = Fixtures.spec("ollama", "http://127.0.0.1:1", null, b -> b.templates = weights);
         return new PromptBuilder(PromptTemplates.load(TestFiles.root().resolve(spec.prompts()), spec, "m"),
-                spec.templates(), spec.repairRounds());
+                spec.templates(), spec.repairRounds(), spec.temperature());
     }
 
     @Test
@@ -58,20 +61,44 @@ class PromptBuilderTest {
     }
 
     @Test
-    void exploreGoesWhereTheParentIsFurthestFromTheFloor() {
-        Map<String, Integer> regimes = new HashMap<>();
-        for (long seed = 0; seed < 200; seed++) {
-            ProposalRequest r = Fixtures.request(Optional.empty(), List.of(), seed);
+    void aGenerationsRequestsFocusOnRegimesFurthestFromTheFloorFirst() {
+        // The parent's floor: 0.86 on short rows, 0.56 on medium, 0.02 and 0.003 on long ones.
+        List<String> subjects = new ArrayList<>();
+        for (int variant = 0; variant < 4; variant++) {
+            ProposalRequest r = Fixtures.request(Optional.empty(), List.of(), 5).withSlot(new RequestSlot(3, variant));
             PromptBuilder.Prompt p = builder(Map.of("explore", 1.0)).forProposal(r);
-            String regime = p.subject().replace("explore ", "");
-            regimes.merge(regime.substring(0, regime.indexOf(" rows")), 1, Integer::sum);
-            if (regime.startsWith("long")) {
-                assertTrue(p.user().contains("long rows (cols > 16384)\nshapes: 8x128256 (parent at floor 0.02), "
-                        + "1x10000000 (parent at floor 0.00)"), p.user());
+            subjects.add(p.subject().substring("explore ".length(), p.subject().indexOf(" rows")));
+            if (variant == 0) {
+                assertTrue(p.user().contains("long rows (cols > 16384)\nshapes: 1x10000000 (parent at floor 0.00), "
+                        + "8x128256 (parent at floor 0.02)"), "worst shape first: " + p.user());
+                assertEquals("long rows (cols > 16384): 1x10000000 (parent at floor 0.00), 8x128256 (parent at "
+                        + "floor 0.02)", p.choice().focus());
             }
         }
-        // The parent's floor: 0.86 on short rows, 0.56 on medium, 0.02 and 0.003 on long ones.
-        assertTrue(regimes.get("long") > regimes.get("medium") && regimes.get("medium") > regimes.get("short"),
-                "" + regimes);
+        assertEquals(List.of("long", "medium", "short", "long"), subjects);
+    }
+
+    @Test
+    void improveNamesItsFocusAndEachVariantItsOwn() {
+        ProposalRequest first = Fixtures.request().withSlot(new RequestSlot(3, 0));
+        ProposalRequest second = Fixtures.request().withSlot(new RequestSlot(3, 1));
+        PromptBuilder.Prompt a = builder(Map.of("improve", 1.0)).forProposal(first);
+        PromptBuilder.Prompt b = builder(Map.of("improve", 1.0)).forProposal(second);
+        assertTrue(a.user().contains("Look first at these shapes") && a.user().contains("long rows"), a.user());
+        assertTrue(b.user().contains("medium rows"), b.user());
+        assertNotEquals(a.user(), b.user());
+        assertEquals("seed-online", a.choice().parent());
+        assertEquals(List.of("g0004-i2-c1"), a.choice().inspirations());
+        assertEquals(null, builder(Map.of("crossover", 1.0)).forProposal(Fixtures.request(
+                Optional.of(Fixtures.inspiration()), List.of(), 3)).choice().focus(), "crossover shows no regime");
+    }
+
+    @Test
+    void temperaturesSpreadAroundTheConfigsAndStayInRange() {
+        assertEquals(List.of(0.7, 0.9, 0.5, 1.1, 0.3, 0.7), java.util.stream.IntStream.range(0, 6)
+                .mapToObj(v -> PromptBuilder.temperature(0.7, v)).toList());
+        assertEquals(List.of(0.0, 0.2, 0.0), java.util.stream.IntStream.range(0, 3)
+                .mapToObj(v -> PromptBuilder.temperature(0.0, v)).toList());
+        assertEquals(null, PromptBuilder.temperature(null, 4), "a provider default is left alone");
     }
 }
