@@ -24,11 +24,61 @@ public record ProposalRequest(TaskContext context, Candidate parent, Optional<Ca
         slot = slot == null ? RequestSlot.SINGLE : slot;
     }
 
-    /** A request on its own, outside a generation. */
-    public ProposalRequest(TaskContext context, Candidate parent, Optional<Candidate> mate,
-                           List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random,
-                           List<Candidate> relatives) {
-        this(context, parent, mate, inspirations, recentFailures, random, relatives, RequestSlot.SINGLE);
+    /** A request for {@code parent}, with no mate, inspirations, failures or relatives, outside a generation. */
+    public static Builder builder(Candidate parent, RandomGenerator random) {
+        return new Builder(parent, random);
+    }
+
+    /** Names each part a request has beyond its parent and randomness. */
+    public static final class Builder {
+        private final Candidate parent;
+        private final RandomGenerator random;
+        private TaskContext context;
+        private Optional<Candidate> mate = Optional.empty();
+        private List<Candidate> inspirations = List.of();
+        private List<Candidate> recentFailures = List.of();
+        private List<Candidate> relatives = List.of();
+        private RequestSlot slot = RequestSlot.SINGLE;
+
+        private Builder(Candidate parent, RandomGenerator random) {
+            this.parent = parent;
+            this.random = random;
+        }
+
+        public Builder context(TaskContext value) {
+            context = value;
+            return this;
+        }
+
+        public Builder mate(Optional<Candidate> value) {
+            mate = value;
+            return this;
+        }
+
+        public Builder inspirations(List<Candidate> value) {
+            inspirations = value;
+            return this;
+        }
+
+        public Builder recentFailures(List<Candidate> value) {
+            recentFailures = value;
+            return this;
+        }
+
+        public Builder relatives(List<Candidate> value) {
+            relatives = value;
+            return this;
+        }
+
+        /** Which of its generation's requests to the same agent this is (default: one on its own). */
+        public Builder slot(RequestSlot value) {
+            slot = value;
+            return this;
+        }
+
+        public ProposalRequest build() {
+            return new ProposalRequest(context, parent, mate, inspirations, recentFailures, random, relatives, slot);
+        }
     }
 
     public ProposalRequest withSlot(RequestSlot value) {

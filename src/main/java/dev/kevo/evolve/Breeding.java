@@ -188,9 +188,10 @@ final class Breeding {
                     return List.of();
                 }
                 List<Candidate> inspirations = plan.inspirations().stream().map(recorder::candidate).toList();
-                record = attempt(id, parents, agent, inputSeed, () -> agent.propose(new ProposalRequest(context,
-                        recorder.candidate(parent), mate.map(recorder::candidate), inspirations, failures,
-                        plan.random(), relatives, plan.slot())));
+                ProposalRequest request = ProposalRequest.builder(recorder.candidate(parent), plan.random())
+                        .context(context).mate(mate.map(recorder::candidate)).inspirations(inspirations)
+                        .recentFailures(failures).relatives(relatives).slot(plan.slot()).build();
+                record = attempt(id, parents, agent, inputSeed, () -> agent.propose(request));
                 if (record == null) {
                     return List.of();
                 }

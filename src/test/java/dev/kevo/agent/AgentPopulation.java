@@ -41,8 +41,8 @@ final class AgentPopulation {
             Candidate parent = population.get(random.nextInt(population.size()));
             Optional<Candidate> mate = random.nextInt(3) == 0
                     ? Optional.of(population.get(random.nextInt(population.size()))) : Optional.empty();
-            Proposal p = agent.propose(new ProposalRequest(null, parent, mate, population.subList(0, 3), List.of(),
-                    random.split(), List.of()));
+            Proposal p = agent.propose(ProposalRequest.builder(parent, random.split()).mate(mate)
+                    .inspirations(population.subList(0, 3)).build());
             population.add(new Candidate("child-" + n, p.source(), p.genome(), null));
             out.add(Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome()));
         }

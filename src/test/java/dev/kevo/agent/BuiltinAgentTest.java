@@ -25,7 +25,7 @@ class BuiltinAgentTest {
 
     private static ProposalRequest request(Candidate parent, Optional<Candidate> mate, List<Candidate> failures,
                                            long seed) {
-        return new ProposalRequest(null, parent, mate, List.of(), failures, new SplittableRandom(seed), List.of());
+        return ProposalRequest.builder(parent, new SplittableRandom(seed)).mate(mate).recentFailures(failures).build();
     }
 
     private static Genome genome(Proposal p) {
@@ -126,8 +126,8 @@ class BuiltinAgentTest {
     void aFreshGenomeIsNotOneAnotherIslandAlreadyHolds() {
         Candidate best = withGenome("island-2-best", BuiltinAgent.defaultGenome());
         for (long seed = 0; seed < 20; seed++) {
-            Proposal p = agent.propose(new ProposalRequest(null, AgentPopulation.seed("online.cu"), Optional.empty(),
-                    List.of(best), List.of(), new SplittableRandom(seed), List.of()));
+            Proposal p = agent.propose(ProposalRequest.builder(AgentPopulation.seed("online.cu"), new SplittableRandom(seed))
+                    .inspirations(List.of(best)).build());
             assertNotEquals(BuiltinAgent.defaultGenome(), genome(p));
         }
     }

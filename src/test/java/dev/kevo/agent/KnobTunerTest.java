@@ -43,7 +43,7 @@ class KnobTunerTest {
 
     private static ProposalRequest request(Candidate parent, Optional<Candidate> mate, List<Candidate> failures,
                                            long seed) {
-        return new ProposalRequest(null, parent, mate, List.of(), failures, new SplittableRandom(seed), List.of());
+        return ProposalRequest.builder(parent, new SplittableRandom(seed)).mate(mate).recentFailures(failures).build();
     }
 
     /** The source with every knob's current value blanked: what must stay the same between parent and child. */

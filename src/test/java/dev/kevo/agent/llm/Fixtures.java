@@ -97,8 +97,8 @@ final class Fixtures {
     }
 
     static ProposalRequest request(Optional<Candidate> mate, List<Candidate> failures, long seed) {
-        return new ProposalRequest(CONTEXT, parent(), mate, List.of(inspiration()), failures,
-                new SplittableRandom(seed), List.of());
+        return ProposalRequest.builder(parent(), new SplittableRandom(seed)).context(CONTEXT).mate(mate)
+                .inspirations(List.of(inspiration())).recentFailures(failures).build();
     }
 
     static ProposalRequest request() {

@@ -33,8 +33,8 @@ class KnobEvidenceTest {
                 relative("g0003-i1-c0", Map.of("SMALL_BLOCK", "64"), 1.40),
                 new Candidate("g0004-i2-c1", Fixtures.seed("register_rows.cu"), Optional.empty(),
                         Fixtures.result(Verdict.PASS, null, 9.0, 0.9, null, List.of(), List.of())));
-        ProposalRequest request = new ProposalRequest(Fixtures.CONTEXT, Fixtures.parent(), Optional.empty(),
-                List.of(), List.of(), new SplittableRandom(1), relatives);
+        ProposalRequest request = ProposalRequest.builder(Fixtures.parent(), new SplittableRandom(1))
+                .context(Fixtures.CONTEXT).relatives(relatives).build();
         PromptBuilder.Prompt p = PromptBuilderTest.builder(Fixtures.IMPROVE_ONLY).forProposal(request);
         assertTrue(p.user().contains("Knobs of `seed-online`"), p.user());
         assertTrue(p.user().contains("- SMALL_BLOCK = 128 (allowed: 32, 64, 128, 256, 512, 1024); judged: "
@@ -52,8 +52,8 @@ class KnobEvidenceTest {
         Candidate plain = new Candidate("p", "/*@kevo {\"plans\": [{\"launches\": [{\"kernel\": \"k\", \"grid\": 1, "
                 + "\"block\": 32, \"args\": []}]}]} */", Optional.empty(), null);
         assertEquals("", Evidence.knobs(plain, List.of(Fixtures.parent())));
-        ProposalRequest request = new ProposalRequest(Fixtures.CONTEXT, plain, Optional.empty(), List.of(), List.of(),
-                new SplittableRandom(1), List.of(Fixtures.parent()));
+        ProposalRequest request = ProposalRequest.builder(plain, new SplittableRandom(1)).context(Fixtures.CONTEXT)
+                .relatives(List.of(Fixtures.parent())).build();
         assertFalse(PromptBuilderTest.builder(Fixtures.IMPROVE_ONLY).forProposal(request).user().contains("Knobs of"));
     }
 }
