@@ -20,8 +20,10 @@ public record ModelUsage(String model, double latencyMs, int attempts, long inpu
                          double cost, @JsonInclude(JsonInclude.Include.NON_NULL) String patch,
                          @JsonInclude(JsonInclude.Include.NON_NULL) PromptChoice request) {
 
-    public ModelUsage(String model, double latencyMs, int attempts, long inputTokens, long outputTokens, double cost) {
-        this(model, latencyMs, attempts, inputTokens, outputTokens, cost, null, null);
+    /** What one exchange cost, before how its patch went or how its prompt was made is known. */
+    public static ModelUsage of(String model, double latencyMs, int attempts, long inputTokens, long outputTokens,
+                                double cost) {
+        return new ModelUsage(model, latencyMs, attempts, inputTokens, outputTokens, cost, null, null);
     }
 
     public ModelUsage withPatch(String value) {

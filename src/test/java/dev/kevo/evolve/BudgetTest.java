@@ -28,7 +28,7 @@ class BudgetTest {
     }
 
     private static ModelUsage costing(double cost) {
-        return new ModelUsage("m", 1, 1, 10, 20, cost);
+        return ModelUsage.of("m", 1, 1, 10, 20, cost);
     }
 
     @Test

@@ -48,7 +48,7 @@ class CampaignModelsTest {
         }
 
         private ModelCall call(String prompt, String answer) {
-            return new ModelCall(prompt, answer, new ModelUsage("model (fake-1)", 30, 1, 1000, 200, 0.01));
+            return new ModelCall(prompt, answer, ModelUsage.of("model (fake-1)", 30, 1, 1000, 200, 0.01));
         }
 
         @Override

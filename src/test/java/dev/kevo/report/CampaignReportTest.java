@@ -270,7 +270,7 @@ class CampaignReportTest {
         assertEquals(List.of(), LlmUsage.of(builtin), "a builtin mutant has no model call");
         MutantRecord byModel = MutantRecord.builder("m").generation(1).agent("qwen").operator("improve")
                 .result(builtin.result()).agentMs(900.0)
-                .model(new ModelUsage("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02)).build();
+                .model(ModelUsage.of("qwen (qwen3-coder)", 900, 1, 1000, 500, 0.02)).build();
         assertEquals(List.of(new LlmUsage("qwen (qwen3-coder)", 1500, 0.02)), LlmUsage.of(byModel));
     }
 

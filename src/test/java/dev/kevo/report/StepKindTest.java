@@ -17,7 +17,7 @@ class StepKindTest {
                 .operator(operator).summary("BLOCK 256->512")
                 .genome(genome ? JsonNodeFactory.instance.objectNode() : null)
                 .result(CandidateResult.rejected("c.cu", null, null, Verdict.WRONG_RESULT, "bad", 1))
-                .model(model ? new ModelUsage("m", 1.0, 1, 1, 1, 0.0) : null).build();
+                .model(model ? ModelUsage.of("m", 1.0, 1, 1, 1, 0.0) : null).build();
     }
 
     @Test

@@ -119,7 +119,7 @@ public final class LlmAgent implements Agent {
                 : null;
         if (before != null && before == generation) {
             throw new AgentException("not sent: the same prompt was already sent in generation " + generation,
-                    new ModelCall(prompt.transcript(), "", new ModelUsage(label(), 0, 0, 0, 0, 0)
+                    new ModelCall(prompt.transcript(), "", ModelUsage.of(label(), 0, 0, 0, 0, 0)
                             .withRequest(prompt.choice())));
         }
         if (before != null) {
@@ -255,7 +255,7 @@ public final class LlmAgent implements Agent {
             }
             answered = retry.run(() -> model.chat(request.build()));
         } catch (RetryPolicy.Failed e) {
-            ModelUsage failed = new ModelUsage(label(), millisSince(start), e.attempts(), 0, 0, 0)
+            ModelUsage failed = ModelUsage.of(label(), millisSince(start), e.attempts(), 0, 0, 0)
                     .withRequest(prompt.choice());
             throw new AgentException(e.getMessage(), new ModelCall(transcript, "",
                     earlier == null ? failed : earlier.plus(failed)));
@@ -273,7 +273,7 @@ public final class LlmAgent implements Agent {
                              ModelUsage earlier) {
         long in = tokens == null || tokens.inputTokenCount() == null ? 0 : tokens.inputTokenCount();
         long out = tokens == null || tokens.outputTokenCount() == null ? 0 : tokens.outputTokenCount();
-        ModelUsage now = new ModelUsage(label(), latencyMs, attempts, in, out, spec.cost(in, out))
+        ModelUsage now = ModelUsage.of(label(), latencyMs, attempts, in, out, spec.cost(in, out))
                 .withRequest(prompt.choice());
         return earlier == null ? now : earlier.plus(now);
     }
