@@ -19,25 +19,11 @@ import org.junit.jupiter.api.TestInstance;
 @GpuTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterGpuTest {
-    /** Every block publishes rank * 10 + its first element, then reads every peer's value after the barrier. */
-    static final String KERNEL = """
-            #include "kevo.h"
-            extern "C" __global__ void peers(const float* x, float* out, int n) {
-                __shared__ float mine;
-                __shared__ float4 staged[64];
-                kevo_cp_async16(&staged[threadIdx.x], x + 4 * (blockIdx.x * 32 + threadIdx.x), threadIdx.x < 32);
-                kevo_cp_async_wait();
-                const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
-                if (threadIdx.x == 0) mine = rank * 10.0f + staged[0].x;
-                kevo_cluster_sync();
-                if (threadIdx.x < size) {
-                    out[blockIdx.x * 16 + threadIdx.x] = kevo_cluster_ld_f32(&mine, threadIdx.x);
-                }
-                if (threadIdx.x == 0) out[blockIdx.x * 16 + 15] = size;
-                kevo_cluster_arrive();
-                kevo_cluster_wait();
-            }
-            """;
+    /**
+     * Every block publishes rank * 10 + its first element, then reads every peer's value after the barrier. The same
+     * file is the model's system prompt's example of a cluster kernel known to work ({@code {{known_to_work}}}).
+     */
+    static final String KERNEL = Prelude.resource(ClusterGpuTest.class, "/dev/kevo/agent/llm/known-cluster.cu");
 
     private Gpu gpu;
     private Module module;
