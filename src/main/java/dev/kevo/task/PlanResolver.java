@@ -9,12 +9,10 @@ public final class PlanResolver {
     private static final long MAX_GRID = Integer.MAX_VALUE;
     private static final long MAX_BLOCK = 1024;
     /**
-     * The largest thread-block cluster any device allows (Hopper, with the non-portable size opted in); past
-     * {@link #PORTABLE_CLUSTER} the device decides at launch.
+     * The largest thread-block cluster any device allows (Hopper, with the non-portable size opted in); past the
+     * portable 8 the kernel is opted in at launch and the device decides whether it fits.
      */
     public static final int MAX_CLUSTER = 16;
-    /** The cluster size every device with clusters guarantees. */
-    public static final int PORTABLE_CLUSTER = 8;
     /** A plan asking for more scratch memory than this is treated as a mistake, not a request. */
     private static final long MAX_WORKSPACE = 1L << 34;
 
