@@ -101,13 +101,20 @@ __device__ __forceinline__ unsigned kevo_shared_addr(const void* p) {
     return (unsigned)a;
 }
 
+#if __CUDA_ARCH__ >= 900
+// The cluster-wide shared-memory address of the object at p (a __shared__ variable of this kernel) in block `rank`.
+__device__ __forceinline__ unsigned kevo_cluster_addr(const void* p, unsigned rank) {
+    unsigned a;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(kevo_shared_addr(p)), "r"(rank));
+    return a;
+}
+#endif
+
 // Reads the object at p (a __shared__ variable of this kernel) as it is in block `rank` of this cluster.
 __device__ __forceinline__ float kevo_cluster_ld_f32(const float* p, unsigned rank) {
     float v;
 #if __CUDA_ARCH__ >= 900
-    unsigned a;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(kevo_shared_addr(p)), "r"(rank));
-    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(kevo_cluster_addr(p, rank)) : "memory");
 #else
     v = *p;
 #endif
@@ -117,9 +124,8 @@ __device__ __forceinline__ float kevo_cluster_ld_f32(const float* p, unsigned ra
 __device__ __forceinline__ float2 kevo_cluster_ld_f2(const float2* p, unsigned rank) {
     float2 v;
 #if __CUDA_ARCH__ >= 900
-    unsigned a;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(kevo_shared_addr(p)), "r"(rank));
-    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(a) : "memory");
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y)
+                 : "r"(kevo_cluster_addr(p, rank)) : "memory");
 #else
     v = *p;
 #endif
