@@ -26,6 +26,8 @@ import java.util.Map;
  * @param device the GPU that measured it ({@code ordinal name}), set by the supervisor that ran it
  * @param phaseMs where the evaluator's time went, by phase ({@code compile}, {@code check}, {@code timing}:
  *     settle included), in milliseconds
+ * @param sanitized what compute-sanitizer found, when the file was run under it (a finding is then also the
+ *     verdict); null when it was not
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
@@ -33,7 +35,7 @@ public record CandidateResult(String name, String path, String description, Verd
                               Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
                               Long timingSecret, Double evaluationMs, Double workerStartMs, String device,
-                              Map<String, Double> phaseMs) {
+                              Map<String, Double> phaseMs, Sanitized sanitized) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
@@ -71,6 +73,7 @@ public record CandidateResult(String name, String path, String description, Verd
         b.workerStartMs = workerStartMs;
         b.device = device;
         b.phaseMs = phaseMs;
+        b.sanitized = sanitized;
         return b;
     }
 
@@ -95,6 +98,7 @@ public record CandidateResult(String name, String path, String description, Verd
         private Double workerStartMs;
         private String device;
         private Map<String, Double> phaseMs;
+        private Sanitized sanitized;
 
         private Builder(String name, Verdict verdict, long inputSeed) {
             this.name = name;
@@ -172,15 +176,46 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        public Builder sanitized(Sanitized value) {
+            sanitized = value;
+            return this;
+        }
+
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
                     floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, evaluationMs,
-                    workerStartMs,
-                    device, phaseMs);
+                    workerStartMs, device, phaseMs, sanitized);
         }
     }
 
     public boolean passed() {
         return verdict.passed();
+    }
+
+    /**
+     * This result with what compute-sanitizer found. A finding is the verdict (it names the cause, where an output
+     * check at most shows a symptom) and takes the score away; the verdict it replaces stays in the detail.
+     */
+    public CandidateResult withSanitized(Sanitized found) {
+        Builder b = toBuilder().sanitized(found);
+        if (found.passed()) {
+            return b.build();
+        }
+        Builder rejected = new Builder(name, found.verdict(), inputSeed);
+        rejected.path = b.path;
+        rejected.description = b.description;
+        rejected.detail = found.detail() + (passed() ? "" : "; the evaluation also found " + verdict.id()
+                + (detail == null ? "" : ": " + detail));
+        rejected.compileMs = b.compileMs;
+        rejected.compileLog = b.compileLog;
+        rejected.kernels = b.kernels;
+        rejected.shapes = b.shapes;
+        rejected.timingSecret = b.timingSecret;
+        rejected.evaluationMs = b.evaluationMs;
+        rejected.workerStartMs = b.workerStartMs;
+        rejected.device = b.device;
+        rejected.phaseMs = b.phaseMs;
+        rejected.sanitized = found;
+        return rejected.build();
     }
 }

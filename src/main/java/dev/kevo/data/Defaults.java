@@ -63,6 +63,8 @@ public final class Defaults {
     public static final double WORKER_MEMORY_GB = 16;
     public static final double LAUNCH_MINIMUM_S = 1;
     public static final double LAUNCH_FACTOR = 100;
+    /** What kevo hands out is sanitized; a pass over every candidate costs more than its evaluation. */
+    public static final SanitizeWhen SANITIZE = SanitizeWhen.CHAMPION;
 
     // A language model's block (agents[].model)
     public static final int MAX_OUTPUT_TOKENS = 8192;

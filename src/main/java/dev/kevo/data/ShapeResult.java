@@ -39,6 +39,13 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         return d.build();
     }
 
+    /** A shape whose plan ran with nothing measured: what the sanitizer pass reports it ran. */
+    public static ShapeResult ran(String shape, int plan) {
+        Draft d = new Draft(shape, Verdict.PASS);
+        d.plan = plan;
+        return d.build();
+    }
+
     public static ShapeResult failed(String shape, Verdict verdict, String detail) {
         Draft d = new Draft(shape, verdict);
         d.detail = detail;

@@ -30,7 +30,18 @@ public enum Verdict {
      */
     TIMED_OUTPUT_WRONG("timed-output-wrong"),
     /** Faster than reading the input from memory can be, beyond the measured noise: no correct softmax is. */
-    FASTER_THAN_MEMORY("faster-than-memory");
+    FASTER_THAN_MEMORY("faster-than-memory"),
+    /**
+     * compute-sanitizer's memcheck or initcheck found an access outside the kernel's buffers (a read past x included,
+     * which no output shows) or a read of global memory nothing wrote ({@code kevo eval --sanitize}).
+     */
+    MEMORY_ERROR("memory-error"),
+    /**
+     * compute-sanitizer's racecheck found shared-memory accesses no barrier orders, or synccheck a barrier used
+     * wrongly (threads of a block or warp diverging at it): results that depend on timing, which a GPU may rarely
+     * show.
+     */
+    DATA_RACE("data-race");
 
     private final String id;
 

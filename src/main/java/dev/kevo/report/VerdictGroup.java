@@ -31,7 +31,8 @@ public enum VerdictGroup {
             case PASS -> PASS;
             // Rejected before a launch could run: the file, its plan or its resources do not work.
             case CONTRACT_ERROR, COMPILE_ERROR, MISSING_KERNEL, PLAN_ERROR, RESOURCES_EXCEEDED -> COMPILE;
-            case UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT -> WRONG;
+            // A memory error or a race found by the sanitizer is a result that happened to come out right.
+            case UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, MEMORY_ERROR, DATA_RACE -> WRONG;
             case COMPILE_TIMEOUT, KERNEL_TIMEOUT -> TIMEOUT;
             case LAUNCH_FAILED, ILLEGAL_ADDRESS, KERNEL_FAULT, WORKER_CRASHED -> CRASH;
             // What docs/reliability.md lists as cheats the checks catch: writing outside y, changing x, output that

@@ -1,0 +1,108 @@
+package dev.kevo.data;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What compute-sanitizer found when kevo ran a kernel file under it: part of the file's result, saved beside the
+ * file as {@code NAME.sanitized.json} (a campaign's mutants too), and what {@code kevo export} asks for.
+ *
+ * @param verdict {@code pass}, {@code memory-error} or {@code data-race}; or why a tool's run gave no answer
+ *     ({@code kernel-timeout}, {@code worker-crashed}), which is no pass either
+ * @param detail the first finding in one line, naming the tool and the kernel; null for a pass
+ * @param tools the tools that ran, in order (a pass ran all of them; a finding stops the rest)
+ * @param shapes the shapes each tool ran the kernel on
+ * @param seconds wall time of the whole pass, every worker start included
+ * @param device the GPU it ran on
+ * @param sanitizer compute-sanitizer's version, as it reports it
+ * @param sourceHash the source hash of the exact bytes that ran: a record covers that source and no other
+ * @param date when (UTC, ISO-8601)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Sanitized(Verdict verdict, String detail, List<String> tools, List<String> shapes, double seconds,
+                        String device, String sanitizer, String sourceHash, String date) {
+
+    public Sanitized {
+        tools = tools == null ? List.of() : List.copyOf(tools);
+        shapes = shapes == null ? List.of() : List.copyOf(shapes);
+    }
+
+    public static Builder builder(Verdict verdict) {
+        return new Builder(verdict);
+    }
+
+    @JsonIgnore
+    public boolean passed() {
+        return verdict.passed();
+    }
+
+    /** One line for tables and headers: "pass (memcheck, racecheck ... on 32x128, 8x128256; 21.4 s)". */
+    public String summary() {
+        String ran = String.join(", ", tools) + (shapes.isEmpty() ? "" : " on " + String.join(", ", shapes));
+        return String.format(Locale.ROOT, "%s (%s; %.1f s)", passed() ? "pass" : verdict.id() + ": " + detail, ran,
+                seconds);
+    }
+
+    /** Names every part, so that no caller passes a row of values in order. */
+    public static final class Builder {
+        private final Verdict verdict;
+        private String detail;
+        private List<String> tools;
+        private List<String> shapes;
+        private double seconds;
+        private String device;
+        private String sanitizer;
+        private String sourceHash;
+        private String date;
+
+        private Builder(Verdict verdict) {
+            this.verdict = verdict;
+        }
+
+        public Builder detail(String value) {
+            detail = value;
+            return this;
+        }
+
+        public Builder tools(List<String> value) {
+            tools = value;
+            return this;
+        }
+
+        public Builder shapes(List<String> value) {
+            shapes = value;
+            return this;
+        }
+
+        public Builder seconds(double value) {
+            seconds = value;
+            return this;
+        }
+
+        public Builder device(String value) {
+            device = value;
+            return this;
+        }
+
+        public Builder sanitizer(String value) {
+            sanitizer = value;
+            return this;
+        }
+
+        public Builder sourceHash(String value) {
+            sourceHash = value;
+            return this;
+        }
+
+        public Builder date(String value) {
+            date = value;
+            return this;
+        }
+
+        public Sanitized build() {
+            return new Sanitized(verdict, detail, tools, shapes, seconds, device, sanitizer, sourceHash, date);
+        }
+    }
+}
