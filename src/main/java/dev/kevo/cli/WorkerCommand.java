@@ -35,6 +35,9 @@ public final class WorkerCommand implements Callable<Integer> {
                     + " (the host srun ran on), else this host.")
     String connectHost;
 
+    @Option(names = "--sanitize-run", description = "Run each file's plans for compute-sanitizer to watch; judge nothing.")
+    boolean sanitizeRun;
+
     @Spec
     CommandSpec spec;
 
@@ -49,10 +52,10 @@ public final class WorkerCommand implements Callable<Integer> {
         Optional<Integer> gpu = Optional.ofNullable(device);
         Optional<Path> lib = Optional.ofNullable(nvrtc);
         if (connectPort == null) {
-            return new WorkerLoop(gpu, lib, System.in, stdout).run();
+            return new WorkerLoop(gpu, lib, System.in, stdout, sanitizeRun).run();
         }
         try (Socket socket = ConnectBack.connect(Optional.ofNullable(connectHost), connectPort, System.getenv())) {
-            return new WorkerLoop(gpu, lib, socket.getInputStream(), ConnectBack.output(socket)).run();
+            return new WorkerLoop(gpu, lib, socket.getInputStream(), ConnectBack.output(socket), sanitizeRun).run();
         }
     }
 }

@@ -31,6 +31,10 @@ public interface Launcher {
      */
     boolean expendable();
 
+    /** Told the process it started, once it runs (a sanitizer's launcher reads its exit status). */
+    default void started(Process process) {
+    }
+
     /** Stops the worker's process now, the candidate in it or not. */
     void stop(Process process);
 

@@ -4,6 +4,8 @@ import dev.kevo.KevoException;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.SanitizeWhen;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.Phase;
 import dev.kevo.task.KernelFile;
@@ -28,7 +30,8 @@ public final class Supervisor implements AutoCloseable {
      * baseline.
      */
     public record Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings,
-                        String arch, int sms, BaselineChoice baselineChoice, Launcher launcher) {
+                        String arch, int sms, BaselineChoice baselineChoice, Launcher launcher,
+                        ComputeSanitizer sanitizer) {
         public Setup {
             workerCommand = List.copyOf(workerCommand);
         }
@@ -48,6 +51,7 @@ public final class Supervisor implements AutoCloseable {
             private String arch;
             private int sms;
             private Launcher launcher = Launcher.LOCAL;
+            private ComputeSanitizer sanitizer;
 
             private Builder(List<String> workerCommand, Suite suite, EvalSettings settings) {
                 this.workerCommand = workerCommand;
@@ -78,8 +82,15 @@ public final class Supervisor implements AutoCloseable {
                 return this;
             }
 
+            /** What {@link #sanitize} runs workers under (null: this supervisor sanitizes nothing). */
+            public Builder sanitizer(ComputeSanitizer value) {
+                this.sanitizer = value;
+                return this;
+            }
+
             public Setup build() {
-                return new Setup(workerCommand, suite, baseline, settings, arch, sms, baselineChoice, launcher);
+                return new Setup(workerCommand, suite, baseline, settings, arch, sms, baselineChoice, launcher,
+                        sanitizer);
             }
         }
     }
@@ -191,6 +202,29 @@ public final class Supervisor implements AutoCloseable {
             result.workerStartMs(restartMillis.getLast());
         }
         return result.build();
+    }
+
+    /**
+     * Runs {@code file} under each compute-sanitizer tool, in workers of its own on this supervisor's device
+     * ({@link SanitizerPass}); this supervisor's worker stays as it is. Never throws for anything the file does.
+     *
+     * @throws IllegalStateException when this supervisor was set up without a sanitizer
+     */
+    public Sanitized sanitize(KernelFile file, long inputSeed) {
+        if (setup.sanitizer() == null) {
+            throw new IllegalStateException("this supervisor has no compute-sanitizer");
+        }
+        return new SanitizerPass(setup, ready().judgedOn()).run(file, inputSeed);
+    }
+
+    /** Whether every candidate that passes here is also sanitized ({@code sanitize: every}, with a sanitizer). */
+    public boolean sanitizesEvery() {
+        return setup.sanitizer() != null && setup.settings().sanitize() == SanitizeWhen.EVERY;
+    }
+
+    /** Whether {@link #sanitize} can run here. */
+    public boolean sanitizes() {
+        return setup.sanitizer() != null;
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.kevo.eval.Baseline;
 import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Phase;
 import dev.kevo.eval.Preflight;
+import dev.kevo.eval.SanitizedRun;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -40,13 +41,24 @@ public final class WorkerLoop {
     private final Optional<Path> nvrtcPath;
     private final InputStream in;
     private final OutputStream out;
+    private final boolean sanitizerRun;
 
     /** @param device the GPU to judge on, or empty for a check-only worker */
     public WorkerLoop(Optional<Integer> device, Optional<Path> nvrtcPath, InputStream in, OutputStream out) {
+        this(device, nvrtcPath, in, out, false);
+    }
+
+    /**
+     * @param sanitizerRun a worker that compute-sanitizer runs ({@link SanitizerPass}): it runs each file's plans
+     *     ({@link SanitizedRun}) and judges nothing, with no baseline
+     */
+    public WorkerLoop(Optional<Integer> device, Optional<Path> nvrtcPath, InputStream in, OutputStream out,
+                      boolean sanitizerRun) {
         this.device = device;
         this.nvrtcPath = nvrtcPath;
         this.in = in;
         this.out = out;
+        this.sanitizerRun = sanitizerRun;
     }
 
     /** A judged file, and its cubin when a check-only worker compiled it for a GPU worker. */
@@ -97,6 +109,9 @@ public final class WorkerLoop {
             if (device.isEmpty()) {
                 return checkOnly(configure, nvrtc, suite, start);
             }
+            if (sanitizerRun) {
+                return underSanitizer(opened, nvrtc, suite, start);
+            }
             try (Gpu gpu = opened) {
                 Baseline baseline = configure.baseline() != null && configure.baseline().isCudnn()
                         ? new Baseline.Vendor(Cudnn.load(System.getenv(),
@@ -125,6 +140,16 @@ public final class WorkerLoop {
         } catch (KevoException e) {
             send(new Message.Failed(e.getMessage(), e.kind().exitCode().code()));
             return e.kind().exitCode().code();
+        }
+    }
+
+    /** Runs each file's plans for a sanitizer to watch; the sanitizer's report, not the answer, is the judgement. */
+    private int underSanitizer(Gpu opened, Nvrtc nvrtc, Suite suite, long start) throws IOException {
+        try (Gpu gpu = opened; SanitizedRun run = new SanitizedRun(gpu, nvrtc,
+                CompileCache.fromEnvironment(System.getenv()), suite)) {
+            send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
+                    System.getenv()));
+            return serve((file, request, phases) -> new Answer(run.run(file, request.inputSeed(), phases), null));
         }
     }
 

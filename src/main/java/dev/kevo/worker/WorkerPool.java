@@ -2,6 +2,7 @@ package dev.kevo.worker;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Sanitized;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.List;
@@ -191,7 +192,11 @@ public final class WorkerPool implements AutoCloseable {
             Optional<CandidateResult> judged = attempt(worker, file, w -> {
                 Message.Compiled usable = compiled != null && w.ready().device() != null
                         && compiled.arch().equals(w.ready().device().arch()) ? compiled : null;
-                return w.evaluate(file, inputSeed, null, false, usable);
+                CandidateResult result = w.evaluate(file, inputSeed, null, false, usable);
+                // On the device just used, before it is free: a sanitizer run beside another candidate's timing
+                // would disturb that timing.
+                return w.sanitizesEvery() && result.passed() ? result.withSanitized(w.sanitize(file, inputSeed))
+                        : result;
             });
             if (judged.isPresent()) {
                 return judged.get();
@@ -204,8 +209,7 @@ public final class WorkerPool implements AutoCloseable {
      * Judges on {@code worker} and frees it; empty when the cluster took the worker away mid-candidate (it will
      * start a new step for its next one) or it could not start again (it is left out of the pool).
      */
-    private Optional<CandidateResult> attempt(Supervisor worker, KernelFile file,
-                                              Function<Supervisor, CandidateResult> judge) {
+    private <T> Optional<T> attempt(Supervisor worker, KernelFile file, Function<Supervisor, T> judge) {
         boolean keep = true;
         try {
             return Optional.of(judge.apply(worker));
@@ -257,6 +261,21 @@ public final class WorkerPool implements AutoCloseable {
 
     /** Judges on the first device's worker, whatever else is free: the device that confirms champions. */
     public CandidateResult confirm(KernelFile file, long inputSeed) {
+        return onFirst(file, w -> w.evaluate(file, inputSeed, false));
+    }
+
+    /**
+     * Runs {@code file} under compute-sanitizer on the first device, as {@link #confirm} judges there; empty when
+     * the pool's workers were set up without a sanitizer.
+     */
+    public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+        if (live.isEmpty() || !live.getFirst().sanitizes()) {
+            return Optional.empty();
+        }
+        return Optional.of(onFirst(file, w -> w.sanitize(file, inputSeed)));
+    }
+
+    private <T> T onFirst(KernelFile file, Function<Supervisor, T> judge) {
         while (true) {
             if (live.isEmpty()) {
                 throw KevoException.environment("every worker is gone");
@@ -271,7 +290,7 @@ public final class WorkerPool implements AutoCloseable {
                     throw KevoException.environment("interrupted while waiting for the confirming worker");
                 }
             }
-            Optional<CandidateResult> judged = attempt(first, file, w -> w.evaluate(file, inputSeed, false));
+            Optional<T> judged = attempt(first, file, judge);
             if (judged.isPresent()) {
                 return judged.get();
             }

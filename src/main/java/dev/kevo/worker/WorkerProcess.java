@@ -60,6 +60,7 @@ final class WorkerProcess {
                 builder.environment().putAll(back.environment());
             }
             process = builder.start();
+            launcher.started(process);
         } catch (IOException e) {
             if (back != null) {
                 back.close();

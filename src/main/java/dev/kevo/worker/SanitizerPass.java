@@ -1,0 +1,134 @@
+package dev.kevo.worker;
+
+import dev.kevo.KevoException;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Sanitized;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Verdict;
+import dev.kevo.task.KernelFile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * A kernel file run under each compute-sanitizer tool, each in a worker of its own (the sanitizer runs one tool per
+ * process) started where {@code setup}'s workers start, on their device: the worker compiles the file, runs every
+ * plan the suite reaches on the smallest suite shape that reaches it, on two input cases, in buffers of exactly
+ * the shape's size, untimed, with no baseline (see {@code SanitizedRun}). A tool's run passes only when the worker
+ * answered, the tool's summary is there and counts nothing, it printed no finding and it exited 0: a report that
+ * is missing or cut short is never a pass. The first tool that does not pass ends the pass.
+ */
+final class SanitizerPass {
+    /** What makes a worker a sanitizer's: it runs the file's plans and nothing of an evaluation. */
+    static final String WORKER_FLAG = "--sanitize-run";
+
+    private final Supervisor.Setup setup;
+    private final String device;
+
+    SanitizerPass(Supervisor.Setup setup, String device) {
+        this.setup = setup;
+        this.device = device;
+    }
+
+    /** What one tool's run came to. */
+    record Outcome(Verdict verdict, String detail, List<String> shapes) {
+    }
+
+    Sanitized run(KernelFile file, long inputSeed) {
+        long start = System.nanoTime();
+        List<String> tools = new ArrayList<>();
+        List<String> shapes = List.of();
+        Outcome failed = null;
+        for (SanitizerTool tool : SanitizerTool.values()) {
+            tools.add(tool.id());
+            Outcome outcome = runTool(tool, file, inputSeed);
+            if (!outcome.shapes().isEmpty()) {
+                shapes = outcome.shapes();
+            }
+            if (!outcome.verdict().passed()) {
+                failed = outcome;
+                break;
+            }
+        }
+        return Sanitized.builder(failed == null ? Verdict.PASS : failed.verdict())
+                .detail(failed == null ? null : failed.detail()).tools(tools).shapes(shapes)
+                .seconds((System.nanoTime() - start) / 1e9).device(device).sanitizer(setup.sanitizer().version())
+                .date(OffsetDateTime.now(ZoneOffset.UTC).toString()).build();
+    }
+
+    private Outcome runTool(SanitizerTool tool, KernelFile file, long inputSeed) {
+        Path log;
+        try {
+            log = Files.createTempFile("kevo-" + tool.id() + "-", ".log");
+        } catch (IOException e) {
+            throw KevoException.environment("cannot make a file for compute-sanitizer's report: " + e.getMessage());
+        }
+        SanitizerLauncher launcher = new SanitizerLauncher(setup.sanitizer(), tool, log, setup.launcher());
+        List<String> command = new ArrayList<>(setup.workerCommand());
+        command.add(WORKER_FLAG);
+        CandidateResult ran;
+        try (Supervisor worker = new Supervisor(Supervisor.Setup.builder(command, setup.suite(), setup.settings())
+                .launcher(launcher).build())) {
+            ran = worker.evaluate(file, inputSeed, false);
+        } catch (KevoException e) {
+            throw new KevoException(e.kind(), "under compute-sanitizer " + tool.id() + ": " + e.getMessage(), e);
+        }
+        String text;
+        try {
+            text = Files.exists(log) ? Files.readString(log) : "";
+        } catch (IOException e) {
+            text = "";
+        }
+        Outcome outcome = judge(tool, ran, SanitizerReport.parse(tool, text), launcher.exitCode(), log);
+        boolean kept = !outcome.verdict().passed() && outcome.detail().contains(log.toString());
+        if (!kept) {
+            try {
+                Files.deleteIfExists(log);
+            } catch (IOException e) {
+                // A report left in the temporary folder harms nothing.
+            }
+        }
+        return outcome;
+    }
+
+    /**
+     * One tool's run: what the worker answered, what the tool wrote, and how the sanitizer exited. A finding is the
+     * tool's verdict whatever the worker said (memcheck ends a kernel at a bad access, and the worker may then
+     * report a fault); short of one, a worker that gave no clean answer gives its own verdict, and a report that
+     * does not add up keeps its log for a person to read.
+     */
+    static Outcome judge(SanitizerTool tool, CandidateResult ran, SanitizerReport report, OptionalInt exit,
+                         Path log) {
+        List<String> shapes = ran.shapes().stream().map(ShapeResult::shape).toList();
+        if (!report.findings().isEmpty() || report.count() > 0) {
+            return new Outcome(tool.verdict(), report.detail(), shapes);
+        }
+        if (!ran.passed()) {
+            return new Outcome(ran.verdict(), tool.id() + ": under the sanitizer, " + ran.verdict().id()
+                    + (ran.detail() == null ? "" : ": " + ran.detail()), shapes);
+        }
+        String kept = "; its report: " + log;
+        if (!report.summarized() || report.targetFailed()) {
+            return new Outcome(Verdict.WORKER_CRASHED, report.detail() + exitNote(exit) + kept, shapes);
+        }
+        if (exit.isEmpty() || exit.getAsInt() != 0) {
+            Verdict verdict = exit.isPresent() && exit.getAsInt() == ComputeSanitizer.FINDINGS_EXIT ? tool.verdict()
+                    : Verdict.WORKER_CRASHED;
+            return new Outcome(verdict, tool.id() + ": a clean report, but" + exitNote(exit) + kept, shapes);
+        }
+        if (shapes.isEmpty()) {
+            return new Outcome(Verdict.WORKER_CRASHED, tool.id() + ": the worker ran no shape", shapes);
+        }
+        return new Outcome(Verdict.PASS, null, shapes);
+    }
+
+    private static String exitNote(OptionalInt exit) {
+        return exit.isPresent() ? " (compute-sanitizer exited " + exit.getAsInt() + ")"
+                : " (compute-sanitizer had not exited)";
+    }
+}
