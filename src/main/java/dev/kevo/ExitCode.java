@@ -9,7 +9,7 @@ public enum ExitCode {
     OK(0, "success"),
     REJECTED(1, "a kernel was rejected, or a re-evaluated score moved"),
     USAGE(2, "bad input: usage, config, suite, kernel file or campaign folder"),
-    NO_GPU(3, "no GPU, driver, NVRTC or cuDNN where one is needed"),
+    NO_GPU(3, "no GPU, driver, NVRTC, cuDNN or compute-sanitizer where one is needed"),
     NOT_COMPILED(4, "every check passed except compiling, skipped: no NVRTC found"),
     INTERNAL(70, "internal error: a bug in kevo (--verbose for the stack trace)");
 

@@ -9,14 +9,18 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalRecord;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.report.EvalTable;
+import dev.kevo.store.SanitizedRecords;
+import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;
 import dev.kevo.worker.Supervisor;
 import java.io.IOException;
@@ -80,6 +84,15 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
     @Option(names = "--cold", description = "Also show a first launch's time, what a naive harness would report.")
     boolean cold;
 
+    @Option(names = "--sanitize",
+            description = "Then run each file whose launches all returned under compute-sanitizer (memcheck, "
+                    + "racecheck, synccheck, initcheck) on the smallest suite shape of each plan: a finding is the "
+                    + "verdict (memory-error, data-race). The outcome is recorded beside the file as "
+                    + "NAME.sanitized.json, which kevo export asks for. $" + ComputeSanitizer.VARIABLE
+                    + " names the binary; default: the PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. "
+                    + "(sanitize: every in the config does this for every file that passes.)")
+    boolean sanitize;
+
     @Spec
     CommandSpec spec;
 
@@ -89,7 +102,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 ExitCode.OK, "every file passed",
                 ExitCode.REJECTED, "a file was rejected (the verdict says why)",
                 ExitCode.USAGE, "bad usage, config, suite or kernel file",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC, or no cuDNN for --baseline cudnn");
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn, or no compute-sanitizer for "
+                        + "--sanitize");
     }
 
     @Override
@@ -114,9 +128,10 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         long inputSeed = requestedInputSeed != null ? requestedInputSeed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();
 
+        Optional<ComputeSanitizer> sanitizer = Workers.sanitizer(settings, sanitize);
         List<CandidateResult> results = new ArrayList<>();
         try (Supervisor supervisor = Workers.supervisor(early, Optional.of(device), inputs.nvrtcPath(), suite,
-                resolved, settings)) {
+                resolved, settings, sanitizer)) {
             Message.Ready ready = supervisor.ready();
             // Said once a worker is ready: on a host without a GPU the one line is that.
             resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
@@ -125,9 +140,13 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                             + "input seed %d%n", Version.current(), gpu.name(), gpu.arch(), gpu.sms(),
                     gpu.driverVersion(), ready.nvrtcVersion(), suite.name(), suite.shapes().size(),
                     choice.describe(), inputSeed);
+            sanitizer.ifPresent(cs -> out.println("sanitizer: compute-sanitizer " + cs.version()));
             out.flush();
             for (Path file : files) {
                 CandidateResult result = evaluateOne(supervisor, file, inputSeed);
+                if (sanitizer.isPresent() && result.verdict().launchesReturned()) {
+                    result = sanitizeOne(supervisor, file, result, inputSeed);
+                }
                 results.add(result);
                 EvalTable.print(result, choice.label(), settings.tolerance().relativeL2(), cold, out);
                 out.flush();
@@ -161,6 +180,22 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
         }
+    }
+
+    /**
+     * The file under compute-sanitizer, its finding the verdict, and the outcome recorded beside it for kevo export
+     * (a folder kevo cannot write to costs the record, with a line saying so, not the judgement).
+     */
+    private CandidateResult sanitizeOne(Supervisor supervisor, Path path, CandidateResult judged, long inputSeed) {
+        KernelFile file = ContractParser.read(path);
+        Sanitized found = supervisor.sanitize(file, inputSeed).withSourceHash(SourceHash.of(file.source()));
+        try {
+            SanitizedRecords.write(path, found);
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("kevo: " + SanitizedRecords.beside(path)
+                    + ": cannot record the sanitizer's outcome (" + e.getMessage() + ")");
+        }
+        return judged.withSanitized(found);
     }
 
     private void writeJson(EvalRecord record) {

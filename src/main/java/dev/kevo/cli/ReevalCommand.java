@@ -15,6 +15,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
 import java.io.PrintWriter;
@@ -106,10 +107,13 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         int moved = 0;
         // One worker: here on --device, or (--workers slurm) a step of the allocation, judged again elsewhere if lost.
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.of(1));
+        // As the campaign judged them: with sanitize: every, each passing mutant is sanitized again too.
+        Optional<ComputeSanitizer> sanitizer = Workers.sanitizer(settings, false);
         try (WorkerPool supervisor = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false,
+                        sanitizer)
                 : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
-                        baseline, settings)), null, System.err::println)) {
+                        baseline, settings, sanitizer)), null, System.err::println)) {
             out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s, baseline %s%n", chosen.size(), campaign,
                     supervisor.ready().getFirst().judgedOn(), judged.name(), baseline.choice().describe());
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");

@@ -3,9 +3,11 @@ package dev.kevo.cli;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.data.Ablation;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.SanitizeWhen;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Launcher;
 import dev.kevo.worker.SlurmAllocation;
 import dev.kevo.worker.SrunLauncher;
@@ -34,22 +36,38 @@ final class Workers {
                 .target(arch, sms).build());
     }
 
-    /** A supervisor for a GPU worker judging against a resolved baseline (a kernel file or cuDNN). */
+    /**
+     * A supervisor for a GPU worker judging against a resolved baseline (a kernel file or cuDNN), which can also run
+     * files under {@code sanitizer} when there is one.
+     */
     static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                 BaselineResolver.Resolved baseline, EvalSettings settings) {
-        return new Supervisor(setup(device, nvrtc, suite, baseline, settings));
+                                 BaselineResolver.Resolved baseline, EvalSettings settings,
+                                 Optional<ComputeSanitizer> sanitizer) {
+        return new Supervisor(setup(device, nvrtc, suite, baseline, settings, sanitizer));
     }
 
     /** As {@link #supervisor}, adopting a worker already started with {@link #spawnEarly}. */
     static Supervisor supervisor(Supervisor.Spawned early, Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                 BaselineResolver.Resolved baseline, EvalSettings settings) {
-        return new Supervisor(setup(device, nvrtc, suite, baseline, settings), early);
+                                 BaselineResolver.Resolved baseline, EvalSettings settings,
+                                 Optional<ComputeSanitizer> sanitizer) {
+        return new Supervisor(setup(device, nvrtc, suite, baseline, settings, sanitizer), early);
     }
 
     private static Supervisor.Setup setup(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                          BaselineResolver.Resolved baseline, EvalSettings settings) {
+                                          BaselineResolver.Resolved baseline, EvalSettings settings,
+                                          Optional<ComputeSanitizer> sanitizer) {
         return Supervisor.Setup.builder(command(device, nvrtc), suite, settings).baseline(baseline.file())
-                .baselineChoice(baseline.choice()).build();
+                .baselineChoice(baseline.choice()).sanitizer(sanitizer.orElse(null)).build();
+    }
+
+    /**
+     * The compute-sanitizer a command needs: one when it was asked for ({@code kevo eval --sanitize}, a campaign
+     * whose champion is to be sanitized) or when every candidate is ({@code sanitize: every}); looked for before
+     * any worker starts, so that a host without one fails at once, not after the work.
+     */
+    static Optional<ComputeSanitizer> sanitizer(EvalSettings settings, boolean asked) {
+        return asked || settings.sanitize() == SanitizeWhen.EVERY
+                ? Optional.of(ComputeSanitizer.locate(System.getenv())) : Optional.empty();
     }
 
     /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */
@@ -80,8 +98,9 @@ final class Workers {
      * the host has, since this process never loads CUDA.
      */
     static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, BaselineResolver.Resolved baseline,
-                           EvalSettings settings) {
-        IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings);
+                           EvalSettings settings, Optional<ComputeSanitizer> sanitizer) {
+        IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings,
+                sanitizer);
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
                 null, settings, arch, sms);
         if (!selection.equals("all")) {
@@ -103,11 +122,12 @@ final class Workers {
      * class path, so kevo must sit where every node of the allocation sees it at the same path.
      */
     static WorkerPool slurmPool(List<SrunLauncher> launchers, Optional<Path> nvrtc, Suite suite,
-                                BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead) {
+                                BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead,
+                                Optional<ComputeSanitizer> sanitizer) {
         List<String> worker = command(Optional.of(0), nvrtc);
         List<Supervisor> steps = launchers.stream()
                 .map(l -> new Supervisor(Supervisor.Setup.builder(worker, suite, settings).baseline(baseline.file())
-                        .baselineChoice(baseline.choice()).launcher(l).build()))
+                        .baselineChoice(baseline.choice()).launcher(l).sanitizer(sanitizer.orElse(null)).build()))
                 .toList();
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
                 null, settings, arch, sms);

@@ -38,11 +38,20 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
         return verdict.passed();
     }
 
-    /** One line for tables and headers: "pass (memcheck, racecheck ... on 32x128, 8x128256; 21.4 s)". */
+    /** This record, covering the source whose hash is {@code hash}. */
+    public Sanitized withSourceHash(String hash) {
+        return new Sanitized(verdict, detail, tools, shapes, seconds, device, sanitizer, hash, date);
+    }
+
+    /** What ran and how it ended, without the finding: "pass: memcheck, racecheck ... on 32x128, 8x128256 (21.4 s)". */
     public String summary() {
-        String ran = String.join(", ", tools) + (shapes.isEmpty() ? "" : " on " + String.join(", ", shapes));
-        return String.format(Locale.ROOT, "%s (%s; %.1f s)", passed() ? "pass" : verdict.id() + ": " + detail, ran,
-                seconds);
+        return String.format(Locale.ROOT, "%s: %s%s (%.1f s)", verdict.id(), String.join(", ", tools),
+                shapes.isEmpty() ? "" : " on " + String.join(", ", shapes), seconds);
+    }
+
+    /** {@link #summary()} and the finding, for where no verdict line shows it. */
+    public String line() {
+        return summary() + (detail == null ? "" : "; " + detail);
     }
 
     /** Names every part, so that no caller passes a row of values in order. */

@@ -57,4 +57,16 @@ public enum Verdict {
     public boolean passed() {
         return this == PASS;
     }
+
+    /**
+     * Whether the kernel's launches all ran and returned, so that what it gets is about its outputs (or it passed):
+     * a kernel compute-sanitizer can run too, and whose sanitizer findings say more than this verdict.
+     */
+    public boolean launchesReturned() {
+        return switch (this) {
+            case PASS, UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT,
+                 TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY -> true;
+            default -> false;
+        };
+    }
 }

@@ -54,6 +54,9 @@ public final class EvalTable {
                     .collect(Collectors.joining(", ")) + String.format(Locale.ROOT, "; compiled in %.0f ms",
                     result.compileMs()));
         }
+        if (result.sanitized() != null) {
+            out.println("  sanitized  " + result.sanitized().summary());
+        }
         if (result.passed()) {
             String interval = result.scoreCiLow() == null ? "" : String.format(Locale.ROOT, " (95%% CI %.3f-%.3f)",
                     result.scoreCiLow(), result.scoreCiHigh());

@@ -4,6 +4,7 @@ import dev.kevo.data.CampaignState;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Sanitized;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -207,10 +208,21 @@ public final class CampaignStore {
         return dir.resolve(id + ".cu");
     }
 
+    /** Records what compute-sanitizer found in mutant {@code id}, beside its source ({@link SanitizedRecords}). */
+    public void saveSanitized(String id, Sanitized record) {
+        io(() -> SanitizedRecords.write(sourcePath(id), record));
+    }
+
+    /** What compute-sanitizer found in mutant {@code id}, when it ran on the source the folder holds. */
+    public Optional<Sanitized> sanitized(String id) {
+        return SanitizedRecords.covering(sourcePath(id), source(id));
+    }
+
     private static boolean isMutantRecord(Path file) {
         String name = file.getFileName().toString();
         return name.endsWith(".json") && !name.startsWith(".") && !name.equals(STATE)
-                && !name.equals(CHAMPION + ".json") && !name.equals(CONFIRMATION);
+                && !name.equals(CHAMPION + ".json") && !name.equals(CONFIRMATION)
+                && !name.endsWith(SanitizedRecords.SUFFIX);
     }
 
     private static String read(Path file) {
