@@ -13,6 +13,7 @@ import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.SanitizeWhen;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
@@ -24,6 +25,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;
 import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.WorkerPool;
@@ -121,9 +123,17 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             baseline.note().ifPresent(note -> err.println("kevo: " + note));
         }
         String selection = devices != null ? devices : frozen.config().deviceSelection();
+        Optional<ComputeSanitizer> sanitizer;
+        try {
+            sanitizer = Workers.sanitizer(frozen.settings(), frozen.settings().sanitize() != SanitizeWhen.OFF);
+        } catch (KevoException e) {
+            throw new KevoException(e.kind(), e.getMessage() + "; or set 'sanitize: off' in the campaign's eval "
+                    + "config (its champion then cannot be exported)");
+        }
         try (WorkerPool workers = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
-                : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings())) {
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true,
+                        sanitizer)
+                : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), sanitizer)) {
             CampaignStore store = start.store();
             CampaignConfig campaign = store.frozen().config();
             PrintWriter out = spec.commandLine().getOut();

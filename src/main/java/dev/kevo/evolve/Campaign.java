@@ -37,7 +37,8 @@ import java.util.function.LongSupplier;
  *
  * <p>This class is the loop itself; its parts: {@link Budget} (what is spent, and when to stop), {@link Recorder}
  * (each source judged once, every mutant recorded, the champion), {@link Breeding} (a generation's children and
- * their repairs) and {@link ChampionConfirmation} (the best few judged again on one device).
+ * their repairs), {@link ChampionConfirmation} (the best few judged again on one device) and
+ * {@link ChampionSanitizer} (no champion named unsanitized).
  */
 public final class Campaign {
     /** How many of the best a multi-device campaign judges again on one device before naming its champion. */
@@ -54,6 +55,7 @@ public final class Campaign {
     private final Budget budget;
     private final Recorder recorder;
     private final ChampionConfirmation confirmation;
+    private final ChampionSanitizer sanitizer;
 
     public Campaign(CampaignConfig config, CampaignStore store, Judge evaluations, AgentPool agents,
                     List<KernelFile> seeds, TaskContext context, CampaignListener listener, LongSupplier clockMillis) {
@@ -66,6 +68,7 @@ public final class Campaign {
         this.budget = new Budget(config.stop(), clockMillis);
         this.recorder = new Recorder(store, evaluations, budget, listener);
         this.confirmation = new ChampionConfirmation(evaluations, store, recorder, CONTENDERS);
+        this.sanitizer = new ChampionSanitizer(evaluations, store, recorder);
     }
 
     /** Runs (or resumes) until a stop condition holds; returns the final state. */
@@ -85,7 +88,7 @@ public final class Campaign {
             while (true) {
                 Optional<String> stop = budget.stopReason(state.generation(), state.stale());
                 if (stop.isPresent()) {
-                    CampaignState confirmed = confirmation.confirm(state);
+                    CampaignState confirmed = sanitizer.sanitize(confirmation.confirm(state));
                     // Not saved: state.json counts only whole generations, which a resume replays from.
                     CampaignState finished = snapshot(confirmed.generation(), confirmed.islands(), confirmed.stale());
                     MutantRecord champion = recorder.champion();

@@ -1,8 +1,10 @@
 package dev.kevo.evolve;
 
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Sanitized;
 import dev.kevo.task.KernelFile;
 import dev.kevo.worker.WorkerPool;
+import java.util.Optional;
 
 /**
  * Where a campaign sends candidates to be judged: supervised GPU workers, or a test double. Called from several
@@ -22,6 +24,14 @@ public interface Judge {
         return evaluate(file, inputSeed);
     }
 
+    /**
+     * Runs the file under compute-sanitizer on the device that confirms champions; empty where this judge has no
+     * sanitizer ({@code sanitize: off}, or a test double).
+     */
+    default Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+        return Optional.empty();
+    }
+
     /** A pool of supervised workers as a campaign's judge: several devices confirm the champion on the first. */
     static Judge of(WorkerPool workers) {
         return new Judge() {
@@ -38,6 +48,11 @@ public interface Judge {
             @Override
             public CandidateResult confirm(KernelFile file, long inputSeed) {
                 return workers.confirm(file, inputSeed);
+            }
+
+            @Override
+            public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+                return workers.sanitize(file, inputSeed);
             }
         };
     }

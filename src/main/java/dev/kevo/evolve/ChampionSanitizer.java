@@ -1,0 +1,98 @@
+package dev.kevo.evolve;
+
+import dev.kevo.KevoException;
+import dev.kevo.data.CampaignState;
+import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Sanitized;
+import dev.kevo.store.CampaignStore;
+import dev.kevo.store.SourceHash;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * No champion is named unsanitized: once the campaign has confirmed its champion, the champion runs under
+ * compute-sanitizer, and one with a finding gives the title to the next best that has none. Each record is kept
+ * beside the mutant's source ({@code <id>.sanitized.json}), where {@code kevo export} looks. Runs once, after
+ * champion confirmation, on the campaign's own thread; does nothing where the judge has no sanitizer
+ * ({@code sanitize: off}).
+ */
+final class ChampionSanitizer {
+    /**
+     * How many of the best are tried, best first: each costs a pass (four worker starts under the sanitizer), and
+     * five best all failing is a campaign-wide defect for a person to read, not a search to run on.
+     */
+    static final int TRIES = 5;
+
+    private final Judge judge;
+    private final CampaignStore store;
+    private final Recorder recorder;
+
+    ChampionSanitizer(Judge judge, CampaignStore store, Recorder recorder) {
+        this.judge = judge;
+        this.store = store;
+        this.recorder = recorder;
+    }
+
+    /** The state with the champion that passed (saved when it changed), or {@code state} as it was. */
+    CampaignState sanitize(CampaignState state) {
+        MutantRecord champion = recorder.champion();
+        if (champion == null) {
+            return state;
+        }
+        List<MutantRecord> ranked = new ArrayList<>(List.of(champion));
+        recorder.best(Integer.MAX_VALUE).stream().filter(m -> !m.id().equals(champion.id()))
+                .limit(TRIES - 1).forEach(ranked::add);
+        for (MutantRecord m : ranked) {
+            Optional<Sanitized> earlier = store.sanitized(m.id());
+            Sanitized record;
+            if (earlier.isPresent()) {
+                record = earlier.get();  // a resumed campaign that had got this far
+            } else {
+                Optional<Sanitized> found;
+                try {
+                    found = fromEvaluation(m).or(() -> judge.sanitize(parse(m), m.result().inputSeed()));
+                } catch (KevoException e) {
+                    // The sanitizer could not run here (none on this host, no GPU on the node that supervises):
+                    // the champion stays, unsanitized, and kevo export will say so.
+                    store.event("unsanitized", Map.of("champion", champion.id(), "why", e.getMessage()));
+                    return state;
+                }
+                if (found.isEmpty()) {
+                    return state;
+                }
+                record = found.get().withSourceHash(SourceHash.of(store.source(m.id())));
+                store.saveSanitized(m.id(), record);
+                Map<String, Object> event = new LinkedHashMap<>(Map.of("id", m.id(), "verdict",
+                        record.verdict().id(), "seconds", record.seconds()));
+                if (record.detail() != null) {
+                    event.put("detail", record.detail());
+                }
+                store.event("sanitized", event);
+            }
+            if (record.passed()) {
+                if (m.id().equals(champion.id())) {
+                    return state;
+                }
+                recorder.crown(m.id());
+                CampaignState crowned = state.withBestId(m.id());
+                store.saveState(crowned);
+                return crowned;
+            }
+        }
+        return state;
+    }
+
+    /** The pass its evaluation already ran ({@code sanitize: every}). */
+    private static Optional<Sanitized> fromEvaluation(MutantRecord m) {
+        return Optional.ofNullable(m.result().sanitized());
+    }
+
+    private KernelFile parse(MutantRecord m) {
+        return ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
+    }
+}
