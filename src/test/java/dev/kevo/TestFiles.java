@@ -24,6 +24,20 @@ public final class TestFiles {
         return list(root().resolve("src/test/resources/planted"));
     }
 
+    /** The sample campaign (mutations/default-h100), copied into {@code into} for a test that writes into it. */
+    public static Path sampleCampaignCopy(Path into) {
+        Path target = into.resolve("default-h100");
+        try (Stream<Path> files = Files.list(root().resolve("mutations/default-h100"))) {
+            Files.createDirectories(target);
+            for (Path f : files.toList()) {
+                Files.copy(f, target.resolve(f.getFileName()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return target;
+    }
+
     private static List<Path> list(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.toString().endsWith(".cu")).sorted().toList();

@@ -23,8 +23,10 @@ import picocli.CommandLine.Spec;
                 + "kevo.h inlined, a CUDA runtime launcher (kevo_softmax(x, y, rows, cols, stream)) whose plan "
                 + "evaluation is generated from kevo's own parse of the header, and with --to torch a PyTorch "
                 + "extension (softmax(x, dim=-1)) with setup.py and a load() example. The package records where the "
-                + "kernel came from (campaign, mutant, source hash, device and score) in kevo-export.json and its "
-                + "README."},
+                + "kernel came from (campaign, mutant, source hash, device, score and compute-sanitizer's pass) in "
+                + "kevo-export.json and its README. Only a kernel whose exact source compute-sanitizer ran clean is "
+                + "exported: a campaign's champion is sanitized before it is named, and kevo eval --sanitize FILE "
+                + "records any file's pass beside it (NAME.sanitized.json)."},
         footer = {"", "Examples:",
             "  kevo export mutations/default-h100                 # the sample campaign's champion, as C++",
             "  kevo export mutations/default-h100/g0016-i3-c0 --to torch --out softmax-torch",
@@ -50,8 +52,10 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     public Map<ExitCode, String> exitCodes() {
         return Map.of(
                 ExitCode.OK, "written",
-                ExitCode.REJECTED, "the campaign rejected that mutant, or kevo's source rules would",
-                ExitCode.USAGE, "bad usage or input");
+                ExitCode.REJECTED, "the campaign rejected that mutant, kevo's source rules would, or "
+                        + "compute-sanitizer found something in it",
+                ExitCode.USAGE, "bad usage or input, or no compute-sanitizer record for the kernel's source "
+                        + "(kevo eval --sanitize FILE makes one)");
     }
 
     @Override
@@ -67,6 +71,11 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             return ExitCode.REJECTED;
         }
         ExportPackage pkg = ExportPackage.build(source, target, Version.current(), Instant.now());
+        Optional<String> unsanitized = source.unsanitized();
+        if (unsanitized.isPresent()) {
+            err.println("kevo: " + unsanitized.get() + "; kevo exports only kernels compute-sanitizer ran clean");
+            return source.sanitized() == null ? ExitCode.USAGE : ExitCode.REJECTED;
+        }
         Path folder = out != null ? out
                 : Path.of(source.file().name().replaceFirst("\\.cu$", "") + "-" + target.id());
         pkg.writeTo(folder);

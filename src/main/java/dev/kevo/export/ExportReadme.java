@@ -40,6 +40,11 @@ final class ExportReadme {
     private static void provenance(StringBuilder out, Provenance p) {
         out.append("## Where it comes from\n\n");
         out.append("- source: `").append(p.source()).append("`, kevo source hash `").append(p.sourceHash()).append("`\n");
+        if (p.sanitized() != null) {
+            out.append("- compute-sanitizer (").append(p.sanitized().sanitizer()).append(") on ")
+                    .append(p.sanitized().device()).append(", ").append(p.sanitized().date()).append(": ")
+                    .append(p.sanitized().line()).append("\n");
+        }
         Provenance.Judged j = p.judged();
         if (j == null) {
             out.append("- **").append(p.note()).append("**\n");

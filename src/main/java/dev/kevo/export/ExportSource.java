@@ -4,8 +4,10 @@ import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -20,8 +22,10 @@ import java.util.Optional;
  * @param file the parsed kernel file
  * @param record the mutant's record when a campaign judged it
  * @param judged the record, as the package states it
+ * @param sanitized what compute-sanitizer found in exactly this source ({@link SanitizedRecords}, or the mutant's
+ *     own evaluation under {@code sanitize: every}); null when it never ran on it
  */
-public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged) {
+public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged, Sanitized sanitized) {
 
     public static ExportSource locate(Path given) {
         if (Files.isDirectory(given)) {
@@ -46,7 +50,8 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         if (name.endsWith(".json")) {
             throw KevoException.input(given + ": a record outside a campaign folder; give the kernel's .cu file");
         }
-        return new ExportSource(ContractParser.read(given), null, null);
+        KernelFile file = ContractParser.read(given);
+        return new ExportSource(file, null, null, SanitizedRecords.covering(given, file.source()).orElse(null));
     }
 
     private static ExportSource mutant(CampaignStore store, String id) {
@@ -62,7 +67,11 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         }
         KernelFile file = ContractParser.read(path);
         FrozenCampaign frozen = store.frozen();
-        return new ExportSource(file, record, judged(store, frozen, record, file.source()));
+        Provenance.Judged judged = judged(store, frozen, record, file.source());
+        Optional<Sanitized> evaluated = Optional.ofNullable(record.result()).map(CandidateResult::sanitized)
+                .filter(s -> judged.sourceMatches()).map(s -> s.withSourceHash(SourceHash.of(file.source())));
+        return new ExportSource(file, record, judged,
+                SanitizedRecords.covering(path, file.source()).or(() -> evaluated).orElse(null));
     }
 
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,
@@ -82,6 +91,23 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         return new Provenance.ShapeTime(s.shape(), s.plan(),
                 s.candidate() == null ? null : s.candidate().medianMs() * 1000,
                 s.baseline() == null ? null : s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
+    }
+
+    /**
+     * Why kevo would not hand this kernel out for want of a sanitizer's pass: it has no record for this source (the
+     * line says how to get one), or its record has a finding.
+     */
+    public Optional<String> unsanitized() {
+        Path at = file.path() == null ? Path.of(file.name()) : file.path();
+        if (sanitized == null) {
+            return Optional.of(at + ": no compute-sanitizer record for this source (" + SanitizedRecords.beside(at)
+                    + "); run 'kevo eval --sanitize " + at + "' on a GPU host, then export again");
+        }
+        if (!sanitized.passed()) {
+            return Optional.of(at + ": compute-sanitizer found " + sanitized.verdict().id() + " ("
+                    + sanitized.detail() + ")");
+        }
+        return Optional.empty();
     }
 
     /** Why kevo would not hand this kernel out: its campaign rejected it. */

@@ -1,6 +1,7 @@
 package dev.kevo.export;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.kevo.data.Sanitized;
 import java.util.List;
 
 /**
@@ -14,10 +15,11 @@ import java.util.List;
  * @param target {@code cpp} or {@code torch}
  * @param judged what kevo measured for this source, or null for a file that no campaign judged
  * @param note for a file no campaign judged, says so
+ * @param sanitized what compute-sanitizer found in this source (kevo exports only a source it ran clean)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Provenance(String kernel, String source, String sourceHash, String exportedBy, String exportedAt,
-                         String target, Judged judged, String note) {
+                         String target, Judged judged, String note, Sanitized sanitized) {
 
     /**
      * The campaign's record of the mutant.

@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.KevoCli;
+import dev.kevo.SanitizerRecords;
 import dev.kevo.TestFiles;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.SourceHash;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,10 +26,24 @@ class ExportCommandTest {
     private static final Path CAMPAIGN = TestFiles.root().resolve("mutations/default-h100");
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The sample campaign, copied, with a clean sanitizer record beside each of {@code ids}. */
+    private static Path sanitizedCampaign(Path tmp, String... ids) {
+        Path copy = TestFiles.sampleCampaignCopy(tmp);
+        for (String id : ids) {
+            SanitizerRecords.clean(copy.resolve(id + ".cu"));
+        }
+        return copy;
+    }
+
+    private static Path seed(String name, Path tmp) {
+        return SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/" + name), tmp);
+    }
+
     @Test
     void aMutantOfACampaignCarriesItsRecord(@TempDir Path tmp) throws Exception {
         Path out = tmp.resolve("pkg");
-        KevoCli.Outcome r = kevo("export", CAMPAIGN.resolve("g0011-i1-c0").toString(), "--out", out.toString());
+        Path campaign = sanitizedCampaign(tmp, "g0011-i1-c0");
+        KevoCli.Outcome r = kevo("export", campaign.resolve("g0011-i1-c0").toString(), "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
         JsonNode recorded = JSON.readTree(CAMPAIGN.resolve("g0011-i1-c0.json").toFile());
@@ -40,7 +57,11 @@ class ExportCommandTest {
         assertEquals("pass", p.at("/judged/verdict").asText());
         assertEquals(14, p.at("/judged/shapes").size());
         assertTrue(p.at("/exportedBy").asText().startsWith("kevo "));
+        assertEquals("pass", p.at("/sanitized/verdict").asText());
+        assertEquals(List.of("memcheck", "racecheck", "synccheck", "initcheck"),
+                JSON.convertValue(p.at("/sanitized/tools"), List.class));
         String readme = Files.readString(out.resolve("README.md"));
+        assertTrue(readme.contains("compute-sanitizer (Version 2025.3.1.0"), readme);
         assertTrue(readme.contains("mutant `g0011-i1-c0`") && readme.contains(
                 String.format(java.util.Locale.ROOT, "score %.3fx", recorded.at("/result/score").asDouble())), readme);
         assertTrue(r.out().contains("mutant g0011-i1-c0 of default-h100"), r.out());
@@ -49,8 +70,9 @@ class ExportCommandTest {
     @Test
     void aCampaignFolderStandsForItsChampion(@TempDir Path tmp) throws Exception {
         String best = JSON.readTree(CAMPAIGN.resolve("state.json").toFile()).get("bestId").asText();
-        for (String given : List.of(CAMPAIGN.toString(), CAMPAIGN.resolve("champion").toString(),
-                CAMPAIGN.resolve(best + ".cu").toString())) {
+        Path campaign = sanitizedCampaign(tmp, best);
+        for (String given : List.of(campaign.toString(), campaign.resolve("champion").toString(),
+                campaign.resolve(best + ".cu").toString())) {
             Path out = tmp.resolve("pkg-" + given.hashCode());
             KevoCli.Outcome r = kevo("export", given, "--out", out.toString());
             assertEquals(0, r.code(), given + ": " + r.err());
@@ -61,7 +83,7 @@ class ExportCommandTest {
 
     @Test
     void aPlainFileSaysItWasNotJudged(@TempDir Path tmp) throws Exception {
-        Path seed = TestFiles.root().resolve("seeds/online.cu");
+        Path seed = seed("online.cu", tmp);
         Path out = tmp.resolve("online");
         KevoCli.Outcome r = kevo("export", seed.toString(), "--to", "torch", "--out", out.toString());
         assertEquals(0, r.code(), r.err());
@@ -79,7 +101,7 @@ class ExportCommandTest {
 
     @Test
     void kevoHIsInlinedAndTheKernelFileKeptAsJudged(@TempDir Path tmp) throws Exception {
-        Path seed = TestFiles.root().resolve("seeds/register_rows.cu");
+        Path seed = seed("register_rows.cu", tmp);
         Path out = tmp.resolve("pkg");
         assertEquals(0, kevo("export", seed.toString(), "--out", out.toString()).code());
         String cu = Files.readString(out.resolve("kevo_softmax.cu"));
@@ -119,7 +141,7 @@ class ExportCommandTest {
         Path occupied = Files.createDirectories(tmp.resolve("occupied"));
         Files.writeString(occupied.resolve("mine.txt"), "keep me");
         Path broken = TestFiles.root().resolve("src/test/resources/broken/malformed_json.cu");
-        String seed = TestFiles.root().resolve("seeds/online.cu").toString();
+        String seed = seed("online.cu", tmp).toString();
         List<List<String>> cases = List.of(
                 List.of("export", tmp.resolve("nothing-here.cu").toString()),
                 List.of("export", CAMPAIGN.resolve("g9999-i0-c0").toString()),
@@ -143,7 +165,7 @@ class ExportCommandTest {
     @Test
     void anEarlierExportIsReplaced(@TempDir Path tmp) throws Exception {
         Path out = tmp.resolve("pkg");
-        String seed = TestFiles.root().resolve("seeds/online.cu").toString();
+        String seed = seed("online.cu", tmp).toString();
         assertEquals(0, kevo("export", seed, "--out", out.toString()).code());
         assertEquals(0, kevo("export", seed, "--to", "torch", "--out", out.toString()).code());
         assertEquals("torch", JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile()).at("/target").asText());
@@ -164,11 +186,10 @@ class ExportCommandTest {
     void theReadmeExplainsDeviceStateOnlyWhereThereIsSome(@TempDir Path tmp) throws Exception {
         Path champion = tmp.resolve("champion");
         Path online = tmp.resolve("online");
-        assertEquals(0, kevo("export",
-                TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu").toString(),
+        assertEquals(0, kevo("export", SanitizerRecords.cleanCopy(
+                TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu"), tmp).toString(),
                 "--out", champion.toString()).code());
-        assertEquals(0, kevo("export", TestFiles.root().resolve("seeds/online.cu").toString(), "--out",
-                online.toString()).code());
+        assertEquals(0, kevo("export", seed("online.cu", tmp).toString(), "--out", online.toString()).code());
         assertTrue(Files.readString(champion.resolve("README.md")).contains("State in `__device__` variables"));
         assertFalse(Files.readString(online.resolve("README.md")).contains("State in `__device__` variables"));
     }
@@ -182,5 +203,60 @@ class ExportCommandTest {
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("half.cu: plan 1 launch 1 'grid'") && r.err().contains("1.5"), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+
+    @Test
+    void aKernelWithNoSanitizerRecordIsRefusedWithHowToGetOne(@TempDir Path tmp) throws Exception {
+        Path file = Files.copy(TestFiles.root().resolve("seeds/online.cu"), tmp.resolve("online.cu"));
+        Path out = tmp.resolve("pkg");
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", out.toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("no compute-sanitizer record") && r.err().contains("kevo eval --sanitize " + file),
+                r.err());
+        assertFalse(Files.exists(out));
+        // The recorded campaign's mutants have none until one is made on a GPU.
+        KevoCli.Outcome mutant = kevo("export", CAMPAIGN.resolve("g0011-i1-c0").toString(), "--out", out.toString());
+        assertEquals(2, mutant.code(), mutant.err());
+        assertTrue(mutant.err().contains("kevo eval --sanitize " + CAMPAIGN.resolve("g0011-i1-c0.cu")), mutant.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void aSanitizerFindingIsRefusedWithTheFinding(@TempDir Path tmp) throws Exception {
+        Path file = Files.copy(TestFiles.root().resolve("seeds/online.cu"), tmp.resolve("online.cu"));
+        SanitizerRecords.write(file, Verdict.DATA_RACE, "racecheck: 2 hazards in softmax_online (shared memory, a read "
+                + "and a write no barrier orders)");
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(1, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("data-race") && r.err().contains("2 hazards in softmax_online"), r.err());
+        assertFalse(Files.exists(tmp.resolve("pkg")));
+    }
+
+    @Test
+    void aRecordOfAnotherSourceIsNoRecord(@TempDir Path tmp) throws Exception {
+        Path file = seed("online.cu", tmp);
+        Files.writeString(file, Files.readString(file) + "// edited after it was sanitized\n");
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("no compute-sanitizer record for this source"), r.err());
+    }
+
+    @Test
+    void aMutantSanitizedInItsEvaluationNeedsNoSeparateRecord(@TempDir Path tmp) throws Exception {
+        Path campaign = TestFiles.sampleCampaignCopy(tmp);
+        Path json = campaign.resolve("g0011-i1-c0.json");
+        ObjectNode record = (ObjectNode) JSON.readTree(json.toFile());
+        String source = Files.readString(campaign.resolve("g0011-i1-c0.cu"));
+        ((ObjectNode) record.get("result")).set("sanitized", JSON.valueToTree(
+                SanitizerRecords.of(source, Verdict.PASS, null).withSourceHash(null)));
+        JSON.writeValue(json.toFile(), record);
+        Path out = tmp.resolve("pkg");
+        KevoCli.Outcome r = kevo("export", campaign.resolve("g0011-i1-c0").toString(), "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
+        assertEquals("pass", p.at("/sanitized/verdict").asText());
+        assertEquals(SourceHash.of(source), p.at("/sanitized/sourceHash").asText());
     }
 }
