@@ -5,6 +5,7 @@ import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Spend;
 import dev.kevo.report.StepKind;
@@ -102,6 +103,9 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                         s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
             }
             out.println("  source: " + store.sourcePath(champion.id()));
+            out.println("  sanitized: " + store.sanitized(champion.id()).map(Sanitized::line)
+                    .orElse("no (kevo eval --sanitize " + store.sourcePath(champion.id()) + " records it; kevo export "
+                            + "asks for it)"));
             store.confirmation().ifPresent(conf -> {
                 out.printf("  confirmed on %s, the best %d judged again side by side:%n", conf.device(),
                         conf.entries().size());

@@ -3,6 +3,7 @@ package dev.kevo.report;
 import dev.kevo.data.CampaignState;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
@@ -108,7 +109,8 @@ public final class CampaignReport {
                 champion == null ? null : champion.id(), champion == null ? null : champion.fitness(),
                 champion == null || champion.result().scoreCiLow() == null ? null
                         : List.of(champion.result().scoreCiLow(), champion.result().scoreCiHigh()),
-                champion == null ? null : champion.result().floorFraction(), verdicts);
+                champion == null ? null : champion.result().floorFraction(),
+                champion == null ? null : store.sanitized(champion.id()).map(Sanitized::line).orElse(null), verdicts);
     }
 
     /** Judging order: createdAt is written when a mutant's result is saved; the id breaks ties. */

@@ -24,12 +24,14 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      * @param minutes campaign wall time, summed over runs
      * @param championScoreCi the champion score's interval, low and high; null when its result has none (saved
      *     before scores had one)
+     * @param championSanitized what compute-sanitizer found in the champion ({@code Sanitized.line()}); null when it
+     *     did not run on the champion's source
      */
     public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
                           String championId, Double championScore, List<Double> championScoreCi, Double championFloor,
-                          Map<String, Integer> verdicts) {
+                          String championSanitized, Map<String, Integer> verdicts) {
     }
 
     /**
