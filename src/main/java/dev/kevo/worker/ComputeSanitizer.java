@@ -41,6 +41,11 @@ public record ComputeSanitizer(Path executable) {
      * @throws KevoException an environment error naming where kevo looked when there is none
      */
     public static ComputeSanitizer locate(Map<String, String> env) {
+        return locate(env, List.of(Path.of("/usr/local/cuda/bin/compute-sanitizer")));
+    }
+
+    /** As {@link #locate(Map)}, with {@code fallbacks} where the CUDA toolkit's default folder would be. */
+    static ComputeSanitizer locate(Map<String, String> env, List<Path> fallbacks) {
         String named = env.get(VARIABLE);
         if (named != null && !named.isBlank()) {
             Path path = Path.of(named);
@@ -49,7 +54,7 @@ public record ComputeSanitizer(Path executable) {
             }
             return new ComputeSanitizer(path);
         }
-        List<Path> looked = candidates(env);
+        List<Path> looked = candidates(env, fallbacks);
         return looked.stream().filter(p -> Files.isRegularFile(p) && Files.isExecutable(p)).findFirst()
                 .map(ComputeSanitizer::new)
                 .orElseThrow(() -> KevoException.environment("no compute-sanitizer found (" + INSTALL_HINT
@@ -66,7 +71,7 @@ public record ComputeSanitizer(Path executable) {
     }
 
     /** Where kevo looks when none is named, in order. */
-    static List<Path> candidates(Map<String, String> env) {
+    private static List<Path> candidates(Map<String, String> env, List<Path> fallbacks) {
         List<Path> out = new ArrayList<>();
         String path = env.get("PATH");
         if (path != null) {
@@ -80,7 +85,7 @@ public record ComputeSanitizer(Path executable) {
             Optional.ofNullable(env.get(home)).filter(h -> !h.isBlank())
                     .ifPresent(h -> out.add(Path.of(h, "bin", "compute-sanitizer")));
         }
-        out.add(Path.of("/usr/local/cuda/bin/compute-sanitizer"));
+        out.addAll(fallbacks);
         return out.stream().distinct().toList();
     }
 

@@ -222,4 +222,15 @@ class EvalSettingsTest {
         assertEquals(missing + ": no such file",
                 assertThrows(KevoException.class, () -> EvalSettings.load(missing)).getMessage());
     }
+
+    @Test
+    void sanitizeTakesItsThreeWordsAndNothingElse() throws IOException {
+        assertEquals(SanitizeWhen.CHAMPION, EvalSettings.defaults().sanitize());
+        assertEquals(SanitizeWhen.EVERY, EvalSettings.load(write("sanitize: every\n")).sanitize());
+        assertEquals(SanitizeWhen.OFF, EvalSettings.load(write("sanitize: off\n")).sanitize());
+        Path bad = write("sanitize: sometimes\n");
+        KevoException e = assertThrows(KevoException.class, () -> EvalSettings.load(bad));
+        assertContains(e.getMessage(), "eval.yaml", "sanitize", "sometimes", "off, champion, every");
+        assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
@@ -81,5 +82,26 @@ class EvalTableTest {
     void aCleanTimingCarriesNoMark() {
         String clean = print(List.of(timed("4096x4096", null).withTimingAudit(null, 14)), "block_two_pass");
         assertFalse(clean.contains("bimodal") || clean.contains("clean number"), clean);
+    }
+
+    @Test
+    void aSanitizedFileSaysWhatRanAndAFindingIsTheVerdict() {
+        List<ShapeResult> shapes = List.of(timed("32x128", null));
+        CandidateResult passed = CandidateResult.builder("k.cu", Verdict.PASS, 1).score(2.0, 0.9).shapes(shapes).build();
+        Sanitized clean = Sanitized.builder(Verdict.PASS).tools(List.of("memcheck", "racecheck", "synccheck",
+                "initcheck")).shapes(List.of("32x128")).seconds(12.34).build();
+        StringWriter out = new StringWriter();
+        EvalTable.print(passed.withSanitized(clean), "cuDNN 9.14.0", 1e-4, false, new PrintWriter(out, true));
+        assertTrue(out.toString().contains("sanitized  pass: memcheck, racecheck, synccheck, initcheck on 32x128 "
+                + "(12.3 s)"), out.toString());
+        assertTrue(out.toString().contains("PASS  score 2.000x"), out.toString());
+
+        Sanitized race = Sanitized.builder(Verdict.DATA_RACE).detail("racecheck: 2 hazards in k (shared memory, a "
+                + "read and a write no barrier orders)").tools(List.of("memcheck", "racecheck"))
+                .shapes(List.of("32x128")).seconds(4).build();
+        StringWriter rejected = new StringWriter();
+        EvalTable.print(passed.withSanitized(race), "cuDNN 9.14.0", 1e-4, false, new PrintWriter(rejected, true));
+        assertTrue(rejected.toString().contains("REJECTED  data-race: racecheck: 2 hazards in k"), rejected.toString());
+        assertFalse(rejected.toString().contains("score 2.000x"), rejected.toString());
     }
 }

@@ -1,0 +1,54 @@
+package dev.kevo.cli;
+
+import static dev.kevo.KevoCli.kevo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kevo.KevoCli;
+import dev.kevo.SanitizerRecords;
+import dev.kevo.TestFiles;
+import dev.kevo.data.Verdict;
+import dev.kevo.worker.ComputeSanitizer;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** What the commands say about compute-sanitizer, where none needs a GPU. */
+class SanitizeCommandsTest {
+
+    @Test
+    void showSaysWhatTheSanitizerFoundInTheChampionOrThatItNeverRan(@TempDir Path tmp) throws Exception {
+        Path campaign = TestFiles.sampleCampaignCopy(tmp);
+        String best = new ObjectMapper().readTree(campaign.resolve("state.json").toFile()).get("bestId").asText();
+        KevoCli.Outcome before = kevo("show", campaign.toString());
+        assertEquals(0, before.code(), before.err());
+        assertTrue(before.out().contains("sanitized: no (kevo eval --sanitize " + campaign.resolve(best + ".cu")),
+                before.out());
+
+        SanitizerRecords.write(campaign.resolve(best + ".cu"), Verdict.DATA_RACE,
+                "racecheck: 2 hazards in softmax_fused (shared memory, a read and a write no barrier orders)");
+        KevoCli.Outcome after = kevo("show", campaign.toString());
+        assertEquals(0, after.code(), after.err());
+        assertTrue(after.out().contains("sanitized: data-race: memcheck on 32x128 (12.5 s); racecheck: 2 hazards in "
+                + "softmax_fused"), after.out());
+        // The record beside a mutant is not read as one.
+        String count = before.out().lines().filter(l -> l.contains(" mutants (")).findFirst().orElseThrow();
+        assertTrue(after.out().contains(count), after.out());
+    }
+
+    @Test
+    void theWorkerTakesTheFlagThatMakesItASanitizersWorker() {
+        WorkerCommand worker = new WorkerCommand();
+        new CommandLine(worker).parseArgs("--device", "0", "--sanitize-run");
+        assertTrue(worker.sanitizeRun);
+    }
+
+    @Test
+    void evalsHelpSaysHowToPointItAtTheSanitizer() {
+        KevoCli.Outcome help = kevo("eval", "--help");
+        assertTrue(help.out().contains("--sanitize") && help.out().contains(ComputeSanitizer.VARIABLE), help.out());
+        assertTrue(help.out().contains("compute-sanitizer"), help.out());
+    }
+}

@@ -1,0 +1,54 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Which shapes the sanitizer runs a file on: every plan the suite reaches, each on the smallest shape reaching it. */
+class SanitizedRunTest {
+
+    private static List<ResolvedPlan> plans(KernelFile file, Suite suite) {
+        return suite.shapes().stream().map(s -> PlanResolver.resolve(file, s, 132)).toList();
+    }
+
+    @Test
+    void everyPlanOfEverySeedRunsOnItsSmallestShape() {
+        Suite standard = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
+        for (Path seed : TestFiles.seeds()) {
+            KernelFile file = ContractParser.read(seed);
+            List<ResolvedPlan> plans = plans(file, standard);
+            List<Integer> chosen = SanitizedRun.smallestPerPlan(plans, standard.shapes());
+            List<Integer> planOf = chosen.stream().map(i -> plans.get(i).planIndex()).toList();
+            assertEquals(plans.stream().map(ResolvedPlan::planIndex).distinct().sorted().toList(),
+                    planOf.stream().sorted().toList(), seed + ": each plan the suite reaches, once");
+            for (int s = 0; s < standard.shapes().size(); s++) {
+                int plan = plans.get(s).planIndex();
+                Shape ran = standard.shapes().get(chosen.get(planOf.indexOf(plan)));
+                assertTrue(ran.elements() <= standard.shapes().get(s).elements(), seed + ": " + ran + " for "
+                        + standard.shapes().get(s));
+            }
+            assertEquals(chosen.stream().sorted().toList(), chosen, "in the suite's order");
+        }
+    }
+
+    @Test
+    void onlineRunsOnOneShortRowOneMediumAndOneLongShape() {
+        Suite standard = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        List<Integer> chosen = SanitizedRun.smallestPerPlan(plans(online, standard), standard.shapes());
+        assertEquals("32x128 1024x1000 1x1000000", chosen.stream().map(i -> standard.shapes().get(i).toString())
+                .collect(Collectors.joining(" ")));
+    }
+}
