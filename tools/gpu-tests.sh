@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the tests tagged gpu on a GPU host without Maven, with the bundle's own runtime.
+# Runs the tests tagged gpu and sanitizer (compute-sanitizer on the PATH or in $KEVO_COMPUTE_SANITIZER; they skip
+# visibly without it) on a GPU host without Maven, with the bundle's own runtime.
 # Needs target/kevo-*-linux-x86_64.tar.gz and target/gpu-tests (tools/pack-gpu-tests.sh) carried along.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +12,4 @@ jars=$(ls "$home"/lib/*.jar | tr '\n' ':')
 "$home/runtime/bin/java" --enable-native-access=ALL-UNNAMED -Dkevo.root="$PWD" \
   -cp "target/gpu-tests/test-classes:${jars}$(ls target/gpu-tests/junit-platform-console-standalone-*.jar)" \
   org.junit.platform.console.ConsoleLauncher execute \
-  --scan-class-path target/gpu-tests/test-classes --include-tag gpu --disable-banner "$@"
+  --scan-class-path target/gpu-tests/test-classes --include-tag gpu --include-tag sanitizer --disable-banner "$@"

@@ -47,14 +47,16 @@ import org.junit.platform.commons.annotation.Testable;
  * tests' compiler finders ({@code Toolchain}), and, in test code, starting a process in a method that names a Slurm
  * command. Probes that answer "is it there?" ({@code Gpu.count}, the conditions' locators) are not entry points:
  * every machine may call them. Commands run through {@code KevoCli} are not followed, because picocli picks them by
- * reflection; their tests carry the annotations by hand.
+ * reflection; their tests carry the annotations by hand. So do tests of compute-sanitizer ({@code @SanitizerTest},
+ * which covers a GPU and NVRTC too): kevo runs it only as the process a worker starts in, which every pool could
+ * start, so no call tells a test that runs it from one that does not.
  */
 public final class TestNeeds {
 
     /** Something a fresh machine lacks, and the annotations that make a test skip without it. */
     public enum Need {
-        NVRTC("NVRTC", NeedsNvrtc.class, GpuTest.class),
-        GPU("a GPU", GpuTest.class),
+        NVRTC("NVRTC", NeedsNvrtc.class, GpuTest.class, SanitizerTest.class),
+        GPU("a GPU", GpuTest.class, SanitizerTest.class),
         BROWSER("Chromium", BrowserTest.class),
         NVCC("nvcc", NvccTest.class),
         HOST_COMPILER("a C++ compiler", HostCompilerTest.class, NvccTest.class),

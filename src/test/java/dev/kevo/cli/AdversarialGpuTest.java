@@ -28,11 +28,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The whole adversarial corpus through one supervisor on a real GPU: every file gets the verdict its header
- * expects, a hang costs seconds, and a known-good seed evaluated right after each still passes.
+ * expects, a hang costs seconds, and a known-good seed evaluated right after each still passes. Files judged with
+ * {@code --sanitize} ({@code // @eval --sanitize}) are SanitizerGpuTest's.
  */
 @GpuTest
 class AdversarialGpuTest {
     private static final Pattern EXPECT = Pattern.compile("^// @expect (\\S+)", Pattern.MULTILINE);
+    private static final Pattern EVAL_FLAGS = Pattern.compile("^// @eval (.+)$", Pattern.MULTILINE);
 
     static Verdict expected(KernelFile file) {
         Matcher m = EXPECT.matcher(file.source());
@@ -40,6 +42,12 @@ class AdversarialGpuTest {
             throw new IllegalStateException(file.name() + " has no // @expect line");
         }
         return Stream.of(Verdict.values()).filter(v -> v.id().equals(m.group(1))).findFirst().orElseThrow();
+    }
+
+    /** Whether the file says it is judged with {@code kevo eval --sanitize} (SanitizerGpuTest judges those). */
+    static boolean sanitized(KernelFile file) {
+        Matcher m = EVAL_FLAGS.matcher(file.source());
+        return m.find() && List.of(m.group(1).trim().split("\\s+")).contains("--sanitize");
     }
 
     @Test
@@ -68,6 +76,9 @@ class AdversarialGpuTest {
                 null, 0)) {
             for (Path path : corpus) {
                 KernelFile hostile = ContractParser.read(path);
+                if (sanitized(hostile)) {
+                    continue;
+                }
                 long start = System.nanoTime();
                 CandidateResult result = supervisor.evaluate(hostile, 11, false);
                 double seconds = (System.nanoTime() - start) / 1e9;
