@@ -2,15 +2,23 @@
 """Runs the adversarial corpus through one supervisor, a known-good seed before the corpus and after every
 hostile file, and records per file: expected verdict, verdict, recovery time (the fresh worker's start, when
 the hostile file cost the worker) and the good seed's time before and after. Writes OUT.json; prints a table.
+A file whose header says `// @eval FLAGS` (as `// @eval --sanitize`) is judged with those flags, by one more
+`kevo eval` per set of flags over copies of the files in a temporary folder (--sanitize writes a record beside
+each file it judges), the good seed again before them and after each.
 The supervisor's memory over many candidates is bench/memory.py's, written into the same OUT.json.
 Usage (after `source tools/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
 """
-import datetime, glob, json, math, os, re, subprocess, sys, tempfile, time
+import datetime, glob, json, math, os, re, shutil, subprocess, sys, tempfile, time
 
 GOOD = "seeds/online.cu"
 
 def expected(path):
     return re.search(r"^// @expect (\S+)", open(path).read(), re.M).group(1)
+
+def eval_flags(path):
+    """The flags a corpus file is judged with: its `// @eval` line, none by default."""
+    m = re.search(r"^// @eval (.+)$", open(path).read(), re.M)
+    return tuple(m.group(1).split()) if m else ()
 
 def geo(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
@@ -35,35 +43,55 @@ def run_sampled(cmd):
     err = proc.stderr.read()
     return proc.returncode, samples, err
 
+def judge(kevo, files, flags, tmp):
+    """One kevo eval over the files with flags, the good seed before them and after each: (command, rc, rss, record).
+    With flags the files are copies in a folder of their own."""
+    order = [GOOD]
+    for f in files:
+        order += [f, GOOD]
+    if flags:
+        folder = tempfile.mkdtemp(dir=tmp)
+        copies = {f: shutil.copy(f, folder) for f in set(order)}
+        order = [copies[f] for f in order]
+    rec_path = os.path.join(tmp, "corpus-%d.json" % len(os.listdir(tmp)))
+    cmd = [kevo, "eval", "--config", "bench/adversarial-eval.yaml", "--seed", "7", *flags, "--json", rec_path, *order]
+    rc, rss, err = run_sampled(cmd)
+    return cmd, rc, rss, json.load(open(rec_path))
+
 def main():
     out = sys.argv[1]
     kevo = os.environ["KEVO"]
     corpus = sorted(glob.glob("evaluator/adversarial/*.cu"))
-    files = [GOOD]
+    groups = {}
     for f in corpus:
-        files += [f, GOOD]
+        groups.setdefault(eval_flags(f), []).append(f)
+    rows, runs, corpus_rss, record = {}, [], None, None
     with tempfile.TemporaryDirectory() as tmp:
-        rec_path = os.path.join(tmp, "corpus.json")
-        cmd = [kevo, "eval", "--config", "bench/adversarial-eval.yaml", "--seed", "7", "--json", rec_path, *files]
-        rc, corpus_rss, err = run_sampled(cmd)
-        record = json.load(open(rec_path))
-    results = record["results"]
-    before = results[0]
-    rows = []
-    for i, f in enumerate(corpus):
-        hostile, good = results[1 + 2 * i], results[2 + 2 * i]
-        ratio = [g["candidate"]["medianMs"] / b["candidate"]["medianMs"]
-                 for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
-        rows.append({
-            "file": os.path.basename(f), "expected": expected(f), "verdict": hostile["verdict"],
-            "detail": hostile.get("detail"),
-            "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
-            "goodSeedVerdictAfter": good["verdict"],
-            "goodSeedGeomeanTimeBeforeMs": geo([s["candidate"]["medianMs"] for s in before["shapes"]]),
-            "goodSeedGeomeanTimeAfterMs": geo([s["candidate"]["medianMs"] for s in good["shapes"]]) if ratio else None,
-            "goodSeedGeomeanChange": geo(ratio) - 1 if ratio else None,
-            "goodSeedWorstShapeChange": max(ratio, key=lambda r: abs(r - 1)) - 1 if ratio else None,
-        })
+        for flags in sorted(groups):
+            files = groups[flags]
+            cmd, rc, rss, rec = judge(kevo, files, flags, tmp)
+            runs.append({"flags": list(flags), "command": cmd[1:], "exitCode": rc})
+            if not flags:
+                corpus_rss, record = rss, rec
+            results = rec["results"]
+            before = results[0]
+            for i, f in enumerate(files):
+                hostile, good = results[1 + 2 * i], results[2 + 2 * i]
+                ratio = [g["candidate"]["medianMs"] / b["candidate"]["medianMs"]
+                         for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
+                rows[f] = {
+                    "file": os.path.basename(f), "evalFlags": list(flags), "expected": expected(f),
+                    "verdict": hostile["verdict"], "detail": hostile.get("detail"),
+                    "sanitized": hostile.get("sanitized"),
+                    "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
+                    "goodSeedVerdictAfter": good["verdict"],
+                    "goodSeedGeomeanTimeBeforeMs": geo([s["candidate"]["medianMs"] for s in before["shapes"]]),
+                    "goodSeedGeomeanTimeAfterMs": geo([s["candidate"]["medianMs"] for s in good["shapes"]]) if ratio else None,
+                    "goodSeedGeomeanChange": geo(ratio) - 1 if ratio else None,
+                    "goodSeedWorstShapeChange": max(ratio, key=lambda r: abs(r - 1)) - 1 if ratio else None,
+                }
+    rows = [rows[f] for f in corpus]
+    record = record or rec
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     result = {
@@ -73,11 +101,13 @@ def main():
         "kevoVersion": record["kevoVersion"], "commit": os.environ.get("KEVO_COMMIT", "unknown"),
         "device": record["device"], "nvidiaSmi": smi,
         "driver": smi.split(", ")[-1] if smi else None,
-        "evalCommand": cmd[1:], "exitCode": rc, "settings": record["settings"],
+        "evalCommand": runs[0]["command"], "exitCode": runs[0]["exitCode"], "evalRuns": runs,
+        "settings": record["settings"],
         "memory": json.load(open(out)).get("memory") if os.path.exists(out) else None,
         "allAsExpected": all(r["verdict"] == r["expected"] for r in rows),
         "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
-        "corpus": rows, "corpusSupervisorRssMb": corpus_rss[::max(1, len(corpus_rss) // 100)],
+        "corpus": rows,
+        "corpusSupervisorRssMb": (corpus_rss or [])[::max(1, len(corpus_rss or []) // 100)],
     }
     json.dump(result, open(out, "w"), indent=2)
     print(f"{'file':28} {'expected':20} {'verdict':20} {'recovery ms':>11} {'good after':>10} {'time change':>11}")

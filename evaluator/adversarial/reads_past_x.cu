@@ -9,8 +9,9 @@
   ]
 }
 */
-// @expect wrong-result
-// why: each row's (max, sum) also takes in the next row's first 16 inputs, and for the last row 16 guard words after x (0x6B65766F, about 2.8e26): max and sum are wrong but finite (the last row's outputs all become 0), nothing is written out of place.
+// @eval --sanitize
+// @expect memory-error
+// why: the last row reads 16 floats past the end of x; under --sanitize x is allocated at exactly its size and memcheck reports the first read past it. Without --sanitize it is wrong-result: each row's (max, sum) also takes in the next row's first 16 inputs, and the last row 16 guard words after x (0x6B65766F, about 2.8e26), so max and sum are wrong but finite (the last row's outputs all become 0), and nothing is written out of place.
 #include "kevo.h"
 
 #define TAIL 16  // the defect: "padding" of the unrolled loads, read as if it belonged to the row
