@@ -22,9 +22,9 @@ import java.util.Map;
  * A kernel file's plans run for compute-sanitizer to watch, in a worker the sanitizer started: untimed, unchecked
  * (the sanitizer's report is the judgement, and the evaluation already checked the outputs), with no baseline and
  * no cuDNN, so that the only kernels that run are the candidate's and kevo's input generator. Every plan the suite
- * reaches runs on the smallest suite shape that reaches it: the sanitizer slows a kernel by up to two orders of
- * magnitude, and what it finds is in the code a plan runs, not in how large the shape is. Each runs on two input
- * cases: an ordinary one, and one with -inf entries, which takes the branches masks take.
+ * reaches runs on the smallest suite shape that reaches it: the sanitizer slows a kernel many times over, and what
+ * it finds is in the code a plan runs, not in how large the shape is. Each runs on two input cases: an ordinary
+ * one, and one with -inf entries, which takes the branches masks take.
  */
 public final class SanitizedRun implements AutoCloseable {
     static final List<InputCase> CASES = List.of(InputCase.NORMAL_1, InputCase.MASKED);
