@@ -18,9 +18,21 @@ __device__ __forceinline__ u64 kv_mix(u64 z) {
     return z ^ (z >> 31);
 }
 
+// 64 bits drawn for counter k under seed: the sum of two streams of the seed. One stream alone is a bijection of
+// seed ^ (a known value), so 24 of its bits in an element would narrow the seed to 2^40 candidates, few enough for
+// a kernel to search on the GPU during a launch; with two streams summed, no element narrows it below 2^64.
+__device__ __forceinline__ u64 kv_draw(u64 seed, u64 k) {
+    return kv_mix(seed ^ kv_mix(k)) + kv_mix(kv_mix(seed ^ 0xD1B54A32D192ED03ull) ^ kv_mix(~k));
+}
+
+// A draw of row r's own (which column is kept, raised, or where a mask starts): counters far from any element's.
+__device__ __forceinline__ u64 kv_row_draw(u64 seed, long long r, int which) {
+    return kv_draw(seed, ~((u64)r * 4 + which));
+}
+
 // Uniform in [0, 1) with 24 random bits.
 __device__ __forceinline__ float kv_u01(u64 seed, u64 i, u64 lane) {
-    return (float)(kv_mix(seed ^ kv_mix(i * 4 + lane)) >> 40) * (1.0f / 16777216.0f);
+    return (float)(kv_draw(seed, i * 4 + lane) >> 40) * (1.0f / 16777216.0f);
 }
 
 __device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
@@ -30,7 +42,7 @@ __device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
 }
 
 // The input cases, one per InputCase: a case added there must get its generator here.
-static_assert(KEVO_CASE_COUNT == 8, "an InputCase without a generator case in kv_value");
+static_assert(KEVO_CASE_COUNT == 10, "an InputCase without a generator case in kv_value");
 __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols) {
     u64 i = (u64)(r * cols + c);
     switch (kase) {
@@ -40,14 +52,21 @@ __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols
         case KEVO_CASE_LARGE_POSITIVE: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // a naive exp overflows here
         case KEVO_CASE_LARGE_NEGATIVE: return -1000.0f + 500.0f * kv_u01(seed, i, 2);
         case KEVO_CASE_MASKED: {  // masked attention: about a third -inf, one guaranteed finite entry per row
-            long long keep = (long long)(kv_mix(seed ^ (u64)r) % (u64)cols);
+            long long keep = (long long)(kv_row_draw(seed, r, 0) % (u64)cols);
             if (c != keep && kv_u01(seed, i, 3) < 0.35f) return -KEVO_INF;
             return 4.0f * kv_normal(seed, i);
         }
         case KEVO_CASE_CONSTANT: return 10.0f * kv_normal(seed, (u64)r * 0x100000001ull);  // constant rows
         case KEVO_CASE_DOMINANT: {  // one dominant entry per row
-            long long hot = (long long)(kv_mix(seed ^ ~(u64)r) % (u64)cols);
+            long long hot = (long long)(kv_row_draw(seed, r, 1) % (u64)cols);
             return kv_normal(seed, i) + (c == hot ? 30.0f : 0.0f);
+        }
+        case KEVO_CASE_CAUSAL:  // a causal mask: a finite prefix of 1 to ceil(cols / 2) entries, then -inf to the end
+        case KEVO_CASE_LOWEST_MASK: {  // the same, masked as Hugging Face masks: the lowest finite float, not -inf
+            const float masked = kase == KEVO_CASE_CAUSAL ? -KEVO_INF : -FLT_MAX;
+            if (kase == KEVO_CASE_LOWEST_MASK && r % 4 == 0) return masked;  // fully masked rows: torch gives 1/cols
+            const long long prefix = 1 + (long long)(kv_row_draw(seed, r, 2) % (u64)((cols + 1) / 2));
+            return c < prefix ? 4.0f * kv_normal(seed, i) : masked;
         }
         default: return NAN;
     }
