@@ -12,6 +12,11 @@ GOOD = "seeds/online.cu"
 def expected(path):
     return re.search(r"^// @expect (\S+)", open(path).read(), re.M).group(1)
 
+def expected_deterministic(path):
+    """The file's `// @deterministic true|false` line, or None where it says nothing."""
+    m = re.search(r"^// @deterministic (true|false)", open(path).read(), re.M)
+    return None if m is None else m.group(1) == "true"
+
 def geo(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
@@ -56,6 +61,7 @@ def main():
                  for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
         rows.append({
             "file": os.path.basename(f), "expected": expected(f), "verdict": hostile["verdict"],
+            "expectedDeterministic": expected_deterministic(f), "deterministic": hostile.get("deterministic"),
             "detail": hostile.get("detail"),
             "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
             "goodSeedVerdictAfter": good["verdict"],
@@ -75,7 +81,8 @@ def main():
         "driver": smi.split(", ")[-1] if smi else None,
         "evalCommand": cmd[1:], "exitCode": rc, "settings": record["settings"],
         "memory": json.load(open(out)).get("memory") if os.path.exists(out) else None,
-        "allAsExpected": all(r["verdict"] == r["expected"] for r in rows),
+        "allAsExpected": all(r["verdict"] == r["expected"] and r["expectedDeterministic"] in (None, r["deterministic"])
+                             for r in rows),
         "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
         "corpus": rows, "corpusSupervisorRssMb": corpus_rss[::max(1, len(corpus_rss) // 100)],
     }

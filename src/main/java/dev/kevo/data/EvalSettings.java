@@ -13,7 +13,7 @@ import java.util.List;
  */
 @JsonDeserialize(builder = EvalSettings.Builder.class)
 public record EvalSettings(String suite, String baseline, List<InputCase> cases, Tolerance tolerance,
-                           MeasurementMethod measurement, PhaseLimits limits) {
+                           MeasurementMethod measurement, PhaseLimits limits, LaunchChecks launchChecks) {
 
     public EvalSettings {
         cases = List.copyOf(cases);
@@ -33,7 +33,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
 
     public Builder toBuilder() {
         return builder().suite(suite).baseline(baseline).cases(cases).tolerance(tolerance).measurement(measurement)
-                .limits(limits);
+                .limits(limits).launchChecks(launchChecks);
     }
 
     public EvalSettings withSuite(String name) {
@@ -60,6 +60,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         private Tolerance tolerance = Tolerance.defaults();
         private MeasurementMethod measurement = MeasurementMethod.defaults();
         private PhaseLimits limits = PhaseLimits.defaults();
+        private LaunchChecks launchChecks = LaunchChecks.defaults();
 
         private Builder() {
         }
@@ -94,8 +95,13 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
             return this;
         }
 
+        public Builder launchChecks(LaunchChecks value) {
+            launchChecks = value;
+            return this;
+        }
+
         public EvalSettings build() {
-            return new EvalSettings(suite, baseline, cases, tolerance, measurement, limits);
+            return new EvalSettings(suite, baseline, cases, tolerance, measurement, limits, launchChecks);
         }
     }
 }

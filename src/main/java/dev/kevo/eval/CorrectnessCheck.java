@@ -77,6 +77,23 @@ final class CorrectnessCheck {
     }
 
     /**
+     * Whether the plan writes the same bits when launched again on the input of the check just passed (still in x):
+     * atomics or any other order-dependent sum give outputs that differ from launch to launch, all within tolerance,
+     * which batch-invariant inference cannot use.
+     */
+    boolean repeatsExactly(PlanRunner runner, ResolvedPlan plan, Shape shape) {
+        long first = bench.outputDigest(trusted, shape);
+        bench.arm(shape, plan.workspaceBytes());
+        try {
+            runner.run(plan, bench.x(0), bench.y(), bench.workspace());
+            gpu.synchronize();
+        } catch (CudaError e) {
+            throw Faults.reject(e, "the repeated launch");
+        }
+        return bench.outputDigest(trusted, shape) == first;
+    }
+
+    /**
      * Fresh inputs, poisoned output and armed guards, one launch, then the comparison with the float64 reference
      * and the guard check. Judging is the caller's: a candidate is rejected on what this finds, the vendor's
      * baseline only has its error recorded.

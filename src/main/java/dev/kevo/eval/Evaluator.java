@@ -200,7 +200,8 @@ public final class Evaluator implements AutoCloseable {
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
-                    .description(file.description()).detail(detail).timingSecret(timingSecret);
+                    .description(file.description()).detail(detail).timingSecret(timingSecret)
+                    .deterministic(deterministic(shapes));
             if (failed == null) {
                 result.score(Score.over(shapes));
             }
@@ -215,6 +216,14 @@ public final class Evaluator implements AutoCloseable {
                 loaded.module().close();
             }
         }
+    }
+
+    /** True when every shape repeated its output bit for bit, false when one did not; null when not all were tried. */
+    private static Boolean deterministic(List<ShapeResult> shapes) {
+        if (shapes.stream().anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))) {
+            return false;
+        }
+        return shapes.stream().allMatch(s -> s.deterministic() != null) ? true : null;
     }
 
     private LoadedFile load(KernelFile file) {
@@ -255,6 +264,7 @@ public final class Evaluator implements AutoCloseable {
             bench.reserveWorkspace(plan.workspaceBytes());
             double relL2 = 0;
             double maxAbs = 0;
+            double slowest = 0;
             Double coldMs = null;
             try {
                 for (InputCase inputCase : cases) {
@@ -262,16 +272,24 @@ public final class Evaluator implements AutoCloseable {
                     phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
                     CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, caseSeed,
                             inputCase);
-                    if (slowestMs != null) {
-                        slowestMs[s] = Math.max(slowestMs[s], r.launchWallMs());
-                    }
+                    slowest = Math.max(slowest, r.launchWallMs());
                     relL2 = Math.max(relL2, r.relativeL2());
                     maxAbs = Math.max(maxAbs, r.maxAbsError());
                     if (cold && coldMs == null) {
                         coldMs = r.launchWallMs();
                     }
                 }
-                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs));
+                if (slowestMs != null) {
+                    slowestMs[s] = slowest;
+                }
+                phases.expect(checkSeconds(s), "repeated launch of " + shape);
+                boolean repeats = correctness.repeatsExactly(loaded.runner(), plan, shape);
+                if (!repeats && settings.launchChecks().requireDeterministic()) {
+                    throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
+                            + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
+                }
+                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs)
+                        .withCheckLaunches(slowest, repeats));
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = loaded.file().name();
@@ -386,6 +404,13 @@ public final class Evaluator implements AutoCloseable {
             String impossible = MemoryBound.violation(stats.candidate(), copy, bytes, gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
+            }
+            double allowedMs = settings.launchChecks().slowestAllowedMs(stats.candidate().medianMs());
+            if (slowestCheckMs > allowedMs) {
+                return result.withVerdict(Verdict.SLOW_WHEN_CHECKED, String.format(
+                        "a checked launch took %.3f ms, where its timed launches took %.4f ms (median; allowed %.3f ms:"
+                                + " launch_checks.slow_factor x the median + slow_slack_ms)",
+                        slowestCheckMs, stats.candidate().medianMs(), allowedMs));
             }
             if (flag == null || attempt >= 1) {
                 return result;

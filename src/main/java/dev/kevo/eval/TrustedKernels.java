@@ -30,6 +30,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel compare;
     private final Kernel clearChecks;
     private final Kernel guardCheck;
+    private final Kernel digest;
     private final Kernel flush;
     private final Kernel demote;
     private final Kernel gate;
@@ -48,6 +49,7 @@ final class TrustedKernels implements AutoCloseable {
         this.compare = module.kernel("kevo_compare");
         this.clearChecks = module.kernel("kevo_clear_checks");
         this.guardCheck = module.kernel("kevo_guard_check");
+        this.digest = module.kernel("kevo_digest");
         this.flush = module.kernel("kevo_flush");
         this.demote = module.kernel("kevo_demote");
         this.gate = module.kernel("kevo_gate");
@@ -192,6 +194,11 @@ final class TrustedKernels implements AutoCloseable {
      */
     void clearChecks(DevicePointer results, int n) {
         gpu.launch(clearChecks, Math.max(1, (n + THREADS - 1) / THREADS), THREADS, 0, results, n);
+    }
+
+    /** Adds to {@code counter} a digest of {@code words} output words, equal for equal bits in any launch order. */
+    void digest(DevicePointer y, long words, DevicePointer counter) {
+        gpu.launch(digest, elementGrid(words), THREADS, 0, y, words, counter);
     }
 
     /** Adds to {@code counter} the words of a guard zone that lost their pattern. */

@@ -6,6 +6,7 @@ import dev.kevo.cuda.Gpu;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
@@ -116,14 +117,26 @@ final class Workbench implements AutoCloseable {
 
     /** Words of the guard zones (as armed for this shape) that something overwrote. */
     long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes) {
-        gpu.fill(counter.pointer(), 0, 2);
         long bytes = shape.elements() * Float.BYTES;
-        checkGuards(trusted, xSets.getFirst(), bytes);
-        checkGuards(trusted, y, bytes);
-        checkGuards(trusted, workspace, wsBytes);
-        long[] damaged = new long[1];
-        gpu.download(counter.pointer(), damaged, 8);
-        return damaged[0];
+        return counted(c -> {
+            checkGuards(trusted, xSets.getFirst(), bytes, c);
+            checkGuards(trusted, y, bytes, c);
+            checkGuards(trusted, workspace, wsBytes, c);
+        });
+    }
+
+    /** A digest of y's bits for {@code shape}: equal only when two launches wrote the same output, bit for bit. */
+    long outputDigest(TrustedKernels trusted, Shape shape) {
+        return counted(c -> trusted.digest(y(), shape.elements(), c));
+    }
+
+    /** What {@code work} adds up in the 64-bit counter, from zero. */
+    private long counted(Consumer<DevicePointer> work) {
+        gpu.fill(counter.pointer(), 0, 2);
+        work.accept(counter.pointer());
+        long[] sum = new long[1];
+        gpu.download(counter.pointer(), sum, 8);
+        return sum[0];
     }
 
     /** Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros). */
@@ -164,10 +177,9 @@ final class Workbench implements AutoCloseable {
         gpu.fill(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_PATTERN, GUARD_BYTES / 4);
     }
 
-    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long payload) {
-        trusted.guardCheck(buffer.pointer(), GUARD_BYTES / 4, GUARD_PATTERN, counter.pointer());
-        trusted.guardCheck(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN,
-                counter.pointer());
+    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long payload, DevicePointer counter) {
+        trusted.guardCheck(buffer.pointer(), GUARD_BYTES / 4, GUARD_PATTERN, counter);
+        trusted.guardCheck(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN, counter);
     }
 
     /** The tail guard starts right after the payload (rounded to a word), so a one-element overrun lands in it. */

@@ -347,6 +347,18 @@ extern "C" __global__ void kevo_guard_check(const unsigned* guard, long long wor
     if (bad) atomicAdd(damaged, bad);
 }
 
+// Adds to *out an order-independent digest of n output words: two outputs that differ in any bit give different
+// digests (but for a 2^-64 chance), and the digest of one output is the same however its blocks are scheduled,
+// since it is an integer sum.
+extern "C" __global__ void kevo_digest(const unsigned* y, long long n, u64* out) {
+    u64 acc = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        acc += kv_mix(kv_mix((u64)i) ^ y[i]);
+    }
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(KEVO_FULL_MASK, acc, o);
+    if ((threadIdx.x & 31) == 0 && acc) atomicAdd(out, acc);
+}
+
 // Evicts L2 between timed launches by reading a buffer twice its size. Reading, not writing: a write-flush
 // leaves L2 full of dirty lines that the next (timed) kernel pays to write back, which made a 5 us kernel's
 // median move by several percent from one evaluation to the next.
