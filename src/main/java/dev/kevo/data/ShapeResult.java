@@ -50,7 +50,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
     }
 
     /** What the checked launches showed besides their outputs: the slowest one's time, and whether a repeat matched. */
-    public ShapeResult withCheckLaunches(double slowestMs, boolean repeatsExactly) {
+    public ShapeResult withCheckLaunches(double slowestMs, Boolean repeatsExactly) {
         Draft d = draft();
         d.checkLaunchMs = slowestMs;
         d.deterministic = repeatsExactly;

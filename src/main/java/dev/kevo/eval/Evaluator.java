@@ -283,8 +283,8 @@ public final class Evaluator implements AutoCloseable {
                     slowestMs[s] = slowest;
                 }
                 phases.expect(checkSeconds(s), "repeated launch of " + shape);
-                boolean repeats = correctness.repeatsExactly(loaded.runner(), plan, shape);
-                if (!repeats && settings.launchChecks().requireDeterministic()) {
+                Boolean repeats = ablation.repeat() ? null : correctness.repeatsExactly(loaded.runner(), plan, shape);
+                if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
                     throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
                             + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
                 }
