@@ -21,6 +21,7 @@ public final class Defaults {
     public static final String CAMPAIGN_NAME = "default";
     public static final String SUITE = "standard";
     public static final String BASELINE = BaselineChoice.AUTO;
+    public static final Precision DTYPE = Precision.FP32;
     public static final String EVAL_CONFIG = "config/eval.yaml";
     public static final String SEEDS = "seeds";
     public static final int DEVICE = 0;

@@ -76,7 +76,7 @@ public final class Evaluator implements AutoCloseable {
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
-        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, settings.dtype());
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
         this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)

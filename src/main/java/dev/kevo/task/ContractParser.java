@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kevo.data.Precision;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,8 @@ public final class ContractParser {
 
     /** Where Jackson's messages say a place is in its input; the header line is added to make it the file's. */
     private static final Pattern JACKSON_LOCATION = Pattern.compile("\\[Source: .*?; line: (\\d+), column: \\d+\\]");
-    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans", "knobs", "knob_rule");
+    private static final Set<String> TOP_KEYS = Set.of("description", "dtype", "workspace", "plans", "knobs",
+            "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
     private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
             "args");
@@ -161,6 +163,14 @@ public final class ContractParser {
             object(root, At.HEADER, TOP_KEYS);
             String description = root.has("description")
                     ? text(root.get("description"), At.HEADER.key("description")) : "";
+            Precision precision = Precision.FP32;
+            if (root.has("dtype")) {
+                try {
+                    precision = Precision.parse(text(root.get("dtype"), At.HEADER.key("dtype")));
+                } catch (IllegalArgumentException e) {
+                    throw error("/dtype", e.getMessage());
+                }
+            }
             Expr workspace = root.has("workspace")
                     ? expr(root.get("workspace"), At.HEADER.key("workspace")) : Expr.constant(0);
             JsonNode plansNode = root.get("plans");
@@ -171,7 +181,8 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
-            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE), root);
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE, precision),
+                    root);
         }
 
         /** The header's knobs (see {@link KnobParser}), checked against every expression that names one. */
@@ -179,7 +190,7 @@ public final class ContractParser {
             try {
                 Knobs knobs = KnobParser.parse(root.get("knobs"), root.get("knob_rule"), file.source());
                 KernelFile knobbed = new KernelFile(file.name(), file.path(), file.source(), file.description(),
-                        file.workspace(), file.plans(), knobs);
+                        file.workspace(), file.plans(), knobs, file.precision());
                 KnobParser.checkExpressions(knobbed);
                 return knobbed;
             } catch (IllegalArgumentException e) {

@@ -1,5 +1,6 @@
 package dev.kevo.task;
 
+import dev.kevo.data.Precision;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -13,12 +14,18 @@ import java.util.List;
  * @param workspace bytes of scratch memory the plan needs
  * @param plans tried in order; the first whose condition holds is used
  * @param knobs the tunable parameters the header declares, with their current values (compiled in as macros)
+ * @param precision the dtypes of x and y the file implements (header key {@code dtype}; float32 when absent)
  */
 public record KernelFile(String name, Path path, String source, String description, Expr workspace,
-                         List<Plan> plans, Knobs knobs) {
+                         List<Plan> plans, Knobs knobs, Precision precision) {
 
     public KernelFile {
         plans = List.copyOf(plans);
+    }
+
+    /** The same header under another name and source: a file as a test or a worker sees an edited copy. */
+    public KernelFile withSource(String newName, String newSource) {
+        return new KernelFile(newName, null, newSource, description, workspace, plans, knobs, precision);
     }
 
     /** Names of all kernels that some plan launches. */

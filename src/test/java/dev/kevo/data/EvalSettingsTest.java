@@ -62,6 +62,16 @@ class EvalSettingsTest {
     }
 
     @Test
+    void aDtypeIsReadAndAnUnknownOrUnjudgedOneIsOneLineNamingTheKnownOnes() throws IOException {
+        assertEquals(Precision.BF16_FP32, EvalSettings.load(write("dtype: bf16-fp32\n")).dtype());
+        for (String bad : new String[] {"bf8", "fp16-bf16"}) {
+            KevoException e = assertThrows(KevoException.class, () -> EvalSettings.load(write("dtype: " + bad + "\n")));
+            assertContains(e.getMessage(), "eval.yaml", "dtype '" + bad + "'", "known: fp32, bf16, fp16, bf16-fp32");
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
+
+    @Test
     void launchCheckKeysAreReadAndABoundBelowTheTimedMedianIsRefused() throws IOException {
         EvalSettings s = EvalSettings.load(write("launch_checks:\n  slow_factor: 4\n  slow_slack_ms: 0.5\n"
                 + "  require_deterministic: true\n"));

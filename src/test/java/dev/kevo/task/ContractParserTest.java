@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.Precision;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -177,7 +178,17 @@ class ContractParserTest {
         assertEquals(0, file.workspace().evalLong(env));
         assertEquals(0, file.plans().getFirst().launches().getFirst().smem().evalLong(env));
         assertFalse(file.plans().getFirst().launches().getFirst().cooperative(), "ordinary launch by default");
+        assertEquals(Precision.FP32, file.precision(), "a file without a dtype is float32, as every file was before");
     }
+
+    @Test
+    void aFileDeclaresItsDtypesAndAnUnknownPairIsOneLineAtItsPlace() {
+        String header = "/*@kevo\n{ \"dtype\": \"%s\",\n \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n";
+        assertEquals(Precision.BF16_FP32, ContractParser.parse("k.cu", null, header.formatted("bf16-fp32")).precision());
+        ContractException e = parseFails(header.formatted("fp8"));
+        assertContains(e.getMessage(), "k.cu:2", "unknown dtype 'fp8'", "fp32, bf16, fp16, bf16-fp32");
+    }
+
 
     @Test
     void aCooperativeLaunchSaysSoWithABoolean() {
@@ -275,7 +286,7 @@ class ContractParserTest {
         ContractException e = parseFails("/*@kevo\n{ \"plan\": [], \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
                 + " ] } ] }\n*/\n");
         assertContains(e.getMessage(), "k.cu:2: header: unknown key 'plan'",
-                "description, knob_rule, knobs, plans, workspace");
+                "description, dtype, knob_rule, knobs, plans, workspace");
         assertOneLine(e.getMessage());
     }
 
