@@ -22,6 +22,7 @@ import dev.kevo.task.TargetLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Everything about a candidate that needs no GPU: the dtypes it declares, source rules, an NVRTC compile for the
@@ -62,7 +63,7 @@ public final class Preflight {
         try {
             compilation = compiledAhead.filter(c -> c.arch().equals(arch))
                     .orElseGet(() -> nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch,
-                            file.knobs().macros()));
+                            file.macros(dtype)));
         } catch (CompileException e) {
             throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
         }
@@ -81,8 +82,9 @@ public final class Preflight {
      */
     private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, Precision dtype, int sms,
                                                       String arch) {
-        if (!file.precision().equals(dtype)) {
-            throw new Rejection(Verdict.CONTRACT_ERROR, file.name() + " implements dtype " + file.precision().id()
+        if (!file.implementsDtype(dtype)) {
+            throw new Rejection(Verdict.CONTRACT_ERROR, file.name() + " implements dtype "
+                    + file.dtypes().stream().map(Precision::id).collect(Collectors.joining(", "))
                     + " (its header's \"dtype\"" + (file.source().contains("\"dtype\"") ? "" : ": none, so fp32")
                     + "), but " + dtype.id() + " is being judged (dtype in the config, or --dtype)");
         }

@@ -108,7 +108,7 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
             if (all.isEmpty()) {
                 throw KevoException.input(dir + ": no .cu seeds");
             }
-            List<KernelFile> seeds = all.stream().filter(f -> f.precision().equals(dtype)).toList();
+            List<KernelFile> seeds = all.stream().filter(f -> f.implementsDtype(dtype)).toList();
             if (seeds.isEmpty()) {
                 throw KevoException.input(dir + ": no seed implements dtype " + dtype.id() + " (a header's \"dtype\": \""
                         + dtype.id() + "\")");

@@ -163,14 +163,7 @@ public final class ContractParser {
             object(root, At.HEADER, TOP_KEYS);
             String description = root.has("description")
                     ? text(root.get("description"), At.HEADER.key("description")) : "";
-            Precision precision = Precision.FP32;
-            if (root.has("dtype")) {
-                try {
-                    precision = Precision.parse(text(root.get("dtype"), At.HEADER.key("dtype")));
-                } catch (IllegalArgumentException e) {
-                    throw error("/dtype", e.getMessage());
-                }
-            }
+            List<Precision> dtypes = root.has("dtype") ? dtypes(root.get("dtype")) : List.of(Precision.FP32);
             Expr workspace = root.has("workspace")
                     ? expr(root.get("workspace"), At.HEADER.key("workspace")) : Expr.constant(0);
             JsonNode plansNode = root.get("plans");
@@ -181,8 +174,34 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
-            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE, precision),
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE, dtypes),
                     root);
+        }
+
+        /** {@code "bf16"} or {@code ["fp32", "bf16"]}: each a dtype kevo judges, none twice. */
+        private List<Precision> dtypes(JsonNode node) {
+            At at = At.HEADER.key("dtype");
+            List<JsonNode> items = new ArrayList<>();
+            if (node.isArray() && !node.isEmpty()) {
+                node.forEach(items::add);
+            } else if (!node.isArray()) {
+                items.add(node);
+            } else {
+                throw error(at, " must be a dtype or a non-empty list of them");
+            }
+            List<Precision> dtypes = new ArrayList<>();
+            for (JsonNode item : items) {
+                try {
+                    Precision p = Precision.parse(text(item, at));
+                    if (dtypes.contains(p)) {
+                        throw new IllegalArgumentException("dtype '" + p.id() + "' is listed twice");
+                    }
+                    dtypes.add(p);
+                } catch (IllegalArgumentException e) {
+                    throw error("/dtype", e.getMessage());
+                }
+            }
+            return dtypes;
         }
 
         /** The header's knobs (see {@link KnobParser}), checked against every expression that names one. */
@@ -190,7 +209,7 @@ public final class ContractParser {
             try {
                 Knobs knobs = KnobParser.parse(root.get("knobs"), root.get("knob_rule"), file.source());
                 KernelFile knobbed = new KernelFile(file.name(), file.path(), file.source(), file.description(),
-                        file.workspace(), file.plans(), knobs, file.precision());
+                        file.workspace(), file.plans(), knobs, file.dtypes());
                 KnobParser.checkExpressions(knobbed);
                 return knobbed;
             } catch (IllegalArgumentException e) {

@@ -178,15 +178,20 @@ class ContractParserTest {
         assertEquals(0, file.workspace().evalLong(env));
         assertEquals(0, file.plans().getFirst().launches().getFirst().smem().evalLong(env));
         assertFalse(file.plans().getFirst().launches().getFirst().cooperative(), "ordinary launch by default");
-        assertEquals(Precision.FP32, file.precision(), "a file without a dtype is float32, as every file was before");
+        assertEquals(List.of(Precision.FP32), file.dtypes(), "a file without a dtype is float32, as every file was before");
     }
 
     @Test
     void aFileDeclaresItsDtypesAndAnUnknownPairIsOneLineAtItsPlace() {
         String header = "/*@kevo\n{ \"dtype\": \"%s\",\n \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n";
-        assertEquals(Precision.BF16_FP32, ContractParser.parse("k.cu", null, header.formatted("bf16-fp32")).precision());
+        assertEquals(List.of(Precision.BF16_FP32), ContractParser.parse("k.cu", null, header.formatted("bf16-fp32"))
+                .dtypes());
+        String listed = header.replace("\"%s\"", "[\"fp32\", \"bf16\"]");
+        assertEquals(List.of(Precision.FP32, Precision.BF16), ContractParser.parse("k.cu", null, listed).dtypes());
         ContractException e = parseFails(header.formatted("fp8"));
         assertContains(e.getMessage(), "k.cu:2", "unknown dtype 'fp8'", "fp32, bf16, fp16, bf16-fp32");
+        ContractException twice = parseFails(header.replace("\"%s\"", "[\"bf16\", \"bf16\"]"));
+        assertContains(twice.getMessage(), "k.cu:2", "'bf16' is listed twice");
     }
 
 
