@@ -72,8 +72,8 @@ public final class Evaluator implements AutoCloseable {
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.trusted = new TrustedKernels(gpu, nvrtc, cache);
-        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache, settings.dtype());
+        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), settings.dtype());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, settings.dtype());
@@ -88,7 +88,11 @@ public final class Evaluator implements AutoCloseable {
 
     /** cuDNN, run once on every shape: its own error is recorded, never judged. */
     private BaselineRun vendor(Cudnn cudnn) {
-        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
+        if (settings.dtype().x() != settings.dtype().y()) {
+            throw KevoException.input("cuDNN's softmax takes one dtype for x and y, not " + settings.dtype().id()
+                    + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)");
+        }
+        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, settings.dtype().x()), suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
             vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
@@ -363,7 +367,8 @@ public final class Evaluator implements AutoCloseable {
                                   double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
-        long bytes = shape.elements() * Float.BYTES;
+        // A copy moves what a softmax must: as many bytes read as written, x's and y's together.
+        long copyBytes = (bench.xBytes(shape) + bench.yBytes(shape)) / 2;
         double baseMs = baselineLaunchMs[s];
         ShapeResult result = checked;
         int checkedLaunches = 0;
@@ -381,7 +386,7 @@ public final class Evaluator implements AutoCloseable {
                             InterleavedTimer.Hooks.NONE, true),
                     InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
                             session, false),
-                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), copyBytes), InterleavedTimer.Hooks.NONE,
                             false),
                     InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
                             InterleavedTimer.Hooks.NONE, false));
@@ -401,7 +406,7 @@ public final class Evaluator implements AutoCloseable {
             } catch (Rejection r) {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
-            String impossible = MemoryBound.violation(stats.candidate(), copy, bytes, gpu.info());
+            String impossible = MemoryBound.violation(stats.candidate(), copy, bench.xBytes(shape), gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
             }

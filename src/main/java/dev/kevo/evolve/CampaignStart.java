@@ -55,7 +55,7 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         Suite suite = SuiteFile.load(home.suite(settings.suite()));
         // Resolved once, before the folder is made: the record says which baseline (and cuDNN version) it was.
         BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, env)
-                .resolve(settings.baseline(), "campaign config");
+                .resolve(settings.baseline(), "campaign config", settings.dtype());
         resolved.note().ifPresent(notes);
         List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()), settings.dtype());
         Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"

@@ -6,8 +6,28 @@
 
 typedef unsigned long long u64;
 
-// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_POISON_Y (unwritten output) and KEVO_POISON_WS (workspace, a quiet
-// NaN) are defined by TrustedKernels.constants() from the Java side, ahead of this file.
+// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_POISON_Y (the 32-bit word unwritten output is filled with; for a 16-bit
+// y both halves are one 16-bit NaN pattern), KEVO_POISON_WS (workspace, a quiet NaN), and KEVO_X and KEVO_Y (the
+// element types of x and y, as candidates get them) are defined by TrustedKernels.constants() from the Java side,
+// ahead of this file. x is generated in float and rounded to KEVO_X; everything after reads it as stored.
+
+// The bits of one element, to compare with a pattern or with what was generated.
+__device__ __forceinline__ unsigned kv_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned kv_bits(kevo_bf16 v) { return v.bits; }
+__device__ __forceinline__ unsigned kv_bits(kevo_half v) { return v.bits; }
+#define KV_POISON_Y_ELEMENT (sizeof(KEVO_Y) == 4 ? KEVO_POISON_Y : (KEVO_POISON_Y & 0xffffu))
+
+// One unit in the last place of y's type at |v|: what rounding to that type may cost a correct kernel, beyond the
+// float32 tolerance (a float y adds about 1.2e-7 relative, a bf16 one 2^-7).
+__device__ __forceinline__ double kv_ulp(float, double v) {
+    const float a = (float)fabs(v);
+    return (double)nextafterf(a, KEVO_INF) - a;
+}
+template <class T> __device__ __forceinline__ double kv_ulp(T, double v) {
+    const T r = kevo_from_float<T>((float)fabs(v));
+    const T up{(unsigned short)(r.bits + 1)};
+    return (double)kevo_to_float(up) - (double)kevo_to_float(r);
+}
 
 // splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
 // and however often it is computed.
@@ -115,29 +135,29 @@ struct KvWalk {
     }
 };
 
-extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed, int kase) {
+extern "C" __global__ void kevo_generate(KEVO_X* x, int rows, int cols, u64 seed, int kase) {
     long long n = (long long)rows * cols;
     for (KvWalk w(cols); w.i < n; w.next()) {
-        x[w.i] = kv_value(seed, kase, w.r, w.c, cols);
+        x[w.i] = kevo_from_float<KEVO_X>(kv_value(seed, kase, w.r, w.c, cols));
     }
 }
 
 // Moves an input set from salt old_salt to new_salt (see kv_salt_col): per row, the old raised element gets its
 // generated value back, then the new one is raised. One thread per row.
-__device__ __forceinline__ void kv_perturb_rows(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
+__device__ __forceinline__ void kv_perturb_rows(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
                                                 u64 new_salt) {
     for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
         if (old_salt != 0) {
             long long c = kv_salt_col(old_salt, r, cols);
-            x[r * cols + c] = kv_value(seed, kase, r, c, cols);
+            x[r * cols + c] = kevo_from_float<KEVO_X>(kv_value(seed, kase, r, c, cols));
         }
         if (new_salt != 0) {
-            x[r * cols + kv_salt_col(new_salt, r, cols)] = kv_salt_value(new_salt, r, kase);
+            x[r * cols + kv_salt_col(new_salt, r, cols)] = kevo_from_float<KEVO_X>(kv_salt_value(new_salt, r, kase));
         }
     }
 }
 
-extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
+extern "C" __global__ void kevo_perturb(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
     kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
 }
 
@@ -156,7 +176,7 @@ __device__ __forceinline__ void kv_fill(unsigned* p, long long n, unsigned patte
 // salt, y_words of y get the unwritten-output poison and ws_words of the workspace the workspace poison, as before a
 // checked launch, so that neither tells a timed launch from a checked one (0 words with the poison switched off,
 // bench only).
-extern "C" __global__ void kevo_prepare(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
+extern "C" __global__ void kevo_prepare(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
                                         unsigned* y, long long y_words, unsigned* ws, long long ws_words) {
     kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
     kv_fill(y, y_words, KEVO_POISON_Y);
@@ -228,15 +248,15 @@ struct KvItems {
 // the generator bit for bit, so a candidate that changed x is rejected for that whatever this computed, and one
 // that did not is checked against the reference of exactly the generated input. Generating the input again here
 // cost as much as the comparison itself, on every checked timed launch.
-extern "C" __global__ void kevo_reference_chunks(double2* partial, const float* x, int rows, int cols, int chunk_cols,
+extern "C" __global__ void kevo_reference_chunks(double2* partial, const KEVO_X* x, int rows, int cols, int chunk_cols,
                                                  int chunks) {
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
-        const float* row = x + it.row() * cols;
+        const KEVO_X* row = x + it.row() * cols;
         const int end = it.end();
         // One pass: a running maximum, and the sum rescaled whenever the maximum grows.
         double m = -(double)KEVO_INF, s = 0.0;
         for (int c = it.begin() + it.lane; c < end; c += 32) {
-            double v = (double)row[c];
+            double v = (double)kevo_to_float(row[c]);
             if (v > m) {
                 s = s * exp(m - v) + 1.0;  // exp(-inf) = 0 for the first finite element
                 m = v;
@@ -274,20 +294,21 @@ extern "C" __global__ void kevo_reference_merge(double2* stats, double2* partial
 struct KevoCheck {
     u64 unwritten;     // still holding the poison pattern
     u64 nonfinite;     // NaN or Inf written
-    u64 violations;    // |y - ref| > abs + rel * |ref|
+    u64 violations;    // |y - ref| > abs + rel * |ref| + one unit in the last place of y's type at ref
     u64 x_changed;     // input bits differ from what was generated
     u64 first_bad;     // smallest index of any of the above (initialised to ~0)
     double err_sq;     // sum (y - ref)^2 over finite, written elements
     double ref_sq;     // sum ref^2
     u64 max_err_bits;  // max |y - ref| as the bits of a non-negative double
+    double round_sq;   // sum (ref rounded to y's type - ref)^2: the error of the best answer y's type can hold
 };
 
-extern "C" __global__ void kevo_compare(const float* y, const float* x, const double2* stats, int rows, int cols,
+extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const double2* stats, int rows, int cols,
                                         int chunk_cols, int chunks, u64 seed, int kase, u64 salt, double abs_tol,
                                         double rel_tol, KevoCheck* out) {
     __shared__ double scratch[KV_THREADS];
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
-    double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0;
+    double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0, round_sq = 0.0;
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
         const long long r = it.row();
         const long long raised_col = salt != 0 ? kv_salt_col(salt, r, cols) : -1;
@@ -297,19 +318,22 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
         const int end = it.end();
         for (int c = it.begin() + it.lane; c < end; c += 32) {
             const long long i = r * cols + c;
-            float v = c == raised_col ? raised : kv_value(seed, kase, r, c, cols);
+            const KEVO_X v = kevo_from_float<KEVO_X>(c == raised_col ? raised : kv_value(seed, kase, r, c, cols));
             bool bad = false;
-            if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
-            float got = y[i];
-            double ref = exp((double)v - st.x) * inv_sum;
-            if (__float_as_uint(got) == KEVO_POISON_Y) { unwritten++; bad = true; }
+            if (kv_bits(x[i]) != kv_bits(v)) { x_changed++; bad = true; }
+            const KEVO_Y stored = y[i];
+            const float got = kevo_to_float(stored);
+            double ref = exp((double)kevo_to_float(v) - st.x) * inv_sum;
+            if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }
             else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
             else {
                 double err = fabs((double)got - ref);
                 err_sq += err * err;
                 max_err = fmax(max_err, err);
-                if (err > abs_tol + rel_tol * fabs(ref)) { violations++; bad = true; }
+                if (err > abs_tol + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref)) { violations++; bad = true; }
             }
+            const double best = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref)) - ref;
+            round_sq += best * best;
             ref_sq += ref * ref;
             if (bad && (u64)i < first_bad) first_bad = (u64)i;
         }
@@ -322,9 +346,11 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
     if (max_err > 0.0) atomicMax(&out->max_err_bits, (u64)__double_as_longlong(max_err));
     err_sq = kv_block_sum(err_sq, scratch);
     ref_sq = kv_block_sum(ref_sq, scratch);
+    round_sq = kv_block_sum(round_sq, scratch);
     if (threadIdx.x == 0) {
         atomicAdd(&out->err_sq, err_sq);
         atomicAdd(&out->ref_sq, ref_sq);
+        atomicAdd(&out->round_sq, round_sq);
     }
 }
 
@@ -433,14 +459,34 @@ extern "C" __global__ void kevo_gate(volatile int* gate, int ticket) {
     }
 }
 
-// The second of the two copies the memory floor is taken from (the first is cuMemcpyDtoD): float4 loads and
-// stores over a grid-stride loop, scalar tail. x and y are 16-byte aligned.
-extern "C" __global__ void kevo_copy(const float* __restrict__ x, float* __restrict__ y, long long n) {
-    const long long n4 = n / 4;
+// The second of the two copies the memory floor is taken from (the first is cuMemcpyDtoD): n elements of x to y,
+// 16-byte loads and stores over a grid-stride loop, scalar tail. x and y are 16-byte aligned. Where y's type is wider
+// than x's (bf16 in, float out) it converts, reading and writing exactly the bytes a softmax must.
+template <class X, class Y> __device__ __forceinline__ void kv_copy(const X* __restrict__ x, Y* __restrict__ y,
+                                                                    long long n) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    const float4* x4 = reinterpret_cast<const float4*>(x);
-    float4* y4 = reinterpret_cast<float4*>(y);
-    for (long long i = first; i < n4; i += stride) y4[i] = x4[i];
-    for (long long i = n4 * 4 + first; i < n; i += stride) y[i] = x[i];
+    long long done;
+    if constexpr (sizeof(X) == sizeof(Y)) {
+        const long long vectors = n * (long long)sizeof(X) / 16;
+        const uint4* x4 = reinterpret_cast<const uint4*>(x);
+        uint4* y4 = reinterpret_cast<uint4*>(y);
+        for (long long i = first; i < vectors; i += stride) y4[i] = x4[i];
+        done = vectors * 16 / (long long)sizeof(X);
+    } else {
+        const long long groups = n / 8;
+        for (long long i = first; i < groups; i += stride) {
+            float v[8];
+            kevo_load8(x + 8 * i, v);
+            float4* out = reinterpret_cast<float4*>(y + 8 * i);
+            out[0] = make_float4(v[0], v[1], v[2], v[3]);
+            out[1] = make_float4(v[4], v[5], v[6], v[7]);
+        }
+        done = groups * 8;
+    }
+    for (long long i = done + first; i < n; i += stride) y[i] = kevo_from_float<Y>(kevo_to_float(x[i]));
+}
+
+extern "C" __global__ void kevo_copy(const KEVO_X* __restrict__ x, KEVO_Y* __restrict__ y, long long n) {
+    kv_copy(x, y, n);
 }
