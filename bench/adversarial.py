@@ -15,6 +15,11 @@ GOOD = "seeds/online.cu"
 def expected(path):
     return re.search(r"^// @expect (\S+)", open(path).read(), re.M).group(1)
 
+def expected_deterministic(path):
+    """The file's `// @deterministic true|false` line, or None where it says nothing."""
+    m = re.search(r"^// @deterministic (true|false)", open(path).read(), re.M)
+    return None if m is None else m.group(1) == "true"
+
 def eval_flags(path):
     """The flags a corpus file is judged with: its `// @eval` line, none by default."""
     m = re.search(r"^// @eval (.+)$", open(path).read(), re.M)
@@ -81,7 +86,9 @@ def main():
                          for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
                 rows[f] = {
                     "file": os.path.basename(f), "evalFlags": list(flags), "expected": expected(f),
-                    "verdict": hostile["verdict"], "detail": hostile.get("detail"),
+                    "verdict": hostile["verdict"],
+                    "expectedDeterministic": expected_deterministic(f), "deterministic": hostile.get("deterministic"),
+                    "detail": hostile.get("detail"),
                     "sanitized": hostile.get("sanitized"),
                     "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
                     "goodSeedVerdictAfter": good["verdict"],
@@ -104,7 +111,8 @@ def main():
         "evalCommand": runs[0]["command"], "exitCode": runs[0]["exitCode"], "evalRuns": runs,
         "settings": record["settings"],
         "memory": json.load(open(out)).get("memory") if os.path.exists(out) else None,
-        "allAsExpected": all(r["verdict"] == r["expected"] for r in rows),
+        "allAsExpected": all(r["verdict"] == r["expected"] and r["expectedDeterministic"] in (None, r["deterministic"])
+                             for r in rows),
         "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
         "corpus": rows,
         "corpusSupervisorRssMb": (corpus_rss or [])[::max(1, len(corpus_rss or []) // 100)],

@@ -21,6 +21,7 @@ public final class Defaults {
     public static final String CAMPAIGN_NAME = "default";
     public static final String SUITE = "standard";
     public static final String BASELINE = BaselineChoice.AUTO;
+    public static final Precision DTYPE = Precision.FP32;
     public static final String EVAL_CONFIG = "config/eval.yaml";
     public static final String SEEDS = "seeds";
     public static final int DEVICE = 0;
@@ -55,6 +56,11 @@ public final class Defaults {
     public static final double MAX_SECONDS_PER_SHAPE = 3;
     public static final boolean FLUSH_L2 = true;
     public static final int INPUT_SETS = 3;
+
+    /** A checked launch may take this many times the timed median, plus the slack (docs, "Evaluation settings"). */
+    public static final double SLOW_FACTOR = 10;
+    public static final double SLOW_SLACK_MS = 2;
+    public static final boolean REQUIRE_DETERMINISTIC = false;
 
     public static final double STARTUP_S = 120;
     public static final double COMPILE_S = 20;

@@ -32,6 +32,13 @@ public enum Verdict {
     /** Faster than reading the input from memory can be, beyond the measured noise: no correct softmax is. */
     FASTER_THAN_MEMORY("faster-than-memory"),
     /**
+     * A checked launch took far longer than the same kernel's timed launches of that shape: time spent only when
+     * checked, as a kernel would that searched its inputs for what the timed launches will hold.
+     */
+    SLOW_WHEN_CHECKED("slow-when-checked"),
+    /** Two launches on one input wrote different bits, where the settings require the same ({@code require_deterministic}). */
+    NONDETERMINISTIC("nondeterministic"),
+    /**
      * compute-sanitizer's memcheck or initcheck found an access outside the kernel's buffers (a read past x included,
      * which no output shows) or a read of global memory nothing wrote ({@code kevo eval --sanitize}).
      */
@@ -65,7 +72,7 @@ public enum Verdict {
     public boolean launchesReturned() {
         return switch (this) {
             case PASS, UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT,
-                 TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY -> true;
+                 TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY, SLOW_WHEN_CHECKED, NONDETERMINISTIC -> true;
             default -> false;
         };
     }

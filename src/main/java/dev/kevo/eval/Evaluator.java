@@ -72,11 +72,11 @@ public final class Evaluator implements AutoCloseable {
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.trusted = new TrustedKernels(gpu, nvrtc, cache);
-        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache, settings.dtype());
+        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), settings.dtype());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
-        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, settings.dtype());
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
         this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)
@@ -88,7 +88,11 @@ public final class Evaluator implements AutoCloseable {
 
     /** cuDNN, run once on every shape: its own error is recorded, never judged. */
     private BaselineRun vendor(Cudnn cudnn) {
-        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
+        if (settings.dtype().x() != settings.dtype().y()) {
+            throw KevoException.input("cuDNN's softmax takes one dtype for x and y, not " + settings.dtype().id()
+                    + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)");
+        }
+        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, settings.dtype().x()), suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
             vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
@@ -200,7 +204,8 @@ public final class Evaluator implements AutoCloseable {
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
-                    .description(file.description()).detail(detail).timingSecret(timingSecret);
+                    .description(file.description()).detail(detail).timingSecret(timingSecret)
+                    .deterministic(deterministic(shapes));
             if (failed == null) {
                 result.score(Score.over(shapes));
             }
@@ -215,6 +220,14 @@ public final class Evaluator implements AutoCloseable {
                 loaded.module().close();
             }
         }
+    }
+
+    /** True when every shape repeated its output bit for bit, false when one did not; null when not all were tried. */
+    private static Boolean deterministic(List<ShapeResult> shapes) {
+        if (shapes.stream().anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))) {
+            return false;
+        }
+        return shapes.stream().allMatch(s -> s.deterministic() != null) ? true : null;
     }
 
     private LoadedFile load(KernelFile file) {
@@ -255,6 +268,7 @@ public final class Evaluator implements AutoCloseable {
             bench.reserveWorkspace(plan.workspaceBytes());
             double relL2 = 0;
             double maxAbs = 0;
+            double slowest = 0;
             Double coldMs = null;
             try {
                 for (InputCase inputCase : cases) {
@@ -262,16 +276,24 @@ public final class Evaluator implements AutoCloseable {
                     phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
                     CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, caseSeed,
                             inputCase);
-                    if (slowestMs != null) {
-                        slowestMs[s] = Math.max(slowestMs[s], r.launchWallMs());
-                    }
+                    slowest = Math.max(slowest, r.launchWallMs());
                     relL2 = Math.max(relL2, r.relativeL2());
                     maxAbs = Math.max(maxAbs, r.maxAbsError());
                     if (cold && coldMs == null) {
                         coldMs = r.launchWallMs();
                     }
                 }
-                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs));
+                if (slowestMs != null) {
+                    slowestMs[s] = slowest;
+                }
+                phases.expect(checkSeconds(s), "repeated launch of " + shape);
+                Boolean repeats = ablation.repeat() ? null : correctness.repeatsExactly(loaded.runner(), plan, shape);
+                if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
+                    throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
+                            + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
+                }
+                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs)
+                        .withCheckLaunches(slowest, repeats));
             } catch (Rejection r) {
                 if (r.contextLost()) {
                     contextLostBy = loaded.file().name();
@@ -345,7 +367,8 @@ public final class Evaluator implements AutoCloseable {
                                   double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
-        long bytes = shape.elements() * Float.BYTES;
+        // A copy moves what a softmax must: as many bytes read as written, x's and y's together.
+        long copyBytes = (bench.xBytes(shape) + bench.yBytes(shape)) / 2;
         double baseMs = baselineLaunchMs[s];
         ShapeResult result = checked;
         int checkedLaunches = 0;
@@ -363,7 +386,7 @@ public final class Evaluator implements AutoCloseable {
                             InterleavedTimer.Hooks.NONE, true),
                     InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
                             session, false),
-                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), copyBytes), InterleavedTimer.Hooks.NONE,
                             false),
                     InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
                             InterleavedTimer.Hooks.NONE, false));
@@ -383,9 +406,16 @@ public final class Evaluator implements AutoCloseable {
             } catch (Rejection r) {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
-            String impossible = MemoryBound.violation(stats.candidate(), copy, bytes, gpu.info());
+            String impossible = MemoryBound.violation(stats.candidate(), copy, bench.xBytes(shape), gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
+            }
+            double allowedMs = settings.launchChecks().slowestAllowedMs(stats.candidate().medianMs());
+            if (slowestCheckMs > allowedMs) {
+                return result.withVerdict(Verdict.SLOW_WHEN_CHECKED, String.format(
+                        "a checked launch took %.3f ms, where its timed launches took %.4f ms (median; allowed %.3f ms:"
+                                + " launch_checks.slow_factor x the median + slow_slack_ms)",
+                        slowestCheckMs, stats.candidate().medianMs(), allowedMs));
             }
             if (flag == null || attempt >= 1) {
                 return result;

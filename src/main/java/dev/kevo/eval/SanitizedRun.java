@@ -7,6 +7,7 @@ import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.InputCase;
+import dev.kevo.data.Precision;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
@@ -31,14 +32,17 @@ public final class SanitizedRun implements AutoCloseable {
 
     private final Gpu gpu;
     private final Suite suite;
+    private final Precision dtype;
     private final TrustedKernels trusted;
     private final Preflight preflight;
 
-    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite) {
+    /** @param dtype the element types of x and y, which the buffers' exact sizes follow */
+    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Precision dtype) {
         this.gpu = gpu;
         this.suite = suite;
-        this.trusted = new TrustedKernels(gpu, nvrtc, cache);
-        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
+        this.dtype = dtype;
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache, dtype);
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, dtype);
     }
 
     /**
@@ -67,7 +71,7 @@ public final class SanitizedRun implements AutoCloseable {
                 workspaces.add(passed.plans().get(s).workspaceBytes());
             }
             phases.entered(Phase.CHECK);
-            try (SanitizerBench bench = new SanitizerBench(gpu, shapes, workspaces)) {
+            try (SanitizerBench bench = new SanitizerBench(gpu, shapes, dtype, workspaces)) {
                 for (int i = 0; i < chosen.size(); i++) {
                     int s = chosen.get(i);
                     ResolvedPlan plan = passed.plans().get(s);

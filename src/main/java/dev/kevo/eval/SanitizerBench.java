@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.data.Precision;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,15 +24,18 @@ final class SanitizerBench implements AutoCloseable {
     private final List<DeviceBuffer> y = new ArrayList<>();
     private final List<DeviceBuffer> workspace = new ArrayList<>();
 
-    /** @param workspaceBytes each shape's workspace, in bytes (0: a one-byte buffer, which no access fits in) */
-    SanitizerBench(Gpu gpu, List<Shape> shapes, List<Long> workspaceBytes) {
+    /**
+     * @param dtype the element types of x and y
+     * @param workspaceBytes each shape's workspace, in bytes (0: a one-byte buffer, which no access fits in)
+     */
+    SanitizerBench(Gpu gpu, List<Shape> shapes, Precision dtype, List<Long> workspaceBytes) {
         List<DeviceBuffer> gaps = new ArrayList<>();
         try {
             for (int i = 0; i < shapes.size(); i++) {
-                long bytes = shapes.get(i).elements() * Float.BYTES;
-                x.add(gpu.alloc(bytes));
+                long elements = shapes.get(i).elements();
+                x.add(gpu.alloc(elements * dtype.x().bytes()));
                 gaps.add(gpu.alloc(GAP_BYTES));
-                y.add(gpu.alloc(bytes));
+                y.add(gpu.alloc(elements * dtype.y().bytes()));
                 gaps.add(gpu.alloc(GAP_BYTES));
                 workspace.add(gpu.alloc(workspaceBytes.get(i)));
                 gaps.add(gpu.alloc(GAP_BYTES));

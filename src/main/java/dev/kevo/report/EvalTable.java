@@ -54,6 +54,9 @@ public final class EvalTable {
                     .collect(Collectors.joining(", ")) + String.format(Locale.ROOT, "; compiled in %.0f ms",
                     result.compileMs()));
         }
+        if (result.deterministic() != null) {
+            out.println("  " + determinism(result));
+        }
         if (result.sanitized() != null) {
             out.println("  sanitized  " + result.sanitized().summary());
         }
@@ -66,6 +69,16 @@ public final class EvalTable {
         } else {
             out.println("  REJECTED  " + result.verdict().id() + ": " + result.detail());
         }
+    }
+
+    /** Whether the output repeated bit for bit, and where it did not. */
+    public static String determinism(CandidateResult result) {
+        if (Boolean.TRUE.equals(result.deterministic())) {
+            return "deterministic: launched twice on one input, every shape wrote the same bits";
+        }
+        return "not deterministic: launched twice on one input, it wrote other bits on " + result.shapes().stream()
+                .filter(s -> Boolean.FALSE.equals(s.deterministic())).map(ShapeResult::shape)
+                .collect(Collectors.joining(", "));
     }
 
     private static String row(ShapeResult s, boolean cold) {

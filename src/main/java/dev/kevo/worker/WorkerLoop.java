@@ -110,7 +110,7 @@ public final class WorkerLoop {
                 return checkOnly(configure, nvrtc, suite, start);
             }
             if (sanitizerRun) {
-                return underSanitizer(opened, nvrtc, suite, start);
+                return underSanitizer(opened, nvrtc, suite, configure, start);
             }
             try (Gpu gpu = opened) {
                 Baseline baseline = configure.baseline() != null && configure.baseline().isCudnn()
@@ -144,9 +144,10 @@ public final class WorkerLoop {
     }
 
     /** Runs each file's plans for a sanitizer to watch; the sanitizer's report, not the answer, is the judgement. */
-    private int underSanitizer(Gpu opened, Nvrtc nvrtc, Suite suite, long start) throws IOException {
+    private int underSanitizer(Gpu opened, Nvrtc nvrtc, Suite suite, Message.Configure configure, long start)
+            throws IOException {
         try (Gpu gpu = opened; SanitizedRun run = new SanitizedRun(gpu, nvrtc,
-                CompileCache.fromEnvironment(System.getenv()), suite)) {
+                CompileCache.fromEnvironment(System.getenv()), suite, configure.settings().dtype())) {
             send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
                     System.getenv()));
             return serve((file, request, phases) -> new Answer(run.run(file, request.inputSeed(), phases), null));
@@ -159,7 +160,7 @@ public final class WorkerLoop {
             Optional<Gpu> present = Optional.ofNullable(gpu);
             String arch = configure.arch() != null ? configure.arch() : present.map(g -> g.info().arch()).orElse(DEFAULT_ARCH);
             int sms = configure.sms() > 0 ? configure.sms() : present.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
-            Preflight preflight = new Preflight(nvrtc, arch, sms, suite);
+            Preflight preflight = new Preflight(nvrtc, arch, sms, suite, configure.settings().dtype());
             send(Message.Ready.here(present.map(Gpu::info).orElse(null), present.isPresent() ? Gpu.count() : 0,
                     nvrtc.version(), nvrtc.location(), millisSince(start), System.getenv()));
             return serve((file, request, phases) -> {

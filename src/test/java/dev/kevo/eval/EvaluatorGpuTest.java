@@ -20,6 +20,7 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.LaunchChecks;
 import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
@@ -81,6 +82,27 @@ class EvaluatorGpuTest {
         assertEquals(evaluator.suite().shapes().size(), result.shapes().size());
         assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
                 () -> "implausible score " + result.score() + " / floor " + result.floorFraction());
+        assertEquals(Boolean.TRUE, result.deterministic(), () -> seed + " wrote other bits when launched again");
+    }
+
+    /** Sums in the atomics' arrival order differ from launch to launch: recorded, and rejected when required. */
+    @Test
+    void aKernelSummingWithAtomicsIsNotDeterministicAndIsRejectedWhenThatIsRequired() {
+        KernelFile atomic = ContractParser.read(TestFiles.root().resolve("evaluator/adversarial/atomic_row_sum.cu"));
+        CandidateResult recorded = evaluator.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
+                Optional.empty());
+        assertEquals(Verdict.PASS, recorded.verdict(), recorded.detail());
+        assertEquals(Boolean.FALSE, recorded.deterministic());
+        Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
+        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
+        EvalSettings strict = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).toBuilder()
+                .launchChecks(LaunchChecks.builder().requireDeterministic(true).build()).build();
+        try (Evaluator requiring = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, new Baseline.File(baseline),
+                strict)) {
+            CandidateResult rejected = requiring.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
+                    Optional.empty());
+            assertEquals(Verdict.NONDETERMINISTIC, rejected.verdict(), rejected.detail());
+        }
     }
 
     @Test
