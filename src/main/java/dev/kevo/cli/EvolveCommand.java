@@ -123,16 +123,19 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             baseline.note().ifPresent(note -> err.println("kevo: " + note));
         }
         String selection = devices != null ? devices : frozen.config().deviceSelection();
-        Optional<ComputeSanitizer> sanitizer;
-        try {
-            sanitizer = Workers.sanitizer(frozen.settings(), frozen.settings().sanitize() != SanitizeWhen.OFF);
-        } catch (KevoException e) {
-            throw new KevoException(e.kind(), e.getMessage() + "; or set 'sanitize: off' in the campaign's eval "
-                    + "config (its champion then cannot be exported)");
+        Optional<ComputeSanitizer> sanitizer = Optional.empty();
+        if (slurm.isPresent()) {
+            Workers.sanitizeOnSlurm(frozen.settings(), note -> err.println("kevo: " + note));
+        } else {
+            try {
+                sanitizer = Workers.sanitizer(frozen.settings(), frozen.settings().sanitize() != SanitizeWhen.OFF);
+            } catch (KevoException e) {
+                throw new KevoException(e.kind(), e.getMessage() + "; or set 'sanitize: off' in the campaign's eval "
+                        + "config (its champion then cannot be exported)");
+            }
         }
         try (WorkerPool workers = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true,
-                        sanitizer)
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), sanitizer)) {
             CampaignStore store = start.store();
             CampaignConfig campaign = store.frozen().config();

@@ -108,10 +108,12 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         // One worker: here on --device, or (--workers slurm) a step of the allocation, judged again elsewhere if lost.
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.of(1));
         // As the campaign judged them: with sanitize: every, each passing mutant is sanitized again too.
-        Optional<ComputeSanitizer> sanitizer = Workers.sanitizer(settings, false);
+        if (slurm.isPresent()) {
+            Workers.sanitizeOnSlurm(settings, note -> { });
+        }
+        Optional<ComputeSanitizer> sanitizer = slurm.isPresent() ? Optional.empty() : Workers.sanitizer(settings, false);
         try (WorkerPool supervisor = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false,
-                        sanitizer)
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
                 : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
                         baseline, settings, sanitizer)), null, System.err::println)) {
             out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s, baseline %s%n", chosen.size(), campaign,

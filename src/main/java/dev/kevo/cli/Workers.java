@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.KevoException;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.data.Ablation;
 import dev.kevo.data.EvalSettings;
@@ -21,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -68,6 +70,21 @@ final class Workers {
     static Optional<ComputeSanitizer> sanitizer(EvalSettings settings, boolean asked) {
         return asked || settings.sanitize() == SanitizeWhen.EVERY
                 ? Optional.of(ComputeSanitizer.locate(System.getenv())) : Optional.empty();
+    }
+
+    /**
+     * Workers that are Slurm steps run nothing under compute-sanitizer (its report would be written on the node):
+     * {@code sanitize: every} cannot be kept there, and a champion is left unsanitized, which {@code note} says.
+     */
+    static void sanitizeOnSlurm(EvalSettings settings, Consumer<String> note) {
+        if (settings.sanitize() == SanitizeWhen.EVERY) {
+            throw KevoException.input("sanitize: every runs compute-sanitizer on workers of this host, not on Slurm "
+                    + "steps; set sanitize: champion or off, or run without --workers slurm");
+        }
+        if (settings.sanitize() == SanitizeWhen.CHAMPION) {
+            note.accept("with --workers slurm the champion is not sanitized (compute-sanitizer runs on workers of "
+                    + "this host); kevo eval --sanitize on a GPU host records it for kevo export");
+        }
     }
 
     /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */
@@ -122,12 +139,11 @@ final class Workers {
      * class path, so kevo must sit where every node of the allocation sees it at the same path.
      */
     static WorkerPool slurmPool(List<SrunLauncher> launchers, Optional<Path> nvrtc, Suite suite,
-                                BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead,
-                                Optional<ComputeSanitizer> sanitizer) {
+                                BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead) {
         List<String> worker = command(Optional.of(0), nvrtc);
         List<Supervisor> steps = launchers.stream()
                 .map(l -> new Supervisor(Supervisor.Setup.builder(worker, suite, settings).baseline(baseline.file())
-                        .baselineChoice(baseline.choice()).launcher(l).sanitizer(sanitizer.orElse(null)).build()))
+                        .baselineChoice(baseline.choice()).launcher(l).build()))
                 .toList();
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
                 null, settings, arch, sms);

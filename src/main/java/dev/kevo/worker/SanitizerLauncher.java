@@ -6,32 +6,29 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * A worker started under compute-sanitizer, wherever {@code inner} starts workers. Its frames go over a connection
- * the worker opens back ({@link ConnectBack}), so nothing the sanitizer might print can land between them, and the
- * sanitizer's exit status is kept for the pass to read once the worker is gone.
+ * A worker on this host started under compute-sanitizer. Its frames go over a connection the worker opens back
+ * ({@link ConnectBack}), so nothing the sanitizer might print can land between them, and the sanitizer's exit status
+ * is kept for the pass to read once the worker is gone. (Slurm steps are not sanitized: the report would be written
+ * on the node.)
  */
 final class SanitizerLauncher implements Launcher {
     private final ComputeSanitizer sanitizer;
     private final SanitizerTool tool;
     private final Path log;
-    private final Launcher inner;
     private volatile Process process;
 
-    SanitizerLauncher(ComputeSanitizer sanitizer, SanitizerTool tool, Path log, Launcher inner) {
+    SanitizerLauncher(ComputeSanitizer sanitizer, SanitizerTool tool, Path log) {
         this.sanitizer = sanitizer;
         this.tool = tool;
         this.log = log;
-        this.inner = inner;
     }
 
     @Override
     public List<String> command(List<String> worker) {
         List<String> connecting = new ArrayList<>(worker);
-        if (inner instanceof Launcher.Local) {
-            // On this host, whatever Slurm variables this process inherited: the worker's default is srun's host.
-            connecting.add("--connect-host=localhost");
-        }
-        return inner.command(sanitizer.command(tool, log, connecting));
+        // This host, whatever Slurm variables this process inherited: a worker's default is srun's host.
+        connecting.add("--connect-host=localhost");
+        return sanitizer.command(tool, log, connecting);
     }
 
     @Override
@@ -47,24 +44,24 @@ final class SanitizerLauncher implements Launcher {
 
     @Override
     public String where() {
-        return inner.where();
+        return LOCAL.where();
     }
 
     @Override
     public boolean reclaimed(String stderr) {
-        return inner.reclaimed(stderr);
+        return false;
     }
 
     @Override
     public boolean expendable() {
-        return inner.expendable();
+        return false;
     }
 
     /** The worker is the sanitizer's child: killing only the sanitizer would leave it holding the GPU. */
     @Override
     public void stop(Process running) {
         running.descendants().forEach(ProcessHandle::destroyForcibly);
-        inner.stop(running);
+        running.destroyForcibly();
     }
 
     @Override

@@ -17,7 +17,7 @@ import java.util.OptionalInt;
 
 /**
  * A kernel file run under each compute-sanitizer tool, each in a worker of its own (the sanitizer runs one tool per
- * process) started where {@code setup}'s workers start, on their device: the worker compiles the file, runs every
+ * process) on this host, on the device of {@code setup}'s workers: the worker compiles the file, runs every
  * plan the suite reaches on the smallest suite shape that reaches it, on two input cases, in buffers of exactly
  * the shape's size, untimed, with no baseline (see {@code SanitizedRun}). A tool's run passes only when the worker
  * answered, the tool's summary is there and counts nothing, it printed no finding and it exited 0: a report that
@@ -68,7 +68,7 @@ final class SanitizerPass {
         } catch (IOException e) {
             throw KevoException.environment("cannot make a file for compute-sanitizer's report: " + e.getMessage());
         }
-        SanitizerLauncher launcher = new SanitizerLauncher(setup.sanitizer(), tool, log, setup.launcher());
+        SanitizerLauncher launcher = new SanitizerLauncher(setup.sanitizer(), tool, log);
         List<String> command = new ArrayList<>(setup.workerCommand());
         command.add(WORKER_FLAG);
         CandidateResult ran;

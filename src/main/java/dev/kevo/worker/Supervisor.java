@@ -211,20 +211,20 @@ public final class Supervisor implements AutoCloseable {
      * @throws IllegalStateException when this supervisor was set up without a sanitizer
      */
     public Sanitized sanitize(KernelFile file, long inputSeed) {
-        if (setup.sanitizer() == null) {
-            throw new IllegalStateException("this supervisor has no compute-sanitizer");
+        if (!sanitizes()) {
+            throw new IllegalStateException("this supervisor has no compute-sanitizer, or its workers are not local");
         }
         return new SanitizerPass(setup, ready().judgedOn()).run(file, inputSeed);
     }
 
     /** Whether every candidate that passes here is also sanitized ({@code sanitize: every}, with a sanitizer). */
     public boolean sanitizesEvery() {
-        return setup.sanitizer() != null && setup.settings().sanitize() == SanitizeWhen.EVERY;
+        return sanitizes() && setup.settings().sanitize() == SanitizeWhen.EVERY;
     }
 
-    /** Whether {@link #sanitize} can run here. */
+    /** Whether {@link #sanitize} can run here: a sanitizer, and workers on this host. */
     public boolean sanitizes() {
-        return setup.sanitizer() != null;
+        return setup.sanitizer() != null && setup.launcher() instanceof Launcher.Local;
     }
 
     /**

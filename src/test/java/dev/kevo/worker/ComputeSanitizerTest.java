@@ -69,13 +69,31 @@ class ComputeSanitizerTest {
     @Test
     void aLocalWorkerUnderTheSanitizerConnectsBackToThisHost() {
         ComputeSanitizer cs = new ComputeSanitizer(Path.of("cs"));
-        SanitizerLauncher launcher = new SanitizerLauncher(cs, SanitizerTool.SYNCCHECK, Path.of("l.log"),
-                Launcher.LOCAL);
+        SanitizerLauncher launcher = new SanitizerLauncher(cs, SanitizerTool.SYNCCHECK, Path.of("l.log"));
         assertTrue(launcher.connectsBack(), "frames never share a stream with the sanitizer's output");
         List<String> c = launcher.command(List.of("java", "worker", "--connect-port=4000"));
         assertEquals(List.of("java", "worker", "--connect-port=4000", "--connect-host=localhost"),
                 c.subList(c.indexOf("--") + 1, c.size()));
         assertTrue(launcher.exitCode().isEmpty(), "nothing started yet");
+    }
+
+    @Test
+    void stoppingTheSanitizerStopsTheWorkerItStarted() throws Exception {
+        // A shell standing in for compute-sanitizer, its sleep for the worker JVM.
+        Process sanitizer = new ProcessBuilder("sh", "-c", "sleep 300 & wait").start();
+        SanitizerLauncher launcher = new SanitizerLauncher(new ComputeSanitizer(Path.of("cs")), SanitizerTool.MEMCHECK,
+                Path.of("l.log"));
+        launcher.started(sanitizer);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (sanitizer.descendants().findAny().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        ProcessHandle worker = sanitizer.descendants().findFirst().orElseThrow();
+        launcher.stop(sanitizer);
+        assertTrue(sanitizer.waitFor(5, java.util.concurrent.TimeUnit.SECONDS));
+        worker.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertFalse(worker.isAlive(), "the sanitizer's child is gone too");
+        assertTrue(launcher.exitCode().isPresent());
     }
 
     @Test
