@@ -78,6 +78,7 @@ public final class SanitizedRun implements AutoCloseable {
                     for (InputCase inputCase : CASES) {
                         trusted.generate(bench.x(i), shapes.get(i), InputSalt.CHECK_CASE.derive(inputSeed, s,
                                 inputCase.ordinal()), inputCase);
+                        bench.poisonWorkspace(gpu, i);
                         try {
                             runner.run(plan, bench.x(i), bench.y(i), bench.workspace(i));
                             gpu.synchronize();

@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The device memory of a sanitizer run: per shape, x, y and the workspace each allocated at exactly its size, with
- * no guard zones. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
+ * The device memory of a sanitizer run: per shape, x, y and the workspace each allocated at exactly its size (the
+ * workspace in whole words), with no guard zones. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
  * of kevo's own memory that memcheck cannot tell from a legal one; here the byte after each buffer belongs to no
  * allocation. Everything is allocated up front, with a gap allocated behind each buffer and freed before any
  * launch, so that neither the allocator (which packs small allocations) nor a later allocation puts another
@@ -26,7 +26,8 @@ final class SanitizerBench implements AutoCloseable {
 
     /**
      * @param dtype the element types of x and y
-     * @param workspaceBytes each shape's workspace, in bytes (0: a one-byte buffer, which no access fits in)
+     * @param workspaceBytes each shape's workspace, in bytes, allocated in whole words (0: a one-byte buffer, which no
+     *     access fits in)
      */
     SanitizerBench(Gpu gpu, List<Shape> shapes, Precision dtype, List<Long> workspaceBytes) {
         List<DeviceBuffer> gaps = new ArrayList<>();
@@ -37,7 +38,8 @@ final class SanitizerBench implements AutoCloseable {
                 gaps.add(gpu.alloc(GAP_BYTES));
                 y.add(gpu.alloc(elements * dtype.y().bytes()));
                 gaps.add(gpu.alloc(GAP_BYTES));
-                workspace.add(gpu.alloc(workspaceBytes.get(i)));
+                long words = (workspaceBytes.get(i) + 3) / 4;
+                workspace.add(gpu.alloc(words == 0 ? 1 : words * 4));
                 gaps.add(gpu.alloc(GAP_BYTES));
             }
         } catch (RuntimeException e) {
@@ -58,6 +60,19 @@ final class SanitizerBench implements AutoCloseable {
 
     DevicePointer workspace(int shape) {
         return workspace.get(shape).pointer();
+    }
+
+    /**
+     * Fills shape {@code shape}'s workspace with the poison an evaluation puts there before every launch: the
+     * contract lets a kernel read its undefined contents (a tag it polls until a peer's write lands), so the sanitizer
+     * must not see those reads as reads of memory nothing wrote. y is left as allocated: a kernel that reads its
+     * output before writing it is initcheck's to find.
+     */
+    void poisonWorkspace(Gpu gpu, int shape) {
+        DeviceBuffer ws = workspace.get(shape);
+        if (ws.bytes() >= 4) {
+            gpu.fill(ws.pointer(), Workbench.POISON_WS, ws.bytes() / 4);
+        }
     }
 
     @Override

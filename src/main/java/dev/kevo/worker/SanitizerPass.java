@@ -9,6 +9,7 @@ import dev.kevo.task.KernelFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -26,6 +27,8 @@ import java.util.OptionalInt;
 final class SanitizerPass {
     /** What makes a worker a sanitizer's: it runs the file's plans and nothing of an evaluation. */
     static final String WORKER_FLAG = "--sanitize-run";
+    /** How long a sanitizer's worker may take to exit once told to: the tool finishes its report then. */
+    private static final Duration EXIT_GRACE = Duration.ofSeconds(60);
 
     private final Supervisor.Setup setup;
     private final String device;
@@ -72,11 +75,15 @@ final class SanitizerPass {
         List<String> command = new ArrayList<>(setup.workerCommand());
         command.add(WORKER_FLAG);
         CandidateResult ran;
-        try (Supervisor worker = new Supervisor(Supervisor.Setup.builder(command, setup.suite(), setup.settings())
-                .launcher(launcher).build())) {
+        Supervisor worker = new Supervisor(Supervisor.Setup.builder(command, setup.suite(), setup.settings())
+                .launcher(launcher).build());
+        try {
             ran = worker.evaluate(file, inputSeed, false);
         } catch (KevoException e) {
             throw new KevoException(e.kind(), "under compute-sanitizer " + tool.id() + ": " + e.getMessage(), e);
+        } finally {
+            // The tool writes its summary as the worker exits, after the work.
+            worker.close(EXIT_GRACE);
         }
         String text;
         try {

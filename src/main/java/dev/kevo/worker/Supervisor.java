@@ -401,12 +401,17 @@ public final class Supervisor implements AutoCloseable {
 
     @Override
     public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /** As {@link #close()}, giving the worker {@code grace} to exit before it is killed. */
+    void close(Duration grace) {
         if (early != null) {
             early.close();
             early = null;
         }
         if (worker != null) {
-            worker.shutdown(Duration.ofSeconds(10));
+            worker.shutdown(grace);
             worker = null;
         }
     }
