@@ -144,7 +144,9 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             out.flush();
             for (Path file : files) {
                 CandidateResult result = evaluateOne(supervisor, file, inputSeed);
-                if (sanitizer.isPresent() && result.verdict().launchesReturned()) {
+                // --sanitize looks into a rejection too (a finding names its cause); sanitize: every, as in a
+                // campaign, only at what passed.
+                if (sanitizer.isPresent() && (sanitize ? result.verdict().launchesReturned() : result.passed())) {
                     result = sanitizeOne(supervisor, file, result, inputSeed);
                 }
                 results.add(result);
