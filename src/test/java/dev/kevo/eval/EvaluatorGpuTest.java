@@ -141,7 +141,7 @@ class EvaluatorGpuTest {
     void aCubinCompiledAheadIsLoadedInsteadOfCompilingAgain() {
         KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
         Compilation ahead = nvrtc.compile(online.name(), online.source(), Prelude.headers(),
-                gpu.info().arch());
+                gpu.info().arch(), online.macros(Precision.FP32));
         Compilation marked = new Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
                 ahead.log(), Duration.ofMillis(1234), ahead.options());
         CandidateResult result = evaluator.evaluate(online, 5, Optional.empty(), false, Phase.Listener.NONE, Optional.of(marked));
