@@ -23,8 +23,8 @@ public enum InputCase {
     CONSTANT("constant", "every row one constant"),
     DOMINANT("dominant", "normal scale 1 with one entry per row raised by 30"),
     CAUSAL("causal", "normal scale 4 in a prefix of 1 to cols/2 entries per row, -inf after it (a causal mask)"),
-    LOWEST_MASK("lowest-mask", "causal rows masked with the lowest finite float (-3.4e38, Hugging Face's mask), every"
-            + " 4th row fully masked");
+    LOWEST_MASK("lowest-mask", "causal rows masked with x's lowest finite value (-3.4e38 in float32, Hugging Face's"
+            + " mask), every 4th row fully masked");
 
     private final String id;
     private final String description;

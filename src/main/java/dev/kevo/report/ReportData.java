@@ -27,7 +27,8 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      * @param championSanitized what compute-sanitizer found in the champion ({@code Sanitized.line()}); null when it
      *     did not run on the champion's source
      */
-    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String baseline,
+    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String dtype,
+                          String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
                           String championId, Double championScore, List<Double> championScoreCi, Double championFloor,

@@ -61,6 +61,12 @@ __device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
     return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
 }
 
+// The lowest finite value of x's type, what Hugging Face masks scores with (torch.finfo(dtype).min): -FLT_MAX in
+// float would round to -inf in bf16 and fp16, and a fully masked row would have nothing finite.
+__device__ __forceinline__ float kv_lowest(float) { return -FLT_MAX; }
+__device__ __forceinline__ float kv_lowest(kevo_bf16) { return kevo_to_float(kevo_bf16{0xFF7Fu}); }
+__device__ __forceinline__ float kv_lowest(kevo_half) { return kevo_to_float(kevo_half{0xFBFFu}); }
+
 // The input cases, one per InputCase: a case added there must get its generator here.
 static_assert(KEVO_CASE_COUNT == 10, "an InputCase without a generator case in kv_value");
 __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols) {
@@ -83,7 +89,7 @@ __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols
         }
         case KEVO_CASE_CAUSAL:  // a causal mask: a finite prefix of 1 to ceil(cols / 2) entries, then -inf to the end
         case KEVO_CASE_LOWEST_MASK: {  // the same, masked as Hugging Face masks: the lowest finite float, not -inf
-            const float masked = kase == KEVO_CASE_CAUSAL ? -KEVO_INF : -FLT_MAX;
+            const float masked = kase == KEVO_CASE_CAUSAL ? -KEVO_INF : kv_lowest(KEVO_X{});
             if (kase == KEVO_CASE_LOWEST_MASK && r % 4 == 0) return masked;  // fully masked rows: torch gives 1/cols
             const long long prefix = 1 + (long long)(kv_row_draw(seed, r, 2) % (u64)((cols + 1) / 2));
             return c < prefix ? 4.0f * kv_normal(seed, i) : masked;
