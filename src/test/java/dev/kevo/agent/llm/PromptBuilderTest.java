@@ -8,15 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.TestFiles;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RequestSlot;
+import dev.kevo.agent.TaskContext;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.ModelSpec;
+import dev.kevo.data.Precision;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import dev.kevo.agent.TaskContext;
-import dev.kevo.data.Precision;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
