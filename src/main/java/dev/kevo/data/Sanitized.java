@@ -2,8 +2,11 @@ package dev.kevo.data;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What compute-sanitizer found when kevo ran a kernel file under it: part of the file's result, saved beside the
@@ -15,6 +18,7 @@ import java.util.Locale;
  * @param tools the tools that ran, in order (a pass ran all of them; a finding stops the rest)
  * @param shapes the shapes each tool ran the kernel on
  * @param seconds wall time of the whole pass, every worker start included
+ * @param toolSeconds of that, each tool's run (its worker's start, the file's compile and launches, the worker's exit)
  * @param device the GPU it ran on
  * @param sanitizer compute-sanitizer's version, as it reports it
  * @param sourceHash the source hash of the exact bytes that ran: a record covers that source and no other
@@ -22,11 +26,13 @@ import java.util.Locale;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Sanitized(Verdict verdict, String detail, List<String> tools, List<String> shapes, double seconds,
-                        String device, String sanitizer, String sourceHash, String date) {
+                        Map<String, Double> toolSeconds, String device, String sanitizer, String sourceHash,
+                        String date) {
 
     public Sanitized {
         tools = tools == null ? List.of() : List.copyOf(tools);
         shapes = shapes == null ? List.of() : List.copyOf(shapes);
+        toolSeconds = toolSeconds == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(toolSeconds));
     }
 
     public static Builder builder(Verdict verdict) {
@@ -40,7 +46,7 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
 
     /** This record, covering the source whose hash is {@code hash}. */
     public Sanitized withSourceHash(String hash) {
-        return new Sanitized(verdict, detail, tools, shapes, seconds, device, sanitizer, hash, date);
+        return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, hash, date);
     }
 
     /** What ran and how it ended, without the finding: "pass: memcheck, racecheck ... on 32x128, 8x128256 (21.4 s)". */
@@ -61,6 +67,7 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
         private List<String> tools;
         private List<String> shapes;
         private double seconds;
+        private Map<String, Double> toolSeconds;
         private String device;
         private String sanitizer;
         private String sourceHash;
@@ -90,6 +97,11 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
             return this;
         }
 
+        public Builder toolSeconds(Map<String, Double> value) {
+            toolSeconds = value;
+            return this;
+        }
+
         public Builder device(String value) {
             device = value;
             return this;
@@ -111,7 +123,8 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
         }
 
         public Sanitized build() {
-            return new Sanitized(verdict, detail, tools, shapes, seconds, device, sanitizer, sourceHash, date);
+            return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, sourceHash,
+                    date);
         }
     }
 }

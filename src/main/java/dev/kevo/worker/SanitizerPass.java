@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 
 /**
@@ -45,11 +47,14 @@ final class SanitizerPass {
     Sanitized run(KernelFile file, long inputSeed) {
         long start = System.nanoTime();
         List<String> tools = new ArrayList<>();
+        Map<String, Double> toolSeconds = new LinkedHashMap<>();
         List<String> shapes = List.of();
         Outcome failed = null;
         for (SanitizerTool tool : SanitizerTool.values()) {
             tools.add(tool.id());
+            long toolStart = System.nanoTime();
             Outcome outcome = runTool(tool, file, inputSeed);
+            toolSeconds.put(tool.id(), (System.nanoTime() - toolStart) / 1e9);
             if (!outcome.shapes().isEmpty()) {
                 shapes = outcome.shapes();
             }
@@ -60,7 +65,7 @@ final class SanitizerPass {
         }
         return Sanitized.builder(failed == null ? Verdict.PASS : failed.verdict())
                 .detail(failed == null ? null : failed.detail()).tools(tools).shapes(shapes)
-                .seconds((System.nanoTime() - start) / 1e9).device(device).sanitizer(setup.sanitizer().version())
+                .seconds((System.nanoTime() - start) / 1e9).toolSeconds(toolSeconds).device(device).sanitizer(setup.sanitizer().version())
                 .date(OffsetDateTime.now(ZoneOffset.UTC).toString()).build();
     }
 
