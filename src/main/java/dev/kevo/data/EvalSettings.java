@@ -7,13 +7,13 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * How candidates are judged: suite and baseline by default, the input cases, the tolerances and the
- * measurement method. Read from config/eval.yaml, and saved in the same shape in every campaign folder: a key
+ * How candidates are judged: suite and baseline by default, the input cases, the tolerances, the
+ * measurement method and the shapes checked beyond the suite. Read from config/eval.yaml, and saved in the same shape in every campaign folder: a key
  * absent from the file (or from a folder written before the key existed) takes its {@link Defaults} value.
  */
 @JsonDeserialize(builder = EvalSettings.Builder.class)
 public record EvalSettings(String suite, String baseline, List<InputCase> cases, Tolerance tolerance,
-                           MeasurementMethod measurement, PhaseLimits limits) {
+                           MeasurementMethod measurement, PhaseLimits limits, BeyondSuite beyondSuite) {
 
     public EvalSettings {
         cases = List.copyOf(cases);
@@ -33,7 +33,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
 
     public Builder toBuilder() {
         return builder().suite(suite).baseline(baseline).cases(cases).tolerance(tolerance).measurement(measurement)
-                .limits(limits);
+                .limits(limits).beyondSuite(beyondSuite);
     }
 
     public EvalSettings withSuite(String name) {
@@ -60,6 +60,7 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
         private Tolerance tolerance = Tolerance.defaults();
         private MeasurementMethod measurement = MeasurementMethod.defaults();
         private PhaseLimits limits = PhaseLimits.defaults();
+        private BeyondSuite beyondSuite = BeyondSuite.defaults();
 
         private Builder() {
         }
@@ -94,8 +95,13 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
             return this;
         }
 
+        public Builder beyondSuite(BeyondSuite value) {
+            beyondSuite = value;
+            return this;
+        }
+
         public EvalSettings build() {
-            return new EvalSettings(suite, baseline, cases, tolerance, measurement, limits);
+            return new EvalSettings(suite, baseline, cases, tolerance, measurement, limits, beyondSuite);
         }
     }
 }
