@@ -26,6 +26,15 @@ import java.util.Map;
  * @param device the GPU that measured it ({@code ordinal name}), set by the supervisor that ran it
  * @param phaseMs where the evaluator's time went, by phase ({@code compile}, {@code check}, {@code timing}:
  *     settle included), in milliseconds
+ * @param freshShapes the shapes drawn beyond the suite for this evaluation (from its timing secret), each checked
+ *     like a suite shape but untimed, in the order drawn; empty when none were drawn or the suite already failed
+ * @param atScaleShapes with {@code kevo eval --at-scale} and in champion confirmation: the held-out shapes, then the
+ *     at-scale one; null when not asked for
+ * @param atScaleNote why the at-scale shape was not judged (the GPU lacked the memory), in one line; null otherwise
+ * @param judgedElements the most elements of any shape the candidate passed on (suite, fresh and at-scale shapes);
+ *     null unless it passed
+ * @param sourceHash kevo's identity of the source judged ({@code kevo eval} records it, so that an export can tell
+ *     whether a record is of the file it exports)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
@@ -33,11 +42,15 @@ public record CandidateResult(String name, String path, String description, Verd
                               Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
                               Long timingSecret, Double evaluationMs, Double workerStartMs, String device,
-                              Map<String, Double> phaseMs) {
+                              Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
+                              List<ShapeResult> atScaleShapes, String atScaleNote, Long judgedElements,
+                              String sourceHash) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
         shapes = shapes == null ? List.of() : List.copyOf(shapes);
+        freshShapes = freshShapes == null ? List.of() : List.copyOf(freshShapes);
+        atScaleShapes = atScaleShapes == null ? null : List.copyOf(atScaleShapes);
         phaseMs = phaseMs == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(phaseMs));
     }
 
@@ -71,6 +84,11 @@ public record CandidateResult(String name, String path, String description, Verd
         b.workerStartMs = workerStartMs;
         b.device = device;
         b.phaseMs = phaseMs;
+        b.freshShapes = freshShapes;
+        b.atScaleShapes = atScaleShapes;
+        b.atScaleNote = atScaleNote;
+        b.judgedElements = judgedElements;
+        b.sourceHash = sourceHash;
         return b;
     }
 
@@ -95,6 +113,11 @@ public record CandidateResult(String name, String path, String description, Verd
         private Double workerStartMs;
         private String device;
         private Map<String, Double> phaseMs;
+        private List<ShapeResult> freshShapes;
+        private List<ShapeResult> atScaleShapes;
+        private String atScaleNote;
+        private Long judgedElements;
+        private String sourceHash;
 
         private Builder(String name, Verdict verdict, long inputSeed) {
             this.name = name;
@@ -172,11 +195,34 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        /** The shapes drawn beyond the suite for this evaluation. */
+        public Builder freshShapes(List<ShapeResult> value) {
+            freshShapes = value;
+            return this;
+        }
+
+        /** The at-scale checks: the held-out shapes and the at-scale one, and why that one was not judged. */
+        public Builder atScale(List<ShapeResult> value, String note) {
+            atScaleShapes = value;
+            atScaleNote = note;
+            return this;
+        }
+
+        public Builder judgedElements(Long value) {
+            judgedElements = value;
+            return this;
+        }
+
+        public Builder sourceHash(String value) {
+            sourceHash = value;
+            return this;
+        }
+
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
                     floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, evaluationMs,
-                    workerStartMs,
-                    device, phaseMs);
+                    workerStartMs, device, phaseMs, freshShapes, atScaleShapes, atScaleNote, judgedElements,
+                    sourceHash);
         }
     }
 

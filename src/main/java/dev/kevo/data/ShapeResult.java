@@ -22,12 +22,14 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param checkedLaunches how many of the candidate's timed launches had their output checked (chosen at random)
  * @param baselineRelativeL2 the baseline's own worst relative L2 error on this shape, measured against the same
  *     float64 reference when the baseline is a vendor library (cuDNN), which is never rejected; null otherwise
+ * @param regime for a shape drawn beyond the suite ({@link CandidateResult#freshShapes()}, the held-out ones), the
+ *     regime it was drawn from; null for a suite shape and the at-scale one
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ShapeResult(String shape, Verdict verdict, String detail, Integer plan, Double relativeL2,
                           Double maxAbsError, Stats candidate, Stats baseline, Stats copy, String copyBy,
                           Double speedup, Double floorFraction, Double coldMs, String timingFlag,
-                          Integer checkedLaunches, Double baselineRelativeL2) {
+                          Integer checkedLaunches, Double baselineRelativeL2, ShapeRegime regime) {
 
     /** A shape ({@code rowsxcols}) whose every input case passed the check; timing comes later ({@link #withTiming}). */
     public static ShapeResult checked(String shape, int plan, double relativeL2, double maxAbsError, Double coldMs) {
@@ -80,6 +82,13 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         return d.build();
     }
 
+    /** A shape drawn beyond the suite, with the regime it was drawn from. */
+    public ShapeResult withRegime(ShapeRegime drawnFrom) {
+        Draft d = draft();
+        d.regime = drawnFrom;
+        return d.build();
+    }
+
     private Draft draft() {
         Draft d = new Draft(shape, verdict);
         d.detail = detail;
@@ -96,6 +105,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         d.timingFlag = timingFlag;
         d.checkedLaunches = checkedLaunches;
         d.baselineRelativeL2 = baselineRelativeL2;
+        d.regime = regime;
         return d;
     }
 
@@ -117,6 +127,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         private String timingFlag;
         private Integer checkedLaunches;
         private Double baselineRelativeL2;
+        private ShapeRegime regime;
 
         private Draft(String shape, Verdict verdict) {
             this.shape = shape;
@@ -125,7 +136,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
 
         private ShapeResult build() {
             return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
-                    copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches, baselineRelativeL2);
+                    copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches, baselineRelativeL2, regime);
         }
     }
 }
