@@ -12,6 +12,7 @@ import dev.kevo.data.EvalSettings;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.report.EvalTable;
+import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -40,9 +41,10 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "eval", mixinStandardHelpOptions = true,
         header = "Judge kernel files on a GPU: correct on every shape, how fast.",
-        description = {"Checks kernel files against a float64 reference on every shape of a suite and times them "
-                + "side by side with the baseline and a plain copy, in a supervised worker process: a kernel that "
-                + "hangs, crashes or cheats gets a verdict, never takes kevo down.",
+        description = {"Checks kernel files against a float64 reference on every shape of a suite, and on a few "
+                + "shapes drawn afresh for each evaluation, and times them on the suite side by side with the "
+                + "baseline and a plain copy, in a supervised worker process: a kernel that hangs, crashes or cheats "
+                + "gets a verdict, never takes kevo down.",
                 "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
                         + "score: the geometric mean speedup over the baseline (cuDNN's softmax where it loads)."})
 public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
@@ -79,6 +81,11 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
 
     @Option(names = "--cold", description = "Also show a first launch's time, what a naive harness would report.")
     boolean cold;
+
+    @Option(names = "--at-scale", description = "Also check, untimed, what champion confirmation checks: a shape past "
+            + "2^31 elements (beyond_suite.at_scale, about 17 GB of GPU memory more) and held-out shapes drawn "
+            + "afresh. A record of a pass lets kevo export accept shapes up to that size.")
+    boolean atScale;
 
     @Spec
     CommandSpec spec;
@@ -156,7 +163,9 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
 
     private CandidateResult evaluateOne(Supervisor supervisor, Path file, long inputSeed) {
         try {
-            return supervisor.evaluate(ContractParser.read(file), inputSeed, timingSecret, cold, null);
+            KernelFile kernel = ContractParser.read(file);
+            return supervisor.evaluate(kernel, inputSeed, timingSecret, cold, null, atScale).toBuilder()
+                    .sourceHash(SourceHash.of(kernel.source())).build();
         } catch (ContractException e) {
             return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
