@@ -3,6 +3,7 @@ package dev.kevo.cli;
 import dev.kevo.ExitCode;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.ShapeResult;
@@ -102,14 +103,9 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                         s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
             }
             out.println("  source: " + store.sourcePath(champion.id()));
-            store.confirmation().ifPresent(conf -> {
-                out.printf("  confirmed on %s, the best %d judged again side by side:%n", conf.device(),
-                        conf.entries().size());
-                conf.entries().forEach(e -> out.printf(Locale.ROOT, "    %-14s recorded %.3fx on %s, confirmed %s%n",
-                        e.id(), e.recordedScore(), e.recordedDevice(), e.confirmed().passed()
-                                ? String.format(Locale.ROOT, "%.3fx", e.confirmed().score())
-                                : e.confirmed().verdict().id()));
-            });
+        }
+        if (state != null) {
+            store.confirmation().ifPresent(conf -> confirmation(conf, out));
         }
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
@@ -119,6 +115,23 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                         : String.format(Locale.ROOT, " floor %.2f", m.result().floorFraction())))
                 .collect(Collectors.joining(", ")));
         return ExitCode.OK;
+    }
+
+    /** How the champion was confirmed, at scale: each contender's confirmed score, or why it failed. */
+    private static void confirmation(Confirmation conf, PrintWriter out) {
+        out.printf("  confirmed on %s, the best %d judged again side by side, at scale:%n", conf.device(),
+                conf.entries().size());
+        conf.entries().forEach(e -> out.printf(Locale.ROOT, "    %-14s recorded %.3fx on %s, confirmed %s%n",
+                e.id(), e.recordedScore(), e.recordedDevice(), e.confirmed().passed()
+                        ? String.format(Locale.ROOT, "%.3fx", e.confirmed().score())
+                        : e.confirmed().verdict().id() + ": " + e.confirmed().detail()));
+        if (conf.judgedElements() != null) {
+            out.printf(Locale.ROOT, "  the champion was judged on shapes of up to %,d elements%n",
+                    conf.judgedElements());
+        }
+        if (conf.note() != null) {
+            out.println("  " + conf.note());
+        }
     }
 
 }

@@ -255,7 +255,10 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    /** Judges on the first device's worker, whatever else is free: the device that confirms champions. */
+    /**
+     * Judges on the first device's worker, whatever else is free: the device that confirms champions; with the at-scale
+     * checks (the held-out shapes and the at-scale one).
+     */
     public CandidateResult confirm(KernelFile file, long inputSeed) {
         while (true) {
             if (live.isEmpty()) {
@@ -271,7 +274,7 @@ public final class WorkerPool implements AutoCloseable {
                     throw KevoException.environment("interrupted while waiting for the confirming worker");
                 }
             }
-            Optional<CandidateResult> judged = attempt(first, file, w -> w.evaluate(file, inputSeed, false));
+            Optional<CandidateResult> judged = attempt(first, file, w -> w.evaluate(file, inputSeed, null, false, null, true));
             if (judged.isPresent()) {
                 return judged.get();
             }
