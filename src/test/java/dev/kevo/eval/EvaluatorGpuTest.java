@@ -79,6 +79,8 @@ class EvaluatorGpuTest {
                 Optional.empty());
         assertEquals(Verdict.PASS, result.verdict(), () -> seed + ": " + result.detail());
         assertEquals(evaluator.suite().shapes().size(), result.shapes().size());
+        assertEquals(evaluator.settings().beyondSuite().fresh().size(), result.freshShapes().size(),
+                "and every fresh shape drawn for the evaluation");
         assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
                 () -> "implausible score " + result.score() + " / floor " + result.floorFraction());
     }
