@@ -46,9 +46,9 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     Path out;
 
     @Option(names = "--eval-json", paramLabel = "RECORD",
-            description = "A kevo eval --at-scale --json record of this file: the package then accepts shapes of up to "
-                    + "as many elements as that evaluation judged it on (past 2^31-1). A campaign's champion needs none: "
-                    + "its confirmation says.")
+            description = "A kevo eval --at-scale --json record of this file: the package then accepts shapes of "
+                    + "up to as many elements as that evaluation judged it on (past 2^31-1). A campaign's champion "
+                    + "needs none: its confirmation says.")
     Path evalJson;
 
     @Spec

@@ -10,26 +10,24 @@ import java.util.Locale;
  * advance lets a kernel assume its shapes (exactly 128 columns, columns a multiple of 4, many rows, even sizes).
  */
 public enum ShapeRegime {
-    NARROW("narrow", "fewer than 128 columns"),
-    UNALIGNED("unaligned", "columns not a multiple of 4"),
-    ONE_ROW("one-row", "a single row"),
-    LARGE_ODD("large-odd", "many long rows, both dimensions odd");
+    /** Fewer than 128 columns. */
+    NARROW("narrow"),
+    /** Columns not a multiple of 4. */
+    UNALIGNED("unaligned"),
+    /** A single row. */
+    ONE_ROW("one-row"),
+    /** Many long rows, both dimensions odd. */
+    LARGE_ODD("large-odd");
 
     private final String id;
-    private final String description;
 
-    ShapeRegime(String id, String description) {
+    ShapeRegime(String id) {
         this.id = id;
-        this.description = description;
     }
 
     @JsonValue
     public String id() {
         return id;
-    }
-
-    public String description() {
-        return description;
     }
 
     /** Whether a shape of {@code rows x cols} belongs to this regime (size aside). */

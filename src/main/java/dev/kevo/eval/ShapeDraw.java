@@ -53,7 +53,7 @@ final class ShapeDraw {
         return draw(secret, regimes, bounds, InputSalt.FRESH_SHAPE);
     }
 
-    /** The held-out shapes of champion confirmation and {@code kevo eval --at-scale}: none of them a fresh one's draw. */
+    /** The held-out shapes of champion confirmation and {@code kevo eval --at-scale}, drawn apart from the fresh. */
     static List<Drawn> heldOut(long secret, BeyondSuite settings, Bounds bounds) {
         return draw(secret, settings.heldOutRegimes(), bounds, InputSalt.HELD_OUT_SHAPE);
     }

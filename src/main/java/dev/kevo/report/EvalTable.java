@@ -83,7 +83,8 @@ public final class EvalTable {
         List<ShapeResult> heldOut = scale.stream().filter(s -> s.regime() != null).toList();
         String failed = heldOut.stream().filter(s -> !s.verdict().passed()).map(s -> s.shape() + " "
                 + s.verdict().id()).collect(Collectors.joining(", "));
-        out.printf("  at scale: %d held-out shapes %s", heldOut.size(), failed.isEmpty() ? "pass" : "checked, " + failed);
+        out.printf("  at scale: %d held-out shapes %s", heldOut.size(),
+                failed.isEmpty() ? "pass" : "checked, " + failed);
         scale.stream().filter(s -> s.regime() == null).findFirst()
                 .ifPresent(s -> out.printf(Locale.ROOT, "; %s (%,d elements) %s", s.shape(),
                         Shape.parse(s.shape()).elements(), s.verdict().id()));

@@ -274,7 +274,8 @@ public final class WorkerPool implements AutoCloseable {
                     throw KevoException.environment("interrupted while waiting for the confirming worker");
                 }
             }
-            Optional<CandidateResult> judged = attempt(first, file, w -> w.evaluate(file, inputSeed, null, false, null, true));
+            Optional<CandidateResult> judged = attempt(first, file,
+                    w -> w.evaluate(file, inputSeed, null, false, null, true));
             if (judged.isPresent()) {
                 return judged.get();
             }

@@ -59,8 +59,9 @@ class AdversarialGpuTest {
                 if (result.verdict() == Verdict.KERNEL_TIMEOUT && seconds > 10) {
                     wrong.add(hostile.name() + ": the hang took " + seconds + " s to end (" + result.detail() + ")");
                 }
-                if (result.verdict() != Corpus.expected(hostile.source())) {
-                    wrong.add(hostile.name() + ": expected " + Corpus.expected(hostile.source()).id() + ", got " + result.verdict().id()
+                Verdict expected = Corpus.expected(hostile.source());
+                if (result.verdict() != expected) {
+                    wrong.add(hostile.name() + ": expected " + expected.id() + ", got " + result.verdict().id()
                             + " (" + result.detail() + ")");
                 }
                 CandidateResult after = supervisor.evaluate(good, 12, false);

@@ -63,7 +63,8 @@ class BeyondSuiteJsonTest {
         CandidateResult faster = CandidateResult.builder("b.cu", Verdict.PASS, 1).score(1.5, 0.5).device("0 H100")
                 .judgedElements(2_147_631_105L).build();
         CandidateResult failed = CandidateResult.rejected("c.cu", null, null, Verdict.UNWRITTEN_OUTPUT,
-                "at-scale shape 16385x131073: 2147631105 outputs never written", 1).toBuilder().device("0 H100").build();
+                "at-scale shape 16385x131073: 2147631105 outputs never written", 1).toBuilder().device("0 H100")
+                .build();
         Confirmation c = Confirmation.of(List.of(new Confirmation.Entry("c", "1 H100", 3.0, failed),
                 new Confirmation.Entry("a", "1 H100", 2.0, pass), new Confirmation.Entry("b", "0 H100", 1.0, faster)));
         assertEquals("b", c.championId(), "the recorded best failed at scale; the best confirmed of the rest");

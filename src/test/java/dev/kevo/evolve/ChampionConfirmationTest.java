@@ -51,6 +51,14 @@ class ChampionConfirmationTest {
         };
     }
 
+    /** A campaign of three generations in {@code dir} on {@link #oneDevice}. */
+    private static CampaignStore campaign(Path dir, IntPredicate failsAtScale) {
+        CampaignConfig config = CampaignTest.config(3);
+        CampaignStore store = CampaignTest.store(dir, config);
+        CampaignTest.run(store, config, oneDevice(failsAtScale));
+        return store;
+    }
+
     private static MutantRecord best(CampaignStore store) {
         return store.mutants().stream().filter(MutantRecord::passed)
                 .max(Comparator.comparingDouble(MutantRecord::fitness)).orElseThrow();
@@ -58,9 +66,8 @@ class ChampionConfirmationTest {
 
     @Test
     void withOneDeviceTheChampionIsConfirmedAtScaleAndWhatItWasJudgedOnRecorded(@TempDir Path dir) throws Exception {
-        CampaignConfig config = CampaignTest.config(3);
-        CampaignStore store = CampaignTest.store(dir.resolve("c"), config);
-        CampaignState state = CampaignTest.run(store, config, oneDevice(g -> false));
+        CampaignStore store = campaign(dir.resolve("c"), g -> false);
+        CampaignState state = store.state().orElseThrow();
         Confirmation confirmation = store.confirmation().orElseThrow();
         assertEquals(best(store).id(), state.bestId(), "one device: the best recorded, confirmed");
         assertEquals(state.bestId(), confirmation.championId());
@@ -71,13 +78,11 @@ class ChampionConfirmationTest {
 
     @Test
     void aContenderThatFailsAtScaleIsNotChampionAndItsEntrySaysWhy(@TempDir Path dir) throws Exception {
-        CampaignConfig config = CampaignTest.config(3);
-        CampaignStore reference = CampaignTest.store(dir.resolve("reference"), config);
-        CampaignTest.run(reference, config, oneDevice(g -> false));
+        CampaignStore reference = campaign(dir.resolve("reference"), g -> false);
         int bestGene = CampaignTest.gene(reference.source(best(reference).id()));
 
-        CampaignStore store = CampaignTest.store(dir.resolve("c"), config);
-        CampaignState state = CampaignTest.run(store, config, oneDevice(g -> g == bestGene));
+        CampaignStore store = campaign(dir.resolve("c"), g -> g == bestGene);
+        CampaignState state = store.state().orElseThrow();
         Confirmation confirmation = store.confirmation().orElseThrow();
         Confirmation.Entry failed = confirmation.entries().getFirst();
         assertEquals(best(store).id(), failed.id(), "the recorded best was a contender");
@@ -90,12 +95,9 @@ class ChampionConfirmationTest {
 
     @Test
     void whenNoneOfTheBestPassesTheCampaignNamesNoChampion(@TempDir Path dir) throws Exception {
-        CampaignConfig config = CampaignTest.config(3);
-        CampaignStore store = CampaignTest.store(dir.resolve("c"), config);
-        CampaignState state = CampaignTest.run(store, config, oneDevice(g -> true));
+        CampaignStore store = campaign(dir.resolve("c"), g -> true);
         Confirmation confirmation = store.confirmation().orElseThrow();
-        assertNull(state.bestId());
-        assertNull(store.state().orElseThrow().bestId(), "saved so");
+        assertNull(store.state().orElseThrow().bestId());
         assertNull(confirmation.championId());
         assertTrue(confirmation.note().contains("no champion"), confirmation.note());
         long passing = store.mutants().stream().filter(MutantRecord::passed).count();
