@@ -338,6 +338,7 @@ public final class Evaluator implements AutoCloseable {
             return new BeyondSuiteResults(fresh, scale, null);
         }
         Shape big = Shape.parse(wanted.atScale());
+        phases.expect(deadline.check(estimatedBaselineMs(big)), "buffers for " + big);
         Workbench own;
         try {
             own = new Workbench(gpu, List.of(big), 1);
