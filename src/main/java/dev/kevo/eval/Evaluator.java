@@ -319,9 +319,10 @@ public final class Evaluator implements AutoCloseable {
 
     /**
      * The shapes beyond the suite: the fresh ones of this evaluation and, {@code atScale}, the held-out ones and then
-     * the at-scale one, each drawn from the timing secret and checked on every case like a suite shape, untimed.
-     * Each kind stops at its first failure (the candidate is rejected for it). The at-scale shape gets buffers of its
-     * own, freed right after; a GPU that cannot hold them leaves it unjudged, with one line saying so.
+     * the at-scale one, each drawn from the timing secret and checked on every case like a suite shape, untimed;
+     * every drawn shape gets its verdict, and the first failure rejects the candidate. The at-scale shape, the
+     * costliest, is checked only when every other passed, in buffers of its own freed right after; a GPU that cannot
+     * hold them leaves it unjudged, with one line saying so.
      */
     private BeyondSuiteResults checkBeyondSuite(LoadedFile loaded, long inputSeed, long timingSecret,
                                                 boolean atScale, Phase.Listener phases) {
@@ -354,11 +355,11 @@ public final class Evaluator implements AutoCloseable {
         return new BeyondSuiteResults(fresh, scale, null);
     }
 
-    /** Drawn shapes in order, until one fails; {@code first} numbers their inputs apart from other kinds'. */
+    /** Drawn shapes in order, each to its verdict; {@code first} numbers their inputs apart from other kinds'. */
     private List<ShapeResult> checkDrawn(LoadedFile loaded, List<ShapeDraw.Drawn> drawn, int first, String kind,
                                          long inputSeed, Phase.Listener phases) {
         List<ShapeResult> results = new ArrayList<>();
-        for (int k = 0; k < drawn.size() && firstFailed(results) == null; k++) {
+        for (int k = 0; k < drawn.size(); k++) {
             ShapeDraw.Drawn d = drawn.get(k);
             results.add(checkBeyond(loaded, correctness, d.shape(), d.regime(), first + k,
                     BeyondSuiteResults.label(kind, d.shape()), inputSeed, phases));

@@ -250,6 +250,9 @@ class EvaluatorGpuTest {
             assertEquals(narrow.toString(), first.shape());
             assertEquals(ShapeRegime.NARROW, first.regime());
             assertEquals(Verdict.OUT_OF_BOUNDS_WRITE, first.verdict());
+            assertEquals(4, r.freshShapes().size(), "every fresh shape gets its verdict");
+            assertTrue(r.freshShapes().stream().allMatch(s -> s.verdict().passed() == Shape.parse(s.shape()).cols()
+                    >= 128), "those of 128 columns or more pass: " + r.freshShapes());
             assertTrue(r.shapes().stream().allMatch(s -> s.verdict().passed() && s.candidate() == null),
                     "every suite shape passed, and nothing was timed");
             assertNull(r.score());
