@@ -14,6 +14,11 @@ GOOD = "seeds/online.cu"
 def expected(path):
     return re.search(r"^// @expect (\S+)", open(path).read(), re.M).group(1)
 
+def expected_deterministic(path):
+    """The file's `// @deterministic true|false` line, or None where it says nothing."""
+    m = re.search(r"^// @deterministic (true|false)", open(path).read(), re.M)
+    return None if m is None else m.group(1) == "true"
+
 def options(path):
     """The kevo eval options the file's `// @eval` line asks for; none without one."""
     m = re.search(r"^// @eval (.+)$", open(path).read(), re.M)
@@ -82,7 +87,8 @@ def main():
         "evalCommand": cmd[1:], "exitCode": rc, "settings": record["settings"],
         "evalCommandsWithOptions": [{"command": r[2][1:], "exitCode": r[3]} for r in runs[1:]],
         "memory": json.load(open(out)).get("memory") if os.path.exists(out) else None,
-        "allAsExpected": all(r["verdict"] == r["expected"] for r in rows),
+        "allAsExpected": all(r["verdict"] == r["expected"] and r["expectedDeterministic"] in (None, r["deterministic"])
+                             for r in rows),
         "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
         "corpus": rows, "corpusSupervisorRssMb": corpus_rss[::max(1, len(corpus_rss) // 100)],
     }
@@ -100,6 +106,7 @@ def row(f, extra, before, hostile, good):
     return {
         "file": os.path.basename(f), "expected": expected(f), "evalOptions": list(extra),
         "verdict": hostile["verdict"],
+        "expectedDeterministic": expected_deterministic(f), "deterministic": hostile.get("deterministic"),
         "detail": hostile.get("detail"),
         "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
         "goodSeedVerdictAfter": good["verdict"],

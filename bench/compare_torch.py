@@ -7,7 +7,8 @@ floor is the faster of two plain copies of the same bytes, as in kevo's evaluato
 Triton copy kernel. Each kevo kernel file is compiled with
 NVRTC (--std=c++17, kevo.h supplied in memory) and launched by its own /*@kevo plan; its output is checked
 against a float64 torch softmax before it is timed.
-Usage (GPU host with torch and triton): python3 bench/compare_torch.py [--suite SUITE.yaml] OUT.json KERNEL.cu [...]
+Usage (GPU host with torch and triton):
+  python3 bench/compare_torch.py [--suite SUITE.yaml] [--dtype fp32|bf16|fp16|bf16-fp32] OUT.json KERNEL.cu [...]
 (default suite: the standard one). The record's "rows" list gives, per shape, the first kernel's median beside the
 copy, torch.softmax and the tutorial kernel (null where Triton cannot run the row).
 """
@@ -18,6 +19,13 @@ import triton
 import triton.language as tl
 
 SUITE = "evaluator/suites/standard.yaml"
+# kevo's dtype ids: x's and y's torch dtypes, and the element types kevo.h gives a kernel for them
+DTYPES = {"fp32": (torch.float32, torch.float32), "bf16": (torch.bfloat16, torch.bfloat16),
+          "fp16": (torch.float16, torch.float16), "bf16-fp32": (torch.bfloat16, torch.float32)}
+CUDA_TYPES = {torch.float32: "float", torch.bfloat16: "kevo_bf16", torch.float16: "kevo_half"}
+# A kernel's largest error against the float64 softmax before it is called wrong and not timed, by y's dtype:
+# about 2 units in the last place near 1 in the 16-bit types.
+MAX_ERROR = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}
 KEVO_H = "src/main/resources/dev/kevo/cuda/kevo.h"
 ROUNDS, WARMUP = 60, 10
 
@@ -32,7 +40,8 @@ def triton_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_st
         row_start_ptr = input_ptr + row_idx * input_row_stride
         col_offsets = tl.arange(0, BLOCK_SIZE)
         mask = col_offsets < n_cols
-        row = tl.load(row_start_ptr + col_offsets, mask=mask, other=-float('inf'))
+        # float32 math whatever x's dtype (tl.exp takes fp32 or fp64); the store rounds to y's dtype
+        row = tl.load(row_start_ptr + col_offsets, mask=mask, other=-float('inf')).to(tl.float32)
         row_minus_max = row - tl.max(row, axis=0)
         numerator = tl.exp(row_minus_max)
         denominator = tl.sum(numerator, axis=0)
@@ -170,13 +179,18 @@ class KevoKernel:
     """A kevo kernel file: compiled with its knobs' values defined as macros, as kevo compiles it; its plan's
     expressions see the integer knobs; a launch's "cluster" runs its blocks in thread-block clusters."""
 
-    def __init__(self, cuda, path, arch, sms):
+    def __init__(self, cuda, path, arch, sms, dtype="fp32"):
         self.cuda, self.path, self.sms = cuda, path, sms
         source = open(path).read()
         header = re.search(r"/\*@kevo(.*?)\*/", source, re.S).group(1)
         self.plan = json.loads(header)
         self.knobs = {k: v["value"] for k, v in self.plan.get("knobs", {}).items()}
+        declared = self.plan.get("dtype", "fp32")
+        if dtype not in (declared if isinstance(declared, list) else [declared]):
+            raise SystemExit(f"{path} implements dtype {declared}, not {dtype}")
+        xt, yt = DTYPES[dtype]
         defines = "".join(f"#define {k} {v}\n" for k, v in self.knobs.items())
+        defines += f"#define KEVO_X {CUDA_TYPES[xt]}\n#define KEVO_Y {CUDA_TYPES[yt]}\n"
         cubin = cuda.compile(os.path.basename(path), defines + source, {"kevo.h": open(KEVO_H).read()}, arch)
         self.module = cuda.load(cubin)
         self.functions = {}
@@ -227,30 +241,38 @@ def suite_shapes(suite):
 
 def main():
     args = sys.argv[1:]
-    suite = SUITE
-    if args[:1] == ["--suite"]:
-        suite, args = args[1], args[2:]
+    suite, dtype = SUITE, "fp32"
+    while args[:1] in (["--suite"], ["--dtype"]):
+        if args[0] == "--suite":
+            suite = args[1]
+        else:
+            dtype = args[1]
+        args = args[2:]
+    xt, yt = DTYPES[dtype]
     out, kernels = args[0], args[1:]
     torch.manual_seed(0)
     props = torch.cuda.get_device_properties(0)
     sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
     torch.zeros(1, device="cuda")
     cuda = Cuda()
-    kevo = [KevoKernel(cuda, k, arch, sms) for k in kernels]
+    kevo = [KevoKernel(cuda, k, arch, sms, dtype) for k in kernels]
     stream = torch.cuda.current_stream()
     flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda").fill_(1)
     sink = torch.empty((), device="cuda")
     shapes_out = []
     for rows, cols in suite_shapes(suite):
-        x = torch.randn(rows, cols, device="cuda") * 4
+        x = (torch.randn(rows, cols, device="cuda") * 4).to(xt)
         ref = torch.softmax(x.double(), dim=1)
         torch.cuda.empty_cache()
-        y = torch.empty_like(x)
-        # torch.softmax allocates its output (from torch's caching allocator): timed as a user calls it
+        y = torch.empty(rows, cols, dtype=yt, device="cuda")
+        # torch.softmax allocates its output (from torch's caching allocator): timed as a user calls it, in the dtype
+        # asked (dtype=torch.float32 on bf16 logits for bf16-fp32). The copies convert where y is wider: they move the
+        # bytes a softmax must.
+        softmax = (lambda: torch.softmax(x, dim=1)) if xt == yt else (lambda: torch.softmax(x, dim=1, dtype=yt))
         variants = {"copy": lambda: y.copy_(x), "copy kernel (triton)": lambda: triton_copy(x, y),
-                    "torch.softmax": lambda: torch.softmax(x, dim=1)}
+                    "torch.softmax": softmax}
         triton_copy(x, y)
-        assert torch.equal(x, y), "the Triton copy kernel does not copy: no floor from it"
+        assert torch.equal(x.to(yt), y), "the Triton copy kernel does not copy: no floor from it"
         notes = {}
         if triton.next_power_of_2(cols) <= TRITON_MAX_BLOCK:
             try:
@@ -273,7 +295,7 @@ def main():
             torch.cuda.synchronize()
             err = (y.double() - ref).abs().max().item()
             notes[name] = {"maxAbsError": err, "kernels": [l["kernel"] for l in plan["launches"]]}
-            if not math.isfinite(err) or err > 1e-5:
+            if not math.isfinite(err) or err > MAX_ERROR[yt]:
                 notes[name]["error"] = "wrong output: not timed"
                 continue
             variants[name] = run
@@ -321,7 +343,7 @@ def main():
               "commit": os.environ.get("KEVO_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"],
                                                                          capture_output=True, text=True).stdout.strip(),
               "nvidiaSmi": smi, "torch": torch.__version__, "triton": triton.__version__,
-              "nvrtc": cuda.nvrtc_version, "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds, L2 "
+              "nvrtc": cuda.nvrtc_version, "dtype": dtype, "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds, L2 "
                                                      "flushed (2x L2 read) before each launch, CUDA events, median",
               "shapes": shapes_out}
     geo = {}

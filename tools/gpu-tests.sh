@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the tests tagged gpu on a GPU host without Maven, with the bundle's own runtime.
-# Needs target/kevo-*-linux-x86_64.tar.gz and target/gpu-tests (tools/pack-gpu-tests.sh) carried along.
+# Needs target/kevo-*-linux-x86_64.tar.gz and target/gpu-tests or target/gpu-tests.tgz (tools/pack-gpu-tests.sh)
+# carried along.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ! -d target/gpu-tests && -f target/gpu-tests.tgz ]]; then tar xzf target/gpu-tests.tgz -C target; fi
 source tools/unpack.sh
 home=$(dirname "$(dirname "$KEVO")")
 # The class path goes to java itself, not to the launcher, so that the workers the tests start (same java,

@@ -1,6 +1,7 @@
 /*@kevo
 {
   "description": "baseline: block per row (256 threads), pass 1 per-thread online (max, sum) and a block reduction, pass 2 reads x again and writes y",
+  "dtype": ["fp32", "bf16", "fp16", "bf16-fp32"],
   "plans": [
     { "when": "true",
       "launches": [ { "kernel": "softmax_block_two_pass", "grid": "rows", "block": 256, "args": ["x", "y", "cols"] } ] }
@@ -15,14 +16,15 @@ __device__ __forceinline__ void online_add(float& m, float& s, float v) {
     else if (v != -KEVO_INF) s += expf(v - m);
 }
 
-extern "C" __global__ void softmax_block_two_pass(const float* x, float* y, int cols) {
+// In whichever dtype is judged: KEVO_X and KEVO_Y are x's and y's element types, the math is float throughout.
+extern "C" __global__ void softmax_block_two_pass(const KEVO_X* x, KEVO_Y* y, int cols) {
     __shared__ float sm[32], ss[32];
     const size_t off = (size_t)blockIdx.x * cols;
-    const float* xr = x + off;
-    float* yr = y + off;
+    const KEVO_X* xr = x + off;
+    KEVO_Y* yr = y + off;
 
     float m = -KEVO_INF, s = 0.0f;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) online_add(m, s, xr[c]);
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) online_add(m, s, kevo_to_float(xr[c]));
 
     // Block must be a multiple of 32 threads (full-mask shuffles). Every warp folds the
     // per-warp pairs, so all threads end with the row's (max, sum) without a broadcast.
@@ -36,5 +38,7 @@ extern "C" __global__ void softmax_block_two_pass(const float* x, float* y, int 
     kevo_warp_online(m, s);
 
     const float inv = 1.0f / s;  // s >= 1: the row max contributes expf(0)
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) yr[c] = expf(xr[c] - m) * inv;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+        yr[c] = kevo_from_float<KEVO_Y>(expf(kevo_to_float(xr[c]) - m) * inv);
+    }
 }

@@ -5,6 +5,7 @@ import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
 import dev.kevo.data.CampaignConfig;
+import dev.kevo.data.Precision;
 import dev.kevo.evolve.AgentPool;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -45,7 +46,10 @@ final class Agents {
     /** The campaign's pool, each agent checked (keys set, servers answering): call before any GPU work. */
     static AgentPool pool(CampaignConfig campaign, Path source, KevoHome home) {
         Map<String, Agent> agents = forCampaign(campaign.agents(), source, home, System::getenv);
-        agents.put(BuiltinAgent.NAME, new BuiltinAgent(campaign.freshGenomes() == null || campaign.freshGenomes()));
+        // The genome renders float32 kernels only: in another dtype the built-in agent tunes the seeds' knobs.
+        boolean genomes = (campaign.freshGenomes() == null || campaign.freshGenomes())
+                && Precision.FP32.equals(campaign.dtype());
+        agents.put(BuiltinAgent.NAME, new BuiltinAgent(genomes));
         AgentPool pool = new AgentPool(campaign.agents(), agents);
         pool.checkReady();
         return pool;

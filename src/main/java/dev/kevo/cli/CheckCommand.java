@@ -5,6 +5,7 @@ import dev.kevo.KevoException;
 import dev.kevo.cuda.NvrtcLocator;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Precision;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.Preflight;
 import dev.kevo.report.EvalTable;
@@ -96,7 +97,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
         Suite suite = inputs.suite(settings);
         // Only a library nobody named may be missing: one the user named is loaded, and an error if it cannot be.
         if (nvrtcLocator.apply(inputs.nvrtcPath()).isEmpty()) {
-            return withoutCompiling(suite);
+            return withoutCompiling(suite, settings.dtype());
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -122,7 +123,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
     }
 
     /** Every check but the compile, in this process: without NVRTC there is nothing to bound in a worker. */
-    private ExitCode withoutCompiling(Suite suite) {
+    private ExitCode withoutCompiling(Suite suite, Precision dtype) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         int multiprocessors = sms != null ? sms : WorkerLoop.DEFAULT_SMS;
@@ -133,8 +134,8 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
         for (Path path : files) {
             try {
                 KernelFile file = ContractParser.read(path);
-                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, multiprocessors,
-                        target);
+                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, dtype,
+                        multiprocessors, target);
                 if (rejected.isPresent()) {
                     throw rejection(path, rejected.get());
                 }

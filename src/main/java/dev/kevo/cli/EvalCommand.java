@@ -116,7 +116,7 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         }
         Suite suite = inputs.suite(settings);
         BaselineResolver.Resolved resolved = new BaselineResolver(inputs.home()::baseline, System.getenv())
-                .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName());
+                .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName(), settings.dtype());
         BaselineChoice choice = resolved.choice();
         long inputSeed = requestedInputSeed != null ? requestedInputSeed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();

@@ -134,7 +134,7 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             out.flush();
             Campaign run = new Campaign(campaign, store, Judge.of(workers), start.agents(), start.seeds(),
                     new TaskContext(workers.ready().getFirst().device(), suite.name(), suite.shapes(),
-                            baseline.choice().label()),
+                            start.frozen().settings().dtype(), baseline.choice().label()),
                     new CampaignProgress(mode(), out, campaign.stop()), System::currentTimeMillis);
             summary(out, store, run.run());
         }

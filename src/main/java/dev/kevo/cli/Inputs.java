@@ -5,6 +5,7 @@ import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Precision;
 import dev.kevo.task.Suite;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,11 @@ final class Inputs {
                     + "suite file. Default: from the config.")
     String suite;
 
+    @Option(names = "--dtype", paramLabel = "fp32|bf16|fp16|bf16-fp32",
+            description = "The dtypes of x and y to judge (bf16-fp32: bf16 in, float32 out); a kernel file declares "
+                    + "the one it implements. Default: from the config (fp32).")
+    String dtype;
+
     @Option(names = "--nvrtc", paramLabel = "LIB",
             description = "NVRTC library to use (else $KEVO_NVRTC, then the usual CUDA locations).")
     Path nvrtc;
@@ -36,11 +42,18 @@ final class Inputs {
 
     EvalSettings settings() {
         Path file = config != null ? config : home().root().resolve(Defaults.EVAL_CONFIG);
-        if (config == null && !Files.isRegularFile(file)) {
-            return suite == null ? EvalSettings.defaults() : EvalSettings.defaults().withSuite(suite);
+        EvalSettings loaded = config == null && !Files.isRegularFile(file) ? EvalSettings.defaults()
+                : EvalSettings.load(file);
+        EvalSettings suited = suite == null ? loaded : loaded.withSuite(suite);
+        return dtype == null ? suited : suited.withDtype(precision(dtype));
+    }
+
+    private static Precision precision(String text) {
+        try {
+            return Precision.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw KevoException.input("--dtype: " + e.getMessage());
         }
-        EvalSettings loaded = EvalSettings.load(file);
-        return suite == null ? loaded : loaded.withSuite(suite);
     }
 
     /** Where the settings came from, for a line that says why a value is what it is. */

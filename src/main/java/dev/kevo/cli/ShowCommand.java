@@ -7,6 +7,7 @@ import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.ShapeResult;
+import dev.kevo.report.EvalTable;
 import dev.kevo.data.Spend;
 import dev.kevo.report.StepKind;
 import dev.kevo.store.CampaignStore;
@@ -101,6 +102,9 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             for (ShapeResult s : champion.result().shapes()) {
                 out.printf(Locale.ROOT, "  %-12s %10.1f %10.1f %7.2fx %6.2f%n", s.shape(), s.candidate().medianMs() * 1000,
                         s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
+            }
+            if (champion.result().deterministic() != null) {
+                out.println("  " + EvalTable.determinism(champion.result()));
             }
             out.println("  source: " + store.sourcePath(champion.id()));
         }

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.Dtype;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -26,6 +27,8 @@ public final class Cudnn {
     /** cudnnTensorFormat_t, cudnnDataType_t, cudnnSoftmaxAlgorithm_t and cudnnSoftmaxMode_t, from cudnn_graph.h / cudnn_ops.h. */
     static final int CUDNN_TENSOR_NCHW = 0;
     static final int CUDNN_DATA_FLOAT = 0;
+    static final int CUDNN_DATA_HALF = 2;
+    static final int CUDNN_DATA_BFLOAT16 = 9;
     static final int CUDNN_SOFTMAX_ACCURATE = 1;
     static final int CUDNN_SOFTMAX_MODE_CHANNEL = 1;
     static final int CUDNN_STATUS_SUCCESS = 0;
@@ -106,7 +109,16 @@ public final class Cudnn {
      * {@code --device N} needs no cudaSetDevice.
      */
     public Softmax softmax(Gpu gpu) {
-        return new Softmax(gpu.streamAddress());
+        return softmax(gpu, Dtype.FP32);
+    }
+
+    /** As {@link #softmax(Gpu)}, with x and y of {@code type} (cuDNN's softmax takes one type for both). */
+    public Softmax softmax(Gpu gpu, Dtype type) {
+        return new Softmax(gpu.streamAddress(), switch (type) {
+            case FP32 -> CUDNN_DATA_FLOAT;
+            case BF16 -> CUDNN_DATA_BFLOAT16;
+            case FP16 -> CUDNN_DATA_HALF;
+        });
     }
 
     /** One handle and a tensor descriptor per prepared shape. Used from one thread. */
@@ -116,9 +128,11 @@ public final class Cudnn {
         private final MemorySegment alpha;
         private final MemorySegment beta;
         private final List<MemorySegment> descriptors = new java.util.ArrayList<>();
+        private final int dataType;
         private boolean closed;
 
-        private Softmax(long stream) {
+        private Softmax(long stream, int dataType) {
+            this.dataType = dataType;
             MemorySegment out = arena.allocate(ADDRESS);
             call(() -> (int) create.invokeExact(out), "cudnnCreate", "");
             handle = out.get(ADDRESS, 0);
@@ -134,7 +148,7 @@ public final class Cudnn {
             call(() -> (int) createTensor.invokeExact(out), "cudnnCreateTensorDescriptor", where);
             MemorySegment descriptor = out.get(ADDRESS, 0);
             descriptors.add(descriptor);
-            call(() -> (int) setTensor4d.invokeExact(descriptor, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, rows, cols, 1, 1),
+            call(() -> (int) setTensor4d.invokeExact(descriptor, CUDNN_TENSOR_NCHW, dataType, rows, cols, 1, 1),
                     "cudnnSetTensor4dDescriptor", where);
             return descriptors.size() - 1;
         }

@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
  * <li>{@code pinnedflush}: the evict_last read and demotion of the flush before the baseline's launches
  * <li>{@code persistreset}: the reset of persisting L2 lines before each shape is timed
  * <li>{@code deadlines}: the launch deadlines told to the supervisor (one message before each wait)
+ * <li>{@code repeat}: the second launch of each shape on one input, compared bit for bit (deterministic)
  * <li>{@code overlap}: not a safeguard: the GPU running one timing round while the host queues the next (off: one
  *     gate per batch of rounds), to measure what the overlap saves
  * </ul>
@@ -35,7 +36,7 @@ public record Ablation(Set<Switch> off) {
     /** One safeguard (or the overlap) that can be switched off, by the name {@value #PROPERTY} takes. */
     public enum Switch {
         PERTURB("perturb"), POISON("poison"), DEMOTE("demote"), CHECKS("checks"), PINNED_FLUSH("pinnedflush"),
-        PERSIST_RESET("persistreset"), DEADLINES("deadlines"), OVERLAP("overlap");
+        PERSIST_RESET("persistreset"), DEADLINES("deadlines"), REPEAT("repeat"), OVERLAP("overlap");
 
         private final String id;
 
@@ -124,6 +125,10 @@ public record Ablation(Set<Switch> off) {
 
     public boolean deadlines() {
         return off.contains(Switch.DEADLINES);
+    }
+
+    public boolean repeat() {
+        return off.contains(Switch.REPEAT);
     }
 
     public boolean overlap() {

@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  *     evolves genomes it is given)
  */
 @JsonDeserialize(builder = CampaignConfig.Builder.class)
-public record CampaignConfig(String name, String suite, String baseline, String evalConfig, String seeds,
+public record CampaignConfig(String name, String suite, String baseline, Precision dtype, String evalConfig,
+                             String seeds,
                              Integer device, String devices, Long randomSeed, Integer islands, Integer population,
                              Integer childrenPerGeneration, Integer migrationInterval, Selection selection,
                              List<AgentWeight> agents, Stop stop, String output, Boolean freshGenomes) {
@@ -76,7 +77,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
     }
 
     public Builder toBuilder() {
-        return builder().name(name).suite(suite).baseline(baseline).evalConfig(evalConfig).seeds(seeds)
+        return builder().name(name).suite(suite).baseline(baseline).dtype(dtype).evalConfig(evalConfig).seeds(seeds)
                 .device(device).devices(devices).randomSeed(randomSeed).islands(islands).population(population)
                 .childrenPerGeneration(childrenPerGeneration).migrationInterval(migrationInterval)
                 .selection(selection).agents(agents).stop(stop).output(output).freshGenomes(freshGenomes);
@@ -156,6 +157,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         private String name = Defaults.CAMPAIGN_NAME;
         private String suite = Defaults.SUITE;
         private String baseline = Defaults.BASELINE;
+        private Precision dtype = Defaults.DTYPE;
         private String evalConfig = Defaults.EVAL_CONFIG;
         private String seeds = Defaults.SEEDS;
         private Integer device = Defaults.DEVICE;
@@ -187,6 +189,11 @@ public record CampaignConfig(String name, String suite, String baseline, String 
 
         public Builder baseline(String value) {
             baseline = value;
+            return this;
+        }
+
+        public Builder dtype(Precision value) {
+            dtype = value;
             return this;
         }
 
@@ -263,7 +270,7 @@ public record CampaignConfig(String name, String suite, String baseline, String 
         }
 
         public CampaignConfig build() {
-            return new CampaignConfig(name, suite, baseline, evalConfig, seeds, device, devices, randomSeed, islands,
+            return new CampaignConfig(name, suite, baseline, dtype, evalConfig, seeds, device, devices, randomSeed, islands,
                     population, childrenPerGeneration, migrationInterval, selection, List.copyOf(agents), stop,
                     output, freshGenomes);
         }

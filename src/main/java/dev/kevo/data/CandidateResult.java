@@ -20,6 +20,8 @@ import java.util.Map;
  * @param timingSecret drew which timed launches were checked and where each timed input was salted: a fresh random
  *     value per evaluation, which nothing that shapes the inputs reveals; {@code kevo eval --timing-secret} replays
  *     it. Null in results recorded before it existed and in results that never reached timing
+ * @param deterministic whether every shape's output was the same, bit for bit, when launched twice on one input;
+ *     null where the checks did not get that far, and in results recorded before it was checked
  * @param evaluationMs wall time the evaluator spent on this file, compile included
  * @param workerStartMs when a fresh worker had to be started for this file (the previous one was killed or
  *     crashed), how long that took: the cost of recovering from the file before
@@ -41,8 +43,8 @@ public record CandidateResult(String name, String path, String description, Verd
                               Double score, Double scoreCiLow, Double scoreCiHigh, Double floorFraction,
                               Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
-                              Long timingSecret, Double evaluationMs, Double workerStartMs, String device,
-                              Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
+                              Long timingSecret, Boolean deterministic, Double evaluationMs, Double workerStartMs,
+                              String device, Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
                               List<ShapeResult> atScaleShapes, String atScaleNote, Long judgedElements,
                               String sourceHash) {
 
@@ -80,6 +82,7 @@ public record CandidateResult(String name, String path, String description, Verd
         b.kernels = kernels;
         b.shapes = shapes;
         b.timingSecret = timingSecret;
+        b.deterministic = deterministic;
         b.evaluationMs = evaluationMs;
         b.workerStartMs = workerStartMs;
         b.device = device;
@@ -109,6 +112,7 @@ public record CandidateResult(String name, String path, String description, Verd
         private List<KernelResources> kernels;
         private List<ShapeResult> shapes;
         private Long timingSecret;
+        private Boolean deterministic;
         private Double evaluationMs;
         private Double workerStartMs;
         private String device;
@@ -175,6 +179,11 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        public Builder deterministic(Boolean value) {
+            deterministic = value;
+            return this;
+        }
+
         public Builder evaluationMs(Double value) {
             evaluationMs = value;
             return this;
@@ -220,9 +229,9 @@ public record CandidateResult(String name, String path, String description, Verd
 
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
-                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, evaluationMs,
-                    workerStartMs, device, phaseMs, freshShapes, atScaleShapes, atScaleNote, judgedElements,
-                    sourceHash);
+                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, deterministic,
+                    evaluationMs, workerStartMs, device, phaseMs, freshShapes, atScaleShapes, atScaleNote,
+                    judgedElements, sourceHash);
         }
     }
 

@@ -21,6 +21,7 @@ public final class Defaults {
     public static final String CAMPAIGN_NAME = "default";
     public static final String SUITE = "standard";
     public static final String BASELINE = BaselineChoice.AUTO;
+    public static final Precision DTYPE = Precision.FP32;
     public static final String EVAL_CONFIG = "config/eval.yaml";
     public static final String SEEDS = "seeds";
     public static final int DEVICE = 0;
@@ -63,6 +64,11 @@ public final class Defaults {
      * 2^31-1, still fits a 32-bit int, so a kernel with 32-bit offsets would pass there.
      */
     public static final String AT_SCALE_SHAPE = "16385x131073";
+
+    /** A checked launch may take this many times the timed median, plus the slack (docs, "Evaluation settings"). */
+    public static final double SLOW_FACTOR = 10;
+    public static final double SLOW_SLACK_MS = 2;
+    public static final boolean REQUIRE_DETERMINISTIC = false;
 
     public static final double STARTUP_S = 120;
     public static final double COMPILE_S = 20;

@@ -7,13 +7,15 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * How candidates are judged: suite and baseline by default, the input cases, the tolerances, the
- * measurement method and the shapes checked beyond the suite. Read from config/eval.yaml, and saved in the same shape in every campaign folder: a key
- * absent from the file (or from a folder written before the key existed) takes its {@link Defaults} value.
+ * How candidates are judged: suite, baseline and dtypes by default, the input cases, the tolerances, the
+ * measurement method and the shapes checked beyond the suite. Read from config/eval.yaml, and saved in the same shape
+ * in every campaign folder: a key absent from the file (or from a folder written before the key existed) takes its
+ * {@link Defaults} value.
  */
 @JsonDeserialize(builder = EvalSettings.Builder.class)
-public record EvalSettings(String suite, String baseline, List<InputCase> cases, Tolerance tolerance,
-                           MeasurementMethod measurement, PhaseLimits limits, BeyondSuite beyondSuite) {
+public record EvalSettings(String suite, String baseline, Precision dtype, List<InputCase> cases, Tolerance tolerance,
+                           MeasurementMethod measurement, PhaseLimits limits, LaunchChecks launchChecks,
+                           BeyondSuite beyondSuite) {
 
     public EvalSettings {
         cases = List.copyOf(cases);
@@ -32,8 +34,8 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
     }
 
     public Builder toBuilder() {
-        return builder().suite(suite).baseline(baseline).cases(cases).tolerance(tolerance).measurement(measurement)
-                .limits(limits).beyondSuite(beyondSuite);
+        return builder().suite(suite).baseline(baseline).dtype(dtype).cases(cases).tolerance(tolerance).measurement(measurement)
+                .limits(limits).launchChecks(launchChecks).beyondSuite(beyondSuite);
     }
 
     public EvalSettings withSuite(String name) {
@@ -42,6 +44,10 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
 
     public EvalSettings withBaseline(String name) {
         return toBuilder().baseline(name).build();
+    }
+
+    public EvalSettings withDtype(Precision value) {
+        return toBuilder().dtype(value).build();
     }
 
     public static EvalSettings load(Path file) {
@@ -56,10 +62,12 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
     public static final class Builder {
         private String suite = Defaults.SUITE;
         private String baseline = Defaults.BASELINE;
+        private Precision dtype = Defaults.DTYPE;
         private List<InputCase> cases = Defaults.CASES;
         private Tolerance tolerance = Tolerance.defaults();
         private MeasurementMethod measurement = MeasurementMethod.defaults();
         private PhaseLimits limits = PhaseLimits.defaults();
+        private LaunchChecks launchChecks = LaunchChecks.defaults();
         private BeyondSuite beyondSuite = BeyondSuite.defaults();
 
         private Builder() {
@@ -72,6 +80,11 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
 
         public Builder baseline(String value) {
             baseline = value;
+            return this;
+        }
+
+        public Builder dtype(Precision value) {
+            dtype = value;
             return this;
         }
 
@@ -95,13 +108,19 @@ public record EvalSettings(String suite, String baseline, List<InputCase> cases,
             return this;
         }
 
+        public Builder launchChecks(LaunchChecks value) {
+            launchChecks = value;
+            return this;
+        }
+
         public Builder beyondSuite(BeyondSuite value) {
             beyondSuite = value;
             return this;
         }
 
         public EvalSettings build() {
-            return new EvalSettings(suite, baseline, cases, tolerance, measurement, limits, beyondSuite);
+            return new EvalSettings(suite, baseline, dtype, cases, tolerance, measurement, limits, launchChecks,
+                    beyondSuite);
         }
     }
 }

@@ -22,6 +22,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param checkedLaunches how many of the candidate's timed launches had their output checked (chosen at random)
  * @param baselineRelativeL2 the baseline's own worst relative L2 error on this shape, measured against the same
  *     float64 reference when the baseline is a vendor library (cuDNN), which is never rejected; null otherwise
+ * @param checkLaunchMs the slowest checked launch's wall time (with its synchronisation); held against the timed
+ *     median, it shows time a kernel spends only when checked
+ * @param deterministic whether a second launch on one checked input wrote the same bits; null where not checked
  * @param regime for a shape drawn beyond the suite ({@link CandidateResult#freshShapes()}, the held-out ones), the
  *     regime it was drawn from; null for a suite shape and the at-scale one
  */
@@ -29,7 +32,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record ShapeResult(String shape, Verdict verdict, String detail, Integer plan, Double relativeL2,
                           Double maxAbsError, Stats candidate, Stats baseline, Stats copy, String copyBy,
                           Double speedup, Double floorFraction, Double coldMs, String timingFlag,
-                          Integer checkedLaunches, Double baselineRelativeL2, ShapeRegime regime) {
+                          Integer checkedLaunches, Double baselineRelativeL2, Double checkLaunchMs,
+                          Boolean deterministic, ShapeRegime regime) {
 
     /** A shape ({@code rowsxcols}) whose every input case passed the check; timing comes later ({@link #withTiming}). */
     public static ShapeResult checked(String shape, int plan, double relativeL2, double maxAbsError, Double coldMs) {
@@ -44,6 +48,14 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
     public static ShapeResult failed(String shape, Verdict verdict, String detail) {
         Draft d = new Draft(shape, verdict);
         d.detail = detail;
+        return d.build();
+    }
+
+    /** What the checked launches showed besides their outputs: the slowest one's time, and whether a repeat matched. */
+    public ShapeResult withCheckLaunches(double slowestMs, Boolean repeatsExactly) {
+        Draft d = draft();
+        d.checkLaunchMs = slowestMs;
+        d.deterministic = repeatsExactly;
         return d.build();
     }
 
@@ -105,6 +117,8 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         d.timingFlag = timingFlag;
         d.checkedLaunches = checkedLaunches;
         d.baselineRelativeL2 = baselineRelativeL2;
+        d.checkLaunchMs = checkLaunchMs;
+        d.deterministic = deterministic;
         d.regime = regime;
         return d;
     }
@@ -127,6 +141,8 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         private String timingFlag;
         private Integer checkedLaunches;
         private Double baselineRelativeL2;
+        private Double checkLaunchMs;
+        private Boolean deterministic;
         private ShapeRegime regime;
 
         private Draft(String shape, Verdict verdict) {
@@ -136,7 +152,8 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
 
         private ShapeResult build() {
             return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
-                    copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches, baselineRelativeL2, regime);
+                    copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches, baselineRelativeL2,
+                    checkLaunchMs, deterministic, regime);
         }
     }
 }

@@ -30,7 +30,14 @@ public enum Verdict {
      */
     TIMED_OUTPUT_WRONG("timed-output-wrong"),
     /** Faster than reading the input from memory can be, beyond the measured noise: no correct softmax is. */
-    FASTER_THAN_MEMORY("faster-than-memory");
+    FASTER_THAN_MEMORY("faster-than-memory"),
+    /**
+     * A checked launch took far longer than the same kernel's timed launches of that shape: time spent only when
+     * checked, as a kernel would that searched its inputs for what the timed launches will hold.
+     */
+    SLOW_WHEN_CHECKED("slow-when-checked"),
+    /** Two launches on one input wrote different bits, where the settings require the same ({@code require_deterministic}). */
+    NONDETERMINISTIC("nondeterministic");
 
     private final String id;
 

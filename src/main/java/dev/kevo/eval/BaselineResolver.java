@@ -4,6 +4,7 @@ import dev.kevo.KevoException;
 import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.CudnnLocator;
 import dev.kevo.data.BaselineChoice;
+import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.nio.file.Path;
@@ -62,6 +63,25 @@ public final class BaselineResolver {
      * @param source where the setting came from ({@code --baseline}, {@code config/eval.yaml}), for the reason
      */
     public Resolved resolve(String asked, String source) {
+        return resolve(asked, source, Precision.FP32);
+    }
+
+    /**
+     * As {@link #resolve(String, String)} for a task in {@code dtype}. cuDNN's softmax takes one dtype for x and y: for
+     * bf16 in and float out, {@code auto} uses the kernel-file baseline and {@code cudnn} is an error.
+     */
+    public Resolved resolve(String asked, String source, Precision dtype) {
+        boolean oneType = dtype.x() == dtype.y();
+        if (asked.equals(BaselineChoice.CUDNN) && !oneType) {
+            throw KevoException.input(source + ": baseline cudnn: cuDNN's softmax takes one dtype for x and y, not "
+                    + dtype.id() + " (use auto or a kernel file)");
+        }
+        if (asked.equals(BaselineChoice.AUTO) && !oneType) {
+            KernelFile file = ContractParser.read(files.apply(BaselineChoice.FALLBACK));
+            String why = "cuDNN's softmax takes one dtype for x and y, not " + dtype.id();
+            return new Resolved(BaselineChoice.file(file.name(), "auto: " + why), file,
+                    Optional.of("baseline auto: using " + BaselineChoice.FALLBACK + ", not cuDNN: " + why));
+        }
         if (asked.equals(BaselineChoice.CUDNN)) {
             Library cudnn = loader.load(env, Optional.empty());
             return new Resolved(BaselineChoice.cudnn(cudnn.version(), cudnn.location(),

@@ -68,13 +68,30 @@ final class CorrectnessCheck {
             throw new Rejection(Verdict.NAN_OUTPUT, where + ": " + counts.nonFinite() + " outputs NaN or Inf" + at);
         }
         double relL2 = counts.relativeL2();
-        if (counts.violations() > 0 || relL2 > tolerance.relativeL2()) {
+        if (!counts.withinTolerance(tolerance)) {
             throw new Rejection(Verdict.WRONG_RESULT, where + ": " + counts.violations()
                     + " elements off by more than " + tolerance.absolute() + " + " + tolerance.relative()
-                    + "*|ref|, relative L2 error " + String.format("%.2e", relL2) + " (bound "
-                    + tolerance.relativeL2() + ")" + at);
+                    + "*|ref| + 1 ulp of y's type, relative L2 error " + String.format("%.2e", relL2) + " (bound "
+                    + String.format("%.2e", counts.relativeL2Bound(tolerance)) + ")" + at);
         }
         return new CaseResult(relL2, counts.maxAbsError(), wallMs);
+    }
+
+    /**
+     * Whether the plan writes the same bits when launched again on the input of the check just passed (still in x):
+     * atomics or any other order-dependent sum give outputs that differ from launch to launch, all within tolerance,
+     * which batch-invariant inference cannot use.
+     */
+    boolean repeatsExactly(PlanRunner runner, ResolvedPlan plan, Shape shape) {
+        long first = bench.outputDigest(trusted, shape);
+        bench.arm(shape, plan.workspaceBytes());
+        try {
+            runner.run(plan, bench.x(0), bench.y(), bench.workspace());
+            gpu.synchronize();
+        } catch (CudaError e) {
+            throw Faults.reject(e, "the repeated launch");
+        }
+        return bench.outputDigest(trusted, shape) == first;
     }
 
     /**

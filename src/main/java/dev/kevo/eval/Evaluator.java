@@ -29,7 +29,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.DoubleConsumer;
 import java.util.function.ToLongFunction;
 
 /**
@@ -76,11 +75,11 @@ public final class Evaluator implements AutoCloseable {
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.trusted = new TrustedKernels(gpu, nvrtc, cache);
-        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets());
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache, settings.dtype());
+        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), settings.dtype());
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
-        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite);
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, settings.dtype());
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
         this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)
@@ -92,7 +91,11 @@ public final class Evaluator implements AutoCloseable {
 
     /** cuDNN, run once on every shape: its own error is recorded, never judged. */
     private BaselineRun vendor(Cudnn cudnn) {
-        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu), suite.shapes());
+        if (settings.dtype().x() != settings.dtype().y()) {
+            throw KevoException.input("cuDNN's softmax takes one dtype for x and y, not " + settings.dtype().id()
+                    + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)");
+        }
+        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, settings.dtype().x()), suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
             vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
@@ -222,7 +225,8 @@ public final class Evaluator implements AutoCloseable {
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).timingSecret(timingSecret)
-                    .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note());
+                    .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note())
+                    .deterministic(deterministic(shapes));
             if (failed == null) {
                 result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes));
             }
@@ -237,6 +241,14 @@ public final class Evaluator implements AutoCloseable {
                 loaded.module().close();
             }
         }
+    }
+
+    /** True when every shape repeated its output bit for bit, false when one did not; null when not all were tried. */
+    private static Boolean deterministic(List<ShapeResult> shapes) {
+        if (shapes.stream().anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))) {
+            return false;
+        }
+        return shapes.stream().allMatch(s -> s.deterministic() != null) ? true : null;
     }
 
     private LoadedFile load(KernelFile file) {
@@ -273,37 +285,53 @@ public final class Evaluator implements AutoCloseable {
         List<Shape> shapes = suite.shapes();
         for (int s = 0; s < shapes.size(); s++) {
             int index = s;
-            results.add(checkShape(correctness, loaded, shapes.get(s), loaded.plans().get(s), cases,
-                    c -> InputSalt.CHECK_CASE.derive(inputSeed, index, c.ordinal()), checkSeconds(s), cold, phases,
-                    slowestMs == null ? ms -> { } : ms -> slowestMs[index] = Math.max(slowestMs[index], ms), null));
+            ShapeResult checked = checkShape(correctness, loaded, shapes.get(s), loaded.plans().get(s), cases,
+                    c -> InputSalt.CHECK_CASE.derive(inputSeed, index, c.ordinal()), checkSeconds(s), cold, true,
+                    phases, null);
+            if (slowestMs != null && checked.checkLaunchMs() != null) {
+                slowestMs[s] = checked.checkLaunchMs();
+            }
+            results.add(checked);
         }
         return results;
     }
 
     /**
-     * One shape on every case, through {@code check} (whose buffers hold the shape): passed, or the first case's
+     * One shape on every case, through {@code check} (whose buffers hold the shape): passed, with its slowest checked
+     * launch and, with {@code repeat}, whether a second launch on one input wrote the same bits; or the first
      * failure. A sticky fault ends the evaluation (the context is gone), named by {@code label} when the shape is
-     * one drawn beyond the suite (null for a suite shape). {@code launchMs} gets each checked launch's wall time.
+     * one drawn beyond the suite (null for a suite shape).
      */
     private ShapeResult checkShape(CorrectnessCheck check, LoadedFile loaded, Shape shape, ResolvedPlan plan,
                                    List<InputCase> cases, ToLongFunction<InputCase> caseSeeds, double seconds,
-                                   boolean cold, Phase.Listener phases, DoubleConsumer launchMs, String label) {
+                                   boolean cold, boolean repeat, Phase.Listener phases, String label) {
         double relL2 = 0;
         double maxAbs = 0;
+        double slowest = 0;
         Double coldMs = null;
         try {
             for (InputCase inputCase : cases) {
                 phases.expect(seconds, "case " + inputCase.id() + " of " + shape);
                 CorrectnessCheck.CaseResult r = check.check(loaded.runner(), plan, shape,
                         caseSeeds.applyAsLong(inputCase), inputCase);
-                launchMs.accept(r.launchWallMs());
+                slowest = Math.max(slowest, r.launchWallMs());
                 relL2 = Math.max(relL2, r.relativeL2());
                 maxAbs = Math.max(maxAbs, r.maxAbsError());
                 if (cold && coldMs == null) {
                     coldMs = r.launchWallMs();
                 }
             }
-            return ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs);
+            Boolean repeats = null;
+            if (repeat) {
+                phases.expect(seconds, "repeated launch of " + shape);
+                repeats = ablation.repeat() ? null : check.repeatsExactly(loaded.runner(), plan, shape);
+                if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
+                    throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
+                            + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
+                }
+            }
+            return ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs)
+                    .withCheckLaunches(slowest, repeats);
         } catch (Rejection r) {
             if (r.contextLost()) {
                 contextLostBy = loaded.file().name();
@@ -342,7 +370,7 @@ public final class Evaluator implements AutoCloseable {
         phases.expect(deadline.check(estimatedBaselineMs(big)), "buffers for " + big);
         Workbench own;
         try {
-            own = new Workbench(gpu, List.of(big), 1);
+            own = new Workbench(gpu, List.of(big), 1, settings.dtype());
         } catch (KevoException | CudaError e) {
             return new BeyondSuiteResults(fresh, scale, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big)
                     + " (" + big.elements() + " elements) not judged: " + e.getMessage());
@@ -376,7 +404,7 @@ public final class Evaluator implements AutoCloseable {
             loaded.runner().prepare(plan);
             result = checkShape(check, loaded, shape, plan, settings.cases(),
                     c -> InputSalt.BEYOND_CASE.derive(inputSeed, index, c.ordinal()),
-                    deadline.check(estimatedBaselineMs(shape)), false, phases, ms -> { }, label);
+                    deadline.check(estimatedBaselineMs(shape)), false, false, phases, label);
         } catch (Rejection r) {
             if (r.contextLost()) {
                 throw r;
@@ -464,7 +492,8 @@ public final class Evaluator implements AutoCloseable {
                                   double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
-        long bytes = shape.elements() * Float.BYTES;
+        // A copy moves what a softmax must: as many bytes read as written, x's and y's together.
+        long copyBytes = (bench.xBytes(shape) + bench.yBytes(shape)) / 2;
         double baseMs = baselineLaunchMs[s];
         ShapeResult result = checked;
         int checkedLaunches = 0;
@@ -482,7 +511,7 @@ public final class Evaluator implements AutoCloseable {
                             InterleavedTimer.Hooks.NONE, true),
                     InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
                             session, false),
-                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), bytes), InterleavedTimer.Hooks.NONE,
+                    InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), copyBytes), InterleavedTimer.Hooks.NONE,
                             false),
                     InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
                             InterleavedTimer.Hooks.NONE, false));
@@ -502,9 +531,16 @@ public final class Evaluator implements AutoCloseable {
             } catch (Rejection r) {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
-            String impossible = MemoryBound.violation(stats.candidate(), copy, bytes, gpu.info());
+            String impossible = MemoryBound.violation(stats.candidate(), copy, bench.xBytes(shape), gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
+            }
+            double allowedMs = settings.launchChecks().slowestAllowedMs(stats.candidate().medianMs());
+            if (slowestCheckMs > allowedMs) {
+                return result.withVerdict(Verdict.SLOW_WHEN_CHECKED, String.format(
+                        "a checked launch took %.3f ms, where its timed launches took %.4f ms (median; allowed %.3f ms:"
+                                + " launch_checks.slow_factor x the median + slow_slack_ms)",
+                        slowestCheckMs, stats.candidate().medianMs(), allowedMs));
             }
             if (flag == null || attempt >= 1) {
                 return result;

@@ -9,6 +9,7 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.KernelResources;
+import dev.kevo.data.Precision;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanException;
@@ -21,22 +22,26 @@ import dev.kevo.task.TargetLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
- * Everything about a candidate that needs no GPU: source rules, an NVRTC compile for the target, every
- * kernel the plan names present, a plan for every shape of the suite. {@code kevo check} stops here.
+ * Everything about a candidate that needs no GPU: the dtypes it declares, source rules, an NVRTC compile for the
+ * target, every kernel the plan names present, a plan for every shape of the suite. {@code kevo check} stops here.
  */
 public final class Preflight {
     private final Nvrtc nvrtc;
     private final String arch;
     private final int sms;
     private final Suite suite;
+    private final Precision dtype;
 
-    public Preflight(Nvrtc nvrtc, String arch, int sms, Suite suite) {
+    /** @param dtype the dtypes being judged: a file must declare these */
+    public Preflight(Nvrtc nvrtc, String arch, int sms, Suite suite, Precision dtype) {
         this.nvrtc = nvrtc;
         this.arch = arch;
         this.sms = sms;
         this.suite = suite;
+        this.dtype = dtype;
     }
 
     /** A candidate that passed preflight: its cubin and its plan for each shape of the suite, in order. */
@@ -53,12 +58,12 @@ public final class Preflight {
      * when there is one: every other check still runs.
      */
     Passed run(KernelFile file, Optional<Compilation> compiledAhead) {
-        List<ResolvedPlan> plans = beforeCompiling(file, suite, sms, arch);
+        List<ResolvedPlan> plans = beforeCompiling(file, suite, dtype, sms, arch);
         Compilation compilation;
         try {
             compilation = compiledAhead.filter(c -> c.arch().equals(arch))
                     .orElseGet(() -> nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch,
-                            file.knobs().macros()));
+                            file.macros(dtype)));
         } catch (CompileException e) {
             throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
         }
@@ -75,7 +80,14 @@ public final class Preflight {
      * Source rules, then a plan for every shape of the suite, each launch within what the target allows (shared
      * memory per block, clusters): the plans, in the suite's order.
      */
-    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, int sms, String arch) {
+    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, Precision dtype, int sms,
+                                                      String arch) {
+        if (!file.implementsDtype(dtype)) {
+            throw new Rejection(Verdict.CONTRACT_ERROR, file.name() + " implements dtype "
+                    + file.dtypes().stream().map(Precision::id).collect(Collectors.joining(", "))
+                    + " (its header's \"dtype\"" + (file.source().contains("\"dtype\"") ? "" : ": none, so fp32")
+                    + "), but " + dtype.id() + " is being judged (dtype in the config, or --dtype)");
+        }
         Optional<TargetLimits> limits = TargetLimits.of(arch);
         SourcePolicy.violation(file.source()).ifPresent(why -> {
             throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);
@@ -112,10 +124,10 @@ public final class Preflight {
      * The checks that need no compiler (source rules, a plan for every shape), for {@code kevo check} on a machine
      * without NVRTC: why the file fails them, or empty.
      */
-    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, int sms,
-                                                                    String arch) {
+    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, Precision dtype,
+                                                                    int sms, String arch) {
         try {
-            beforeCompiling(file, suite, sms, arch);
+            beforeCompiling(file, suite, dtype, sms, arch);
             return Optional.empty();
         } catch (Rejection r) {
             return Optional.of(CandidateResult.rejected(file.name(), file.path() == null ? null : file.path().toString(),

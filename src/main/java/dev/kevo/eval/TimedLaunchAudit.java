@@ -131,7 +131,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
             trusted.prepare(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
-                    ablation.poison() ? 0 : shape.elements(), bench.workspace(),
+                    ablation.poison() ? 0 : bench.yWords(shape), bench.workspace(),
                     ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
         }
@@ -211,7 +211,7 @@ final class TimedLaunchAudit implements AutoCloseable {
             if (c.nonFinite() > 0) {
                 return c.nonFinite() + " outputs NaN or Inf" + at;
             }
-            if (c.violations() > 0 || c.relativeL2() > tolerance.relativeL2()) {
+            if (!c.withinTolerance(tolerance)) {
                 return c.violations() + " elements off by more than the tolerance, relative L2 error "
                         + String.format("%.2e", c.relativeL2()) + at;
             }

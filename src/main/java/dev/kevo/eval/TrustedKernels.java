@@ -9,6 +9,7 @@ import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
+import dev.kevo.data.Precision;
 import dev.kevo.data.Tolerance;
 import dev.kevo.task.Shape;
 import java.util.List;
@@ -30,6 +31,7 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel compare;
     private final Kernel clearChecks;
     private final Kernel guardCheck;
+    private final Kernel digest;
     private final Kernel flush;
     private final Kernel demote;
     private final Kernel gate;
@@ -37,8 +39,13 @@ final class TrustedKernels implements AutoCloseable {
     private final int sms;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
+        this(gpu, nvrtc, cache, Precision.FP32);
+    }
+
+    /** kevo's kernels for x and y of {@code dtype}: generated, referenced, compared and copied in those types. */
+    TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Precision dtype) {
         this.gpu = gpu;
-        Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(), Prelude.headers(), gpu.info().arch());
+        Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(dtype), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
         this.perturb = module.kernel("kevo_perturb");
@@ -48,6 +55,7 @@ final class TrustedKernels implements AutoCloseable {
         this.compare = module.kernel("kevo_compare");
         this.clearChecks = module.kernel("kevo_clear_checks");
         this.guardCheck = module.kernel("kevo_guard_check");
+        this.digest = module.kernel("kevo_digest");
         this.flush = module.kernel("kevo_flush");
         this.demote = module.kernel("kevo_demote");
         this.gate = module.kernel("kevo_gate");
@@ -55,25 +63,33 @@ final class TrustedKernels implements AutoCloseable {
         this.sms = gpu.info().sms();
     }
 
-    /** trusted.cu behind the {@link #constants} it is compiled with. */
+    /** trusted.cu behind the {@link #constants} it is compiled with, for float32 x and y. */
     static String source() {
-        return constants() + "#line 1 \"" + SOURCE_NAME + "\"\n" + Prelude.resource(TrustedKernels.class, SOURCE_NAME);
+        return source(Precision.FP32);
+    }
+
+    /** trusted.cu behind the {@link #constants} it is compiled with, for x and y of {@code dtype}. */
+    static String source(Precision dtype) {
+        return constants(dtype) + "#line 1 \"" + SOURCE_NAME + "\"\n"
+                + Prelude.resource(TrustedKernels.class, SOURCE_NAME);
     }
 
     /**
      * What trusted.cu shares with Java, written from Java, so that neither side can drift: each input case's number
      * (the generator is launched with {@link InputCase#ordinal()}, and kv_value switches on these names, so a case
      * renamed on one side does not compile, and trusted.cu's count check stops a case added without a generator), and
-     * the poison patterns that Workbench's checks look for.
+     * the poison patterns that Workbench's checks look for, and the element types of x and y.
      */
-    static String constants() {
+    static String constants(Precision dtype) {
         StringBuilder out = new StringBuilder("// Written by TrustedKernels.constants().\n");
         for (InputCase c : InputCase.values()) {
             out.append("#define KEVO_CASE_").append(c.name()).append(' ').append(c.ordinal()).append('\n');
         }
         out.append("#define KEVO_CASE_COUNT ").append(InputCase.values().length).append('\n');
-        out.append("#define KEVO_POISON_Y ").append(hex(Workbench.POISON_Y)).append('\n');
+        out.append("#define KEVO_POISON_Y ").append(hex(Workbench.poisonY(dtype.y()))).append('\n');
         out.append("#define KEVO_POISON_WS ").append(hex(Workbench.POISON_WS)).append('\n');
+        out.append("#define KEVO_X ").append(dtype.x().cudaType()).append('\n');
+        out.append("#define KEVO_Y ").append(dtype.y().cudaType()).append('\n');
         return out.toString();
     }
 
@@ -194,6 +210,11 @@ final class TrustedKernels implements AutoCloseable {
         gpu.launch(clearChecks, Math.max(1, (n + THREADS - 1) / THREADS), THREADS, 0, results, n);
     }
 
+    /** Adds to {@code counter} a digest of {@code words} output words, equal for equal bits in any launch order. */
+    void digest(DevicePointer y, long words, DevicePointer counter) {
+        gpu.launch(digest, elementGrid(words), THREADS, 0, y, words, counter);
+    }
+
     /** Adds to {@code counter} the words of a guard zone that lost their pattern. */
     void guardCheck(DevicePointer guard, long words, int pattern, DevicePointer counter) {
         gpu.launch(guardCheck, elementGrid(words), THREADS, 0, guard, words, pattern, counter);
@@ -269,11 +290,11 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /**
-     * kevo's plain copy of {@code elements} floats, one of the two copies the memory floor is taken from.
-     * x and y are 16-byte aligned (Workbench's guard zones are 64 KiB).
+     * kevo's plain copy of {@code elements} elements of x to y (converting where y's type is wider), one of the two
+     * copies the memory floor is taken from. x and y are 16-byte aligned (Workbench's guard zones are 64 KiB).
      */
     void copy(DevicePointer x, DevicePointer y, long elements) {
-        int blocks = (int) Math.max(1, Math.min((elements / 4 + COPY_THREADS - 1) / COPY_THREADS, (long) sms * 4));
+        int blocks = (int) Math.max(1, Math.min((elements / 8 + COPY_THREADS - 1) / COPY_THREADS, (long) sms * 4));
         gpu.launch(copy, blocks, COPY_THREADS, 0, x, y, elements);
     }
 

@@ -3,9 +3,12 @@ package dev.kevo.eval;
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.data.Dtype;
+import dev.kevo.data.Precision;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
@@ -17,10 +20,14 @@ final class Workbench implements AutoCloseable {
     static final int GUARD_PATTERN = 0x6B65766F;
     /** Unwritten output: a signalling NaN that no float arithmetic produces. */
     static final int POISON_Y = 0x7FBADBAD;
+    /** Unwritten 16-bit output, both halves of the word: NaN patterns no conversion from float produces. */
+    static final int POISON_Y_BF16 = 0x7FBD7FBD;
+    static final int POISON_Y_FP16 = 0x7DAD7DAD;
     /** Workspace before every launch: a quiet NaN, so reading scratch that was never written shows. */
     static final int POISON_WS = 0x7FC0FFEE;
 
     private final Gpu gpu;
+    private final Precision dtype;
     private final List<DeviceBuffer> xSets = new ArrayList<>();
     private final DeviceBuffer y;
     private final DeviceBuffer stats;
@@ -33,18 +40,23 @@ final class Workbench implements AutoCloseable {
     /**
      * Allocates everything for the largest of {@code shapes}; when the GPU cannot hold it (an at-scale shape on a
      * small GPU), frees what it had allocated before it throws, so the evaluation can go on without it.
+     *
+     * @param dtype the element types of x and y: what their sizes, guards and poison follow
      */
-    Workbench(Gpu gpu, List<Shape> shapes, int inputSets) {
+    Workbench(Gpu gpu, List<Shape> shapes, int inputSets, Precision dtype) {
         this.gpu = gpu;
+        this.dtype = dtype;
         long maxElements = shapes.stream().mapToLong(Shape::elements).max().orElseThrow();
         long maxRows = shapes.stream().mapToLong(Shape::rows).max().orElseThrow();
-        long guarded = guardedBytes(maxElements * Float.BYTES);
+        // x as large as y even where its type is narrower: the memcpy that times the floor reads as many bytes as it
+        // writes, (x's + y's) / 2 an element, from an input set.
+        long xCapacity = maxElements * Math.max(dtype.x().bytes(), dtype.y().bytes());
         List<DeviceBuffer> allocated = new ArrayList<>();
         try {
             for (int i = 0; i < inputSets; i++) {
-                xSets.add(held(allocated, gpu.alloc(guarded)));
+                xSets.add(held(allocated, gpu.alloc(guardedBytes(xCapacity))));
             }
-            y = held(allocated, gpu.alloc(guarded));
+            y = held(allocated, gpu.alloc(guardedBytes(maxElements * dtype.y().bytes())));
             stats = held(allocated, gpu.alloc(maxRows * 16));
             referenceScratch = held(allocated, gpu.alloc(shapes.stream()
                     .mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow()));
@@ -120,26 +132,58 @@ final class Workbench implements AutoCloseable {
         }
     }
 
+    /** The fill word of unwritten output of {@code type}. */
+    static int poisonY(Dtype type) {
+        return switch (type) {
+            case FP32 -> POISON_Y;
+            case BF16 -> POISON_Y_BF16;
+            case FP16 -> POISON_Y_FP16;
+        };
+    }
+
+    long xBytes(Shape shape) {
+        return shape.elements() * dtype.x().bytes();
+    }
+
+    long yBytes(Shape shape) {
+        return shape.elements() * dtype.y().bytes();
+    }
+
+    /** 32-bit words that hold y of {@code shape} (the last one half filler for an odd count of 16-bit elements). */
+    long yWords(Shape shape) {
+        return (yBytes(shape) + 3) / 4;
+    }
+
     /** Guards around x (set 0), y and {@code wsBytes} of workspace; y poisoned; workspace poisoned. */
     void arm(Shape shape, long wsBytes) {
-        long bytes = shape.elements() * Float.BYTES;
-        armGuards(xSets.getFirst(), bytes);
-        armGuards(y, bytes);
-        gpu.fill(y(), POISON_Y, shape.elements());
+        armGuards(xSets.getFirst(), xBytes(shape));
+        armGuards(y, yBytes(shape));
+        gpu.fill(y(), poisonY(dtype.y()), yWords(shape));
         armGuards(workspace, wsBytes);
         gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
     }
 
     /** Words of the guard zones (as armed for this shape) that something overwrote. */
     long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes) {
+        return counted(c -> {
+            checkGuards(trusted, xSets.getFirst(), xBytes(shape), c);
+            checkGuards(trusted, y, yBytes(shape), c);
+            checkGuards(trusted, workspace, wsBytes, c);
+        });
+    }
+
+    /** A digest of y's bits for {@code shape}: equal only when two launches wrote the same output, bit for bit. */
+    long outputDigest(TrustedKernels trusted, Shape shape) {
+        return counted(c -> trusted.digest(y(), yWords(shape), c));
+    }
+
+    /** What {@code work} adds up in the 64-bit counter, from zero. */
+    private long counted(Consumer<DevicePointer> work) {
         gpu.fill(counter.pointer(), 0, 2);
-        long bytes = shape.elements() * Float.BYTES;
-        checkGuards(trusted, xSets.getFirst(), bytes);
-        checkGuards(trusted, y, bytes);
-        checkGuards(trusted, workspace, wsBytes);
-        long[] damaged = new long[1];
-        gpu.download(counter.pointer(), damaged, 8);
-        return damaged[0];
+        work.accept(counter.pointer());
+        long[] sum = new long[1];
+        gpu.download(counter.pointer(), sum, 8);
+        return sum[0];
     }
 
     /** Evicts L2 by reading a buffer twice its size (filled once with real numbers, never zeros). */
@@ -162,9 +206,10 @@ final class Workbench implements AutoCloseable {
      * for its next launches. Listed rather than launched, so that one launch demotes them all.
      */
     List<TrustedKernels.Range> candidateLines(int set, Shape shape, long wsBytes) {
-        long bytes = guardedBytes(shape.elements() * Float.BYTES);
+        long bytes = guardedBytes(xBytes(shape));
         List<TrustedKernels.Range> ranges = new ArrayList<>(List.of(new TrustedKernels.Range(xSets.get(set).pointer(), bytes),
-                new TrustedKernels.Range(y.pointer(), bytes), new TrustedKernels.Range(workspace.pointer(), guardedBytes(wsBytes))));
+                new TrustedKernels.Range(y.pointer(), guardedBytes(yBytes(shape))),
+                new TrustedKernels.Range(workspace.pointer(), guardedBytes(wsBytes))));
         if (bytes * xSets.size() <= gpu.info().l2Bytes()) {
             for (int other = 0; other < xSets.size(); other++) {
                 if (other != set) {
@@ -180,10 +225,9 @@ final class Workbench implements AutoCloseable {
         gpu.fill(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_PATTERN, GUARD_BYTES / 4);
     }
 
-    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long payload) {
-        trusted.guardCheck(buffer.pointer(), GUARD_BYTES / 4, GUARD_PATTERN, counter.pointer());
-        trusted.guardCheck(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN,
-                counter.pointer());
+    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long payload, DevicePointer counter) {
+        trusted.guardCheck(buffer.pointer(), GUARD_BYTES / 4, GUARD_PATTERN, counter);
+        trusted.guardCheck(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN, counter);
     }
 
     /** The tail guard starts right after the payload (rounded to a word), so a one-element overrun lands in it. */

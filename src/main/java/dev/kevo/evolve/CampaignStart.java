@@ -6,6 +6,7 @@ import dev.kevo.config.SuiteFile;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.Precision;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
@@ -50,13 +51,13 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         CampaignConfig campaign = CampaignConfig.load(config);
         AgentPool pool = agents.apply(campaign);
         EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
-                .withSuite(campaign.suite()).withBaseline(campaign.baseline());
+                .withSuite(campaign.suite()).withBaseline(campaign.baseline()).withDtype(campaign.dtype());
         Suite suite = SuiteFile.load(home.suite(settings.suite()));
         // Resolved once, before the folder is made: the record says which baseline (and cuDNN version) it was.
         BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, env)
-                .resolve(settings.baseline(), "campaign config");
+                .resolve(settings.baseline(), "campaign config", settings.dtype());
         resolved.note().ifPresent(notes);
-        List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()));
+        List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()), settings.dtype());
         Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         FrozenCampaign frozen = FrozenCampaign.of(kevoVersion, OffsetDateTime.now(ZoneOffset.UTC).toString(),
@@ -71,7 +72,8 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         CampaignStore store = CampaignStore.open(folder);
         FrozenCampaign frozen = store.frozen();
         Path original = home.root().resolve(frozen.config().seeds());
-        List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original) : savedSeeds(store);
+        List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original, frozen.settings().dtype())
+                : savedSeeds(store);
         return new CampaignStart(store.dir(), frozen, store.baselineSource(), seeds, agents.apply(frozen.config()),
                 store);
     }
@@ -95,16 +97,21 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         return existing != null ? existing : CampaignStore.create(dir, frozen, baselineSource);
     }
 
-    /** The .cu files of a seeds folder, in name order. */
-    public static List<KernelFile> readSeeds(Path dir) {
+    /** The .cu files of a seeds folder that implement {@code dtype}, in name order. */
+    public static List<KernelFile> readSeeds(Path dir, Precision dtype) {
         if (!Files.isDirectory(dir)) {
             throw KevoException.input(dir + ": no seeds folder");
         }
         try (Stream<Path> files = Files.list(dir)) {
-            List<KernelFile> seeds = files.filter(p -> p.toString().endsWith(".cu")).sorted()
+            List<KernelFile> all = files.filter(p -> p.toString().endsWith(".cu")).sorted()
                     .map(ContractParser::read).toList();
-            if (seeds.isEmpty()) {
+            if (all.isEmpty()) {
                 throw KevoException.input(dir + ": no .cu seeds");
+            }
+            List<KernelFile> seeds = all.stream().filter(f -> f.implementsDtype(dtype)).toList();
+            if (seeds.isEmpty()) {
+                throw KevoException.input(dir + ": no seed implements dtype " + dtype.id() + " (a header's \"dtype\": \""
+                        + dtype.id() + "\")");
             }
             return seeds;
         } catch (IOException e) {

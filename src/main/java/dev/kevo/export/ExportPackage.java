@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
+import dev.kevo.data.Precision;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.store.AtomicFiles;
 import dev.kevo.store.SourceHash;
@@ -44,6 +45,10 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
 
     public static ExportPackage build(ExportSource source, ExportTarget target, String kevoVersion, Instant now) {
         KernelFile file = source.file();
+        if (!file.implementsDtype(Precision.FP32)) {
+            throw KevoException.input(file.name() + ": kevo export writes float32 launchers, and this file implements "
+                    + file.dtypes().stream().map(Precision::id).collect(Collectors.joining(", ")) + " only");
+        }
         String hash = SourceHash.of(file.source());
         String when = now.truncatedTo(ChronoUnit.SECONDS).toString();
         Provenance provenance = new Provenance(file.name(), file.path() == null ? file.name() : file.path().toString(),
@@ -97,12 +102,11 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
         String launcher = Template.fill("launcher.cu", Map.of("KERNEL_POINTERS", file.kernelNames().stream()
                 .map(k -> "(const void*)" + k).collect(Collectors.joining(", ")), "MAX_ELEMENTS", maxElements));
         StringBuilder knobs = new StringBuilder();
-        file.knobs().macros().forEach((name, value) -> knobs.append("#define ").append(name).append(' ')
+        // kevo passes these as -D options when it compiles; the header's current values are what was judged, and the
+        // launcher below takes float32 x and y.
+        file.macros(Precision.FP32).forEach((name, value) -> knobs.append("#define ").append(name).append(' ')
                 .append(value).append('\n'));
-        if (!knobs.isEmpty()) {
-            // kevo passes these as -D options when it compiles; the header's current values are what was judged.
-            knobs.insert(0, "// The file's knobs at their current values, as kevo defines them when it compiles.\n");
-        }
+        knobs.insert(0, "// The file's knobs at their current values and its element types, as kevo defines them.\n");
         return banner + knobs + "// The kernel file as kevo judged it (its /*@kevo plan header below is what "
                 + PlanHeader.FILE + " evaluates),\n// then the host launcher.\n" + body
                 + (body.endsWith("\n") ? "" : "\n") + "\n" + launcher;

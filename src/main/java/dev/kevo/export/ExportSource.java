@@ -124,7 +124,8 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                 result == null ? null : result.score(), result == null ? null : result.floorFraction(),
                 frozen.suiteName(), frozen.baselineName(), result == null ? 0 : result.inputSeed(),
                 record.sourceHash(), SourceHash.matches(source, record.sourceHash()),
-                result == null ? null : result.shapes().stream().map(ExportSource::shapeTime).toList());
+                result == null ? null : result.shapes().stream().map(ExportSource::shapeTime).toList(),
+                result == null ? null : result.deterministic());
     }
 
     private static Provenance.ShapeTime shapeTime(ShapeResult s) {

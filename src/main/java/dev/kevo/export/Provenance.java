@@ -60,12 +60,13 @@ public record Provenance(String kernel, String source, String sourceHash, String
      * @param recordedSourceHash the source hash in the record; differs from the export's when the file was edited
      * @param sourceMatches whether the exported source is the one that was judged
      * @param shapes the measured time per shape
+     * @param deterministic whether a repeated launch wrote the same bits on every shape; null where not recorded
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Judged(String campaign, String campaignPath, String mutantId, String campaignKevoVersion,
                          String device, String verdict, Double score, Double floorFraction, String suite,
                          String baseline, long inputSeed, String recordedSourceHash, boolean sourceMatches,
-                         List<ShapeTime> shapes) {
+                         List<ShapeTime> shapes, Boolean deterministic) {
         public Judged {
             shapes = shapes == null ? List.of() : List.copyOf(shapes);
         }

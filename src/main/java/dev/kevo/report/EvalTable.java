@@ -56,6 +56,9 @@ public final class EvalTable {
                     .collect(Collectors.joining(", ")) + String.format(Locale.ROOT, "; compiled in %.0f ms",
                     result.compileMs()));
         }
+        if (result.deterministic() != null) {
+            out.println("  " + determinism(result));
+        }
         if (result.passed()) {
             String interval = result.scoreCiLow() == null ? "" : String.format(Locale.ROOT, " (95%% CI %.3f-%.3f)",
                     result.scoreCiLow(), result.scoreCiHigh());
@@ -89,6 +92,16 @@ public final class EvalTable {
                 .ifPresent(s -> out.printf(Locale.ROOT, "; %s (%,d elements) %s", s.shape(),
                         Shape.parse(s.shape()).elements(), s.verdict().id()));
         out.println(result.atScaleNote() == null ? "" : "; " + result.atScaleNote());
+    }
+
+    /** Whether the output repeated bit for bit, and where it did not. */
+    public static String determinism(CandidateResult result) {
+        if (Boolean.TRUE.equals(result.deterministic())) {
+            return "deterministic: launched twice on one input, every shape wrote the same bits";
+        }
+        return "not deterministic: launched twice on one input, it wrote other bits on " + result.shapes().stream()
+                .filter(s -> Boolean.FALSE.equals(s.deterministic())).map(ShapeResult::shape)
+                .collect(Collectors.joining(", "));
     }
 
     private static String row(ShapeResult s, boolean cold) {

@@ -14,12 +14,13 @@ import java.util.List;
  * results. Sources travel inside the page, so it shows them without the campaign folder beside it.
  *
  * @param score null unless it passed
+ * @param deterministic whether a repeated launch wrote the same bits on every shape; null where not checked
  * @param diffs one per parent whose source is in the folder (none for a seed)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MutantView(String id, List<String> parents, int generation, int island, String agent,
                          String operator, String summary, String verdict, String group, String detail, Double score,
-                         Double floor, String cachedFrom, String description, List<String> kernels,
+                         Double floor, Boolean deterministic, String cachedFrom, String description, List<String> kernels,
                          String sourceHref, String jsonHref, String source, List<SourceDiff> diffs,
                          List<ShapeRow> shapes) {
 
@@ -49,7 +50,7 @@ public record MutantView(String id, List<String> parents, int generation, int is
         CandidateResult r = m.result();
         return new MutantView(m.id(), m.parents(), m.generation(), m.island(), m.agent(), m.operator(), m.summary(),
                 r.verdict().id(), VerdictGroup.of(r.verdict()).label(), r.detail(), m.passed() ? m.fitness() : null,
-                r.floorFraction(), m.cachedFrom(), r.description(),
+                r.floorFraction(), r.deterministic(), m.cachedFrom(), r.description(),
                 r.kernels().stream().map(EvalTable::resources).toList(), links.file(m.id() + ".cu"),
                 links.file(m.id() + ".json"), source, diffs, r.shapes().stream().map(ShapeRow::of).toList());
     }

@@ -31,14 +31,15 @@ public enum VerdictGroup {
             case PASS -> PASS;
             // Rejected before a launch could run: the file, its plan or its resources do not work.
             case CONTRACT_ERROR, COMPILE_ERROR, MISSING_KERNEL, PLAN_ERROR, RESOURCES_EXCEEDED -> COMPILE;
-            case UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT -> WRONG;
+            // A nondeterministic output is right each time, but not what the settings asked for.
+            case UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, NONDETERMINISTIC -> WRONG;
             case COMPILE_TIMEOUT, KERNEL_TIMEOUT -> TIMEOUT;
             case LAUNCH_FAILED, ILLEGAL_ADDRESS, KERNEL_FAULT, WORKER_CRASHED -> CRASH;
             // What docs/reliability.md lists as cheats the checks catch: writing outside y, changing x, output that
-            // goes stale after timing or is skipped in timed launches, times no memory could deliver, and host
-            // code or other headers smuggled into the source.
+            // goes stale after timing or is skipped in timed launches, times no memory could deliver, time spent only
+            // when checked, and host code or other headers smuggled into the source.
             case OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT, TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY,
-                 SOURCE_REJECTED -> CHEAT;
+                 SLOW_WHEN_CHECKED, SOURCE_REJECTED -> CHEAT;
             case AGENT_FAILURE -> AGENT;
         };
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kevo.data.Precision;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,8 @@ public final class ContractParser {
 
     /** Where Jackson's messages say a place is in its input; the header line is added to make it the file's. */
     private static final Pattern JACKSON_LOCATION = Pattern.compile("\\[Source: .*?; line: (\\d+), column: \\d+\\]");
-    private static final Set<String> TOP_KEYS = Set.of("description", "workspace", "plans", "knobs", "knob_rule");
+    private static final Set<String> TOP_KEYS = Set.of("description", "dtype", "workspace", "plans", "knobs",
+            "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
     private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
             "args");
@@ -161,6 +163,7 @@ public final class ContractParser {
             object(root, At.HEADER, TOP_KEYS);
             String description = root.has("description")
                     ? text(root.get("description"), At.HEADER.key("description")) : "";
+            List<Precision> dtypes = root.has("dtype") ? dtypes(root.get("dtype")) : List.of(Precision.FP32);
             Expr workspace = root.has("workspace")
                     ? expr(root.get("workspace"), At.HEADER.key("workspace")) : Expr.constant(0);
             JsonNode plansNode = root.get("plans");
@@ -171,7 +174,34 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
-            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE), root);
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE, dtypes),
+                    root);
+        }
+
+        /** {@code "bf16"} or {@code ["fp32", "bf16"]}: each a dtype kevo judges, none twice. */
+        private List<Precision> dtypes(JsonNode node) {
+            At at = At.HEADER.key("dtype");
+            List<JsonNode> items = new ArrayList<>();
+            if (node.isArray() && !node.isEmpty()) {
+                node.forEach(items::add);
+            } else if (!node.isArray()) {
+                items.add(node);
+            } else {
+                throw error(at, " must be a dtype or a non-empty list of them");
+            }
+            List<Precision> dtypes = new ArrayList<>();
+            for (JsonNode item : items) {
+                try {
+                    Precision p = Precision.parse(text(item, at));
+                    if (dtypes.contains(p)) {
+                        throw new IllegalArgumentException("dtype '" + p.id() + "' is listed twice");
+                    }
+                    dtypes.add(p);
+                } catch (IllegalArgumentException e) {
+                    throw error("/dtype", e.getMessage());
+                }
+            }
+            return dtypes;
         }
 
         /** The header's knobs (see {@link KnobParser}), checked against every expression that names one. */
@@ -179,7 +209,7 @@ public final class ContractParser {
             try {
                 Knobs knobs = KnobParser.parse(root.get("knobs"), root.get("knob_rule"), file.source());
                 KernelFile knobbed = new KernelFile(file.name(), file.path(), file.source(), file.description(),
-                        file.workspace(), file.plans(), knobs);
+                        file.workspace(), file.plans(), knobs, file.dtypes());
                 KnobParser.checkExpressions(knobbed);
                 return knobbed;
             } catch (IllegalArgumentException e) {

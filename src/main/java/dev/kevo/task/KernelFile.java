@@ -1,7 +1,10 @@
 package dev.kevo.task;
 
+import dev.kevo.data.Precision;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One mutant: a self-contained CUDA source and the launch plan from its {@code /*@kevo} header.
@@ -13,12 +16,36 @@ import java.util.List;
  * @param workspace bytes of scratch memory the plan needs
  * @param plans tried in order; the first whose condition holds is used
  * @param knobs the tunable parameters the header declares, with their current values (compiled in as macros)
+ * @param dtypes the dtypes of x and y the file implements (header key {@code dtype}: one, or a list for a file
+ *     written against the types {@code KEVO_X} and {@code KEVO_Y}, which kevo defines for the dtype judged; float32
+ *     when absent)
  */
 public record KernelFile(String name, Path path, String source, String description, Expr workspace,
-                         List<Plan> plans, Knobs knobs) {
+                         List<Plan> plans, Knobs knobs, List<Precision> dtypes) {
 
     public KernelFile {
         plans = List.copyOf(plans);
+        dtypes = List.copyOf(dtypes);
+    }
+
+    public boolean implementsDtype(Precision dtype) {
+        return dtypes.contains(dtype);
+    }
+
+    /**
+     * What kevo defines when it compiles the file to be judged in {@code dtype}: the knobs' macros, and {@code KEVO_X}
+     * and {@code KEVO_Y} as the element types of x and y ({@code float}, {@code kevo_bf16}, {@code kevo_half}).
+     */
+    public Map<String, String> macros(Precision dtype) {
+        Map<String, String> macros = new LinkedHashMap<>(knobs.macros());
+        macros.put("KEVO_X", dtype.x().cudaType());
+        macros.put("KEVO_Y", dtype.y().cudaType());
+        return macros;
+    }
+
+    /** The same header under another name and source: a file as a test or a worker sees an edited copy. */
+    public KernelFile withSource(String newName, String newSource) {
+        return new KernelFile(newName, null, newSource, description, workspace, plans, knobs, dtypes);
     }
 
     /** Names of all kernels that some plan launches. */

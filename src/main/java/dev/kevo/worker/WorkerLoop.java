@@ -135,7 +135,7 @@ public final class WorkerLoop {
             Optional<Gpu> present = Optional.ofNullable(gpu);
             String arch = configure.arch() != null ? configure.arch() : present.map(g -> g.info().arch()).orElse(DEFAULT_ARCH);
             int sms = configure.sms() > 0 ? configure.sms() : present.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
-            Preflight preflight = new Preflight(nvrtc, arch, sms, suite);
+            Preflight preflight = new Preflight(nvrtc, arch, sms, suite, configure.settings().dtype());
             send(Message.Ready.here(present.map(Gpu::info).orElse(null), present.isPresent() ? Gpu.count() : 0,
                     nvrtc.version(), nvrtc.location(), millisSince(start), System.getenv()));
             return serve((file, request, phases) -> {

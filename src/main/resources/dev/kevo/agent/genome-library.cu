@@ -32,36 +32,26 @@ template <int V> __device__ __forceinline__ typename VecOf<V>::T pack(const floa
     else return v[0] * scale;
 }
 
-// Running maxima are kept as keys: the max itself, or in EXP_EXP2 the max times log2(e), so that every
-// exponent is one fma away from the element and every rescale is a difference of keys. All exponents of a
-// row then share the same rounded key, and its rounding cancels in the normalisation. That needs the key
-// rounded once, everywhere: __fmul_rn keeps the compiler from fusing m * log2(e) into a later
-// subtraction (key(m) - M as one fma used the unrounded product; on [500, 1000] inputs that moved every
-// output of a block by up to 4e-5, relative).
+// exp(v - m) with the difference taken first, in every mode: a row masked with the lowest finite float (-3.4e38,
+// as Hugging Face masks) has m = v there, and exp(0) = 1 is the right answer. Folding m into one fma with log2(e)
+// (v * log2e - m * log2e) overflows m * log2e to -inf on such a row and gives inf - inf.
 template <int EXP> struct Num {
-    static __device__ __forceinline__ float key(float m) { return EXP == EXP_EXP2 ? __fmul_rn(m, KEVO_LOG2E) : m; }
-    // exp(v - m) for the key k of m; 0 when v is -inf (k must be finite then).
-    static __device__ __forceinline__ float exp_from(float v, float k) {
-        if constexpr (EXP == EXP_EXP2) return exp2f(fmaf(v, KEVO_LOG2E, -k));
-        else if constexpr (EXP == EXP_FAST) return __expf(v - k);
-        else return expf(v - k);
-    }
-    // exp(ma - mb) from keys; 0 when a is -inf and b finite.
-    static __device__ __forceinline__ float exp_keys(float a, float b) {
-        if constexpr (EXP == EXP_EXP2) return exp2f(a - b);
-        else if constexpr (EXP == EXP_FAST) return __expf(a - b);
-        else return expf(a - b);
+    // exp(v - m); 0 when v is -inf (m must be finite then).
+    static __device__ __forceinline__ float exp_from(float v, float m) {
+        if constexpr (EXP == EXP_EXP2) return exp2f((v - m) * KEVO_LOG2E);
+        else if constexpr (EXP == EXP_FAST) return __expf(v - m);
+        else return expf(v - m);
     }
 };
 
-// A partial softmax: max key m over some elements, s = sum of exp(v - max) over them; (-inf, 0) when empty.
+// A partial softmax: max m over some elements, s = sum of exp(v - max) over them; (-inf, 0) when empty.
 struct Stat { float m, s; };
 
 template <int EXP> struct MergeOp {
     __device__ __forceinline__ Stat operator()(Stat a, Stat b) const {
         const float m = fmaxf(a.m, b.m);
         if (m == -KEVO_INF) return a;  // both empty: exp(-inf - -inf) would be NaN
-        return Stat{m, a.s * Num<EXP>::exp_keys(a.m, m) + b.s * Num<EXP>::exp_keys(b.m, m)};
+        return Stat{m, a.s * Num<EXP>::exp_from(a.m, m) + b.s * Num<EXP>::exp_from(b.m, m)};
     }
 };
 struct MaxOp { __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); } };
@@ -162,11 +152,11 @@ __device__ __forceinline__ void register_rows(const float* __restrict__ x, float
 #pragma unroll
     for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
 
-    float scale;  // y = exp(v - own key) * scale
+    float scale;  // y = exp(v - own max) * scale
     if constexpr (C::ONLINE) {
         // One reduction of (max, sum) pairs instead of two; exponents are taken against this
-        // thread's own max and rescaled once. A thread with only -inf uses key 0 (its exps are 0).
-        const float km = K::key(m);
+        // thread's own max and rescaled once. A thread with only -inf takes exps against 0 (its exps are 0).
+        const float km = m;
         const float kr = m == -KEVO_INF ? 0.0f : km;
         float s = 0.0f;
 #pragma unroll
@@ -174,9 +164,9 @@ __device__ __forceinline__ void register_rows(const float* __restrict__ x, float
         h = K::exp_from(h, kr);
         t = K::exp_from(t, kr);
         const Stat st = group_reduce<G, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
-        scale = K::exp_keys(km, st.m) / st.s;
+        scale = K::exp_from(km, st.m) / st.s;
     } else {
-        const float km = K::key(group_reduce<G, C::REDUCE>(m, MaxOp()));  // finite: every row has a finite entry
+        const float km = group_reduce<G, C::REDUCE>(m, MaxOp());  // finite: every row has a finite entry
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], km); s += v[i]; }
@@ -205,9 +195,9 @@ template <class C, int n> __device__ __forceinline__ void accumulate(Stat& st, c
     if constexpr (C::ONLINE) {
 #pragma unroll
         for (int i = 0; i < n; ++i) {
-            const float k = K::key(v[i]);
+            const float k = v[i];
             if (k > st.m) {
-                st.s = st.s * K::exp_keys(st.m, k) + K::exp_from(v[i], k);
+                st.s = st.s * K::exp_from(st.m, k) + K::exp_from(v[i], k);
                 st.m = k;
             } else if (v[i] != -KEVO_INF) {  // -inf adds 0, and exp(-inf - -inf) would be NaN
                 st.s += K::exp_from(v[i], st.m);
@@ -218,11 +208,11 @@ template <class C, int n> __device__ __forceinline__ void accumulate(Stat& st, c
 #pragma unroll
         for (int i = 1; i < n; ++i) m = fmaxf(m, v[i]);
         if (m == -KEVO_INF) return;
-        const float k = fmaxf(st.m, K::key(m));
+        const float k = fmaxf(st.m, m);
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < n; ++i) s += K::exp_from(v[i], k);
-        st.s = st.s * K::exp_keys(st.m, k) + s;
+        st.s = st.s * K::exp_from(st.m, k) + s;
         st.m = k;
     }
 }
@@ -304,7 +294,7 @@ __device__ __forceinline__ Chunk chunk_of(Peel p, int k, int chunks) {
     return Chunk{(unsigned)q0, (unsigned)min((long long)p.nv, q0 + per)};
 }
 
-// The (max key, sum) of chunk k of a row, for block b = row * chunks + k, merged across the block. An all
+// The (max, sum) of chunk k of a row, for block b = row * chunks + k, merged across the block. An all
 // -inf or empty chunk gives (-inf, 0), which the merge ignores.
 template <class C> __device__ __forceinline__ Stat chunk_stat(const float* __restrict__ x, int cols, int chunks) {
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
@@ -315,7 +305,7 @@ template <class C> __device__ __forceinline__ Stat chunk_stat(const float* __res
     return group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
 }
 
-// Split rows, pass 1: block b stores its chunk's (max key, sum) in ws[b].
+// Split rows, pass 1: block b stores its chunk's (max, sum) in ws[b].
 template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
                                                             int cols, int chunks) {
     const Stat st = chunk_stat<C>(x, cols, chunks);
@@ -327,11 +317,11 @@ template <class C> __device__ __forceinline__ void split_stats(const float* __re
 // each long-row shape of an H100, bench/results/long-rows-h100/exchange.txt).
 template <class C, int THREADS> __device__ __forceinline__ Stat merge_partials(Stat st) {
     const float m = group_reduce<THREADS, C::REDUCE>(st.m, MaxOp());
-    const float s = st.m == -KEVO_INF ? 0.0f : st.s * Num<C::EXP>::exp_keys(st.m, m);
+    const float s = st.m == -KEVO_INF ? 0.0f : st.s * Num<C::EXP>::exp_from(st.m, m);
     return Stat{m, group_reduce<THREADS, C::REDUCE>(s, SumOp())};
 }
 
-// The (max key, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
+// The (max, sum) of a row from its chunks' partials, read past L1 (other blocks wrote them).
 template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const float2* part, int chunks) {
     Stat st = {-KEVO_INF, 0.0f};
     for (int i = threadIdx.x; i < chunks; i += THREADS) {
@@ -341,7 +331,7 @@ template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const f
     return merge_partials<C, THREADS>(st);
 }
 
-// Split rows, second half: block b normalises its own chunk with its row's (max key, sum), re-reading x
+// Split rows, second half: block b normalises its own chunk with its row's (max, sum), re-reading x
 // while it is likely still in L2.
 template <class C> __device__ __forceinline__ void split_write(const float* __restrict__ x, float* __restrict__ y,
                                                             Stat st, int cols, int chunks, int b) {
@@ -361,7 +351,7 @@ template <class C> __device__ __forceinline__ void split_norm(const float* __res
 }
 
 // How the blocks of a one-launch plan meet (its when keeps the grid co-resident: at most blocksPerSm
-// blocks of at most 1024 / blocksPerSm threads per SM). Each block publishes its chunk's (max key, sum)
+// blocks of at most 1024 / blocksPerSm threads per SM). Each block publishes its chunk's (max, sum)
 // in a slot of two 64-bit words {launch tag, value}: a partial and its readiness are one single-copy
 // -atomic store, so the row's blocks poll the slots themselves and see the last partial one L2 round
 // trip after it is stored. A counter barrier followed by a read of the partials took an arrival, a
@@ -411,7 +401,7 @@ __device__ __forceinline__ Stat await_partial(int b, unsigned tag) {
     return Stat{__uint_as_float((unsigned)m), __uint_as_float((unsigned)s)};
 }
 
-// The (max key, sum) of the block's row: a thread waits on each of the row's slots, then the block merges.
+// The (max, sum) of the block's row: a thread waits on each of the row's slots, then the block merges.
 template <class C, int THREADS> __device__ __forceinline__ Stat await_row(unsigned tag, int chunks) {
     const int first = blockIdx.x / chunks * chunks;
     Stat st = {-KEVO_INF, 0.0f};
@@ -420,12 +410,12 @@ template <class C, int THREADS> __device__ __forceinline__ Stat await_row(unsign
 }
 
 // One group of a thread's elements: exponentials against the group's own max, in place (none can overflow);
-// its (max key, sum), (-inf, 0) when all are -inf.
+// its (max, sum), (-inf, 0) when all are -inf.
 template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     float m = -KEVO_INF;
 #pragma unroll
     for (int i = 0; i < M; ++i) m = fmaxf(m, u[i]);
-    const float key = m == -KEVO_INF ? 0.0f : K::key(m);
+    const float key = m == -KEVO_INF ? 0.0f : m;
     float s = 0.0f;
 #pragma unroll
     for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
@@ -435,12 +425,12 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
 // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
 // dynamic shared memory (each thread its own slots, so no barrier guards them). Exponentials are taken as
 // the chunk lands rather than after the block's max: the register part as one group, the shared part in
-// groups of GS vectors, each group against its own max and kept where its elements were, with one (key,
+// groups of GS vectors, each group against its own max and kept where its elements were, with one (max,
 // sum) a group. Taken after the block's max, 1x10^7's 80 exponentials a thread sat between the last load
 // and the exchange: 33.1-33.4 us instead of 31.8-31.9 on an H100 (long-rows-h100/fused-groups.txt). A
 // thread's groups merge into one (max, sum); the block reduces max first, then plain sums (merging (max,
 // sum) pairs costs two exponentials a step); the partial is published and the row's partials awaited and
-// merged; each group is written scaled by exp(group key - row key) / row sum. x is read once and y
+// merged; each group is written scaled by exp(group max - row max) / row sum. x is read once and y
 // written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
 template <class C, int THREADS, int N, int S>
 __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y, int cols,
@@ -496,7 +486,7 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
                 for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
             }
         }
-        const float key = m == -KEVO_INF ? 0.0f : K::key(m);
+        const float key = m == -KEVO_INF ? 0.0f : m;
         float sum = 0.0f;
 #pragma unroll
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
@@ -513,16 +503,16 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     float kt = reg.m;
 #pragma unroll
     for (int g = 0; g < G; ++g) kt = fmaxf(kt, grp[g].m);
-    float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_keys(reg.m, kt);
+    float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_from(reg.m, kt);
 #pragma unroll
-    for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_keys(grp[g].m, kt);
+    for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_from(grp[g].m, kt);
     const float kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
-    const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_keys(kt, kb), SumOp());
+    const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_from(kt, kb), SumOp());
     const unsigned tag = launch_tag();
     publish_partial(tag, Stat{kb, sb});
     const Stat rs = await_row<C, THREADS>(tag, chunks);
     const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
-    const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_keys(reg.m, rs.m) * inv;
+    const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_from(reg.m, rs.m) * inv;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -530,7 +520,7 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-        const float f = grp[g].m == -KEVO_INF ? 0.0f : K::exp_keys(grp[g].m, rs.m) * inv;
+        const float f = grp[g].m == -KEVO_INF ? 0.0f : K::exp_from(grp[g].m, rs.m) * inv;
 #pragma unroll
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;

@@ -143,3 +143,57 @@ __device__ __forceinline__ void kevo_cp_async16(void* dst, const void* src, bool
 __device__ __forceinline__ void kevo_cp_async_wait() {
     asm volatile("cp.async.wait_all;" ::: "memory");
 }
+
+// 16-bit element types, for a task whose dtype is bf16 or fp16 (the file's header says "dtype"). kevo hands NVRTC no
+// cuda_bf16.h or cuda_fp16.h, so these are plain 16-bit words with conversions to and from float: arithmetic and
+// accumulation stay in float. Rounding to 16 bits is to nearest even, as torch rounds.
+struct __align__(2) kevo_bf16 { unsigned short bits; };
+struct __align__(2) kevo_half { unsigned short bits; };
+
+__device__ __forceinline__ float kevo_to_float(float v) { return v; }
+__device__ __forceinline__ float kevo_to_float(kevo_bf16 v) { return __uint_as_float((unsigned)v.bits << 16); }
+__device__ __forceinline__ float kevo_to_float(kevo_half v) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+    return f;
+}
+
+// float to T (float, kevo_bf16 or kevo_half), rounded to nearest even.
+template <class T> __device__ __forceinline__ T kevo_from_float(float f);
+template <> __device__ __forceinline__ float kevo_from_float<float>(float f) { return f; }
+template <> __device__ __forceinline__ kevo_bf16 kevo_from_float<kevo_bf16>(float f) {
+    kevo_bf16 r;
+#if __CUDA_ARCH__ >= 800
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r.bits) : "f"(f));
+#else
+    const unsigned u = __float_as_uint(f);
+    r.bits = (u & 0x7fffffffu) > 0x7f800000u ? (unsigned short)((u >> 16) | 0x40u)
+                                             : (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
+    return r;
+}
+template <> __device__ __forceinline__ kevo_half kevo_from_float<kevo_half>(float f) {
+    kevo_half r;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.bits) : "f"(f));
+    return r;
+}
+
+// Eight 16-bit elements in one 16-byte access (p 16-byte aligned): the vector width that reads memory at full speed.
+template <class T> __device__ __forceinline__ void kevo_load8(const T* p, float* out) {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        out[2 * i] = kevo_to_float(T{(unsigned short)(w[i] & 0xffffu)});
+        out[2 * i + 1] = kevo_to_float(T{(unsigned short)(w[i] >> 16)});
+    }
+}
+
+template <class T> __device__ __forceinline__ void kevo_store8(T* p, const float* v) {
+    unsigned w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        w[i] = (unsigned)kevo_from_float<T>(v[2 * i]).bits | ((unsigned)kevo_from_float<T>(v[2 * i + 1]).bits << 16);
+    }
+    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+}

@@ -6,8 +6,28 @@
 
 typedef unsigned long long u64;
 
-// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_POISON_Y (unwritten output) and KEVO_POISON_WS (workspace, a quiet
-// NaN) are defined by TrustedKernels.constants() from the Java side, ahead of this file.
+// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_POISON_Y (the 32-bit word unwritten output is filled with; for a 16-bit
+// y both halves are one 16-bit NaN pattern), KEVO_POISON_WS (workspace, a quiet NaN), and KEVO_X and KEVO_Y (the
+// element types of x and y, as candidates get them) are defined by TrustedKernels.constants() from the Java side,
+// ahead of this file. x is generated in float and rounded to KEVO_X; everything after reads it as stored.
+
+// The bits of one element, to compare with a pattern or with what was generated.
+__device__ __forceinline__ unsigned kv_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned kv_bits(kevo_bf16 v) { return v.bits; }
+__device__ __forceinline__ unsigned kv_bits(kevo_half v) { return v.bits; }
+#define KV_POISON_Y_ELEMENT (sizeof(KEVO_Y) == 4 ? KEVO_POISON_Y : (KEVO_POISON_Y & 0xffffu))
+
+// One unit in the last place of y's type at |v|: what rounding to that type may cost a correct kernel, beyond the
+// float32 tolerance (a float y adds about 1.2e-7 relative, a bf16 one 2^-7).
+__device__ __forceinline__ double kv_ulp(float, double v) {
+    const float a = (float)fabs(v);
+    return (double)nextafterf(a, KEVO_INF) - a;
+}
+template <class T> __device__ __forceinline__ double kv_ulp(T, double v) {
+    const T r = kevo_from_float<T>((float)fabs(v));
+    const T up{(unsigned short)(r.bits + 1)};
+    return (double)kevo_to_float(up) - (double)kevo_to_float(r);
+}
 
 // splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
 // and however often it is computed.
@@ -18,9 +38,21 @@ __device__ __forceinline__ u64 kv_mix(u64 z) {
     return z ^ (z >> 31);
 }
 
+// 64 bits drawn for counter k under seed: the sum of two streams of the seed. One stream alone is a bijection of
+// seed ^ (a known value), so 24 of its bits in an element would narrow the seed to 2^40 candidates, few enough for
+// a kernel to search on the GPU during a launch; with two streams summed, no element narrows it below 2^64.
+__device__ __forceinline__ u64 kv_draw(u64 seed, u64 k) {
+    return kv_mix(seed ^ kv_mix(k)) + kv_mix(kv_mix(seed ^ 0xD1B54A32D192ED03ull) ^ kv_mix(~k));
+}
+
+// A draw of row r's own (which column is kept, raised, or where a mask starts): counters far from any element's.
+__device__ __forceinline__ u64 kv_row_draw(u64 seed, long long r, int which) {
+    return kv_draw(seed, ~((u64)r * 4 + which));
+}
+
 // Uniform in [0, 1) with 24 random bits.
 __device__ __forceinline__ float kv_u01(u64 seed, u64 i, u64 lane) {
-    return (float)(kv_mix(seed ^ kv_mix(i * 4 + lane)) >> 40) * (1.0f / 16777216.0f);
+    return (float)(kv_draw(seed, i * 4 + lane) >> 40) * (1.0f / 16777216.0f);
 }
 
 __device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
@@ -29,8 +61,14 @@ __device__ __forceinline__ float kv_normal(u64 seed, u64 i) {
     return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
 }
 
+// The lowest finite value of x's type, what Hugging Face masks scores with (torch.finfo(dtype).min): -FLT_MAX in
+// float would round to -inf in bf16 and fp16, and a fully masked row would have nothing finite.
+__device__ __forceinline__ float kv_lowest(float) { return -FLT_MAX; }
+__device__ __forceinline__ float kv_lowest(kevo_bf16) { return kevo_to_float(kevo_bf16{0xFF7Fu}); }
+__device__ __forceinline__ float kv_lowest(kevo_half) { return kevo_to_float(kevo_half{0xFBFFu}); }
+
 // The input cases, one per InputCase: a case added there must get its generator here.
-static_assert(KEVO_CASE_COUNT == 8, "an InputCase without a generator case in kv_value");
+static_assert(KEVO_CASE_COUNT == 10, "an InputCase without a generator case in kv_value");
 __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols) {
     u64 i = (u64)(r * cols + c);
     switch (kase) {
@@ -40,14 +78,21 @@ __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols
         case KEVO_CASE_LARGE_POSITIVE: return 500.0f + 500.0f * kv_u01(seed, i, 2);    // a naive exp overflows here
         case KEVO_CASE_LARGE_NEGATIVE: return -1000.0f + 500.0f * kv_u01(seed, i, 2);
         case KEVO_CASE_MASKED: {  // masked attention: about a third -inf, one guaranteed finite entry per row
-            long long keep = (long long)(kv_mix(seed ^ (u64)r) % (u64)cols);
+            long long keep = (long long)(kv_row_draw(seed, r, 0) % (u64)cols);
             if (c != keep && kv_u01(seed, i, 3) < 0.35f) return -KEVO_INF;
             return 4.0f * kv_normal(seed, i);
         }
         case KEVO_CASE_CONSTANT: return 10.0f * kv_normal(seed, (u64)r * 0x100000001ull);  // constant rows
         case KEVO_CASE_DOMINANT: {  // one dominant entry per row
-            long long hot = (long long)(kv_mix(seed ^ ~(u64)r) % (u64)cols);
+            long long hot = (long long)(kv_row_draw(seed, r, 1) % (u64)cols);
             return kv_normal(seed, i) + (c == hot ? 30.0f : 0.0f);
+        }
+        case KEVO_CASE_CAUSAL:  // a causal mask: a finite prefix of 1 to ceil(cols / 2) entries, then -inf to the end
+        case KEVO_CASE_LOWEST_MASK: {  // the same, masked as Hugging Face masks: the lowest finite float, not -inf
+            const float masked = kase == KEVO_CASE_CAUSAL ? -KEVO_INF : kv_lowest(KEVO_X{});
+            if (kase == KEVO_CASE_LOWEST_MASK && r % 4 == 0) return masked;  // fully masked rows: torch gives 1/cols
+            const long long prefix = 1 + (long long)(kv_row_draw(seed, r, 2) % (u64)((cols + 1) / 2));
+            return c < prefix ? 4.0f * kv_normal(seed, i) : masked;
         }
         default: return NAN;
     }
@@ -96,29 +141,29 @@ struct KvWalk {
     }
 };
 
-extern "C" __global__ void kevo_generate(float* x, int rows, int cols, u64 seed, int kase) {
+extern "C" __global__ void kevo_generate(KEVO_X* x, int rows, int cols, u64 seed, int kase) {
     long long n = (long long)rows * cols;
     for (KvWalk w(cols); w.i < n; w.next()) {
-        x[w.i] = kv_value(seed, kase, w.r, w.c, cols);
+        x[w.i] = kevo_from_float<KEVO_X>(kv_value(seed, kase, w.r, w.c, cols));
     }
 }
 
 // Moves an input set from salt old_salt to new_salt (see kv_salt_col): per row, the old raised element gets its
 // generated value back, then the new one is raised. One thread per row.
-__device__ __forceinline__ void kv_perturb_rows(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
+__device__ __forceinline__ void kv_perturb_rows(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt,
                                                 u64 new_salt) {
     for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
         if (old_salt != 0) {
             long long c = kv_salt_col(old_salt, r, cols);
-            x[r * cols + c] = kv_value(seed, kase, r, c, cols);
+            x[r * cols + c] = kevo_from_float<KEVO_X>(kv_value(seed, kase, r, c, cols));
         }
         if (new_salt != 0) {
-            x[r * cols + kv_salt_col(new_salt, r, cols)] = kv_salt_value(new_salt, r, kase);
+            x[r * cols + kv_salt_col(new_salt, r, cols)] = kevo_from_float<KEVO_X>(kv_salt_value(new_salt, r, kase));
         }
     }
 }
 
-extern "C" __global__ void kevo_perturb(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
+extern "C" __global__ void kevo_perturb(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt) {
     kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
 }
 
@@ -137,7 +182,7 @@ __device__ __forceinline__ void kv_fill(unsigned* p, long long n, unsigned patte
 // salt, y_words of y get the unwritten-output poison and ws_words of the workspace the workspace poison, as before a
 // checked launch, so that neither tells a timed launch from a checked one (0 words with the poison switched off,
 // bench only).
-extern "C" __global__ void kevo_prepare(float* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
+extern "C" __global__ void kevo_prepare(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
                                         unsigned* y, long long y_words, unsigned* ws, long long ws_words) {
     kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
     kv_fill(y, y_words, KEVO_POISON_Y);
@@ -209,15 +254,15 @@ struct KvItems {
 // the generator bit for bit, so a candidate that changed x is rejected for that whatever this computed, and one
 // that did not is checked against the reference of exactly the generated input. Generating the input again here
 // cost as much as the comparison itself, on every checked timed launch.
-extern "C" __global__ void kevo_reference_chunks(double2* partial, const float* x, int rows, int cols, int chunk_cols,
+extern "C" __global__ void kevo_reference_chunks(double2* partial, const KEVO_X* x, int rows, int cols, int chunk_cols,
                                                  int chunks) {
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
-        const float* row = x + it.row() * cols;
+        const KEVO_X* row = x + it.row() * cols;
         const int end = it.end();
         // One pass: a running maximum, and the sum rescaled whenever the maximum grows.
         double m = -(double)KEVO_INF, s = 0.0;
         for (int c = it.begin() + it.lane; c < end; c += 32) {
-            double v = (double)row[c];
+            double v = (double)kevo_to_float(row[c]);
             if (v > m) {
                 s = s * exp(m - v) + 1.0;  // exp(-inf) = 0 for the first finite element
                 m = v;
@@ -255,20 +300,21 @@ extern "C" __global__ void kevo_reference_merge(double2* stats, double2* partial
 struct KevoCheck {
     u64 unwritten;     // still holding the poison pattern
     u64 nonfinite;     // NaN or Inf written
-    u64 violations;    // |y - ref| > abs + rel * |ref|
+    u64 violations;    // |y - ref| > abs + rel * |ref| + one unit in the last place of y's type at ref
     u64 x_changed;     // input bits differ from what was generated
     u64 first_bad;     // smallest index of any of the above (initialised to ~0)
     double err_sq;     // sum (y - ref)^2 over finite, written elements
     double ref_sq;     // sum ref^2
     u64 max_err_bits;  // max |y - ref| as the bits of a non-negative double
+    double round_sq;   // sum (ref rounded to y's type - ref)^2: the error of the best answer y's type can hold
 };
 
-extern "C" __global__ void kevo_compare(const float* y, const float* x, const double2* stats, int rows, int cols,
+extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const double2* stats, int rows, int cols,
                                         int chunk_cols, int chunks, u64 seed, int kase, u64 salt, double abs_tol,
                                         double rel_tol, KevoCheck* out) {
     __shared__ double scratch[KV_THREADS];
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
-    double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0;
+    double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0, round_sq = 0.0;
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
         const long long r = it.row();
         const long long raised_col = salt != 0 ? kv_salt_col(salt, r, cols) : -1;
@@ -278,19 +324,22 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
         const int end = it.end();
         for (int c = it.begin() + it.lane; c < end; c += 32) {
             const long long i = r * cols + c;
-            float v = c == raised_col ? raised : kv_value(seed, kase, r, c, cols);
+            const KEVO_X v = kevo_from_float<KEVO_X>(c == raised_col ? raised : kv_value(seed, kase, r, c, cols));
             bool bad = false;
-            if (__float_as_uint(x[i]) != __float_as_uint(v)) { x_changed++; bad = true; }
-            float got = y[i];
-            double ref = exp((double)v - st.x) * inv_sum;
-            if (__float_as_uint(got) == KEVO_POISON_Y) { unwritten++; bad = true; }
+            if (kv_bits(x[i]) != kv_bits(v)) { x_changed++; bad = true; }
+            const KEVO_Y stored = y[i];
+            const float got = kevo_to_float(stored);
+            double ref = exp((double)kevo_to_float(v) - st.x) * inv_sum;
+            if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }
             else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
             else {
                 double err = fabs((double)got - ref);
                 err_sq += err * err;
                 max_err = fmax(max_err, err);
-                if (err > abs_tol + rel_tol * fabs(ref)) { violations++; bad = true; }
+                if (err > abs_tol + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref)) { violations++; bad = true; }
             }
+            const double best = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref)) - ref;
+            round_sq += best * best;
             ref_sq += ref * ref;
             if (bad && (u64)i < first_bad) first_bad = (u64)i;
         }
@@ -303,9 +352,11 @@ extern "C" __global__ void kevo_compare(const float* y, const float* x, const do
     if (max_err > 0.0) atomicMax(&out->max_err_bits, (u64)__double_as_longlong(max_err));
     err_sq = kv_block_sum(err_sq, scratch);
     ref_sq = kv_block_sum(ref_sq, scratch);
+    round_sq = kv_block_sum(round_sq, scratch);
     if (threadIdx.x == 0) {
         atomicAdd(&out->err_sq, err_sq);
         atomicAdd(&out->ref_sq, ref_sq);
+        atomicAdd(&out->round_sq, round_sq);
     }
 }
 
@@ -326,6 +377,18 @@ extern "C" __global__ void kevo_guard_check(const unsigned* guard, long long wor
         if (guard[i] != pattern) bad++;
     }
     if (bad) atomicAdd(damaged, bad);
+}
+
+// Adds to *out an order-independent digest of n output words: two outputs that differ in any bit give different
+// digests (but for a 2^-64 chance), and the digest of one output is the same however its blocks are scheduled,
+// since it is an integer sum.
+extern "C" __global__ void kevo_digest(const unsigned* y, long long n, u64* out) {
+    u64 acc = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        acc += kv_mix(kv_mix((u64)i) ^ y[i]);
+    }
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(KEVO_FULL_MASK, acc, o);
+    if ((threadIdx.x & 31) == 0 && acc) atomicAdd(out, acc);
 }
 
 // Evicts L2 between timed launches by reading a buffer twice its size. Reading, not writing: a write-flush
@@ -402,14 +465,34 @@ extern "C" __global__ void kevo_gate(volatile int* gate, int ticket) {
     }
 }
 
-// The second of the two copies the memory floor is taken from (the first is cuMemcpyDtoD): float4 loads and
-// stores over a grid-stride loop, scalar tail. x and y are 16-byte aligned.
-extern "C" __global__ void kevo_copy(const float* __restrict__ x, float* __restrict__ y, long long n) {
-    const long long n4 = n / 4;
+// The second of the two copies the memory floor is taken from (the first is cuMemcpyDtoD): n elements of x to y,
+// 16-byte loads and stores over a grid-stride loop, scalar tail. x and y are 16-byte aligned. Where y's type is wider
+// than x's (bf16 in, float out) it converts, reading and writing exactly the bytes a softmax must.
+template <class X, class Y> __device__ __forceinline__ void kv_copy(const X* __restrict__ x, Y* __restrict__ y,
+                                                                    long long n) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    const float4* x4 = reinterpret_cast<const float4*>(x);
-    float4* y4 = reinterpret_cast<float4*>(y);
-    for (long long i = first; i < n4; i += stride) y4[i] = x4[i];
-    for (long long i = n4 * 4 + first; i < n; i += stride) y[i] = x[i];
+    long long done;
+    if constexpr (sizeof(X) == sizeof(Y)) {
+        const long long vectors = n * (long long)sizeof(X) / 16;
+        const uint4* x4 = reinterpret_cast<const uint4*>(x);
+        uint4* y4 = reinterpret_cast<uint4*>(y);
+        for (long long i = first; i < vectors; i += stride) y4[i] = x4[i];
+        done = vectors * 16 / (long long)sizeof(X);
+    } else {
+        const long long groups = n / 8;
+        for (long long i = first; i < groups; i += stride) {
+            float v[8];
+            kevo_load8(x + 8 * i, v);
+            float4* out = reinterpret_cast<float4*>(y + 8 * i);
+            out[0] = make_float4(v[0], v[1], v[2], v[3]);
+            out[1] = make_float4(v[4], v[5], v[6], v[7]);
+        }
+        done = groups * 8;
+    }
+    for (long long i = done + first; i < n; i += stride) y[i] = kevo_from_float<Y>(kevo_to_float(x[i]));
+}
+
+extern "C" __global__ void kevo_copy(const KEVO_X* __restrict__ x, KEVO_Y* __restrict__ y, long long n) {
+    kv_copy(x, y, n);
 }

@@ -99,6 +99,7 @@ const K = (() => {
     if (m.parents && m.parents.length) made.push('from ' + m.parents.join(' x '));
     if (m.cachedFrom) made.push('same kernel as ' + m.cachedFrom + ' (result reused)');
     if (passed && m.floor != null) made.push('memory floor ' + fmt.floor(m.floor));
+    if (m.deterministic != null) made.push(m.deterministic ? 'deterministic' : 'not deterministic (a repeated launch wrote other bits)');
     container.append(el('p', { class: 'meta', text: made.join(', ') }));
     if (m.summary) container.append(el('p', { class: 'meta', text: m.summary }));
     if (!passed && m.detail) container.append(el('p', { text: m.verdict + ': ' + m.detail }));

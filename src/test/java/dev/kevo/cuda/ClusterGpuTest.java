@@ -57,9 +57,9 @@ class ClusterGpuTest {
             gpu.fill(y.pointer(), -1, out.length);
             Kernel peers = module.kernel("peers");
             if (cluster == 1) {
-                gpu.launch(peers, grid, block, 0, x.pointer(), y.pointer(), grid);
+                gpu.launch(peers, grid, block, 0, x.pointer(), y.pointer());
             } else {
-                gpu.launchClustered(peers, grid, block, 0, cluster, x.pointer(), y.pointer(), grid);
+                gpu.launchClustered(peers, grid, block, 0, cluster, x.pointer(), y.pointer());
             }
             gpu.download(y.pointer(), out, 4L * out.length);
         }

@@ -36,7 +36,7 @@ class AblationTest {
     void allSwitchesOffEveryOneAndPrintsBackAsTheList() {
         Ablation all = Ablation.parse("all");
         assertEquals(Ablation.of(Switch.values()), all);
-        assertEquals("perturb,poison,demote,checks,pinnedflush,persistreset,deadlines,overlap", all.toString());
+        assertEquals("perturb,poison,demote,checks,pinnedflush,persistreset,deadlines,repeat,overlap", all.toString());
         assertEquals(all, Ablation.parse(all.toString()));
     }
 

@@ -41,7 +41,7 @@ class DefaultsTest {
 
     @Test
     void theDocsTableOfEvaluationSettingsShowsTheDefaults() throws IOException {
-        ObjectNode table = DocTable.read("Evaluation settings", Set.of("all eight"));
+        ObjectNode table = DocTable.read("Evaluation settings", Set.of("all ten"));
         for (String key : new String[] {"/measurement/settle_ms", "/measurement/ci_floor_us", "/limits/launch_factor",
                 "/tolerance/relative"}) {
             assertFalse(table.at(key).isMissingNode(), "the table was read: " + key + " in " + table);

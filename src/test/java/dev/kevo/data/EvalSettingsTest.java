@@ -62,6 +62,29 @@ class EvalSettingsTest {
     }
 
     @Test
+    void aDtypeIsReadAndAnUnknownOrUnjudgedOneIsOneLineNamingTheKnownOnes() throws IOException {
+        assertEquals(Precision.BF16_FP32, EvalSettings.load(write("dtype: bf16-fp32\n")).dtype());
+        for (String bad : new String[] {"bf8", "fp16-bf16"}) {
+            KevoException e = assertThrows(KevoException.class, () -> EvalSettings.load(write("dtype: " + bad + "\n")));
+            assertContains(e.getMessage(), "eval.yaml", "dtype '" + bad + "'", "known: fp32, bf16, fp16, bf16-fp32");
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
+
+    @Test
+    void launchCheckKeysAreReadAndABoundBelowTheTimedMedianIsRefused() throws IOException {
+        EvalSettings s = EvalSettings.load(write("launch_checks:\n  slow_factor: 4\n  slow_slack_ms: 0.5\n"
+                + "  require_deterministic: true\n"));
+        assertEquals(LaunchChecks.builder().slowFactor(4).slowSlackMs(0.5).requireDeterministic(true).build(),
+                s.launchChecks());
+        assertEquals(4.5, s.launchChecks().slowestAllowedMs(1.0), 1e-12, "4 x a 1 ms median + 0.5 ms");
+        // a factor below 1 would reject a kernel whose checked launches are as fast as its timed ones
+        KevoException e = assertThrows(KevoException.class,
+                () -> EvalSettings.load(write("launch_checks:\n  slow_factor: 0.5\n")));
+        assertContains(e.getMessage(), "eval.yaml", "launch_checks.slow_factor");
+    }
+
+    @Test
     void everyKeyIsRead() throws IOException {
         EvalSettings s = EvalSettings.load(write("""
                 suite: quick

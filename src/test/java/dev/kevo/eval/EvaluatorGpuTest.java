@@ -21,7 +21,9 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.LaunchChecks;
 import dev.kevo.data.MeasurementMethod;
+import dev.kevo.data.Precision;
 import dev.kevo.data.ShapeRegime;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
@@ -89,13 +91,65 @@ class EvaluatorGpuTest {
                 "and every fresh shape drawn for the evaluation");
         assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
                 () -> "implausible score " + result.score() + " / floor " + result.floorFraction());
+        assertEquals(Boolean.TRUE, result.deterministic(), () -> seed + " wrote other bits when launched again");
+    }
+
+    /**
+     * The same seed and baseline in every other dtype kevo judges: x generated and rounded, the reference from the
+     * rounded x, y checked in its own type and the floor a copy of those bytes. A kernel wrong only in how it rounds y
+     * to bf16 (truncating) is caught.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bf16", "fp16", "bf16-fp32"})
+    void aSeedPassesInEveryDtypeAndAConversionThatTruncatesDoesNot(String id) {
+        Precision dtype = Precision.parse(id);
+        Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
+        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
+        EvalSettings settings = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).withDtype(dtype);
+        try (Evaluator inDtype = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, new Baseline.File(baseline),
+                settings)) {
+            CandidateResult online = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")),
+                    5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+            assertEquals(Verdict.PASS, online.verdict(), () -> id + ": " + online.detail());
+            assertTrue(online.floorFraction() > 0.05 && online.floorFraction() < 1.2, () -> id + ": floor "
+                    + online.floorFraction());
+            CandidateResult fp32 = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/register_rows.cu")),
+                    5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+            assertEquals(Verdict.CONTRACT_ERROR, fp32.verdict(), "a float32-only file in " + id);
+            if (dtype.equals(Precision.BF16)) {
+                CandidateResult truncating = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve(
+                        "src/test/resources/dtype/truncating_bf16.cu")), 5, Optional.empty(), false, Phase.Listener.NONE,
+                        Optional.empty());
+                assertEquals(Verdict.WRONG_RESULT, truncating.verdict(), truncating.detail());
+            }
+        }
+    }
+
+    /** Sums in the atomics' arrival order differ from launch to launch: recorded, and rejected when required. */
+    @Test
+    void aKernelSummingWithAtomicsIsNotDeterministicAndIsRejectedWhenThatIsRequired() {
+        KernelFile atomic = ContractParser.read(TestFiles.root().resolve("evaluator/adversarial/atomic_row_sum.cu"));
+        CandidateResult recorded = evaluator.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
+                Optional.empty());
+        assertEquals(Verdict.PASS, recorded.verdict(), recorded.detail());
+        assertEquals(Boolean.FALSE, recorded.deterministic());
+        Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
+        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
+        EvalSettings strict = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).toBuilder()
+                .launchChecks(LaunchChecks.builder().requireDeterministic(true).build()).build();
+        try (Evaluator requiring = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, new Baseline.File(baseline),
+                strict)) {
+            CandidateResult rejected = requiring.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
+                    Optional.empty());
+            assertEquals(Verdict.NONDETERMINISTIC, rejected.verdict(), rejected.detail());
+        }
     }
 
     @Test
     void aCubinCompiledAheadIsLoadedInsteadOfCompilingAgain() {
         KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
         Compilation ahead = nvrtc.compile(online.name(), online.source(), Prelude.headers(),
-                gpu.info().arch());
+                gpu.info().arch(), online.macros(Precision.FP32));
         Compilation marked = new Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
                 ahead.log(), Duration.ofMillis(1234), ahead.options());
         CandidateResult result = evaluator.evaluate(online, 5, Optional.empty(), false, Phase.Listener.NONE, Optional.of(marked));

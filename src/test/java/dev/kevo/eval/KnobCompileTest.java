@@ -10,6 +10,7 @@ import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Verdict;
+import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knob;
@@ -73,7 +74,7 @@ class KnobCompileTest {
             """;
 
     private static CandidateResult check(KernelFile file, Suite suite) {
-        return new Preflight(nvrtc, ARCH, 132, suite).check(file, 1, Optional.empty());
+        return new Preflight(nvrtc, ARCH, 132, suite, Precision.FP32).check(file, 1, Optional.empty());
     }
 
     @Test

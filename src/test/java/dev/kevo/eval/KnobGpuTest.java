@@ -13,6 +13,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.Verdict;
+import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knob;
@@ -61,7 +62,7 @@ class KnobGpuTest {
     @Test
     void theLoadedKernelWasCompiledWithTheKnobsValue() {
         KernelFile file = ContractParser.parse("guard.cu", null, KnobCompileTest.GUARDED);
-        Preflight preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), quick);
+        Preflight preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), quick, Precision.FP32);
         for (String block : List.of("128", "256")) {
             KernelFile tuned = ContractParser.parse("guard.cu", null, KnobRewriter.rewrite(file, Map.of("BLOCK", block)));
             CandidateResult checked = preflight.check(tuned, 1, Optional.of(gpu));

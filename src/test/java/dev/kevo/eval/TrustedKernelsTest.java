@@ -12,6 +12,7 @@ import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
+import dev.kevo.data.Precision;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Arrays;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /**
  * trusted.cu against the Java side it is launched from: it compiles with the constants TrustedKernels writes, every
@@ -65,6 +68,21 @@ class TrustedKernelsTest {
         }
         assertFalse(c.definesKernel("kevo_generat"));
         assertFalse(c.definesKernel("kv_mix"), "a __device__ function is not a kernel");
+    }
+
+    static List<Precision> dtypes() {
+        return Precision.SUPPORTED;
+    }
+
+    /** Every dtype kevo judges gets its own build of the trusted kernels, with y's own poison pattern. */
+    @NeedsNvrtc
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void compilesForEveryDtypeWithThatDtypesTypesAndPoison(Precision dtype) {
+        String source = TrustedKernels.source(dtype);
+        assertTrue(source.contains("#define KEVO_Y " + dtype.y().cudaType() + "\n"), source);
+        assertTrue(source.contains(String.format("#define KEVO_POISON_Y 0x%08Xu", Workbench.poisonY(dtype.y()))));
+        assertTrue(compile(source).definesKernel("kevo_compare"));
     }
 
     @NeedsNvrtc

@@ -84,7 +84,7 @@ class CampaignCompareTest {
     @Test
     void shapesOnlyOneSideHasAreKeptWithNulls() {
         MutantView a = CampaignReport.gather(CampaignStore.open(FOLDER), 1, FOLDER).mutants().get("seed-online");
-        MutantView b = new MutantView("b", List.of(), 0, 0, "x", "x", "", "pass", "pass", null, 1.0, 1.0, null, null,
+        MutantView b = new MutantView("b", List.of(), 0, 0, "x", "x", "", "pass", "pass", null, 1.0, 1.0, null, null, null,
                 List.of(), "", "", "", List.of(), List.of(new MutantView.ShapeRow("7x7", "pass", 1, 2.0, 0.01, 4.0,
                 1.0, 2.0, 0.5, 1e-7, null)));
         List<ShapeCompare> shapes = CampaignCompare.shapes(a, b);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
+import dev.kevo.data.Precision;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -177,7 +178,22 @@ class ContractParserTest {
         assertEquals(0, file.workspace().evalLong(env));
         assertEquals(0, file.plans().getFirst().launches().getFirst().smem().evalLong(env));
         assertFalse(file.plans().getFirst().launches().getFirst().cooperative(), "ordinary launch by default");
+        assertEquals(List.of(Precision.FP32), file.dtypes(), "a file without a dtype is float32, as every file was before");
     }
+
+    @Test
+    void aFileDeclaresItsDtypesAndAnUnknownPairIsOneLineAtItsPlace() {
+        String header = "/*@kevo\n{ \"dtype\": \"%s\",\n \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n";
+        assertEquals(List.of(Precision.BF16_FP32), ContractParser.parse("k.cu", null, header.formatted("bf16-fp32"))
+                .dtypes());
+        String listed = header.replace("\"%s\"", "[\"fp32\", \"bf16\"]");
+        assertEquals(List.of(Precision.FP32, Precision.BF16), ContractParser.parse("k.cu", null, listed).dtypes());
+        ContractException e = parseFails(header.formatted("fp8"));
+        assertContains(e.getMessage(), "k.cu:2", "unknown dtype 'fp8'", "fp32, bf16, fp16, bf16-fp32");
+        ContractException twice = parseFails(header.replace("\"%s\"", "[\"bf16\", \"bf16\"]"));
+        assertContains(twice.getMessage(), "k.cu:2", "'bf16' is listed twice");
+    }
+
 
     @Test
     void aCooperativeLaunchSaysSoWithABoolean() {
@@ -275,7 +291,7 @@ class ContractParserTest {
         ContractException e = parseFails("/*@kevo\n{ \"plan\": [], \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
                 + " ] } ] }\n*/\n");
         assertContains(e.getMessage(), "k.cu:2: header: unknown key 'plan'",
-                "description, knob_rule, knobs, plans, workspace");
+                "description, dtype, knob_rule, knobs, plans, workspace");
         assertOneLine(e.getMessage());
     }
 

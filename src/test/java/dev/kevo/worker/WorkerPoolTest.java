@@ -9,7 +9,6 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Knobs;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import java.nio.file.Path;
@@ -89,10 +88,8 @@ class WorkerPoolTest {
 
     @Test
     void whileTheGpuIsBusyCandidatesAreCompiledAheadAndBrokenOnesNeverReachIt() throws Exception {
-        KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source() + "\n// BROKEN\n",
-                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans(), Knobs.NONE);
-        KernelFile slow = new KernelFile("slow.cu", null, CANDIDATE.source() + "\n// SLOW\n",
-                CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans(), Knobs.NONE);
+        KernelFile broken = CANDIDATE.withSource("broken.cu", CANDIDATE.source() + "\n// BROKEN\n");
+        KernelFile slow = CANDIDATE.withSource("slow.cu", CANDIDATE.source() + "\n// SLOW\n");
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
@@ -125,8 +122,7 @@ class WorkerPoolTest {
             assertTrue(ok.result().passed(), ok.result().detail());
             assertEquals("sm_90", ok.compiled().arch());
             assertTrue(ok.compiled().cubin().length > 1000 && ok.compiled().compileMs() > 0);
-            KernelFile broken = new KernelFile("broken.cu", null, CANDIDATE.source().replace("expf(", "expf_nope("),
-                    CANDIDATE.description(), CANDIDATE.workspace(), CANDIDATE.plans(), Knobs.NONE);
+            KernelFile broken = CANDIDATE.withSource("broken.cu", CANDIDATE.source().replace("expf(", "expf_nope("));
             Message.Result bad = compiler.compile(broken, 1);
             assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());

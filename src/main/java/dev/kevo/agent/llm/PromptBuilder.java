@@ -27,12 +27,6 @@ import java.util.stream.Stream;
  * per-shape results and source, other islands' best, recent failures.
  */
 final class PromptBuilder {
-    /**
-     * A cluster kernel as kevo's GPU tests compile and run it (ClusterGpuTest reads the same file), so the example the
-     * model is shown cannot drift from what works.
-     */
-    static final String KNOWN_CLUSTER = Prelude.resource(PromptBuilder.class, "known-cluster.cu").strip();
-
     static final String IMPROVE = "improve";
     static final String CROSSOVER = "crossover";
     static final String FIX = "fix";
@@ -111,7 +105,7 @@ final class PromptBuilder {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, parent);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "known_to_work" -> KNOWN_CLUSTER;
+            case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives());
             case "mate" -> mate.map(m -> withKnobs(Evidence.kernel("Second parent", m), m, request.relatives()))
                     .orElse("(none)");
@@ -152,7 +146,7 @@ final class PromptBuilder {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, request.parent());
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "known_to_work" -> KNOWN_CLUSTER;
+            case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> Evidence.heading("Parent", request.parent()) + "\n"
                     + Evidence.results(request.parent().result());
             case "failure" -> Evidence.kernel("Your candidate", failed);

@@ -4,6 +4,7 @@ import dev.kevo.TestFiles;
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.TaskContext;
+import dev.kevo.data.Precision;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.KernelResources;
@@ -30,7 +31,7 @@ final class Fixtures {
             .driverVersion("580.159.04").build();
     static final TaskContext CONTEXT = new TaskContext(H100, "standard",
             List.of(Shape.parse("32x128"), Shape.parse("4096x4096"), Shape.parse("8x128256"),
-                    Shape.parse("1x10000000")), "block_two_pass");
+                    Shape.parse("1x10000000")), Precision.FP32, "block_two_pass");
 
     private Fixtures() {
     }

@@ -1,0 +1,36 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Precision;
+import dev.kevo.data.Verdict;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
+import dev.kevo.task.Suite;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checks before a compile that need neither NVRTC nor a GPU. */
+class PreflightTest {
+    private static final String FILE = "/*@kevo\n{ \"plans\": [ { \"launches\": [ { \"kernel\": \"k\", \"grid\": \"rows\","
+            + " \"block\": 256, \"args\": [\"x\", \"y\", \"cols\"] } ] } ] }\n*/\n";
+
+    @Test
+    void aFileOfAnotherDtypeIsAContractErrorNamingBothBeforeAnyCompile() {
+        KernelFile fp32 = ContractParser.parse("k.cu", null, FILE);
+        Suite suite = new Suite("s", "", List.of(new Shape(4, 128)));
+        CandidateResult r = Preflight.rejectedBeforeCompiling(fp32, suite, Precision.BF16, 132, "sm_90").orElseThrow();
+        assertEquals(Verdict.CONTRACT_ERROR, r.verdict());
+        assertContains(r.detail(), "k.cu implements dtype fp32", "none, so fp32", "bf16 is being judged", "--dtype");
+        assertTrue(Preflight.rejectedBeforeCompiling(fp32, suite, Precision.FP32, 132, "sm_90").isEmpty());
+    }
+
+    private static void assertContains(String message, String... parts) {
+        for (String part : parts) {
+            assertTrue(message.contains(part), () -> "expected '" + part + "' in: " + message);
+        }
+    }
+}
