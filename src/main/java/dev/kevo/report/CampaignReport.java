@@ -98,7 +98,8 @@ public final class CampaignReport {
         double minutes = state.map(s -> s.elapsedMillis() / 60_000.0)
                 .orElse(evaluations.isEmpty() ? 0 : evaluations.getLast().minutes());
         return new Summary(store.dir().toAbsolutePath().normalize().getFileName().toString(), frozen.kevoVersion(),
-                frozen.createdAt(), frozen.suiteName(), frozen.baseline().label(), frozen.shapes(), islands,
+                frozen.createdAt(), frozen.suiteName(), frozen.settings().dtype().id(), frozen.baseline().label(),
+                frozen.shapes(), islands,
                 frozen.config().population(),
                 frozen.config().agents().stream().map(a -> a.name()).toList(),
                 state.map(CampaignState::generation).orElse(null),

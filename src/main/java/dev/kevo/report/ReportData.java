@@ -25,7 +25,8 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      * @param championScoreCi the champion score's interval, low and high; null when its result has none (saved
      *     before scores had one)
      */
-    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String baseline,
+    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String dtype,
+                          String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
                           String championId, Double championScore, List<Double> championScoreCi, Double championFloor,

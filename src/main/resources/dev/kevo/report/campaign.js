@@ -7,9 +7,9 @@
     el('p', { class: 'big', text: s.championId
       ? `champion ${s.championId}: score ${fmt.score(s.championScore)}`
         + (s.championScoreCi ? ` (95% CI ${fmt.score(s.championScoreCi[0])}-${fmt.score(s.championScoreCi[1])})` : '')
-        + ` over ${s.baseline}, memory floor ${fmt.floor(s.championFloor)} (geometric means over the suite)`
+        + ` over ${s.baseline} in ${s.dtype}, memory floor ${fmt.floor(s.championFloor)} (geometric means over the suite)`
       : 'no champion yet: no mutant has passed' }),
-    el('p', { text: `suite ${s.suite} (${s.shapes.length} shapes), baseline ${s.baseline}, ${s.islands} islands x ${s.population}, `
+    el('p', { text: `suite ${s.suite} (${s.shapes.length} shapes), dtype ${s.dtype}, baseline ${s.baseline}, ${s.islands} islands x ${s.population}, `
       + `agents ${s.agents.join(', ')}; ${s.generation == null ? 0 : s.generation} generations, ${s.evaluations} evaluations `
       + `(${s.mutants} mutants: ${s.cacheHits} cache hits, ${s.rejected} rejected) in ${fmt.min(s.minutes)} min; `
       + `started ${s.createdAt} with kevo ${s.kevoVersion}` }));

@@ -44,7 +44,8 @@ class CampaignCommandsTest {
         Outcome r = kevo("lineage", folder.toString());
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
-        assertTrue(lines.getFirst().startsWith("scores are x over b (geometric-mean speedup)"), "the baseline first");
+        assertTrue(lines.getFirst().startsWith("scores are x over b in fp32 (geometric-mean speedup)"),
+                "the baseline and the dtype first");
         lines = lines.subList(1, lines.size());
         assertTrue(lines.getFirst().startsWith("seed-"), r.out());
         assertTrue(lines.getLast().contains(state.bestId()), r.out());

@@ -2,6 +2,7 @@ package dev.kevo.agent.llm;
 
 import dev.kevo.agent.Candidate;
 import dev.kevo.agent.TaskContext;
+import dev.kevo.data.Precision;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.KernelResources;
@@ -76,6 +77,21 @@ final class Evidence {
         return Optional.of(String.format(Locale.ROOT, "- measured copy bandwidth: %.2f TB/s (a device-to-device "
                 + "copy of %s floats, read once and written once, L2 flushed: %.1f us)", tbps, best.shape(),
                 best.copy().medianMs() * 1000));
+    }
+
+    /** The dtypes the kernel must implement, and how a file says so; float32 when the campaign did not say. */
+    static String dtype(TaskContext context) {
+        Precision dtype = context == null || context.dtype() == null ? Precision.FP32 : context.dtype();
+        if (dtype.equals(Precision.FP32)) {
+            return "float32 (`const float* x`, `float* y`)";
+        }
+        String in = dtype.x().id() + " (`const " + dtype.x().cudaType() + "* x`)";
+        String out = dtype.y().id() + " (`" + dtype.y().cudaType() + "* y`)";
+        return "x in " + in + " and y in " + out + ", accumulated in float32; the header must say `\"dtype\": \""
+                + dtype.id() + "\"`. kevo.h's 16-bit types are plain words: convert with `kevo_to_float` and "
+                + "`kevo_from_float<T>` (round to nearest even), and move 8 elements in one 16-byte access with "
+                + "`kevo_load8`/`kevo_store8`; half the bytes of float32 make launch latency and reductions weigh twice "
+                + "as much";
     }
 
     static String suite(TaskContext context, Candidate any) {

@@ -104,6 +104,7 @@ final class PromptBuilder {
         Function<String, String> values = key -> switch (key) {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, parent);
+            case "dtype" -> Evidence.dtype(context);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
             case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives());
@@ -145,6 +146,7 @@ final class PromptBuilder {
         Function<String, String> values = key -> switch (key) {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, request.parent());
+            case "dtype" -> Evidence.dtype(context);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
             case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> Evidence.heading("Parent", request.parent()) + "\n"

@@ -1,19 +1,23 @@
 package dev.kevo.agent.llm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.agent.ProposalRequest;
 import dev.kevo.agent.RequestSlot;
+import dev.kevo.agent.TaskContext;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.ModelSpec;
+import dev.kevo.data.Precision;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Which template a request gets, and what each one is filled with. */
@@ -23,6 +27,21 @@ class PromptBuilderTest {
         ModelSpec spec = Fixtures.spec("ollama", "http://127.0.0.1:1", null, b -> b.templates = weights);
         return new PromptBuilder(PromptTemplates.load(TestFiles.root().resolve(spec.prompts()), spec, "m"),
                 spec.templates(), spec.repairRounds(), spec.temperature());
+    }
+
+    /** A model asked for a bf16 kernel is told the dtype, the header key and kevo.h's 16-bit types; float32 stays plain. */
+    @Test
+    void theSystemPromptStatesTheCampaignsDtype() {
+        String fp32 = builder(Fixtures.IMPROVE_ONLY).forProposal(Fixtures.request()).system();
+        assertTrue(fp32.contains("float32 (`const float* x`, `float* y`), row-major"), fp32);
+        TaskContext c = Fixtures.CONTEXT;
+        TaskContext bf16 = new TaskContext(c.device(), c.suite(), c.shapes(), Precision.BF16_FP32, c.baseline());
+        ProposalRequest request = ProposalRequest.builder(Fixtures.parent(), new SplittableRandom(1)).context(bf16)
+                .build();
+        String system = builder(Fixtures.IMPROVE_ONLY).forProposal(request).system();
+        assertTrue(system.contains("x in bf16 (`const kevo_bf16* x`) and y in fp32 (`float* y`)"), system);
+        assertTrue(system.contains("`\"dtype\": \"bf16-fp32\"`"), system);
+        assertFalse(system.contains("{{"), "every placeholder filled");
     }
 
     @Test
