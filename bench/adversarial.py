@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Runs the adversarial corpus through one supervisor, a known-good seed before the corpus and after every
 hostile file, and records per file: expected verdict, verdict, recovery time (the fresh worker's start, when
-the hostile file cost the worker) and the good seed's time before and after. Writes OUT.json; prints a table.
-A file whose header says `// @eval FLAGS` (as `// @eval --sanitize`) is judged with those flags, by one more
-`kevo eval` per set of flags over copies of the files in a temporary folder (--sanitize writes a record beside
-each file it judges), the good seed again before them and after each.
+the hostile file cost the worker) and the good seed's time before and after. Files that name kevo eval options in
+a `// @eval` line (`--at-scale`, `--sanitize`) go through one more supervisor per set of options, run the same way;
+with `--sanitize`, on copies in a temporary folder, since it records its outcome beside each file. Writes OUT.json;
+prints a table.
 The supervisor's memory over many candidates is bench/memory.py's, written into the same OUT.json.
 Usage (after `source tools/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
 """
@@ -20,8 +20,8 @@ def expected_deterministic(path):
     m = re.search(r"^// @deterministic (true|false)", open(path).read(), re.M)
     return None if m is None else m.group(1) == "true"
 
-def eval_flags(path):
-    """The flags a corpus file is judged with: its `// @eval` line, none by default."""
+def options(path):
+    """The kevo eval options the file's `// @eval` line asks for; none without one."""
     m = re.search(r"^// @eval (.+)$", open(path).read(), re.M)
     return tuple(m.group(1).split()) if m else ()
 
@@ -48,74 +48,54 @@ def run_sampled(cmd):
     err = proc.stderr.read()
     return proc.returncode, samples, err
 
-def judge(kevo, files, flags, tmp):
-    """One kevo eval over the files with flags, the good seed before them and after each: (command, rc, rss, record).
-    With flags the files are copies in a folder of their own."""
-    order = [GOOD]
-    for f in files:
-        order += [f, GOOD]
-    if flags:
+def run_group(kevo, tmp, corpus, extra):
+    """One kevo eval of the good seed, then each file of corpus followed by the good seed again, with options extra."""
+    files = [GOOD]
+    for f in corpus:
+        files += [f, GOOD]
+    if "--sanitize" in extra:
         folder = tempfile.mkdtemp(dir=tmp)
-        copies = {f: shutil.copy(f, folder) for f in set(order)}
-        order = [copies[f] for f in order]
-    rec_path = os.path.join(tmp, "corpus-%d.json" % len(os.listdir(tmp)))
-    cmd = [kevo, "eval", "--config", "bench/adversarial-eval.yaml", "--seed", "7", *flags, "--json", rec_path, *order]
+        copies = {f: shutil.copy(f, folder) for f in set(files)}
+        files = [copies[f] for f in files]
+    rec_path = os.path.join(tmp, "corpus" + "".join(extra) + ".json")
+    cmd = [kevo, "eval", "--config", "bench/adversarial-eval.yaml", "--seed", "7", *extra, "--json", rec_path, *files]
     rc, rss, err = run_sampled(cmd)
     return cmd, rc, rss, json.load(open(rec_path))
 
 def main():
     out = sys.argv[1]
     kevo = os.environ["KEVO"]
-    corpus = sorted(glob.glob("evaluator/adversarial/*.cu"))
     groups = {}
-    for f in corpus:
-        groups.setdefault(eval_flags(f), []).append(f)
-    rows, runs, corpus_rss, record = {}, [], None, None
+    for f in sorted(glob.glob("evaluator/adversarial/*.cu")):
+        groups.setdefault(options(f), []).append(f)
     with tempfile.TemporaryDirectory() as tmp:
-        for flags in sorted(groups):
-            files = groups[flags]
-            cmd, rc, rss, rec = judge(kevo, files, flags, tmp)
-            runs.append({"flags": list(flags), "command": cmd[1:], "exitCode": rc})
-            if not flags:
-                corpus_rss, record = rss, rec
-            results = rec["results"]
-            before = results[0]
-            for i, f in enumerate(files):
-                hostile, good = results[1 + 2 * i], results[2 + 2 * i]
-                ratio = [g["candidate"]["medianMs"] / b["candidate"]["medianMs"]
-                         for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
-                rows[f] = {
-                    "file": os.path.basename(f), "evalFlags": list(flags), "expected": expected(f),
-                    "verdict": hostile["verdict"],
-                    "expectedDeterministic": expected_deterministic(f), "deterministic": hostile.get("deterministic"),
-                    "detail": hostile.get("detail"),
-                    "sanitized": hostile.get("sanitized"),
-                    "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
-                    "goodSeedVerdictAfter": good["verdict"],
-                    "goodSeedGeomeanTimeBeforeMs": geo([s["candidate"]["medianMs"] for s in before["shapes"]]),
-                    "goodSeedGeomeanTimeAfterMs": geo([s["candidate"]["medianMs"] for s in good["shapes"]]) if ratio else None,
-                    "goodSeedGeomeanChange": geo(ratio) - 1 if ratio else None,
-                    "goodSeedWorstShapeChange": max(ratio, key=lambda r: abs(r - 1)) - 1 if ratio else None,
-                }
-    rows = [rows[f] for f in corpus]
-    record = record or rec
+        # Plain files first: that run's supervisor memory is the record's, as it was before files had options.
+        runs = [(extra, group, *run_group(kevo, tmp, group, extra)) for extra, group in sorted(groups.items())]
+    cmd, rc, corpus_rss, record = runs[0][2:]
+    rows = []
+    for extra, corpus, _, _, _, group_record in runs:
+        results = group_record["results"]
+        before = results[0]
+        for i, f in enumerate(corpus):
+            rows.append(row(f, extra, before, results[1 + 2 * i], results[2 + 2 * i]))
+    rows.sort(key=lambda r: r["file"])
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     result = {
-        "what": "adversarial corpus through one supervisor; supervisor memory over many candidates",
+        "what": "adversarial corpus through one supervisor (one more per set of // @eval options); supervisor "
+                "memory over many candidates",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "command": "python3 bench/adversarial.py " + " ".join(sys.argv[1:]),
         "kevoVersion": record["kevoVersion"], "commit": os.environ.get("KEVO_COMMIT", "unknown"),
         "device": record["device"], "nvidiaSmi": smi,
         "driver": smi.split(", ")[-1] if smi else None,
-        "evalCommand": runs[0]["command"], "exitCode": runs[0]["exitCode"], "evalRuns": runs,
-        "settings": record["settings"],
+        "evalCommand": cmd[1:], "exitCode": rc, "settings": record["settings"],
+        "evalCommandsWithOptions": [{"command": r[2][1:], "exitCode": r[3]} for r in runs[1:]],
         "memory": json.load(open(out)).get("memory") if os.path.exists(out) else None,
         "allAsExpected": all(r["verdict"] == r["expected"] and r["expectedDeterministic"] in (None, r["deterministic"])
                              for r in rows),
         "goodSeedAlwaysPassed": all(r["goodSeedVerdictAfter"] == "pass" for r in rows),
-        "corpus": rows,
-        "corpusSupervisorRssMb": (corpus_rss or [])[::max(1, len(corpus_rss or []) // 100)],
+        "corpus": rows, "corpusSupervisorRssMb": corpus_rss[::max(1, len(corpus_rss) // 100)],
     }
     json.dump(result, open(out, "w"), indent=2)
     print(f"{'file':28} {'expected':20} {'verdict':20} {'recovery ms':>11} {'good after':>10} {'time change':>11}")
@@ -123,6 +103,23 @@ def main():
         ch = r["goodSeedGeomeanChange"]
         print(f"{r['file']:28} {r['expected']:20} {r['verdict']:20} {r['recoveryMs'] or 0:11.0f} "
               f"{r['goodSeedVerdictAfter']:>10} {'' if ch is None else f'{100 * ch:+.1f}%':>11}")
+
+def row(f, extra, before, hostile, good):
+    """One file's line of the record: its verdict, and the good seed judged right after it against before."""
+    ratio = [g["candidate"]["medianMs"] / b["candidate"]["medianMs"]
+             for g, b in zip(good.get("shapes", []), before["shapes"])] if good["verdict"] == "pass" else []
+    return {
+        "file": os.path.basename(f), "expected": expected(f), "evalOptions": list(extra),
+        "verdict": hostile["verdict"],
+        "expectedDeterministic": expected_deterministic(f), "deterministic": hostile.get("deterministic"),
+        "detail": hostile.get("detail"), "sanitized": hostile.get("sanitized"),
+        "recoveryMs": good.get("workerStartMs") or hostile.get("workerStartMs"),
+        "goodSeedVerdictAfter": good["verdict"],
+        "goodSeedGeomeanTimeBeforeMs": geo([s["candidate"]["medianMs"] for s in before["shapes"]]),
+        "goodSeedGeomeanTimeAfterMs": geo([s["candidate"]["medianMs"] for s in good["shapes"]]) if ratio else None,
+        "goodSeedGeomeanChange": geo(ratio) - 1 if ratio else None,
+        "goodSeedWorstShapeChange": max(ratio, key=lambda r: abs(r - 1)) - 1 if ratio else None,
+    }
 
 if __name__ == "__main__":
     main()

@@ -18,8 +18,8 @@ def main():
     print("| --- | --- | --- | --- | --- |")
     for r in record["corpus"]:
         verdict = f"`{r['verdict']}`" + ("" if r["verdict"] == r["expected"] else f" (expected `{r['expected']}`)")
-        if r.get("evalFlags"):
-            verdict += " (with `" + " ".join(r["evalFlags"]) + "`)"
+        if r.get("evalOptions"):
+            verdict += " (with `" + " ".join(r["evalOptions"]) + "`)"
         restart = "-" if r.get("recoveryMs") is None else f"{r['recoveryMs']:.0f}"
         change = r.get("goodSeedGeomeanChange")
         good = r["goodSeedVerdictAfter"] + ("" if change is None else f", {100 * change:+.1f}%")

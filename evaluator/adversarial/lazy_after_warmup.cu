@@ -12,7 +12,7 @@
 }
 */
 // @expect timed-output-wrong
-// why: the checked launches (one per shape and case, 160 on the standard suite) are correct; timing makes at least 7 more launches per shape, so launch 300 comes during timing and from then on y is left as kevo left it, the poison. Whichever sees it first, a timed launch checked at random or the check after timing, finds outputs never written: skipped work, timed-output-wrong.
+// why: the checked launches (one per shape and case, and a repeat of each suite shape: 216 on the standard suite with its four fresh shapes) are correct; timing makes at least 7 more launches per shape, so launch 300 comes during timing and from then on y is left as kevo left it, the poison. Whichever sees it first, a timed launch checked at random or the check after timing, finds outputs never written: skipped work, timed-output-wrong.
 #include "kevo.h"
 
 #define LAUNCHES_BEFORE_LAZY 300u

@@ -44,9 +44,10 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "eval", mixinStandardHelpOptions = true,
         header = "Judge kernel files on a GPU: correct on every shape, how fast.",
-        description = {"Checks kernel files against a float64 reference on every shape of a suite and times them "
-                + "side by side with the baseline and a plain copy, in a supervised worker process: a kernel that "
-                + "hangs, crashes or cheats gets a verdict, never takes kevo down.",
+        description = {"Checks kernel files against a float64 reference on every shape of a suite, and on a few "
+                + "shapes drawn afresh for each evaluation, and times them on the suite side by side with the "
+                + "baseline and a plain copy, in a supervised worker process: a kernel that hangs, crashes or cheats "
+                + "gets a verdict, never takes kevo down.",
                 "Prints a table per file (time, spread, speedup, fraction of the memory floor, registers) and the "
                         + "score: the geometric mean speedup over the baseline (cuDNN's softmax where it loads)."})
 public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
@@ -92,6 +93,11 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                     + " names the binary; default: the PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. "
                     + "(sanitize: every in the config does this for every file that passes.)")
     boolean sanitize;
+
+    @Option(names = "--at-scale", description = "Also check, untimed, what champion confirmation checks: a shape past "
+            + "2^31 elements (beyond_suite.at_scale, about 17 GB of GPU memory more) and held-out shapes drawn "
+            + "afresh. A record of a pass lets kevo export accept shapes up to that size.")
+    boolean atScale;
 
     @Spec
     CommandSpec spec;
@@ -177,7 +183,9 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
 
     private CandidateResult evaluateOne(Supervisor supervisor, Path file, long inputSeed) {
         try {
-            return supervisor.evaluate(ContractParser.read(file), inputSeed, timingSecret, cold, null);
+            KernelFile kernel = ContractParser.read(file);
+            return supervisor.evaluate(kernel, inputSeed, timingSecret, cold, null, atScale).toBuilder()
+                    .sourceHash(SourceHash.of(kernel.source())).build();
         } catch (ContractException e) {
             return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);

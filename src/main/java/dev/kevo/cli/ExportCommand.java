@@ -8,8 +8,9 @@ import dev.kevo.task.SourcePolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Optional;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,7 +31,8 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  kevo export mutations/default-h100                 # the sample campaign's champion, as C++",
             "  kevo export mutations/default-h100/g0016-i3-c0 --to torch --out softmax-torch",
-            "  kevo export seeds/online.cu --to cpp"})
+            "  kevo export seeds/online.cu --to cpp",
+            "  kevo export mine.cu --to torch --eval-json mine-at-scale.json   # after kevo eval --at-scale --json"})
 public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "FILE|DIR|DIR/ID",
@@ -44,6 +46,12 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     @Option(names = "--out", paramLabel = "DIR",
             description = "The package folder (new, empty, or an earlier export). Default: <name>-<target>.")
     Path out;
+
+    @Option(names = "--eval-json", paramLabel = "RECORD",
+            description = "A kevo eval --at-scale --json record of this file: the package then accepts shapes of "
+                    + "up to as many elements as that evaluation judged it on (past 2^31-1). A campaign's champion "
+                    + "needs none: its confirmation says.")
+    Path evalJson;
 
     @Spec
     CommandSpec spec;
@@ -61,7 +69,7 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     @Override
     public ExitCode call() {
         ExportTarget target = ExportTarget.of(to);
-        ExportSource source = ExportSource.locate(input);
+        ExportSource source = ExportSource.locate(input, Optional.ofNullable(evalJson));
         PrintWriter err = spec.commandLine().getErr();
         Optional<String> refused = source.rejection()
                 .or(() -> SourcePolicy.violation(source.file().source())
@@ -83,6 +91,8 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         o.printf("wrote %s (%s, %d files): %s%n", folder, target.id(), pkg.files().size(),
                 pkg.provenance().judged() == null ? "not judged by any campaign"
                         : "mutant " + pkg.provenance().judged().mutantId() + " of " + pkg.provenance().judged().campaign());
+        o.printf(Locale.ROOT, "  shapes of up to %,d elements: %s%n", pkg.provenance().size().maxElements(),
+                pkg.provenance().size().why());
         o.println("  see " + folder.resolve("README.md") + " to build and call it");
         return ExitCode.OK;
     }

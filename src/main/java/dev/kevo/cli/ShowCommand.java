@@ -3,6 +3,7 @@ package dev.kevo.cli;
 import dev.kevo.ExitCode;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
@@ -111,14 +112,13 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             out.println("  sanitized: " + store.sanitized(champion.id()).map(Sanitized::line)
                     .orElse("no (kevo eval --sanitize " + store.sourcePath(champion.id()) + " records it; kevo export "
                             + "asks for it)"));
-            store.confirmation().ifPresent(conf -> {
-                out.printf("  confirmed on %s, the best %d judged again side by side:%n", conf.device(),
-                        conf.entries().size());
-                conf.entries().forEach(e -> out.printf(Locale.ROOT, "    %-14s recorded %.3fx on %s, confirmed %s%n",
-                        e.id(), e.recordedScore(), e.recordedDevice(), e.confirmed().passed()
-                                ? String.format(Locale.ROOT, "%.3fx", e.confirmed().score())
-                                : e.confirmed().verdict().id()));
-            });
+        }
+        if (state != null) {
+            store.confirmation().ifPresent(conf -> confirmation(conf, out));
+            store.confirmation().map(Confirmation::championId).filter(id -> !id.equals(state.bestId()))
+                    .ifPresent(id -> out.println("  " + id + " was confirmed first, but compute-sanitizer found "
+                            + store.sanitized(id).map(Sanitized::line).orElse("something") + "; the champion is the "
+                            + "next contender without a finding"));
         }
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
@@ -128,6 +128,23 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                         : String.format(Locale.ROOT, " floor %.2f", m.result().floorFraction())))
                 .collect(Collectors.joining(", ")));
         return ExitCode.OK;
+    }
+
+    /** How the champion was confirmed, at scale: each contender's confirmed score, or why it failed. */
+    private static void confirmation(Confirmation conf, PrintWriter out) {
+        out.printf("  confirmed on %s, the best %d judged again side by side, at scale:%n", conf.device(),
+                conf.entries().size());
+        conf.entries().forEach(e -> out.printf(Locale.ROOT, "    %-14s recorded %.3fx on %s, confirmed %s%n",
+                e.id(), e.recordedScore(), e.recordedDevice(), e.confirmed().passed()
+                        ? String.format(Locale.ROOT, "%.3fx", e.confirmed().score())
+                        : e.confirmed().verdict().id() + ": " + e.confirmed().detail()));
+        if (conf.judgedElements() != null) {
+            out.printf(Locale.ROOT, "  the champion was judged on shapes of up to %,d elements%n",
+                    conf.judgedElements());
+        }
+        if (conf.note() != null) {
+            out.println("  " + conf.note());
+        }
     }
 
 }

@@ -28,6 +28,15 @@ import java.util.Map;
  * @param device the GPU that measured it ({@code ordinal name}), set by the supervisor that ran it
  * @param phaseMs where the evaluator's time went, by phase ({@code compile}, {@code check}, {@code timing}:
  *     settle included), in milliseconds
+ * @param freshShapes the shapes drawn beyond the suite for this evaluation (from its timing secret), each checked
+ *     like a suite shape but untimed, in the order drawn; empty when none were drawn or the suite already failed
+ * @param atScaleShapes with {@code kevo eval --at-scale} and in champion confirmation: the held-out shapes, then the
+ *     at-scale one; null when not asked for
+ * @param atScaleNote why the at-scale shape was not judged (the GPU lacked the memory), in one line; null otherwise
+ * @param judgedElements the most elements of any shape the candidate passed on (suite, fresh and at-scale shapes);
+ *     null unless it passed
+ * @param sourceHash kevo's identity of the source judged ({@code kevo eval} records it, so that an export can tell
+ *     whether a record is of the file it exports)
  * @param sanitized what compute-sanitizer found, when the file was run under it (a finding is then also the
  *     verdict); null when it was not
  */
@@ -37,11 +46,15 @@ public record CandidateResult(String name, String path, String description, Verd
                               Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
                               Long timingSecret, Boolean deterministic, Double evaluationMs, Double workerStartMs,
-                              String device, Map<String, Double> phaseMs, Sanitized sanitized) {
+                              String device, Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
+                              List<ShapeResult> atScaleShapes, String atScaleNote, Long judgedElements,
+                              String sourceHash, Sanitized sanitized) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
         shapes = shapes == null ? List.of() : List.copyOf(shapes);
+        freshShapes = freshShapes == null ? List.of() : List.copyOf(freshShapes);
+        atScaleShapes = atScaleShapes == null ? null : List.copyOf(atScaleShapes);
         phaseMs = phaseMs == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(phaseMs));
     }
 
@@ -76,6 +89,11 @@ public record CandidateResult(String name, String path, String description, Verd
         b.workerStartMs = workerStartMs;
         b.device = device;
         b.phaseMs = phaseMs;
+        b.freshShapes = freshShapes;
+        b.atScaleShapes = atScaleShapes;
+        b.atScaleNote = atScaleNote;
+        b.judgedElements = judgedElements;
+        b.sourceHash = sourceHash;
         b.sanitized = sanitized;
         return b;
     }
@@ -83,7 +101,7 @@ public record CandidateResult(String name, String path, String description, Verd
     /** Names every part, so that no caller passes a row of nulls. */
     public static final class Builder {
         private final String name;
-        private final Verdict verdict;
+        private Verdict verdict;
         private final long inputSeed;
         private String path;
         private String description;
@@ -102,6 +120,11 @@ public record CandidateResult(String name, String path, String description, Verd
         private Double workerStartMs;
         private String device;
         private Map<String, Double> phaseMs;
+        private List<ShapeResult> freshShapes;
+        private List<ShapeResult> atScaleShapes;
+        private String atScaleNote;
+        private Long judgedElements;
+        private String sourceHash;
         private Sanitized sanitized;
 
         private Builder(String name, Verdict verdict, long inputSeed) {
@@ -185,6 +208,29 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        /** The shapes drawn beyond the suite for this evaluation. */
+        public Builder freshShapes(List<ShapeResult> value) {
+            freshShapes = value;
+            return this;
+        }
+
+        /** The at-scale checks: the held-out shapes and the at-scale one, and why that one was not judged. */
+        public Builder atScale(List<ShapeResult> value, String note) {
+            atScaleShapes = value;
+            atScaleNote = note;
+            return this;
+        }
+
+        public Builder judgedElements(Long value) {
+            judgedElements = value;
+            return this;
+        }
+
+        public Builder sourceHash(String value) {
+            sourceHash = value;
+            return this;
+        }
+
         public Builder sanitized(Sanitized value) {
             sanitized = value;
             return this;
@@ -193,7 +239,8 @@ public record CandidateResult(String name, String path, String description, Verd
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
                     floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, deterministic,
-                    evaluationMs, workerStartMs, device, phaseMs, sanitized);
+                    evaluationMs, workerStartMs, device, phaseMs, freshShapes, atScaleShapes, atScaleNote,
+                    judgedElements, sourceHash, sanitized);
         }
     }
 
@@ -210,22 +257,13 @@ public record CandidateResult(String name, String path, String description, Verd
         if (found.passed()) {
             return b.build();
         }
-        Builder rejected = new Builder(name, found.verdict(), inputSeed);
-        rejected.path = b.path;
-        rejected.description = b.description;
-        rejected.detail = found.detail() + (passed() ? "" : "; the evaluation also found " + verdict.id()
+        // Everything measured stays, as evidence; what only a pass has goes.
+        b.verdict = found.verdict();
+        b.detail = found.detail() + (passed() ? "" : "; the evaluation also found " + verdict.id()
                 + (detail == null ? "" : ": " + detail));
-        rejected.compileMs = b.compileMs;
-        rejected.compileLog = b.compileLog;
-        rejected.kernels = b.kernels;
-        rejected.shapes = b.shapes;
-        rejected.timingSecret = b.timingSecret;
-        rejected.deterministic = b.deterministic;
-        rejected.evaluationMs = b.evaluationMs;
-        rejected.workerStartMs = b.workerStartMs;
-        rejected.device = b.device;
-        rejected.phaseMs = b.phaseMs;
-        rejected.sanitized = found;
-        return rejected.build();
+        b.score(null, null);
+        b.judgedElements = null;
+        return b.build();
     }
+
 }

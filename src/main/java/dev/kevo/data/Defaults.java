@@ -56,6 +56,14 @@ public final class Defaults {
     public static final double MAX_SECONDS_PER_SHAPE = 3;
     public static final boolean FLUSH_L2 = true;
     public static final int INPUT_SETS = 3;
+    /** One shape of each regime a suite misses, drawn for every evaluation (docs/measurement.md says why these). */
+    public static final List<ShapeRegime> FRESH_SHAPES = List.of(ShapeRegime.values());
+    public static final int HELD_OUT_SHAPES = 16;
+    /**
+     * One row and one column past 16K tokens x a 128K vocabulary (2^31 elements): at exactly 2^31 the last index,
+     * 2^31-1, still fits a 32-bit int, so a kernel with 32-bit offsets would pass there.
+     */
+    public static final String AT_SCALE_SHAPE = "16385x131073";
 
     /** A checked launch may take this many times the timed median, plus the slack (docs, "Evaluation settings"). */
     public static final double SLOW_FACTOR = 10;

@@ -7,14 +7,15 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * How candidates are judged: suite, baseline and dtypes by default, the input cases, the tolerances and the
- * measurement method. Read from config/eval.yaml, and saved in the same shape in every campaign folder: a key
- * absent from the file (or from a folder written before the key existed) takes its {@link Defaults} value.
+ * How candidates are judged: suite, baseline and dtypes by default, the input cases, the tolerances, the
+ * measurement method and the shapes checked beyond the suite. Read from config/eval.yaml, and saved in the same shape
+ * in every campaign folder: a key absent from the file (or from a folder written before the key existed) takes its
+ * {@link Defaults} value.
  */
 @JsonDeserialize(builder = EvalSettings.Builder.class)
 public record EvalSettings(String suite, String baseline, Precision dtype, List<InputCase> cases, Tolerance tolerance,
                            MeasurementMethod measurement, PhaseLimits limits, LaunchChecks launchChecks,
-                           SanitizeWhen sanitize) {
+                           BeyondSuite beyondSuite, SanitizeWhen sanitize) {
 
     public EvalSettings {
         cases = List.copyOf(cases);
@@ -34,7 +35,7 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
 
     public Builder toBuilder() {
         return builder().suite(suite).baseline(baseline).dtype(dtype).cases(cases).tolerance(tolerance).measurement(measurement)
-                .limits(limits).launchChecks(launchChecks).sanitize(sanitize);
+                .limits(limits).launchChecks(launchChecks).beyondSuite(beyondSuite).sanitize(sanitize);
     }
 
     public EvalSettings withSuite(String name) {
@@ -67,6 +68,7 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
         private MeasurementMethod measurement = MeasurementMethod.defaults();
         private PhaseLimits limits = PhaseLimits.defaults();
         private LaunchChecks launchChecks = LaunchChecks.defaults();
+        private BeyondSuite beyondSuite = BeyondSuite.defaults();
         private SanitizeWhen sanitize = Defaults.SANITIZE;
 
         private Builder() {
@@ -112,13 +114,19 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
             return this;
         }
 
+        public Builder beyondSuite(BeyondSuite value) {
+            beyondSuite = value;
+            return this;
+        }
+
         public Builder sanitize(SanitizeWhen value) {
             sanitize = value;
             return this;
         }
 
         public EvalSettings build() {
-            return new EvalSettings(suite, baseline, dtype, cases, tolerance, measurement, limits, launchChecks, sanitize);
+            return new EvalSettings(suite, baseline, dtype, cases, tolerance, measurement, limits, launchChecks,
+                    beyondSuite, sanitize);
         }
     }
 }

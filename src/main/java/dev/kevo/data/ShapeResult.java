@@ -25,13 +25,15 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param checkLaunchMs the slowest checked launch's wall time (with its synchronisation); held against the timed
  *     median, it shows time a kernel spends only when checked
  * @param deterministic whether a second launch on one checked input wrote the same bits; null where not checked
+ * @param regime for a shape drawn beyond the suite ({@link CandidateResult#freshShapes()}, the held-out ones), the
+ *     regime it was drawn from; null for a suite shape and the at-scale one
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ShapeResult(String shape, Verdict verdict, String detail, Integer plan, Double relativeL2,
                           Double maxAbsError, Stats candidate, Stats baseline, Stats copy, String copyBy,
                           Double speedup, Double floorFraction, Double coldMs, String timingFlag,
                           Integer checkedLaunches, Double baselineRelativeL2, Double checkLaunchMs,
-                          Boolean deterministic) {
+                          Boolean deterministic, ShapeRegime regime) {
 
     /** A shape ({@code rowsxcols}) whose every input case passed the check; timing comes later ({@link #withTiming}). */
     public static ShapeResult checked(String shape, int plan, double relativeL2, double maxAbsError, Double coldMs) {
@@ -99,6 +101,13 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         return d.build();
     }
 
+    /** A shape drawn beyond the suite, with the regime it was drawn from. */
+    public ShapeResult withRegime(ShapeRegime drawnFrom) {
+        Draft d = draft();
+        d.regime = drawnFrom;
+        return d.build();
+    }
+
     private Draft draft() {
         Draft d = new Draft(shape, verdict);
         d.detail = detail;
@@ -117,6 +126,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         d.baselineRelativeL2 = baselineRelativeL2;
         d.checkLaunchMs = checkLaunchMs;
         d.deterministic = deterministic;
+        d.regime = regime;
         return d;
     }
 
@@ -140,6 +150,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         private Double baselineRelativeL2;
         private Double checkLaunchMs;
         private Boolean deterministic;
+        private ShapeRegime regime;
 
         private Draft(String shape, Verdict verdict) {
             this.shape = shape;
@@ -149,7 +160,7 @@ public record ShapeResult(String shape, Verdict verdict, String detail, Integer 
         private ShapeResult build() {
             return new ShapeResult(shape, verdict, detail, plan, relativeL2, maxAbsError, candidate, baseline, copy,
                     copyBy, speedup, floorFraction, coldMs, timingFlag, checkedLaunches, baselineRelativeL2,
-                    checkLaunchMs, deterministic);
+                    checkLaunchMs, deterministic, regime);
         }
     }
 }

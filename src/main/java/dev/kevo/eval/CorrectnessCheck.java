@@ -44,6 +44,7 @@ final class CorrectnessCheck {
      */
     CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long caseSeed, InputCase inputCase) {
         long ws = plan.workspaceBytes();
+        bench.reserveWorkspace(ws);
         String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
         Measured measured = measure((x, y, w) -> runner.run(plan, x, y, w), ws, shape, caseSeed, inputCase);
         CheckCounts counts = measured.counts();

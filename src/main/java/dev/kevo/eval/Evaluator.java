@@ -15,10 +15,12 @@ import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.Ablation;
+import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.Score;
+import dev.kevo.data.ShapeRegime;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
@@ -27,6 +29,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 
 /**
  * Judges kernel files on one GPU: compile with NVRTC, check every shape of the suite on every input case
@@ -161,10 +164,19 @@ public final class Evaluator implements AutoCloseable {
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, Optional<Long> timingSecret, boolean cold,
                                     Phase.Listener phases, Optional<Compilation> compiledAhead) {
+        return evaluate(file, inputSeed, timingSecret, cold, phases, compiledAhead, false);
+    }
+
+    /**
+     * As above; every evaluation also checks the fresh shapes its timing secret draws ({@link BeyondSuite#fresh}),
+     * and {@code atScale} adds champion confirmation's checks: the held-out shapes and the at-scale one.
+     */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Optional<Long> timingSecret, boolean cold,
+                                    Phase.Listener phases, Optional<Compilation> compiledAhead, boolean atScale) {
         long start = System.nanoTime();
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
         long secret = timingSecret.orElseGet(secrets::nextLong);
-        CandidateResult result = checkAndTime(file, inputSeed, secret, cold, clock, compiledAhead);
+        CandidateResult result = checkAndTime(file, inputSeed, secret, cold, clock, compiledAhead, atScale);
         clock.entered(null);
         return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent()).build();
     }
@@ -175,7 +187,8 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private CandidateResult checkAndTime(KernelFile file, long inputSeed, long timingSecret, boolean cold,
-                                         Phase.Listener phases, Optional<Compilation> compiledAhead) {
+                                         Phase.Listener phases, Optional<Compilation> compiledAhead,
+                                         boolean atScale) {
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
                     + "; evaluate the remaining files in a new run");
@@ -193,21 +206,29 @@ public final class Evaluator implements AutoCloseable {
             phases.entered(Phase.CHECK);
             double[] slowestCheckMs = new double[suite.shapes().size()];
             List<ShapeResult> shapes = checkAll(loaded, settings.cases(), inputSeed, cold, phases, slowestCheckMs);
-            ShapeResult failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
+            ShapeResult failed = firstFailed(shapes);
+            String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
+            BeyondSuiteResults beyond = BeyondSuiteResults.NONE;
+            if (failed == null) {
+                beyond = checkBeyondSuite(loaded, inputSeed, timingSecret, atScale, phases);
+                failed = beyond.firstFailed();
+                detail = failed == null ? null : beyond.label(failed) + ": " + failed.detail();
+            }
             if (failed == null) {
                 phases.entered(Phase.TIMING);
                 phases.expect(deadline.minimumSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
                 shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, timingSecret, phases, slowestCheckMs));
-                failed = shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
+                failed = firstFailed(shapes);
+                detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             }
             Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
-            String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).timingSecret(timingSecret)
+                    .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note())
                     .deterministic(deterministic(shapes));
             if (failed == null) {
-                result.score(Score.over(shapes));
+                result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes));
             }
             return result.compiled(loaded.compilation().time().toNanos() / 1e6,
                     Preflight.blankToNull(loaded.compilation().log()), loaded.resources()).shapes(shapes).build();
@@ -263,46 +284,150 @@ public final class Evaluator implements AutoCloseable {
         List<ShapeResult> results = new ArrayList<>();
         List<Shape> shapes = suite.shapes();
         for (int s = 0; s < shapes.size(); s++) {
-            Shape shape = shapes.get(s);
-            ResolvedPlan plan = loaded.plans().get(s);
-            bench.reserveWorkspace(plan.workspaceBytes());
-            double relL2 = 0;
-            double maxAbs = 0;
-            double slowest = 0;
-            Double coldMs = null;
-            try {
-                for (InputCase inputCase : cases) {
-                    long caseSeed = InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal());
-                    phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape);
-                    CorrectnessCheck.CaseResult r = correctness.check(loaded.runner(), plan, shape, caseSeed,
-                            inputCase);
-                    slowest = Math.max(slowest, r.launchWallMs());
-                    relL2 = Math.max(relL2, r.relativeL2());
-                    maxAbs = Math.max(maxAbs, r.maxAbsError());
-                    if (cold && coldMs == null) {
-                        coldMs = r.launchWallMs();
-                    }
+            int index = s;
+            ShapeResult checked = checkShape(correctness, loaded, shapes.get(s), loaded.plans().get(s), cases,
+                    c -> InputSalt.CHECK_CASE.derive(inputSeed, index, c.ordinal()), checkSeconds(s), cold, true,
+                    phases, null);
+            if (slowestMs != null && checked.checkLaunchMs() != null) {
+                slowestMs[s] = checked.checkLaunchMs();
+            }
+            results.add(checked);
+        }
+        return results;
+    }
+
+    /**
+     * One shape on every case, through {@code check} (whose buffers hold the shape): passed, with its slowest checked
+     * launch and, with {@code repeat}, whether a second launch on one input wrote the same bits; or the first
+     * failure. A sticky fault ends the evaluation (the context is gone), named by {@code label} when the shape is
+     * one drawn beyond the suite (null for a suite shape).
+     */
+    private ShapeResult checkShape(CorrectnessCheck check, LoadedFile loaded, Shape shape, ResolvedPlan plan,
+                                   List<InputCase> cases, ToLongFunction<InputCase> caseSeeds, double seconds,
+                                   boolean cold, boolean repeat, Phase.Listener phases, String label) {
+        double relL2 = 0;
+        double maxAbs = 0;
+        double slowest = 0;
+        Double coldMs = null;
+        try {
+            for (InputCase inputCase : cases) {
+                phases.expect(seconds, "case " + inputCase.id() + " of " + shape);
+                CorrectnessCheck.CaseResult r = check.check(loaded.runner(), plan, shape,
+                        caseSeeds.applyAsLong(inputCase), inputCase);
+                slowest = Math.max(slowest, r.launchWallMs());
+                relL2 = Math.max(relL2, r.relativeL2());
+                maxAbs = Math.max(maxAbs, r.maxAbsError());
+                if (cold && coldMs == null) {
+                    coldMs = r.launchWallMs();
                 }
-                if (slowestMs != null) {
-                    slowestMs[s] = slowest;
-                }
-                phases.expect(checkSeconds(s), "repeated launch of " + shape);
-                Boolean repeats = ablation.repeat() ? null : correctness.repeatsExactly(loaded.runner(), plan, shape);
+            }
+            Boolean repeats = null;
+            if (repeat) {
+                phases.expect(seconds, "repeated launch of " + shape);
+                repeats = ablation.repeat() ? null : check.repeatsExactly(loaded.runner(), plan, shape);
                 if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
                     throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
                             + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
                 }
-                results.add(ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs)
-                        .withCheckLaunches(slowest, repeats));
-            } catch (Rejection r) {
-                if (r.contextLost()) {
-                    contextLostBy = loaded.file().name();
-                    throw r;
-                }
-                results.add(ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage()));
             }
+            return ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs)
+                    .withCheckLaunches(slowest, repeats);
+        } catch (Rejection r) {
+            if (r.contextLost()) {
+                contextLostBy = loaded.file().name();
+                throw label == null ? r : new Rejection(r.verdict(), label + ": " + r.getMessage(), true);
+            }
+            return ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage());
+        }
+    }
+
+    private static ShapeResult firstFailed(List<ShapeResult> shapes) {
+        return shapes == null ? null : shapes.stream().filter(s -> !s.verdict().passed()).findFirst().orElse(null);
+    }
+
+    /**
+     * The shapes beyond the suite: the fresh ones of this evaluation and, {@code atScale}, the held-out ones and then
+     * the at-scale one, each drawn from the timing secret and checked on every case like a suite shape, untimed;
+     * every drawn shape gets its verdict, and the first failure rejects the candidate. The at-scale shape, the
+     * costliest, is checked only when every other passed, in buffers of its own freed right after; a GPU that cannot
+     * hold them leaves it unjudged, with one line saying so.
+     */
+    private BeyondSuiteResults checkBeyondSuite(LoadedFile loaded, long inputSeed, long timingSecret,
+                                                boolean atScale, Phase.Listener phases) {
+        BeyondSuite wanted = settings.beyondSuite();
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
+        List<ShapeResult> fresh = checkDrawn(loaded, ShapeDraw.fresh(timingSecret, wanted.fresh(), bounds), 0,
+                BeyondSuiteResults.FRESH, inputSeed, phases);
+        if (!atScale || firstFailed(fresh) != null) {
+            return new BeyondSuiteResults(fresh, null, null);
+        }
+        List<ShapeResult> scale = new ArrayList<>(checkDrawn(loaded, ShapeDraw.heldOut(timingSecret, wanted, bounds),
+                BeyondSuite.MAX_DRAWN, BeyondSuiteResults.HELD_OUT, inputSeed, phases));
+        if (firstFailed(scale) != null) {
+            return new BeyondSuiteResults(fresh, scale, null);
+        }
+        Shape big = Shape.parse(wanted.atScale());
+        phases.expect(deadline.check(estimatedBaselineMs(big)), "buffers for " + big);
+        Workbench own;
+        try {
+            own = new Workbench(gpu, List.of(big), 1, settings.dtype());
+        } catch (KevoException | CudaError e) {
+            return new BeyondSuiteResults(fresh, scale, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big)
+                    + " (" + big.elements() + " elements) not judged: " + e.getMessage());
+        }
+        try (own) {
+            scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, settings.tolerance()), big, null,
+                    2 * BeyondSuite.MAX_DRAWN, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed,
+                    phases));
+        }
+        return new BeyondSuiteResults(fresh, scale, null);
+    }
+
+    /** Drawn shapes in order, each to its verdict; {@code first} numbers their inputs apart from other kinds'. */
+    private List<ShapeResult> checkDrawn(LoadedFile loaded, List<ShapeDraw.Drawn> drawn, int first, String kind,
+                                         long inputSeed, Phase.Listener phases) {
+        List<ShapeResult> results = new ArrayList<>();
+        for (int k = 0; k < drawn.size(); k++) {
+            ShapeDraw.Drawn d = drawn.get(k);
+            results.add(checkBeyond(loaded, correctness, d.shape(), d.regime(), first + k,
+                    BeyondSuiteResults.label(kind, d.shape()), inputSeed, phases));
         }
         return results;
+    }
+
+    /** One shape beyond the suite: its plan (a shape no plan covers is a plan error), prepared, then checked. */
+    private ShapeResult checkBeyond(LoadedFile loaded, CorrectnessCheck check, Shape shape, ShapeRegime regime,
+                                    int index, String label, long inputSeed, Phase.Listener phases) {
+        ShapeResult result;
+        try {
+            ResolvedPlan plan = preflight.plan(loaded.file(), shape);
+            loaded.runner().prepare(plan);
+            result = checkShape(check, loaded, shape, plan, settings.cases(),
+                    c -> InputSalt.BEYOND_CASE.derive(inputSeed, index, c.ordinal()),
+                    deadline.check(estimatedBaselineMs(shape)), false, false, phases, label);
+        } catch (Rejection r) {
+            if (r.contextLost()) {
+                throw r;
+            }
+            result = ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage());
+        }
+        return regime == null ? result : result.withRegime(regime);
+    }
+
+    /**
+     * What the baseline's launch would take on a shape it was never timed on, for that shape's deadline: the
+     * slowest of its suite launches, or its rate on the largest suite shape carried to this one's size, whichever
+     * is longer.
+     */
+    private double estimatedBaselineMs(Shape shape) {
+        List<Shape> shapes = suite.shapes();
+        int largest = 0;
+        double slowest = 0;
+        for (int s = 0; s < shapes.size(); s++) {
+            largest = shapes.get(s).elements() > shapes.get(largest).elements() ? s : largest;
+            slowest = Math.max(slowest, baselineLaunchMs[s]);
+        }
+        return Math.max(slowest, baselineLaunchMs[largest] * shape.elements() / shapes.get(largest).elements());
     }
 
     /** Seconds a checked launch of shape {@code s} may take (before the baseline is timed: the floor only). */

@@ -13,7 +13,16 @@ enum InputSalt {
     /** The check after all timed launches of a shape, on inputs none of them saw (one salt). */
     AFTER_TIMING(2000),
     /** The audit of one timing attempt's launches, salted by the attempt: from the timing secret, never the input seed. */
-    TIMING_AUDIT(3000);
+    TIMING_AUDIT(3000),
+    /** The draw of a fresh shape, by its place in the list (one salt): from the timing secret, never the input seed. */
+    FRESH_SHAPE(4000),
+    /** The draw of a held-out shape, likewise. */
+    HELD_OUT_SHAPE(5000),
+    /**
+     * The check of one input case on a shape beyond the suite, salted by the case's ordinal; the shape index is
+     * {@link BeyondSuiteCheck#shapeIndex} (the fresh, held-out and at-scale shapes apart).
+     */
+    BEYOND_CASE(6000);
 
     /** Salts one use may take: more than input cases, input sets or timing attempts there are. */
     static final int SPAN = 1000;

@@ -94,20 +94,30 @@ public final class Preflight {
         });
         List<ResolvedPlan> plans = new ArrayList<>();
         for (Shape shape : suite.shapes()) {
-            ResolvedPlan plan;
-            try {
-                plan = PlanResolver.resolve(file, shape, sms);
-            } catch (PlanException e) {
-                throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
-            }
-            for (ResolvedPlan.Launch launch : plan.launches()) {
-                limits.flatMap(l -> l.violation(launch, 0, arch)).ifPresent(why -> {
-                    throw new Rejection(Verdict.RESOURCES_EXCEEDED, file.name() + ": " + shape + ": " + why);
-                });
-            }
-            plans.add(plan);
+            plans.add(plan(file, shape, sms, arch, limits));
         }
         return plans;
+    }
+
+    /** The file's plan for a shape outside the suite (one drawn for this evaluation), as the suite's are checked. */
+    ResolvedPlan plan(KernelFile file, Shape shape) {
+        return plan(file, shape, sms, arch, TargetLimits.of(arch));
+    }
+
+    private static ResolvedPlan plan(KernelFile file, Shape shape, int sms, String arch,
+                                     Optional<TargetLimits> limits) {
+        ResolvedPlan plan;
+        try {
+            plan = PlanResolver.resolve(file, shape, sms);
+        } catch (PlanException e) {
+            throw new Rejection(Verdict.PLAN_ERROR, e.getMessage());
+        }
+        for (ResolvedPlan.Launch launch : plan.launches()) {
+            limits.flatMap(l -> l.violation(launch, 0, arch)).ifPresent(why -> {
+                throw new Rejection(Verdict.RESOURCES_EXCEEDED, file.name() + ": " + shape + ": " + why);
+            });
+        }
+        return plan;
     }
 
     /**

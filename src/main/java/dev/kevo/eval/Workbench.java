@@ -37,7 +37,12 @@ final class Workbench implements AutoCloseable {
     private final DeviceBuffer flush;
     private DeviceBuffer workspace;
 
-    /** @param dtype the element types of x and y: what their sizes, guards and poison follow */
+    /**
+     * Allocates everything for the largest of {@code shapes}; when the GPU cannot hold it (an at-scale shape on a
+     * small GPU), frees what it had allocated before it throws, so the evaluation can go on without it.
+     *
+     * @param dtype the element types of x and y: what their sizes, guards and poison follow
+     */
     Workbench(Gpu gpu, List<Shape> shapes, int inputSets, Precision dtype) {
         this.gpu = gpu;
         this.dtype = dtype;
@@ -46,17 +51,24 @@ final class Workbench implements AutoCloseable {
         // x as large as y even where its type is narrower: the memcpy that times the floor reads as many bytes as it
         // writes, (x's + y's) / 2 an element, from an input set.
         long xCapacity = maxElements * Math.max(dtype.x().bytes(), dtype.y().bytes());
-        for (int i = 0; i < inputSets; i++) {
-            xSets.add(gpu.alloc(guardedBytes(xCapacity)));
+        List<DeviceBuffer> allocated = new ArrayList<>();
+        try {
+            for (int i = 0; i < inputSets; i++) {
+                xSets.add(held(allocated, gpu.alloc(guardedBytes(xCapacity))));
+            }
+            y = held(allocated, gpu.alloc(guardedBytes(maxElements * dtype.y().bytes())));
+            stats = held(allocated, gpu.alloc(maxRows * 16));
+            referenceScratch = held(allocated, gpu.alloc(shapes.stream()
+                    .mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow()));
+            checkResult = held(allocated, gpu.alloc(CheckCounts.BYTES));
+            counter = held(allocated, gpu.alloc(8));
+            flush = held(allocated, gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20) / 128 * 128));
+            workspace = held(allocated, gpu.alloc(guardedBytes(0)));
+        } catch (RuntimeException e) {
+            allocated.forEach(DeviceBuffer::close);
+            throw e;
         }
-        y = gpu.alloc(guardedBytes(maxElements * dtype.y().bytes()));
-        stats = gpu.alloc(maxRows * 16);
-        referenceScratch = gpu.alloc(shapes.stream().mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow());
-        checkResult = gpu.alloc(CheckCounts.BYTES);
-        counter = gpu.alloc(8);
-        flush = gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20) / 128 * 128);
         gpu.fill(flush.pointer(), 0x3F800000, flush.bytes() / 4);
-        workspace = gpu.alloc(guardedBytes(0));
         // No L2 set aside for persisting accesses: a candidate has no host code to ask for any, and this context's
         // own limit should not hand it some either (0 is the default; a setting the driver refuses, as under MPS,
         // is left as it is).
@@ -69,6 +81,11 @@ final class Workbench implements AutoCloseable {
      */
     void resetPersistingL2() {
         gpu.resetPersistingL2();
+    }
+
+    private static DeviceBuffer held(List<DeviceBuffer> allocated, DeviceBuffer buffer) {
+        allocated.add(buffer);
+        return buffer;
     }
 
     private static long guardedBytes(long payload) {

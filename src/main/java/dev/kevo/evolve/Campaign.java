@@ -37,11 +37,11 @@ import java.util.function.LongSupplier;
  *
  * <p>This class is the loop itself; its parts: {@link Budget} (what is spent, and when to stop), {@link Recorder}
  * (each source judged once, every mutant recorded, the champion), {@link Breeding} (a generation's children and
- * their repairs), {@link ChampionConfirmation} (the best few judged again on one device) and
+ * their repairs), {@link ChampionConfirmation} (the best few judged again on one device, at scale) and
  * {@link ChampionSanitizer} (no champion named unsanitized).
  */
 public final class Campaign {
-    /** How many of the best a multi-device campaign judges again on one device before naming its champion. */
+    /** How many of the best a campaign judges again (on one device, at scale) before naming its champion. */
     static final int CONTENDERS = 3;
     /** Knobbed kernels an agent is shown as evidence of which knob values did best. */
     static final int RELATIVES = 64;

@@ -2,6 +2,7 @@ package dev.kevo.evolve;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.Confirmation;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
 import dev.kevo.store.CampaignStore;
@@ -9,24 +10,22 @@ import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * No champion is named unsanitized: once the campaign has confirmed its champion, the champion runs under
- * compute-sanitizer, and one with a finding gives the title to the next best that has none. Each record is kept
- * beside the mutant's source ({@code <id>.sanitized.json}), where {@code kevo export} looks. Runs once, after
- * champion confirmation, on the campaign's own thread; does nothing where the judge has no sanitizer
- * ({@code sanitize: off}).
+ * compute-sanitizer, and one with a finding gives the title to the next contender that passed confirmation and has
+ * none (best confirmed score first); with none left, the champion stays named, its record saying what was found, and
+ * {@code kevo export} refuses it. Each record is kept beside the mutant's source ({@code <id>.sanitized.json}),
+ * where {@code kevo export} looks. Runs once, after champion confirmation, on the campaign's own thread; does nothing
+ * where the judge has no sanitizer ({@code sanitize: off}).
  */
 final class ChampionSanitizer {
-    /**
-     * How many of the best are tried, best first: each costs a pass (four worker starts under the sanitizer), and
-     * five best all failing is a campaign-wide defect for a person to read, not a search to run on.
-     */
-    static final int TRIES = 5;
 
     private final Judge judge;
     private final CampaignStore store;
@@ -45,8 +44,10 @@ final class ChampionSanitizer {
             return state;
         }
         List<MutantRecord> ranked = new ArrayList<>(List.of(champion));
-        recorder.best(Integer.MAX_VALUE).stream().filter(m -> !m.id().equals(champion.id()))
-                .limit(TRIES - 1).forEach(ranked::add);
+        store.confirmation().ifPresent(c -> c.entries().stream()
+                .filter(e -> e.confirmed().passed() && !e.id().equals(champion.id()))
+                .sorted(Comparator.comparingDouble((Confirmation.Entry e) -> e.confirmed().score()).reversed())
+                .map(e -> recorder.get(e.id())).filter(Objects::nonNull).forEach(ranked::add));
         for (MutantRecord m : ranked) {
             Optional<Sanitized> earlier = store.sanitized(m.id());
             Sanitized record;

@@ -14,12 +14,10 @@ import java.util.Optional;
 public interface Judge {
     CandidateResult evaluate(KernelFile file, long inputSeed);
 
-    /** True when results come from several devices, so that the champion must be confirmed on one. */
-    default boolean confirms() {
-        return false;
-    }
-
-    /** Judges again on the one device that confirms champions. */
+    /**
+     * Judges a contender for champion again, on the one device that confirms champions, with the at-scale checks
+     * (a test double may judge it as any other).
+     */
     default CandidateResult confirm(KernelFile file, long inputSeed) {
         return evaluate(file, inputSeed);
     }
@@ -32,17 +30,12 @@ public interface Judge {
         return Optional.empty();
     }
 
-    /** A pool of supervised workers as a campaign's judge: several devices confirm the champion on the first. */
+    /** A pool of supervised workers as a campaign's judge: champions are confirmed on the first device. */
     static Judge of(WorkerPool workers) {
         return new Judge() {
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed) {
                 return workers.evaluate(file, inputSeed);
-            }
-
-            @Override
-            public boolean confirms() {
-                return workers.size() > 1;
             }
 
             @Override

@@ -250,9 +250,17 @@ final class Recorder {
         }
     }
 
-    /** Names {@code id} the champion after all (champion confirmation) and writes its files. */
+    /**
+     * Names {@code id} the champion after all (champion confirmation) and writes its files; null: no contender passed
+     * confirmation, so there is no champion and its files go.
+     */
     void crown(String id) {
         synchronized (lock) {
+            if (id == null) {
+                champion = null;
+                store.removeChampion();
+                return;
+            }
             MutantRecord winner = byId.get(id);
             if (winner != null && !winner.id().equals(champion.id())) {
                 champion = winner;

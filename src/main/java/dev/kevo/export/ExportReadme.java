@@ -28,10 +28,11 @@ final class ExportReadme {
             out.append("| `example.cu` | a program that calls it and checks it against a float64 softmax |\n");
         }
         out.append("| `kevo-export.json` | where it came from |\n");
+        String most = String.format(Locale.ROOT, "%,d", p.size().maxElements());
         if (target == ExportTarget.TORCH) {
-            torch(out);
+            torch(out, most);
         }
-        cpp(out, target);
+        cpp(out, target, most);
         plan(out, file);
         semantics(out, deviceState);
         return out.toString();
@@ -40,6 +41,8 @@ final class ExportReadme {
     private static void provenance(StringBuilder out, Provenance p) {
         out.append("## Where it comes from\n\n");
         out.append("- source: `").append(p.source()).append("`, kevo source hash `").append(p.sourceHash()).append("`\n");
+        out.append(String.format(Locale.ROOT, "- shapes of up to %,d elements: %s%n", p.size().maxElements(),
+                p.size().why()));
         if (p.sanitized() != null) {
             out.append("- compute-sanitizer (").append(p.sanitized().sanitizer()).append(") on ")
                     .append(p.sanitized().device()).append(", ").append(p.sanitized().date()).append(": ")
@@ -77,7 +80,7 @@ final class ExportReadme {
         return v == null ? "-" : String.format(Locale.ROOT, format, v);
     }
 
-    private static void torch(StringBuilder out) {
+    private static void torch(StringBuilder out, String most) {
         out.append("""
 
                 ## PyTorch
@@ -94,14 +97,14 @@ final class ExportReadme {
 
                 `softmax(x, dim=-1)` works over the last dimension of a contiguous float32 CUDA tensor of any rank (the
                 leading dimensions are the rows) and raises a `RuntimeError` that says why for anything else: another
-                dtype, device or dimension, a non-contiguous or misaligned view, more than 2^31-1 elements, or a shape
-                the plan does not cover. It runs on `torch.cuda.current_stream()` on `x`'s device; the workspace (if
-                the plan has one) comes from torch's caching allocator on that device and stream. Set
-                `TORCH_CUDA_ARCH_LIST` to the GPUs you build for.
-                """);
+                dtype, device or dimension, a non-contiguous or misaligned view, more than MOST elements (see where it
+                comes from) or 2^31-1 rows or columns, or a shape the plan does not cover. It runs on
+                `torch.cuda.current_stream()` on `x`'s device; the workspace (if the plan has one) comes from torch's
+                caching allocator on that device and stream. Set `TORCH_CUDA_ARCH_LIST` to the GPUs you build for.
+                """.replace("MOST", most));
     }
 
-    private static void cpp(StringBuilder out, ExportTarget target) {
+    private static void cpp(StringBuilder out, ExportTarget target, String most) {
         out.append(target == ExportTarget.TORCH ? "\n## The C API underneath\n" : "\n## Build and call\n");
         out.append("""
 
@@ -121,7 +124,7 @@ final class ExportReadme {
                   `kevo_softmax_with_workspace(x, y, rows, cols, ws, bytes, stream)` (256-byte aligned, as
                   `cudaMalloc` gives). Its contents are undefined at each call and need no clearing.
                 - `x` and `y` must be 16-byte aligned and must not overlap (kevo judged the kernel so); rows and cols
-                  at least 1, at most 2^31-1 elements.
+                  at least 1, at most MOST elements (see where it comes from).
                 - Errors come back as a `cudaError_t`, never as a hang, with one line in `kevo_softmax_last_error()`
                   (per thread): `cudaErrorInvalidValue` for a shape no plan covers or a plan expression that fails
                   (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
@@ -130,7 +133,7 @@ final class ExportReadme {
                   over the kernel's limit, or the launch's own error.
                 - Built with nvcc, for the architecture you run on. kevo compiled it with NVRTC
                   (`--std=c++17 --gpu-architecture=sm_XX`, no fast math); pass no `--use_fast_math` either.
-                """);
+                """.replace("MOST", most));
     }
 
     private static void plan(StringBuilder out, KernelFile file) {

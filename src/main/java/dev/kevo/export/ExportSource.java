@@ -1,7 +1,10 @@
 package dev.kevo.export;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Confirmation;
+import dev.kevo.data.EvalRecord;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
@@ -11,8 +14,10 @@ import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -22,12 +27,29 @@ import java.util.Optional;
  * @param file the parsed kernel file
  * @param record the mutant's record when a campaign judged it
  * @param judged the record, as the package states it
- * @param sanitized what compute-sanitizer found in exactly this source ({@link SanitizedRecords}, or the mutant's
- *     own evaluation under {@code sanitize: every}); null when it never ran on it
+ * @param confirmed the mutant's champion confirmation, when it was a contender
+ * @param size the largest shape the package accepts, from the records that judged the kernel
+ * @param sanitized what compute-sanitizer found in exactly this source ({@link SanitizedRecords}, the mutant's own
+ *     evaluation under {@code sanitize: every}, or a {@code kevo eval --sanitize --json} record given); null when it
+ *     never ran on it
  */
-public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged, Sanitized sanitized) {
+public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged,
+                           Confirmation.Entry confirmed, Provenance.Size size, Sanitized sanitized) {
 
     public static ExportSource locate(Path given) {
+        return locate(given, Optional.empty());
+    }
+
+    /**
+     * As {@link #locate(Path)}; {@code evalRecord}, a {@code kevo eval --json} record of the file (with
+     * {@code --at-scale}), says how large a shape it was judged on.
+     */
+    public static ExportSource locate(Path given, Optional<Path> evalRecord) {
+        ExportSource found = find(given);
+        return evalRecord.map(r -> found.judgedBy(r)).orElse(found);
+    }
+
+    private static ExportSource find(Path given) {
         if (Files.isDirectory(given)) {
             CampaignStore store = CampaignStore.open(given);
             String id = store.state().map(s -> s.bestId())
@@ -51,7 +73,8 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
             throw KevoException.input(given + ": a record outside a campaign folder; give the kernel's .cu file");
         }
         KernelFile file = ContractParser.read(given);
-        return new ExportSource(file, null, null, SanitizedRecords.covering(given, file.source()).orElse(null));
+        return new ExportSource(file, null, null, null, Provenance.Size.judged(null, null),
+                SanitizedRecords.covering(given, file.source()).orElse(null));
     }
 
     private static ExportSource mutant(CampaignStore store, String id) {
@@ -67,11 +90,45 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         }
         KernelFile file = ContractParser.read(path);
         FrozenCampaign frozen = store.frozen();
+        Confirmation.Entry confirmed = store.confirmation().flatMap(c -> c.entry(id)).orElse(null);
+        Provenance.Size size = confirmed != null && confirmed.confirmed().passed()
+                ? Provenance.Size.judged(confirmed.confirmed().judgedElements(), "champion confirmation on "
+                        + confirmed.confirmed().device() + ", " + CampaignStore.CONFIRMATION)
+                : Provenance.Size.judged(record.result() == null ? null : record.result().judgedElements(),
+                        "its campaign's evaluation");
         Provenance.Judged judged = judged(store, frozen, record, file.source());
         Optional<Sanitized> evaluated = Optional.ofNullable(record.result()).map(CandidateResult::sanitized)
                 .filter(s -> judged.sourceMatches()).map(s -> s.withSourceHash(SourceHash.of(file.source())));
-        return new ExportSource(file, record, judged,
+        return new ExportSource(file, record, judged, confirmed, size,
                 SanitizedRecords.covering(path, file.source()).or(() -> evaluated).orElse(null));
+    }
+
+    /**
+     * The same, with what a {@code kevo eval --json} record says of this exact source: how large it was judged, and
+     * (where no record beside the file says) what compute-sanitizer found.
+     */
+    private ExportSource judgedBy(Path evalRecord) {
+        EvalRecord eval;
+        try {
+            eval = new ObjectMapper().readValue(evalRecord.toFile(), EvalRecord.class);
+        } catch (IOException e) {
+            throw KevoException.input(evalRecord + ": not a kevo eval --json record (" + e.getMessage().lines()
+                    .findFirst().orElse("") + ")");
+        }
+        String hash = SourceHash.of(file.source());
+        Long judged = (eval.results() == null ? List.<CandidateResult>of() : eval.results()).stream()
+                .filter(r -> r.passed() && hash.equals(r.sourceHash()) && r.judgedElements() != null)
+                .map(CandidateResult::judgedElements).max(Long::compare)
+                .orElseThrow(() -> KevoException.input(evalRecord + ": no passing result of this source ("
+                        + file.name() + ", " + hash + "); kevo eval --at-scale --json OUT " + file.name()
+                        + " makes one"));
+        String device = eval.device() == null ? "" : " on " + eval.device().name();
+        Sanitized fromEval = sanitized != null ? sanitized : eval.results().stream()
+                .filter(r -> hash.equals(r.sourceHash()) && r.sanitized() != null).map(CandidateResult::sanitized)
+                .findFirst().map(s -> s.withSourceHash(hash)).orElse(null);
+        return new ExportSource(file, record, this.judged, confirmed,
+                Provenance.Size.judged(Math.max(judged, size.judgedElements() == null ? 0 : size.judgedElements()),
+                        "kevo eval" + device + ", " + evalRecord), fromEval);
     }
 
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,
@@ -111,8 +168,13 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         return Optional.empty();
     }
 
-    /** Why kevo would not hand this kernel out: its campaign rejected it. */
+    /** Why kevo would not hand this kernel out: its campaign rejected it, or it failed champion confirmation. */
     public Optional<String> rejection() {
+        if (confirmed != null && !confirmed.confirmed().passed()) {
+            CandidateResult c = confirmed.confirmed();
+            return Optional.of(record.id() + " failed champion confirmation (" + c.verdict().id()
+                    + (c.detail() == null ? "" : ": " + c.detail()) + ")");
+        }
         if (record == null || record.passed()) {
             return Optional.empty();
         }

@@ -15,11 +15,35 @@ import java.util.List;
  * @param target {@code cpp} or {@code torch}
  * @param judged what kevo measured for this source, or null for a file that no campaign judged
  * @param note for a file no campaign judged, says so
+ * @param size the largest shape the package accepts, and why
  * @param sanitized what compute-sanitizer found in this source (kevo exports only a source it ran clean)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Provenance(String kernel, String source, String sourceHash, String exportedBy, String exportedAt,
-                         String target, Judged judged, String note, Sanitized sanitized) {
+                         String target, Judged judged, String note, Size size, Sanitized sanitized) {
+
+    /**
+     * How many elements (rows x cols) the package accepts: as many as kevo judged the kernel on, and 2^31-1 where it
+     * was judged on fewer (every shape kevo's suites had, before it judged kernels at scale).
+     *
+     * @param maxElements larger shapes are refused with an error saying so
+     * @param judgedElements the most elements of any shape a record says the kernel passed on; null: no record says
+     * @param why one line: which record judged it that far, or that none judged it past 2^31-1
+     */
+    public record Size(long maxElements, Long judgedElements, String why) {
+
+        /** What a record that judged the kernel on up to {@code judged} elements (null: none) lets it accept. */
+        public static Size judged(Long judged, String where) {
+            if (judged != null && judged > Integer.MAX_VALUE) {
+                return new Size(judged, judged, String.format(java.util.Locale.ROOT,
+                        "judged at scale: it passed on shapes of up to %d elements (%s)", judged, where));
+            }
+            return new Size(Integer.MAX_VALUE, judged, "not judged at scale" + (judged == null ? ""
+                    : String.format(java.util.Locale.ROOT, " (%s: shapes of up to %d elements)", where, judged))
+                    + ", so shapes past 2^31-1 elements are refused; champion confirmation or kevo eval --at-scale "
+                    + "judges it there");
+        }
+    }
 
     /**
      * The campaign's record of the mutant.

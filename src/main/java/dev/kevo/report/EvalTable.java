@@ -4,6 +4,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
+import dev.kevo.task.Shape;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -49,6 +50,7 @@ public final class EvalTable {
             out.println("  bimodal, wide: the kernel's times were not one clean mode, twice; that median is not a clean"
                     + " number");
         }
+        beyondSuite(result, out);
         if (!result.kernels().isEmpty()) {
             out.println("  kernels: " + result.kernels().stream().map(EvalTable::resources)
                     .collect(Collectors.joining(", ")) + String.format(Locale.ROOT, "; compiled in %.0f ms",
@@ -69,6 +71,30 @@ public final class EvalTable {
         } else {
             out.println("  REJECTED  " + result.verdict().id() + ": " + result.detail());
         }
+    }
+
+    /**
+     * The shapes checked beyond the suite, one line per kind: the fresh ones drawn for this evaluation, each with its
+     * verdict, and with {@code --at-scale} the held-out ones (counted, failures named) and the at-scale one.
+     */
+    private static void beyondSuite(CandidateResult result, PrintWriter out) {
+        if (!result.freshShapes().isEmpty()) {
+            out.println("  fresh shapes (drawn for this evaluation, checked untimed): " + result.freshShapes().stream()
+                    .map(s -> s.shape() + " " + s.verdict().id()).collect(Collectors.joining(", ")));
+        }
+        List<ShapeResult> scale = result.atScaleShapes();
+        if (scale == null) {
+            return;
+        }
+        List<ShapeResult> heldOut = scale.stream().filter(s -> s.regime() != null).toList();
+        String failed = heldOut.stream().filter(s -> !s.verdict().passed()).map(s -> s.shape() + " "
+                + s.verdict().id()).collect(Collectors.joining(", "));
+        out.printf("  at scale: %d held-out shapes %s", heldOut.size(),
+                failed.isEmpty() ? "pass" : "checked, " + failed);
+        scale.stream().filter(s -> s.regime() == null).findFirst()
+                .ifPresent(s -> out.printf(Locale.ROOT, "; %s (%,d elements) %s", s.shape(),
+                        Shape.parse(s.shape()).elements(), s.verdict().id()));
+        out.println(result.atScaleNote() == null ? "" : "; " + result.atScaleNote());
     }
 
     /** Whether the output repeated bit for bit, and where it did not. */

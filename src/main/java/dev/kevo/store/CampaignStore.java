@@ -128,6 +128,14 @@ public final class CampaignStore {
         });
     }
 
+    /** champion.cu and champion.json go: the campaign has no champion (none of its best passed confirmation). */
+    public void removeChampion() {
+        io(() -> {
+            Files.deleteIfExists(dir.resolve(CHAMPION + ".cu"));
+            Files.deleteIfExists(dir.resolve(CHAMPION + ".json"));
+        });
+    }
+
     public void saveConfirmation(Confirmation confirmation) {
         io(() -> AtomicFiles.write(dir.resolve(CONFIRMATION), JSON.writeValueAsBytes(confirmation)));
     }

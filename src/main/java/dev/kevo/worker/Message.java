@@ -74,10 +74,11 @@ public sealed interface Message {
     /**
      * Supervisor: judge one kernel file. {@code timingSecret} replays a recorded evaluation's timing draws; null draws
      * a fresh one. {@code compiled}, when present, is its cubin for this architecture, made ahead by a check-only
-     * worker while every GPU worker was busy; the worker then skips NVRTC.
+     * worker while every GPU worker was busy; the worker then skips NVRTC. {@code atScale} adds champion
+     * confirmation's checks (the held-out shapes and the at-scale one).
      */
     record Evaluate(long id, String name, String path, String source, long inputSeed, Long timingSecret, boolean cold,
-                    Compiled compiled)
+                    Compiled compiled, boolean atScale)
             implements Message {
     }
 

@@ -192,9 +192,16 @@ public final class Supervisor implements AutoCloseable {
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
                                     Message.Compiled compiled) {
+        return evaluate(file, inputSeed, timingSecret, cold, compiled, false);
+    }
+
+    /** As above; {@code atScale} adds champion confirmation's checks (the held-out shapes and the at-scale one). */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
+                                    Message.Compiled compiled, boolean atScale) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult.Builder result = exchange(file, inputSeed, timingSecret, cold, compiled).result().toBuilder();
+        CandidateResult.Builder result = exchange(file, inputSeed, timingSecret, cold, compiled, atScale).result()
+                .toBuilder();
         if (ready != null && ready.device() != null) {
             result.device(ready.judgedOn());
         }
@@ -233,16 +240,16 @@ public final class Supervisor implements AutoCloseable {
      */
     public Message.Result compile(KernelFile file, long inputSeed) {
         ready();
-        return exchange(file, inputSeed, null, false, null);
+        return exchange(file, inputSeed, null, false, null, false);
     }
 
     private Message.Result exchange(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
-                                    Message.Compiled compiled) {
+                                    Message.Compiled compiled, boolean atScale) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {
             worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, timingSecret, cold,
-                    compiled));
+                    compiled, atScale));
         } catch (IOException e) {
             reclaimedCheck();
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());

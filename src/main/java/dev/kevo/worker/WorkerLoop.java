@@ -128,7 +128,8 @@ public final class WorkerLoop {
                         Optional<Compilation> ahead = Optional.ofNullable(request.compiled())
                                 .map(c -> c.compilation(file.name()));
                         return new Answer(evaluator.evaluate(file, request.inputSeed(),
-                                Optional.ofNullable(request.timingSecret()), request.cold(), phases, ahead), null);
+                                Optional.ofNullable(request.timingSecret()), request.cold(), phases, ahead,
+                                request.atScale()), null);
                     }
 
                     @Override

@@ -259,9 +259,12 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    /** Judges on the first device's worker, whatever else is free: the device that confirms champions. */
+    /**
+     * Judges on the first device's worker, whatever else is free: the device that confirms champions; with the at-scale
+     * checks (the held-out shapes and the at-scale one).
+     */
     public CandidateResult confirm(KernelFile file, long inputSeed) {
-        return onFirst(file, w -> w.evaluate(file, inputSeed, false));
+        return onFirst(file, w -> w.evaluate(file, inputSeed, null, false, null, true));
     }
 
     /**

@@ -28,9 +28,12 @@ torch::Tensor softmax(const torch::Tensor& x, int64_t dim) {
     }
     const int64_t cols = x.size(last);
     const int64_t rows = x.numel() / cols;
-    if (rows * cols > INT_MAX) {
+    // What kevo judged the kernel on (kevo-export.json, "size"); rows and cols are ints to the kernel whatever it was.
+    const int64_t max_elements = @@MAX_ELEMENTS@@LL;
+    if (rows * cols > max_elements || rows > INT_MAX || cols > INT_MAX) {
         const std::string why = "kevo softmax: " + std::to_string(rows) + "x" + std::to_string(cols)
-                + " is more than 2^31-1 elements, beyond what kevo judged the kernel on";
+                + " is more than " + std::to_string(max_elements) + " elements or has more than 2^31-1 rows or "
+                + "columns, beyond what kevo judged the kernel on";
         TORCH_CHECK(false, why);
     }
     const c10::cuda::CUDAGuard guard(x.device());

@@ -16,39 +16,19 @@ import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Supervisor;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
  * The whole adversarial corpus through one supervisor on a real GPU: every file gets the verdict its header
  * expects, a hang costs seconds, and a known-good seed evaluated right after each still passes. Files judged with
- * {@code --sanitize} ({@code // @eval --sanitize}) are SanitizerGpuTest's.
+ * {@code --sanitize} are SanitizerGpuTest's.
  */
 @GpuTest
 class AdversarialGpuTest {
-    private static final Pattern EXPECT = Pattern.compile("^// @expect (\\S+)", Pattern.MULTILINE);
-    private static final Pattern EVAL_FLAGS = Pattern.compile("^// @eval (.+)$", Pattern.MULTILINE);
-
-    static Verdict expected(KernelFile file) {
-        Matcher m = EXPECT.matcher(file.source());
-        if (!m.find()) {
-            throw new IllegalStateException(file.name() + " has no // @expect line");
-        }
-        return Stream.of(Verdict.values()).filter(v -> v.id().equals(m.group(1))).findFirst().orElseThrow();
-    }
-
-    /** Whether the file says it is judged with {@code kevo eval --sanitize} (SanitizerGpuTest judges those). */
-    static boolean sanitized(KernelFile file) {
-        Matcher m = EVAL_FLAGS.matcher(file.source());
-        return m.find() && List.of(m.group(1).trim().split("\\s+")).contains("--sanitize");
-    }
 
     @Test
     void everyHostileFileGetsItsExpectedVerdictAndTheSupervisorRecovers() throws IOException {
@@ -66,27 +46,26 @@ class AdversarialGpuTest {
                 .checkSeconds(15).timingSeconds(60).build()).build();
         KernelFile baseline = ContractParser.read(root.resolve("evaluator/baselines/block_two_pass.cu"));
         KernelFile good = ContractParser.read(root.resolve("seeds/online.cu"));
-        List<Path> corpus;
-        try (Stream<Path> files = Files.list(root.resolve("evaluator/adversarial"))) {
-            corpus = files.filter(p -> p.toString().endsWith(".cu")).sorted().toList();
-        }
+        List<Path> corpus = Corpus.files();
         assertFalse(corpus.isEmpty());
         List<String> wrong = new ArrayList<>();
         try (Supervisor supervisor = Workers.supervisor(Optional.of(0), Optional.empty(), suite, baseline, settings,
                 null, 0)) {
             for (Path path : corpus) {
                 KernelFile hostile = ContractParser.read(path);
-                if (sanitized(hostile)) {
+                if (Corpus.evalOptions(hostile.source()).contains("--sanitize")) {
                     continue;
                 }
                 long start = System.nanoTime();
-                CandidateResult result = supervisor.evaluate(hostile, 11, false);
+                boolean atScale = Corpus.evalOptions(hostile.source()).contains("--at-scale");
+                CandidateResult result = supervisor.evaluate(hostile, 11, null, false, null, atScale);
                 double seconds = (System.nanoTime() - start) / 1e9;
                 if (result.verdict() == Verdict.KERNEL_TIMEOUT && seconds > 10) {
                     wrong.add(hostile.name() + ": the hang took " + seconds + " s to end (" + result.detail() + ")");
                 }
-                if (result.verdict() != expected(hostile)) {
-                    wrong.add(hostile.name() + ": expected " + expected(hostile).id() + ", got " + result.verdict().id()
+                Verdict expected = Corpus.expected(hostile.source());
+                if (result.verdict() != expected) {
+                    wrong.add(hostile.name() + ": expected " + expected.id() + ", got " + result.verdict().id()
                             + " (" + result.detail() + ")");
                 }
                 CandidateResult after = supervisor.evaluate(good, 12, false);

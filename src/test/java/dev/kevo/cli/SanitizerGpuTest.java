@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,10 +33,11 @@ class SanitizerGpuTest {
 
     @Test
     void theRacyAndTheOverreadingFilesAreFoundAndAnHonestSeedIsClean(@TempDir Path tmp) throws IOException {
-        List<Path> hostile;
-        try (Stream<Path> files = Files.list(TestFiles.root().resolve("evaluator/adversarial"))) {
-            hostile = files.filter(p -> p.toString().endsWith(".cu"))
-                    .filter(p -> AdversarialGpuTest.sanitized(ContractParser.read(p))).sorted().toList();
+        List<Path> hostile = new ArrayList<>();
+        for (Path p : Corpus.files()) {
+            if (Corpus.evalOptions(Files.readString(p)).contains("--sanitize")) {
+                hostile.add(p);
+            }
         }
         assertTrue(hostile.stream().anyMatch(p -> p.endsWith("smem_race.cu")), hostile.toString());
         List<String> args = new ArrayList<>(List.of("eval", "--sanitize", "--suite", "quick", "--baseline",
@@ -63,7 +63,7 @@ class SanitizerGpuTest {
         for (int i = 0; i < copies.size(); i++) {
             JsonNode r = results.get(1 + i);
             KernelFile file = ContractParser.read(copies.get(i));
-            Verdict expected = AdversarialGpuTest.expected(file);
+            Verdict expected = Corpus.expected(file.source());
             if (!expected.id().equals(r.get("verdict").asText())) {
                 wrong.add(file.name() + ": expected " + expected.id() + ", got " + r.get("verdict").asText() + " ("
                         + r.path("detail").asText() + ")");

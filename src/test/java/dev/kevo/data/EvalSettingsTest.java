@@ -113,6 +113,29 @@ class EvalSettingsTest {
     }
 
     @Test
+    void shapesBeyondTheSuiteAreReadSwitchedOffAndCheckedOneLineEach() throws IOException {
+        EvalSettings s = EvalSettings.load(write(
+                "beyond_suite:\n  fresh: [one-row, narrow, narrow]\n  held_out: 3\n  at_scale: 16384x131072\n"));
+        assertEquals(new BeyondSuite(List.of(ShapeRegime.ONE_ROW, ShapeRegime.NARROW, ShapeRegime.NARROW), 3,
+                "16384x131072"), s.beyondSuite());
+        assertEquals(List.of(ShapeRegime.ONE_ROW, ShapeRegime.NARROW, ShapeRegime.NARROW), s.beyondSuite()
+                .heldOutRegimes(), "the held-out shapes cycle through the fresh regimes");
+        BeyondSuite off = EvalSettings.load(write("beyond_suite:\n  fresh: []\n")).beyondSuite();
+        assertEquals(List.of(), off.fresh());
+        assertEquals(BeyondSuite.defaults().heldOut(), off.heldOut());
+        assertEquals(List.of(ShapeRegime.values()), off.heldOutRegimes().subList(0, ShapeRegime.values().length),
+                "with no fresh regimes the held-out shapes cycle through all of them");
+        Path regime = write("beyond_suite:\n  fresh: [narrow, wide]\n");
+        assertContains(assertThrows(KevoException.class, () -> EvalSettings.load(regime)).getMessage(),
+                ":2: 'beyond_suite.fresh", "'wide'", "one-row");
+        Path shape = write("beyond_suite:\n  at_scale: 16384*131072\n");
+        assertContains(assertThrows(KevoException.class, () -> EvalSettings.load(shape)).getMessage(),
+                "at_scale", "ROWSxCOLS");
+        Path many = write("beyond_suite:\n  held_out: 1000\n");
+        assertContains(assertThrows(KevoException.class, () -> EvalSettings.load(many)).getMessage(), "held_out");
+    }
+
+    @Test
     void absentKeysTakeTheDefaults() throws IOException {
         EvalSettings s = EvalSettings.load(write("tolerance:\n  absolute: 0.0\nmeasurement:\n  input_sets: 2\n"));
         EvalSettings d = EvalSettings.defaults();

@@ -76,11 +76,6 @@ class CampaignCommandsTest {
             }
 
             @Override
-            public boolean confirms() {
-                return true;
-            }
-
-            @Override
             public dev.kevo.data.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
                 return gpu.evaluate(file, seed).toBuilder().device("0 Fake GPU").build();
             }

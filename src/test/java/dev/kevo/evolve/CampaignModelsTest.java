@@ -169,11 +169,6 @@ class CampaignModelsTest {
                 return scores.evaluate(file, inputSeed).toBuilder().device("1 fast").build();
             }
 
-            @Override
-            public boolean confirms() {
-                return true;
-            }
-
             /** On the confirming device, the higher the gene the slower: the recorded order flips. */
             @Override
             public CandidateResult confirm(KernelFile file, long inputSeed) {

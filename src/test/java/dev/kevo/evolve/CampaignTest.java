@@ -73,9 +73,13 @@ class CampaignTest {
         }
     }
 
-    /** Scores by gene; multiples of 7 are wrong results. Throws after a given number of calls, like a kill. */
+    /**
+     * Scores by gene; multiples of 7 are wrong results. Throws after a given number of evaluations, like a kill;
+     * confirmations (counted apart) judge alike.
+     */
     static final class FakeGpu implements Judge {
         final AtomicInteger calls = new AtomicInteger();
+        final AtomicInteger confirmations = new AtomicInteger();
         final int killAfter;
 
         FakeGpu(int killAfter) {
@@ -87,6 +91,16 @@ class CampaignTest {
             if (calls.incrementAndGet() > killAfter) {
                 throw new Killed();
             }
+            return judge(file, inputSeed);
+        }
+
+        @Override
+        public CandidateResult confirm(KernelFile file, long inputSeed) {
+            confirmations.incrementAndGet();
+            return judge(file, inputSeed);
+        }
+
+        static CandidateResult judge(KernelFile file, long inputSeed) {
             int g = gene(file.source());
             if (g % 7 == 0) {
                 return CandidateResult.rejected(file.name(), null, null, Verdict.WRONG_RESULT, "gene " + g, inputSeed);
@@ -156,6 +170,7 @@ class CampaignTest {
         List<MutantRecord> all = store.mutants();
         long distinct = all.stream().map(MutantRecord::sourceHash).distinct().count();
         assertEquals(distinct, gpu.calls.get(), "one GPU evaluation per distinct source");
+        assertEquals(Campaign.CONTENDERS, gpu.confirmations.get(), "and the best few judged again at the end");
         assertTrue(all.stream().anyMatch(m -> m.cachedFrom() != null), "small gene steps repeat sources");
         assertEquals(gpu.calls.get(), state.evaluations());
     }

@@ -46,6 +46,33 @@ class EvalTableTest {
     }
 
     @Test
+    void theShapesBeyondTheSuiteAreListedWithTheirVerdictsAndAFailureNamesItsShape() {
+        ShapeResult narrow = ShapeResult.failed("40x77", Verdict.OUT_OF_BOUNDS_WRITE, "case normal-1: 12 guard words")
+                .withRegime(dev.kevo.data.ShapeRegime.NARROW);
+        ShapeResult oneRow = ShapeResult.checked("1x3017", 1, 1e-7, 1e-9, null)
+                .withRegime(dev.kevo.data.ShapeRegime.ONE_ROW);
+        CandidateResult rejected = CandidateResult.builder("k.cu", Verdict.OUT_OF_BOUNDS_WRITE, 1)
+                .detail("fresh shape 40x77: case normal-1: 12 guard words").shapes(List.of(timed("32x128", null)))
+                .freshShapes(List.of(oneRow, narrow)).build();
+        StringWriter out = new StringWriter();
+        EvalTable.print(rejected, "cuDNN 9.14.0", 1e-4, false, new PrintWriter(out, true));
+        assertTrue(out.toString().contains("fresh shapes (drawn for this evaluation, checked untimed): 1x3017 pass, "
+                + "40x77 out-of-bounds-write"), out.toString());
+        assertTrue(out.toString().contains("REJECTED  out-of-bounds-write: fresh shape 40x77: case normal-1"),
+                out.toString());
+        assertFalse(out.toString().contains("at scale"), "not asked for: " + out);
+
+        CandidateResult atScale = CandidateResult.builder("k.cu", Verdict.PASS, 1).score(2.0, 0.9)
+                .shapes(List.of(timed("32x128", null))).freshShapes(List.of(oneRow))
+                .atScale(List.of(oneRow, oneRow, ShapeResult.checked("16385x131073", 2, 1e-7, 1e-9, null)), null)
+                .build();
+        StringWriter scaled = new StringWriter();
+        EvalTable.print(atScale, "cuDNN 9.14.0", 1e-4, false, new PrintWriter(scaled, true));
+        assertTrue(scaled.toString().contains("at scale: 2 held-out shapes pass; 16385x131073 (2,147,631,105 "
+                + "elements) pass"), scaled.toString());
+    }
+
+    @Test
     void theScoreSaysWhatItIsOver() {
         assertTrue(print(List.of(timed("32x128", 1e-7)), "cuDNN 9.14.0").contains("score 2.000x over cuDNN 9.14.0"));
         assertTrue(print(List.of(timed("32x128", null)), "block_two_pass").contains("score 2.000x over block_two_pass"));

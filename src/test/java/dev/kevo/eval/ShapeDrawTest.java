@@ -1,0 +1,98 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.data.BeyondSuite;
+import dev.kevo.data.Defaults;
+import dev.kevo.data.ShapeRegime;
+import dev.kevo.task.Shape;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** The shapes an evaluation checks beyond its suite, drawn from its timing secret without a GPU. */
+class ShapeDrawTest {
+    private static final List<ShapeRegime> ALL = List.of(ShapeRegime.values());
+
+    private static List<Shape> suite(String name) {
+        return SuiteFile.load(TestFiles.root().resolve("evaluator/suites/" + name + ".yaml")).shapes();
+    }
+
+    private static List<ShapeDraw.Drawn> both(long secret, ShapeDraw.Bounds bounds) {
+        return Stream.concat(ShapeDraw.fresh(secret, ALL, bounds).stream(),
+                ShapeDraw.heldOut(secret, BeyondSuite.defaults(), bounds).stream()).toList();
+    }
+
+    @Test
+    void aSecretDrawsTheSameShapesEveryTime() {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite("standard"));
+        assertEquals(both(42, bounds), both(42, bounds));
+        assertEquals(ALL, ShapeDraw.fresh(42, ALL, bounds).stream().map(ShapeDraw.Drawn::regime).toList(),
+                "one shape per regime asked for, in order");
+        assertEquals(List.of(), ShapeDraw.fresh(42, List.of(), bounds), "switched off: none");
+    }
+
+    @Test
+    void everyDrawnShapeIsOfItsRegimeAndTheRegimesReachWhatSuitesMiss() {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite("standard"));
+        Set<Long> narrowMod4 = new HashSet<>();
+        long largestOneRow = 0;
+        for (long secret = 0; secret < 2000; secret++) {
+            for (ShapeDraw.Drawn d : both(secret, bounds)) {
+                Shape s = d.shape();
+                assertTrue(d.regime().holds(s.rows(), s.cols()), d.regime() + ": " + s);
+                switch (d.regime()) {
+                    case NARROW -> narrowMod4.add((long) s.cols() % 4);
+                    case ONE_ROW -> largestOneRow = Math.max(largestOneRow, s.cols());
+                    case LARGE_ODD -> assertTrue(s.rows() >= 3 && s.elements() >= bounds.budget() / 5,
+                            "many long rows: " + s);
+                    default -> { }
+                }
+            }
+        }
+        assertEquals(Set.of(0L, 1L, 2L, 3L), narrowMod4, "narrow rows of a multiple of 4 columns and of others");
+        assertTrue(largestOneRow > 1_000_000, "one-row shapes reach long rows: " + largestOneRow);
+    }
+
+    @Test
+    void everyDrawnShapeFitsTheBuffersHeldForItsSuite() {
+        for (List<Shape> suite : List.of(suite("standard"), suite("quick"), suite("llm"), suite("long"),
+                List.of(new Shape(1, 5)), List.of(new Shape(3, 200)))) {
+            ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite);
+            for (long secret = 0; secret < 500; secret++) {
+                for (ShapeDraw.Drawn d : both(secret, bounds)) {
+                    Shape s = d.shape();
+                    assertTrue(bounds.fit(s) && s.elements() <= bounds.budget(), s + " for " + suite);
+                    assertTrue(d.regime().holds(s.rows(), s.cols()), d.regime() + ": " + s + " for " + suite);
+                }
+            }
+        }
+    }
+
+    @Test
+    void differentSecretsDrawDifferentShapesAndTheHeldOutOnesAreApart() {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite("standard"));
+        Set<List<ShapeDraw.Drawn>> seen = new HashSet<>();
+        for (long secret = 0; secret < 200; secret++) {
+            seen.add(ShapeDraw.fresh(secret, ALL, bounds));
+            assertNotEquals(ShapeDraw.fresh(secret, ALL, bounds),
+                    ShapeDraw.heldOut(secret, BeyondSuite.defaults(), bounds).subList(0, ALL.size()));
+        }
+        assertTrue(seen.size() >= 199, "200 secrets, " + seen.size() + " draws");
+    }
+
+    @Test
+    void theAtScaleShapeIsOneWhoseLastIndexNoIntHolds() {
+        Shape atScale = Shape.parse(Defaults.AT_SCALE_SHAPE);
+        assertTrue(atScale.elements() - 1 > Integer.MAX_VALUE, "a 32-bit element index overflows: " + atScale);
+        assertTrue((long) (atScale.rows() - 1) * atScale.cols() > Integer.MAX_VALUE,
+                "so does the last row's 32-bit offset");
+        assertTrue(atScale.rows() >= 16384 && atScale.cols() >= 131072, "at least 16K tokens x a 128K vocabulary");
+    }
+}
