@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.KevoCli;
+import dev.kevo.SanitizerRecords;
 import dev.kevo.TestFiles;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Confirmation;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ExportSizeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path SEED = TestFiles.root().resolve("seeds/online.cu");
+    private static final Path ONLINE = TestFiles.root().resolve("seeds/online.cu");
     private static final long AT_SCALE = 2_147_631_105L;
 
     private static JsonNode provenance(Path out) throws IOException {
@@ -54,10 +55,16 @@ class ExportSizeTest {
         return file;
     }
 
+    /** A copy of seeds/online.cu in {@code tmp} with a clean sanitizer record: what export asks for first. */
+    private static Path seed(Path tmp) {
+        return SanitizerRecords.cleanCopy(ONLINE, tmp);
+    }
+
     @Test
     void aFileNoRecordJudgedAtScaleIsRefusedPast2To31(@TempDir Path tmp) throws Exception {
         Path out = tmp.resolve("pkg");
-        KevoCli.Outcome r = kevo("export", SEED.toString(), "--to", "torch", "--out", out.toString());
+        Path seed = seed(tmp);
+        KevoCli.Outcome r = kevo("export", seed.toString(), "--to", "torch", "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertLimit(out, Integer.MAX_VALUE);
         assertTrue(provenance(out).at("/size/why").asText().startsWith("not judged at scale"));
@@ -68,10 +75,11 @@ class ExportSizeTest {
 
     @Test
     void anEvalRecordAtScaleOfTheSameSourceRaisesTheLimitToWhatItJudged(@TempDir Path tmp) throws Exception {
-        String source = Files.readString(SEED);
+        Path seed = seed(tmp);
+        String source = Files.readString(seed);
         Path out = tmp.resolve("pkg");
         Path record = evalRecord(tmp, source, Verdict.PASS, AT_SCALE);
-        KevoCli.Outcome r = kevo("export", SEED.toString(), "--to", "torch", "--out", out.toString(), "--eval-json",
+        KevoCli.Outcome r = kevo("export", seed.toString(), "--to", "torch", "--out", out.toString(), "--eval-json",
                 record.toString());
         assertEquals(0, r.code(), r.err());
         assertLimit(out, AT_SCALE);
@@ -80,17 +88,18 @@ class ExportSizeTest {
                 && provenance(out).at("/size/why").asText().contains(record.toString()), provenance(out).toString());
 
         Path notAtScale = tmp.resolve("small");
-        assertEquals(0, kevo("export", SEED.toString(), "--to", "torch", "--out", notAtScale.toString(),
+        assertEquals(0, kevo("export", seed.toString(), "--to", "torch", "--out", notAtScale.toString(),
                 "--eval-json", evalRecord(tmp, source, Verdict.PASS, 262_668_288L).toString()).code());
         assertLimit(notAtScale, Integer.MAX_VALUE);
     }
 
     @Test
     void anEvalRecordOfAnotherSourceOrAFailureIsOneLineAndExitTwo(@TempDir Path tmp) throws Exception {
-        String source = Files.readString(SEED);
+        Path seed = seed(tmp);
+        String source = Files.readString(seed);
         for (Path record : List.of(evalRecord(tmp, source + "\n// edited\n", Verdict.PASS, AT_SCALE),
                 evalRecord(tmp, source, Verdict.UNWRITTEN_OUTPUT, null))) {
-            KevoCli.Outcome r = kevo("export", SEED.toString(), "--out", tmp.resolve("pkg").toString(),
+            KevoCli.Outcome r = kevo("export", seed.toString(), "--out", tmp.resolve("pkg").toString(),
                     "--eval-json", record.toString());
             assertEquals(2, r.code(), r.err());
             assertEquals(1, r.err().strip().lines().count(), r.err());
@@ -111,6 +120,7 @@ class ExportSizeTest {
         }
         Confirmation confirmation = Confirmation.of(List.of(new Confirmation.Entry(id, "1 GPU", 4.0, confirmed)));
         CampaignStore.open(campaign).saveConfirmation(confirmation);
+        SanitizerRecords.clean(campaign.resolve(id + ".cu"));
         return campaign;
     }
 
@@ -141,5 +151,21 @@ class ExportSizeTest {
         assertTrue(r.err().contains(best + " failed champion confirmation (unwritten-output: at-scale shape "
                 + "16385x131073"), r.err());
         assertFalse(Files.exists(tmp.resolve("pkg")));
+    }
+
+    @Test
+    void anEvalRecordOfASanitizerPassStandsForTheRecordBesideTheFile(@TempDir Path tmp) throws Exception {
+        Path file = Files.copy(ONLINE, tmp.resolve("online.cu"));
+        String source = Files.readString(file);
+        CandidateResult result = CandidateResult.builder("online.cu", Verdict.PASS, 3).sourceHash(SourceHash.of(source))
+                .judgedElements(262_668_288L).sanitized(SanitizerRecords.of(source, Verdict.PASS, null)).build();
+        Path record = tmp.resolve("eval-sanitized.json");
+        JSON.writeValue(record.toFile(), EvalRecord.builder().kevoVersion("test").results(List.of(result)).build());
+        Path out = tmp.resolve("pkg");
+        assertEquals(2, kevo("export", file.toString(), "--out", out.toString()).code(), "no record beside it");
+        KevoCli.Outcome r = kevo("export", file.toString(), "--out", out.toString(), "--eval-json", record.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals("pass", provenance(out).at("/sanitized/verdict").asText());
+        assertEquals(SourceHash.of(source), provenance(out).at("/sanitized/sourceHash").asText());
     }
 }
