@@ -42,6 +42,7 @@ final class SanitizerLauncher implements Launcher {
         return p == null || p.isAlive() ? OptionalInt.empty() : OptionalInt.of(p.exitValue());
     }
 
+    // Where it runs, and how it ends, are a local worker's.
     @Override
     public String where() {
         return LOCAL.where();
@@ -49,12 +50,12 @@ final class SanitizerLauncher implements Launcher {
 
     @Override
     public boolean reclaimed(String stderr) {
-        return false;
+        return LOCAL.reclaimed(stderr);
     }
 
     @Override
     public boolean expendable() {
-        return false;
+        return LOCAL.expendable();
     }
 
     /** The worker is the sanitizer's child: killing only the sanitizer would leave it holding the GPU. */
