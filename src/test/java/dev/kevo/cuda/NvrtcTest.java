@@ -79,14 +79,15 @@ class NvrtcTest {
     @MethodSource("shippedKernels")
     void everyShippedKernelCompilesAndDefinesItsPlansKernels(Path file) throws IOException {
         KernelFile kernel = ContractParser.read(file);
-        // A knobbed seed compiles with its knobs' current values defined, as kevo compiles it.
+        // A knobbed seed compiles with its knobs' current values defined, as kevo compiles it, and KEVO_X/KEVO_Y
+        // as the element types of its first dtype.
         Compilation c = nvrtc.compile(file.getFileName().toString(), Files.readString(file), Prelude.headers(), ARCH,
-                kernel.knobs().macros());
+                kernel.macros(kernel.dtypes().getFirst()));
         assertCubin(c);
         assertEquals(file.getFileName().toString(), c.name());
         assertEquals(ARCH, c.arch());
         assertEquals(List.of("--std=c++17", "--gpu-architecture=" + ARCH), c.options().subList(0, 2));
-        assertEquals(kernel.knobs().macros().size(), c.options().size() - 2, c.options()::toString);
+        assertEquals(kernel.knobs().macros().size() + 2, c.options().size() - 2, c.options()::toString);
         assertFalse(c.log().contains("error"), c.log());
         for (String name : kernel.kernelNames()) {
             assertTrue(c.definesKernel(name), file + " defines " + name);

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** Model answers to kernel files: whole files, SEARCH/REPLACE edits, and every way an answer can be unusable. */
 class AnswerParserTest {
-    static final String PARENT = Fixtures.seed("online.cu");
+    static final String PARENT = Fixtures.recordedParent();
 
     static String content(String recorded) throws Exception {
         return new ObjectMapper().readTree(ModelServer.recorded(recorded)).at("/choices/0/message/content").asText();

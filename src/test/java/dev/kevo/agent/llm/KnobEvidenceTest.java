@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class KnobEvidenceTest {
 
     private static Candidate relative(String id, Map<String, String> values, double score) {
-        String source = KnobRewriter.rewrite(ContractParser.parse("online.cu", null, Fixtures.seed("online.cu")),
+        String source = KnobRewriter.rewrite(ContractParser.parse("online.cu", null, Fixtures.recordedParent()),
                 values);
         return new Candidate(id, source, Optional.empty(), Fixtures.result(Verdict.PASS, null, score, 0.3, null,
                 List.of(), List.of()));

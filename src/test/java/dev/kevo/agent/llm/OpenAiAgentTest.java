@@ -111,7 +111,7 @@ class OpenAiAgentTest {
     void aSearchReplaceAnswerEditsTheParent() {
         server.enqueue(PATH, Reply.ok(recorded("openai-search-replace.json")));
         Proposal p = agent().propose(Fixtures.request());
-        assertEquals(Fixtures.seed("online.cu").replace("\"value\": 128", "\"value\": 256")
+        assertEquals(Fixtures.recordedParent().replace("\"value\": 128", "\"value\": 256")
                 .replace("yr[c] = expf(xr[c] - m) * inv", "yr[c] = __expf(xr[c] - m) * inv"), p.source());
     }
 
