@@ -1,6 +1,6 @@
 /*@kevo
 {
-  "description": "adversarial: block-per-row online softmax, correct while checked, that spins forever from its 10th launch of 4096x4096 on, so it hangs only once timing has begun",
+  "description": "adversarial: block-per-row online softmax, correct while checked, that spins forever from its 13th launch of 4096x4096 on, so it hangs only once timing has begun",
   "plans": [
     { "when": "cols <= 512",
       "launches": [ { "kernel": "softmax_hang_timed", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
@@ -12,10 +12,10 @@
 }
 */
 // @expect kernel-timeout
-// why: the 8 checked launches of 4096x4096 (launches 0-7) are honest and take tens of microseconds; launch 9, in the warm-up of timing, never ends. Before each synchronisation of timing the worker tells its supervisor how long the queued work may take, from the candidate's own slowest checked launch and the baseline's (1 s + 4 x per launch), so the worker is killed about a second later, not at limits.timing_s (240 s).
+// why: the 11 checked launches of 4096x4096 (launches 0-10: ten cases and the repeated launch) are honest and take tens of microseconds; launch 12, in the warm-up of timing, never ends. Before each synchronisation of timing the worker tells its supervisor how long the queued work may take, from the candidate's own slowest checked launch and the baseline's (1 s + 4 x per launch), so the worker is killed about a second later, not at limits.timing_s (240 s).
 #include "kevo.h"
 
-#define HANG_FROM 9u
+#define HANG_FROM 12u
 __device__ unsigned int arrivals;  // blocks of 4096x4096 launches so far; zero at module load
 __device__ unsigned int released;  // zero at module load, never set
 
