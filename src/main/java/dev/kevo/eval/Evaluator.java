@@ -357,12 +357,12 @@ public final class Evaluator implements AutoCloseable {
         BeyondSuite wanted = settings.beyondSuite();
         ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
         List<ShapeResult> fresh = checkDrawn(loaded, ShapeDraw.fresh(timingSecret, wanted.fresh(), bounds), 0,
-                BeyondSuiteResults.FRESH, inputSeed, phases);
+                BeyondSuiteResults.FRESH, freshCases(), inputSeed, phases);
         if (!atScale || firstFailed(fresh) != null) {
             return new BeyondSuiteResults(fresh, null, null);
         }
         List<ShapeResult> scale = new ArrayList<>(checkDrawn(loaded, ShapeDraw.heldOut(timingSecret, wanted, bounds),
-                BeyondSuite.MAX_DRAWN, BeyondSuiteResults.HELD_OUT, inputSeed, phases));
+                BeyondSuite.MAX_DRAWN, BeyondSuiteResults.HELD_OUT, settings.cases(), inputSeed, phases));
         if (firstFailed(scale) != null) {
             return new BeyondSuiteResults(fresh, scale, null);
         }
@@ -377,19 +377,33 @@ public final class Evaluator implements AutoCloseable {
         }
         try (own) {
             scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, settings.tolerance()), big, null,
-                    2 * BeyondSuite.MAX_DRAWN, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed,
+                    settings.cases(), 2 * BeyondSuite.MAX_DRAWN, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed,
                     phases));
         }
         return new BeyondSuiteResults(fresh, scale, null);
     }
 
+    /**
+     * The cases a fresh shape is checked on: those of {@link #FRESH_CASES} the settings check, else the first they
+     * check. Fresh shapes are there for what depends on the shape (indexing, tails, plans), which any input shows; what
+     * depends on the values is the suite's every case. Every case on every fresh shape cost a tenth of a candidate's
+     * evaluation (bench/results/hardening-round3b-h100/round3-costs-h100.json), two keep it within budget.
+     */
+    private List<InputCase> freshCases() {
+        List<InputCase> chosen = FRESH_CASES.stream().filter(settings.cases()::contains).toList();
+        return chosen.isEmpty() ? List.of(settings.cases().getFirst()) : chosen;
+    }
+
+    /** Ordinary values, and a causal mask, whose boundary moves with the row: indexing shows on both. */
+    private static final List<InputCase> FRESH_CASES = List.of(InputCase.NORMAL_4, InputCase.CAUSAL);
+
     /** Drawn shapes in order, each to its verdict; {@code first} numbers their inputs apart from other kinds'. */
     private List<ShapeResult> checkDrawn(LoadedFile loaded, List<ShapeDraw.Drawn> drawn, int first, String kind,
-                                         long inputSeed, Phase.Listener phases) {
+                                         List<InputCase> cases, long inputSeed, Phase.Listener phases) {
         List<ShapeResult> results = new ArrayList<>();
         for (int k = 0; k < drawn.size(); k++) {
             ShapeDraw.Drawn d = drawn.get(k);
-            results.add(checkBeyond(loaded, correctness, d.shape(), d.regime(), first + k,
+            results.add(checkBeyond(loaded, correctness, d.shape(), d.regime(), cases, first + k,
                     BeyondSuiteResults.label(kind, d.shape()), inputSeed, phases));
         }
         return results;
@@ -397,12 +411,13 @@ public final class Evaluator implements AutoCloseable {
 
     /** One shape beyond the suite: its plan (a shape no plan covers is a plan error), prepared, then checked. */
     private ShapeResult checkBeyond(LoadedFile loaded, CorrectnessCheck check, Shape shape, ShapeRegime regime,
-                                    int index, String label, long inputSeed, Phase.Listener phases) {
+                                    List<InputCase> cases, int index, String label, long inputSeed,
+                                    Phase.Listener phases) {
         ShapeResult result;
         try {
             ResolvedPlan plan = preflight.plan(loaded.file(), shape);
             loaded.runner().prepare(plan);
-            result = checkShape(check, loaded, shape, plan, settings.cases(),
+            result = checkShape(check, loaded, shape, plan, cases,
                     c -> InputSalt.BEYOND_CASE.derive(inputSeed, index, c.ordinal()),
                     deadline.check(estimatedBaselineMs(shape)), false, false, phases, label);
         } catch (Rejection r) {
