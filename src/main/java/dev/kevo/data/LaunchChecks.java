@@ -8,8 +8,9 @@ import com.fasterxml.jackson.databind.annotation.JsonPOJOBuilder;
  *
  * <p>A checked launch is untimed, so time spent in it is free to a kernel unless it is held against the kernel's own
  * timed launches: none may take longer than {@code slowFactor} times the timed median of its shape plus
- * {@code slowSlackMs} (the slack covers the host's launch and synchronisation, which the wall time of a checked
- * launch includes, and the first launch of a module). A kernel that searched its inputs for what the timed launches
+ * {@code slowSlackMs}. A checked launch's time is the lesser of its wall time and what CUDA events around it saw: a
+ * pause of the host (a collection, a busy machine) inflates the first alone, and a kernel's own work both; the slack
+ * covers the host's launch and synchronisation and the first launch of a module. A kernel that searched its inputs for what the timed launches
  * will hold would have to do it there.
  *
  * <p>Each shape is also launched twice on one input and the two outputs compared bit for bit. A kernel that sums in

@@ -22,8 +22,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param checkedLaunches how many of the candidate's timed launches had their output checked (chosen at random)
  * @param baselineRelativeL2 the baseline's own worst relative L2 error on this shape, measured against the same
  *     float64 reference when the baseline is a vendor library (cuDNN), which is never rejected; null otherwise
- * @param checkLaunchMs the slowest checked launch's wall time (with its synchronisation); held against the timed
- *     median, it shows time a kernel spends only when checked
+ * @param checkLaunchMs the slowest checked launch's time, the lesser of its wall time (with its synchronisation) and
+ *     its GPU events' (so a pause of the host does not count); held against the timed median, it shows time a kernel
+ *     spends only when checked
  * @param deterministic whether a second launch on one checked input wrote the same bits; null where not checked
  * @param regime for a shape drawn beyond the suite ({@link CandidateResult#freshShapes()}, the held-out ones), the
  *     regime it was drawn from; null for a suite shape and the at-scale one

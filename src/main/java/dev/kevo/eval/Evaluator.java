@@ -314,7 +314,7 @@ public final class Evaluator implements AutoCloseable {
                 phases.expect(seconds, "case " + inputCase.id() + " of " + shape);
                 CorrectnessCheck.CaseResult r = check.check(loaded.runner(), plan, shape,
                         caseSeeds.applyAsLong(inputCase), inputCase);
-                slowest = Math.max(slowest, r.launchWallMs());
+                slowest = Math.max(slowest, r.launchMs());
                 relL2 = Math.max(relL2, r.relativeL2());
                 maxAbs = Math.max(maxAbs, r.maxAbsError());
                 if (cold && coldMs == null) {
