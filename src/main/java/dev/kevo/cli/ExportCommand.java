@@ -1,6 +1,8 @@
 package dev.kevo.cli;
 
 import dev.kevo.ExitCode;
+import dev.kevo.data.Precision;
+import dev.kevo.KevoException;
 import dev.kevo.export.ExportPackage;
 import dev.kevo.export.ExportSource;
 import dev.kevo.export.ExportTarget;
@@ -53,6 +55,11 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     + "needs none: its confirmation says.")
     Path evalJson;
 
+    @Option(names = "--dtype", paramLabel = "fp32|bf16|fp16|bf16-fp32",
+            description = "The dtypes of x and y the package takes; the kernel must implement them. Default: the dtype "
+                    + "its campaign judged it in, else fp32 where the file implements it, else the first it declares.")
+    String dtype;
+
     @Spec
     CommandSpec spec;
 
@@ -78,7 +85,13 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             err.println("kevo: " + refused.get() + "; kevo exports only kernels it would judge");
             return ExitCode.REJECTED;
         }
-        ExportPackage pkg = ExportPackage.build(source, target, Version.current(), Instant.now());
+        Optional<Precision> asked;
+        try {
+            asked = Optional.ofNullable(dtype).map(Precision::parse);
+        } catch (IllegalArgumentException e) {
+            throw KevoException.input("--dtype: " + e.getMessage());
+        }
+        ExportPackage pkg = ExportPackage.build(source, target, asked, Version.current(), Instant.now());
         Optional<String> unsanitized = source.unsanitized();
         if (unsanitized.isPresent()) {
             err.println("kevo: " + unsanitized.get() + "; kevo exports only kernels compute-sanitizer ran clean");

@@ -5,6 +5,7 @@ import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.EvalRecord;
+import dev.kevo.data.Precision;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
@@ -32,9 +33,31 @@ import java.util.Optional;
  * @param sanitized what compute-sanitizer found in exactly this source ({@link SanitizedRecords}, the mutant's own
  *     evaluation under {@code sanitize: every}, or a {@code kevo eval --sanitize --json} record given); null when it
  *     never ran on it
+ * @param judgedDtype the dtype its campaign judged it in; null for a file outside a campaign
  */
 public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged,
-                           Confirmation.Entry confirmed, Provenance.Size size, Sanitized sanitized) {
+                           Confirmation.Entry confirmed, Provenance.Size size, Sanitized sanitized,
+                           Precision judgedDtype) {
+
+    /**
+     * The dtype to export in: {@code asked}, or else the one its campaign judged it in, or else float32 where the file
+     * implements it, or else the first it declares.
+     *
+     * @throws KevoException for a dtype the file does not implement, or one its campaign did not judge it in
+     */
+    public Precision dtype(Optional<Precision> asked) {
+        Precision chosen = asked.orElseGet(() -> judgedDtype != null ? judgedDtype
+                : file.implementsDtype(Precision.FP32) ? Precision.FP32 : file.dtypes().getFirst());
+        if (!file.implementsDtype(chosen)) {
+            throw KevoException.input(file.name() + " implements dtype " + file.dtypes().stream().map(Precision::id)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ", not " + chosen.id());
+        }
+        if (judgedDtype != null && !judgedDtype.equals(chosen)) {
+            throw KevoException.input(file.name() + ": its campaign judged it in " + judgedDtype.id() + ", not "
+                    + chosen.id() + " (kevo eval --dtype " + chosen.id() + " judges it there; export the file then)");
+        }
+        return chosen;
+    }
 
     public static ExportSource locate(Path given) {
         return locate(given, Optional.empty());
@@ -74,7 +97,7 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         }
         KernelFile file = ContractParser.read(given);
         return new ExportSource(file, null, null, null, Provenance.Size.judged(null, null),
-                SanitizedRecords.covering(given, file.source()).orElse(null));
+                SanitizedRecords.covering(given, file.source()).orElse(null), null);
     }
 
     private static ExportSource mutant(CampaignStore store, String id) {
@@ -100,7 +123,8 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         Optional<Sanitized> evaluated = Optional.ofNullable(record.result()).map(CandidateResult::sanitized)
                 .filter(s -> judged.sourceMatches()).map(s -> s.withSourceHash(SourceHash.of(file.source())));
         return new ExportSource(file, record, judged, confirmed, size,
-                SanitizedRecords.covering(path, file.source()).or(() -> evaluated).orElse(null));
+                SanitizedRecords.covering(path, file.source()).or(() -> evaluated).orElse(null),
+                frozen.settings().dtype());
     }
 
     /**
@@ -128,7 +152,7 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                 .findFirst().map(s -> s.withSourceHash(hash)).orElse(null);
         return new ExportSource(file, record, this.judged, confirmed,
                 Provenance.Size.judged(Math.max(judged, size.judgedElements() == null ? 0 : size.judgedElements()),
-                        "kevo eval" + device + ", " + evalRecord), fromEval);
+                        "kevo eval" + device + ", " + evalRecord), fromEval, judgedDtype);
     }
 
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,

@@ -17,10 +17,11 @@ import java.util.List;
  * @param note for a file no campaign judged, says so
  * @param size the largest shape the package accepts, and why
  * @param sanitized what compute-sanitizer found in this source (kevo exports only a source it ran clean)
+ * @param dtype the dtypes of x and y the package takes ({@code fp32}, {@code bf16}, {@code bf16-fp32}, ...)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Provenance(String kernel, String source, String sourceHash, String exportedBy, String exportedAt,
-                         String target, Judged judged, String note, Size size, Sanitized sanitized) {
+                         String target, Judged judged, String note, Size size, Sanitized sanitized, String dtype) {
 
     /**
      * How many elements (rows x cols) the package accepts: as many as kevo judged the kernel on, and 2^31-1 where it

@@ -2,17 +2,18 @@
 #pragma once
 #include <stddef.h>
 #include <cuda_runtime_api.h>
-
+@@TYPE_INCLUDES@@
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* y = softmax(x) over each row of a row-major rows x cols float32 matrix, on the current device, queued on stream.
+/* y = softmax(x) over each row of a row-major rows x cols matrix, x of @@X_T@@ and y of @@Y_T@@ (kevo dtype
+   @@DTYPE@@, accumulated in float32), on the current device, queued on stream.
    x and y must be device pointers, 16-byte aligned, and must not overlap. Allocates the plan's workspace (if
    any) on the stream with cudaMallocAsync and frees it after the launches. Returns cudaSuccess, or an error with
    the reason in kevo_softmax_last_error(): a shape no plan covers, a launch the device cannot run (a
    cooperative grid that cannot be resident at once is refused here, never launched to hang), a launch error. */
-cudaError_t kevo_softmax(const float* x, float* y, int rows, int cols, cudaStream_t stream);
+cudaError_t kevo_softmax(const @@X_T@@* x, @@Y_T@@* y, int rows, int cols, cudaStream_t stream);
 
 /* Bytes of workspace the plan needs for rows x cols on the current device (0 for plans without one). */
 cudaError_t kevo_softmax_workspace_size(int rows, int cols, size_t* bytes);
@@ -20,7 +21,7 @@ cudaError_t kevo_softmax_workspace_size(int rows, int cols, size_t* bytes);
 /* As kevo_softmax, with a workspace of workspace_bytes (at least kevo_softmax_workspace_size's, 256-byte aligned)
    that the caller owns. Its contents are undefined at each call and need no clearing; it must not be used by
    anything else until the launches on stream are done. */
-cudaError_t kevo_softmax_with_workspace(const float* x, float* y, int rows, int cols, void* workspace,
+cudaError_t kevo_softmax_with_workspace(const @@X_T@@* x, @@Y_T@@* y, int rows, int cols, void* workspace,
                                         size_t workspace_bytes, cudaStream_t stream);
 
 /* Why the last call on this thread failed, in one line ("" after a success). */

@@ -149,13 +149,13 @@ static cudaError_t kevo_softmax_prepare(const kevo_softmax_plan* plan, int devic
     return cudaSuccess;
 }
 
-static cudaError_t kevo_softmax_run(const kevo_softmax_plan* plan, const float* x, float* y, void* workspace,
+static cudaError_t kevo_softmax_run(const kevo_softmax_plan* plan, const @@X_T@@* x, @@Y_T@@* y, void* workspace,
                                     cudaStream_t stream) {
     for (int l = 0; l < plan->nlaunches; l++) {
         const kevo_softmax_launch* launch = &plan->launch[l];
         // Every argument is a pointer (8 bytes) or an int (4 bytes), as kevo passes them.
-        const float* xp = x;
-        float* yp = y;
+        const @@X_T@@* xp = x;
+        @@Y_T@@* yp = y;
         void* wp = workspace;
         int ints[KEVO_SOFTMAX_MAX_ARGS];
         void* args[KEVO_SOFTMAX_MAX_ARGS];
@@ -192,17 +192,17 @@ static bool kevo_softmax_overlap(const void* a, size_t an, const void* b, size_t
     return a0 < b0 + bn && b0 < a0 + an;
 }
 
-extern "C" cudaError_t kevo_softmax_with_workspace(const float* x, float* y, int rows, int cols, void* workspace,
+extern "C" cudaError_t kevo_softmax_with_workspace(const @@X_T@@* x, @@Y_T@@* y, int rows, int cols, void* workspace,
                                                    size_t workspace_bytes, cudaStream_t stream) {
     int device;
     kevo_softmax_plan plan;
     cudaError_t e = kevo_softmax_plan_for(rows, cols, &device, &plan);
     if (e != cudaSuccess) return e;
-    size_t bytes = (size_t)rows * (size_t)cols * sizeof(float);
+    size_t x_bytes = (size_t)rows * (size_t)cols * sizeof(@@X_T@@), y_bytes = (size_t)rows * (size_t)cols * sizeof(@@Y_T@@);
     if (((uintptr_t)x | (uintptr_t)y) % 16 != 0) {
         return kevo_softmax_fail(cudaErrorInvalidValue, "x and y must be 16-byte aligned, as kevo judged the kernel");
     }
-    if (kevo_softmax_overlap(x, bytes, y, bytes)) {
+    if (kevo_softmax_overlap(x, x_bytes, y, y_bytes)) {
         return kevo_softmax_fail(cudaErrorInvalidValue, "x and y overlap: the kernel was judged with separate buffers");
     }
     if ((uint64_t)plan.workspace > workspace_bytes) {
@@ -217,7 +217,7 @@ extern "C" cudaError_t kevo_softmax_with_workspace(const float* x, float* y, int
     return kevo_softmax_run(&plan, x, y, workspace, stream);
 }
 
-extern "C" cudaError_t kevo_softmax(const float* x, float* y, int rows, int cols, cudaStream_t stream) {
+extern "C" cudaError_t kevo_softmax(const @@X_T@@* x, @@Y_T@@* y, int rows, int cols, cudaStream_t stream) {
     size_t bytes = 0;
     cudaError_t e = kevo_softmax_workspace_size(rows, cols, &bytes);
     if (e != cudaSuccess || bytes == 0) {

@@ -9,7 +9,9 @@
 
 torch::Tensor softmax(const torch::Tensor& x, int64_t dim) {
     TORCH_CHECK(x.is_cuda(), "kevo softmax: x must be a CUDA tensor, got one on ", x.device());
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "kevo softmax: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == @@TORCH_X@@, "kevo softmax: x must be ", c10::toString(@@TORCH_X@@),
+                " (the kernel was exported for dtype @@DTYPE@@; kevo export --dtype exports another it implements), got ",
+                x.scalar_type());
     TORCH_CHECK(x.dim() >= 1, "kevo softmax: x must have at least one dimension");
     const int64_t last = x.dim() - 1;
     // The message is built as one string: on the H100 (torch 2.11) this check, written with int64_t arguments to
@@ -22,7 +24,7 @@ torch::Tensor softmax(const torch::Tensor& x, int64_t dim) {
     TORCH_CHECK(x.is_contiguous(), "kevo softmax: x must be contiguous (call x.contiguous())");
     TORCH_CHECK(reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0,
                 "kevo softmax: x must be 16-byte aligned (a view at an odd offset is not; call x.clone())");
-    auto y = torch::empty(x.sizes(), x.options());
+    auto y = torch::empty(x.sizes(), x.options().dtype(@@TORCH_Y@@));
     if (x.numel() == 0) {
         return y;
     }
@@ -45,7 +47,8 @@ torch::Tensor softmax(const torch::Tensor& x, int64_t dim) {
     if (bytes > 0) {
         workspace = torch::empty({static_cast<int64_t>(bytes)}, x.options().dtype(torch::kUInt8));
     }
-    e = kevo_softmax_with_workspace(x.data_ptr<float>(), y.data_ptr<float>(), static_cast<int>(rows),
+    e = kevo_softmax_with_workspace(reinterpret_cast<const @@X_T@@*>(x.data_ptr()),
+                                    reinterpret_cast<@@Y_T@@*>(y.data_ptr()), static_cast<int>(rows),
                                     static_cast<int>(cols), bytes > 0 ? workspace.data_ptr() : nullptr, bytes,
                                     at::cuda::getCurrentCUDAStream());
     TORCH_CHECK(e == cudaSuccess, "kevo softmax: ", kevo_softmax_last_error(), " (", cudaGetErrorString(e), ")");
@@ -54,6 +57,6 @@ torch::Tensor softmax(const torch::Tensor& x, int64_t dim) {
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.doc() = "@@DOC@@";
-    m.def("softmax", &softmax, "softmax over the last dimension of a contiguous float32 CUDA tensor",
+    m.def("softmax", &softmax, "softmax over the last dimension of a contiguous CUDA tensor, kevo dtype @@DTYPE@@",
           pybind11::arg("x"), pybind11::arg("dim") = -1);
 }

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
+import dev.kevo.data.Precision;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,5 +44,22 @@ class NvccExportTest {
                     && symbols.contains(" kevo_softmax_workspace_size\n"), kernel + ": the C API is exported");
         }
         System.out.println("NvccExportTest: " + kernels.size() + " exports built with " + nvcc);
+    }
+
+    /** A kernel written for every dtype exports in each: the C API in CUDA's own 16-bit types, the example too. */
+    @Test
+    void aSeedThatImplementsEveryDtypeBuildsInEach(@TempDir Path tmp) throws Exception {
+        String nvcc = Toolchain.nvcc().orElseThrow().toString();
+        Path online = TestFiles.root().resolve("seeds/online.cu");
+        for (String id : new String[] {"bf16", "fp16", "bf16-fp32"}) {
+            Path out = tmp.resolve(id);
+            ExportPackage.build(ExportSource.locate(online), ExportTarget.CPP, Optional.of(Precision.parse(id)), "test",
+                    Instant.now()).writeTo(out);
+            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
+                    "kevo_softmax.cu", "-o", "kevo_softmax.o");
+            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", "example", "example.cu",
+                    "kevo_softmax.o");
+            assertTrue(Files.isExecutable(out.resolve("example")), id + ": example linked");
+        }
     }
 }

@@ -1,0 +1,39 @@
+package dev.kevo.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import dev.kevo.TestFiles;
+import dev.kevo.data.Precision;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The dtype an export is written for: what the file implements, in the C API's and torch's own types. */
+class ExportDtypeTest {
+
+    @Test
+    void aFileIsExportedInTheDtypesItImplementsAndRefusedInOthers() {
+        ExportSource fp32Only = ExportSource.locate(TestFiles.root().resolve("seeds/register_rows.cu"));
+        assertEquals(Precision.FP32, fp32Only.dtype(Optional.empty()), "float32 where the file implements it");
+        KevoException e = assertThrows(KevoException.class, () -> fp32Only.dtype(Optional.of(Precision.BF16)));
+        assertTrue(e.getMessage().contains("register_rows.cu implements dtype fp32, not bf16"), e.getMessage());
+    }
+
+    @Test
+    void bf16InFloatOutTakesBf16TensorsAndReturnsFloatOnes() {
+        ExportPackage pkg = ExportPackage.build(ExportSource.locate(TestFiles.root().resolve("seeds/online.cu")),
+                ExportTarget.TORCH, Optional.of(Precision.BF16_FP32), "test", Instant.EPOCH);
+        String binding = pkg.files().get("kevo_softmax_torch.cpp");
+        assertTrue(binding.contains("x.scalar_type() == torch::kBFloat16"), binding);
+        assertTrue(binding.contains("x.options().dtype(torch::kFloat32)"), binding);
+        assertTrue(binding.contains("exported for dtype bf16-fp32"), "the error says which dtype and how to get another");
+        assertTrue(pkg.files().get(ExportPackage.HEADER).contains(
+                "cudaError_t kevo_softmax(const __nv_bfloat16* x, float* y, int rows, int cols"), "the C API's types");
+        assertTrue(pkg.files().get(ExportPackage.SOURCE).contains("#define KEVO_X kevo_bf16\n#define KEVO_Y float\n"),
+                "the kernel is compiled in the dtype exported");
+        assertEquals("bf16-fp32", pkg.provenance().dtype());
+    }
+}
