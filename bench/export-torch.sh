@@ -11,9 +11,14 @@ PYTHON=${PYTHON:-/opt/torch/.venv/bin/python}
 mkdir -p "$OUT"
 source tools/unpack.sh
 export PATH=/usr/local/cuda/bin:$PATH
-champion=bench/results/champion-default-h100.cu
 work=$(mktemp -d /tmp/kevo-export.XXXXXX)
 started=$(date +%s)
+# kevo exports only what compute-sanitizer ran clean: a copy is sanitized, so the record lands beside it, not in git.
+champion=$work/champion-default-h100.cu
+cp bench/results/champion-default-h100.cu "$champion"
+"$KEVO" eval --sanitize "$champion" > "$OUT/export-h100-sanitize.txt" 2>&1 || true
+cp seeds/block_stats.cu "$work/block_stats.cu"
+"$KEVO" eval --sanitize "$work/block_stats.cu" >> "$OUT/export-h100-sanitize.txt" 2>&1 || true
 
 echo "== kevo export ($("$KEVO" --version))"
 "$KEVO" export "$champion" --to torch --out "$work/torch" | tee "$OUT/export-torch-export.txt"
@@ -31,7 +36,7 @@ arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -
   2>&1 | tee "$OUT/export-h100-cpp-example.txt"
 cpp_rc=${PIPESTATUS[0]}
 # The champion's plans rarely need a workspace; block_stats always does (kevo_softmax allocates it per call).
-"$KEVO" export seeds/block_stats.cu --to cpp --out "$work/block_stats" >/dev/null
+"$KEVO" export "$work/block_stats.cu" --to cpp --out "$work/block_stats" >/dev/null
 (cd "$work/block_stats" && nvcc -O3 -std=c++17 -arch=sm_$arch -o example example.cu kevo_softmax.cu \
   && ./example 32x128 1823x781 4096x4096 8x128256 1x1000000) 2>&1 | tee -a "$OUT/export-h100-cpp-example.txt"
 ws_rc=${PIPESTATUS[0]}
