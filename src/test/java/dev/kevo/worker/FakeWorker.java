@@ -41,9 +41,12 @@ public final class FakeWorker {
         answerEach(Message.Ready.here(device, 2, "0.0", "fake", 1, env), request -> {
             long start = System.currentTimeMillis();
             String what = request.name() + " " + request.inputSeed() + " " + step + "\n";
-            append(log, "start " + what);
+            // The champion's confirmation judges the best again: logged apart, so counts of a candidate's
+            // evaluations stay counts of its evaluations.
+            String kind = request.atScale() ? "confirm " : "";
+            append(log, kind + "start " + what);
             Thread.sleep(millis > 0 ? millis : request.source().contains("SLOW") ? 1500 : 150);
-            append(log, "end " + what);
+            append(log, kind + "end " + what);
             String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
             return Message.Result.of(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
                     request.inputSeed()).detail(span).score(ordinal == 0 ? 2.0 : 1.0, 0.5).compiled(1.0, null, null)

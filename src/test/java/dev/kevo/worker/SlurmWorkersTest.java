@@ -154,7 +154,7 @@ class SlurmWorkersTest {
                 step(1, PhaseLimits.defaults(), "serve", "0", log.toString(), "1500"));
         AtomicReference<String> cancelled = new AtomicReference<>();
         try (WorkerPool pool = WorkerPool.start(steps, null, notices::add)) {
-            Judge workers = pool::evaluate;
+            Judge workers = Judge.of(pool);
             CompletableFuture<Void> killer = CompletableFuture.runAsync(() -> cancelled.set(cancelMidJudgement(log)));
             CampaignState state = run(store, workers);
             killer.get(60, TimeUnit.SECONDS);
@@ -247,7 +247,7 @@ class SlurmWorkersTest {
         String second = allocation("kevo-second");
         try (WorkerPool pool = WorkerPool.start(List.of(step(second, 0, PhaseLimits.defaults(), "serve", "0",
                 log.toString())), null, n -> { })) {
-            CampaignState state = run(CampaignStore.open(dir.resolve("c")), pool::evaluate);
+            CampaignState state = run(CampaignStore.open(dir.resolve("c")), Judge.of(pool));
             assertEquals(2, state.generation(), "resumed to its end");
         } finally {
             run("scancel", second);
