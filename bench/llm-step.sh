@@ -3,7 +3,9 @@
 # OpenAI-compatible server (python3's http.server, bench/llm-server.py) answers with recorded answers, and
 # `kevo evolve` runs one generation of one island, so that LLM-born mutants are compiled, checked, timed and
 # recorded with their prompts: one whole-file answer, and one that does not compile and goes back for a repair.
-# Run from the repository root: bench/llm-step.sh   (OUT: where results go, default /tmp/llm-step)
+# Run from the repository root: bench/llm-step.sh   (OUT: where results go, default /tmp/llm-step; CONFIG: the
+# campaign, default bench/llm-step.yaml; bench/llm-prompts.yaml is two islands of three children for two
+# generations, the set-up in which one generation once sent one prompt four times)
 # With --knobs [MINUTES], it goes on into the knob-tuning step (bench/llm-knobs-h100.sh): the scripted model answers
 # once with a file that declares knobs, and the built-in agent then tunes it for MINUTES (default 2) with no more
 # model calls; the last table is that file untuned against tuned, per shape.
@@ -23,12 +25,12 @@ for _ in $(seq 1 50); do
   grep -q "scripted model server" "$OUT/server.log" 2>/dev/null && break
   sleep 0.1
 done
-sed -e "s|@PORT@|$port|" -e "s|@OUT@|$OUT|" bench/llm-step.yaml > "$OUT/llm-step.yaml"
+sed -e "s|@PORT@|$port|" -e "s|@OUT@|$OUT|" "${CONFIG:-bench/llm-step.yaml}" > "$OUT/llm-step.yaml"
 
 $KEVO evolve --config "$OUT/llm-step.yaml" --lines 2>&1 | tee "$OUT/evolve.txt"
 rc=${PIPESTATUS[0]}
 echo "kevo evolve exit $rc" | tee -a "$OUT/evolve.txt"
-dir=$(ls -d "$OUT"/mutations/llm-step-* 2>/dev/null | tail -1)
+dir=$(ls -d "$OUT"/mutations/llm-* 2>/dev/null | tail -1)
 if [[ -z "$dir" ]]; then
   echo "no campaign folder under $OUT/mutations" >&2
   exit 1
@@ -61,9 +63,20 @@ for m in llm:
 passed = [m for m in llm if m["result"]["verdict"] == "pass" and m["result"].get("shapes")]
 timed = [m for m in passed if all(s.get("candidate") for s in m["result"]["shapes"])]
 repairs = [m for m in llm if m["operator"] == "repair"]
-ok = bool(timed) and all(os.path.exists(os.path.join(d, m["id"] + ".prompt.md")) for m in llm)
+# No two requests of a generation may ask the same thing: the prompts of each generation's first requests (repairs
+# follow a failure of their own) compared as sent.
+by_generation = {}
+for m in llm:
+    if m["operator"] != "repair":
+        text = open(os.path.join(d, m["id"] + ".prompt.md")).read()
+        by_generation.setdefault(m["id"].split("-")[0], []).append(text)
+duplicates = {g: len(ps) - len(set(ps)) for g, ps in by_generation.items()}
+ok = bool(timed) and all(os.path.exists(os.path.join(d, m["id"] + ".prompt.md")) for m in llm) \
+    and not any(duplicates.values())
 print(json.dumps({"llmMutants": len(llm), "passedAndTimed": len(timed), "repairRounds": len(repairs),
-                  "repairPassed": sum(1 for m in repairs if m["result"]["verdict"] == "pass"), "ok": ok}))
+                  "repairPassed": sum(1 for m in repairs if m["result"]["verdict"] == "pass"),
+                  "promptsPerGeneration": {g: len(ps) for g, ps in by_generation.items()},
+                  "identicalPromptsPerGeneration": duplicates, "ok": ok}))
 sys.exit(0 if ok else 1)
 PY
 step=$?
