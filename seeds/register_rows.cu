@@ -1,6 +1,7 @@
 /*@kevo
 {
   "description": "register rows: each element read once into registers (warp per row up to 1024 cols, block per row up to 16384), reduced, written once; longer rows use an online two-read block kernel, or past SPLIT_MIN columns block_stats' rows split over many blocks",
+  "dtype": ["fp32", "bf16", "fp16", "bf16-fp32"],
   "knobs": {
     "WARPS": { "values": [1, 2, 4, 8, 16, 32], "value": 8, "about": "rows (one warp each) per block up to 1024 columns" },
     "BLOCK_N": { "values": [4, 8, 16], "value": 8, "about": "elements per thread of the block-per-row kernel, which serves rows up to 1024 * BLOCK_N" },
@@ -37,6 +38,7 @@
 }
 */
 #include "kevo.h"
+// KEVO_X and KEVO_Y: x's and y's element types in the dtype judged; every value is float once read.
 
 // Blocks are a multiple of 32 threads (full-mask shuffles). PerWarp reductions stay in the
 // warp; otherwise the per-warp results meet in sh and every warp folds them, so all threads
@@ -58,20 +60,20 @@ __device__ __forceinline__ float reduce(float v, float* sh) {
 // cols <= N * 32 (PerWarp) or cols <= N * blockDim.x (block per row), or the rest goes unwritten.
 // Every loop over v[] is fully unrolled so v[] is indexed by constants and stays in registers.
 template <int N, bool PerWarp>
-__device__ __forceinline__ void softmax_regs(const float* x, float* y, int rows, int cols) {
+__device__ __forceinline__ void softmax_regs(const KEVO_X* x, KEVO_Y* y, int rows, int cols) {
     __shared__ float sh[32];
     const long long row = PerWarp ? (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5) : blockIdx.x;
     if (PerWarp && row >= rows) return;  // a whole warp leaves together, so its shuffles stay full-mask
     const int first = PerWarp ? (threadIdx.x & 31) : threadIdx.x;
     const int step = PerWarp ? 32 : blockDim.x;
-    const float* xr = x + row * cols;
-    float* yr = y + row * cols;
+    const KEVO_X* xr = x + row * cols;
+    KEVO_Y* yr = y + row * cols;
 
     float v[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const int c = first + j * step;
-        v[j] = c < cols ? xr[c] : -KEVO_INF;  // padding as -inf vanishes in both max and exp
+        v[j] = c < cols ? kevo_to_float(xr[c]) : -KEVO_INF;  // padding as -inf vanishes in both max and exp
     }
     float m = -KEVO_INF;
 #pragma unroll
@@ -87,17 +89,17 @@ __device__ __forceinline__ void softmax_regs(const float* x, float* y, int rows,
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const int c = first + j * step;
-        if (c < cols) yr[c] = v[j] * inv;
+        if (c < cols) yr[c] = kevo_from_float<KEVO_Y>(v[j] * inv);
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp4(const float* x, float* y, int rows, int cols) { softmax_regs<4, true>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp8(const float* x, float* y, int rows, int cols) { softmax_regs<8, true>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp16(const float* x, float* y, int rows, int cols) { softmax_regs<16, true>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp32(const float* x, float* y, int rows, int cols) { softmax_regs<32, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp4(const KEVO_X* x, KEVO_Y* y, int rows, int cols) { softmax_regs<4, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp8(const KEVO_X* x, KEVO_Y* y, int rows, int cols) { softmax_regs<8, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp16(const KEVO_X* x, KEVO_Y* y, int rows, int cols) { softmax_regs<16, true>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(WARPS * 32) softmax_warp32(const KEVO_X* x, KEVO_Y* y, int rows, int cols) { softmax_regs<32, true>(x, y, rows, cols); }
 // 1024 bounds: the same code runs at BLOCK_MIN to 1024 threads, so keep it within 64 registers.
-extern "C" __global__ void __launch_bounds__(1024) softmax_block_n(const float* x, float* y, int rows, int cols) { softmax_regs<BLOCK_N, false>(x, y, rows, cols); }
-extern "C" __global__ void __launch_bounds__(1024) softmax_block16(const float* x, float* y, int rows, int cols) { softmax_regs<16, false>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(1024) softmax_block_n(const KEVO_X* x, KEVO_Y* y, int rows, int cols) { softmax_regs<BLOCK_N, false>(x, y, rows, cols); }
+extern "C" __global__ void __launch_bounds__(1024) softmax_block16(const KEVO_X* x, KEVO_Y* y, int rows, int cols) { softmax_regs<16, false>(x, y, rows, cols); }
 
 // Adds one element to a running (max, sum); skipping -inf keeps expf(-inf - -inf) = NaN out.
 __device__ __forceinline__ void online_add(float& m, float& s, float v) {
@@ -106,11 +108,11 @@ __device__ __forceinline__ void online_add(float& m, float& s, float v) {
 }
 
 // Rows too long for registers: one online pass for (max, sum), then a second read to write.
-extern "C" __global__ void __launch_bounds__(LONG_BLOCK) softmax_online_long(const float* x, float* y, int cols) {
+extern "C" __global__ void __launch_bounds__(LONG_BLOCK) softmax_online_long(const KEVO_X* x, KEVO_Y* y, int cols) {
     __shared__ float sm[32], ss[32];
     const size_t off = (size_t)blockIdx.x * cols;
     float m = -KEVO_INF, s = 0.0f;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) online_add(m, s, x[off + c]);
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) online_add(m, s, kevo_to_float(x[off + c]));
 
     kevo_warp_online(m, s);
     const int lane = threadIdx.x & 31;
@@ -122,22 +124,24 @@ extern "C" __global__ void __launch_bounds__(LONG_BLOCK) softmax_online_long(con
     kevo_warp_online(m, s);
 
     const float inv = 1.0f / s;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) y[off + c] = expf(x[off + c] - m) * inv;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+        y[off + c] = kevo_from_float<KEVO_Y>(expf(kevo_to_float(x[off + c]) - m) * inv);
+    }
 }
 
 // Rows longer than SPLIT_MIN: block_stats' design. Each row is split into chunks (at least CHUNK elements, about
 // BLOCKS_PER_SM blocks per SM for a few long rows); each block writes its chunk's online (max, sum) to ws, one warp
 // per row merges them, and a grid-stride pass normalises. ws: rows * chunks float2 partials, then rows float2
 // (max, 1/sum).
-extern "C" __global__ void chunk_stats(const float* x, float* ws, int cols, int chunks) {
+extern "C" __global__ void chunk_stats(const KEVO_X* x, float* ws, int cols, int chunks) {
     __shared__ float sm[32], ss[32];
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
     const int len = kevo_cdiv(cols, chunks);
     const int begin = k * len, end = min(cols, begin + len);  // the last chunk may be short or empty
-    const float* xr = x + (size_t)row * cols;
+    const KEVO_X* xr = x + (size_t)row * cols;
 
     float m = -KEVO_INF, s = 0.0f;
-    for (int c = begin + threadIdx.x; c < end; c += blockDim.x) online_add(m, s, xr[c]);
+    for (int c = begin + threadIdx.x; c < end; c += blockDim.x) online_add(m, s, kevo_to_float(xr[c]));
 
     kevo_warp_online(m, s);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -164,7 +168,7 @@ extern "C" __global__ void merge_stats(float* ws, int rows, int chunks) {
     if ((threadIdx.x & 31) == 0) stats[row] = make_float2(m, 1.0f / s);  // s >= 1: the row max adds expf(0)
 }
 
-extern "C" __global__ void normalise(const float* x, float* y, const float* ws, int rows, int cols, int chunks) {
+extern "C" __global__ void normalise(const KEVO_X* x, KEVO_Y* y, const float* ws, int rows, int cols, int chunks) {
     const float2* stats = reinterpret_cast<const float2*>(ws) + (size_t)rows * chunks;
     const size_t total = (size_t)rows * cols;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -174,7 +178,7 @@ extern "C" __global__ void normalise(const float* x, float* y, const float* ws, 
     const int dr = (int)(stride / cols), dc = (int)(stride % cols);
     for (; i < total; i += stride) {
         const float2 st = stats[r];
-        y[i] = expf(x[i] - st.x) * st.y;
+        y[i] = kevo_from_float<KEVO_Y>(expf(kevo_to_float(x[i]) - st.x) * st.y);
         c += dc; r += dr;
         if (c >= cols) { c -= cols; ++r; }
     }

@@ -113,7 +113,7 @@ class EvaluatorGpuTest {
             assertEquals(Verdict.PASS, online.verdict(), () -> id + ": " + online.detail());
             assertTrue(online.floorFraction() > 0.05 && online.floorFraction() < 1.2, () -> id + ": floor "
                     + online.floorFraction());
-            CandidateResult fp32 = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/register_rows.cu")),
+            CandidateResult fp32 = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/block_stats.cu")),
                     5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.CONTRACT_ERROR, fp32.verdict(), "a float32-only file in " + id);
             if (dtype.equals(Precision.BF16)) {

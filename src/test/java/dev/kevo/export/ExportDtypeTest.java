@@ -16,10 +16,10 @@ class ExportDtypeTest {
 
     @Test
     void aFileIsExportedInTheDtypesItImplementsAndRefusedInOthers() {
-        ExportSource fp32Only = ExportSource.locate(TestFiles.root().resolve("seeds/register_rows.cu"));
+        ExportSource fp32Only = ExportSource.locate(TestFiles.root().resolve("seeds/block_stats.cu"));
         assertEquals(Precision.FP32, fp32Only.dtype(Optional.empty()), "float32 where the file implements it");
         KevoException e = assertThrows(KevoException.class, () -> fp32Only.dtype(Optional.of(Precision.BF16)));
-        assertTrue(e.getMessage().contains("register_rows.cu implements dtype fp32, not bf16"), e.getMessage());
+        assertTrue(e.getMessage().contains("block_stats.cu implements dtype fp32, not bf16"), e.getMessage());
     }
 
     @Test
