@@ -115,6 +115,7 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         }
         if (state != null) {
             store.confirmation().ifPresent(conf -> confirmation(conf, out));
+            // Campaigns recorded before confirmation.json followed the sanitizer's choice still name the first there.
             store.confirmation().map(Confirmation::championId).filter(id -> !id.equals(state.bestId()))
                     .ifPresent(id -> out.println("  " + id + " was confirmed first, but compute-sanitizer found "
                             + store.sanitized(id).map(Sanitized::line).orElse("something") + "; the champion is the "

@@ -48,6 +48,17 @@ public record Confirmation(String device, List<Entry> entries, String championId
                 judged.atScaleNote());
     }
 
+    /**
+     * The same confirmation with the title passed to contender {@code id} (one that passed it), and {@code why} in
+     * the note: compute-sanitizer found something in the one named before.
+     */
+    public Confirmation crowned(String id, String why) {
+        Entry next = entry(id).filter(e -> e.confirmed().passed()).orElseThrow(() ->
+                new IllegalArgumentException(id + " did not pass confirmation"));
+        String joined = note == null ? why : note + "; " + why;
+        return new Confirmation(device, entries, id, next.confirmedScore(), next.confirmed().judgedElements(), joined);
+    }
+
     /** The entry of mutant {@code id}, when it was a contender. */
     public java.util.Optional<Entry> entry(String id) {
         return entries.stream().filter(e -> e.id().equals(id)).findFirst();

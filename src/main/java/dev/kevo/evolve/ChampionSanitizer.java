@@ -80,6 +80,11 @@ final class ChampionSanitizer {
                     return state;
                 }
                 recorder.crown(m.id());
+                // confirmation.json names the champion too: the one that passed the sanitizer, and why.
+                store.confirmation().filter(c -> c.entry(m.id()).isPresent()).ifPresent(c -> store.saveConfirmation(
+                        c.crowned(m.id(), "compute-sanitizer found something in " + champion.id() + " ("
+                                + store.sanitized(champion.id()).map(s -> s.verdict().id()).orElse("a finding")
+                                + "), so " + m.id() + " is champion")));
                 CampaignState crowned = state.withBestId(m.id());
                 store.saveState(crowned);
                 return crowned;

@@ -8,6 +8,7 @@ import dev.kevo.KevoException;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Confirmation;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
@@ -86,6 +87,10 @@ class ChampionSanitizerTest {
         assertEquals(Verdict.DATA_RACE, store.sanitized(best).orElseThrow().verdict());
         assertTrue(store.sanitized(state.bestId()).orElseThrow().passed());
         assertEquals(state.bestId(), store.state().orElseThrow().bestId(), "saved");
+        Confirmation confirmation = store.confirmation().orElseThrow();
+        assertEquals(state.bestId(), confirmation.championId(), "confirmation.json names the same champion");
+        assertTrue(confirmation.note().contains("compute-sanitizer found something in " + best + " (data-race)"),
+                confirmation.note());
         assertEquals(store.source(state.bestId()), Files.readString(dir.resolve("c/champion.cu")));
         assertTrue(judge.sanitized.size() >= 2 && judge.sanitized.getFirst() == racy, judge.sanitized.toString());
 
