@@ -347,7 +347,8 @@ public final class Evaluator implements AutoCloseable {
 
     /**
      * The shapes beyond the suite: the fresh ones of this evaluation and, {@code atScale}, the held-out ones and then
-     * the at-scale one, each drawn from the timing secret and checked on every case like a suite shape, untimed;
+     * the at-scale one, each drawn from the timing secret and checked like a suite shape, untimed (fresh shapes on
+     * {@link #freshCases}, the others on every case);
      * every drawn shape gets its verdict, and the first failure rejects the candidate. The at-scale shape, the
      * costliest, is checked only when every other passed, in buffers of its own freed right after; a GPU that cannot
      * hold them leaves it unjudged, with one line saying so.
@@ -377,8 +378,8 @@ public final class Evaluator implements AutoCloseable {
         }
         try (own) {
             scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, settings.tolerance()), big, null,
-                    settings.cases(), 2 * BeyondSuite.MAX_DRAWN, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed,
-                    phases));
+                    settings.cases(), 2 * BeyondSuite.MAX_DRAWN,
+                    BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed, phases));
         }
         return new BeyondSuiteResults(fresh, scale, null);
     }

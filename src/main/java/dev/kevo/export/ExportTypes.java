@@ -44,6 +44,24 @@ record ExportTypes(Precision dtype) {
         };
     }
 
+    /** The host function that converts a float to {@code t} (a cast for float). */
+    private static String fromFloat(Dtype t) {
+        return switch (t) {
+            case FP32 -> "(float)";
+            case BF16 -> "__float2bfloat16";
+            case FP16 -> "__float2half";
+        };
+    }
+
+    /** The host function that converts {@code t} to a float (a cast for float). */
+    private static String toFloat(Dtype t) {
+        return switch (t) {
+            case FP32 -> "(float)";
+            case BF16 -> "__bfloat162float";
+            case FP16 -> "__half2float";
+        };
+    }
+
     /**
      * A simplified form of kevo's tolerance for y's type: float32's per-element bound widened by the type's relative
      * precision (2^-8 in bf16, 2^-11 in fp16, with fp16's smallest subnormal step as an absolute term), and a relative
@@ -69,9 +87,9 @@ record ExportTypes(Precision dtype) {
         s.put("TORCH_Y", torch(dtype.y()));
         s.put("PY_X", python(dtype.x()));
         s.put("PY_Y", python(dtype.y()));
-        s.put("TO_X", dtype.x() == Dtype.FP32 ? "(float)" : dtype.x() == Dtype.BF16 ? "__float2bfloat16" : "__float2half");
-        s.put("FROM_X", dtype.x() == Dtype.FP32 ? "(float)" : dtype.x() == Dtype.BF16 ? "__bfloat162float" : "__half2float");
-        s.put("FROM_Y", dtype.y() == Dtype.FP32 ? "(float)" : dtype.y() == Dtype.BF16 ? "__bfloat162float" : "__half2float");
+        s.put("TO_X", fromFloat(dtype.x()));
+        s.put("FROM_X", toFloat(dtype.x()));
+        s.put("FROM_Y", toFloat(dtype.y()));
         String[] tol = tolerance(dtype.y());
         s.put("ABS_TOL", tol[0]);
         s.put("REL_TOL", tol[1]);
