@@ -2,7 +2,6 @@ package dev.kevo.cli;
 
 import dev.kevo.ExitCode;
 import dev.kevo.data.Precision;
-import dev.kevo.KevoException;
 import dev.kevo.export.ExportPackage;
 import dev.kevo.export.ExportSource;
 import dev.kevo.export.ExportTarget;
@@ -85,12 +84,7 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             err.println("kevo: " + refused.get() + "; kevo exports only kernels it would judge");
             return ExitCode.REJECTED;
         }
-        Optional<Precision> asked;
-        try {
-            asked = Optional.ofNullable(dtype).map(Precision::parse);
-        } catch (IllegalArgumentException e) {
-            throw KevoException.input("--dtype: " + e.getMessage());
-        }
+        Optional<Precision> asked = Optional.ofNullable(dtype).map(Inputs::precision);
         ExportPackage pkg = ExportPackage.build(source, target, asked, Version.current(), Instant.now());
         Optional<String> unsanitized = source.unsanitized();
         if (unsanitized.isPresent()) {

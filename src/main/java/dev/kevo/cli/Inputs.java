@@ -48,7 +48,8 @@ final class Inputs {
         return dtype == null ? suited : suited.withDtype(precision(dtype));
     }
 
-    private static Precision precision(String text) {
+    /** A {@code --dtype} value; a bad one is an input error naming the option and the dtypes kevo judges. */
+    static Precision precision(String text) {
         try {
             return Precision.parse(text);
         } catch (IllegalArgumentException e) {

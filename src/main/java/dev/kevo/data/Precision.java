@@ -47,11 +47,6 @@ public record Precision(Dtype x, Dtype y) {
         return x == y ? x.id() : x.id() + "-" + y.id();
     }
 
-    /** Bytes a softmax must move per element: one read of x, one write of y. */
-    public int bytesPerElement() {
-        return x.bytes() + y.bytes();
-    }
-
     @Override
     public String toString() {
         return id();
