@@ -27,7 +27,8 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
                              String seeds,
                              Integer device, String devices, Long randomSeed, Integer islands, Integer population,
                              Integer childrenPerGeneration, Integer migrationInterval, Selection selection,
-                             List<AgentWeight> agents, Stop stop, String output, Boolean freshGenomes) {
+                             List<AgentWeight> agents, Stop stop, String output, Boolean freshGenomes,
+                             Cascade cascade) {
 
     /** Tournament selection with elitism; {@code crossoverRate} is the chance a child gets a second parent. */
     public record Selection(Integer tournamentSize, Integer elitism, Double crossoverRate) {
@@ -36,6 +37,24 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
             tournamentSize = or(tournamentSize, Defaults.TOURNAMENT_SIZE);
             elitism = or(elitism, Defaults.ELITISM);
             crossoverRate = or(crossoverRate, Defaults.CROSSOVER_RATE);
+        }
+    }
+
+    /**
+     * Timing in two steps: a child that passed every check is timed first on {@code shapes} of the suite's shapes
+     * (spread over its row lengths, {@link Screen#pick}), and on the rest only when its memory-floor geometric mean
+     * there is within {@code margin} of its island's best on the same shapes; otherwise it is {@code screened}.
+     * {@code shapes: 0} times every child on every shape.
+     */
+    public record Cascade(Integer shapes, Double margin) {
+        /** A key left out takes its default, one by one. */
+        public Cascade {
+            shapes = or(shapes, Defaults.CASCADE_SHAPES);
+            margin = or(margin, Defaults.CASCADE_MARGIN);
+        }
+
+        public boolean on() {
+            return shapes > 0;
         }
     }
 
@@ -80,7 +99,8 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
         return builder().name(name).suite(suite).baseline(baseline).dtype(dtype).evalConfig(evalConfig).seeds(seeds)
                 .device(device).devices(devices).randomSeed(randomSeed).islands(islands).population(population)
                 .childrenPerGeneration(childrenPerGeneration).migrationInterval(migrationInterval)
-                .selection(selection).agents(agents).stop(stop).output(output).freshGenomes(freshGenomes);
+                .selection(selection).agents(agents).stop(stop).output(output).freshGenomes(freshGenomes)
+                .cascade(cascade);
     }
 
     public static CampaignConfig load(Path file) {
@@ -114,6 +134,8 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
                 "selection.elitism: between 0 and population");
         require(selection.crossoverRate() >= 0 && selection.crossoverRate() <= 1,
                 "selection.crossover_rate: a probability in [0, 1]");
+        require(cascade.shapes() >= 0, "cascade.shapes: 0 (off) or how many shapes to time first");
+        require(cascade.margin() >= 0 && cascade.margin() < 1, "cascade.margin: a fraction in [0, 1)");
         require(!agents.isEmpty(), "agents: list at least one agent");
         for (int i = 0; i < agents.size(); i++) {
             AgentWeight a = agents.get(i);
@@ -173,6 +195,7 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
         private Stop stop = Stop.defaults();
         private String output = Defaults.OUTPUT;
         private Boolean freshGenomes = Defaults.FRESH_GENOMES;
+        private Cascade cascade = new Cascade(null, null);
 
         private Builder() {
         }
@@ -269,10 +292,15 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
             return this;
         }
 
+        public Builder cascade(Cascade value) {
+            cascade = value;
+            return this;
+        }
+
         public CampaignConfig build() {
             return new CampaignConfig(name, suite, baseline, dtype, evalConfig, seeds, device, devices, randomSeed, islands,
                     population, childrenPerGeneration, migrationInterval, selection, List.copyOf(agents), stop,
-                    output, freshGenomes);
+                    output, freshGenomes, cascade == null ? new Cascade(null, null) : cascade);
         }
     }
 }

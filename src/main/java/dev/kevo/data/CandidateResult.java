@@ -39,6 +39,8 @@ import java.util.Map;
  *     whether a record is of the file it exports)
  * @param sanitized what compute-sanitizer found, when the file was run under it (a finding is then also the
  *     verdict); null when it was not
+ * @param screen the cascade's first step this evaluation was under (shapes timed first, and the bar), in a campaign;
+ *     null when the candidate was timed on every shape with no bar
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
@@ -48,7 +50,7 @@ public record CandidateResult(String name, String path, String description, Verd
                               Long timingSecret, Boolean deterministic, Double evaluationMs, Double workerStartMs,
                               String device, Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
                               List<ShapeResult> atScaleShapes, String atScaleNote, Long judgedElements,
-                              String sourceHash, Sanitized sanitized) {
+                              String sourceHash, Sanitized sanitized, Screen screen) {
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
@@ -95,6 +97,7 @@ public record CandidateResult(String name, String path, String description, Verd
         b.judgedElements = judgedElements;
         b.sourceHash = sourceHash;
         b.sanitized = sanitized;
+        b.screen = screen;
         return b;
     }
 
@@ -126,6 +129,7 @@ public record CandidateResult(String name, String path, String description, Verd
         private Long judgedElements;
         private String sourceHash;
         private Sanitized sanitized;
+        private Screen screen;
 
         private Builder(String name, Verdict verdict, long inputSeed) {
             this.name = name;
@@ -236,11 +240,16 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        public Builder screen(Screen value) {
+            screen = value;
+            return this;
+        }
+
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
                     floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, deterministic,
                     evaluationMs, workerStartMs, device, phaseMs, freshShapes, atScaleShapes, atScaleNote,
-                    judgedElements, sourceHash, sanitized);
+                    judgedElements, sourceHash, sanitized, screen);
         }
     }
 

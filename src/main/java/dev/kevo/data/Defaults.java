@@ -35,6 +35,12 @@ public final class Defaults {
     public static final double CROSSOVER_RATE = 0.25;
     public static final double AGENT_WEIGHT = 1.0;
     /** A campaign without a stop block stops at whichever of these comes first; a stop block replaces both. */
+    /**
+     * The cascade (docs/campaigns.md#the-cascade): on the standard suite four shapes spread over row lengths land in
+     * four different regimes of the genome (short, medium, cluster and split rows).
+     */
+    public static final int CASCADE_SHAPES = 4;
+    public static final double CASCADE_MARGIN = 0.10;
     public static final int STOP_EVALUATIONS = 400;
     public static final double STOP_WALL_MINUTES = 8.5;
     public static final String OUTPUT = "mutations";
@@ -69,6 +75,13 @@ public final class Defaults {
     public static final double SLOW_FACTOR = 10;
     public static final double SLOW_SLACK_MS = 2;
     public static final boolean REQUIRE_DETERMINISTIC = false;
+
+    /**
+     * Check-only workers compiling candidates ahead, per GPU worker (at most the host's cores less one): NVRTC takes
+     * a genome candidate about as long as a GPU takes to judge one, so one compiler left the GPU waiting
+     * (bench/results/campaign-throughput-h100/).
+     */
+    public static final int COMPILERS_PER_GPU = 3;
 
     public static final double STARTUP_S = 120;
     public static final double COMPILE_S = 20;

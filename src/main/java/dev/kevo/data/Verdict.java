@@ -48,7 +48,13 @@ public enum Verdict {
      * wrongly (threads of a block or warp diverging at it): results that depend on timing, which a GPU may rarely
      * show.
      */
-    DATA_RACE("data-race");
+    DATA_RACE("data-race"),
+    /**
+     * Passed every check, and was timed on the campaign's cascade shapes only: its memory floor there fell short of
+     * the bar its island's best set ({@link Screen}), so the rest of the suite was not timed. Not a rejection: it has
+     * no score, so it neither survives nor is repaired.
+     */
+    SCREENED("screened");
 
     private final String id;
 
@@ -65,13 +71,18 @@ public enum Verdict {
         return this == PASS;
     }
 
+    /** Whether the kernel failed something (a check, the compiler, the agent), as a screened one did not. */
+    public boolean rejected() {
+        return this != PASS && this != SCREENED;
+    }
+
     /**
      * Whether the kernel's launches all ran and returned, so that what it gets is about its outputs (or it passed):
      * a kernel compute-sanitizer can run too, and whose sanitizer findings say more than this verdict.
      */
     public boolean launchesReturned() {
         return switch (this) {
-            case PASS, UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT,
+            case PASS, SCREENED, UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT,
                  TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY, SLOW_WHEN_CHECKED, NONDETERMINISTIC -> true;
             default -> false;
         };

@@ -20,6 +20,7 @@ import dev.kevo.data.EvalSettings;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.Score;
+import dev.kevo.data.Screen;
 import dev.kevo.data.ShapeRegime;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
@@ -173,10 +174,31 @@ public final class Evaluator implements AutoCloseable {
      */
     public CandidateResult evaluate(KernelFile file, long inputSeed, Optional<Long> timingSecret, boolean cold,
                                     Phase.Listener phases, Optional<Compilation> compiledAhead, boolean atScale) {
+        return evaluate(file, inputSeed, new Run(timingSecret, cold, compiledAhead, atScale, Optional.empty()), phases);
+    }
+
+    /**
+     * How one evaluation runs beyond the suite's checks and timing: a replayed timing secret (else a fresh one), a
+     * first launch's time ({@code cold}), a cubin compiled ahead, champion confirmation's checks ({@code atScale}),
+     * and a cascade's first step ({@code screen}: the shapes timed first and the bar for timing the rest).
+     */
+    public record Run(Optional<Long> timingSecret, boolean cold, Optional<Compilation> compiledAhead, boolean atScale,
+                      Optional<Screen> screen) {
+        public static Run plain() {
+            return new Run(Optional.empty(), false, Optional.empty(), false, Optional.empty());
+        }
+
+        public Run withScreen(Screen value) {
+            return new Run(timingSecret, cold, compiledAhead, atScale, Optional.ofNullable(value));
+        }
+    }
+
+    /** Evaluates one kernel file as {@code run} says; {@code phases} is told when each phase starts. */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Run run, Phase.Listener phases) {
         long start = System.nanoTime();
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);
-        long secret = timingSecret.orElseGet(secrets::nextLong);
-        CandidateResult result = checkAndTime(file, inputSeed, secret, cold, clock, compiledAhead, atScale);
+        long secret = run.timingSecret().orElseGet(secrets::nextLong);
+        CandidateResult result = checkAndTime(file, inputSeed, secret, run, clock);
         clock.entered(null);
         return result.toBuilder().evaluationMs((System.nanoTime() - start) / 1e6).phaseMs(clock.spent()).build();
     }
@@ -186,9 +208,9 @@ public final class Evaluator implements AutoCloseable {
         return contextLostBy != null;
     }
 
-    private CandidateResult checkAndTime(KernelFile file, long inputSeed, long timingSecret, boolean cold,
-                                         Phase.Listener phases, Optional<Compilation> compiledAhead,
-                                         boolean atScale) {
+    private CandidateResult checkAndTime(KernelFile file, long inputSeed, long timingSecret, Run run,
+                                         Phase.Listener phases) {
+        boolean cold = run.cold();
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
                     + "; evaluate the remaining files in a new run");
@@ -197,7 +219,7 @@ public final class Evaluator implements AutoCloseable {
         LoadedFile loaded;
         try {
             phases.entered(Phase.COMPILE);
-            loaded = load(file, compiledAhead);
+            loaded = load(file, run.compiledAhead());
         } catch (Rejection r) {
             return CandidateResult.rejected(file.name(), path, file.description(), r.verdict(), r.getMessage(),
                     inputSeed);
@@ -210,24 +232,40 @@ public final class Evaluator implements AutoCloseable {
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             BeyondSuiteResults beyond = BeyondSuiteResults.NONE;
             if (failed == null) {
-                beyond = checkBeyondSuite(loaded, inputSeed, timingSecret, atScale, phases);
+                beyond = checkBeyondSuite(loaded, inputSeed, timingSecret, run.atScale(), phases);
                 failed = beyond.firstFailed();
                 detail = failed == null ? null : beyond.label(failed) + ": " + failed.detail();
             }
+            String screenedOut = null;
             if (failed == null) {
                 phases.entered(Phase.TIMING);
                 phases.expect(deadline.minimumSeconds() + settings.measurement().settleMillis() / 1000, "settling");
                 timer.settle();
-                shapes = withBaselineErrors(timeAll(loaded, shapes, inputSeed, timingSecret, phases, slowestCheckMs));
+                List<Integer> first = screenFirst(run.screen());
+                shapes = timeAll(loaded, shapes, first, inputSeed, timingSecret, phases, slowestCheckMs);
                 failed = firstFailed(shapes);
-                detail = failed == null ? null : failed.shape() + ": " + failed.detail();
+                if (failed == null && run.screen().isPresent()) {
+                    screenedOut = screenedOut(run.screen().get(), shapes, first.size());
+                }
+                if (failed == null && screenedOut == null) {
+                    List<Integer> rest = new ArrayList<>();
+                    for (int s = 0; s < suite.shapes().size(); s++) {
+                        if (!first.contains(s)) {
+                            rest.add(s);
+                        }
+                    }
+                    shapes = timeAll(loaded, shapes, rest, inputSeed, timingSecret, phases, slowestCheckMs);
+                    failed = firstFailed(shapes);
+                }
+                shapes = withBaselineErrors(shapes);
+                detail = failed == null ? screenedOut : failed.shape() + ": " + failed.detail();
             }
-            Verdict verdict = failed == null ? Verdict.PASS : failed.verdict();
+            Verdict verdict = failed != null ? failed.verdict() : screenedOut != null ? Verdict.SCREENED : Verdict.PASS;
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).timingSecret(timingSecret)
                     .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note())
-                    .deterministic(deterministic(shapes));
-            if (failed == null) {
+                    .deterministic(deterministic(shapes)).screen(run.screen().orElse(null));
+            if (verdict.passed()) {
                 result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes));
             }
             return result.compiled(loaded.compilation().time().toNanos() / 1e6,
@@ -451,11 +489,38 @@ public final class Evaluator implements AutoCloseable {
         return deadline.check(baselineLaunchMs == null ? 0 : baselineLaunchMs[s]);
     }
 
-    private List<ShapeResult> timeAll(LoadedFile candidate, List<ShapeResult> checked, long inputSeed,
-                                      long timingSecret, Phase.Listener phases, double[] slowestCheckMs) {
-        List<ShapeResult> results = new ArrayList<>();
+    /** The suite indices of the screen's shapes, in the suite's order; none without a screen. */
+    private List<Integer> screenFirst(Optional<Screen> screen) {
+        List<Integer> first = new ArrayList<>();
+        if (screen.isPresent()) {
+            for (int s = 0; s < suite.shapes().size(); s++) {
+                if (screen.get().shapes().contains(suite.shapes().get(s).toString())) {
+                    first.add(s);
+                }
+            }
+        }
+        return first;
+    }
+
+    /** Why the cascade stops here, or null when the candidate reached the bar on the screen's shapes. */
+    private String screenedOut(Screen screen, List<ShapeResult> timed, int screenShapes) {
+        Double floor = screen.floorOver(timed);
+        if (screenShapes == 0 || floor == null || floor >= screen.floorBar()) {
+            return null;
+        }
+        return String.format(java.util.Locale.ROOT, "timed on the cascade's %d shapes first (%s): memory floor %.3f"
+                        + " there, below the bar %.3f that %s set; the other %d shapes were checked, not timed",
+                screenShapes, String.join(", ", screen.shapes()), floor, screen.floorBar(), screen.against(),
+                suite.shapes().size() - screenShapes);
+    }
+
+    /** Times the shapes at {@code indices}; the others keep what {@code checked} holds for them. */
+    private List<ShapeResult> timeAll(LoadedFile candidate, List<ShapeResult> checked, List<Integer> indices,
+                                      long inputSeed, long timingSecret, Phase.Listener phases,
+                                      double[] slowestCheckMs) {
+        List<ShapeResult> results = new ArrayList<>(checked);
         List<Shape> shapes = suite.shapes();
-        for (int s = 0; s < shapes.size(); s++) {
+        for (int s : indices) {
             Shape shape = shapes.get(s);
             ResolvedPlan plan = candidate.plans().get(s);
             phases.expect(checkSeconds(s), "timing set-up of " + shape);
@@ -481,7 +546,7 @@ public final class Evaluator implements AutoCloseable {
                 }
                 result = result.withVerdict(r.verdict(), r.getMessage());
             }
-            results.add(result);
+            results.set(s, result);
         }
         return results;
     }

@@ -10,7 +10,9 @@ import dev.kevo.agent.RequestSlot;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Screen;
 import dev.kevo.eval.SplitMix;
+import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -46,6 +48,9 @@ final class Breeding {
     private final List<Candidate> failures;
     private final List<Candidate> relatives;
     private final List<Child> children = new ArrayList<>();
+    /** The suite shapes a child is timed on first (empty: the cascade is off), and each island's screen. */
+    private final List<Shape> cascadeShapes;
+    private final List<Screen> screens = new ArrayList<>();
 
     /**
      * @param islands each island's members at the generation's start
@@ -62,6 +67,11 @@ final class Breeding {
         this.islands = islands;
         this.failures = failures;
         this.relatives = relatives;
+        this.cascadeShapes = config.cascade().on() && context != null
+                ? Screen.pick(context.shapes(), config.cascade().shapes()) : List.of();
+        for (int i = 0; i < islands.size(); i++) {
+            screens.add(screen(i));
+        }
         // Across islands: early on every island holds the same seeds, and a question is no less the same for that.
         Set<String> asked = new HashSet<>();
         Map<String, Integer> variants = new HashMap<>();
@@ -120,7 +130,7 @@ final class Breeding {
             }
         }
         return new Child(island, index, children.size(), new Plan(parent, mate, agent, random,
-                new RequestSlot(gen, variant), inspirations));
+                new RequestSlot(gen, variant), inspirations, screens.get(island)));
     }
 
     private static String kernel(MutantRecord m) {
@@ -129,7 +139,21 @@ final class Breeding {
 
     /** What a child was given to work from, fixed before any child runs. */
     private record Plan(MutantRecord parent, Optional<MutantRecord> mate, Agent agent, SplittableRandom random,
-                        RequestSlot slot, List<MutantRecord> inspirations) {
+                        RequestSlot slot, List<MutantRecord> inspirations, Screen screen) {
+    }
+
+    /**
+     * The cascade's first step for a child of {@code island}: its shapes, and a bar from the island's best at the
+     * generation's start (fixed before any child runs, so a replay draws the same); null with the cascade off or no
+     * passing member to set a bar.
+     */
+    private Screen screen(int island) {
+        if (cascadeShapes.isEmpty()) {
+            return null;
+        }
+        return islands.get(island).stream().filter(MutantRecord::passed).min(Selection.BEST_FIRST)
+                .map(best -> Screen.against(best.result(), best.id(), cascadeShapes, config.cascade().margin()))
+                .orElse(null);
     }
 
     /** The generation's children, island by island. */
@@ -142,9 +166,12 @@ final class Breeding {
         children.forEach(c -> c.proposed.complete(null));
     }
 
-    /** Failed to compile or gave wrong results, as opposed to an agent that answered nothing usable. */
+    /**
+     * Failed to compile or gave wrong results, as opposed to an agent that answered nothing usable or a kernel that
+     * passed and was screened out as slow.
+     */
     private static boolean repairable(MutantRecord m) {
-        return !m.passed() && m.judged();
+        return m.result().verdict().rejected() && m.judged();
     }
 
     /**
@@ -222,7 +249,7 @@ final class Breeding {
                     }
                     double agentMs = (System.nanoTime() - start) / 1e6;
                     repaired = recorder.judge(new Recorder.Made(rid, List.of(record.id()), gen, island, agent.name(),
-                            retry.get()), inputSeed, agentMs, () -> {
+                            retry.get()), inputSeed, plan.screen(), agentMs, () -> {
                             }).orElse(null);
                     if (repaired == null) {
                         break;
@@ -249,7 +276,7 @@ final class Breeding {
                 earlier.proposed.join();
             }
             return recorder.judge(new Recorder.Made(id, parents, gen, island, agent.name(), proposal), inputSeed,
-                    agentMs, () -> proposed.complete(null)).orElse(null);
+                    plan.screen(), agentMs, () -> proposed.complete(null)).orElse(null);
         }
     }
 }

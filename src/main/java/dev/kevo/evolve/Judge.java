@@ -2,6 +2,7 @@ package dev.kevo.evolve;
 
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Sanitized;
+import dev.kevo.data.Screen;
 import dev.kevo.task.KernelFile;
 import dev.kevo.worker.WorkerPool;
 import java.util.Optional;
@@ -13,6 +14,14 @@ import java.util.Optional;
  */
 public interface Judge {
     CandidateResult evaluate(KernelFile file, long inputSeed);
+
+    /**
+     * Judges under a cascade's first step: timed on the screen's shapes first, and on the rest only past its bar
+     * (a test double without a cascade of its own may ignore it).
+     */
+    default CandidateResult evaluate(KernelFile file, long inputSeed, Screen screen) {
+        return evaluate(file, inputSeed);
+    }
 
     /**
      * Judges a contender for champion again, on the one device that confirms champions, with the at-scale checks
@@ -36,6 +45,11 @@ public interface Judge {
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed) {
                 return workers.evaluate(file, inputSeed);
+            }
+
+            @Override
+            public CandidateResult evaluate(KernelFile file, long inputSeed, Screen screen) {
+                return workers.evaluate(file, inputSeed, screen);
             }
 
             @Override

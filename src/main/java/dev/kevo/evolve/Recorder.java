@@ -7,6 +7,7 @@ import dev.kevo.agent.ModelCall;
 import dev.kevo.agent.Proposal;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Screen;
 import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.SourceHash;
@@ -101,6 +102,11 @@ final class Recorder {
      * Empty when the evaluation budget was spent before this one could start.
      */
     Optional<MutantRecord> judge(Made made, long inputSeed, Double agentMs, Runnable claimed) {
+        return judge(made, inputSeed, null, agentMs, claimed);
+    }
+
+    /** As above, under a cascade's first step ({@code screen}; null: timed on every shape). */
+    Optional<MutantRecord> judge(Made made, long inputSeed, Screen screen, Double agentMs, Runnable claimed) {
         String source = made.proposal().source();
         String hash = SourceHash.of(source);
         CompletableFuture<MutantRecord> earlier;
@@ -119,7 +125,7 @@ final class Recorder {
             return Optional.empty();
         }
         try {
-            return Optional.of(record(made, source, hash, earlier, mine, inputSeed, agentMs));
+            return Optional.of(record(made, source, hash, earlier, mine, inputSeed, screen, agentMs));
         } catch (RuntimeException | Error e) {
             // Whoever waits on this source must not wait forever on a child that died (killed, interrupted).
             mine.completeExceptionally(e);
@@ -159,7 +165,8 @@ final class Recorder {
     }
 
     private MutantRecord record(Made made, String source, String hash, CompletableFuture<MutantRecord> earlier,
-                                CompletableFuture<MutantRecord> mine, long inputSeed, Double agentMs) {
+                                CompletableFuture<MutantRecord> mine, long inputSeed, Screen screen,
+                                Double agentMs) {
         CandidateResult result;
         String cachedFrom = null;
         if (earlier != null) {
@@ -167,7 +174,7 @@ final class Recorder {
             result = first.result();
             cachedFrom = first.id();
         } else {
-            result = evaluate(made.id(), source, inputSeed);
+            result = evaluate(made.id(), source, inputSeed, screen);
         }
         made.proposal().call().ifPresent(call -> store.saveModelCall(made.id(), call));
         JsonNode genome = made.proposal().genome().orElse(null);
@@ -193,14 +200,14 @@ final class Recorder {
         return record;
     }
 
-    private CandidateResult evaluate(String id, String source, long inputSeed) {
+    private CandidateResult evaluate(String id, String source, long inputSeed, Screen screen) {
         KernelFile file;
         try {
             file = ContractParser.parse(id + ".cu", store.sourcePath(id), source);
         } catch (ContractException e) {
             return CandidateResult.rejected(id + ".cu", null, null, Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
         }
-        return evaluations.evaluate(file, inputSeed);
+        return screen == null ? evaluations.evaluate(file, inputSeed) : evaluations.evaluate(file, inputSeed, screen);
     }
 
     /** Indexes a record; true when it is the new champion. Called holding the lock. */
@@ -210,7 +217,7 @@ final class Recorder {
         if (m.sourceHash() != null && m.cachedFrom() == null) {
             byHash.putIfAbsent(m.sourceHash(), CompletableFuture.completedFuture(m));
         }
-        if (m.result() != null && !m.passed() && m.result().verdict() != Verdict.AGENT_FAILURE
+        if (m.result() != null && m.result().verdict().rejected() && m.result().verdict() != Verdict.AGENT_FAILURE
                 && m.sourceHash() != null) {
             recentFailures.addLast(m);
             if (recentFailures.size() > RECENT_FAILURES) {

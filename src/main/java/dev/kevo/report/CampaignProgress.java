@@ -30,6 +30,8 @@ public final class CampaignProgress implements CampaignListener {
     private final CampaignConfig.Stop stop;
     private final long startNanos = System.nanoTime();
     private final Map<String, Integer> failures = new TreeMap<>();
+    /** Children the cascade timed on its shapes only: not failures, but not timed on the whole suite either. */
+    private int screened;
     private int seen;
 
     public CampaignProgress(Mode mode, PrintWriter out, CampaignConfig.Stop stop) {
@@ -41,8 +43,10 @@ public final class CampaignProgress implements CampaignListener {
     @Override
     public void evaluated(MutantRecord mutant, CampaignState state, MutantRecord champion) {
         seen++;
-        if (!mutant.passed()) {
+        if (mutant.result().verdict().rejected()) {
             failures.merge(mutant.result().verdict().id(), 1, Integer::sum);
+        } else if (!mutant.passed()) {
+            screened++;
         }
         switch (mode) {
             case QUIET -> { }
@@ -82,8 +86,9 @@ public final class CampaignProgress implements CampaignListener {
         double rate = minutes > 0 ? seen / minutes : 0;
         String best = champion == null ? "best -" : String.format(Locale.ROOT, "best %.3fx %s (floor %.2f; worst %s)",
                 champion.fitness(), champion.id(), champion.result().floorFraction(), worstShape(champion));
-        String fails = failures.isEmpty() ? "no failures" : "fail " + failures.entrySet().stream()
-                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+        String fails = (failures.isEmpty() ? "no failures" : "fail " + failures.entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")))
+                + (screened > 0 ? ", screened " + screened : "");
         return String.format(Locale.ROOT, "gen %d | %d%s evals | %.1f/min | %s | %s | %s%s | last %s %s",
                 state.generation(), state.evaluations(), stop.evaluations() > 0 ? "/" + stop.evaluations() : "", rate,
                 best, fails, spend(state.spend()), eta(state, rate), mutant.id(), mutant.passed()

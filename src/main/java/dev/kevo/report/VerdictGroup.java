@@ -9,6 +9,7 @@ import dev.kevo.data.Verdict;
  */
 public enum VerdictGroup {
     PASS("pass"),
+    SCREENED("screened by the cascade"),
     COMPILE("compile error"),
     WRONG("wrong result"),
     TIMEOUT("timeout"),
@@ -29,6 +30,7 @@ public enum VerdictGroup {
     public static VerdictGroup of(Verdict verdict) {
         return switch (verdict) {
             case PASS -> PASS;
+            case SCREENED -> SCREENED;
             // Rejected before a launch could run: the file, its plan or its resources do not work.
             case CONTRACT_ERROR, COMPILE_ERROR, MISSING_KERNEL, PLAN_ERROR, RESOURCES_EXCEEDED -> COMPILE;
             // A nondeterministic output is right each time, but not what the settings asked for; a memory error or a

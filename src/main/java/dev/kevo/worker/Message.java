@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Screen;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.eval.Phase;
@@ -75,10 +76,11 @@ public sealed interface Message {
      * Supervisor: judge one kernel file. {@code timingSecret} replays a recorded evaluation's timing draws; null draws
      * a fresh one. {@code compiled}, when present, is its cubin for this architecture, made ahead by a check-only
      * worker while every GPU worker was busy; the worker then skips NVRTC. {@code atScale} adds champion
-     * confirmation's checks (the held-out shapes and the at-scale one).
+     * confirmation's checks (the held-out shapes and the at-scale one). {@code screen}, in a campaign with a cascade,
+     * is its first step: the shapes timed first and the bar for timing the rest (null: every shape).
      */
     record Evaluate(long id, String name, String path, String source, long inputSeed, Long timingSecret, boolean cold,
-                    Compiled compiled, boolean atScale)
+                    Compiled compiled, boolean atScale, Screen screen)
             implements Message {
     }
 

@@ -3,6 +3,7 @@ package dev.kevo.worker;
 import dev.kevo.KevoException;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Screen;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.SanitizeWhen;
 import dev.kevo.data.Sanitized;
@@ -198,10 +199,20 @@ public final class Supervisor implements AutoCloseable {
     /** As above; {@code atScale} adds champion confirmation's checks (the held-out shapes and the at-scale one). */
     public CandidateResult evaluate(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
                                     Message.Compiled compiled, boolean atScale) {
+        return evaluate(file, inputSeed, compiled, null, timingSecret, cold, atScale);
+    }
+
+    /** A campaign's judgement: with the file's cubin compiled ahead (or null), and its cascade's screen (or null). */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Message.Compiled compiled, Screen screen) {
+        return evaluate(file, inputSeed, compiled, screen, null, false, false);
+    }
+
+    private CandidateResult evaluate(KernelFile file, long inputSeed, Message.Compiled compiled, Screen screen,
+                                     Long timingSecret, boolean cold, boolean atScale) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult.Builder result = exchange(file, inputSeed, timingSecret, cold, compiled, atScale).result()
-                .toBuilder();
+        CandidateResult.Builder result = exchange(file, inputSeed, timingSecret, cold, compiled, atScale, screen)
+                .result().toBuilder();
         if (ready != null && ready.device() != null) {
             result.device(ready.judgedOn());
         }
@@ -240,16 +251,16 @@ public final class Supervisor implements AutoCloseable {
      */
     public Message.Result compile(KernelFile file, long inputSeed) {
         ready();
-        return exchange(file, inputSeed, null, false, null, false);
+        return exchange(file, inputSeed, null, false, null, false, null);
     }
 
     private Message.Result exchange(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
-                                    Message.Compiled compiled, boolean atScale) {
+                                    Message.Compiled compiled, boolean atScale, Screen screen) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {
             worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, timingSecret, cold,
-                    compiled, atScale));
+                    compiled, atScale, screen));
         } catch (IOException e) {
             reclaimedCheck();
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());

@@ -127,9 +127,9 @@ public final class WorkerLoop {
                     public Answer handle(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
                         Optional<Compilation> ahead = Optional.ofNullable(request.compiled())
                                 .map(c -> c.compilation(file.name()));
-                        return new Answer(evaluator.evaluate(file, request.inputSeed(),
-                                Optional.ofNullable(request.timingSecret()), request.cold(), phases, ahead,
-                                request.atScale()), null);
+                        Evaluator.Run run = new Evaluator.Run(Optional.ofNullable(request.timingSecret()),
+                                request.cold(), ahead, request.atScale(), Optional.ofNullable(request.screen()));
+                        return new Answer(evaluator.evaluate(file, request.inputSeed(), run, phases), null);
                     }
 
                     @Override

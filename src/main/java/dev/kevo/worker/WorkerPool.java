@@ -2,7 +2,9 @@ package dev.kevo.worker;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Defaults;
 import dev.kevo.data.Sanitized;
+import dev.kevo.data.Screen;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -26,11 +29,12 @@ import java.util.function.IntFunction;
  * in one worker, against the baseline timed in that worker on that device, so a speedup never mixes devices;
  * its result names the device. The first worker's device confirms champions.
  *
- * <p>With compilers (check-only workers, CPU only, one per device), a candidate that finds every GPU worker busy
- * is compiled meanwhile by an idle compiler: one that fails to parse, plan or compile is rejected without taking
- * GPU time, and one that passes reaches its GPU worker with its cubin, so NVRTC runs while the GPUs time other
- * candidates. A candidate never waits for a compiler: with none idle it waits for a GPU worker and is compiled
- * there (a single shared compiler that candidates queued for held two GPUs well below twice the rate of one:
+ * <p>With compilers (check-only workers, CPU only, a few per device), a candidate is compiled by an idle compiler
+ * while the GPUs judge others: one that fails to parse, plan or compile is rejected without taking GPU time, and one
+ * that passes reaches its GPU worker with its cubin. A candidate compiles on a GPU worker only when that worker is
+ * free, no compiler is idle and no compiled candidate waits for it (one compiler per device, used only when every GPU
+ * was busy, left the GPU idle for half of each genome candidate's evaluation: bench/results/campaign-throughput-h100/;
+ * a single shared compiler that candidates queued for held two GPUs well below twice the rate of one:
  * bench/results/multigpu*).
  *
  * <p>Workers on a cluster (Slurm steps) may go away: one that the cluster takes mid-candidate gives the candidate
@@ -41,6 +45,8 @@ import java.util.function.IntFunction;
 public final class WorkerPool implements AutoCloseable {
     /** How long a candidate waiting for a worker sleeps between looks at whether any is left. */
     private static final long WAIT_SLICE_MILLIS = 500;
+    /** How long a candidate waits for a compiler before it looks again whether a GPU worker it may take is free. */
+    private static final long COMPILER_POLL_MILLIS = 20;
 
     private final List<Supervisor> workers;
     private final List<Supervisor> live;
@@ -50,6 +56,8 @@ public final class WorkerPool implements AutoCloseable {
     private final LinkedBlockingQueue<Supervisor> idleCompilers = new LinkedBlockingQueue<>();
     private final Consumer<String> notices;
     private final Set<String> noticed = ConcurrentHashMap.newKeySet();
+    /** Compiled candidates waiting for a GPU worker: while any waits, uncompiled ones do not take a free worker. */
+    private final AtomicInteger compiledWaiting = new AtomicInteger();
 
     private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, List<Supervisor> compilers,
                        Consumer<String> notices) {
@@ -72,7 +80,7 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(List, IntFunction)}, with one compiler per device for the first device's architecture and
+     * As {@link #start(List, IntFunction)}, with compilers ({@link Defaults#COMPILERS_PER_GPU} per device) for the first device's architecture and
      * SM count ({@code compilerFor} makes a check-only supervisor; null for none).
      */
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
@@ -107,8 +115,9 @@ public final class WorkerPool implements AutoCloseable {
         List<Supervisor> compilers = List.of();
         if (compilerFor != null && ready.getFirst().device() != null) {
             // Compilers need the first device's architecture, so they start once the GPU workers are ready. They
-            // run on this host: one per GPU worker, but never more than its cores (a cluster may bring 100 GPUs).
-            int count = Math.min(up.size(), Math.max(1, Runtime.getRuntime().availableProcessors()));
+            // run on this host: a few per GPU worker, leaving a core to the workers (a cluster may bring 100 GPUs).
+            int count = Math.min(up.size() * Defaults.COMPILERS_PER_GPU,
+                    Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
             compilers = java.util.stream.IntStream.range(0, count).mapToObj(i -> compilerFor.apply(
                     ready.getFirst().device().arch(), ready.getFirst().device().sms())).toList();
             try {
@@ -167,11 +176,34 @@ public final class WorkerPool implements AutoCloseable {
         return live.size();
     }
 
-    /** Judges on the first free worker; when all are busy, compiles ahead (with a compiler) and waits for one. */
+    /**
+     * Judges on a GPU worker. With compilers, the candidate is compiled ahead by one whenever one is idle, so that
+     * the GPU judges compiled candidates while NVRTC makes the next (a genome candidate takes NVRTC about as long as
+     * the GPU takes to judge it); it is compiled on a free GPU worker instead only when no compiler is idle and no
+     * compiled candidate is waiting for that worker.
+     */
     public CandidateResult evaluate(KernelFile file, long inputSeed) {
-        Supervisor worker = free.poll();
+        return evaluate(file, inputSeed, null);
+    }
+
+    /** As above, under a cascade's first step ({@code screen}; null: timed on every shape). */
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Screen screen) {
+        Supervisor worker = null;
         Message.Compiled ahead = null;
-        Supervisor compiler = worker == null ? idleCompilers.poll() : null;
+        Supervisor compiler = null;
+        if (compilers.isEmpty()) {
+            worker = free.poll();
+        } else {
+            while (compiler == null && worker == null) {
+                compiler = idleCompilers.poll();
+                if (compiler == null && compiledWaiting.get() == 0) {
+                    worker = free.poll();
+                }
+                if (compiler == null && worker == null) {
+                    compiler = pollCompiler();
+                }
+            }
+        }
         if (compiler != null) {
             Message.Result preflight;
             try {
@@ -187,12 +219,12 @@ public final class WorkerPool implements AutoCloseable {
         Message.Compiled compiled = ahead;
         while (true) {
             if (worker == null) {
-                worker = take();
+                worker = compiled == null ? take() : takeCompiled();
             }
             Optional<CandidateResult> judged = attempt(worker, file, w -> {
                 Message.Compiled usable = compiled != null && w.ready().device() != null
                         && compiled.arch().equals(w.ready().device().arch()) ? compiled : null;
-                CandidateResult result = w.evaluate(file, inputSeed, null, false, usable);
+                CandidateResult result = w.evaluate(file, inputSeed, usable, screen);
                 // On the device just used, before it is free: a sanitizer run beside another candidate's timing
                 // would disturb that timing.
                 return w.sanitizesEvery() && result.passed() ? result.withSanitized(w.sanitize(file, inputSeed))
@@ -239,6 +271,29 @@ public final class WorkerPool implements AutoCloseable {
         }
         if (live.isEmpty()) {
             throw KevoException.environment("every worker is gone; the last: " + why.getMessage());
+        }
+    }
+
+    /** A GPU worker for a compiled candidate, which uncompiled ones leave to it (see {@link #evaluate}). */
+    private Supervisor takeCompiled() {
+        compiledWaiting.incrementAndGet();
+        try {
+            return take();
+        } finally {
+            compiledWaiting.decrementAndGet();
+        }
+    }
+
+    /** An idle compiler within a short wait, or null: the caller then looks again for a free GPU worker. */
+    private Supervisor pollCompiler() {
+        if (live.isEmpty()) {
+            throw KevoException.environment("every worker is gone");
+        }
+        try {
+            return idleCompilers.poll(COMPILER_POLL_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw KevoException.environment("interrupted while waiting for a compiler");
         }
     }
 

@@ -26,6 +26,7 @@ import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.Precision;
 import dev.kevo.data.ShapeRegime;
 import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Screen;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -143,6 +144,26 @@ class EvaluatorGpuTest {
                     Optional.empty());
             assertEquals(Verdict.NONDETERMINISTIC, rejected.verdict(), rejected.detail());
         }
+    }
+
+    @Test
+    void aScreenTimesItsShapesFirstAndTheRestOnlyPastItsBar() {
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        List<String> first = List.of("1024x1000", "4096x4096");
+        CandidateResult screened = evaluator.evaluate(online, 6, Evaluator.Run.plain().withScreen(
+                new Screen(first, 10.0, "an impossible bar")), Phase.Listener.NONE);
+        assertEquals(Verdict.SCREENED, screened.verdict(), screened.detail());
+        assertEquals(first, screened.shapes().stream().filter(s -> s.candidate() != null).map(ShapeResult::shape)
+                .toList(), "only the screen's shapes were timed");
+        assertTrue(screened.shapes().stream().allMatch(s -> s.verdict().passed() && s.relativeL2() != null),
+                "every shape was checked all the same");
+        assertEquals(null, screened.score());
+        assertTrue(screened.detail().contains("an impossible bar"), screened.detail());
+
+        CandidateResult through = evaluator.evaluate(online, 6, Evaluator.Run.plain().withScreen(
+                new Screen(first, 0.01, "a low bar")), Phase.Listener.NONE);
+        assertEquals(Verdict.PASS, through.verdict(), through.detail());
+        assertTrue(through.shapes().stream().allMatch(s -> s.candidate() != null), "past the bar: every shape timed");
     }
 
     @Test

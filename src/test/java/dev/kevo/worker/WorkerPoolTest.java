@@ -93,7 +93,7 @@ class WorkerPoolTest {
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
-            Thread.sleep(200);  // the one GPU is now busy for 1.5 s, and the compiler idle
+            Thread.sleep(800);  // compiled ahead (20 ms), the one GPU is now busy for 1.5 s, and the compiler idle
             Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
             assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, rejected.get().verdict());
             List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
@@ -126,6 +126,15 @@ class WorkerPoolTest {
             Message.Result bad = compiler.compile(broken, 1);
             assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());
+        }
+    }
+
+    @Test
+    void withACompilerIdleEvenACandidateThatFindsTheGpuFreeArrivesCompiled() {
+        // Compiling on the GPU worker would leave the GPU idle for as long as NVRTC takes, with nothing to judge.
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler)) {
+            CandidateResult r = pool.evaluate(CANDIDATE, 1);
+            assertTrue(r.detail().endsWith(" ahead"), r.detail());
         }
     }
 

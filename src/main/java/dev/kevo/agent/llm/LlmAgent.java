@@ -140,7 +140,7 @@ public final class LlmAgent implements Agent {
     @Override
     public Optional<Proposal> repair(RepairRequest request) {
         Verdict verdict = request.failed().result() == null ? null : request.failed().result().verdict();
-        if (request.round() > spec.repairRounds() || verdict == null || verdict.passed()
+        if (request.round() > spec.repairRounds() || verdict == null || !verdict.rejected()
                 || verdict == Verdict.AGENT_FAILURE || request.failed().source() == null
                 || request.failed().source().isBlank()) {
             return Optional.empty();

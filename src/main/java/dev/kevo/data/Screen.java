@@ -1,0 +1,65 @@
+package dev.kevo.data;
+
+import dev.kevo.task.Shape;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The first step of a cascade, sent with a candidate: time it on {@code shapes} (suite shapes) first, and on the
+ * rest of the suite only when its memory-floor geometric mean over them reaches {@code floorBar}; else its verdict is
+ * {@code screened}. Checks are never cut short: a screened candidate passed every check of every shape. {@code
+ * against} names the kernel whose floor on the same shapes, less the cascade's margin, set the bar.
+ */
+public record Screen(List<String> shapes, double floorBar, String against) {
+    public Screen {
+        shapes = List.copyOf(shapes);
+    }
+
+    /**
+     * {@code count} of {@code suite}'s shapes spread over its row lengths: with the shapes ordered by columns (then
+     * rows), the middle one of each of {@code count} equal runs. Rows of different lengths take different designs,
+     * so a candidate's change shows on one of them whichever design it touched.
+     */
+    public static List<Shape> pick(List<Shape> suite, int count) {
+        if (count <= 0 || suite.isEmpty()) {
+            return List.of();
+        }
+        List<Shape> ordered = new ArrayList<>(suite);
+        ordered.sort(Comparator.comparingInt(Shape::cols).thenComparingInt(Shape::rows));
+        int n = Math.min(count, ordered.size());
+        List<Shape> picked = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            picked.add(ordered.get((int) ((i + 0.5) * ordered.size() / n)));
+        }
+        return picked;
+    }
+
+    /**
+     * The screen for a child of an island whose best is {@code best}: the bar is {@code best}'s memory-floor geometric
+     * mean over {@code shapes}, less {@code margin} of it. Null when {@code best} has no timing on one of them (a
+     * record judged before the suite changed): the child is then timed on every shape.
+     */
+    public static Screen against(CandidateResult best, String bestId, List<Shape> shapes, double margin) {
+        List<String> names = shapes.stream().map(Shape::toString).toList();
+        Double floor = floor(best.shapes(), names);
+        return floor == null ? null : new Screen(names, floor * (1 - margin), bestId);
+    }
+
+    /** The memory-floor geometric mean of {@code timed} over this screen's shapes; null when one is not timed. */
+    public Double floorOver(List<ShapeResult> timed) {
+        return floor(timed, shapes);
+    }
+
+    private static Double floor(List<ShapeResult> timed, List<String> shapes) {
+        double logSum = 0;
+        for (String shape : shapes) {
+            ShapeResult r = timed.stream().filter(s -> s.shape().equals(shape)).findFirst().orElse(null);
+            if (r == null || r.floorFraction() == null || r.floorFraction() <= 0) {
+                return null;
+            }
+            logSum += Math.log(r.floorFraction());
+        }
+        return Math.exp(logSum / shapes.size());
+    }
+}
