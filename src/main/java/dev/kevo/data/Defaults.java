@@ -41,7 +41,7 @@ public final class Defaults {
      */
     public static final int CASCADE_SHAPES = 4;
     public static final double CASCADE_MARGIN = 0.10;
-    public static final int STOP_EVALUATIONS = 400;
+    public static final int STOP_EVALUATIONS = 800;
     public static final double STOP_WALL_MINUTES = 8.5;
     public static final String OUTPUT = "mutations";
     public static final boolean FRESH_GENOMES = true;

@@ -54,7 +54,7 @@ class CampaignConfigDefaultsTest {
 
     @Test
     void aStopBlockReplacesTheDefaultStopConditionsWhole(@TempDir Path dir) throws Exception {
-        assertEquals(new CampaignConfig.Stop(400, 8.5, 0, 0, 0.0), load(dir, "islands: 2\n").stop());
+        assertEquals(new CampaignConfig.Stop(800, 8.5, 0, 0, 0.0), load(dir, "islands: 2\n").stop());
         assertEquals(new CampaignConfig.Stop(50, 0.0, 0, 0, 0.0), load(dir, "stop: {evaluations: 50}\n").stop(),
                 "no wall-time limit left over from the defaults");
         assertEquals(new CampaignConfig.Stop(0, 0.0, 0, 0, 2.5), load(dir, "stop:\n  cost: 2.5\n").stop());
