@@ -33,6 +33,14 @@ public interface Agent {
     }
 
     /**
+     * How many of a parent's shapes furthest from the memory floor this agent wants Nsight Compute's profile of
+     * ({@link ProposalRequest#parentProfile}); 0, the default, for none. A profile is computed once per parent.
+     */
+    default int profileShapes() {
+        return 0;
+    }
+
+    /**
      * One child of the request's parent (and mate, for crossover).
      *
      * @throws AgentException when no usable proposal can be made; the campaign records it and goes on

@@ -1,5 +1,6 @@
 package dev.kevo.agent;
 
+import dev.kevo.data.Profile;
 import java.util.List;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
@@ -13,15 +14,18 @@ import java.util.random.RandomGenerator;
  * @param relatives earlier kernels that declare knobs, best first, so that an agent can say which knob values did
  *     best (as of the generation's start, so a replay sees the same)
  * @param slot which of its generation's requests to the same agent this is
+ * @param parentProfile Nsight Compute's profile of the parent on its shapes furthest from the memory floor, for an
+ *     agent that asked for one ({@link Agent#profileShapes}) on a host that has ncu
  */
 public record ProposalRequest(TaskContext context, Candidate parent, Optional<Candidate> mate,
                               List<Candidate> inspirations, List<Candidate> recentFailures, RandomGenerator random,
-                              List<Candidate> relatives, RequestSlot slot) {
+                              List<Candidate> relatives, RequestSlot slot, Optional<Profile> parentProfile) {
     public ProposalRequest {
         inspirations = List.copyOf(inspirations);
         recentFailures = List.copyOf(recentFailures);
         relatives = List.copyOf(relatives);
         slot = slot == null ? RequestSlot.SINGLE : slot;
+        parentProfile = parentProfile == null ? Optional.empty() : parentProfile;
     }
 
     /** A request for {@code parent}, with no mate, inspirations, failures or relatives, outside a generation. */
@@ -39,6 +43,7 @@ public record ProposalRequest(TaskContext context, Candidate parent, Optional<Ca
         private List<Candidate> recentFailures = List.of();
         private List<Candidate> relatives = List.of();
         private RequestSlot slot = RequestSlot.SINGLE;
+        private Optional<Profile> parentProfile = Optional.empty();
 
         private Builder(Candidate parent, RandomGenerator random) {
             this.parent = parent;
@@ -76,12 +81,19 @@ public record ProposalRequest(TaskContext context, Candidate parent, Optional<Ca
             return this;
         }
 
+        public Builder parentProfile(Optional<Profile> value) {
+            parentProfile = value;
+            return this;
+        }
+
         public ProposalRequest build() {
-            return new ProposalRequest(context, parent, mate, inspirations, recentFailures, random, relatives, slot);
+            return new ProposalRequest(context, parent, mate, inspirations, recentFailures, random, relatives, slot,
+                    parentProfile);
         }
     }
 
     public ProposalRequest withSlot(RequestSlot value) {
-        return new ProposalRequest(context, parent, mate, inspirations, recentFailures, random, relatives, value);
+        return new ProposalRequest(context, parent, mate, inspirations, recentFailures, random, relatives, value,
+                parentProfile);
     }
 }

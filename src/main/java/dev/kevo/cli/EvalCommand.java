@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Defaults;
+import dev.kevo.data.Profile;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalRecord;
 import dev.kevo.data.EvalSettings;
@@ -22,7 +24,9 @@ import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;
+import dev.kevo.worker.NsightCompute;
 import dev.kevo.worker.Supervisor;
+import dev.kevo.worker.Tools;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -94,6 +98,12 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                     + "(sanitize: every in the config does this for every file that passes.)")
     boolean sanitize;
 
+    @Option(names = "--profile", description = "Then profile each file that passed on its "
+            + "shapes furthest from the memory floor under Nsight Compute (ncu, clocks as they are): DRAM throughput, "
+            + "occupancy and the top stall reasons per launch, as a model agent with profile_shapes is shown them. $"
+            + NsightCompute.VARIABLE + " names the binary; default: the PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.")
+    boolean profile;
+
     @Option(names = "--at-scale", description = "Also check, untimed, what champion confirmation checks: a shape past "
             + "2^31 elements (beyond_suite.at_scale, about 17 GB of GPU memory more) and held-out shapes drawn "
             + "afresh. A record of a pass lets kevo export accept shapes up to that size.")
@@ -108,8 +118,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 ExitCode.OK, "every file passed",
                 ExitCode.REJECTED, "a file was rejected (the verdict says why)",
                 ExitCode.USAGE, "bad usage, config, suite or kernel file",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn, or no compute-sanitizer for "
-                        + "--sanitize");
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn, no compute-sanitizer for "
+                        + "--sanitize, or no ncu for --profile");
     }
 
     @Override
@@ -136,8 +146,10 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
 
         Optional<ComputeSanitizer> sanitizer = Workers.sanitizer(settings, sanitize);
         List<CandidateResult> results = new ArrayList<>();
+        Optional<NsightCompute> profiler = profile ? Optional.of(NsightCompute.locate(System.getenv()))
+                : Optional.empty();
         try (Supervisor supervisor = Workers.supervisor(early, Optional.of(device), inputs.nvrtcPath(), suite,
-                resolved, settings, sanitizer)) {
+                resolved, settings, Tools.sanitizing(sanitizer).withProfiler(profiler))) {
             Message.Ready ready = supervisor.ready();
             // Said once a worker is ready: on a host without a GPU the one line is that.
             resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
@@ -157,6 +169,12 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 }
                 results.add(result);
                 EvalTable.print(result, choice.label(), settings.tolerance().relativeL2(), cold, out);
+                if (profile && result.passed()) {
+                    List<Shape> worst = Profile.furthestFromFloor(result.shapes(), Defaults.PROFILE_SHAPES);
+                    Profile found = supervisor.profile(ContractParser.read(file), inputSeed, worst);
+                    out.printf("profile (%s, %.1f s):%n", found.tool(), found.seconds());
+                    found.lines().forEach(l -> out.println("  " + l));
+                }
                 out.flush();
             }
             Supervisor.Restarts restarts = supervisor.restarts();

@@ -27,7 +27,9 @@ import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;
+import dev.kevo.worker.NsightCompute;
 import dev.kevo.worker.SrunLauncher;
+import dev.kevo.worker.Tools;
 import dev.kevo.worker.WorkerPool;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -134,9 +136,19 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                         + "config (its champion then cannot be exported)");
             }
         }
+        Optional<NsightCompute> profiler = Optional.empty();
+        if (slurm.isEmpty() && frozen.config().agents().stream()
+                .anyMatch(a -> a.model() != null && a.model().profileShapes() > 0)) {
+            profiler = NsightCompute.find(System.getenv());
+            if (profiler.isEmpty()) {
+                err.println("kevo: no ncu found (" + NsightCompute.VARIABLE + ", the PATH, /usr/local/cuda/bin): models"
+                        + " get no profiler evidence");
+            }
+        }
         try (WorkerPool workers = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
-                : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), sanitizer)) {
+                : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(),
+                        Tools.sanitizing(sanitizer).withProfiler(profiler))) {
             CampaignStore store = start.store();
             CampaignConfig campaign = store.frozen().config();
             PrintWriter out = spec.commandLine().getOut();

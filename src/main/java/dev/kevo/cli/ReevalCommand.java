@@ -17,6 +17,7 @@ import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.SrunLauncher;
+import dev.kevo.worker.Tools;
 import dev.kevo.worker.WorkerPool;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -115,7 +116,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         try (WorkerPool supervisor = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
                 : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
-                        baseline, settings, sanitizer)), null, System.err::println)) {
+                        baseline, settings, Tools.sanitizing(sanitizer))), null, System.err::println)) {
             out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s, baseline %s%n", chosen.size(), campaign,
                     supervisor.ready().getFirst().judgedOn(), judged.name(), baseline.choice().describe());
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");

@@ -38,6 +38,10 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--sanitize-run", description = "Run each file's plans for compute-sanitizer to watch; judge nothing.")
     boolean sanitizeRun;
 
+    @Option(names = "--profile-run", description = "Run each file's plan once per suite shape for Nsight Compute to "
+            + "profile; judge nothing.")
+    boolean profileRun;
+
     @Spec
     CommandSpec spec;
 
@@ -52,10 +56,15 @@ public final class WorkerCommand implements Callable<Integer> {
         Optional<Integer> gpu = Optional.ofNullable(device);
         Optional<Path> lib = Optional.ofNullable(nvrtc);
         if (connectPort == null) {
-            return new WorkerLoop(gpu, lib, System.in, stdout, sanitizeRun).run();
+            return new WorkerLoop(gpu, lib, System.in, stdout, mode()).run();
         }
         try (Socket socket = ConnectBack.connect(Optional.ofNullable(connectHost), connectPort, System.getenv())) {
-            return new WorkerLoop(gpu, lib, socket.getInputStream(), ConnectBack.output(socket), sanitizeRun).run();
+            return new WorkerLoop(gpu, lib, socket.getInputStream(), ConnectBack.output(socket), mode()).run();
         }
+    }
+
+    private WorkerLoop.Mode mode() {
+        return sanitizeRun ? WorkerLoop.Mode.SANITIZER_RUN : profileRun ? WorkerLoop.Mode.PROFILER_RUN
+                : WorkerLoop.Mode.JUDGE;
     }
 }

@@ -13,6 +13,7 @@ import dev.kevo.worker.Launcher;
 import dev.kevo.worker.SlurmAllocation;
 import dev.kevo.worker.SrunLauncher;
 import dev.kevo.worker.Supervisor;
+import dev.kevo.worker.Tools;
 import dev.kevo.worker.WorkerPool;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,26 +41,24 @@ final class Workers {
 
     /**
      * A supervisor for a GPU worker judging against a resolved baseline (a kernel file or cuDNN), which can also run
-     * files under {@code sanitizer} when there is one.
+     * files under the {@code tools} there are.
      */
     static Supervisor supervisor(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                 BaselineResolver.Resolved baseline, EvalSettings settings,
-                                 Optional<ComputeSanitizer> sanitizer) {
-        return new Supervisor(setup(device, nvrtc, suite, baseline, settings, sanitizer));
+                                 BaselineResolver.Resolved baseline, EvalSettings settings, Tools tools) {
+        return new Supervisor(setup(device, nvrtc, suite, baseline, settings, tools));
     }
 
     /** As {@link #supervisor}, adopting a worker already started with {@link #spawnEarly}. */
     static Supervisor supervisor(Supervisor.Spawned early, Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                 BaselineResolver.Resolved baseline, EvalSettings settings,
-                                 Optional<ComputeSanitizer> sanitizer) {
-        return new Supervisor(setup(device, nvrtc, suite, baseline, settings, sanitizer), early);
+                                 BaselineResolver.Resolved baseline, EvalSettings settings, Tools tools) {
+        return new Supervisor(setup(device, nvrtc, suite, baseline, settings, tools), early);
     }
 
     private static Supervisor.Setup setup(Optional<Integer> device, Optional<Path> nvrtc, Suite suite,
-                                          BaselineResolver.Resolved baseline, EvalSettings settings,
-                                          Optional<ComputeSanitizer> sanitizer) {
+                                          BaselineResolver.Resolved baseline, EvalSettings settings, Tools tools) {
         return Supervisor.Setup.builder(command(device, nvrtc), suite, settings).baseline(baseline.file())
-                .baselineChoice(baseline.choice()).sanitizer(sanitizer.orElse(null)).build();
+                .baselineChoice(baseline.choice()).sanitizer(tools.sanitizer().orElse(null))
+                .profiler(tools.profiler().orElse(null)).build();
     }
 
     /**
@@ -115,9 +114,9 @@ final class Workers {
      * the host has, since this process never loads CUDA.
      */
     static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, BaselineResolver.Resolved baseline,
-                           EvalSettings settings, Optional<ComputeSanitizer> sanitizer) {
+                           EvalSettings settings, Tools tools) {
         IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings,
-                sanitizer);
+                tools);
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
                 null, settings, arch, sms);
         if (!selection.equals("all")) {

@@ -42,6 +42,8 @@ public final class Defaults {
     public static final int CASCADE_SHAPES = 4;
     public static final double CASCADE_MARGIN = 0.10;
     public static final int STOP_EVALUATIONS = 800;
+    /** Shapes a model's profiler evidence covers: the parent's furthest from the memory floor. */
+    public static final int PROFILE_SHAPES = 2;
     public static final double STOP_WALL_MINUTES = 8.5;
     public static final String OUTPUT = "mutations";
     public static final boolean FRESH_GENOMES = true;

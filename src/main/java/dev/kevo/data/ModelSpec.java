@@ -23,12 +23,14 @@ import java.util.Map;
  * @param repairRounds times a failing candidate goes back to the model with its compiler log or mismatch
  * @param templates prompt template names (files {@code <prompts>/<name>.md}) and their weights
  * @param prompts folder of the prompt templates, relative to the kevo installation or checkout
+ * @param profileShapes how many of a parent's shapes furthest from the memory floor its prompt shows Nsight Compute's
+ *     profile of, where the GPU host has ncu (0: none); computed once per parent
  */
 @JsonDeserialize(builder = ModelSpec.Builder.class)
 public record ModelSpec(String provider, String model, String baseUrl, String apiKeyEnv, Double temperature,
                         Integer maxOutputTokens, Double timeoutSeconds, Integer retries, Integer concurrency,
                         Double priceInput, Double priceOutput, Integer repairRounds, Map<String, Double> templates,
-                        String prompts) {
+                        String prompts, Integer profileShapes) {
 
     public ModelSpec {
         templates = templates == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(templates));
@@ -79,6 +81,7 @@ public record ModelSpec(String provider, String model, String baseUrl, String ap
         require(priceInput >= 0, where + ".price_input: must not be negative");
         require(priceOutput >= 0, where + ".price_output: must not be negative");
         require(repairRounds >= 0 && repairRounds <= 10, where + ".repair_rounds: between 0 and 10");
+        require(profileShapes >= 0 && profileShapes <= 16, where + ".profile_shapes: between 0 (none) and 16");
         require(!templates.isEmpty(), where + ".templates: list at least one template");
         for (Map.Entry<String, Double> t : templates.entrySet()) {
             require(t.getKey().matches("[a-z0-9_-]+"), where + ".templates." + t.getKey()
@@ -130,6 +133,7 @@ public record ModelSpec(String provider, String model, String baseUrl, String ap
         private Double priceInput = Defaults.PRICE_INPUT;
         private Double priceOutput = Defaults.PRICE_OUTPUT;
         private Integer repairRounds = Defaults.REPAIR_ROUNDS;
+        private Integer profileShapes = Defaults.PROFILE_SHAPES;
         private Map<String, Double> templates = Defaults.TEMPLATES;
         private String prompts = Defaults.PROMPTS;
 
@@ -208,11 +212,16 @@ public record ModelSpec(String provider, String model, String baseUrl, String ap
             return this;
         }
 
+        public Builder profileShapes(Integer value) {
+            profileShapes = value;
+            return this;
+        }
+
         public ModelSpec build() {
             String url = baseUrl != null ? baseUrl
                     : Provider.byId(provider).flatMap(Provider::defaultBaseUrl).orElse(null);
             return new ModelSpec(provider, model, url, apiKeyEnv, temperature, maxOutputTokens, timeoutSeconds, retries,
-                    concurrency, priceInput, priceOutput, repairRounds, templates, prompts);
+                    concurrency, priceInput, priceOutput, repairRounds, templates, prompts, profileShapes);
         }
     }
 }

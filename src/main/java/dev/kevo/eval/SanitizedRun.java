@@ -25,19 +25,34 @@ import java.util.Map;
  * no cuDNN, so that the only kernels that run are the candidate's and kevo's input generator. Every plan the suite
  * reaches runs on the smallest suite shape that reaches it: the sanitizer slows a kernel many times over, and what
  * it finds is in the code a plan runs, not in how large the shape is. Each runs on two input cases: an ordinary
- * one, and one with -inf entries, which takes the branches masks take.
+ * one, and one with -inf entries, which takes the branches masks take. For Nsight Compute ({@link
+ * Coverage#EVERY_SHAPE_ONCE}) every suite shape runs once, on the ordinary case: a profile is of a shape.
  */
 public final class SanitizedRun implements AutoCloseable {
     static final List<InputCase> CASES = List.of(InputCase.NORMAL_1, InputCase.MASKED);
+
+    /** Which launches run. */
+    public enum Coverage {
+        /** Each plan the suite reaches, on the smallest shape that reaches it, on both {@link #CASES}. */
+        EVERY_PLAN,
+        /** Each suite shape, once, on the first case. */
+        EVERY_SHAPE_ONCE
+    }
 
     private final Gpu gpu;
     private final Suite suite;
     private final Precision dtype;
     private final TrustedKernels trusted;
     private final Preflight preflight;
+    private final Coverage coverage;
 
     /** @param dtype the element types of x and y, which the buffers' exact sizes follow */
     public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Precision dtype) {
+        this(gpu, nvrtc, cache, suite, dtype, Coverage.EVERY_PLAN);
+    }
+
+    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Precision dtype, Coverage coverage) {
+        this.coverage = coverage;
         this.gpu = gpu;
         this.suite = suite;
         this.dtype = dtype;
@@ -63,7 +78,9 @@ public final class SanitizedRun implements AutoCloseable {
                 throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
             }
             PlanRunner runner = new PlanRunner(gpu, module);
-            List<Integer> chosen = smallestPerPlan(passed.plans(), suite.shapes());
+            List<Integer> chosen = coverage == Coverage.EVERY_PLAN ? smallestPerPlan(passed.plans(), suite.shapes())
+                    : java.util.stream.IntStream.range(0, suite.shapes().size()).boxed().toList();
+            List<InputCase> cases = coverage == Coverage.EVERY_PLAN ? CASES : CASES.subList(0, 1);
             List<Shape> shapes = chosen.stream().map(suite.shapes()::get).toList();
             List<Long> workspaces = new ArrayList<>();
             for (int s : chosen) {
@@ -75,7 +92,7 @@ public final class SanitizedRun implements AutoCloseable {
                 for (int i = 0; i < chosen.size(); i++) {
                     int s = chosen.get(i);
                     ResolvedPlan plan = passed.plans().get(s);
-                    for (InputCase inputCase : CASES) {
+                    for (InputCase inputCase : cases) {
                         trusted.generate(bench.x(i), shapes.get(i), InputSalt.CHECK_CASE.derive(inputSeed, s,
                                 inputCase.ordinal()), inputCase);
                         bench.poisonWorkspace(gpu, i);

@@ -217,7 +217,8 @@ final class Breeding {
                 List<Candidate> inspirations = plan.inspirations().stream().map(recorder::candidate).toList();
                 ProposalRequest request = ProposalRequest.builder(recorder.candidate(parent), plan.random())
                         .context(context).mate(mate.map(recorder::candidate)).inspirations(inspirations)
-                        .recentFailures(failures).relatives(relatives).slot(plan.slot()).build();
+                        .recentFailures(failures).relatives(relatives).slot(plan.slot())
+                        .parentProfile(recorder.profile(parent, agent.profileShapes())).build();
                 record = attempt(id, parents, agent, inputSeed, () -> agent.propose(request));
                 if (record == null) {
                     return List.of();

@@ -1,10 +1,13 @@
 package dev.kevo.evolve;
 
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Profile;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Screen;
 import dev.kevo.task.KernelFile;
 import dev.kevo.worker.WorkerPool;
+import dev.kevo.task.Shape;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -39,6 +42,14 @@ public interface Judge {
         return Optional.empty();
     }
 
+    /**
+     * Nsight Compute's profile of the file's launches on {@code shapes}, on a device while no candidate is timed
+     * there; empty where this judge cannot profile (no ncu, workers on a cluster, a test double).
+     */
+    default Optional<Profile> profile(KernelFile file, long inputSeed, List<Shape> shapes) {
+        return Optional.empty();
+    }
+
     /** A pool of supervised workers as a campaign's judge: champions are confirmed on the first device. */
     static Judge of(WorkerPool workers) {
         return new Judge() {
@@ -60,6 +71,11 @@ public interface Judge {
             @Override
             public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
                 return workers.sanitize(file, inputSeed);
+            }
+
+            @Override
+            public Optional<Profile> profile(KernelFile file, long inputSeed, List<Shape> shapes) {
+                return workers.profile(file, inputSeed, shapes);
             }
         };
     }

@@ -7,6 +7,7 @@ import dev.kevo.agent.ModelCall;
 import dev.kevo.agent.Proposal;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Profile;
 import dev.kevo.data.Screen;
 import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Judges each distinct source once and records every mutant: the first child to claim a source (by the hash of
@@ -53,6 +55,8 @@ final class Recorder {
     private final Map<String, MutantRecord> byId = new HashMap<>();
     private final Map<String, CompletableFuture<MutantRecord>> byHash = new HashMap<>();
     private final Deque<MutantRecord> recentFailures = new ArrayDeque<>();
+    /** Each parent's profile, once asked for (by id). */
+    private final Map<String, CompletableFuture<Optional<Profile>>> profiles = new ConcurrentHashMap<>();
     private MutantRecord champion;
 
     Recorder(CampaignStore store, Judge evaluations, Budget budget, CampaignListener listener) {
@@ -273,6 +277,37 @@ final class Recorder {
                 champion = winner;
                 store.saveChampion(winner, store.source(winner.id()));
             }
+        }
+    }
+
+    /**
+     * Nsight Compute's profile of {@code parent} on its {@code shapes} shapes furthest from the memory floor: computed
+     * once per parent (children asking at once wait for the one profile), kept beside its record so that a resumed
+     * campaign does not profile it again; empty for a parent that did not pass or where the judge cannot profile.
+     */
+    Optional<Profile> profile(MutantRecord parent, int shapes) {
+        if (!parent.passed() || shapes <= 0) {
+            return Optional.empty();
+        }
+        CompletableFuture<Optional<Profile>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<Profile>> earlier = profiles.putIfAbsent(parent.id(), mine);
+        if (earlier != null) {
+            return earlier.join();
+        }
+        try {
+            Optional<Profile> found = store.profile(parent.id());
+            if (found.isEmpty()) {
+                String source = store.source(parent.id());
+                KernelFile file = ContractParser.parse(parent.id() + ".cu", store.sourcePath(parent.id()), source);
+                found = evaluations.profile(file, parent.result().inputSeed(),
+                        Profile.furthestFromFloor(parent.result().shapes(), shapes));
+                found.ifPresent(p -> store.saveProfile(parent.id(), p));
+            }
+            mine.complete(found);
+            return found;
+        } catch (RuntimeException e) {
+            mine.complete(Optional.empty());
+            throw e;
         }
     }
 

@@ -4,6 +4,7 @@ import dev.kevo.data.CampaignState;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Profile;
 import dev.kevo.data.Sanitized;
 
 import com.fasterxml.jackson.core.JsonLocation;
@@ -41,6 +42,8 @@ public final class CampaignStore {
     public static final String CHAMPION = "champion";
     public static final String CONFIRMATION = "confirmation.json";
     public static final String PROMPT = ".prompt.md";
+    /** Nsight Compute's profile of a parent, beside its record: what its children's prompts showed. */
+    public static final String PROFILE = ".profile.json";
     public static final String ANSWER = ".answer.md";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -107,6 +110,16 @@ public final class CampaignStore {
             AtomicFiles.write(dir.resolve(id + PROMPT), call.prompt());
             AtomicFiles.write(dir.resolve(id + ANSWER), call.answer());
         });
+    }
+
+    public void saveProfile(String id, Profile profile) {
+        io(() -> AtomicFiles.write(dir.resolve(id + PROFILE), JSON.writeValueAsBytes(profile)));
+    }
+
+    /** The parent's profile saved by an earlier run (a resumed campaign profiles no parent twice). */
+    public Optional<Profile> profile(String id) {
+        Path file = dir.resolve(id + PROFILE);
+        return Files.isRegularFile(file) ? Optional.of(readRecord(file, Profile.class)) : Optional.empty();
     }
 
     public Optional<String> prompt(String id) {
@@ -230,7 +243,7 @@ public final class CampaignStore {
         String name = file.getFileName().toString();
         return name.endsWith(".json") && !name.startsWith(".") && !name.equals(STATE)
                 && !name.equals(CHAMPION + ".json") && !name.equals(CONFIRMATION)
-                && !name.endsWith(SanitizedRecords.SUFFIX);
+                && !name.endsWith(SanitizedRecords.SUFFIX) && !name.endsWith(PROFILE);
     }
 
     private static String read(Path file) {

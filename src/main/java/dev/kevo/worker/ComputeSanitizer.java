@@ -1,16 +1,11 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
-import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * NVIDIA's compute-sanitizer, the CUDA toolkit's tool that kevo runs a worker under to find memory errors and races
@@ -33,6 +28,7 @@ public record ComputeSanitizer(Path executable) {
     static final int PRINT_LIMIT = 10;
     /** Seconds the sanitizer waits for the worker's JVM to reach CUDA. */
     static final int LAUNCH_TIMEOUT_S = 60;
+    private static final ToolBinary BINARY = new ToolBinary("compute-sanitizer", VARIABLE, INSTALL_HINT);
 
     /**
      * The binary named by {@link #VARIABLE} (one that is not there is an input error, never a fall-back to another),
@@ -46,19 +42,7 @@ public record ComputeSanitizer(Path executable) {
 
     /** As {@link #locate(Map)}, with {@code fallbacks} where the CUDA toolkit's default folder would be. */
     static ComputeSanitizer locate(Map<String, String> env, List<Path> fallbacks) {
-        String named = env.get(VARIABLE);
-        if (named != null && !named.isBlank()) {
-            Path path = Path.of(named);
-            if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-                throw KevoException.input(VARIABLE + " " + named + ": no such executable");
-            }
-            return new ComputeSanitizer(path);
-        }
-        List<Path> looked = candidates(env, fallbacks);
-        return looked.stream().filter(p -> Files.isRegularFile(p) && Files.isExecutable(p)).findFirst()
-                .map(ComputeSanitizer::new)
-                .orElseThrow(() -> KevoException.environment("no compute-sanitizer found (" + INSTALL_HINT
-                        + "); looked in " + String.join(", ", looked.stream().map(Path::toString).toList())));
+        return new ComputeSanitizer(BINARY.locate(env, fallbacks));
     }
 
     /** The one {@link #locate} would use, or empty where there is none (for tests that need one to run). */
@@ -68,25 +52,6 @@ public record ComputeSanitizer(Path executable) {
         } catch (KevoException e) {
             return Optional.empty();
         }
-    }
-
-    /** Where kevo looks when none is named, in order. */
-    private static List<Path> candidates(Map<String, String> env, List<Path> fallbacks) {
-        List<Path> out = new ArrayList<>();
-        String path = env.get("PATH");
-        if (path != null) {
-            for (String dir : path.split(File.pathSeparator)) {
-                if (!dir.isBlank()) {
-                    out.add(Path.of(dir, "compute-sanitizer"));
-                }
-            }
-        }
-        for (String home : List.of("CUDA_HOME", "CUDA_PATH")) {
-            Optional.ofNullable(env.get(home)).filter(h -> !h.isBlank())
-                    .ifPresent(h -> out.add(Path.of(h, "bin", "compute-sanitizer")));
-        }
-        out.addAll(fallbacks);
-        return out.stream().distinct().toList();
     }
 
     /**
@@ -126,19 +91,6 @@ public record ComputeSanitizer(Path executable) {
 
     /** What {@code --version} says, its last non-blank line ("Version 2025.3.1.0 ..."), or the binary's path. */
     public String version() {
-        try {
-            Process p = new ProcessBuilder(executable.toString(), "--version").redirectErrorStream(true).start();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-            return new String(out, StandardCharsets.UTF_8).lines().map(String::strip).filter(l -> !l.isEmpty())
-                    .reduce((a, b) -> b).map(l -> l + " (" + executable + ")").orElse(executable.toString());
-        } catch (IOException e) {
-            return executable.toString();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return executable.toString();
-        }
+        return ToolBinary.version(executable);
     }
 }

@@ -76,7 +76,7 @@ final class SanitizerPass {
         } catch (IOException e) {
             throw KevoException.environment("cannot make a file for compute-sanitizer's report: " + e.getMessage());
         }
-        SanitizerLauncher launcher = new SanitizerLauncher(setup.sanitizer(), tool, log);
+        ToolLauncher launcher = new ToolLauncher(w -> setup.sanitizer().command(tool, log, w));
         List<String> command = new ArrayList<>(setup.workerCommand());
         command.add(WORKER_FLAG);
         CandidateResult ran;

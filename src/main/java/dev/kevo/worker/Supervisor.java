@@ -3,6 +3,7 @@ package dev.kevo.worker;
 import dev.kevo.KevoException;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Profile;
 import dev.kevo.data.Screen;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.SanitizeWhen;
@@ -32,7 +33,7 @@ public final class Supervisor implements AutoCloseable {
      */
     public record Setup(List<String> workerCommand, Suite suite, KernelFile baseline, EvalSettings settings,
                         String arch, int sms, BaselineChoice baselineChoice, Launcher launcher,
-                        ComputeSanitizer sanitizer) {
+                        ComputeSanitizer sanitizer, NsightCompute profiler) {
         public Setup {
             workerCommand = List.copyOf(workerCommand);
         }
@@ -53,6 +54,7 @@ public final class Supervisor implements AutoCloseable {
             private int sms;
             private Launcher launcher = Launcher.LOCAL;
             private ComputeSanitizer sanitizer;
+            private NsightCompute profiler;
 
             private Builder(List<String> workerCommand, Suite suite, EvalSettings settings) {
                 this.workerCommand = workerCommand;
@@ -89,9 +91,15 @@ public final class Supervisor implements AutoCloseable {
                 return this;
             }
 
+            /** What {@link #profile} runs workers under (null: this supervisor profiles nothing). */
+            public Builder profiler(NsightCompute value) {
+                this.profiler = value;
+                return this;
+            }
+
             public Setup build() {
                 return new Setup(workerCommand, suite, baseline, settings, arch, sms, baselineChoice, launcher,
-                        sanitizer);
+                        sanitizer, profiler);
             }
         }
     }
@@ -233,6 +241,25 @@ public final class Supervisor implements AutoCloseable {
             throw new IllegalStateException("this supervisor has no compute-sanitizer, or its workers are not local");
         }
         return new SanitizerPass(setup, ready().judgedOn()).run(file, inputSeed);
+    }
+
+    /**
+     * Profiles {@code file}'s launches on {@code shapes} under Nsight Compute, in a worker of its own on this
+     * supervisor's device ({@link ProfilerPass}); never throws for anything the file does (a failed profile says why).
+     *
+     * @throws IllegalStateException when this supervisor was set up without a profiler
+     */
+    public Profile profile(KernelFile file, long inputSeed, List<Shape> shapes) {
+        if (!profiles()) {
+            throw new IllegalStateException("this supervisor has no ncu, or its workers are not local");
+        }
+        Message.Ready here = ready();
+        return new ProfilerPass(setup, here.judgedOn(), here.device().sms()).run(file, inputSeed, shapes);
+    }
+
+    /** Whether {@link #profile} can run here: Nsight Compute, and workers on this host. */
+    public boolean profiles() {
+        return setup.profiler() != null && setup.launcher() instanceof Launcher.Local;
     }
 
     /** Whether every candidate that passes here is also sanitized ({@code sanitize: every}, with a sanitizer). */

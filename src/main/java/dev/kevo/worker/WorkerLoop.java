@@ -41,24 +41,30 @@ public final class WorkerLoop {
     private final Optional<Path> nvrtcPath;
     private final InputStream in;
     private final OutputStream out;
-    private final boolean sanitizerRun;
+    private final Mode mode;
+
+    /** What a GPU worker does with each file. */
+    public enum Mode {
+        /** Judges it: checks, timing, beside the baseline. */
+        JUDGE,
+        /** Runs its plans for compute-sanitizer to watch ({@link SanitizerPass}), judging nothing, no baseline. */
+        SANITIZER_RUN,
+        /** Runs its plan once per suite shape for Nsight Compute to profile ({@link ProfilerPass}), judging nothing. */
+        PROFILER_RUN
+    }
 
     /** @param device the GPU to judge on, or empty for a check-only worker */
     public WorkerLoop(Optional<Integer> device, Optional<Path> nvrtcPath, InputStream in, OutputStream out) {
-        this(device, nvrtcPath, in, out, false);
+        this(device, nvrtcPath, in, out, Mode.JUDGE);
     }
 
-    /**
-     * @param sanitizerRun a worker that compute-sanitizer runs ({@link SanitizerPass}): it runs each file's plans
-     *     ({@link SanitizedRun}) and judges nothing, with no baseline
-     */
     public WorkerLoop(Optional<Integer> device, Optional<Path> nvrtcPath, InputStream in, OutputStream out,
-                      boolean sanitizerRun) {
+                      Mode mode) {
         this.device = device;
         this.nvrtcPath = nvrtcPath;
         this.in = in;
         this.out = out;
-        this.sanitizerRun = sanitizerRun;
+        this.mode = mode;
     }
 
     /** A judged file, and its cubin when a check-only worker compiled it for a GPU worker. */
@@ -109,8 +115,8 @@ public final class WorkerLoop {
             if (device.isEmpty()) {
                 return checkOnly(configure, nvrtc, suite, start);
             }
-            if (sanitizerRun) {
-                return underSanitizer(opened, nvrtc, suite, configure, start);
+            if (mode != Mode.JUDGE) {
+                return underTool(opened, nvrtc, suite, configure, start);
             }
             try (Gpu gpu = opened) {
                 Baseline baseline = configure.baseline() != null && configure.baseline().isCudnn()
@@ -144,11 +150,13 @@ public final class WorkerLoop {
         }
     }
 
-    /** Runs each file's plans for a sanitizer to watch; the sanitizer's report, not the answer, is the judgement. */
-    private int underSanitizer(Gpu opened, Nvrtc nvrtc, Suite suite, Message.Configure configure, long start)
+    /** Runs each file's plans for a tool to watch; the tool's report, not the answer, is what counts. */
+    private int underTool(Gpu opened, Nvrtc nvrtc, Suite suite, Message.Configure configure, long start)
             throws IOException {
+        SanitizedRun.Coverage coverage = mode == Mode.PROFILER_RUN ? SanitizedRun.Coverage.EVERY_SHAPE_ONCE
+                : SanitizedRun.Coverage.EVERY_PLAN;
         try (Gpu gpu = opened; SanitizedRun run = new SanitizedRun(gpu, nvrtc,
-                CompileCache.fromEnvironment(System.getenv()), suite, configure.settings().dtype())) {
+                CompileCache.fromEnvironment(System.getenv()), suite, configure.settings().dtype(), coverage)) {
             send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
                     System.getenv()));
             return serve((file, request, phases) -> new Answer(run.run(file, request.inputSeed(), phases), null));

@@ -3,9 +3,11 @@ package dev.kevo.worker;
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Defaults;
+import dev.kevo.data.Profile;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Screen;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -331,6 +333,23 @@ public final class WorkerPool implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(onFirst(file, w -> w.sanitize(file, inputSeed)));
+    }
+
+    /**
+     * Profiles {@code file} on {@code shapes} under Nsight Compute on whichever GPU worker is free next, holding it
+     * meanwhile (a profile beside another candidate's timing would disturb that timing); empty when the pool's
+     * workers were set up without ncu.
+     */
+    public Optional<Profile> profile(KernelFile file, long inputSeed, List<Shape> shapes) {
+        if (live.isEmpty() || !live.getFirst().profiles()) {
+            return Optional.empty();
+        }
+        while (true) {
+            Optional<Profile> found = attempt(take(), file, w -> w.profile(file, inputSeed, shapes));
+            if (found.isPresent()) {
+                return found;
+            }
+        }
     }
 
     private <T> T onFirst(KernelFile file, Function<Supervisor, T> judge) {

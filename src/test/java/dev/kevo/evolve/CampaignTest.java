@@ -53,7 +53,7 @@ class CampaignTest {
     }
 
     /** Mutates the gene by a small random step; crossover averages; genes divisible by 7 are "broken". */
-    static final class FakeAgent implements Agent {
+    static class FakeAgent implements Agent {
         @Override
         public String name() {
             return "fake";

@@ -34,7 +34,7 @@ class CascadeTest {
      * Times gene g at a memory floor of g/100 on every shape (score 1 + g/100); under a screen, a kernel below the bar
      * is screened with only the screen's shapes timed, as the evaluator does.
      */
-    static final class Floors implements Judge {
+    static class Floors implements Judge {
         final Map<String, Screen> screens = new ConcurrentHashMap<>();
         final AtomicInteger calls = new AtomicInteger();
 

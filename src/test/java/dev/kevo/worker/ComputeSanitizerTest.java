@@ -69,7 +69,7 @@ class ComputeSanitizerTest {
     @Test
     void aLocalWorkerUnderTheSanitizerConnectsBackToThisHost() {
         ComputeSanitizer cs = new ComputeSanitizer(Path.of("cs"));
-        SanitizerLauncher launcher = new SanitizerLauncher(cs, SanitizerTool.SYNCCHECK, Path.of("l.log"));
+        ToolLauncher launcher = new ToolLauncher(w -> cs.command(SanitizerTool.SYNCCHECK, Path.of("l.log"), w));
         assertTrue(launcher.connectsBack(), "frames never share a stream with the sanitizer's output");
         List<String> c = launcher.command(List.of("java", "-XX:+AutoCreateSharedArchive", "-XX:SharedArchiveFile=w.jsa",
                 "worker", "--connect-port=4000"));
@@ -83,8 +83,8 @@ class ComputeSanitizerTest {
     void stoppingTheSanitizerStopsTheWorkerItStarted() throws Exception {
         // A shell standing in for compute-sanitizer, its sleep for the worker JVM.
         Process sanitizer = new ProcessBuilder("sh", "-c", "sleep 300 & wait").start();
-        SanitizerLauncher launcher = new SanitizerLauncher(new ComputeSanitizer(Path.of("cs")), SanitizerTool.MEMCHECK,
-                Path.of("l.log"));
+        ToolLauncher launcher = new ToolLauncher(w -> new ComputeSanitizer(Path.of("cs"))
+                .command(SanitizerTool.MEMCHECK, Path.of("l.log"), w));
         launcher.started(sanitizer);
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (sanitizer.descendants().findAny().isEmpty() && System.nanoTime() < deadline) {

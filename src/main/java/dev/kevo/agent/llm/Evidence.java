@@ -4,6 +4,7 @@ import dev.kevo.agent.Candidate;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.data.Precision;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Profile;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.ShapeResult;
@@ -164,6 +165,15 @@ final class Evidence {
             }
         }
         return out.toString().stripTrailing();
+    }
+
+    /**
+     * Nsight Compute's profile of the parent on its shapes furthest from the memory floor: where its time goes, in
+     * the numbers a GPU engineer would look at first.
+     */
+    static String profile(Profile p) {
+        return "\nProfile of the parent (Nsight Compute on the GPU that judges it, clocks as they run; one line per "
+                + "launch):\n" + String.join("\n", p.lines().stream().map(l -> "- " + l).toList()) + "\n";
     }
 
     /** Knob values listed per knob in the evidence: the best few, so a prompt stays short. */

@@ -138,6 +138,11 @@ public final class LlmAgent implements Agent {
     }
 
     @Override
+    public int profileShapes() {
+        return spec.profileShapes();
+    }
+
+    @Override
     public Optional<Proposal> repair(RepairRequest request) {
         Verdict verdict = request.failed().result() == null ? null : request.failed().result().verdict();
         if (request.round() > spec.repairRounds() || verdict == null || !verdict.rejected()

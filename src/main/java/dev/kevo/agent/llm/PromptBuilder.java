@@ -107,7 +107,8 @@ final class PromptBuilder {
             case "dtype" -> Evidence.dtype(context);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
             case "known_to_work" -> KnownToWork.PROMPT;
-            case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives());
+            case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives())
+                    + request.parentProfile().map(Evidence::profile).orElse("");
             case "mate" -> mate.map(m -> withKnobs(Evidence.kernel("Second parent", m), m, request.relatives()))
                     .orElse("(none)");
             case "inspirations" -> inspirations.isEmpty() ? "(none yet)" : inspirations.stream()

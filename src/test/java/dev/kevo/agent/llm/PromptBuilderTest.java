@@ -98,6 +98,23 @@ class PromptBuilderTest {
     }
 
     @Test
+    void aParentsProfileIsShownWithItsParentAndOnlyWhenThereIsOne() {
+        ProposalRequest plain = Fixtures.request();
+        dev.kevo.data.Profile profile = new dev.kevo.data.Profile(List.of(new dev.kevo.data.Profile.Launch("1x1000000",
+                "softmax_split", 41.0, 48.0, 12.0, List.of(new dev.kevo.data.Profile.Stall("long_scoreboard", 9.5)))),
+                3.2, "ncu", "0 H100", "now", null);
+        ProposalRequest profiled = new ProposalRequest(plain.context(), plain.parent(), plain.mate(),
+                plain.inspirations(), plain.recentFailures(), plain.random(), plain.relatives(), plain.slot(),
+                Optional.of(profile));
+        String with = builder(Fixtures.IMPROVE_ONLY).forProposal(profiled).user();
+        String without = builder(Fixtures.IMPROVE_ONLY).forProposal(plain).user();
+        assertTrue(with.contains("Profile of the parent") && with.contains(
+                "1x1000000 softmax_split: DRAM 41% of peak, achieved occupancy 48%") && with.contains("long_scoreboard 9.5"),
+                with);
+        assertTrue(!without.contains("Profile of the parent"), without);
+    }
+
+    @Test
     void improveNamesItsFocusAndEachVariantItsOwn() {
         ProposalRequest first = Fixtures.request().withSlot(new RequestSlot(3, 0));
         ProposalRequest second = Fixtures.request().withSlot(new RequestSlot(3, 1));

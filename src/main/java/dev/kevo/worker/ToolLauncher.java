@@ -1,37 +1,34 @@
 package dev.kevo.worker;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.function.UnaryOperator;
 
 /**
- * A worker on this host started under compute-sanitizer. Its frames go over a connection the worker opens back
- * ({@link ConnectBack}), so nothing the sanitizer might print can land between them, and the sanitizer's exit status
- * is kept for the pass to read once the worker is gone. (Slurm steps are not sanitized: the report would be written
- * on the node.)
+ * A worker on this host started under a CUDA tool (compute-sanitizer, Nsight Compute). Its frames go over a
+ * connection the worker opens back ({@link ConnectBack}), so nothing the tool might print can land between them, and
+ * the tool's exit status is kept for the caller to read once the worker is gone. (Slurm steps are never run under a
+ * tool: its report would be written on the node.)
  */
-final class SanitizerLauncher implements Launcher {
-    private final ComputeSanitizer sanitizer;
-    private final SanitizerTool tool;
-    private final Path log;
+final class ToolLauncher implements Launcher {
+    private final UnaryOperator<List<String>> tool;
     private volatile Process process;
 
-    SanitizerLauncher(ComputeSanitizer sanitizer, SanitizerTool tool, Path log) {
-        this.sanitizer = sanitizer;
+    /** @param tool the tool's command line around the worker's */
+    ToolLauncher(UnaryOperator<List<String>> tool) {
         this.tool = tool;
-        this.log = log;
     }
 
     @Override
     public List<String> command(List<String> worker) {
         // No class-data archive: a JVM whose archive does not match its class path writes a new one as it exits,
-        // which fails under the sanitizer and turns a clean run into an error exit. Start time matters little here.
+        // which fails under compute-sanitizer and turns a clean run into an error exit. Start time matters little here.
         List<String> connecting = new ArrayList<>(worker.stream().filter(a -> !a.equals("-XX:+AutoCreateSharedArchive")
                 && !a.startsWith("-XX:SharedArchiveFile=")).toList());
         // This host, whatever Slurm variables this process inherited: a worker's default is srun's host.
         connecting.add("--connect-host=localhost");
-        return sanitizer.command(tool, log, connecting);
+        return tool.apply(connecting);
     }
 
     @Override
@@ -39,7 +36,7 @@ final class SanitizerLauncher implements Launcher {
         process = started;
     }
 
-    /** The sanitizer's exit status, once it has ended; empty while it runs or before it started. */
+    /** The tool's exit status, once it has ended; empty while it runs or before it started. */
     OptionalInt exitCode() {
         Process p = process;
         return p == null || p.isAlive() ? OptionalInt.empty() : OptionalInt.of(p.exitValue());
@@ -61,7 +58,7 @@ final class SanitizerLauncher implements Launcher {
         return LOCAL.expendable();
     }
 
-    /** The worker is the sanitizer's child: killing only the sanitizer would leave it holding the GPU. */
+    /** The worker is the tool's child: killing only the tool would leave it holding the GPU. */
     @Override
     public void stop(Process running) {
         running.descendants().forEach(ProcessHandle::destroyForcibly);
