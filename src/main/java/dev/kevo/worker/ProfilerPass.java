@@ -79,19 +79,21 @@ final class ProfilerPass {
         String text;
         try {
             text = Files.readString(log);
-            Files.deleteIfExists(log);
         } catch (IOException e) {
             text = "";
         }
-        if (!ran.passed()) {
-            return failed("under ncu, " + ran.verdict().id() + (ran.detail() == null ? "" : ": " + ran.detail()),
-                    start);
-        }
-        List<Profile.Launch> launches = NcuReport.launches(text, launchShapes);
+        List<Profile.Launch> launches = ran.passed() ? NcuReport.launches(text, launchShapes) : List.of();
         if (launches.isEmpty()) {
-            return failed("ncu reported no launch of " + String.join(", ", kernels)
-                    + (launcher.exitCode().isPresent() ? " (ncu exited " + launcher.exitCode().getAsInt() + ")" : ""),
-                    start);
+            // Kept for a person to read: what ncu said is the only clue to why there is no profile.
+            String exit = launcher.exitCode().isPresent() ? "; ncu exited " + launcher.exitCode().getAsInt() : "";
+            return failed((ran.passed() ? "ncu reported no launch of " + String.join(", ", kernels)
+                    : "under ncu, " + ran.verdict().id() + (ran.detail() == null ? "" : ": " + ran.detail()))
+                    + exit + "; its report: " + log, start);
+        }
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException e) {
+            // A report left in the temporary folder harms nothing.
         }
         return new Profile(launches, seconds(start), setup.profiler().version(), device, now(), null);
     }
