@@ -20,7 +20,9 @@ template <> struct Vec<float, 1> {
 template <> struct Vec<float, 2> {
     typedef float2 W;
     static __device__ __forceinline__ void unpack(W w, float* o) { o[0] = w.x; o[1] = w.y; }
-    static __device__ __forceinline__ W pack(const float* v, float scale) { return make_float2(v[0] * scale, v[1] * scale); }
+    static __device__ __forceinline__ W pack(const float* v, float scale) {
+        return make_float2(v[0] * scale, v[1] * scale);
+    }
 };
 template <> struct Vec<float, 4> {
     typedef float4 W;
@@ -509,8 +511,8 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
 }
 
 // A thread's j-th vector of V floats in shared memory, in planes of up to four floats with the THREADS threads'
-// slots of a plane side by side, so that a warp's access to a plane is consecutive (one plane of 32 bytes a
-// thread would be two wavefronts' worth of bank conflicts).
+// slots of a plane side by side, so that a warp's access to a plane is consecutive: 32-byte slots (a 16-bit
+// x's 8 elements) side by side would spread each 16-byte access of a warp over twice the banks' rows.
 template <int V, int THREADS> struct Held {
     static constexpr int PLANES = V > 4 ? V / 4 : 1, PV = V > 4 ? 4 : V;
     typedef VecW<float, PV> Plane;
@@ -522,7 +524,9 @@ template <int V, int THREADS> struct Held {
     }
     static __device__ __forceinline__ void get(const Plane* h, int j, float* u) {
 #pragma unroll
-        for (int i = 0; i < PLANES; ++i) Vec<float, PV>::unpack(h[(j * PLANES + i) * THREADS + threadIdx.x], u + i * PV);
+        for (int i = 0; i < PLANES; ++i) {
+            Vec<float, PV>::unpack(h[(j * PLANES + i) * THREADS + threadIdx.x], u + i * PV);
+        }
     }
 };
 
