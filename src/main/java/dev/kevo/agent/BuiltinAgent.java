@@ -152,7 +152,7 @@ public final class BuiltinAgent implements Agent {
     @Override
     public Proposal propose(ProposalRequest request) {
         RandomGenerator random = request.random();
-        Precision dtype = request.context() == null ? Precision.FP32 : request.context().dtype();
+        Precision dtype = dtypeOf(request);
         Set<String> avoid = new HashSet<>();
         for (Candidate failure : request.recentFailures()) {
             genomeOf(failure, dtype).ifPresent(g -> avoid.add(key(g)));
@@ -184,6 +184,12 @@ public final class BuiltinAgent implements Agent {
             return crossover(parent.get(), mate.get(), dtype, random, avoid);
         }
         return mutate(parent.get(), dtype, random, avoid);
+    }
+
+    /** The campaign's dtype; float32, every genome's dtype before there were others, for a request without one. */
+    private static Precision dtypeOf(ProposalRequest request) {
+        TaskContext context = request.context();
+        return context == null || context.dtype() == null ? Precision.FP32 : context.dtype();
     }
 
     /** A knobbed parent's child: a crossover with a mate (or an inspiration) that shares knob names, else a step. */
