@@ -248,12 +248,13 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * thread in registers in every variant of the register kernels at every block size (at 1024 threads,
      * 64 registers, that is ~60 used); at 64 some variants spill. Rows held as float2 spill from 32 floats
      * on (from 16 at 1024 threads), so they get a quarter. Measured with -Xptxas -v over every combination
-     * of the other genes at these limits: no spills. 16-bit rows read 4 or 8 bytes at a time spill the same way
-     * (2-element vectors at 32 floats from 64 threads on and at 16 at 1024 threads, 4-element ones at 32 floats at
-     * 256 threads, nvcc 13.0), so they get the float2 budget; 16-byte vectors of 8 keep 32.
+     * of the other genes at these limits: no spills. 16-bit rows keep 32 at every width: under nvcc 13.0, at these
+     * limits, 16-byte vectors of 8 never spill, and 4- and 8-byte ones spill 4 to 12 bytes in a few variants, which
+     * the float2 budget does not cure (a 128-thread block of 16 floats per thread still spills 4) but would cost the
+     * default genome its block rows past 8192 columns.
      */
     public static int registerElems(int threads, int vec, Precision dtype) {
-        if (vec == 2 || (vec < 4 && dtype.x().bytes() == 2)) {
+        if (vec == 2 && dtype.x().bytes() == 4) {
             return threads >= 1024 ? 8 : 16;
         }
         return 32;
