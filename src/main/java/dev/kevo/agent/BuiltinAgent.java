@@ -13,6 +13,7 @@ import dev.kevo.agent.Genome.SplitRows;
 import dev.kevo.agent.Genome.StoreHint;
 import dev.kevo.agent.Genome.Streaming;
 import dev.kevo.data.Defaults;
+import dev.kevo.data.Precision;
 import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,7 +39,8 @@ import java.util.random.RandomGenerator;
  *   <li>otherwise: one to three genes stepped to nearby values.</li>
  * </ul>
  * A child equal to its parent, its mate or a recent failure (for fresh genomes: or an inspiration) is drawn
- * again. All randomness comes from
+ * again. Genomes are normalized and rendered for the campaign's dtype ({@link TaskContext#dtype()}; float32 for a
+ * request without a context). All randomness comes from
  * {@link ProposalRequest#random()}, so the same request and random state give the same proposal.
  */
 public final class BuiltinAgent implements Agent {
@@ -99,12 +101,20 @@ public final class BuiltinAgent implements Agent {
     static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, LoadHint.PLAIN, StoreHint.PLAIN);
 
     /**
-     * Hand-picked starting points, {@code default} first: {@code register-rows} follows the hand-written
-     * seed of that name (scalar accesses, expf, block_stats-style chunks); {@code online} takes one (max, sum)
-     * reduction everywhere with {@code __expf} and read-only loads; {@code wide} uses bigger blocks, more
+     * Hand-picked starting points, {@code default} first, normalized for float32: {@code register-rows} follows the
+     * hand-written seed of that name (scalar accesses, expf, block_stats-style chunks); {@code online} takes one
+     * (max, sum) reduction everywhere with {@code __expf} and read-only loads; {@code wide} uses bigger blocks, more
      * elements per thread and more chunks per long row.
      */
     public static Map<String, Genome> namedGenomes() {
+        return namedGenomes(Precision.FP32);
+    }
+
+    /**
+     * {@link #namedGenomes()} normalized for {@code dtype}. A 16-bit x moves twice the elements per access, so the
+     * scalar accesses of {@code register-rows} and of the default's block rows become pairs of elements.
+     */
+    public static Map<String, Genome> namedGenomes(Precision dtype) {
         Genome d = defaultGenome();
         Map<String, Genome> named = new LinkedHashMap<>();
         named.put("default", d);
@@ -135,18 +145,19 @@ public final class BuiltinAgent implements Agent {
                 d.clusterRows(),
                 new LoopRows(0, new Streaming(1024, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         LoadHint.LDCS, StoreHint.STCS))));
-        named.replaceAll((name, g) -> g.normalized());
+        named.replaceAll((name, g) -> g.normalized(dtype));
         return named;
     }
 
     @Override
     public Proposal propose(ProposalRequest request) {
         RandomGenerator random = request.random();
+        Precision dtype = dtypeOf(request);
         Set<String> avoid = new HashSet<>();
         for (Candidate failure : request.recentFailures()) {
-            genomeOf(failure).ifPresent(g -> avoid.add(key(g)));
+            genomeOf(failure, dtype).ifPresent(g -> avoid.add(key(g)));
         }
-        Optional<Genome> parent = genomeOf(request.parent());
+        Optional<Genome> parent = genomeOf(request.parent(), dtype);
         if (parent.isEmpty()) {
             Optional<KernelFile> knobbed = KnobTuner.knobbed(request.parent());
             if (knobbed.isPresent() && (!freshGenomes || random.nextDouble() >= FRESH_FOR_KNOBBED)) {
@@ -157,22 +168,28 @@ public final class BuiltinAgent implements Agent {
                         + "genome, and fresh_genomes is off");
             }
             // A design other islands already hold adds nothing: start elsewhere.
-            request.inspirations().forEach(c -> genomeOf(c).ifPresent(g -> avoid.add(key(g))));
-            return fresh(request, random, avoid);
+            request.inspirations().forEach(c -> genomeOf(c, dtype).ifPresent(g -> avoid.add(key(g))));
+            return fresh(request, dtype, random, avoid);
         }
         avoid.add(key(parent.get()));
-        Optional<Candidate> mate = request.mate().filter(m -> genomeOf(m).isPresent());
+        Optional<Candidate> mate = request.mate().filter(m -> genomeOf(m, dtype).isPresent());
         if (mate.isEmpty() && random.nextDouble() < INSPIRATION_CROSSOVER) {
             List<Candidate> inspirations = request.inspirations().stream()
-                    .filter(c -> genomeOf(c).filter(g -> !g.equals(parent.get())).isPresent()).toList();
+                    .filter(c -> genomeOf(c, dtype).filter(g -> !g.equals(parent.get())).isPresent()).toList();
             if (!inspirations.isEmpty()) {
                 mate = Optional.of(inspirations.get(random.nextInt(inspirations.size())));
             }
         }
         if (mate.isPresent()) {
-            return crossover(parent.get(), mate.get(), random, avoid);
+            return crossover(parent.get(), mate.get(), dtype, random, avoid);
         }
-        return mutate(parent.get(), random, avoid);
+        return mutate(parent.get(), dtype, random, avoid);
+    }
+
+    /** The campaign's dtype; float32, every genome's dtype before there were others, for a request without one. */
+    private static Precision dtypeOf(ProposalRequest request) {
+        TaskContext context = request.context();
+        return context == null || context.dtype() == null ? Precision.FP32 : context.dtype();
     }
 
     /** A knobbed parent's child: a crossover with a mate (or an inspiration) that shares knob names, else a step. */
@@ -203,31 +220,32 @@ public final class BuiltinAgent implements Agent {
                 .anyMatch(n -> parent.knobs().get(n).isPresent())).isPresent();
     }
 
-    private Proposal mutate(Genome parent, RandomGenerator random, Set<String> avoid) {
+    private Proposal mutate(Genome parent, Precision dtype, RandomGenerator random, Set<String> avoid) {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
-            Genome child = GenomeSpace.mutate(parent, roll < 0.6 ? 1 : roll < 0.9 ? 2 : 3, random);
+            Genome child = GenomeSpace.mutate(parent, roll < 0.6 ? 1 : roll < 0.9 ? 2 : 3, random, dtype);
             if (!avoid.contains(key(child))) {
-                return proposal(child, "mutate", GenomeSpace.changes(parent, child));
+                return proposal(child, dtype, "mutate", GenomeSpace.changes(parent, child));
             }
         }
         throw new AgentException("builtin: no mutation of the parent gave a genome not already tried");
     }
 
-    private Proposal crossover(Genome parent, Candidate mateCandidate, RandomGenerator random, Set<String> avoid) {
-        Genome mate = genomeOf(mateCandidate).orElseThrow();
+    private Proposal crossover(Genome parent, Candidate mateCandidate, Precision dtype, RandomGenerator random,
+                               Set<String> avoid) {
+        Genome mate = genomeOf(mateCandidate, dtype).orElseThrow();
         avoid.add(key(mate));
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            GenomeSpace.Cross cross = GenomeSpace.crossover(parent, mate, random);
+            GenomeSpace.Cross cross = GenomeSpace.crossover(parent, mate, random, dtype);
             Genome child = cross.child();
             String summary = "crossover with " + mateCandidate.id() + ": " + origins(cross.origins());
             if (avoid.contains(key(child)) || random.nextDouble() < MUTATE_AFTER_CROSSOVER) {
-                Genome mutated = GenomeSpace.mutate(child, 1, random);
+                Genome mutated = GenomeSpace.mutate(child, 1, random, dtype);
                 summary += "; then " + GenomeSpace.changes(child, mutated);
                 child = mutated;
             }
             if (!avoid.contains(key(child))) {
-                return proposal(child, "crossover", summary);
+                return proposal(child, dtype, "crossover", summary);
             }
         }
         throw new AgentException("builtin: no crossover with " + mateCandidate.id() + " gave a new genome");
@@ -245,16 +263,16 @@ public final class BuiltinAgent implements Agent {
         return fromMate.isEmpty() ? "all regimes from the parent" : String.join(", ", fromMate) + " from the mate";
     }
 
-    private Proposal fresh(ProposalRequest request, RandomGenerator random, Set<String> avoid) {
+    private Proposal fresh(ProposalRequest request, Precision dtype, RandomGenerator random, Set<String> avoid) {
         String why = " (" + request.parent().id() + " has no builtin genome)";
-        Map<String, Genome> named = namedGenomes();
+        Map<String, Genome> named = namedGenomes(dtype);
         List<String> names = new ArrayList<>(named.keySet());
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
             if (roll < RANDOM_FRESH) {
-                Genome child = GenomeSpace.random(random, defaultGenome());
+                Genome child = GenomeSpace.random(random, defaultGenome(), dtype);
                 if (!avoid.contains(key(child))) {
-                    return proposal(child, "fresh", "fresh: random genome" + why);
+                    return proposal(child, dtype, "fresh", "fresh: random genome" + why);
                 }
             } else {
                 // Half of the named draws take the default, the rest share the others.
@@ -262,32 +280,36 @@ public final class BuiltinAgent implements Agent {
                         : names.get(1 + random.nextInt(names.size() - 1));
                 Genome child = named.get(name);
                 if (!avoid.contains(key(child))) {
-                    return proposal(child, "fresh", "fresh: named genome '" + name + "'" + why);
+                    return proposal(child, dtype, "fresh", "fresh: named genome '" + name + "'" + why);
                 }
             }
         }
         throw new AgentException("builtin: every fresh genome drawn for " + request.parent().id() + " failed recently");
     }
 
-    private static Proposal proposal(Genome child, String operator, String summary) {
-        return new Proposal(KernelRenderer.render(child), Optional.of(child.toJson()), operator, summary,
+    private static Proposal proposal(Genome child, Precision dtype, String operator, String summary) {
+        return new Proposal(KernelRenderer.render(child, dtype), Optional.of(child.toJson()), operator, summary,
                 Optional.empty());
     }
 
-    /** A candidate's genome as this agent reads it, normalized; empty when it has none or not one of ours. */
-    static Optional<Genome> genomeOf(Candidate candidate) {
+    /**
+     * A candidate's genome as this agent reads it, normalized for {@code dtype}; empty when it has none or not one of
+     * ours.
+     */
+    static Optional<Genome> genomeOf(Candidate candidate, Precision dtype) {
         if (candidate.genome().isEmpty()) {
             return Optional.empty();
         }
         try {
-            return Optional.of(Genome.fromJson(candidate.genome().get(), defaultGenome()).normalized());
+            return Optional.of(Genome.fromJson(candidate.genome().get(), defaultGenome()).normalized(dtype));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
     }
 
+    /** The identity of a genome normalized for the request's dtype (every genome this agent compares is). */
     private static String key(Genome genome) {
-        JsonNode json = genome.normalized().toJson();
+        JsonNode json = genome.toJson();
         return json.toString();
     }
 }

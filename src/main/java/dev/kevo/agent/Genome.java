@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kevo.data.Precision;
 import java.util.Map;
 
 /**
@@ -13,9 +14,14 @@ import java.util.Map;
  * {@link KernelRenderer} into kernels and launch plans. Plans are tried in the order short, split, block,
  * cluster, block, loop; loop is the catch-all, so every shape is covered whatever the thresholds are.
  *
- * <p>A genome may hold any values; {@link #normalized()} maps it onto the space the renderer is correct
- * for (powers of two where kernels need them, register budgets, thresholds in range). The agent only ever
- * renders and stores normalized genomes.
+ * <p>A genome may hold any values; {@link #normalized(Precision)} maps it onto the space the renderer is correct
+ * for in a dtype (powers of two where kernels need them, register budgets, thresholds in range). The agent only
+ * ever renders and stores genomes normalized for its campaign's dtype.
+ *
+ * <p>The genome is the same in every dtype; only what its widths come to differs. A {@code vec} counts 4-byte
+ * words of x per access, so that an access moves the same bytes in every dtype: {@code vec} floats, or twice as
+ * many 16-bit elements ({@link #vecElems}). Everything held on chip is held as floats (math is float32 in every
+ * dtype), so register and shared-memory budgets count floats.
  *
  * @param shortRows rows of up to {@code maxCols}: a row per group of lanes of one warp, held in registers
  * @param blockRows rows of up to {@code maxCols}: a row per block, held in registers
@@ -57,7 +63,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * {@code growth} times more, first by widening the group up to a warp, then by more vectors per lane.
      *
      * @param threads threads per block (rows per block = threads / lanes)
-     * @param vec floats per load and store (rows that are not vec-aligned are peeled)
+     * @param vec 4-byte words of x per load (rows that are not aligned to its elements are peeled); a group has at
+     *     least as many lanes as a vector has elements, so that its lanes can take a peeled head or tail
      * @param online one reduction of (max, sum) pairs instead of a max then a sum reduction
      */
     public record ShortRows(int maxCols, int minLanes, int growth, int threads, int vec, boolean online,
@@ -69,7 +76,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
 
     /**
      * Rows held in a block's registers, {@code cols <= maxCols}. Buckets: {@code minThreads} threads with
-     * {@code elems} floats each, threads doubling up to {@code maxThreads}, then elements doubling.
+     * {@code elems} elements each (at least one vector), threads doubling up to {@code maxThreads}, then elements
+     * doubling.
      */
     public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int vec, boolean online,
                             Reduce reduce, ExpMode exp, LoadHint load, StoreHint store) {
@@ -79,7 +87,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     }
 
     /**
-     * A block streaming over part of a row, {@code tile} vectors of {@code vec} floats in flight per thread
+     * A block streaming over part of a row, {@code tile} vectors of {@code vec} words in flight per thread
      * and iteration. {@code statsLoad} reads x for the (max, sum) pass, {@code normLoad} re-reads it to write.
      *
      * @param online update (max, sum) element by element instead of a tile's max first
@@ -111,8 +119,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * once (at most 1024 threads per SM, so 64 registers per thread always fit), meeting at a grid-wide barrier
      * between the chunks' (max, sum) and the normalisation. Two launches cost a launch and a second read of x.
      *
-     * @param elems 0, or the most floats per thread held in registers: chunks that fit (buckets of 4, 8, ...
-     *     floats per thread up to this) are read once, like a copy
+     * @param elems 0, or the most elements per thread held in registers: chunks that fit (buckets of 4, 8, ...
+     *     elements per thread, from one vector, up to this) are read once, like a copy
      * @param smem with {@code elems}: a last bucket that holds this many more vectors per thread in shared memory,
      *     for chunks longer than registers hold (on an H100 a 1x10^7 row fits on chip this way)
      * @param stream chunks that do not fit on chip are streamed twice within the one launch (the second read
@@ -130,9 +138,12 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         public static final int SMEM_BYTES_PER_SM = 228 * 1024;
         public static final int SMEM_OVERHEAD_PER_BLOCK = 2 * 1024;
 
-        /** Vectors per thread a block may hold in shared memory with {@code blocksPerSm} blocks on each SM. */
-        public static int smemVectors(int threads, int blocksPerSm, int vec) {
-            return (SMEM_BYTES_PER_SM / blocksPerSm - SMEM_OVERHEAD_PER_BLOCK) / (threads * vec * 4);
+        /**
+         * Vectors of {@code words} 4-byte words per thread a block may hold in shared memory with {@code blocksPerSm}
+         * blocks on each SM.
+         */
+        public static int smemVectors(int threads, int blocksPerSm, int words) {
+            return (SMEM_BYTES_PER_SM / blocksPerSm - SMEM_OVERHEAD_PER_BLOCK) / (threads * words * 4);
         }
 
         public Fused {
@@ -145,11 +156,12 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     }
 
     /**
-     * Long rows of many, {@code minCols < cols <= capacity() * maxCluster} (after the split regime, which takes few
-     * rows, and before the block buckets): a row per thread-block cluster of {@code cdiv(cols, capacity())} blocks
-     * of {@code threads}, each holding its share of the row on chip, {@code regVecs} float4 per thread in registers
-     * and {@code smemVecs} more in shared memory, and the blocks' (max, sum) exchanged once in distributed shared
-     * memory: x is read once. {@code 1024 / threads} blocks share an SM, so one loads while another reduces.
+     * Long rows of many, {@code minCols < cols <= capacity(dtype) * maxCluster} (after the split regime, which takes
+     * few rows, and before the block buckets): a row per thread-block cluster of {@code cdiv(cols, capacity(dtype))}
+     * blocks of {@code threads}, each holding its share of the row on chip, {@code regVecs} 16-byte vectors of x per
+     * thread in registers (as floats) and {@code smemVecs} more in shared memory (as x), and the blocks' (max, sum)
+     * exchanged once in distributed shared memory: x is read once. {@code 1024 / threads} blocks share an SM, so one
+     * loads while another reduces.
      *
      * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
      */
@@ -159,9 +171,9 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
             nonNull(load, store);
         }
 
-        /** Columns one block holds. */
-        public int capacity() {
-            return threads * 4 * (regVecs + smemVecs);
+        /** Columns one block holds in {@code dtype}. */
+        public int capacity(Precision dtype) {
+            return threads * vecElems(4, dtype) * (regVecs + smemVecs);
         }
 
         public boolean enabled() {
@@ -226,15 +238,23 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         }
     }
 
+    /** Elements of x that one access of {@code vec} 4-byte words moves in {@code dtype}. */
+    public static int vecElems(int vec, Precision dtype) {
+        return vec * 4 / dtype.x().bytes();
+    }
+
     /**
      * Most floats one thread may hold in registers. ptxas (nvcc 13.0 and NVRTC 11.8, sm_90) keeps 32 per
      * thread in registers in every variant of the register kernels at every block size (at 1024 threads,
      * 64 registers, that is ~60 used); at 64 some variants spill. Rows held as float2 spill from 32 floats
      * on (from 16 at 1024 threads), so they get a quarter. Measured with -Xptxas -v over every combination
-     * of the other genes at these limits: no spills.
+     * of the other genes at these limits: no spills. 16-bit rows keep 32 at every width: under nvcc 13.0, at these
+     * limits, 16-byte vectors of 8 never spill, and 4- and 8-byte ones spill 4 to 12 bytes in a few variants, which
+     * the float2 budget does not cure (a 128-thread block of 16 floats per thread still spills 4) but would cost the
+     * default genome its block rows past 8192 columns.
      */
-    public static int registerElems(int threads, int vec) {
-        if (vec == 2) {
+    public static int registerElems(int threads, int vec, Precision dtype) {
+        if (vec == 2 && dtype.x().bytes() == 4) {
             return threads >= 1024 ? 8 : 16;
         }
         return 32;
@@ -249,69 +269,84 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         return threads >= 1024 ? 8 : 16;
     }
 
-    /** The same genome mapped onto the space the renderer is correct and register-resident for. */
+    /** {@link #normalized(Precision)} for float32, the dtype of every genome stored before there were others. */
     public Genome normalized() {
-        return new Genome(normalize(shortRows), normalize(blockRows), normalize(splitRows), normalize(clusterRows),
-                normalize(loopRows));
+        return normalized(Precision.FP32);
     }
 
-    private static ShortRows normalize(ShortRows s) {
+    /**
+     * The same genome mapped onto the space the renderer is correct and register-resident for in {@code dtype}. In
+     * float32 nothing depends on the dtype; a 16-bit x has vectors of twice as many elements, so lanes, elements per
+     * thread and vectors held are bounded by what those vectors need and what registers hold.
+     */
+    public Genome normalized(Precision dtype) {
+        return new Genome(normalize(shortRows, dtype), normalize(blockRows, dtype), normalize(splitRows, dtype),
+                normalize(clusterRows, dtype), normalize(loopRows, dtype));
+    }
+
+    private static ShortRows normalize(ShortRows s, Precision dtype) {
         int threads = pow2(s.threads(), 32, 1024);
         int vec = vec(s.vec());
-        return new ShortRows(clamp(s.maxCols(), 1, 32 * registerElems(threads, vec)), pow2(s.minLanes(), 4, 32),
-                s.growth() >= 4 ? 4 : 2, threads, vec, s.online(), s.exp(), s.load(), s.store());
+        return new ShortRows(clamp(s.maxCols(), 1, 32 * registerElems(threads, vec, dtype)),
+                pow2(s.minLanes(), Math.max(4, vecElems(vec, dtype)), 32), s.growth() >= 4 ? 4 : 2, threads, vec,
+                s.online(), s.exp(), s.load(), s.store());
     }
 
-    private static BlockRows normalize(BlockRows b) {
+    private static BlockRows normalize(BlockRows b, Precision dtype) {
         int maxThreads = pow2(b.maxThreads(), 32, 1024);
         int minThreads = pow2(b.minThreads(), 32, maxThreads);
         int vec = vec(b.vec());
-        int elems = pow2(b.elems(), vec, registerElems(maxThreads, vec));
-        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * registerElems(maxThreads, vec)), minThreads,
-                maxThreads, elems, vec, b.online(), b.reduce(), b.exp(), b.load(), b.store());
+        int budget = registerElems(maxThreads, vec, dtype);
+        int elems = pow2(b.elems(), vecElems(vec, dtype), budget);
+        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * budget), minThreads, maxThreads, elems, vec,
+                b.online(), b.reduce(), b.exp(), b.load(), b.store());
     }
 
-    private static Streaming normalize(Streaming p) {
+    private static Streaming normalize(Streaming p, Precision dtype) {
         int vec = vec(p.vec());
         int threads = pow2(p.threads(), 64, 1024);
-        int unroll = pow2(p.unroll(), 1, Math.min(4, streamElems(threads) / vec));
-        return new Streaming(threads, vec, clamp(p.tile(), 1, streamElems(threads) / (vec * unroll)), unroll,
+        int perVec = vecElems(vec, dtype);
+        int unroll = pow2(p.unroll(), 1, Math.min(4, streamElems(threads) / perVec));
+        return new Streaming(threads, vec, clamp(p.tile(), 1, streamElems(threads) / (perVec * unroll)), unroll,
                 p.online(), p.reduce(), p.exp(), p.statsLoad(), p.normLoad(), p.store());
     }
 
-    private static SplitRows normalize(SplitRows s) {
+    private static SplitRows normalize(SplitRows s, Precision dtype) {
         return new SplitRows(clamp(s.minCols(), 1, 1 << 26), clamp(s.rowsPct(), 0, 100_000),
                 clamp(s.minChunk(), 32, 1 << 24), clamp(s.blocksPerSm(), 1, 256), s.reverse(),
-                normalize(s.pass()), normalize(s.fused()));
+                normalize(s.pass(), dtype), normalize(s.fused(), dtype));
     }
 
-    private static Fused normalize(Fused f) {
+    private static Fused normalize(Fused f, Precision dtype) {
         int threads = pow2(f.threads(), 128, 1024);
         int vec = vec(f.vec());
-        int elems = f.elems() <= 0 ? 0 : pow2(f.elems(), Math.max(4, vec), registerElems(threads, vec));
+        int perVec = vecElems(vec, dtype);
+        int elems = f.elems() <= 0 ? 0 : pow2(f.elems(), Math.max(4, perVec), registerElems(threads, vec, dtype));
         int blocksPerSm = pow2(f.blocksPerSm(), 1, 1024 / threads);
-        int smem = elems == 0 ? 0 : clamp(f.smem(), 0, Fused.smemVectors(threads, blocksPerSm, vec));
+        // Shared memory holds the chunk as floats: a vector takes perVec words.
+        int smem = elems == 0 ? 0 : clamp(f.smem(), 0, Fused.smemVectors(threads, blocksPerSm, perVec));
         return new Fused(elems, smem, threads, blocksPerSm, vec, f.stream(), f.reduce(), f.exp(), f.load(),
                 f.store());
     }
 
     /** The same pass with another block size, its tile and unroll brought within that size's register budget. */
-    public static Streaming withThreads(Streaming pass, int threads) {
+    public static Streaming withThreads(Streaming pass, int threads, Precision dtype) {
         return normalize(new Streaming(threads, pass.vec(), pass.tile(), pass.unroll(), pass.online(), pass.reduce(),
-                pass.exp(), pass.statsLoad(), pass.normLoad(), pass.store()));
+                pass.exp(), pass.statsLoad(), pass.normLoad(), pass.store()), dtype);
     }
 
-    private static ClusterRows normalize(ClusterRows c) {
+    private static ClusterRows normalize(ClusterRows c, Precision dtype) {
         int threads = pow2(c.threads(), 128, 1024);
-        int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4) / 4);
+        // Its vectors are 16 bytes of x: floats in registers, x as it is (cp.async's copy) in shared memory.
+        int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4, dtype) / vecElems(4, dtype));
         int smemVecs = clamp(c.smemVecs(), 0, Fused.smemVectors(threads, 1024 / threads, 4));
         int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
         return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, c.load(),
                 c.store());
     }
 
-    private static LoopRows normalize(LoopRows l) {
-        return new LoopRows(clamp(l.gridCap(), 0, 64), normalize(l.pass()));
+    private static LoopRows normalize(LoopRows l, Precision dtype) {
+        return new LoopRows(clamp(l.gridCap(), 0, 64), normalize(l.pass(), dtype));
     }
 
     private static int clamp(int v, int lo, int hi) {

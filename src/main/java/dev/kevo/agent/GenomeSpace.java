@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.kevo.data.Precision;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -15,7 +16,8 @@ import java.util.random.RandomGenerator;
 /**
  * The genes the built-in agent varies: each a path into the genome's JSON and the values it may take, with
  * what a small step from a value means. Random genomes, mutation and crossover all go through this table
- * and end in {@link Genome#normalized()}, so whatever they produce renders to a correct file.
+ * and end in {@link Genome#normalized(Precision)} for the campaign's dtype, so whatever they produce renders to a
+ * correct file in it.
  */
 public final class GenomeSpace {
 
@@ -258,24 +260,24 @@ public final class GenomeSpace {
                 new Gene(prefix + "store", Choice.of(Genome.StoreHint.class)));
     }
 
-    /** A genome drawn gene by gene from the whole space. */
-    public static Genome random(RandomGenerator random, Genome template) {
+    /** A genome drawn gene by gene from the whole space, normalized for {@code dtype}. */
+    public static Genome random(RandomGenerator random, Genome template, Precision dtype) {
         ObjectNode json = (ObjectNode) template.toJson();
         for (Gene gene : GENES) {
             set(json, gene.path(), gene.domain().random(random));
         }
-        return Genome.fromJson(json, template).normalized();
+        return Genome.fromJson(json, template).normalized(dtype);
     }
 
-    /** {@code genes} distinct genes, each stepped to a nearby value; the result is normalized. */
-    public static Genome mutate(Genome parent, int genes, RandomGenerator random) {
+    /** {@code genes} distinct genes, each stepped to a nearby value; the result is normalized for {@code dtype}. */
+    public static Genome mutate(Genome parent, int genes, RandomGenerator random, Precision dtype) {
         ObjectNode json = (ObjectNode) parent.toJson();
         List<Gene> pool = new ArrayList<>(GENES);
         for (int i = 0; i < genes && !pool.isEmpty(); i++) {
             Gene gene = pool.remove(random.nextInt(pool.size()));
             set(json, gene.path(), gene.domain().step(get(json, gene.path()), random));
         }
-        return Genome.fromJson(json, parent).normalized();
+        return Genome.fromJson(json, parent).normalized(dtype);
     }
 
     /** Where a crossover child's regime came from. */
@@ -287,9 +289,9 @@ public final class GenomeSpace {
 
     /**
      * Per regime: the parent's, the mate's (each 40%), or gene by gene from either (20%). Regimes are
-     * independent designs, so whole ones carry over intact.
+     * independent designs, so whole ones carry over intact. The child is normalized for {@code dtype}.
      */
-    public static Cross crossover(Genome parent, Genome mate, RandomGenerator random) {
+    public static Cross crossover(Genome parent, Genome mate, RandomGenerator random, Precision dtype) {
         ObjectNode child = (ObjectNode) parent.toJson();
         ObjectNode other = (ObjectNode) mate.toJson();
         Map<String, Origin> origins = new LinkedHashMap<>();
@@ -304,7 +306,7 @@ public final class GenomeSpace {
                 }
             }
         }
-        return new Cross(Genome.fromJson(child, parent).normalized(), origins);
+        return new Cross(Genome.fromJson(child, parent).normalized(dtype), origins);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.kevo.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.Precision;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,10 @@ import java.util.List;
  * header's plans route every shape to them. What makes the file correct for every shape lives in the
  * library and in {@link #plans}: each bucket's {@code when} never admits a row longer than its kernels hold,
  * and the last plan is {@code true}.
+ *
+ * <p>A file is rendered for one dtype, the campaign's, and declares it: the library's templates take x's and y's
+ * element types from the kernels' pointers, and the plans' capacities count elements, which a 16-bit vector holds
+ * twice as many of ({@link Genome#vecElems}).
  */
 public final class KernelRenderer {
 
@@ -68,50 +73,64 @@ public final class KernelRenderer {
     record Bucket(int group, int vectors, int cols) {
     }
 
-    private static final String ROW_PARAMS = "const float* __restrict__ x, float* __restrict__ y, int rows, int cols";
     private static final List<String> ROW_ARGS = List.of("x", "y", "rows", "cols");
 
-    /** The complete kernel file for a genome (normalized first). */
+    /** The kernel parameters x and y, in the dtype's element types, then {@code rest}. */
+    private static String params(Precision dtype, String rest) {
+        return "const " + dtype.x().cudaType() + "* __restrict__ x, " + dtype.y().cudaType() + "* __restrict__ y, "
+                + rest;
+    }
+
+    /** The float32 file for a genome (normalized first). */
     public static String render(Genome genome) {
-        Genome g = genome.normalized();
-        List<Plan> plans = plans(g);
+        return render(genome, Precision.FP32);
+    }
+
+    /** The complete kernel file for a genome in {@code dtype} (normalized for it first). */
+    public static String render(Genome genome, Precision dtype) {
+        Genome g = genome.normalized(dtype);
+        List<Plan> plans = plans(g, dtype);
         StringBuilder out = new StringBuilder();
-        out.append("/*@kevo\n").append(header(g, plans)).append("\n*/\n");
+        out.append("/*@kevo\n").append(header(g, dtype, plans)).append("\n*/\n");
         out.append("#include \"kevo.h\"\n\n");
         out.append("// Rendered by kevo's built-in agent from the genome\n// ").append(g.toJson()).append("\n\n");
         out.append(LIBRARY).append('\n');
-        out.append(configs(g)).append('\n');
+        out.append(configs(g, dtype)).append('\n');
         plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct()
                 .forEach(k -> out.append(k.definition()));
         return out.toString();
     }
 
-    /** The launch plans, in the order the header lists them: short buckets, split, cluster, block buckets, loop. */
-    public static List<Plan> plans(Genome genome) {
-        Genome g = genome.normalized();
+    /**
+     * The launch plans in {@code dtype}, in the order the header lists them: short buckets, split, cluster, block
+     * buckets, loop.
+     */
+    public static List<Plan> plans(Genome genome, Precision dtype) {
+        Genome g = genome.normalized(dtype);
         Genome.ShortRows s = g.shortRows();
+        String rowParams = params(dtype, "int rows, int cols");
         List<Plan> plans = new ArrayList<>();
-        for (Bucket k : shortBuckets(s)) {
+        for (Bucket k : shortBuckets(s, dtype)) {
             int rowsPerBlock = s.threads() / k.group();
-            Kernel kernel = new Kernel("softmax_short_g" + k.group() + "_n" + k.vectors(), s.threads(), ROW_PARAMS,
+            Kernel kernel = new Kernel("softmax_short_g" + k.group() + "_n" + k.vectors(), s.threads(), rowParams,
                     "register_rows<ShortCfg, " + s.threads() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)");
             String grid = rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
             plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, grid, ROW_ARGS))));
         }
-        plans.addAll(fusedPlans(g));
-        plans.add(splitPlan(g));
+        plans.addAll(fusedPlans(g, dtype));
+        plans.add(splitPlan(g, dtype));
         if (g.clusterRows().enabled()) {
-            plans.add(clusterPlan(g.clusterRows()));
+            plans.add(clusterPlan(g.clusterRows(), dtype));
         }
-        for (Bucket k : blockBuckets(g.blockRows())) {
+        for (Bucket k : blockBuckets(g.blockRows(), dtype)) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
-                Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors(), k.group(), ROW_PARAMS,
+                Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors(), k.group(), rowParams,
                         "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)");
                 plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ROW_ARGS))));
             }
         }
         Genome.LoopRows loop = g.loopRows();
-        Kernel kernel = new Kernel("softmax_loop", loop.pass().threads(), ROW_PARAMS, "loop_rows<LoopCfg>(x, y, rows, cols)");
+        Kernel kernel = new Kernel("softmax_loop", loop.pass().threads(), rowParams, "loop_rows<LoopCfg>(x, y, rows, cols)");
         String grid = loop.gridCap() == 0 ? "rows" : "min(rows, " + loop.gridCap() + " * sms)";
         plans.add(new Plan("true", List.of(new Launch(kernel, grid, ROW_ARGS))));
         return plans;
@@ -122,13 +141,14 @@ public final class KernelRenderer {
      * then by more vectors per lane, until it reaches maxCols (normalization keeps maxCols within what a
      * warp can hold in registers, so the loop ends).
      */
-    static List<Bucket> shortBuckets(Genome.ShortRows s) {
+    static List<Bucket> shortBuckets(Genome.ShortRows s, Precision dtype) {
         List<Bucket> out = new ArrayList<>();
+        int perVec = Genome.vecElems(s.vec(), dtype);
         int lanes = s.minLanes();
         int vectors = 1;
-        int maxVectors = Genome.registerElems(s.threads(), s.vec()) / s.vec();
+        int maxVectors = Genome.registerElems(s.threads(), s.vec(), dtype) / perVec;
         while (true) {
-            int cap = lanes * vectors * s.vec();
+            int cap = lanes * vectors * perVec;
             out.add(new Bucket(lanes, vectors, Math.min(cap, s.maxCols())));
             if (cap >= s.maxCols()) {
                 return out;
@@ -143,12 +163,13 @@ public final class KernelRenderer {
     }
 
     /** Block buckets: threads double from minThreads to maxThreads, then elements per thread double. */
-    static List<Bucket> blockBuckets(Genome.BlockRows b) {
+    static List<Bucket> blockBuckets(Genome.BlockRows b, Precision dtype) {
         List<Bucket> out = new ArrayList<>();
+        int perVec = Genome.vecElems(b.vec(), dtype);
         int threads = b.minThreads();
-        int vectors = b.elems() / b.vec();
+        int vectors = b.elems() / perVec;
         while (true) {
-            int cap = threads * vectors * b.vec();
+            int cap = threads * vectors * perVec;
             out.add(new Bucket(threads, vectors, Math.min(cap, b.maxCols())));
             if (cap >= b.maxCols()) {
                 return out;
@@ -185,58 +206,62 @@ public final class KernelRenderer {
 
     /**
      * One-launch plans for split rows, before the two-launch one: register buckets for chunks of up to
-     * threads * elems floats, then (with {@code stream}) any chunk. Both need no more rows than the grid
+     * threads * elems elements, then (with {@code stream}) any chunk. Both need no more rows than the grid
      * has blocks; a stream thread must not sum more than MAX_TERMS_PER_THREAD elements either.
      */
-    static List<Plan> fusedPlans(Genome g) {
+    static List<Plan> fusedPlans(Genome g, Precision dtype) {
         Genome.Fused f = g.splitRows().fused();
         List<Plan> plans = new ArrayList<>();
         if (!f.enabled()) {
             return plans;
         }
         String regime = "(" + splitWhen(g) + ") && rows <= " + f.blocksPerSm() + " * sms";
+        int perVec = Genome.vecElems(f.vec(), dtype);
         if (f.elems() > 0) {
-            for (int e = Math.max(4, f.vec()); e <= f.elems(); e *= 2) {
-                plans.add(residentPlan(f, regime, e / f.vec(), 0));
+            for (int e = Math.max(4, perVec); e <= f.elems(); e *= 2) {
+                plans.add(residentPlan(f, dtype, regime, e / perVec, 0));
             }
             if (f.smem() > 0) {
-                plans.add(residentPlan(f, regime, f.elems() / f.vec(), f.smem()));
+                plans.add(residentPlan(f, dtype, regime, f.elems() / perVec, f.smem()));
             }
         }
         if (f.stream()) {
-            plans.add(fusedPlan(f, regime, "softmax_fused_stream", "split_fused_stream<FusedStreamCfg>",
+            plans.add(fusedPlan(f, dtype, regime, "softmax_fused_stream", "split_fused_stream<FusedStreamCfg>",
                     (long) f.threads() * Genome.MAX_TERMS_PER_THREAD, null));
         }
         return plans;
     }
 
-    /** Chunks of up to threads * (n + smem) vectors on chip: n per thread in registers, smem in shared memory. */
-    private static Plan residentPlan(Genome.Fused f, String regime, int n, int smem) {
-        String name = "softmax_fused_e" + n * f.vec() + (smem > 0 ? "_s" + smem * f.vec() : "");
-        String smemBytes = smem > 0 ? Long.toString((long) f.threads() * smem * f.vec() * 4) : null;
-        return fusedPlan(f, regime, name, "split_fused<FusedCfg, " + f.threads() + ", " + n + ", " + smem + ">",
-                (long) f.threads() * (n + smem) * f.vec(), smemBytes);
+    /**
+     * Chunks of up to threads * (n + smem) vectors on chip: n per thread in registers, smem in shared memory (as
+     * floats, 4 bytes an element).
+     */
+    private static Plan residentPlan(Genome.Fused f, Precision dtype, String regime, int n, int smem) {
+        int perVec = Genome.vecElems(f.vec(), dtype);
+        String name = "softmax_fused_e" + n * perVec + (smem > 0 ? "_s" + smem * perVec : "");
+        String smemBytes = smem > 0 ? Long.toString((long) f.threads() * smem * perVec * 4) : null;
+        return fusedPlan(f, dtype, regime, name, "split_fused<FusedCfg, " + f.threads() + ", " + n + ", " + smem + ">",
+                (long) f.threads() * (n + smem) * perVec, smemBytes);
     }
 
     /**
      * A one-launch plan: the cooperative grid of {@link #fusedChunks} blocks per row running {@code template},
      * for rows of up to {@code colsPerChunk} columns per chunk; {@code smemBytes} null for none.
      */
-    private static Plan fusedPlan(Genome.Fused f, String regime, String name, String template, long colsPerChunk,
-                                  String smemBytes) {
+    private static Plan fusedPlan(Genome.Fused f, Precision dtype, String regime, String name, String template,
+                                  long colsPerChunk, String smemBytes) {
         String chunks = fusedChunks(f);
-        Kernel kernel = new Kernel(name, f.threads(), f.blocksPerSm(),
-                "const float* __restrict__ x, float* __restrict__ y, int cols, int chunks",
+        Kernel kernel = new Kernel(name, f.threads(), f.blocksPerSm(), params(dtype, "int cols, int chunks"),
                 template + "(x, y, cols, chunks)");
         return new Plan(regime + " && cols <= (" + chunks + ") * " + colsPerChunk, List.of(new Launch(kernel,
                 "rows * (" + chunks + ")", smemBytes, true, null, List.of("x", "y", "cols", chunks))));
     }
 
     /** Long rows of many: a row per cluster of cdiv(cols, capacity) blocks, each block's share held on chip. */
-    static Plan clusterPlan(Genome.ClusterRows c) {
-        int capacity = c.capacity();
+    static Plan clusterPlan(Genome.ClusterRows c, Precision dtype) {
+        int capacity = c.capacity(dtype);
         Kernel kernel = new Kernel("softmax_cluster_t" + c.threads() + "_r" + c.regVecs() + "_s" + c.smemVecs(),
-                c.threads(), 1024 / c.threads(), "const float* __restrict__ x, float* __restrict__ y, int cols",
+                c.threads(), 1024 / c.threads(), params(dtype, "int cols"),
                 "cluster_rows<ClusterCfg, " + c.threads() + ", " + c.regVecs() + ", " + c.smemVecs() + ">(x, y, cols)");
         String blocks = "cdiv(cols, " + capacity + ")";
         String smem = c.smemVecs() > 0 ? Long.toString((long) c.threads() * c.smemVecs() * 16) : null;
@@ -245,16 +270,16 @@ public final class KernelRenderer {
                         List.of("x", "y", "cols"))));
     }
 
-    private static Plan splitPlan(Genome g) {
+    private static Plan splitPlan(Genome g, Precision dtype) {
         Genome.SplitRows s = g.splitRows();
         String chunks = chunks(s);
         String when = splitWhen(g);
         int threads = s.pass().threads();
         Kernel stats = new Kernel("softmax_split_stats", threads,
-                "const float* __restrict__ x, float2* __restrict__ ws, int cols, int chunks",
+                "const " + dtype.x().cudaType() + "* __restrict__ x, float2* __restrict__ ws, int cols, int chunks",
                 "split_stats<SplitCfg>(x, ws, cols, chunks)");
         Kernel norm = new Kernel("softmax_split_norm", threads,
-                "const float* __restrict__ x, float* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks",
+                params(dtype, "const float2* __restrict__ ws, int cols, int chunks"),
                 "split_norm<SplitCfg>(x, y, ws, cols, chunks)");
         String grid = "rows * " + chunks;
         return new Plan(when, List.of(new Launch(stats, grid, List.of("x", "ws", "cols", chunks)),
@@ -262,9 +287,10 @@ public final class KernelRenderer {
     }
 
     /** The header JSON, a plan per line so that it reads like the hand-written seeds. */
-    private static String header(Genome g, List<Plan> plans) {
+    private static String header(Genome g, Precision dtype, List<Plan> plans) {
         StringBuilder out = new StringBuilder("{\n");
-        out.append("  \"description\": ").append(quote(description(g))).append(",\n");
+        out.append("  \"description\": ").append(quote(description(g, dtype))).append(",\n");
+        out.append("  \"dtype\": ").append(quote(dtype.id())).append(",\n");
         out.append("  \"workspace\": ").append(quote(workspace(g))).append(",\n");
         out.append("  \"plans\": [\n");
         for (int p = 0; p < plans.size(); p++) {
@@ -303,27 +329,28 @@ public final class KernelRenderer {
         return "rows * " + chunks(g.normalized().splitRows()) + " * 8";
     }
 
-    /** One line for people: each regime's design and thresholds. */
-    public static String description(Genome genome) {
-        Genome g = genome.normalized();
+    /** One line for people: each regime's design and thresholds in {@code dtype}. */
+    public static String description(Genome genome, Precision dtype) {
+        Genome g = genome.normalized(dtype);
         Genome.ShortRows s = g.shortRows();
         Genome.BlockRows b = g.blockRows();
         Genome.SplitRows sp = g.splitRows();
         return "builtin genome: in registers, cols <= " + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes, "
                 + "cols <= " + b.maxCols() + " a row per block of " + b.minThreads() + "-" + b.maxThreads()
                 + " threads; cols >= " + sp.minCols() + " with rows <= " + smsShare(sp.rowsPct())
-                + ": rows split over many blocks, " + splitDesign(sp.fused()) + clusterDesign(g.clusterRows())
+                + ": rows split over many blocks, " + splitDesign(sp.fused()) + clusterDesign(g.clusterRows(), dtype)
                 + "; else a block per row, two reads";
     }
 
-    private static String clusterDesign(Genome.ClusterRows c) {
+    private static String clusterDesign(Genome.ClusterRows c, Precision dtype) {
         if (!c.enabled()) {
             return "";
         }
-        return "; " + c.minCols() + " < cols <= " + (long) c.capacity() * c.maxCluster() + ": a row on chip per "
+        int perVec = Genome.vecElems(4, dtype);
+        return "; " + c.minCols() + " < cols <= " + (long) c.capacity(dtype) * c.maxCluster() + ": a row on chip per "
                 + (c.maxCluster() > 1 ? "cluster of up to " + c.maxCluster() + " blocks" : "block") + " of "
-                + c.threads() + " threads (" + c.regVecs() * 4 + " floats each in registers, " + c.smemVecs() * 4
-                + " in shared memory)";
+                + c.threads() + " threads (" + c.regVecs() * perVec + " floats each in registers, "
+                + c.smemVecs() * perVec + " in shared memory)";
     }
 
     private static String splitDesign(Genome.Fused f) {
@@ -345,35 +372,40 @@ public final class KernelRenderer {
         return "sms * " + pct + " / 100";
     }
 
-    private static String configs(Genome g) {
+    /** The *Cfg structs; a VEC is elements of x per access in {@code dtype}. */
+    private static String configs(Genome g, Precision dtype) {
         Genome.ShortRows s = g.shortRows();
         Genome.BlockRows b = g.blockRows();
         StringBuilder out = new StringBuilder();
         out.append(struct("ShortCfg", List.of(
-                field("VEC", s.vec()), field("EXP", "EXP_" + s.exp()),
+                field("VEC", Genome.vecElems(s.vec(), dtype)), field("EXP", "EXP_" + s.exp()),
                 field("LOAD", "LOAD_" + s.load()), field("STORE", "STORE_" + s.store()),
                 field("REDUCE", "REDUCE_SHUFFLE"), // a row's group is at most a warp: always shuffles
                 flag("ONLINE", s.online()))));
         out.append(struct("BlockCfg", List.of(
-                field("VEC", b.vec()), field("EXP", "EXP_" + b.exp()), field("LOAD", "LOAD_" + b.load()),
+                field("VEC", Genome.vecElems(b.vec(), dtype)), field("EXP", "EXP_" + b.exp()),
+                field("LOAD", "LOAD_" + b.load()),
                 field("STORE", "STORE_" + b.store()), field("REDUCE", "REDUCE_" + b.reduce()),
                 flag("ONLINE", b.online()))));
-        List<String> split = new ArrayList<>(streaming(g.splitRows().pass()));
+        List<String> split = new ArrayList<>(streaming(g.splitRows().pass(), dtype));
         split.add(flag("REVERSE", g.splitRows().reverse()));
         out.append(struct("SplitCfg", split));
         Genome.Fused f = g.splitRows().fused();
         out.append(struct("FusedCfg", List.of(
-                field("VEC", f.vec()), field("EXP", "EXP_" + f.exp()), field("LOAD", "LOAD_" + f.load()),
+                field("VEC", Genome.vecElems(f.vec(), dtype)), field("EXP", "EXP_" + f.exp()),
+                field("LOAD", "LOAD_" + f.load()),
                 field("STORE", "STORE_" + f.store()), field("REDUCE", "REDUCE_" + f.reduce()))));
-        out.append(struct("FusedStreamCfg", streaming(Genome.withThreads(g.splitRows().pass(), f.threads()))));
+        out.append(struct("FusedStreamCfg", streaming(Genome.withThreads(g.splitRows().pass(), f.threads(), dtype),
+                dtype)));
         Genome.ClusterRows c = g.clusterRows();
         out.append(struct("ClusterCfg", List.of(field("LOAD", "LOAD_" + c.load()), field("STORE", "STORE_" + c.store()))));
-        out.append(struct("LoopCfg", streaming(g.loopRows().pass())));
+        out.append(struct("LoopCfg", streaming(g.loopRows().pass(), dtype)));
         return out.toString();
     }
 
-    private static List<String> streaming(Genome.Streaming p) {
-        return List.of(field("THREADS", p.threads()), field("VEC", p.vec()), field("TILE", p.tile()),
+    private static List<String> streaming(Genome.Streaming p, Precision dtype) {
+        return List.of(field("THREADS", p.threads()), field("VEC", Genome.vecElems(p.vec(), dtype)),
+                field("TILE", p.tile()),
                 field("UNROLL", p.unroll()), field("EXP", "EXP_" + p.exp()),
                 field("STATS_LOAD", "LOAD_" + p.statsLoad()), field("NORM_LOAD", "LOAD_" + p.normLoad()),
                 field("STORE", "STORE_" + p.store()), field("REDUCE", "REDUCE_" + p.reduce()),

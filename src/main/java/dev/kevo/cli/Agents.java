@@ -5,7 +5,6 @@ import dev.kevo.agent.BuiltinAgent;
 import dev.kevo.agent.llm.LlmAgent;
 import dev.kevo.config.KevoHome;
 import dev.kevo.data.CampaignConfig;
-import dev.kevo.data.Precision;
 import dev.kevo.evolve.AgentPool;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -46,9 +45,9 @@ final class Agents {
     /** The campaign's pool, each agent checked (keys set, servers answering): call before any GPU work. */
     static AgentPool pool(CampaignConfig campaign, Path source, KevoHome home) {
         Map<String, Agent> agents = forCampaign(campaign.agents(), source, home, System::getenv);
-        // The genome renders float32 kernels only: in another dtype the built-in agent tunes the seeds' knobs.
-        boolean genomes = (campaign.freshGenomes() == null || campaign.freshGenomes())
-                && Precision.FP32.equals(campaign.dtype());
+        // The built-in agent renders its genomes in the dtype each request's TaskContext names, so fresh genomes
+        // are on in every dtype unless the campaign turns them off.
+        boolean genomes = campaign.freshGenomes() == null || campaign.freshGenomes();
         agents.put(BuiltinAgent.NAME, new BuiltinAgent(genomes));
         AgentPool pool = new AgentPool(campaign.agents(), agents);
         pool.checkReady();

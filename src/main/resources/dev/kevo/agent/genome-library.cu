@@ -4,10 +4,92 @@ enum { LOAD_PLAIN = 0, LOAD_LDG = 1, LOAD_LDCG = 2, LOAD_LDCS = 3 };
 enum { STORE_PLAIN = 0, STORE_STCG = 1, STORE_STCS = 2 };
 enum { REDUCE_SHUFFLE = 0, REDUCE_SMEM = 1 };
 
-template <int V> struct VecOf;
-template <> struct VecOf<1> { typedef float T; };
-template <> struct VecOf<2> { typedef float2 T; };
-template <> struct VecOf<4> { typedef float4 T; };
+// x and y hold float, kevo_bf16 or kevo_half (the file's dtype, kevo.h); every value is a float once read, so all
+// arithmetic and accumulation is float32. Vec<T, V> is one access of V consecutive elements of T: W, the type it
+// moves, and W to and from V floats (scaled on the way out). Floats move as float, float2 and float4; 16-bit elements
+// as plain words of as many bytes, which the cache-hint intrinsics take (they know no 16-bit struct). Eight floats are
+// two float4: what a bf16-fp32 thread stores for one 16-byte load of x.
+template <class T, int V> struct Vec;
+template <class T, int V> using VecW = typename Vec<T, V>::W;
+
+template <> struct Vec<float, 1> {
+    typedef float W;
+    static __device__ __forceinline__ void unpack(W w, float* o) { o[0] = w; }
+    static __device__ __forceinline__ W pack(const float* v, float scale) { return v[0] * scale; }
+};
+template <> struct Vec<float, 2> {
+    typedef float2 W;
+    static __device__ __forceinline__ void unpack(W w, float* o) { o[0] = w.x; o[1] = w.y; }
+    static __device__ __forceinline__ W pack(const float* v, float scale) {
+        return make_float2(v[0] * scale, v[1] * scale);
+    }
+};
+template <> struct Vec<float, 4> {
+    typedef float4 W;
+    static __device__ __forceinline__ void unpack(W w, float* o) { o[0] = w.x; o[1] = w.y; o[2] = w.z; o[3] = w.w; }
+    static __device__ __forceinline__ W pack(const float* v, float scale) {
+        return make_float4(v[0] * scale, v[1] * scale, v[2] * scale, v[3] * scale);
+    }
+};
+template <class W> struct Two { W lo, hi; };
+template <> struct Vec<float, 8> {
+    typedef Two<float4> W;
+    static __device__ __forceinline__ void unpack(W w, float* o) {
+        Vec<float, 4>::unpack(w.lo, o);
+        Vec<float, 4>::unpack(w.hi, o + 4);
+    }
+    static __device__ __forceinline__ W pack(const float* v, float scale) {
+        return W{Vec<float, 4>::pack(v, scale), Vec<float, 4>::pack(v + 4, scale)};
+    }
+};
+
+template <int BYTES> struct Bits;
+template <> struct Bits<2> { typedef unsigned short T; };
+template <> struct Bits<4> { typedef unsigned T; };
+template <> struct Bits<8> { typedef uint2 T; };
+template <> struct Bits<16> { typedef uint4 T; };
+
+__device__ __forceinline__ void split_words(unsigned w, unsigned* u) { u[0] = w; }
+__device__ __forceinline__ void split_words(uint2 w, unsigned* u) { u[0] = w.x; u[1] = w.y; }
+__device__ __forceinline__ void split_words(uint4 w, unsigned* u) { u[0] = w.x; u[1] = w.y; u[2] = w.z; u[3] = w.w; }
+__device__ __forceinline__ void join_words(const unsigned* u, unsigned& w) { w = u[0]; }
+__device__ __forceinline__ void join_words(const unsigned* u, uint2& w) { w = make_uint2(u[0], u[1]); }
+__device__ __forceinline__ void join_words(const unsigned* u, uint4& w) { w = make_uint4(u[0], u[1], u[2], u[3]); }
+
+// 16-bit elements, little-endian: the element at the lower address is a word's low half. Rounded to nearest even.
+template <class T, int V> struct Vec16 {
+    typedef typename Bits<2 * V>::T W;
+    static __device__ __forceinline__ void unpack(W w, float* o) {
+        if constexpr (V == 1) {
+            o[0] = kevo_to_float(T{w});
+        } else {
+            unsigned u[V / 2];
+            split_words(w, u);
+#pragma unroll
+            for (int i = 0; i < V / 2; ++i) {
+                o[2 * i] = kevo_to_float(T{(unsigned short)(u[i] & 0xffffu)});
+                o[2 * i + 1] = kevo_to_float(T{(unsigned short)(u[i] >> 16)});
+            }
+        }
+    }
+    static __device__ __forceinline__ W pack(const float* v, float scale) {
+        if constexpr (V == 1) {
+            return kevo_from_float<T>(v[0] * scale).bits;
+        } else {
+            unsigned u[V / 2];
+#pragma unroll
+            for (int i = 0; i < V / 2; ++i) {
+                u[i] = (unsigned)kevo_from_float<T>(v[2 * i] * scale).bits
+                       | ((unsigned)kevo_from_float<T>(v[2 * i + 1] * scale).bits << 16);
+            }
+            W w;
+            join_words(u, w);
+            return w;
+        }
+    }
+};
+template <int V> struct Vec<kevo_bf16, V> : Vec16<kevo_bf16, V> {};
+template <int V> struct Vec<kevo_half, V> : Vec16<kevo_half, V> {};
 
 template <int HINT, class T> __device__ __forceinline__ T load(const T* p) {
     if constexpr (HINT == LOAD_LDG) return __ldg(p);
@@ -22,14 +104,20 @@ template <int HINT, class T> __device__ __forceinline__ void store(T* p, T v) {
     else *p = v;
 }
 
-__device__ __forceinline__ void unpack(float v, float* o) { o[0] = v; }
-__device__ __forceinline__ void unpack(float2 v, float* o) { o[0] = v.x; o[1] = v.y; }
-__device__ __forceinline__ void unpack(float4 v, float* o) { o[0] = v.x; o[1] = v.y; o[2] = v.z; o[3] = v.w; }
+template <int HINT, class W> __device__ __forceinline__ void store(Two<W>* p, Two<W> v) {
+    store<HINT>(&p->lo, v.lo);
+    store<HINT>(&p->hi, v.hi);
+}
 
-template <int V> __device__ __forceinline__ typename VecOf<V>::T pack(const float* v, float scale) {
-    if constexpr (V == 4) return make_float4(v[0] * scale, v[1] * scale, v[2] * scale, v[3] * scale);
-    else if constexpr (V == 2) return make_float2(v[0] * scale, v[1] * scale);
-    else return v[0] * scale;
+// One element: the peeled heads and tails of rows that are not vector-aligned.
+template <int HINT, class T> __device__ __forceinline__ float load_one(const T* p) {
+    float v;
+    Vec<T, 1>::unpack(load<HINT>(reinterpret_cast<const VecW<T, 1>*>(p)), &v);
+    return v;
+}
+
+template <int HINT, class T> __device__ __forceinline__ void store_one(T* p, float v, float scale) {
+    store<HINT>(reinterpret_cast<VecW<T, 1>*>(p), Vec<T, 1>::pack(&v, scale));
 }
 
 // exp(v - m) with the difference taken first, in every mode: a row masked with the lowest finite float (-3.4e38,
@@ -98,8 +186,9 @@ template <int G, int STYLE, class T, class Op> __device__ __forceinline__ T grou
     }
 }
 
-// A row seen as up to V-1 scalar head elements (up to the first V-aligned address), nv aligned vectors
-// of V floats, then up to V-1 scalar tail elements. x and y are 16-byte aligned, rows are not.
+// A row seen as up to V-1 scalar head elements (up to the first V-aligned element), nv aligned vectors
+// of V elements, then up to V-1 scalar tail elements. x and y are 16-byte aligned, rows are not: a
+// vector is at most 16 bytes of x, and a store of 32 bytes of y is two of 16.
 struct Peel { int head, nv, tail; };
 
 template <int V> __device__ __forceinline__ Peel peel(long long base, int cols) {
@@ -113,10 +202,11 @@ template <int V> __device__ __forceinline__ Peel peel(long long base, int cols) 
 // rows, one head and one tail element (threads below head / tail, so G >= V - 1). The plan guarantees
 // cols <= G * N * V. Loops over v[] are fully unrolled so v[] is indexed by constants and stays in
 // registers; x is read once and y written once.
-template <class C, int THREADS, int G, int N>
-__device__ __forceinline__ void register_rows(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+template <class C, int THREADS, int G, int N, class X, class Y>
+__device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __restrict__ y, int rows, int cols) {
     constexpr int V = C::VEC, RPB = THREADS / G;
-    typedef typename VecOf<V>::T VT;
+    typedef Vec<X, V> XV;
+    typedef Vec<Y, V> YV;
     typedef Num<C::EXP> K;
     const int lane = threadIdx.x & (G - 1);
     // No row loop: the grid, cdiv(rows, RPB), never exceeds rows, and NVRTC 11.8 fails with "unsupported
@@ -127,10 +217,10 @@ __device__ __forceinline__ void register_rows(const float* __restrict__ x, float
     const bool live = row < rows;  // false only for groups past the last row in a shared warp
     const long long base = row * cols;
     const Peel p = peel<V>(base, cols);
-    const float* xr = x + base;
-    float* yr = y + base;
-    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
-    VT* yv = reinterpret_cast<VT*>(yr + p.head);
+    const X* xr = x + base;
+    Y* yr = y + base;
+    const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
+    VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
 
     float v[N * V];
     float h = -KEVO_INF, t = -KEVO_INF;  // padding as -inf vanishes in both max and exp
@@ -138,15 +228,15 @@ __device__ __forceinline__ void register_rows(const float* __restrict__ x, float
     for (int k = 0; k < N; ++k) {
         const int q = lane + k * G;
         if (live && q < p.nv) {
-            unpack(load<C::LOAD>(xv + q), v + k * V);
+            XV::unpack(load<C::LOAD>(xv + q), v + k * V);
         } else {
 #pragma unroll
             for (int e = 0; e < V; ++e) v[k * V + e] = -KEVO_INF;
         }
     }
     if (V > 1 && live) {
-        if (lane < p.head) h = load<C::LOAD>(xr + lane);
-        if (lane < p.tail) t = load<C::LOAD>(xr + p.head + p.nv * V + lane);
+        if (lane < p.head) h = load_one<C::LOAD>(xr + lane);
+        if (lane < p.tail) t = load_one<C::LOAD>(xr + p.head + p.nv * V + lane);
     }
     float m = fmaxf(h, t);
 #pragma unroll
@@ -179,11 +269,11 @@ __device__ __forceinline__ void register_rows(const float* __restrict__ x, float
 #pragma unroll
         for (int k = 0; k < N; ++k) {
             const int q = lane + k * G;
-            if (q < p.nv) store<C::STORE>(yv + q, pack<V>(v + k * V, scale));
+            if (q < p.nv) store<C::STORE>(yv + q, YV::pack(v + k * V, scale));
         }
         if (V > 1) {
-            if (lane < p.head) store<C::STORE>(yr + lane, h * scale);
-            if (lane < p.tail) store<C::STORE>(yr + p.head + p.nv * V + lane, t * scale);
+            if (lane < p.head) store_one<C::STORE>(yr + lane, h, scale);
+            if (lane < p.tail) store_one<C::STORE>(yr + p.head + p.nv * V + lane, t, scale);
         }
     }
 }
@@ -220,11 +310,10 @@ template <class C, int n> __device__ __forceinline__ void accumulate(Stat& st, c
 // Streaming over part of a row: this thread's share of the aligned vectors [q0, q1), TILE vectors in
 // flight per iteration, and with extras the row's peeled head and tail. q stays below 2^31 + the stride,
 // so unsigned never wraps.
-template <class C> __device__ __forceinline__ Stat stream_stats(const float* xr, Peel p, unsigned q0, unsigned q1,
-                                                             bool extras) {
+template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X* xr, Peel p, unsigned q0,
+                                                                      unsigned q1, bool extras) {
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
-    typedef typename VecOf<V>::T VT;
-    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
+    const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     Stat st = {-KEVO_INF, 0.0f};
 #pragma unroll C::UNROLL
     for (unsigned q = q0 + threadIdx.x; q < q1; q += T * TILE) {
@@ -233,7 +322,7 @@ template <class C> __device__ __forceinline__ Stat stream_stats(const float* xr,
         for (int j = 0; j < TILE; ++j) {
             const unsigned qj = q + j * T;
             if (qj < q1) {
-                unpack(load<C::STATS_LOAD>(xv + qj), v + j * V);
+                Vec<X, V>::unpack(load<C::STATS_LOAD>(xv + qj), v + j * V);
             } else {
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
@@ -242,28 +331,27 @@ template <class C> __device__ __forceinline__ Stat stream_stats(const float* xr,
         accumulate<C, TILE * V>(st, v);
     }
     if (V > 1 && extras) {
-        const float e[2] = {(int)threadIdx.x < p.head ? load<C::STATS_LOAD>(xr + threadIdx.x) : -KEVO_INF,
-                            (int)threadIdx.x < p.tail ? load<C::STATS_LOAD>(xr + p.head + p.nv * V + threadIdx.x) : -KEVO_INF};
+        const float e[2] = {(int)threadIdx.x < p.head ? load_one<C::STATS_LOAD>(xr + threadIdx.x) : -KEVO_INF,
+                            (int)threadIdx.x < p.tail ? load_one<C::STATS_LOAD>(xr + p.head + p.nv * V + threadIdx.x) : -KEVO_INF};
         accumulate<C, 2>(st, e);
     }
     return st;
 }
 
 // Writes y = exp(x - max) * inv over the same share of a row that stream_stats read.
-template <class C> __device__ __forceinline__ void stream_write(const float* xr, float* yr, Peel p, unsigned q0,
-                                                             unsigned q1, bool extras, float k, float inv) {
+template <class C, class X, class Y> __device__ __forceinline__ void stream_write(const X* xr, Y* yr, Peel p,
+        unsigned q0, unsigned q1, bool extras, float k, float inv) {
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
-    typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
-    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
-    VT* yv = reinterpret_cast<VT*>(yr + p.head);
+    const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
+    VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
 #pragma unroll C::UNROLL
     for (unsigned q = q0 + threadIdx.x; q < q1; q += T * TILE) {
         float v[TILE * V];
 #pragma unroll
         for (int j = 0; j < TILE; ++j) {
             const unsigned qj = q + j * T;
-            if (qj < q1) unpack(load<C::NORM_LOAD>(xv + qj), v + j * V);
+            if (qj < q1) Vec<X, V>::unpack(load<C::NORM_LOAD>(xv + qj), v + j * V);
         }
 #pragma unroll
         for (int j = 0; j < TILE; ++j) {
@@ -271,17 +359,17 @@ template <class C> __device__ __forceinline__ void stream_write(const float* xr,
             if (qj < q1) {
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
-                store<C::STORE>(yv + qj, pack<V>(v + j * V, inv));
+                store<C::STORE>(yv + qj, Vec<Y, V>::pack(v + j * V, inv));
             }
         }
     }
     if (V > 1 && extras) {
         if ((int)threadIdx.x < p.head) {
-            store<C::STORE>(yr + threadIdx.x, K::exp_from(load<C::NORM_LOAD>(xr + threadIdx.x), k) * inv);
+            store_one<C::STORE>(yr + threadIdx.x, K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k), inv);
         }
         if ((int)threadIdx.x < p.tail) {
             const int c = p.head + p.nv * V + threadIdx.x;
-            store<C::STORE>(yr + c, K::exp_from(load<C::NORM_LOAD>(xr + c), k) * inv);
+            store_one<C::STORE>(yr + c, K::exp_from(load_one<C::NORM_LOAD>(xr + c), k), inv);
         }
     }
 }
@@ -296,7 +384,7 @@ __device__ __forceinline__ Chunk chunk_of(Peel p, int k, int chunks) {
 
 // The (max, sum) of chunk k of a row, for block b = row * chunks + k, merged across the block. An all
 // -inf or empty chunk gives (-inf, 0), which the merge ignores.
-template <class C> __device__ __forceinline__ Stat chunk_stat(const float* __restrict__ x, int cols, int chunks) {
+template <class C, class X> __device__ __forceinline__ Stat chunk_stat(const X* __restrict__ x, int cols, int chunks) {
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
     const long long base = (long long)row * cols;
     const Peel p = peel<C::VEC>(base, cols);
@@ -306,8 +394,8 @@ template <class C> __device__ __forceinline__ Stat chunk_stat(const float* __res
 }
 
 // Split rows, pass 1: block b stores its chunk's (max, sum) in ws[b].
-template <class C> __device__ __forceinline__ void split_stats(const float* __restrict__ x, float2* __restrict__ ws,
-                                                            int cols, int chunks) {
+template <class C, class X> __device__ __forceinline__ void split_stats(const X* __restrict__ x,
+                                                                    float2* __restrict__ ws, int cols, int chunks) {
     const Stat st = chunk_stat<C>(x, cols, chunks);
     if (threadIdx.x == 0) ws[blockIdx.x] = make_float2(st.m, st.s);
 }
@@ -333,8 +421,8 @@ template <class C, int THREADS> __device__ __forceinline__ Stat row_stat(const f
 
 // Split rows, second half: block b normalises its own chunk with its row's (max, sum), re-reading x
 // while it is likely still in L2.
-template <class C> __device__ __forceinline__ void split_write(const float* __restrict__ x, float* __restrict__ y,
-                                                            Stat st, int cols, int chunks, int b) {
+template <class C, class X, class Y> __device__ __forceinline__ void split_write(const X* __restrict__ x,
+        Y* __restrict__ y, Stat st, int cols, int chunks, int b) {
     const int row = b / chunks, k = b % chunks;
     const long long base = (long long)row * cols;
     const Peel p = peel<C::VEC>(base, cols);
@@ -343,8 +431,8 @@ template <class C> __device__ __forceinline__ void split_write(const float* __re
 }
 
 // Split rows, pass 2 of two launches: the row's partials from ws. REVERSE visits the chunks read last first.
-template <class C> __device__ __forceinline__ void split_norm(const float* __restrict__ x, float* __restrict__ y,
-                                                           const float2* __restrict__ ws, int cols, int chunks) {
+template <class C, class X, class Y> __device__ __forceinline__ void split_norm(const X* __restrict__ x,
+        Y* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
     const int b = C::REVERSE ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     const Stat st = row_stat<C, C::THREADS>(ws + (long long)(b / chunks) * chunks, chunks);
     split_write<C>(x, y, st, cols, chunks, b);
@@ -422,6 +510,26 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
 }
 
+// A thread's j-th vector of V floats in shared memory, in planes of up to four floats with the THREADS threads'
+// slots of a plane side by side, so that a warp's access to a plane is consecutive: 32-byte slots (a 16-bit
+// x's 8 elements) side by side would spread each 16-byte access of a warp over twice the banks' rows.
+template <int V, int THREADS> struct Held {
+    static constexpr int PLANES = V > 4 ? V / 4 : 1, PV = V > 4 ? 4 : V;
+    typedef VecW<float, PV> Plane;
+    static __device__ __forceinline__ void put(Plane* h, int j, const float* u) {
+#pragma unroll
+        for (int i = 0; i < PLANES; ++i) {
+            h[(j * PLANES + i) * THREADS + threadIdx.x] = Vec<float, PV>::pack(u + i * PV, 1.0f);
+        }
+    }
+    static __device__ __forceinline__ void get(const Plane* h, int j, float* u) {
+#pragma unroll
+        for (int i = 0; i < PLANES; ++i) {
+            Vec<float, PV>::unpack(h[(j * PLANES + i) * THREADS + threadIdx.x], u + i * PV);
+        }
+    }
+};
+
 // Split rows in one launch, each block's chunk held on chip: N vectors per thread in registers and S more in
 // dynamic shared memory (each thread its own slots, so no barrier guards them). Exponentials are taken as
 // the chunk lands rather than after the block's max: the register part as one group, the shared part in
@@ -431,25 +539,25 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
 // thread's groups merge into one (max, sum); the block reduces max first, then plain sums (merging (max,
 // sum) pairs costs two exponentials a step); the partial is published and the row's partials awaited and
 // merged; each group is written scaled by exp(group max - row max) / row sum. x is read once and y
-// written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors.
-template <class C, int THREADS, int N, int S>
-__device__ __forceinline__ void split_fused(const float* __restrict__ x, float* __restrict__ y, int cols,
-                                            int chunks) {
+// written once, like a copy. The plan keeps every chunk within THREADS * (N + S) vectors. Shared memory
+// holds floats whatever x's dtype, V * 4 bytes a vector (Held), so that exponentials can replace x in place.
+template <class C, int THREADS, int N, int S, class X, class Y>
+__device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restrict__ y, int cols, int chunks) {
     constexpr int V = C::VEC, GS = 2, G = (S + GS - 1) / GS;
-    typedef typename VecOf<V>::T VT;
     typedef Num<C::EXP> K;
+    typedef Held<V, THREADS> H;
     static_assert(THREADS > 32, "the launch tag is read after a block reduce's barrier");
     read_launch_tag();
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
-    VT* held = reinterpret_cast<VT*>(kevo_dynamic_smem);
+    typename H::Plane* held = reinterpret_cast<typename H::Plane*>(kevo_dynamic_smem);
     const int row = blockIdx.x / chunks, k = blockIdx.x % chunks;
     const long long base = (long long)row * cols;
     const Peel p = peel<V>(base, cols);
     const Chunk c = chunk_of(p, k, chunks);
-    const float* xr = x + base;
-    float* yr = y + base;
-    const VT* xv = reinterpret_cast<const VT*>(xr + p.head);
-    VT* yv = reinterpret_cast<VT*>(yr + p.head);
+    const X* xr = x + base;
+    Y* yr = y + base;
+    const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
+    VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
     const bool extras = V > 1 && k == 0;
 
     float v[N * V + 2];  // the register part, then the row's head and tail elements (block k == 0 only)
@@ -457,7 +565,7 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
         if (q < c.q1) {
-            unpack(load<C::LOAD>(xv + q), v + j * V);
+            Vec<X, V>::unpack(load<C::LOAD>(xv + q), v + j * V);
         } else {
 #pragma unroll
             for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
@@ -465,8 +573,8 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
     }
     v[N * V] = v[N * V + 1] = -KEVO_INF;
     if (extras) {
-        if ((int)threadIdx.x < p.head) v[N * V] = load<C::LOAD>(xr + threadIdx.x);
-        if ((int)threadIdx.x < p.tail) v[N * V + 1] = load<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
+        if ((int)threadIdx.x < p.head) v[N * V] = load_one<C::LOAD>(xr + threadIdx.x);
+        if ((int)threadIdx.x < p.tail) v[N * V + 1] = load_one<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
     }
     const Stat reg = take_group<K, N * V + 2>(v);
     Stat grp[G > 0 ? G : 1];
@@ -478,10 +586,9 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
             if (q < c.q1) {
-                const VT w = load<C::LOAD>(xv + q);
-                held[j * THREADS + threadIdx.x] = w;
                 float u[V];
-                unpack(w, u);
+                Vec<X, V>::unpack(load<C::LOAD>(xv + q), u);
+                H::put(held, j, u);
 #pragma unroll
                 for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
             }
@@ -492,10 +599,10 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             if (c.q0 + threadIdx.x + (N + j) * THREADS < c.q1) {
                 float u[V];
-                unpack(held[j * THREADS + threadIdx.x], u);
+                H::get(held, j, u);
 #pragma unroll
                 for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], key); sum += u[e]; }
-                held[j * THREADS + threadIdx.x] = pack<V>(u, 1.0f);
+                H::put(held, j, u);
             }
         }
         grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
@@ -516,7 +623,7 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
-        if (q < c.q1) store<C::STORE>(yv + q, pack<V>(v + j * V, fr));
+        if (q < c.q1) store<C::STORE>(yv + q, Vec<Y, V>::pack(v + j * V, fr));
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -526,21 +633,21 @@ __device__ __forceinline__ void split_fused(const float* __restrict__ x, float* 
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
             if (q < c.q1) {
                 float u[V];
-                unpack(held[j * THREADS + threadIdx.x], u);
-                store<C::STORE>(yv + q, pack<V>(u, f));
+                H::get(held, j, u);
+                store<C::STORE>(yv + q, Vec<Y, V>::pack(u, f));
             }
         }
     }
     if (extras) {
-        if ((int)threadIdx.x < p.head) store<C::STORE>(yr + threadIdx.x, v[N * V] * fr);
-        if ((int)threadIdx.x < p.tail) store<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, v[N * V + 1] * fr);
+        if ((int)threadIdx.x < p.head) store_one<C::STORE>(yr + threadIdx.x, v[N * V], fr);
+        if ((int)threadIdx.x < p.tail) store_one<C::STORE>(yr + p.head + p.nv * V + threadIdx.x, v[N * V + 1], fr);
     }
 }
 
 // Split rows in one launch for chunks too long for registers: the two passes of the two-launch plan, with
 // the partials exchanged in slots instead of a second launch.
-template <class C> __device__ __forceinline__ void split_fused_stream(const float* __restrict__ x,
-        float* __restrict__ y, int cols, int chunks) {
+template <class C, class X, class Y> __device__ __forceinline__ void split_fused_stream(const X* __restrict__ x,
+        Y* __restrict__ y, int cols, int chunks) {
     static_assert(C::THREADS > 32, "the launch tag is read after a block reduce's barrier");
     read_launch_tag();
     const Stat st = chunk_stat<C>(x, cols, chunks);
@@ -551,8 +658,8 @@ template <class C> __device__ __forceinline__ void split_fused_stream(const floa
 
 // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
 // block merge, then a second pass that re-reads the row (from L2 unless the row is huge) and writes.
-template <class C> __device__ __forceinline__ void loop_rows(const float* __restrict__ x, float* __restrict__ y,
-                                                          int rows, int cols) {
+template <class C, class X, class Y> __device__ __forceinline__ void loop_rows(const X* __restrict__ x,
+        Y* __restrict__ y, int rows, int cols) {
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
         const long long base = row * cols;
         const Peel p = peel<C::VEC>(base, cols);
@@ -562,66 +669,85 @@ template <class C> __device__ __forceinline__ void loop_rows(const float* __rest
     }
 }
 
+// A balanced tree of op over V values (V a power of two): the order a float4's lanes were folded in.
+template <int V, class Op> __device__ __forceinline__ float tree(const float* u, Op op) {
+    if constexpr (V == 1) return u[0];
+    else return op(tree<V / 2>(u, op), tree<V / 2>(u + V / 2, op));
+}
+
 // Rows of many held on chip across a thread-block cluster (launched with "cluster": cdiv(cols, capacity)): block
-// `rank` of the cluster holds a contiguous share of the row's aligned float4s, N per thread in registers and S in
-// shared memory (fetched by cp.async, so they do not pass through registers). The up to 3 unaligned elements at
-// each end go to the first and last block. Each thread takes exponentials against its own max (exp(v - m) by the
-// difference first, so a row of -FLT_MAX gives exp(0), not inf - inf); the (max, sum) pairs merge over the block,
-// then once across the cluster in distributed shared memory; each thread then scales by one factor. x is read once.
-template <class C, int THREADS, int N, int S>
-__device__ __forceinline__ void cluster_rows(const float* __restrict__ x, float* __restrict__ y, int cols) {
-    extern __shared__ float4 held[];
+// `rank` of the cluster holds a contiguous share of the row's aligned 16-byte vectors of x (V elements), N per thread
+// in registers and S in shared memory (fetched by cp.async, so they do not pass through registers). The up to V - 1
+// unaligned elements at each end go to the first and last block. Each thread takes exponentials against its own max
+// (exp(v - m) by the difference first, so a row of -FLT_MAX gives exp(0), not inf - inf); the (max, sum) pairs merge
+// over the block, then once across the cluster in distributed shared memory; each thread then scales by one factor.
+// x is read once. A float x's exponentials replace it in shared memory; a 16-bit x's do not fit there, so the
+// write takes them again from x (the same exp2f of the same values).
+template <class C, int THREADS, int N, int S, class X, class Y>
+__device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
+    constexpr int V = 16 / sizeof(X);
+    constexpr bool KEEP = sizeof(X) == sizeof(float);
+    typedef Vec<X, V> XV;
+    typedef Vec<Y, V> YV;
+    extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
+    VecW<X, V>* held = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
     __shared__ float2 block_stat;
     constexpr float L2E = KEVO_LOG2E;
     const float NEG = -KEVO_INF;
     const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
     const long long base = (long long)(blockIdx.x / size) * cols;
-    const Peel p = peel<4>(base, cols);
+    const Peel p = peel<V>(base, cols);
     const int per = kevo_cdiv(p.nv, (int)size);
     const int v0 = (int)rank * per, v1 = min(v0 + per, p.nv);
-    const float4* xv = reinterpret_cast<const float4*>(x + base + p.head);
-    float4* yv = reinterpret_cast<float4*>(y + base + p.head);
+    const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(x + base + p.head);
+    VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
         const int i = v0 + t + (N + k) * THREADS;
         kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
     }
-    float4 r[N];
+    float neg[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) neg[e] = NEG;
+    const VecW<X, V> none = XV::pack(neg, 1.0f);  // -inf in x's type: padding that vanishes in max and exp
+    float r[N * V];
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
-        r[k] = i < v1 ? load<C::LOAD>(xv + i) : make_float4(NEG, NEG, NEG, NEG);
+        XV::unpack(i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
     }
-    float h = rank == 0 && t < p.head ? load<C::LOAD>(x + base + t) : NEG;
-    float u = rank == size - 1 && t < p.tail ? load<C::LOAD>(x + base + p.head + 4LL * p.nv + t) : NEG;
+    float h = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
+    float u = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
     float m = fmaxf(h, u);
 #pragma unroll
-    for (int k = 0; k < N; ++k) m = fmaxf(m, fmaxf(fmaxf(r[k].x, r[k].y), fmaxf(r[k].z, r[k].w)));
+    for (int k = 0; k < N; ++k) m = fmaxf(m, tree<V>(r + k * V, MaxOp()));
     if (S > 0) kevo_cp_async_wait();
 #pragma unroll
     for (int k = 0; k < S; ++k) {
         if (v0 + t + (N + k) * THREADS < v1) {
-            const float4 v = held[k * THREADS + t];
-            m = fmaxf(m, fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)));
+            float w[V];
+            XV::unpack(held[k * THREADS + t], w);
+            m = fmaxf(m, tree<V>(w, MaxOp()));
         }
     }
     const float mk = m == NEG ? 0.0f : m;  // a thread with only -inf: its exps are 0
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < N; ++k) {
-        r[k] = make_float4(exp2f((r[k].x - mk) * L2E), exp2f((r[k].y - mk) * L2E), exp2f((r[k].z - mk) * L2E),
-                           exp2f((r[k].w - mk) * L2E));
-        s += (r[k].x + r[k].y) + (r[k].z + r[k].w);
+#pragma unroll
+        for (int e = 0; e < V; ++e) r[k * V + e] = exp2f((r[k * V + e] - mk) * L2E);
+        s += tree<V>(r + k * V, SumOp());
     }
 #pragma unroll
     for (int k = 0; k < S; ++k) {
         if (v0 + t + (N + k) * THREADS < v1) {
-            float4 v = held[k * THREADS + t];
-            v = make_float4(exp2f((v.x - mk) * L2E), exp2f((v.y - mk) * L2E), exp2f((v.z - mk) * L2E),
-                            exp2f((v.w - mk) * L2E));
-            s += (v.x + v.y) + (v.z + v.w);
-            held[k * THREADS + t] = v;
+            float w[V];
+            XV::unpack(held[k * THREADS + t], w);
+#pragma unroll
+            for (int e = 0; e < V; ++e) w[e] = exp2f((w[e] - mk) * L2E);
+            s += tree<V>(w, SumOp());
+            if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);
         }
     }
     h = exp2f((h - mk) * L2E);
@@ -639,17 +765,22 @@ __device__ __forceinline__ void cluster_rows(const float* __restrict__ x, float*
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
-        if (i < v1) store<C::STORE>(yv + i, make_float4(r[k].x * f, r[k].y * f, r[k].z * f, r[k].w * f));
+        if (i < v1) store<C::STORE>(yv + i, YV::pack(r + k * V, f));
     }
 #pragma unroll
     for (int k = 0; k < S; ++k) {
         const int i = v0 + t + (N + k) * THREADS;
         if (i < v1) {
-            const float4 v = held[k * THREADS + t];
-            store<C::STORE>(yv + i, make_float4(v.x * f, v.y * f, v.z * f, v.w * f));
+            float w[V];
+            XV::unpack(held[k * THREADS + t], w);
+            if constexpr (!KEEP) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) w[e] = exp2f((w[e] - mk) * L2E);
+            }
+            store<C::STORE>(yv + i, YV::pack(w, f));
         }
     }
-    if (rank == 0 && t < p.head) store<C::STORE>(y + base + t, h * f);
-    if (rank == size - 1 && t < p.tail) store<C::STORE>(y + base + p.head + 4LL * p.nv + t, u * f);
+    if (rank == 0 && t < p.head) store_one<C::STORE>(y + base + t, h, f);
+    if (rank == size - 1 && t < p.tail) store_one<C::STORE>(y + base + p.head + (long long)V * p.nv + t, u, f);
     if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's pair
 }

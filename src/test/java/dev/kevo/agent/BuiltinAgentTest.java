@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -139,5 +140,41 @@ class BuiltinAgentTest {
         assertEquals(BuiltinAgent.defaultGenome(), named.get("default"));
         named.values().forEach(g -> assertEquals(g, g.normalized()));
         assertEquals(named.size(), new HashSet<>(named.values()).size());
+        for (Precision dtype : Precision.SUPPORTED) {
+            var inDtype = BuiltinAgent.namedGenomes(dtype);
+            inDtype.values().forEach(g -> assertEquals(g, g.normalized(dtype)));
+            assertEquals(inDtype.size(), new HashSet<>(inDtype.values()).size(), dtype::toString);
+        }
+    }
+
+    /**
+     * The campaign's dtype reaches every kind of child: fresh, mutated and crossed genomes are normalized and rendered
+     * for it, and the file declares it.
+     */
+    @Test
+    void childrenAreRenderedInTheCampaignsDtype() {
+        for (Precision dtype : List.of(Precision.BF16, Precision.FP16, Precision.BF16_FP32)) {
+            Genome parent = BuiltinAgent.namedGenomes(dtype).get("default");
+            Candidate mate = withGenome("m", BuiltinAgent.namedGenomes(dtype).get("wide"), dtype);
+            Set<String> operators = new HashSet<>();
+            for (long seed = 0; seed < 30; seed++) {
+                for (Candidate p : List.of(AgentPopulation.seed("online.cu"), withGenome("p", parent, dtype))) {
+                    for (Optional<Candidate> m : List.of(Optional.<Candidate>empty(), Optional.of(mate))) {
+                        Proposal child = agent.propose(ProposalRequest.builder(p, new SplittableRandom(seed))
+                                .context(AgentPopulation.context(dtype)).mate(m).build());
+                        operators.add(child.operator());
+                        Genome g = genome(child);
+                        assertEquals(g.normalized(dtype), g, dtype + " " + child.summary());
+                        assertEquals(KernelRenderer.render(g, dtype), child.source(), dtype + " " + child.summary());
+                        assertEquals(List.of(dtype), ContractParser.parse("child.cu", null, child.source()).dtypes());
+                    }
+                }
+            }
+            assertEquals(Set.of("fresh", "mutate", "crossover"), operators, dtype::toString);
+        }
+    }
+
+    private static Candidate withGenome(String id, Genome g, Precision dtype) {
+        return new Candidate(id, KernelRenderer.render(g, dtype), Optional.of(g.toJson()), null);
     }
 }

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.kevo.data.Precision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -87,31 +88,46 @@ class GenomeTest {
                     GenomeSpace.set(json, gene.path(), IntNode.valueOf(wild[random.nextInt(wild.length)]));
                 }
             }
-            Genome g = Genome.fromJson(json, DEFAULT).normalized();
-            assertEquals(g, g.normalized(), "idempotent");
-            assertInSpace(g);
-            KernelRenderer.plans(g);  // terminates: bucket ladders always reach maxCols
+            for (Precision dtype : Precision.SUPPORTED) {
+                Genome g = Genome.fromJson(json, DEFAULT).normalized(dtype);
+                assertEquals(g, g.normalized(dtype), "idempotent");
+                assertInSpace(g, dtype);
+                KernelRenderer.plans(g, dtype);  // terminates: bucket ladders always reach maxCols
+            }
         }
-        AgentPopulation.genomes().forEach(GenomeTest::assertInSpace);
+        for (Precision dtype : Precision.SUPPORTED) {
+            AgentPopulation.genomes(dtype).forEach(g -> assertInSpace(g, dtype));
+        }
     }
 
-    static void assertInSpace(Genome g) {
-        String at = g.toJson().toString();
+    static void assertInSpace(Genome g, Precision dtype) {
+        String at = dtype + " " + g.toJson();
         Genome.ShortRows s = g.shortRows();
         assertTrue(pow2(s.threads()) && s.threads() >= 32 && s.threads() <= 1024, at);
         assertTrue(pow2(s.minLanes()) && s.minLanes() >= 4 && s.minLanes() <= 32, at);
+        assertTrue(s.minLanes() >= Genome.vecElems(s.vec(), dtype) - 1, at + ": a lane per peeled element");
         assertTrue(s.vec() == 1 || s.vec() == 2 || s.vec() == 4, at);
-        assertTrue(s.maxCols() >= 1 && s.maxCols() <= 32 * Genome.registerElems(s.threads(), s.vec()), at);
+        assertTrue(s.maxCols() >= 1 && s.maxCols() <= 32 * Genome.registerElems(s.threads(), s.vec(), dtype), at);
         Genome.BlockRows b = g.blockRows();
+        int budget = Genome.registerElems(b.maxThreads(), b.vec(), dtype);
         assertTrue(pow2(b.minThreads()) && pow2(b.maxThreads()) && b.minThreads() >= 32, at);
         assertTrue(b.minThreads() <= b.maxThreads() && b.maxThreads() <= 1024, at);
-        assertTrue(pow2(b.elems()) && b.elems() >= b.vec() && b.elems() <= Genome.registerElems(b.maxThreads(), b.vec()), at);
-        assertTrue(b.maxCols() >= 1 && b.maxCols() <= b.maxThreads() * Genome.registerElems(b.maxThreads(), b.vec()), at);
+        assertTrue(pow2(b.elems()) && b.elems() >= Genome.vecElems(b.vec(), dtype) && b.elems() <= budget, at);
+        assertTrue(b.maxCols() >= 1 && b.maxCols() <= b.maxThreads() * budget, at);
         for (Genome.Streaming p : List.of(g.splitRows().pass(), g.loopRows().pass())) {
             assertTrue(pow2(p.threads()) && p.threads() >= 64 && p.threads() <= 1024, at);
-            assertTrue(p.tile() >= 1 && p.tile() * p.vec() * p.unroll() <= Genome.streamElems(p.threads()), at);
+            assertTrue(p.tile() >= 1 && p.tile() * Genome.vecElems(p.vec(), dtype) * p.unroll()
+                    <= Genome.streamElems(p.threads()), at);
             assertTrue(p.unroll() == 1 || p.unroll() == 2 || p.unroll() == 4, at);
         }
+        Genome.Fused f = g.splitRows().fused();
+        int fusedVec = Genome.vecElems(f.vec(), dtype);
+        assertTrue(f.elems() == 0 || (f.elems() >= fusedVec && f.elems() <= Genome.registerElems(f.threads(), f.vec(),
+                dtype)), at);
+        assertTrue(((long) f.threads() * f.smem() * fusedVec * 4 + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK)
+                * f.blocksPerSm() <= Genome.Fused.SMEM_BYTES_PER_SM, at);
+        Genome.ClusterRows c = g.clusterRows();
+        assertTrue(c.regVecs() * Genome.vecElems(4, dtype) <= Genome.registerElems(c.threads(), 4, dtype), at);
         assertTrue(g.splitRows().minChunk() >= 32 && g.splitRows().blocksPerSm() >= 1, at);
         assertTrue(g.splitRows().rowsPct() >= 0 && g.loopRows().gridCap() >= 0, at);
     }

@@ -50,11 +50,17 @@ class IndexMathTest {
         }
     }
 
-    /** register_rows: lane l of a G-thread group holds vectors l + k * G, k < N, plus head/tail element l. */
+    /**
+     * register_rows: lane l of a G-thread group holds vectors l + k * G, k < N, plus head/tail element l. Vectors of 8
+     * are 16-bit elements; normalization gives such rows groups of at least 8 lanes, for up to 7 peeled elements.
+     */
     @Test
     void registerRowsTouchEveryElementOnce() {
-        for (int v : new int[] {1, 2, 4}) {
+        for (int v : new int[] {1, 2, 4, 8}) {
             for (int group : new int[] {4, 8, 16, 32, 64, 256}) {
+                if (group < v - 1) {
+                    continue;
+                }
                 for (int vectors : new int[] {1, 2, 3, 8}) {
                     int capacity = group * vectors * v;
                     for (int cols = 1; cols <= capacity; cols += cols < 70 ? 1 : 7) {
@@ -84,7 +90,7 @@ class IndexMathTest {
     @Test
     void splitChunksAndStreamingLoopsTouchEveryElementOnce() {
         int[] colsList = {1, 2, 3, 5, 7, 31, 64, 100, 1023, 4097, 10007};
-        for (int v : new int[] {1, 2, 4}) {
+        for (int v : new int[] {1, 2, 4, 8}) {
             for (int cols : colsList) {
                 for (int chunks : new int[] {1, 2, 3, 7, 64, 5000}) {
                     for (int threads : new int[] {32, 64}) {

@@ -8,6 +8,7 @@ import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.Precision;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,10 +52,10 @@ final class KernelBatch {
     private final Map<String, String> sources = new LinkedHashMap<>();
     private int kernels;
 
-    /** Adds a rendered file: its source and the genome it was rendered from. */
-    void add(String name, String source, Genome genome) {
+    /** Adds a rendered file: its source and the genome and dtype it was rendered from. */
+    void add(String name, String source, Genome genome, Precision dtype) {
         sources.put(name, source);
-        List<KernelRenderer.Kernel> fileKernels = KernelRenderer.plans(genome).stream()
+        List<KernelRenderer.Kernel> fileKernels = KernelRenderer.plans(genome, dtype).stream()
                 .flatMap(p -> p.launches().stream()).map(KernelRenderer.Launch::kernel).distinct().toList();
         String definitions = String.join("", fileKernels.stream().map(KernelRenderer.Kernel::definition).toList());
         int library = source.indexOf(KernelRenderer.LIBRARY);

@@ -10,6 +10,7 @@ import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Rendered files against the real contract parser, plan resolver and NVRTC (no GPU): every genome the agent
- * can reach must cover every shape with a plan that its kernels can actually hold.
+ * can reach, in every dtype, must cover every shape with a plan that its kernels can actually hold.
  */
 @NeedsNvrtc
 class KernelRendererTest {
@@ -44,7 +45,8 @@ class KernelRendererTest {
                 .shapes());
         Stream.of("1x1", "3x5", "7x1023", "2x4097", "5x129", "1x33", "40x2047", "3x20000", "1x3", "2x7", "9x31",
                         "1x64", "3x65", "1x16385", "131x8192", "133x8192", "200x40000", "1x2147483647",
-                        "2147483647x1", "3x600000000", "1000x2000000", "64x33554431")
+                        "2147483647x1", "3x600000000", "1000x2000000", "64x33554431", "1x7", "3x9", "5x15", "7x8",
+                        "3x16383")
                 .map(Shape::parse).forEach(shapes::add);
         return shapes;
     }
@@ -57,7 +59,13 @@ class KernelRendererTest {
     }
 
     private static KernelFile parse(String name, Genome genome) {
-        return ContractParser.parse(name, null, KernelRenderer.render(genome));
+        return parse(name, genome, Precision.FP32);
+    }
+
+    private static KernelFile parse(String name, Genome genome, Precision dtype) {
+        KernelFile file = ContractParser.parse(name, null, KernelRenderer.render(genome, dtype));
+        assertEquals(List.of(dtype), file.dtypes(), name + " declares the dtype it was rendered for");
+        return file;
     }
 
     @Test
@@ -119,25 +127,29 @@ class KernelRendererTest {
     }
 
     /** Checks the plan for one shape against what its kernels can hold; returns the kernels it launches. */
-    static List<String> checkShape(Genome genome, KernelFile file, Shape shape, int sms) {
-        Genome g = genome.normalized();
+    static List<String> checkShape(Genome genome, Precision dtype, KernelFile file, Shape shape, int sms) {
+        Genome g = genome.normalized(dtype);
         ResolvedPlan plan = PlanResolver.resolve(file, shape, sms);
-        String where = shape + " sms=" + sms + " " + g.toJson();
+        String where = dtype + " " + shape + " sms=" + sms + " " + g.toJson();
         List<String> kernels = plan.launches().stream().map(ResolvedPlan.Launch::kernel).toList();
         ResolvedPlan.Launch first = plan.launches().getFirst();
         Matcher m = REGISTER_KERNEL.matcher(first.kernel());
         if (m.matches()) {
-            // A register kernel must hold the whole row: group threads * vectors per thread * vec >= cols.
+            // A register kernel must hold the whole row: group threads * vectors per thread * elements per vector
+            // >= cols; and its group has a lane for each peeled head or tail element.
             boolean isShort = m.group(1).startsWith("short");
             int group = Integer.parseInt(m.group(2));
             int vectors = Integer.parseInt(m.group(3));
             int vec = isShort ? g.shortRows().vec() : g.blockRows().vec();
+            int perVec = Genome.vecElems(vec, dtype);
             int threads = isShort ? g.shortRows().threads() : group;
             assertEquals(1, plan.launches().size(), where);
             assertEquals(threads, first.block(), where);
-            assertTrue((long) group * vectors * vec >= shape.cols(), where + ": " + first.kernel() + " too small");
-            int perThread = vectors * vec;
-            assertTrue(perThread <= Genome.registerElems(threads, vec), where + ": " + perThread + " floats per thread");
+            assertTrue((long) group * vectors * perVec >= shape.cols(), where + ": " + first.kernel() + " too small");
+            assertTrue(group >= perVec - 1, where + ": " + group + " lanes for up to " + (perVec - 1) + " peeled");
+            int perThread = vectors * perVec;
+            assertTrue(perThread <= Genome.registerElems(threads, vec, dtype),
+                    where + ": " + perThread + " floats per thread");
         } else if (first.kernel().startsWith("softmax_cluster")) {
             // A row per cluster: its blocks hold the whole row, the grid is a cluster per row.
             Genome.ClusterRows c = g.clusterRows();
@@ -145,7 +157,7 @@ class KernelRendererTest {
             assertEquals(c.threads(), first.block(), where);
             assertTrue(first.cluster() >= 1 && first.cluster() <= Math.max(1, c.maxCluster()), where);
             assertEquals((long) shape.rows() * first.cluster(), first.grid(), where);
-            assertTrue((long) first.cluster() * c.capacity() >= shape.cols(), where + ": cluster too small");
+            assertTrue((long) first.cluster() * c.capacity(dtype) >= shape.cols(), where + ": cluster too small");
             assertEquals((long) c.threads() * c.smemVecs() * 16, first.smem(), where);
             assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * (1024 / c.threads())
                     <= Genome.Fused.SMEM_BYTES_PER_SM, where);
@@ -162,11 +174,13 @@ class KernelRendererTest {
             if (r.matches()) {
                 int registers = Integer.parseInt(r.group(1));
                 int shared = r.group(3) == null ? 0 : Integer.parseInt(r.group(3));
-                assertTrue(registers <= Genome.registerElems(f.threads(), f.vec()), where);
+                int perVec = Genome.vecElems(f.vec(), dtype);
+                assertTrue(registers <= Genome.registerElems(f.threads(), f.vec(), dtype), where);
                 // Aligned vectors are shared out among chunks; the peeled head and tail sit beside them.
-                long vectorsPerChunk = (shape.cols() / f.vec() + chunks - 1L) / chunks;
-                assertTrue(vectorsPerChunk * f.vec() <= (long) f.threads() * (registers + shared),
+                long vectorsPerChunk = (shape.cols() / perVec + chunks - 1L) / chunks;
+                assertTrue(vectorsPerChunk * perVec <= (long) f.threads() * (registers + shared),
                         where + ": " + vectorsPerChunk + " vectors in " + first.kernel());
+                // Shared memory holds the chunk as floats, whatever x's dtype.
                 assertEquals((long) f.threads() * shared * 4, first.smem(), where);
                 assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * f.blocksPerSm()
                         <= Genome.Fused.SMEM_BYTES_PER_SM, where);
@@ -194,62 +208,72 @@ class KernelRendererTest {
     }
 
     @Test
-    void namedGenomesCompileAndCoverEveryShape() {
-        for (Map.Entry<String, Genome> named : BuiltinAgent.namedGenomes().entrySet()) {
-            String name = named.getKey() + ".cu";
-            KernelFile file = parse(name, named.getValue());
-            for (Shape shape : shapes()) {
-                for (int sms : SMS) {
-                    checkShape(named.getValue(), file, shape, sms);
+    void namedGenomesCompileAndCoverEveryShapeInEveryDtype() {
+        for (Precision dtype : Precision.SUPPORTED) {
+            for (Map.Entry<String, Genome> named : BuiltinAgent.namedGenomes(dtype).entrySet()) {
+                String name = named.getKey() + "-" + dtype + ".cu";
+                KernelFile file = parse(name, named.getValue(), dtype);
+                for (Shape shape : shapes()) {
+                    for (int sms : SMS) {
+                        checkShape(named.getValue(), dtype, file, shape, sms);
+                    }
                 }
+                assertCompiles(name, file);
             }
-            assertCompiles(name, file);
         }
     }
 
     @Test
     void everyPlanIsReachableAndTheLastIsTheCatchAll() {
-        for (Genome g : AgentPopulation.genomes()) {
-            List<KernelRenderer.Plan> plans = KernelRenderer.plans(g);
-            assertEquals("true", plans.getLast().when());
-            assertEquals(List.of("softmax_loop"), plans.getLast().launches().stream()
-                    .map(l -> l.kernel().name()).toList());
-            List<String> names = plans.stream().flatMap(p -> p.launches().stream()).map(l -> l.kernel().name())
-                    .toList();
-            assertEquals(names.size(), names.stream().distinct().count(), "one plan per kernel: " + names);
+        for (Precision dtype : Precision.SUPPORTED) {
+            for (Genome g : AgentPopulation.genomes(dtype)) {
+                List<KernelRenderer.Plan> plans = KernelRenderer.plans(g, dtype);
+                assertEquals("true", plans.getLast().when());
+                assertEquals(List.of("softmax_loop"), plans.getLast().launches().stream()
+                        .map(l -> l.kernel().name()).toList());
+                List<String> names = plans.stream().flatMap(p -> p.launches().stream()).map(l -> l.kernel().name())
+                        .toList();
+                assertEquals(names.size(), names.stream().distinct().count(), "one plan per kernel: " + names);
+            }
         }
     }
 
-    /** 200 genomes (random, mutated, crossed) against every shape on both SM counts. */
+    /** 200 genomes (random, mutated, crossed) per dtype against every shape on both SM counts. */
     @Test
-    void populationParsesAndResolvesEveryShape() {
-        List<Genome> genomes = AgentPopulation.genomes();
-        assertEquals(200, genomes.size());
+    void populationParsesAndResolvesEveryShapeInEveryDtype() {
         List<Shape> shapes = shapes();
-        for (int i = 0; i < genomes.size(); i++) {
-            KernelFile file = parse("g" + i + ".cu", genomes.get(i));
-            assertTrue(file.description().startsWith("builtin genome"), file.description());
-            assertEquals(Optional.empty(), SourcePolicy.violation(file.source()));
-            assertTrue(file.source().length() < ContractParser.MAX_SOURCE_BYTES / 4, file.source().length() + " chars");
-            for (Shape shape : shapes) {
-                for (int sms : SMS) {
-                    checkShape(genomes.get(i), file, shape, sms);
+        for (Precision dtype : Precision.SUPPORTED) {
+            List<Genome> genomes = AgentPopulation.genomes(dtype);
+            assertEquals(200, genomes.size());
+            for (int i = 0; i < genomes.size(); i++) {
+                KernelFile file = parse("g" + i + "-" + dtype + ".cu", genomes.get(i), dtype);
+                assertTrue(file.description().startsWith("builtin genome"), file.description());
+                assertEquals(Optional.empty(), SourcePolicy.violation(file.source()));
+                assertTrue(file.source().length() < ContractParser.MAX_SOURCE_BYTES / 4,
+                        file.source().length() + " chars");
+                for (Shape shape : shapes) {
+                    for (int sms : SMS) {
+                        checkShape(genomes.get(i), dtype, file, shape, sms);
+                    }
                 }
             }
         }
     }
 
     /**
-     * Every fifth of the 200 through NVRTC: 40 files, each distinct kernel among them compiled once (KernelBatch says
-     * why that tests as much as compiling each file whole, in about half the time).
+     * Every fifth of the 200 float32 genomes and every tenth of each other dtype's through NVRTC: 40 + 3 x 20 files,
+     * each distinct kernel among them compiled once (KernelBatch says why that tests as much as compiling each file
+     * whole, in about half the time).
      */
     @Test
-    void populationCompiles() throws Exception {
-        List<Genome> genomes = AgentPopulation.genomes();
+    void populationCompilesInEveryDtype() throws Exception {
         KernelBatch batch = new KernelBatch();
-        for (int i = 0; i < genomes.size(); i += 5) {
-            String name = "g" + i + ".cu";
-            batch.add(name, parse(name, genomes.get(i)).source(), genomes.get(i));
+        for (Precision dtype : Precision.SUPPORTED) {
+            List<Genome> genomes = AgentPopulation.genomes(dtype);
+            for (int i = 0; i < genomes.size(); i += dtype.equals(Precision.FP32) ? 5 : 10) {
+                String name = "g" + i + "-" + dtype + ".cu";
+                batch.add(name, parse(name, genomes.get(i), dtype).source(), genomes.get(i), dtype);
+            }
         }
         assertTrue(batch.distinctKernels() < batch.kernels(), batch.distinctKernels() + " of " + batch.kernels());
         batch.compileAll(nvrtc, ARCH);

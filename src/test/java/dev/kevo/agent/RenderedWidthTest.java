@@ -1,0 +1,119 @@
+package dev.kevo.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.data.Precision;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
+import dev.kevo.task.Shape;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a rendered file's accesses come to in each dtype, read back from the file itself (no NVRTC): a genome's
+ * {@code vec} is bytes of x per access, so a 16-bit file moves twice the elements a float32 file does in the same
+ * access, and its plans count capacities in those elements.
+ */
+class RenderedWidthTest {
+
+    private static final Pattern STRUCT = Pattern.compile("struct (\\w+Cfg) \\{\\n((?: {4}[^\\n]*\\n)*)};\\n");
+    private static final Pattern VEC = Pattern.compile("static constexpr int VEC = (\\d+);");
+    private static final Pattern KERNEL =
+            Pattern.compile("__global__ void __launch_bounds__\\([^)]*\\) (\\w+)\\(([^)]*)\\)");
+
+    /** The VEC of each *Cfg struct that has one, by struct name. */
+    private static Map<String, Integer> vecs(String source) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        Matcher m = STRUCT.matcher(source);
+        while (m.find()) {
+            Matcher v = VEC.matcher(m.group(2));
+            if (v.find()) {
+                out.put(m.group(1), Integer.parseInt(v.group(1)));
+            }
+        }
+        return out;
+    }
+
+    /** The gene that sets each struct's access width: 4-byte words of x per access. */
+    private static Map<String, Integer> words(Genome g) {
+        return Map.of("ShortCfg", g.shortRows().vec(), "BlockCfg", g.blockRows().vec(),
+                "SplitCfg", g.splitRows().pass().vec(), "FusedCfg", g.splitRows().fused().vec(),
+                "FusedStreamCfg", g.splitRows().pass().vec(), "LoopCfg", g.loopRows().pass().vec());
+    }
+
+    /**
+     * Every struct's vector is as many bytes of x as its gene says, in every dtype: a 16-byte access is 4 floats or
+     * 8 16-bit elements. A 16-bit file that read 16-byte genes as 4 elements (8 bytes) fails here.
+     */
+    @Test
+    void everyAccessMovesTheBytesItsGeneSays() {
+        for (Precision dtype : Precision.SUPPORTED) {
+            int sixteenBytes = 0;
+            for (Genome g : AgentPopulation.genomes(dtype)) {
+                String source = KernelRenderer.render(g, dtype);
+                Map<String, Integer> vecs = vecs(source);
+                assertEquals(words(g).keySet(), vecs.keySet(), "every streaming and register struct has a VEC");
+                for (Map.Entry<String, Integer> e : words(g).entrySet()) {
+                    int bytes = vecs.get(e.getKey()) * dtype.x().bytes();
+                    assertEquals(e.getValue() * 4, bytes, dtype + " " + e.getKey() + " of " + g.toJson());
+                    sixteenBytes += bytes == 16 ? 1 : 0;
+                }
+            }
+            assertTrue(sixteenBytes > 100, dtype + ": 16-byte accesses in the population: " + sixteenBytes);
+        }
+    }
+
+    /** Kernels take x and y in the dtype's element types, which differ in bf16-fp32. */
+    @Test
+    void kernelsTakeTheDtypesElementTypes() {
+        for (Precision dtype : Precision.SUPPORTED) {
+            String source = KernelRenderer.render(BuiltinAgent.defaultGenome(), dtype);
+            Matcher m = KERNEL.matcher(source);
+            int kernels = 0;
+            while (m.find()) {
+                kernels++;
+                String params = m.group(2);
+                assertTrue(params.startsWith("const " + dtype.x().cudaType() + "* __restrict__ x, "),
+                        dtype + " " + m.group(1) + "(" + params + ")");
+                assertTrue(m.group(1).equals("softmax_split_stats")
+                                || params.contains(", " + dtype.y().cudaType() + "* __restrict__ y, "),
+                        dtype + " " + m.group(1) + "(" + params + ")");
+            }
+            assertTrue(kernels > 10, dtype + ": " + kernels + " kernels");
+        }
+    }
+
+    /**
+     * The default genome's plans hold twice the elements per vector in 16 bits: the same 1000-column row takes half
+     * the vectors per lane, and a cluster block holds 16-byte vectors of 8 elements (4 in registers, within 32
+     * floats a thread, 8 in shared memory, as x).
+     */
+    @Test
+    void sixteenBitPlansCountElementsOfSixteenByteVectors() {
+        Map<Precision, String> shortKernel = Map.of(Precision.FP32, "softmax_short_g32_n8",
+                Precision.BF16, "softmax_short_g32_n4", Precision.BF16_FP32, "softmax_short_g32_n4");
+        for (Map.Entry<Precision, String> e : shortKernel.entrySet()) {
+            assertEquals(e.getValue(), resolve(e.getKey(), "1024x1000").launches().getFirst().kernel(),
+                    e.getKey().toString());
+        }
+        Genome.ClusterRows c = BuiltinAgent.namedGenomes(Precision.FP16).get("default").clusterRows();
+        assertEquals(List.of(4, 8), List.of(c.regVecs(), c.smemVecs()));
+        ResolvedPlan.Launch lmHead = resolve(Precision.FP16, "2048x128256").launches().getFirst();
+        assertEquals("softmax_cluster_t512_r4_s8", lmHead.kernel());
+        assertEquals((128256 + 512 * 8 * 12 - 1) / (512 * 8 * 12), lmHead.cluster());
+        assertEquals(512L * 8 * 16, lmHead.smem(), "shared memory holds x's 16-byte vectors as they are");
+    }
+
+    private static ResolvedPlan resolve(Precision dtype, String shape) {
+        KernelFile file = ContractParser.parse("default.cu", null,
+                KernelRenderer.render(BuiltinAgent.defaultGenome(), dtype));
+        return PlanResolver.resolve(file, Shape.parse(shape), 132);
+    }
+}
