@@ -57,7 +57,8 @@ public record Profile(List<Launch> launches, double seconds, String tool, String
         /** "1x1000000 softmax_split: DRAM 41% of peak, occupancy 48%, 12.3 us; stalls (cycles per issue): ..." */
         String line() {
             StringBuilder b = new StringBuilder(shape + " " + kernel + ":");
-            b.append(dramPercent == null ? " DRAM n/a" : String.format(Locale.ROOT, " DRAM %.0f%% of peak", dramPercent));
+            b.append(dramPercent == null ? " DRAM n/a" : String.format(Locale.ROOT, dramPercent < 10
+                    ? " DRAM %.1f%% of peak" : " DRAM %.0f%% of peak", dramPercent));
             b.append(occupancyPercent == null ? ", occupancy n/a"
                     : String.format(Locale.ROOT, ", achieved occupancy %.0f%%", occupancyPercent));
             if (durationUs != null) {

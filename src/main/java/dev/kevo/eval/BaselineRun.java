@@ -9,7 +9,10 @@ interface BaselineRun extends AutoCloseable {
 
     void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws);
 
-    /** The worst relative L2 error the start-up check measured on a shape, where it is recorded; else null. */
+    /**
+     * The worst relative L2 error the start-up check measured on a shape beyond what rounding to y's type allows (the
+     * relative L2 itself in float32), where it is recorded; else null.
+     */
     Double relativeL2(int shape);
 
     @Override

@@ -30,6 +30,15 @@ record CheckCounts(long unwritten, long nonFinite, long violations, long inputCh
         return referenceSquared > 0 ? Math.sqrt(roundingSquared / referenceSquared) : 0;
     }
 
+    /**
+     * The relative L2 error beyond what y's type allows a correct answer ({@link #ROUNDING_ALLOWANCE} times the rounded
+     * reference's), never below 0: what a case's relative L2 is held to the tolerance by. The relative L2 itself in
+     * float32.
+     */
+    double relativeL2BeyondRounding() {
+        return Math.max(0, relativeL2() - ROUNDING_ALLOWANCE * roundingRelativeL2());
+    }
+
     /** The relative L2 error this case may have: the tolerance, plus what y's type cannot avoid. */
     double relativeL2Bound(Tolerance tolerance) {
         return tolerance.relativeL2() + ROUNDING_ALLOWANCE * roundingRelativeL2();

@@ -36,7 +36,7 @@ final class CudnnBaselineRun implements BaselineRun {
                 CorrectnessCheck.Measured m = correctness.measure((x, y, ws) -> run(shape, x, y, ws), 0,
                         shapes.get(s), InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal()), inputCase);
                 double e = m.counts().unwritten() > 0 || m.counts().nonFinite() > 0 ? Double.POSITIVE_INFINITY
-                        : m.counts().relativeL2();
+                        : m.counts().relativeL2BeyondRounding();
                 worst = Math.max(worst, e);
             }
             errors.add(worst);
