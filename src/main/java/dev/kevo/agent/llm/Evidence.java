@@ -172,6 +172,9 @@ final class Evidence {
      * the numbers a GPU engineer would look at first.
      */
     static String profile(Profile p) {
+        if (p.launches().isEmpty()) {
+            return "";  // why there is none (a path on the GPU host, an ncu error) is for the campaign's record
+        }
         return "\nProfile of the parent (Nsight Compute on the GPU that judges it, clocks as they run; one line per "
                 + "launch):\n" + String.join("\n", p.lines().stream().map(l -> "- " + l).toList()) + "\n";
     }

@@ -112,6 +112,12 @@ class PromptBuilderTest {
                 "1x1000000 softmax_split: DRAM 41% of peak, achieved occupancy 48%") && with.contains("long_scoreboard 9.5"),
                 with);
         assertTrue(!without.contains("Profile of the parent"), without);
+        ProposalRequest failed = new ProposalRequest(plain.context(), plain.parent(), plain.mate(),
+                plain.inspirations(), plain.recentFailures(), plain.random(), plain.relatives(), plain.slot(),
+                Optional.of(new dev.kevo.data.Profile(List.of(), 1.0, "ncu", "0 H100", "now",
+                        "no profile: ncu reported no launch; its report: /tmp/kevo-ncu-1.csv")));
+        String none = builder(Fixtures.IMPROVE_ONLY).forProposal(failed).user();
+        assertTrue(!none.contains("Profile of the parent") && !none.contains("kevo-ncu"), none);
     }
 
     @Test
