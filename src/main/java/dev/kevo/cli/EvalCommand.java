@@ -170,7 +170,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 results.add(result);
                 EvalTable.print(result, choice.label(), settings.tolerance().relativeL2(), cold, out);
                 if (profile && result.passed()) {
-                    List<Shape> worst = Profile.furthestFromFloor(result.shapes(), Defaults.PROFILE_SHAPES);
+                    List<Shape> worst = Profile.furthestFromFloor(result.shapes(), Defaults.PROFILE_SHAPES).stream()
+                            .map(Shape::parse).toList();
                     Profile found = supervisor.profile(ContractParser.read(file), inputSeed, worst);
                     out.printf("profile (%s, %.1f s):%n", found.tool(), found.seconds());
                     found.lines().forEach(l -> out.println("  " + l));

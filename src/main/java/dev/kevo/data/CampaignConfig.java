@@ -42,8 +42,9 @@ public record CampaignConfig(String name, String suite, String baseline, Precisi
 
     /**
      * Timing in two steps: a child that passed every check is timed first on {@code shapes} of the suite's shapes
-     * (spread over its row lengths, {@link Screen#pick}), and on the rest only when its memory-floor geometric mean
-     * there is within {@code margin} of its island's best on the same shapes; otherwise it is {@code screened}.
+     * (spread over its row lengths: the middle one of each of that many equal runs by columns), and on the rest only
+     * when its memory-floor geometric mean there is within {@code margin} of its island's best on the same shapes;
+     * otherwise it is {@code screened}.
      * {@code shapes: 0} times every child on every shape.
      */
     public record Cascade(Integer shapes, Double margin) {

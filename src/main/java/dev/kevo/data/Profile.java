@@ -1,7 +1,6 @@
 package dev.kevo.data;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.kevo.task.Shape;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -25,10 +24,10 @@ public record Profile(List<Launch> launches, double seconds, String tool, String
      * The {@code count} shapes of {@code timed} furthest from the memory floor (lowest floor fraction first): where a
      * change would pay most, so what a profile is of.
      */
-    public static List<Shape> furthestFromFloor(List<ShapeResult> timed, int count) {
+    public static List<String> furthestFromFloor(List<ShapeResult> timed, int count) {
         return timed.stream().filter(s -> s.floorFraction() != null)
                 .sorted(Comparator.comparingDouble(ShapeResult::floorFraction)).limit(count)
-                .map(s -> Shape.parse(s.shape())).toList();
+                .map(ShapeResult::shape).toList();
     }
 
     /** One line per launch, as a model and {@code kevo eval --profile} show it; the reason when there is none. */

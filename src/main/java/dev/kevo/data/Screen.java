@@ -1,8 +1,5 @@
 package dev.kevo.data;
 
-import dev.kevo.task.Shape;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -17,33 +14,13 @@ public record Screen(List<String> shapes, double floorBar, String against) {
     }
 
     /**
-     * {@code count} of {@code suite}'s shapes spread over its row lengths: with the shapes ordered by columns (then
-     * rows), the middle one of each of {@code count} equal runs. Rows of different lengths take different designs,
-     * so a candidate's change shows on one of them whichever design it touched.
-     */
-    public static List<Shape> pick(List<Shape> suite, int count) {
-        if (count <= 0 || suite.isEmpty()) {
-            return List.of();
-        }
-        List<Shape> ordered = new ArrayList<>(suite);
-        ordered.sort(Comparator.comparingInt(Shape::cols).thenComparingInt(Shape::rows));
-        int n = Math.min(count, ordered.size());
-        List<Shape> picked = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            picked.add(ordered.get((int) ((i + 0.5) * ordered.size() / n)));
-        }
-        return picked;
-    }
-
-    /**
      * The screen for a child of an island whose best is {@code best}: the bar is {@code best}'s memory-floor geometric
      * mean over {@code shapes}, less {@code margin} of it. Null when {@code best} has no timing on one of them (a
      * record judged before the suite changed): the child is then timed on every shape.
      */
-    public static Screen against(CandidateResult best, String bestId, List<Shape> shapes, double margin) {
-        List<String> names = shapes.stream().map(Shape::toString).toList();
-        Double floor = floor(best.shapes(), names);
-        return floor == null ? null : new Screen(names, floor * (1 - margin), bestId);
+    public static Screen against(CandidateResult best, String bestId, List<String> shapes, double margin) {
+        Double floor = floor(best.shapes(), shapes);
+        return floor == null ? null : new Screen(shapes, floor * (1 - margin), bestId);
     }
 
     /** The memory-floor geometric mean of {@code timed} over this screen's shapes; null when one is not timed. */

@@ -14,6 +14,7 @@ import dev.kevo.data.Screen;
 import dev.kevo.eval.SplitMix;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -49,7 +50,7 @@ final class Breeding {
     private final List<Candidate> relatives;
     private final List<Child> children = new ArrayList<>();
     /** The suite shapes a child is timed on first (empty: the cascade is off), and each island's screen. */
-    private final List<Shape> cascadeShapes;
+    private final List<String> cascadeShapes;
     private final List<Screen> screens = new ArrayList<>();
 
     /**
@@ -68,7 +69,7 @@ final class Breeding {
         this.failures = failures;
         this.relatives = relatives;
         this.cascadeShapes = config.cascade().on() && context != null
-                ? Screen.pick(context.shapes(), config.cascade().shapes()) : List.of();
+                ? cascadeShapes(context.shapes(), config.cascade().shapes()) : List.of();
         for (int i = 0; i < islands.size(); i++) {
             screens.add(screen(i));
         }
@@ -140,6 +141,25 @@ final class Breeding {
     /** What a child was given to work from, fixed before any child runs. */
     private record Plan(MutantRecord parent, Optional<MutantRecord> mate, Agent agent, SplittableRandom random,
                         RequestSlot slot, List<MutantRecord> inspirations, Screen screen) {
+    }
+
+    /**
+     * {@code count} of {@code suite}'s shapes spread over its row lengths, which a child is timed on first: with the
+     * shapes ordered by columns (then rows), the middle one of each of {@code count} equal runs. Rows of different
+     * lengths take different designs, so a candidate's change shows on one of them whichever design it touched.
+     */
+    static List<String> cascadeShapes(List<Shape> suite, int count) {
+        if (count <= 0 || suite.isEmpty()) {
+            return List.of();
+        }
+        List<Shape> ordered = new ArrayList<>(suite);
+        ordered.sort(Comparator.comparingInt(Shape::cols).thenComparingInt(Shape::rows));
+        int n = Math.min(count, ordered.size());
+        List<String> picked = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            picked.add(ordered.get((int) ((i + 0.5) * ordered.size() / n)).toString());
+        }
+        return picked;
     }
 
     /**

@@ -15,6 +15,7 @@ import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.Shape;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -300,7 +301,8 @@ final class Recorder {
                 String source = store.source(parent.id());
                 KernelFile file = ContractParser.parse(parent.id() + ".cu", store.sourcePath(parent.id()), source);
                 found = evaluations.profile(file, parent.result().inputSeed(),
-                        Profile.furthestFromFloor(parent.result().shapes(), shapes));
+                        Profile.furthestFromFloor(parent.result().shapes(), shapes).stream().map(Shape::parse)
+                                .toList());
                 found.ifPresent(p -> store.saveProfile(parent.id(), p));
             }
             mine.complete(found);

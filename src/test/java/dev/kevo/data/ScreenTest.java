@@ -3,30 +3,18 @@ package dev.kevo.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.kevo.task.Shape;
-import dev.kevo.TestFiles;
-import dev.kevo.config.SuiteFile;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ScreenTest {
     @Test
-    void theStandardSuitesCascadeShapesSpanItsRowLengths() {
-        List<Shape> standard = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml")).shapes();
-        assertEquals(List.of("1823x781", "512x4096", "4096x32000", "1x1000000"),
-                Screen.pick(standard, 4).stream().map(Shape::toString).toList(), "the shapes docs/campaigns.md names");
-        assertEquals(List.of(), Screen.pick(standard, 0));
-        assertEquals(standard.size(), Screen.pick(standard, 99).size(), "never more than the suite");
-    }
-
-    @Test
     void theBarIsTheBestsGeometricMeanFloorOverTheScreensShapesLessTheMargin() {
         CandidateResult best = CandidateResult.builder("best.cu", Verdict.PASS, 1).shapes(List.of(
                 withFloor("4x100", 0.5), withFloor("8x200", 0.8), withFloor("16x300", 0.1))).build();
-        Screen screen = Screen.against(best, "g1", List.of(new Shape(4, 100), new Shape(8, 200)), 0.25);
+        Screen screen = Screen.against(best, "g1", List.of("4x100", "8x200"), 0.25);
         assertEquals(Math.sqrt(0.5 * 0.8) * 0.75, screen.floorBar(), 1e-12);
         assertEquals(Math.sqrt(0.5 * 0.8), screen.floorOver(best.shapes()), 1e-12);
-        assertNull(Screen.against(best, "g1", List.of(new Shape(32, 32)), 0.25), "no timing there: no bar");
+        assertNull(Screen.against(best, "g1", List.of("32x32"), 0.25), "no timing there: no bar");
     }
 
     private static ShapeResult withFloor(String shape, double floor) {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.TestFiles;
 import dev.kevo.agent.TaskContext;
+import dev.kevo.config.SuiteFile;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
 import dev.kevo.data.CandidateResult;
@@ -82,7 +84,7 @@ class CascadeTest {
         CampaignState state = run(store, config, judge);
 
         assertFalse(judge.screens.isEmpty(), "children were sent a screen");
-        List<String> expectedShapes = Screen.pick(SHAPES, 2).stream().map(Shape::toString).toList();
+        List<String> expectedShapes = Breeding.cascadeShapes(SHAPES, 2);
         List<MutantRecord> all = store.mutants();
         for (MutantRecord m : all) {
             Screen screen = judge.screens.get(m.id() + ".cu");
@@ -109,6 +111,15 @@ class CascadeTest {
         }
         assertEquals(judge.calls.get() - Campaign.CONTENDERS, state.evaluations(),
                 "a screened child is an evaluation (the contenders are judged again at the end)");
+    }
+
+    @Test
+    void theStandardSuitesCascadeShapesSpanItsRowLengths() {
+        List<Shape> standard = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml")).shapes();
+        assertEquals(List.of("1823x781", "512x4096", "4096x32000", "1x1000000"), Breeding.cascadeShapes(standard, 4),
+                "the shapes docs/campaigns.md names");
+        assertEquals(List.of(), Breeding.cascadeShapes(standard, 0));
+        assertEquals(standard.size(), Breeding.cascadeShapes(standard, 99).size(), "never more than the suite");
     }
 
     @Test
