@@ -41,8 +41,10 @@ public record Profile(List<Launch> launches, double seconds, String tool, String
     /**
      * One kernel launch of a shape's plan.
      *
-     * @param dramPercent achieved DRAM throughput, percent of peak ({@code dram__throughput.avg.pct_of_peak_sustained_elapsed})
-     * @param occupancyPercent achieved occupancy, percent of the SM's warps ({@code sm__warps_active.avg.pct_of_peak_sustained_active})
+     * @param dramPercent achieved DRAM throughput, percent of peak
+     *     ({@code dram__throughput.avg.pct_of_peak_sustained_elapsed})
+     * @param occupancyPercent achieved occupancy, percent of the SM's warps
+     *     ({@code sm__warps_active.avg.pct_of_peak_sustained_active})
      * @param durationUs the launch's duration under the profiler (clocks not locked)
      * @param stalls the top reasons its warps stalled, most cycles first
      */

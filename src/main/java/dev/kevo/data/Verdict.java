@@ -82,8 +82,8 @@ public enum Verdict {
      */
     public boolean launchesReturned() {
         return switch (this) {
-            case PASS, SCREENED, UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED, STALE_RESULT,
-                 TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY, SLOW_WHEN_CHECKED, NONDETERMINISTIC -> true;
+            case PASS, SCREENED, UNWRITTEN_OUTPUT, NAN_OUTPUT, WRONG_RESULT, OUT_OF_BOUNDS_WRITE, INPUT_MODIFIED,
+                 STALE_RESULT, TIMED_OUTPUT_WRONG, FASTER_THAN_MEMORY, SLOW_WHEN_CHECKED, NONDETERMINISTIC -> true;
             default -> false;
         };
     }

@@ -35,9 +35,8 @@ import java.util.function.IntFunction;
  * while the GPUs judge others: one that fails to parse, plan or compile is rejected without taking GPU time, and one
  * that passes reaches its GPU worker with its cubin. A candidate compiles on a GPU worker only when that worker is
  * free, no compiler is idle and no compiled candidate waits for it (one compiler per device, used only when every GPU
- * was busy, left the GPU idle for half of each genome candidate's evaluation: bench/results/campaign-throughput-h100/;
- * a single shared compiler that candidates queued for held two GPUs well below twice the rate of one:
- * bench/results/multigpu*).
+ * was busy, left the GPU compiling much of the time: bench/results/campaign-throughput-h100/; a single shared compiler
+ * that candidates queued for held two GPUs well below twice the rate of one: bench/results/multigpu*).
  *
  * <p>Workers on a cluster (Slurm steps) may go away: one that the cluster takes mid-candidate gives the candidate
  * back, to be judged again by the next free worker (or by its own restarted step), and one that cannot start is
@@ -82,8 +81,8 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * As {@link #start(List, IntFunction)}, with compilers ({@link Defaults#COMPILERS_PER_GPU} per device) for the first device's architecture and
-     * SM count ({@code compilerFor} makes a check-only supervisor; null for none).
+     * As {@link #start(List, IntFunction)}, with compilers ({@link Defaults#COMPILERS_PER_GPU} per device) for the
+     * first device's architecture and SM count ({@code compilerFor} makes a check-only supervisor; null for none).
      */
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
                                    BiFunction<String, Integer, Supervisor> compilerFor) {
