@@ -29,14 +29,15 @@ public record Screen(List<String> shapes, double floorBar, String against) {
     }
 
     private static Double floor(List<ShapeResult> timed, List<String> shapes) {
-        double logSum = 0;
-        for (String shape : shapes) {
+        double[] floors = new double[shapes.size()];
+        for (int i = 0; i < floors.length; i++) {
+            String shape = shapes.get(i);
             ShapeResult r = timed.stream().filter(s -> s.shape().equals(shape)).findFirst().orElse(null);
             if (r == null || r.floorFraction() == null || r.floorFraction() <= 0) {
                 return null;
             }
-            logSum += Math.log(r.floorFraction());
+            floors[i] = r.floorFraction();
         }
-        return Math.exp(logSum / shapes.size());
+        return Score.geometricMean(java.util.Arrays.stream(floors));
     }
 }
