@@ -29,6 +29,7 @@ public record ComputeSanitizer(Path executable) {
     /** Seconds the sanitizer waits for the worker's JVM to reach CUDA. */
     static final int LAUNCH_TIMEOUT_S = 60;
     private static final ToolBinary BINARY = new ToolBinary("compute-sanitizer", VARIABLE, INSTALL_HINT);
+    private static final List<Path> FALLBACKS = List.of(Path.of("/usr/local/cuda/bin/compute-sanitizer"));
 
     /**
      * The binary named by {@link #VARIABLE} (one that is not there is an input error, never a fall-back to another),
@@ -37,7 +38,7 @@ public record ComputeSanitizer(Path executable) {
      * @throws KevoException an environment error naming where kevo looked when there is none
      */
     public static ComputeSanitizer locate(Map<String, String> env) {
-        return locate(env, List.of(Path.of("/usr/local/cuda/bin/compute-sanitizer")));
+        return locate(env, FALLBACKS);
     }
 
     /** As {@link #locate(Map)}, with {@code fallbacks} where the CUDA toolkit's default folder would be. */
@@ -47,11 +48,7 @@ public record ComputeSanitizer(Path executable) {
 
     /** The one {@link #locate} would use, or empty where there is none (for tests that need one to run). */
     public static Optional<ComputeSanitizer> find(Map<String, String> env) {
-        try {
-            return Optional.of(locate(env));
-        } catch (KevoException e) {
-            return Optional.empty();
-        }
+        return BINARY.find(env, FALLBACKS).map(ComputeSanitizer::new);
     }
 
     /**

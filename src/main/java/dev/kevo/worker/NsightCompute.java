@@ -1,6 +1,5 @@
 package dev.kevo.worker;
 
-import dev.kevo.KevoException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +18,7 @@ public record NsightCompute(Path executable) {
     static final String INSTALL_HINT = "install Nsight Compute (the CUDA toolkit's ncu), put it on the PATH or set "
             + VARIABLE;
     private static final ToolBinary BINARY = new ToolBinary("ncu", VARIABLE, INSTALL_HINT);
+    private static final List<Path> FALLBACKS = List.of(Path.of("/usr/local/cuda/bin/ncu"));
 
     static final String DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
     static final String OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active";
@@ -34,16 +34,12 @@ public record NsightCompute(Path executable) {
 
     /** The one on the PATH, under {@code $CUDA_HOME} or {@code $CUDA_PATH}, or in {@code /usr/local/cuda}. */
     public static NsightCompute locate(Map<String, String> env) {
-        return new NsightCompute(BINARY.locate(env, List.of(Path.of("/usr/local/cuda/bin/ncu"))));
+        return new NsightCompute(BINARY.locate(env, FALLBACKS));
     }
 
     /** The one {@link #locate} would use, or empty where there is none. */
     public static Optional<NsightCompute> find(Map<String, String> env) {
-        try {
-            return Optional.of(locate(env));
-        } catch (KevoException e) {
-            return Optional.empty();
-        }
+        return BINARY.find(env, FALLBACKS).map(NsightCompute::new);
     }
 
     /**

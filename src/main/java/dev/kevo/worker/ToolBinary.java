@@ -43,6 +43,15 @@ record ToolBinary(String name, String variable, String hint) {
                         + String.join(", ", looked.stream().map(Path::toString).toList())));
     }
 
+    /** The binary {@link #locate} would use, or empty where there is none. */
+    Optional<Path> find(Map<String, String> env, List<Path> fallbacks) {
+        try {
+            return Optional.of(locate(env, fallbacks));
+        } catch (KevoException e) {
+            return Optional.empty();
+        }
+    }
+
     /** Where kevo looks when none is named, in order. */
     private List<Path> candidates(Map<String, String> env, List<Path> fallbacks) {
         List<Path> out = new ArrayList<>();
