@@ -5,8 +5,8 @@
 # `source tools/unpack.sh`, with KEVO_COMMIT set to the commit the bundle was built from (a GPU host's copy of the
 # checkout may carry older git metadata):
 #   bench/campaign-dtype.sh campaign OUT [DTYPE] [WALL_MINUTES]   (DTYPE: bf16, the default; fp16; bf16-fp32)
-#       OUT receives seven files: campaign.py's record (campaign-DTYPE-run.json), progress, show, lineage, the report,
-#       the champion (champion-DTYPE-h100.cu) and the campaign folder as a tarball.
+#       OUT receives six files: campaign.py's record (campaign-DTYPE-run.json), progress, show, lineage, the champion
+#       (champion-DTYPE-h100.cu) and the campaign folder as a tarball (`kevo report` makes its report on any host).
 #   bench/campaign-dtype.sh compare OUT DTYPE RUN_JSON CHAMPION
 #       times CHAMPION beside torch and Triton in DTYPE and writes campaign-DTYPE-h100.json (the run's record, the
 #       per-shape table, championBeatsOnEveryShape) and the comparison as text into OUT.
@@ -32,7 +32,6 @@ campaign)
     cp "$work/c/campaign-lineage.txt" "$out/lineage-$dtype-h100.txt"
     cp "$folder/champion.cu" "$out/champion-$dtype-h100.cu"
     cp "$work/c/campaign-folder.tar.gz" "$out/campaign-$dtype-folder.tar.gz"
-    "$KEVO" report "$folder" --out "$out/report-$dtype-h100.html" > /dev/null
     ;;
 compare)
     run=$4
