@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** What a new user meets when a command line is wrong: one line that says what, the right exit code, the help. */
 class UsageTest {
 
-    private static final String SEED = TestFiles.root().resolve("seeds/naive.cu").toString();
+    private static final String SEED = TestFiles.root().resolve("seeds/reference/naive.cu").toString();
 
     /** A usage error is its line and a pointer to the command's help, never the whole usage block. */
     private static void assertUsageError(Outcome o, String command, String message) {

@@ -28,10 +28,10 @@ class ContractParserTest {
     static final Path ROOT = Path.of(System.getProperty("kevo.root", "."));
     static final Path BROKEN = ROOT.resolve("src/test/resources/broken");
 
-    /** Every kernel file shipped with kevo: the seeds and the baselines. */
+    /** Every kernel file shipped with kevo: the seeds, the reference kernels beside them and the baselines. */
     static Stream<Path> shippedKernels() throws IOException {
         List<Path> files = new ArrayList<>();
-        for (String dir : List.of("seeds", "evaluator/baselines")) {
+        for (String dir : List.of("seeds", "seeds/reference", "evaluator/baselines")) {
             try (Stream<Path> s = Files.list(ROOT.resolve(dir))) {
                 s.filter(p -> p.toString().endsWith(".cu")).sorted().forEach(files::add);
             }
