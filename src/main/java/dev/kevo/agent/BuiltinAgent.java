@@ -94,6 +94,31 @@ public final class BuiltinAgent implements Agent {
     }
 
     /**
+     * {@link #defaultGenome()} for float32; for a 16-bit x, the design a 10-minute bf16 campaign converged on
+     * (bench/results/campaign-bf16-h100.json), with its block rows reaching 16384 columns: 16-byte accesses of 8
+     * elements everywhere, rows of up to 1024 columns on 16 lanes or more, blocks of 128 to 512 threads holding 16
+     * elements a thread and then 32, few long rows split over two 512-thread blocks per SM, and a row of more than
+     * 32768 columns of many held across a cluster of 512-thread blocks, 32 elements a thread in registers and 64 in
+     * shared memory. The campaign's own block rows stopped at 11520 columns, past which a row was read twice; a
+     * 512-thread block holding 32 elements a thread took 4096x12288 in bf16 from 0.83 of the copy to 0.91
+     * (bench/results/dtypes-h100/block-16bit/), where 1024-thread blocks took it to 0.58.
+     */
+    public static Genome defaultGenome(Precision dtype) {
+        return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();
+    }
+
+    private static final Genome SIXTEEN_BIT = new Genome(
+            new ShortRows(1024, 16, 2, 256, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
+            new BlockRows(16384, 128, 512, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
+                    StoreHint.PLAIN),
+            new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
+                    LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
+                    new Fused(32, 7, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
+            new ClusterRows(32768, 8, 512, 4, 8, LoadHint.PLAIN, StoreHint.PLAIN),
+            new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                    LoadHint.LDCS, StoreHint.STCS)));
+
+    /**
      * Rows past 16384 columns of many: a row per cluster of up to 8 blocks of 512 threads, 32 floats per thread in
      * registers and 32 in shared memory, two blocks per SM so that one loads while the other reduces (one
      * 1024-thread block per SM holding its share in registers alone idles the SM while it reduces).
@@ -111,13 +136,14 @@ public final class BuiltinAgent implements Agent {
     }
 
     /**
-     * {@link #namedGenomes()} normalized for {@code dtype}. A 16-bit x moves twice the elements per access, so the
-     * scalar accesses of {@code register-rows} and of the default's block rows become pairs of elements.
+     * {@link #namedGenomes()} for {@code dtype}: its {@link #defaultGenome(Precision) default} first, the others
+     * normalized for it. A 16-bit x moves twice the elements per access, so the scalar accesses of
+     * {@code register-rows} become pairs of elements.
      */
     public static Map<String, Genome> namedGenomes(Precision dtype) {
         Genome d = defaultGenome();
         Map<String, Genome> named = new LinkedHashMap<>();
-        named.put("default", d);
+        named.put("default", defaultGenome(dtype));
         named.put("register-rows", new Genome(
                 new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN),
                 new BlockRows(16384, 256, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
@@ -270,7 +296,7 @@ public final class BuiltinAgent implements Agent {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
             if (roll < RANDOM_FRESH) {
-                Genome child = GenomeSpace.random(random, defaultGenome(), dtype);
+                Genome child = GenomeSpace.random(random, defaultGenome(dtype), dtype);
                 if (!avoid.contains(key(child))) {
                     return proposal(child, dtype, "fresh", "fresh: random genome" + why);
                 }

@@ -142,6 +142,7 @@ class BuiltinAgentTest {
         assertEquals(named.size(), new HashSet<>(named.values()).size());
         for (Precision dtype : Precision.SUPPORTED) {
             var inDtype = BuiltinAgent.namedGenomes(dtype);
+            assertEquals(BuiltinAgent.defaultGenome(dtype), inDtype.get("default"), dtype::toString);
             inDtype.values().forEach(g -> assertEquals(g, g.normalized(dtype)));
             assertEquals(inDtype.size(), new HashSet<>(inDtype.values()).size(), dtype::toString);
         }
