@@ -95,7 +95,7 @@ public final class BuiltinAgent implements Agent {
 
     /**
      * {@link #defaultGenome()} for float32; for a 16-bit x, the design a 10-minute bf16 campaign converged on
-     * (bench/results/campaign-bf16-h100.json), with its block rows reaching 16384 columns: 16-byte accesses of 8
+     * (bench/results/dtypes-h100/campaign-bf16-10min-1/), with its block rows reaching 16384 columns: 16-byte accesses of 8
      * elements everywhere, rows of up to 1024 columns on 16 lanes or more, blocks of 128 to 512 threads holding 16
      * elements a thread and then 32, few long rows split over two 512-thread blocks per SM, and a row of more than
      * 32768 columns of many held across a cluster of 512-thread blocks, 32 elements a thread in registers and 64 in
