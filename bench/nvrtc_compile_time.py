@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
 """How long NVRTC takes to compile kernel files, with and without --split-compile (NVRTC 12.x and later run the
 optimizer on several threads), and whether the cubin is the same bytes. Compiles as kevo does: --std=c++17,
---gpu-architecture=ARCH, kevo.h supplied in memory. Concurrency K compiles K copies at once, as kevo's compilers
-do at a generation's start. Prints one JSON object.
+--gpu-architecture=ARCH, a knob's value as -DNAME=VALUE, kevo.h supplied in memory. Concurrency K compiles K
+copies at once, as kevo's compilers do at a generation's start. Prints one JSON object.
 Usage: python3 bench/nvrtc_compile_time.py [--nvrtc LIB] [--arch sm_90] [--reps 3] [--concurrency 3] FILE.cu [...]
 """
 import argparse, ctypes, hashlib, json, os, statistics, threading, time
 
 KEVO_H = "src/main/resources/dev/kevo/cuda/kevo.h"
+
+
+def knob_macros(text):
+    """-DNAME=VALUE for each knob of the file's /*@kevo header, as kevo compiles a knobbed file."""
+    start = text.find("/*@kevo")
+    if start < 0:
+        return []
+    header = json.loads(text[start + len("/*@kevo"):text.index("*/", start)])
+    return [f"-D{name}={knob['value']}" for name, knob in header.get("knobs", {}).items()]
 
 
 def main():
@@ -48,9 +57,10 @@ def main():
 
     rows = []
     for path in a.files:
-        source = open(path).read().encode()
+        text = open(path).read()
+        source = text.encode()
         for split in a.splits.split(","):
-            options = ["--std=c++17", "--gpu-architecture=" + a.arch]
+            options = ["--std=c++17", "--gpu-architecture=" + a.arch] + knob_macros(text)
             if split != "none":
                 options.append("--split-compile=" + split)
             alone = [compile_once(source, options) for _ in range(a.reps)]
