@@ -132,18 +132,33 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
                 LoadHint.PLAIN, StoreHint.PLAIN);
         /**
          * Shared memory of one Hopper SM (228 KB), and what each resident block costs besides its own: 1 KB the
-         * driver reserves and up to 1 KB of the kernels' static arrays. Four 256-thread blocks at 224 KB in all
-         * left only three resident on an H100, and blocks waited forever for partials that never came.
+         * driver reserves and up to 1.5 KB of the kernels' static arrays (NVRTC 11.8 lays out 1168 bytes for the
+         * fused kernel's shuffle reduction, NVRTC 13.0 less). Four 256-thread blocks at 224 KB in all left only
+         * three resident on an H100, and blocks waited forever for partials that never came.
          */
         public static final int SMEM_BYTES_PER_SM = 228 * 1024;
-        public static final int SMEM_OVERHEAD_PER_BLOCK = 2 * 1024;
+        public static final int SMEM_OVERHEAD_PER_BLOCK = 2560;
 
         /**
          * Vectors of {@code words} 4-byte words per thread a block may hold in shared memory with {@code blocksPerSm}
          * blocks on each SM.
          */
         public static int smemVectors(int threads, int blocksPerSm, int words) {
-            return (SMEM_BYTES_PER_SM / blocksPerSm - SMEM_OVERHEAD_PER_BLOCK) / (threads * words * 4);
+            return smemVectors(threads, blocksPerSm, words, 0);
+        }
+
+        /** As {@link #smemVectors(int, int, int)}, with {@code staticBytes} more of the kernel's own per block. */
+        public static int smemVectors(int threads, int blocksPerSm, int words, int staticBytes) {
+            return (SMEM_BYTES_PER_SM / blocksPerSm - SMEM_OVERHEAD_PER_BLOCK - staticBytes) / (threads * words * 4);
+        }
+
+        /**
+         * The static shared memory of a fused block's reduction beyond the overhead: a (max, sum) pair per thread
+         * with {@code REDUCE_SMEM}. Without it, 14 vectors a thread at two 512-thread blocks per SM left one block
+         * resident (118800 bytes a block), and every such genome was rejected {@code resources-exceeded}.
+         */
+        public static int reduceBytes(int threads, Reduce reduce) {
+            return reduce == Reduce.SMEM ? threads * 8 : 0;
         }
 
         public Fused {
@@ -324,7 +339,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int elems = f.elems() <= 0 ? 0 : pow2(f.elems(), Math.max(4, perVec), registerElems(threads, vec, dtype));
         int blocksPerSm = pow2(f.blocksPerSm(), 1, 1024 / threads);
         // Shared memory holds the chunk as floats: a vector takes perVec words.
-        int smem = elems == 0 ? 0 : clamp(f.smem(), 0, Fused.smemVectors(threads, blocksPerSm, perVec));
+        int smem = elems == 0 ? 0 : clamp(f.smem(), 0, Fused.smemVectors(threads, blocksPerSm, perVec,
+                Fused.reduceBytes(threads, f.reduce())));
         return new Fused(elems, smem, threads, blocksPerSm, vec, f.stream(), f.reduce(), f.exp(), f.load(),
                 f.store());
     }

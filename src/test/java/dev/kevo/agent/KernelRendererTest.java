@@ -17,6 +17,9 @@ import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.Shape;
 import dev.kevo.task.SourcePolicy;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,7 +86,7 @@ class KernelRendererTest {
         expected.put("32x50257", "softmax_fused_e16");
         expected.put("8x128256", "softmax_fused_e8");
         expected.put("1x1000000", "softmax_fused_e8");
-        expected.put("1x10000000", "softmax_fused_e32_s56");
+        expected.put("1x10000000", "softmax_fused_e32_s52");
         expected.put("1x20000000", "softmax_fused_stream");
         expected.put("200x60000", "softmax_cluster_t512_r8_s8");
         expected.put("4096x32000", "softmax_cluster_t512_r8_s8");
@@ -96,12 +99,12 @@ class KernelRendererTest {
                 PlanResolver.resolve(file, Shape.parse(shape), 132).launches().getFirst().kernel(), shape));
 
         // 1x10^7 on 132 SMs, one cooperative launch: two 512-thread blocks per SM, 37879 elements each, 32 per
-        // thread in registers and up to 56 more in 112 KB of shared memory.
+        // thread in registers and up to 52 more in 104 KB of shared memory.
         ResolvedPlan longRow = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132);
         assertEquals(1, longRow.launches().size());
         assertTrue(longRow.launches().getFirst().cooperative());
         assertEquals(264, longRow.launches().getFirst().grid());
-        assertEquals(112 * 1024, longRow.launches().getFirst().smem());
+        assertEquals(104 * 1024, longRow.launches().getFirst().smem());
 
         // The LM-head logits of Llama 3: a row per cluster of four blocks of 512 threads, 64 KB of shared memory each.
         ResolvedPlan.Launch lmHead = PlanResolver.resolve(file, Shape.parse("2048x128256"), 132).launches().getFirst();
@@ -277,6 +280,64 @@ class KernelRendererTest {
         }
         assertTrue(batch.distinctKernels() < batch.kernels(), batch.distinctKernels() + " of " + batch.kernels());
         batch.compileAll(nvrtc, ARCH);
+    }
+
+    /**
+     * A fused launch's whole grid must be resident at once: at the most shared memory normalization allows, a
+     * block's dynamic and static shared memory (the static read from the cubin this NVRTC made) and the 1 KB the
+     * driver keeps per block, times its blocks per SM, fit an SM's 228 KB, with either reduction. Once the
+     * shared-memory reduction's array was not reserved (two 512-thread float32 blocks of 14 vectors a thread left one
+     * resident on an H100, and every such genome was rejected), and NVRTC 11.8's static arrays of the shuffle
+     * reduction (1168 bytes) left no room for the second block either.
+     */
+    @Test
+    void aFusedBlockFitsItsShareOfTheSmWithEitherReduction() {
+        for (Precision dtype : List.of(Precision.FP32, Precision.BF16)) {
+            for (Genome.Reduce reduce : Genome.Reduce.values()) {
+                for (int[] layout : new int[][] {{512, 2}, {256, 4}}) {
+                    long perBlock = fusedBlockBytes(dtype, reduce, layout[0], layout[1]) + 1024;
+                    assertTrue(perBlock * layout[1] <= Genome.Fused.SMEM_BYTES_PER_SM, dtype + " " + reduce + " "
+                            + layout[0] + "x" + layout[1] + ": " + perBlock + " bytes a block");
+                }
+            }
+        }
+    }
+
+    /** Shared memory of the fused kernel that holds a 1x10^7 row, dynamic and static, at the most normalization allows. */
+    private static long fusedBlockBytes(Precision dtype, Genome.Reduce reduce, int threads, int blocksPerSm) {
+        Genome d = BuiltinAgent.defaultGenome();
+        Genome.SplitRows s = d.splitRows();
+        Genome.Fused f = s.fused();
+        Genome.Fused most = new Genome.Fused(32, 1 << 10, threads, blocksPerSm, f.vec(), f.stream(), reduce, f.exp(),
+                f.load(), f.store());
+        Genome g = new Genome(d.shortRows(), d.blockRows(), new Genome.SplitRows(s.minCols(), s.rowsPct(),
+                s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass(), most), d.clusterRows(), d.loopRows());
+        KernelFile file = parse(reduce + ".cu", g, dtype);
+        ResolvedPlan.Launch launch = PlanResolver.resolve(file, Shape.parse("1x10000000"), 132).launches().getFirst();
+        assertTrue(launch.kernel().matches("softmax_fused_e\\d+_s\\d+"), launch.kernel());
+        Compilation c = nvrtc.compile(file.name(), file.source(), Prelude.headers(), ARCH);
+        return launch.smem() + staticShared(c.cubin(), launch.kernel());
+    }
+
+    /** A kernel's static shared memory: the size of its {@code .nv.shared.<kernel>} section in an ELF64 cubin. */
+    static long staticShared(byte[] cubin, String kernel) {
+        ByteBuffer elf = ByteBuffer.wrap(cubin).order(ByteOrder.LITTLE_ENDIAN);
+        int headers = (int) elf.getLong(0x28);
+        int size = elf.getShort(0x3A) & 0xffff;
+        int count = elf.getShort(0x3C) & 0xffff;
+        int names = (int) elf.getLong(headers + (elf.getShort(0x3E) & 0xffff) * size + 24);
+        for (int i = 0; i < count; i++) {
+            int header = headers + i * size;
+            int start = names + elf.getInt(header);
+            int end = start;
+            while (cubin[end] != 0) {
+                end++;
+            }
+            if (new String(cubin, start, end - start, StandardCharsets.US_ASCII).equals(".nv.shared." + kernel)) {
+                return elf.getLong(header + 32);
+            }
+        }
+        return 0;
     }
 
     private static void assertCompiles(String name, KernelFile file) {
