@@ -95,13 +95,13 @@ public final class BuiltinAgent implements Agent {
 
     /**
      * {@link #defaultGenome()} for float32; for a 16-bit x, the design a 10-minute bf16 campaign converged on
-     * (bench/results/dtypes-h100/campaign-bf16-10min-1/), with its block rows reaching 16384 columns: 16-byte accesses of 8
-     * elements everywhere, rows of up to 1024 columns on 16 lanes or more, blocks of 128 to 512 threads holding 16
-     * elements a thread and then 32, few long rows split over two 512-thread blocks per SM, and a row of more than
-     * 32768 columns of many held across a cluster of 512-thread blocks, 32 elements a thread in registers and 64 in
-     * shared memory. The campaign's own block rows stopped at 11520 columns, past which a row was read twice; a
-     * 512-thread block holding 32 elements a thread took 4096x12288 in bf16 from 0.83 of the copy to 0.91
-     * (bench/results/dtypes-h100/block-16bit/), where 1024-thread blocks took it to 0.58.
+     * (bench/results/dtypes-h100/campaign-bf16-10min-1/), with its block rows reaching 16384 columns: 16-byte
+     * accesses of 8 elements everywhere, rows of up to 1024 columns on 16 lanes or more, blocks of 128 to 512
+     * threads holding 16 elements a thread and then 32, few long rows split over two 512-thread blocks per SM, and a
+     * row of more than 32768 columns of many held across a cluster of 512-thread blocks, 32 elements a thread in
+     * registers and 64 in shared memory. The campaign's own block rows stopped short of 12288 columns, past which a
+     * row was read twice; of the blocks that hold such a row, 512 threads of 32 elements were the fastest and 1024
+     * threads the slowest (bench/results/dtypes-h100/block-16bit/).
      */
     public static Genome defaultGenome(Precision dtype) {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();

@@ -132,7 +132,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
                 LoadHint.PLAIN, StoreHint.PLAIN);
         /**
          * Shared memory of one Hopper SM (228 KB), and what each resident block costs besides its own: 1 KB the
-         * driver reserves and up to 1.5 KB of the kernels' static arrays (NVRTC 11.8 lays out 1168 bytes for the
+         * driver reserves and up to 1.5 KB of the kernels' static arrays (NVRTC 11.8 lays out more than 1 KB for the
          * fused kernel's shuffle reduction, NVRTC 13.0 less). Four 256-thread blocks at 224 KB in all left only
          * three resident on an H100, and blocks waited forever for partials that never came.
          */
@@ -154,8 +154,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
 
         /**
          * The static shared memory of a fused block's reduction beyond the overhead: a (max, sum) pair per thread
-         * with {@code REDUCE_SMEM}. Without it, 14 vectors a thread at two 512-thread blocks per SM left one block
-         * resident (118800 bytes a block), and every such genome was rejected {@code resources-exceeded}.
+         * with {@code REDUCE_SMEM}. Without it, the most vectors a thread at two 512-thread blocks per SM left one
+         * block resident, and every such genome was rejected {@code resources-exceeded}.
          */
         public static int reduceBytes(int threads, Reduce reduce) {
             return reduce == Reduce.SMEM ? threads * 8 : 0;

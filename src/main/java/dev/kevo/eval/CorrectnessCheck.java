@@ -127,8 +127,8 @@ final class CorrectnessCheck {
             gpu.record(after);
             gpu.synchronize();
             // The stream is idle, so `before` completes at once and the events also bracket the host's enqueueing,
-            // which on a kernel's first launch holds one-time costs of the host and driver (an honest seed's first
-            // launch on an H100 once took 3.4 ms against its 5 us median). Only the GPU's own work counts here.
+            // which on a kernel's first launch holds one-time costs of the host and driver (enough to once reject an
+            // honest seed as slow-when-checked). Only the GPU's own work counts here.
             gpuMs = Math.max(0, gpu.elapsedMillis(before, after) - enqueueMs);
         } catch (CudaError e) {
             throw Faults.reject(e, where);

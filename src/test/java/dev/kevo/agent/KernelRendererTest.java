@@ -288,7 +288,7 @@ class KernelRendererTest {
      * driver keeps per block, times its blocks per SM, fit an SM's 228 KB, with either reduction. Once the
      * shared-memory reduction's array was not reserved (two 512-thread float32 blocks of 14 vectors a thread left one
      * resident on an H100, and every such genome was rejected), and NVRTC 11.8's static arrays of the shuffle
-     * reduction (1168 bytes) left no room for the second block either.
+     * reduction left no room for the second block either.
      */
     @Test
     void aFusedBlockFitsItsShareOfTheSmWithEitherReduction() {

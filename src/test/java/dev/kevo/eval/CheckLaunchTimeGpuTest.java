@@ -24,7 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * What a checked launch's time counts, the time slow-when-checked holds against the kernel's timed median: the GPU's
  * own work, not the host's enqueueing (a kernel's first launch pays one-time costs of the host and driver there,
- * which once made an honest seed's 5 us launch look like 3.4 ms), and all of the GPU's work, however it is spent.
+ * which once made an honest seed look slow-when-checked), and all of the GPU's work, however it is spent.
  */
 @GpuTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
