@@ -303,7 +303,10 @@ class KernelRendererTest {
         }
     }
 
-    /** Shared memory of the fused kernel that holds a 1x10^7 row, dynamic and static, at the most normalization allows. */
+    /**
+     * Shared memory of the fused kernel that holds a 1x10^7 row, dynamic and static, at the most normalization
+     * allows.
+     */
     private static long fusedBlockBytes(Precision dtype, Genome.Reduce reduce, int threads, int blocksPerSm) {
         Genome d = BuiltinAgent.defaultGenome();
         Genome.SplitRows s = d.splitRows();

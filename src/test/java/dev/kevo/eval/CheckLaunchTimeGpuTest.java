@@ -33,7 +33,8 @@ class CheckLaunchTimeGpuTest {
     private static final String SPIN = "extern \"C\" __global__ void spin(long long ns) {\n"
             + "    unsigned long long start; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(start));\n"
             + "    unsigned long long now = start;\n"
-            + "    while (now - start < (unsigned long long)ns) asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now));\n"
+            + "    while (now - start < (unsigned long long)ns)\n"
+            + "        asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now));\n"
             + "}\n";
     private Gpu gpu;
     private TrustedKernels trusted;
