@@ -33,6 +33,16 @@ public interface Agent {
     }
 
     /**
+     * Whether a proposal costs nothing and depends on its request alone (no model, no state kept between calls), so
+     * that a campaign may draw a child's proposal ahead of its generation, to have it compiled while the GPU judges
+     * the last children of the generation before. Such a draw is never recorded: the child proposes again when its
+     * generation starts, and only a source equal to the one drawn ahead uses that compile.
+     */
+    default boolean proposesOffline() {
+        return false;
+    }
+
+    /**
      * How many of a parent's shapes furthest from the memory floor this agent wants Nsight Compute's profile of
      * ({@link ProposalRequest#parentProfile}); 0, the default, for none. A profile is computed once per parent.
      */

@@ -69,6 +69,12 @@ public final class BuiltinAgent implements Agent {
         return NAME;
     }
 
+    /** Every draw comes from the request's randomness, and the agent keeps nothing between requests. */
+    @Override
+    public boolean proposesOffline() {
+        return true;
+    }
+
     /**
      * The strongest design we know without measuring: a warp per row (two rows per warp up to 64 columns)
      * with the row in registers and 16-byte accesses up to 1024 columns; a block per row in registers up to

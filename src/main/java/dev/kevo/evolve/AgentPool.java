@@ -38,6 +38,11 @@ public final class AgentPool {
         agents.forEach(Agent::checkReady);
     }
 
+    /** Whether any of the agents proposes offline ({@link Agent#proposesOffline}). */
+    public boolean anyOffline() {
+        return agents.stream().anyMatch(Agent::proposesOffline);
+    }
+
     public Agent pick(RandomGenerator random) {
         return agents.get(WeightedDraw.index(weights, random));
     }

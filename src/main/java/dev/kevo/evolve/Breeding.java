@@ -12,7 +12,9 @@ import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Screen;
 import dev.kevo.eval.SplitMix;
+import dev.kevo.task.ContractException;
 import dev.kevo.task.Shape;
+import dev.kevo.worker.WorkerPool;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -181,6 +183,23 @@ final class Breeding {
         return children;
     }
 
+    /**
+     * What each of {@code islands} islands' children made, from {@code made} (per child of {@link #children()}, in
+     * order; null for a child not judged yet).
+     */
+    List<List<MutantRecord>> offspring(int islands, List<List<MutantRecord>> made) {
+        List<List<MutantRecord>> byIsland = new ArrayList<>();
+        for (int i = 0; i < islands; i++) {
+            byIsland.add(new ArrayList<>());
+        }
+        for (int s = 0; s < children.size(); s++) {
+            if (made.get(s) != null) {
+                byIsland.get(children.get(s).island).addAll(made.get(s));
+            }
+        }
+        return byIsland;
+    }
+
     /** A child cancelled before it ran never says it has proposed, and later children wait for that: say it. */
     void releaseAll() {
         children.forEach(c -> c.proposed.complete(null));
@@ -221,24 +240,54 @@ final class Breeding {
             }
         }
 
+        /**
+         * This child's proposal drawn before its generation starts, as a candidate to compile ahead: only from an
+         * agent that proposes offline, for a child not judged yet whose source nobody has claimed. Nothing is
+         * recorded or counted, and this breeding's own randomness is spent (draw from a breeding made for it).
+         */
+        Optional<WorkerPool.Ahead> drawAhead() {
+            if (!plan.agent().proposesOffline() || recorder.get(id()) != null) {
+                return Optional.empty();
+            }
+            try {
+                String source = plan.agent().propose(request()).source();
+                return recorder.claimed(source) ? Optional.empty()
+                        : Optional.of(new WorkerPool.Ahead(recorder.file(id(), source), inputSeed()));
+            } catch (AgentException | ContractException e) {
+                return Optional.empty();  // the child records this failure itself when its generation comes
+            }
+        }
+
+        private String id() {
+            return String.format("g%04d-i%d-c%d", gen, island, index);
+        }
+
+        private long inputSeed() {
+            return SplitMix.derive(config.randomSeed(), gen, island * 1000 + index);
+        }
+
+        private ProposalRequest request() {
+            List<Candidate> inspirations = plan.inspirations().stream().map(recorder::candidate).toList();
+            return ProposalRequest.builder(recorder.candidate(plan.parent()), plan.random()).context(context)
+                    .mate(plan.mate().map(recorder::candidate)).inspirations(inspirations).recentFailures(failures)
+                    .relatives(relatives).slot(plan.slot())
+                    .parentProfile(recorder.profile(plan.parent(), plan.agent().profileShapes())).build();
+        }
+
         private List<MutantRecord> breed() {
-            String id = String.format("g%04d-i%d-c%d", gen, island, index);
+            String id = id();
             MutantRecord parent = plan.parent();
             Optional<MutantRecord> mate = plan.mate();
             Agent agent = plan.agent();
             List<String> parents = mate.map(m -> List.of(parent.id(), m.id())).orElse(List.of(parent.id()));
-            long inputSeed = SplitMix.derive(config.randomSeed(), gen, island * 1000 + index);
+            long inputSeed = inputSeed();
 
             MutantRecord record = recorder.recovered(id);
             if (record == null) {
                 if (budget.spent()) {
                     return List.of();
                 }
-                List<Candidate> inspirations = plan.inspirations().stream().map(recorder::candidate).toList();
-                ProposalRequest request = ProposalRequest.builder(recorder.candidate(parent), plan.random())
-                        .context(context).mate(mate.map(recorder::candidate)).inspirations(inspirations)
-                        .recentFailures(failures).relatives(relatives).slot(plan.slot())
-                        .parentProfile(recorder.profile(parent, agent.profileShapes())).build();
+                ProposalRequest request = request();
                 record = attempt(id, parents, agent, inputSeed, () -> agent.propose(request));
                 if (record == null) {
                     return List.of();

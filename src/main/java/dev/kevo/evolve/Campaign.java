@@ -17,6 +17,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,7 +41,8 @@ import java.util.function.LongSupplier;
  * <p>This class is the loop itself; its parts: {@link Budget} (what is spent, and when to stop), {@link Recorder}
  * (each source judged once, every mutant recorded, the champion), {@link Breeding} (a generation's children and
  * their repairs), {@link ChampionConfirmation} (the best few judged again on one device, at scale) and
- * {@link ChampionSanitizer} (no champion named unsanitized).
+ * {@link ChampionSanitizer} (no champion named unsanitized), and {@link DrawAhead} (the next generation's first
+ * children compiled while this one's last are judged).
  */
 public final class Campaign {
     /** How many of the best a campaign judges again (on one device, at scale) before naming its champion. */
@@ -56,6 +60,7 @@ public final class Campaign {
     private final Recorder recorder;
     private final ChampionConfirmation confirmation;
     private final ChampionSanitizer sanitizer;
+    private final DrawAhead drawAhead;
 
     public Campaign(CampaignConfig config, CampaignStore store, Judge evaluations, AgentPool agents,
                     List<KernelFile> seeds, TaskContext context, CampaignListener listener, LongSupplier clockMillis) {
@@ -69,6 +74,7 @@ public final class Campaign {
         this.recorder = new Recorder(store, evaluations, budget, listener);
         this.confirmation = new ChampionConfirmation(evaluations, store, recorder, CONTENDERS);
         this.sanitizer = new ChampionSanitizer(evaluations, store, recorder);
+        this.drawAhead = new DrawAhead(config, agents, context, recorder, budget, evaluations, store);
     }
 
     /** Runs (or resumes) until a stop condition holds; returns the final state. */
@@ -148,27 +154,35 @@ public final class Campaign {
         Breeding breeding = new Breeding(config, agents, context, recorder, budget, gen, islands,
                 recorder.recentFailures(), recorder.knobbedRelatives(gen, RELATIVES));
         List<Breeding.Child> slots = breeding.children();
+        AtomicReferenceArray<List<MutantRecord>> judged = new AtomicReferenceArray<>(slots.size());
+        AtomicInteger unjudged = new AtomicInteger(slots.size());
+        AtomicReference<Future<?>> draw = new AtomicReference<>();
         List<Future<List<MutantRecord>>> running = new ArrayList<>();
-        for (Breeding.Child slot : slots) {
-            running.add(children.submit(slot::run));
+        for (int s = 0; s < slots.size(); s++) {
+            int slot = s;
+            running.add(children.submit(() -> {
+                List<MutantRecord> made = slots.get(slot).run();
+                judged.set(slot, made);
+                if (unjudged.decrementAndGet() == drawAhead.whenLeft()) {
+                    List<List<MutantRecord>> soFar = new ArrayList<>();
+                    for (int i = 0; i < judged.length(); i++) {
+                        soFar.add(judged.get(i));
+                    }
+                    draw.set(children.submit(() -> drawAhead.draw(gen, islands, breeding, soFar)));
+                }
+                return made;
+            }));
         }
         List<List<MutantRecord>> made = awaitAll(running, breeding::releaseAll);
+        if (draw.get() != null) {
+            await(draw.get());  // a draw's own failure is a bug to see, not to lose on a background thread
+        }
         if (made.stream().anyMatch(List::isEmpty)) {
             return Optional.empty();
         }
-        List<List<MutantRecord>> next = new ArrayList<>();
-        for (int i = 0; i < islands.size(); i++) {
-            List<MutantRecord> offspring = new ArrayList<>();
-            for (int s = 0; s < slots.size(); s++) {
-                if (slots.get(s).island == i) {
-                    offspring.addAll(made.get(s));
-                }
-            }
-            next.add(Selection.survivors(islands.get(i), offspring, config.population(),
-                    config.selection().elitism()));
-        }
-        if (gen % config.migrationInterval() == 0 && next.size() > 1) {
-            next = Selection.migrate(next);
+        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(islands.size(), made),
+                config, gen);
+        if (Selection.migrates(config, gen, next.size())) {
             store.event("migrated", Map.of("generation", gen));
         }
         MutantRecord champion = recorder.champion();

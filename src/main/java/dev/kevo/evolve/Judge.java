@@ -50,6 +50,18 @@ public interface Judge {
         return Optional.empty();
     }
 
+    /** How many candidates this judge times at once: one per GPU. */
+    default int parallelism() {
+        return 1;
+    }
+
+    /**
+     * Compiles candidates before they are asked for, where this judge has idle compilers
+     * ({@link WorkerPool#compileAhead}); a test double, or a judge without compilers, ignores it.
+     */
+    default void compileAhead(List<WorkerPool.Ahead> candidates) {
+    }
+
     /** A pool of supervised workers as a campaign's judge: champions are confirmed on the first device. */
     static Judge of(WorkerPool workers) {
         return new Judge() {
@@ -66,6 +78,16 @@ public interface Judge {
             @Override
             public CandidateResult confirm(KernelFile file, long inputSeed) {
                 return workers.confirm(file, inputSeed);
+            }
+
+            @Override
+            public int parallelism() {
+                return workers.size();
+            }
+
+            @Override
+            public void compileAhead(List<WorkerPool.Ahead> candidates) {
+                workers.compileAhead(candidates);
             }
 
             @Override

@@ -208,11 +208,28 @@ final class Recorder {
     private CandidateResult evaluate(String id, String source, long inputSeed, Screen screen) {
         KernelFile file;
         try {
-            file = ContractParser.parse(id + ".cu", store.sourcePath(id), source);
+            file = file(id, source);
         } catch (ContractException e) {
             return CandidateResult.rejected(id + ".cu", null, null, Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
         }
         return screen == null ? evaluations.evaluate(file, inputSeed) : evaluations.evaluate(file, inputSeed, screen);
+    }
+
+    /**
+     * Mutant {@code id}'s source as the file that is judged: named and placed as it is saved.
+     *
+     * @throws ContractException when its header is not a valid plan
+     */
+    KernelFile file(String id, String source) {
+        return ContractParser.parse(id + ".cu", store.sourcePath(id), source);
+    }
+
+    /** Whether a source is judged, or being judged, already: a child with it reuses that result and compiles nothing. */
+    boolean claimed(String source) {
+        String hash = SourceHash.of(source);
+        synchronized (lock) {
+            return byHash.containsKey(hash);
+        }
     }
 
     /** Indexes a record; true when it is the new champion. Called holding the lock. */

@@ -1,5 +1,6 @@
 package dev.kevo.evolve;
 
+import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.MutantRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -47,6 +48,25 @@ final class Selection {
             kept.putIfAbsent(m.sourceHash(), m);
         }
         return List.copyOf(kept.values());
+    }
+
+    /**
+     * Every island after generation {@code gen}: its {@link #survivors} of {@code offspring} (per island), then, in a
+     * generation that migrates, {@link #migrate}d.
+     */
+    static List<List<MutantRecord>> nextGeneration(List<List<MutantRecord>> islands,
+                                                   List<List<MutantRecord>> offspring, CampaignConfig config,
+                                                   int gen) {
+        List<List<MutantRecord>> next = new ArrayList<>();
+        for (int i = 0; i < islands.size(); i++) {
+            next.add(survivors(islands.get(i), offspring.get(i), config.population(), config.selection().elitism()));
+        }
+        return migrates(config, gen, next.size()) ? migrate(next) : next;
+    }
+
+    /** Whether generation {@code gen} ends with a migration. */
+    static boolean migrates(CampaignConfig config, int gen, int islands) {
+        return gen % config.migrationInterval() == 0 && islands > 1;
     }
 
     /**

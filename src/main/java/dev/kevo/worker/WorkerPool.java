@@ -10,8 +10,12 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -59,6 +63,8 @@ public final class WorkerPool implements AutoCloseable {
     private final Set<String> noticed = ConcurrentHashMap.newKeySet();
     /** Compiled candidates waiting for a GPU worker: while any waits, uncompiled ones do not take a free worker. */
     private final AtomicInteger compiledWaiting = new AtomicInteger();
+    /** Candidates compiled before anyone asked for them ({@link #compileAhead}), not yet asked for. */
+    private final Map<AheadKey, CompletableFuture<Message.Result>> drawnAhead = new ConcurrentHashMap<>();
 
     private WorkerPool(List<Supervisor> workers, List<Message.Ready> ready, List<Supervisor> compilers,
                        Consumer<String> notices) {
@@ -177,6 +183,61 @@ public final class WorkerPool implements AutoCloseable {
         return live.size();
     }
 
+    /** A candidate to compile before it is asked for, named and seeded as it will be asked for. */
+    public record Ahead(KernelFile file, long inputSeed) {
+    }
+
+    /** What a compile depends on: a candidate asked for with all three the same takes a compile drawn ahead. */
+    private record AheadKey(String name, String source, long inputSeed) {
+        static AheadKey of(KernelFile file, long inputSeed) {
+            return new AheadKey(file.name(), file.source(), inputSeed);
+        }
+    }
+
+    /**
+     * Has the compilers that are idle now compile {@code candidates}, in order, one each, and returns at once: a
+     * campaign's next generation drawn while the GPU judges the last children of this one, so that the GPU finds
+     * its first candidates compiled when the generation starts. A candidate asked for later with the same name,
+     * source and input seed takes that compile, waiting for it if it is still under way; any other is judged as
+     * always. Forgets what an earlier call drew that nobody asked for.
+     */
+    public void compileAhead(List<Ahead> candidates) {
+        drawnAhead.clear();
+        for (Ahead candidate : candidates) {
+            Supervisor compiler = idleCompilers.poll();
+            if (compiler == null) {
+                return;
+            }
+            CompletableFuture<Message.Result> compiled = new CompletableFuture<>();
+            drawnAhead.put(AheadKey.of(candidate.file(), candidate.inputSeed()), compiled);
+            Thread.ofVirtual().name("compile-ahead").start(() -> {
+                try {
+                    compiled.complete(compiler.compile(candidate.file(), candidate.inputSeed()));
+                } catch (RuntimeException | Error e) {
+                    compiled.completeExceptionally(e);
+                } finally {
+                    idleCompilers.add(compiler);
+                }
+            });
+        }
+    }
+
+    /**
+     * The preflight drawn ahead for this candidate, once done; empty when none was drawn, or its compiler failed
+     * (the candidate is then compiled as any other, so a compiler's fault never becomes the candidate's verdict).
+     */
+    private Optional<Message.Result> compiledAhead(KernelFile file, long inputSeed) {
+        CompletableFuture<Message.Result> drawn = drawnAhead.remove(AheadKey.of(file, inputSeed));
+        if (drawn == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(drawn.join());
+        } catch (CompletionException | CancellationException e) {
+            return Optional.empty();
+        }
+    }
+
     /**
      * Judges on a GPU worker. With compilers, the candidate is compiled ahead by one whenever one is idle, so that
      * the GPU judges compiled candidates while NVRTC makes the next (a genome candidate takes NVRTC about as long as
@@ -192,7 +253,13 @@ public final class WorkerPool implements AutoCloseable {
         Supervisor worker = null;
         Message.Compiled ahead = null;
         Supervisor compiler = null;
-        if (compilers.isEmpty()) {
+        Optional<Message.Result> drawn = compiledAhead(file, inputSeed);
+        if (drawn.isPresent()) {
+            if (!drawn.get().result().passed()) {
+                return drawn.get().result();
+            }
+            ahead = drawn.get().compiled();
+        } else if (compilers.isEmpty()) {
             worker = free.poll();
         } else {
             while (compiler == null && worker == null) {

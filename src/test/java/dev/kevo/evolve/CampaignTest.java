@@ -18,12 +18,16 @@ import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import dev.kevo.worker.WorkerPool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -195,6 +199,81 @@ class CampaignTest {
         assertNotNull(resumed.bestId());
         assertTrue(second.calls.get() <= outcome(reference).size() - firstRunJudged + 1,
                 "at most the evaluation in flight is repeated");
+    }
+
+    /** The fake agent, saying that it proposes offline (it does: its proposals are its requests' alone). */
+    static final class OfflineAgent extends FakeAgent {
+        @Override
+        public boolean proposesOffline() {
+            return true;
+        }
+    }
+
+    /** Judges as {@link FakeGpu}, keeping every candidate it judged and every one it was asked to compile ahead. */
+    static final class DrawingGpu implements Judge {
+        final FakeGpu gpu = new FakeGpu(Integer.MAX_VALUE);
+        final Set<String> judged = ConcurrentHashMap.newKeySet();
+        final List<String> ahead = new CopyOnWriteArrayList<>();
+        final AtomicInteger aheadCalls = new AtomicInteger();
+        /** The latest generation any judged candidate belongs to, and candidates drawn from no later one. */
+        final AtomicInteger latestJudged = new AtomicInteger();
+        final List<String> drawnTooLate = new CopyOnWriteArrayList<>();
+
+        private static String key(KernelFile file, long inputSeed) {
+            return file.name() + " " + inputSeed + " " + file.source().hashCode();
+        }
+
+        private static int generation(KernelFile file) {
+            Matcher m = Pattern.compile("^g(\\d{4})-").matcher(file.name());
+            return m.find() ? Integer.parseInt(m.group(1)) : 0;
+        }
+
+        @Override
+        public CandidateResult evaluate(KernelFile file, long inputSeed) {
+            latestJudged.accumulateAndGet(generation(file), Math::max);
+            judged.add(key(file, inputSeed));
+            return gpu.evaluate(file, inputSeed);
+        }
+
+        @Override
+        public CandidateResult confirm(KernelFile file, long inputSeed) {
+            return gpu.confirm(file, inputSeed);
+        }
+
+        @Override
+        public void compileAhead(List<WorkerPool.Ahead> candidates) {
+            aheadCalls.incrementAndGet();
+            for (WorkerPool.Ahead a : candidates) {
+                ahead.add(key(a.file(), a.inputSeed()));
+                if (generation(a.file()) <= latestJudged.get()) {
+                    drawnTooLate.add(a.file().name() + " while generation " + latestJudged.get() + " was judged");
+                }
+            }
+        }
+    }
+
+    @Test
+    void drawingTheNextGenerationAheadChangesNothingItMakesAndItsChildrenFindTheirCompiles(@TempDir Path dir)
+            throws Exception {
+        CampaignConfig config = config(6);
+        CampaignStore plain = store(dir.resolve("plain"), config);
+        DrawingGpu online = new DrawingGpu();
+        run(plain, config, online);
+        assertEquals(0, online.aheadCalls.get(), "an agent that does not propose offline is never drawn from ahead");
+
+        CampaignStore drawn = store(dir.resolve("drawn"), config);
+        DrawingGpu gpu = new DrawingGpu();
+        new Campaign(config, drawn, gpu, new AgentPool(config.agents(), Map.of("fake", new OfflineAgent())),
+                seeds(), null, CampaignListener.NONE, () -> 0L).run();
+        assertEquals(outcome(plain), outcome(drawn), "the same mutants, verdicts, scores and parents");
+        assertEquals(5, gpu.aheadCalls.get(), "a draw in every generation but the last");
+        assertEquals(List.of(), gpu.drawnTooLate, "only children of the generation to come are drawn");
+        List<String> found = gpu.ahead.stream().filter(gpu.judged::contains).toList();
+        assertTrue(gpu.ahead.size() >= gpu.aheadCalls.get(), "a draw finds children to draw: " + gpu.ahead);
+        assertTrue(found.size() * 2 >= gpu.ahead.size(), "most candidates drawn ahead were then judged as drawn: "
+                + found.size() + " of " + gpu.ahead);
+        assertTrue(Files.readAllLines(dir.resolve("drawn/events.jsonl")).stream()
+                .anyMatch(e -> e.contains("\"drawn-ahead\"")), "each draw is an event");
     }
 
     @Test

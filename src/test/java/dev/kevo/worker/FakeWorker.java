@@ -8,9 +8,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 
@@ -47,7 +49,8 @@ public final class FakeWorker {
             append(log, kind + "start " + what);
             Thread.sleep(millis > 0 ? millis : request.source().contains("SLOW") ? 1500 : 150);
             append(log, kind + "end " + what);
-            String span = start + "-" + System.currentTimeMillis() + (request.compiled() != null ? " ahead" : "");
+            String span = start + "-" + System.currentTimeMillis() + (request.compiled() == null ? ""
+                    : Arrays.equals(request.compiled().cubin(), cubin(request)) ? " ahead" : " foreign cubin");
             return Message.Result.of(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
                     request.inputSeed()).detail(span).score(ordinal == 0 ? 2.0 : 1.0, 0.5).compiled(1.0, null, null)
                     .evaluationMs(150.0).build(), false);
@@ -56,10 +59,13 @@ public final class FakeWorker {
 
     /**
      * A check-only worker that "compiles" in 20 ms: a source containing BROKEN is a compile error, any other
-     * passes and comes back with its bytes as the cubin.
+     * passes and comes back with its bytes and input seed as the cubin ({@link #cubin}: the fake GPU checks that
+     * a cubin it is handed is its candidate's). With a {@code log}, each compile appends "compile NAME
+     * SEED", so that a test sees how often a candidate was compiled.
      */
-    private static void compile() throws IOException, InterruptedException {
+    private static void compile(Path log) throws IOException, InterruptedException {
         answerEach(new Message.Ready(null, 0, "0.0", "fake", 1, null, null), request -> {
+            append(log, "compile " + request.name() + " " + request.inputSeed() + "\n");
             Thread.sleep(20);
             if (request.source().contains("BROKEN")) {
                 return Message.Result.of(request.id(), CandidateResult.rejected(request.name(), null, null,
@@ -67,8 +73,13 @@ public final class FakeWorker {
             }
             return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
                     request.inputSeed()).compiled(20.0, null, null).build(), false,
-                    new Message.Compiled("sm_90", request.source().getBytes(), "", 20.0));
+                    new Message.Compiled("sm_90", cubin(request), "", 20.0));
         });
+    }
+
+    /** The fake cubin of a candidate: what a compile depends on, its source and input seed. */
+    private static byte[] cubin(Message.Evaluate request) {
+        return (request.source() + "#" + request.inputSeed()).getBytes(StandardCharsets.UTF_8);
     }
 
     private static void append(Path log, String line) {
@@ -132,7 +143,7 @@ public final class FakeWorker {
             return;
         }
         if (mode.equals("compile")) {
-            compile();
+            compile(args.length > 1 ? Path.of(args[1]) : null);
             return;
         }
         Frames.write(System.out, new Message.Ready(null, 0, "0.0", "fake", 1, null, null));

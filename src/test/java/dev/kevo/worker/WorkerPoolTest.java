@@ -1,6 +1,7 @@
 package dev.kevo.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.NeedsNvrtc;
@@ -11,6 +12,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Shape;
 import dev.kevo.task.Suite;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Two workers, as on a two-GPU host: candidates spread over both, confirmations on the first. */
 class WorkerPoolTest {
@@ -81,8 +84,16 @@ class WorkerPoolTest {
     }
 
     private static Supervisor fakeCompiler(String arch, int sms) {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile");
+        return fakeCompiler(arch, sms, null);
+    }
+
+    /** A fake check-only worker; with a {@code log}, it appends a line for each compile. */
+    private static Supervisor fakeCompiler(String arch, int sms, Path log) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile"));
+        if (log != null) {
+            command.add(log.toString());
+        }
         return new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target(arch, sms).build());
     }
 
@@ -148,6 +159,27 @@ class WorkerPoolTest {
                     Collectors.counting()));
             assertEquals(2, byDevice.size(), byDevice.toString());
             assertTrue(overlapping(done), "both devices worked at once");
+        }
+    }
+
+    @Test
+    void aCandidateCompiledAheadIsNotCompiledAgainAndOnlyItsExactTwinTakesThatCompile(@TempDir Path dir)
+            throws Exception {
+        Path log = dir.resolve("compiles.log");
+        KernelFile drawn = CANDIDATE.withSource("g0002-i0-c0.cu", CANDIDATE.source() + "\n// drawn\n");
+        KernelFile other = CANDIDATE.withSource("g0002-i0-c0.cu", CANDIDATE.source() + "\n// made otherwise\n");
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, (arch, sms) ->
+                fakeCompiler(arch, sms, log))) {
+            pool.compileAhead(List.of(new WorkerPool.Ahead(drawn, 7)));
+            CandidateResult r = pool.evaluate(drawn, 7);
+            assertTrue(r.detail().endsWith(" ahead"), r.detail());
+            assertEquals(List.of("compile g0002-i0-c0.cu 7"), Files.readAllLines(log),
+                    "asked for while (or after) it compiled ahead: it waits for that compile");
+            pool.compileAhead(List.of(new WorkerPool.Ahead(drawn, 8)));
+            for (CandidateResult x : List.of(pool.evaluate(other, 8), pool.evaluate(drawn, 9))) {
+                assertFalse(x.detail().endsWith(" foreign cubin"),
+                        "another source, or another input seed, is compiled for itself: " + x.detail());
+            }
         }
     }
 
