@@ -104,10 +104,12 @@ public final class BuiltinAgent implements Agent {
      * (bench/results/dtypes-h100/campaign-bf16-10min-1/), with its block rows reaching 16384 columns: 16-byte
      * accesses of 8 elements everywhere, rows of up to 1024 columns on 16 lanes or more, blocks of 128 to 512
      * threads holding 16 elements a thread and then 32, few long rows split over two 512-thread blocks per SM, and a
-     * row of more than 32768 columns of many held across a cluster of 512-thread blocks, 32 elements a thread in
-     * registers and 64 in shared memory. The campaign's own block rows stopped short of 12288 columns, past which a
-     * row was read twice; of the blocks that hold such a row, 512 threads of 32 elements were the fastest and 1024
-     * threads the slowest (bench/results/dtypes-h100/block-16bit/).
+     * row of more than 32768 columns of many held by one 1024-thread block (past 131072 columns, across a cluster of
+     * them), 32 elements a thread in registers and 96 in shared memory. The campaign's own block rows stopped short of
+     * 12288 columns, past which a row was read twice; of the blocks that hold such a row, 512 threads of 32 elements
+     * were the fastest and 1024 threads the slowest (bench/results/dtypes-h100/block-16bit/). Its long rows took
+     * clusters of three 512-thread blocks; a whole 16-bit row of 128256 columns in one block, with no exchange
+     * between blocks, was faster (bench/results/dtypes-h100/cluster-16bit/).
      */
     public static Genome defaultGenome(Precision dtype) {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();
@@ -120,7 +122,7 @@ public final class BuiltinAgent implements Agent {
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 7, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
-            new ClusterRows(32768, 8, 512, 4, 8, LoadHint.PLAIN, StoreHint.PLAIN),
+            new ClusterRows(32768, 8, 1024, 4, 12, LoadHint.PLAIN, StoreHint.PLAIN),
             new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCS)));
 

@@ -93,7 +93,7 @@ class RenderedWidthTest {
     /**
      * The default genome's plans hold twice the elements per vector in 16 bits: the same 1000-column row takes half
      * the vectors per lane, and a cluster block holds 16-byte vectors of 8 elements (4 in registers, within 32
-     * floats a thread, 8 in shared memory, as x).
+     * floats a thread, the rest in shared memory, as x).
      */
     @Test
     void sixteenBitPlansCountElementsOfSixteenByteVectors() {
@@ -104,7 +104,7 @@ class RenderedWidthTest {
                     e.getKey().toString());
         }
         Genome.ClusterRows c = BuiltinAgent.namedGenomes(Precision.FP16).get("default").clusterRows();
-        assertEquals(List.of(4, 8), List.of(c.regVecs(), c.smemVecs()));
+        assertEquals(List.of(1024, 4, 12), List.of(c.threads(), c.regVecs(), c.smemVecs()));
         ResolvedPlan.Launch lmHead = resolve(Precision.FP16, "2048x128256").launches().getFirst();
         assertEquals("softmax_cluster_t512_r4_s8", lmHead.kernel());
         assertEquals((128256 + 512 * 8 * 12 - 1) / (512 * 8 * 12), lmHead.cluster());
