@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a campaign's wall time went: evaluations judged, the GPU worker's time in them (compile, check, timing),
-and the rest (the host's share: proposing, compiling ahead, messages, the generation barrier). Reads a campaign
-folder; prints one JSON object. Usage: python3 bench/campaign_costs.py CAMPAIGN_DIR [OUT.json]
+and the rest (the host's share: proposing, compiling ahead, messages, the generation barrier), and how many of the
+candidates drawn ahead were judged as drawn. Reads a campaign folder; prints one JSON object. Usage: python3 bench/campaign_costs.py CAMPAIGN_DIR [OUT.json]
 """
 import datetime, glob, json, os, sys
 
@@ -16,11 +16,13 @@ def main():
     start = parse(events[0]["time"])
     judged = [e for e in events if e["type"] == "mutant" and not e.get("cached")]
     end = parse(judged[-1]["time"]) if judged else start
-    phases, evals, timed_shapes, verdicts = {}, [], 0, {}
+    phases, evals, timed_shapes, verdicts, hashes = {}, [], 0, {}, {}
     for path in glob.glob(os.path.join(folder, "*.json")):
         if os.path.basename(path) in ("champion.json", "state.json", "confirmation.json"):
             continue
         m = json.load(open(path))
+        if "id" in m:
+            hashes[m["id"] + ".cu"] = m.get("sourceHash")
         r = m.get("result") or {}
         if "evaluationMs" not in r:
             continue
@@ -43,6 +45,15 @@ def main():
         "timedShapes": timed_shapes,
         "verdicts": verdicts,
     }
+    # Candidates drawn ahead (compiled before their generation started): how many were then judged as drawn.
+    drawn = {}
+    for e in events:
+        if e["type"] == "drawn-ahead":
+            drawn.update(e["sources"])
+    if drawn:
+        out["drawnAhead"] = {"draws": sum(1 for e in events if e["type"] == "drawn-ahead"),
+                             "candidates": len(drawn),
+                             "judgedAsDrawn": sum(1 for k, v in drawn.items() if hashes.get(k) == v)}
     text = json.dumps(out, indent=1)
     print(text)
     if len(sys.argv) > 2:
