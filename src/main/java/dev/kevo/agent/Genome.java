@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.data.Precision;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -179,16 +181,38 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * loads while another reduces.
      *
      * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
+     * @param fit a row that a block of fewer threads holds whole (halving {@code threads}, down to 128, with the same
+     *     vectors a thread) takes the smallest such block, without a cluster: a block sized to its row leaves room on
+     *     the SM for more rows at once, where a row filling a third of a large block holds the SM alone
      */
-    public record ClusterRows(int minCols, int maxCluster, int threads, int regVecs, int smemVecs, LoadHint load,
-                              StoreHint store) {
+    public record ClusterRows(int minCols, int maxCluster, int threads, int regVecs, int smemVecs, boolean fit,
+                              LoadHint load, StoreHint store) {
         public ClusterRows {
             nonNull(load, store);
         }
 
         /** Columns one block holds in {@code dtype}. */
         public int capacity(Precision dtype) {
-            return threads * vecElems(4, dtype) * (regVecs + smemVecs);
+            return capacity(threads, dtype);
+        }
+
+        /** Columns one block of {@code blockThreads} threads, each holding this regime's vectors, holds in {@code dtype}. */
+        public int capacity(int blockThreads, Precision dtype) {
+            return blockThreads * vecElems(4, dtype) * (regVecs + smemVecs);
+        }
+
+        /**
+         * The smaller blocks that take the rows they hold whole ({@link #fit}), smallest first: thread counts from 128
+         * up to half of {@code threads} whose block holds more than {@code minCols} columns; none without {@code fit}.
+         */
+        public List<Integer> fittedThreads(Precision dtype) {
+            List<Integer> smaller = new ArrayList<>();
+            for (int t = 128; fit && t < threads; t *= 2) {
+                if (capacity(t, dtype) > minCols) {
+                    smaller.add(t);
+                }
+            }
+            return smaller;
         }
 
         public boolean enabled() {
@@ -357,8 +381,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4, dtype) / vecElems(4, dtype));
         int smemVecs = clamp(c.smemVecs(), 0, Fused.smemVectors(threads, 1024 / threads, 4));
         int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
-        return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, c.load(),
-                c.store());
+        return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, c.fit(),
+                c.load(), c.store());
     }
 
     private static LoopRows normalize(LoopRows l, Precision dtype) {

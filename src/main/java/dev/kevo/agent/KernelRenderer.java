@@ -120,7 +120,7 @@ public final class KernelRenderer {
         plans.addAll(fusedPlans(g, dtype));
         plans.add(splitPlan(g, dtype));
         if (g.clusterRows().enabled()) {
-            plans.add(clusterPlan(g.clusterRows(), dtype));
+            plans.addAll(clusterPlans(g.clusterRows(), dtype));
         }
         for (Bucket k : blockBuckets(g.blockRows(), dtype)) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
@@ -257,17 +257,32 @@ public final class KernelRenderer {
                 "rows * (" + chunks + ")", smemBytes, true, null, List.of("x", "y", "cols", chunks))));
     }
 
-    /** Long rows of many: a row per cluster of cdiv(cols, capacity) blocks, each block's share held on chip. */
-    static Plan clusterPlan(Genome.ClusterRows c, Precision dtype) {
-        int capacity = c.capacity(dtype);
-        Kernel kernel = new Kernel("softmax_cluster_t" + c.threads() + "_r" + c.regVecs() + "_s" + c.smemVecs(),
-                c.threads(), 1024 / c.threads(), params(dtype, "int cols"),
-                "cluster_rows<ClusterCfg, " + c.threads() + ", " + c.regVecs() + ", " + c.smemVecs() + ">(x, y, cols)");
-        String blocks = "cdiv(cols, " + capacity + ")";
-        String smem = c.smemVecs() > 0 ? Long.toString((long) c.threads() * c.smemVecs() * 16) : null;
-        return new Plan("cols > " + c.minCols() + " && cols <= " + (long) capacity * c.maxCluster(), List.of(
-                new Launch(kernel, "rows * " + blocks, smem, false, c.maxCluster() > 1 ? blocks : null,
-                        List.of("x", "y", "cols"))));
+    /**
+     * Long rows of many: a row per cluster of cdiv(cols, capacity) blocks, each block's share held on chip; with
+     * {@code fit}, first the rows that a smaller block holds whole, each in the smallest such block.
+     */
+    static List<Plan> clusterPlans(Genome.ClusterRows c, Precision dtype) {
+        List<Plan> plans = new ArrayList<>();
+        for (int threads : c.fittedThreads(dtype)) {
+            plans.add(new Plan("cols > " + c.minCols() + " && cols <= " + c.capacity(threads, dtype), List.of(
+                    new Launch(clusterKernel(c, threads, dtype), "rows", clusterSmem(c, threads), false, null,
+                            List.of("x", "y", "cols")))));
+        }
+        String blocks = "cdiv(cols, " + c.capacity(dtype) + ")";
+        plans.add(new Plan("cols > " + c.minCols() + " && cols <= " + (long) c.capacity(dtype) * c.maxCluster(),
+                List.of(new Launch(clusterKernel(c, c.threads(), dtype), "rows * " + blocks, clusterSmem(c, c.threads()),
+                        false, c.maxCluster() > 1 ? blocks : null, List.of("x", "y", "cols")))));
+        return plans;
+    }
+
+    private static Kernel clusterKernel(Genome.ClusterRows c, int threads, Precision dtype) {
+        return new Kernel("softmax_cluster_t" + threads + "_r" + c.regVecs() + "_s" + c.smemVecs(), threads,
+                1024 / threads, params(dtype, "int cols"),
+                "cluster_rows<ClusterCfg, " + threads + ", " + c.regVecs() + ", " + c.smemVecs() + ">(x, y, cols)");
+    }
+
+    private static String clusterSmem(Genome.ClusterRows c, int threads) {
+        return c.smemVecs() > 0 ? Long.toString((long) threads * c.smemVecs() * 16) : null;
     }
 
     private static Plan splitPlan(Genome g, Precision dtype) {
@@ -347,10 +362,13 @@ public final class KernelRenderer {
             return "";
         }
         int perVec = Genome.vecElems(4, dtype);
+        List<Integer> fitted = c.fittedThreads(dtype);
+        String smaller = fitted.isEmpty() ? "" : " (rows a block of " + fitted.stream().map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(" or ")) + " threads holds: the smallest such block)";
         return "; " + c.minCols() + " < cols <= " + (long) c.capacity(dtype) * c.maxCluster() + ": a row on chip per "
                 + (c.maxCluster() > 1 ? "cluster of up to " + c.maxCluster() + " blocks" : "block") + " of "
                 + c.threads() + " threads (" + c.regVecs() * perVec + " floats each in registers, "
-                + c.smemVecs() * perVec + " in shared memory)";
+                + c.smemVecs() * perVec + " in shared memory)" + smaller;
     }
 
     private static String splitDesign(Genome.Fused f) {

@@ -171,7 +171,7 @@ class GenomeTest {
 
     @Test
     void clusterRowsNormalizeOntoWhatTheirKernelsHold() {
-        Genome.ClusterRows wild = new Genome.ClusterRows(7, 5, 700, 13, 99, Genome.LoadHint.PLAIN,
+        Genome.ClusterRows wild = new Genome.ClusterRows(7, 5, 700, 13, 99, true, Genome.LoadHint.PLAIN,
                 Genome.StoreHint.PLAIN);
         Genome g = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), wild, DEFAULT.loopRows())
                 .normalized();

@@ -154,15 +154,23 @@ class KernelRendererTest {
             assertTrue(perThread <= Genome.registerElems(threads, vec, dtype),
                     where + ": " + perThread + " floats per thread");
         } else if (first.kernel().startsWith("softmax_cluster")) {
-            // A row per cluster: its blocks hold the whole row, the grid is a cluster per row.
+            // A row per cluster: its blocks hold the whole row, the grid is a cluster per row. A smaller block than
+            // the regime's (fit) holds its row alone, and is the smallest that does.
             Genome.ClusterRows c = g.clusterRows();
+            int threads = first.block();
+            List<Integer> fitted = c.fittedThreads(dtype);
             assertEquals(1, plan.launches().size(), where);
-            assertEquals(c.threads(), first.block(), where);
+            assertTrue(threads == c.threads() || fitted.contains(threads), where + ": block of " + threads);
+            if (threads != c.threads()) {
+                assertEquals(1, first.cluster(), where + ": a smaller block holds its row alone");
+                assertTrue(threads == fitted.getFirst() || c.capacity(threads / 2, dtype) < shape.cols(),
+                        where + ": a smaller block holds the row");
+            }
             assertTrue(first.cluster() >= 1 && first.cluster() <= Math.max(1, c.maxCluster()), where);
             assertEquals((long) shape.rows() * first.cluster(), first.grid(), where);
-            assertTrue((long) first.cluster() * c.capacity(dtype) >= shape.cols(), where + ": cluster too small");
-            assertEquals((long) c.threads() * c.smemVecs() * 16, first.smem(), where);
-            assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * (1024 / c.threads())
+            assertTrue((long) first.cluster() * c.capacity(threads, dtype) >= shape.cols(), where + ": cluster too small");
+            assertEquals((long) threads * c.smemVecs() * 16, first.smem(), where);
+            assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * (1024 / threads)
                     <= Genome.Fused.SMEM_BYTES_PER_SM, where);
         } else if (first.kernel().startsWith("softmax_fused")) {
             // One launch: the whole grid resident at once, every chunk within what its kernel holds.

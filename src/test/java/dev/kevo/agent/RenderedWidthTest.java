@@ -111,6 +111,35 @@ class RenderedWidthTest {
         assertEquals(512L * 8 * 16, lmHead.smem(), "shared memory holds x's 16-byte vectors as they are");
     }
 
+    /**
+     * The 16-bit default holds a long row of many in a 1024-thread block (131072 columns), and with {@code fit} a
+     * row that half the block holds takes a 512-thread block of its own: two rows share an SM, where one row of 50257
+     * columns would fill a third of the large block and hold the SM alone. Past one block, clusters of large blocks.
+     */
+    @Test
+    void aRowThatASmallerBlockHoldsWholeTakesTheSmallestSuchBlockWithoutACluster() {
+        ResolvedPlan.Launch gpt2 = resolveDefault(Precision.BF16, "4096x50257").launches().getFirst();
+        assertEquals(List.of("softmax_cluster_t512_r4_s12", 4096, 512, 1), List.of(gpt2.kernel(), gpt2.grid(),
+                gpt2.block(), gpt2.cluster()));
+        assertEquals(512 * 12 * 16, gpt2.smem());
+        ResolvedPlan.Launch llama3 = resolveDefault(Precision.BF16, "2048x128256").launches().getFirst();
+        assertEquals(List.of("softmax_cluster_t1024_r4_s12", 2048, 1024, 1), List.of(llama3.kernel(), llama3.grid(),
+                llama3.block(), llama3.cluster()));
+        ResolvedPlan.Launch gemma = resolveDefault(Precision.BF16, "512x262144").launches().getFirst();
+        assertEquals(List.of("softmax_cluster_t1024_r4_s12", 1024, 2), List.of(gemma.kernel(), gemma.grid(),
+                gemma.cluster()));
+        Genome.ClusterRows unfitted = BuiltinAgent.defaultGenome(Precision.BF16).clusterRows();
+        assertEquals(List.of(), new Genome.ClusterRows(unfitted.minCols(), unfitted.maxCluster(), unfitted.threads(),
+                unfitted.regVecs(), unfitted.smemVecs(), false, unfitted.load(), unfitted.store())
+                .fittedThreads(Precision.BF16), "without fit, every row of the regime takes the large blocks");
+    }
+
+    private static ResolvedPlan resolveDefault(Precision dtype, String shape) {
+        KernelFile file = ContractParser.parse("default.cu", null,
+                KernelRenderer.render(BuiltinAgent.defaultGenome(dtype), dtype));
+        return PlanResolver.resolve(file, Shape.parse(shape), 132);
+    }
+
     private static ResolvedPlan resolve(Precision dtype, String shape) {
         KernelFile file = ContractParser.parse("default.cu", null,
                 KernelRenderer.render(BuiltinAgent.defaultGenome(), dtype));
