@@ -131,7 +131,8 @@ public final class BuiltinAgent implements Agent {
      * registers and 32 in shared memory, two blocks per SM so that one loads while the other reduces (one
      * 1024-thread block per SM holding its share in registers alone idles the SM while it reduces).
      */
-    static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, false, LoadHint.PLAIN, StoreHint.PLAIN);
+    static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, false, LoadHint.PLAIN,
+            StoreHint.PLAIN);
 
     /**
      * Hand-picked starting points, {@code default} first, normalized for float32: {@code register-rows} follows the

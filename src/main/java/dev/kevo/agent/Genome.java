@@ -196,7 +196,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
             return capacity(threads, dtype);
         }
 
-        /** Columns one block of {@code blockThreads} threads, each holding this regime's vectors, holds in {@code dtype}. */
+        /** Columns a block of {@code blockThreads} threads holds in {@code dtype}, each with this regime's vectors. */
         public int capacity(int blockThreads, Precision dtype) {
             return blockThreads * vecElems(4, dtype) * (regVecs + smemVecs);
         }

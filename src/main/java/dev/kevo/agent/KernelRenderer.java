@@ -7,6 +7,7 @@ import dev.kevo.data.Precision;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Genome to kernel file. The CUDA is a fixed library of templates ({@link #LIBRARY}); a genome chooses one
@@ -270,8 +271,9 @@ public final class KernelRenderer {
         }
         String blocks = "cdiv(cols, " + c.capacity(dtype) + ")";
         plans.add(new Plan("cols > " + c.minCols() + " && cols <= " + (long) c.capacity(dtype) * c.maxCluster(),
-                List.of(new Launch(clusterKernel(c, c.threads(), dtype), "rows * " + blocks, clusterSmem(c, c.threads()),
-                        false, c.maxCluster() > 1 ? blocks : null, List.of("x", "y", "cols")))));
+                List.of(new Launch(clusterKernel(c, c.threads(), dtype), "rows * " + blocks,
+                        clusterSmem(c, c.threads()), false, c.maxCluster() > 1 ? blocks : null,
+                        List.of("x", "y", "cols")))));
         return plans;
     }
 
@@ -364,7 +366,7 @@ public final class KernelRenderer {
         int perVec = Genome.vecElems(4, dtype);
         List<Integer> fitted = c.fittedThreads(dtype);
         String smaller = fitted.isEmpty() ? "" : " (rows a block of " + fitted.stream().map(String::valueOf)
-                .collect(java.util.stream.Collectors.joining(" or ")) + " threads holds: the smallest such block)";
+                .collect(Collectors.joining(" or ")) + " threads holds: the smallest such block)";
         return "; " + c.minCols() + " < cols <= " + (long) c.capacity(dtype) * c.maxCluster() + ": a row on chip per "
                 + (c.maxCluster() > 1 ? "cluster of up to " + c.maxCluster() + " blocks" : "block") + " of "
                 + c.threads() + " threads (" + c.regVecs() * perVec + " floats each in registers, "

@@ -17,9 +17,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 
 /**
@@ -154,29 +151,14 @@ public final class Campaign {
         Breeding breeding = new Breeding(config, agents, context, recorder, budget, gen, islands,
                 recorder.recentFailures(), recorder.knobbedRelatives(gen, RELATIVES));
         List<Breeding.Child> slots = breeding.children();
-        AtomicReferenceArray<List<MutantRecord>> judged = new AtomicReferenceArray<>(slots.size());
-        AtomicInteger unjudged = new AtomicInteger(slots.size());
-        AtomicReference<Future<?>> draw = new AtomicReference<>();
+        DrawAhead.Generation drawing = drawAhead.follow(gen, islands, breeding, children);
         List<Future<List<MutantRecord>>> running = new ArrayList<>();
         for (int s = 0; s < slots.size(); s++) {
             int slot = s;
-            running.add(children.submit(() -> {
-                List<MutantRecord> made = slots.get(slot).run();
-                judged.set(slot, made);
-                if (unjudged.decrementAndGet() == drawAhead.whenLeft()) {
-                    List<List<MutantRecord>> soFar = new ArrayList<>();
-                    for (int i = 0; i < judged.length(); i++) {
-                        soFar.add(judged.get(i));
-                    }
-                    draw.set(children.submit(() -> drawAhead.draw(gen, islands, breeding, soFar)));
-                }
-                return made;
-            }));
+            running.add(children.submit(() -> drawing.judged(slot, slots.get(slot).run())));
         }
         List<List<MutantRecord>> made = awaitAll(running, breeding::releaseAll);
-        if (draw.get() != null) {
-            await(draw.get());  // a draw's own failure is a bug to see, not to lose on a background thread
-        }
+        drawing.awaitDraw();
         if (made.stream().anyMatch(List::isEmpty)) {
             return Optional.empty();
         }
@@ -216,7 +198,7 @@ public final class Campaign {
     }
 
     /** A child's result, or what it failed with. */
-    private static <T> T await(Future<T> future) {
+    static <T> T await(Future<T> future) {
         try {
             return future.get();
         } catch (ExecutionException e) {

@@ -11,6 +11,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The next generation's first children, drawn while the last children of this one are judged so that they are
@@ -44,11 +49,60 @@ final class DrawAhead {
     }
 
     /**
+     * Follows generation {@code gen}'s children (those of {@code breeding}, from {@code islands}) as they are judged,
+     * and draws the next generation on {@code executor} once only {@link #whenLeft()} are left.
+     */
+    Generation follow(int gen, List<List<MutantRecord>> islands, Breeding breeding, ExecutorService executor) {
+        return new Generation(gen, islands, breeding, executor);
+    }
+
+    /**
      * How many of a generation's children are still unjudged when the draw starts: one on each GPU and one more
      * each, so that the compiles have about two judgements' time to finish, while all but those few are seen.
      */
     int whenLeft() {
         return 2 * judge.parallelism();
+    }
+
+    /** One generation's children as they are judged, and its draw once it started. */
+    final class Generation {
+        private final int gen;
+        private final List<List<MutantRecord>> islands;
+        private final Breeding breeding;
+        private final ExecutorService executor;
+        private final AtomicReferenceArray<List<MutantRecord>> judged;
+        private final AtomicInteger unjudged;
+        private final AtomicReference<Future<?>> draw = new AtomicReference<>();
+
+        private Generation(int gen, List<List<MutantRecord>> islands, Breeding breeding, ExecutorService executor) {
+            this.gen = gen;
+            this.islands = islands;
+            this.breeding = breeding;
+            this.executor = executor;
+            this.judged = new AtomicReferenceArray<>(breeding.children().size());
+            this.unjudged = new AtomicInteger(breeding.children().size());
+        }
+
+        /** Child {@code slot} made {@code made}; returns it. Starts the draw when this leaves {@link #whenLeft()}. */
+        List<MutantRecord> judged(int slot, List<MutantRecord> made) {
+            judged.set(slot, made);
+            if (unjudged.decrementAndGet() == whenLeft()) {
+                List<List<MutantRecord>> soFar = new ArrayList<>();
+                for (int i = 0; i < judged.length(); i++) {
+                    soFar.add(judged.get(i));
+                }
+                draw.set(executor.submit(() -> draw(gen, islands, breeding, soFar)));
+            }
+            return made;
+        }
+
+        /** Waits for the draw if one started: its own failure is a bug to see, not to lose on a thread of its own. */
+        void awaitDraw() {
+            Future<?> started = draw.get();
+            if (started != null) {
+                Campaign.await(started);
+            }
+        }
     }
 
     /**

@@ -224,7 +224,7 @@ final class Recorder {
         return ContractParser.parse(id + ".cu", store.sourcePath(id), source);
     }
 
-    /** Whether a source is judged, or being judged, already: a child with it reuses that result and compiles nothing. */
+    /** Whether a source is judged, or being judged, already: a child with it reuses that result, compiling nothing. */
     boolean claimed(String source) {
         String hash = SourceHash.of(source);
         synchronized (lock) {

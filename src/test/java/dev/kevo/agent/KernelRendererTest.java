@@ -168,7 +168,8 @@ class KernelRendererTest {
             }
             assertTrue(first.cluster() >= 1 && first.cluster() <= Math.max(1, c.maxCluster()), where);
             assertEquals((long) shape.rows() * first.cluster(), first.grid(), where);
-            assertTrue((long) first.cluster() * c.capacity(threads, dtype) >= shape.cols(), where + ": cluster too small");
+            assertTrue((long) first.cluster() * c.capacity(threads, dtype) >= shape.cols(),
+                    where + ": cluster too small");
             assertEquals((long) threads * c.smemVecs() * 16, first.smem(), where);
             assertTrue((first.smem() + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK) * (1024 / threads)
                     <= Genome.Fused.SMEM_BYTES_PER_SM, where);
