@@ -184,12 +184,12 @@ final class Breeding {
     }
 
     /**
-     * What each of {@code islands} islands' children made, from {@code made} (per child of {@link #children()}, in
-     * order; null for a child not judged yet).
+     * What each island's children made, from {@code made} (per child of {@link #children()}, in order; null for a
+     * child not judged yet).
      */
-    List<List<MutantRecord>> offspring(int islands, List<List<MutantRecord>> made) {
+    List<List<MutantRecord>> offspring(List<List<MutantRecord>> made) {
         List<List<MutantRecord>> byIsland = new ArrayList<>();
-        for (int i = 0; i < islands; i++) {
+        for (int i = 0; i < islands.size(); i++) {
             byIsland.add(new ArrayList<>());
         }
         for (int s = 0; s < children.size(); s++) {

@@ -162,7 +162,7 @@ public final class Campaign {
         if (made.stream().anyMatch(List::isEmpty)) {
             return Optional.empty();
         }
-        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(islands.size(), made),
+        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(made),
                 config, gen);
         if (Selection.migrates(config, gen, next.size())) {
             store.event("migrated", Map.of("generation", gen));

@@ -116,7 +116,7 @@ final class DrawAhead {
         if (last || budget.spent() || !agents.anyOffline()) {
             return;
         }
-        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(islands.size(), made),
+        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(made),
                 config, gen);
         Breeding ahead = new Breeding(config, agents, context, recorder, budget, gen + 1, next,
                 recorder.recentFailures(), recorder.knobbedRelatives(gen + 1, Campaign.RELATIVES));
