@@ -111,13 +111,12 @@ final class DrawAhead {
      * proposals compiled ahead: as many as the judge's compilers take, {@link Defaults#COMPILERS_PER_GPU} for each
      * GPU.
      */
-    void draw(int gen, List<List<MutantRecord>> islands, Breeding breeding, List<List<MutantRecord>> made) {
+    private void draw(int gen, List<List<MutantRecord>> islands, Breeding breeding, List<List<MutantRecord>> made) {
         boolean last = config.stop().generations() > 0 && gen >= config.stop().generations();
         if (last || budget.spent() || !agents.anyOffline()) {
             return;
         }
-        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(made),
-                config, gen);
+        List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(made), config, gen);
         Breeding ahead = new Breeding(config, agents, context, recorder, budget, gen + 1, next,
                 recorder.recentFailures(), recorder.knobbedRelatives(gen + 1, Campaign.RELATIVES));
         int most = judge.parallelism() * Defaults.COMPILERS_PER_GPU;
