@@ -71,7 +71,7 @@ final class Budget {
     /** Why the campaign ends now, between generations; empty to go on. */
     synchronized Optional<String> stopReason(int generationsDone, int generationsStale) {
         return exhausted().or(() -> {
-            if (stop.generations() > 0 && generationsDone >= stop.generations()) {
+            if (lastGeneration(generationsDone)) {
                 return Optional.of("generations: " + stop.generations());
             }
             if (stop.noImprovement() > 0 && generationsStale >= stop.noImprovement()) {
@@ -79,6 +79,11 @@ final class Budget {
             }
             return Optional.empty();
         });
+    }
+
+    /** Whether the campaign ends once {@code generation} is done, by its generations limit. */
+    boolean lastGeneration(int generation) {
+        return stop.generations() > 0 && generation >= stop.generations();
     }
 
     /** The campaign's state with these counters. */

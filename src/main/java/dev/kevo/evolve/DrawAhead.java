@@ -112,8 +112,7 @@ final class DrawAhead {
      * GPU.
      */
     private void draw(int gen, List<List<MutantRecord>> islands, Breeding breeding, List<List<MutantRecord>> made) {
-        boolean last = config.stop().generations() > 0 && gen >= config.stop().generations();
-        if (last || budget.spent() || !agents.anyOffline()) {
+        if (budget.lastGeneration(gen) || budget.spent() || !agents.anyOffline()) {
             return;
         }
         List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(made), config, gen);
