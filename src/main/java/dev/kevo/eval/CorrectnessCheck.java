@@ -29,13 +29,13 @@ final class CorrectnessCheck {
 
     /**
      * What one case measured: its errors, and the launch's time, as the host saw it (with the synchronisation) and as
-     * the GPU's events bracketed it, less the host's time enqueueing it.
+     * the GPU's events bracketed it, queued whole before the GPU started on it.
      */
     record CaseResult(double relativeL2, double maxAbsError, double launchWallMs, double launchGpuMs) {
         /**
          * What the launch took for certain: the lesser of the two. A pause of the host (a collection, another
-         * process) inflates the wall time, and the GPU's time only by what is taken off it, so only the kernel's
-         * work counts here.
+         * process) inflates the wall time and not the GPU's, whose events were queued with the launch before the GPU
+         * started on them, so only the kernel's work counts here.
          */
         double launchMs() {
             return Math.min(launchWallMs, launchGpuMs);
@@ -119,17 +119,20 @@ final class CorrectnessCheck {
         Event after = gpu.event();
         long start = System.nanoTime();
         double gpuMs;
-        try {
+        // The events and the launch are queued behind a closed gate and released together, so they bracket the GPU's
+        // work alone: on an idle stream they would also hold whatever the host did between them (a kernel's first
+        // launch pays one-time costs of the host and driver, a collection or another process can pause it), which
+        // has rejected honest seeds as slow-when-checked. A host stuck for longer than the gate waits (a second)
+        // is counted again, and the wall time then bounds the launch anyway.
+        try (Gpu.HostFlag gate = gpu.hostFlag()) {
+            gate.set(0);
+            trusted.gate(gate.pointer(), 1);
             gpu.record(before);
-            long enqueue = System.nanoTime();
             launch.run(bench.x(0), bench.y(), bench.workspace());
-            double enqueueMs = (System.nanoTime() - enqueue) / 1e6;
             gpu.record(after);
+            gate.set(1);
             gpu.synchronize();
-            // The stream is idle, so `before` completes at once and the events also bracket the host's enqueueing,
-            // which on a kernel's first launch holds one-time costs of the host and driver (enough to once reject an
-            // honest seed as slow-when-checked). Only the GPU's own work counts here.
-            gpuMs = Math.max(0, gpu.elapsedMillis(before, after) - enqueueMs);
+            gpuMs = gpu.elapsedMillis(before, after);
         } catch (CudaError e) {
             throw Faults.reject(e, where);
         } finally {

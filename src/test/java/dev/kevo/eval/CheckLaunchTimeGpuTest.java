@@ -82,4 +82,30 @@ class CheckLaunchTimeGpuTest {
                 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchGpuMs() >= 19, "a kernel that spins 20 ms counted as " + m.launchGpuMs() + " ms");
     }
+
+    @Test
+    void gpuWorkDuringTheHostsEnqueueingCountsWhole() {
+        // A plan's first launch runs while the host still queues its next: taking the host's enqueueing time off the
+        // events' interval, as kevo once did, took the kernel's own work off with it.
+        Kernel spin = module.kernel("spin");
+        CorrectnessCheck.Measured m = check.measure((x, y, ws) -> {
+            gpu.launch(spin, 1, 1, 0, 20_000_000L);
+            LockSupport.parkNanos(20_000_000);
+            trusted.copy(x, y, SHAPE.elements());
+        }, 0, SHAPE, 1, InputCase.NORMAL_1);
+        assertTrue(m.launchGpuMs() >= 19, "a 20 ms spin queued before a 20 ms host pause counted as "
+                + m.launchGpuMs() + " ms");
+    }
+
+    @Test
+    void aHostPauseBetweenTwoLaunchesIsNotTheKernels() {
+        // Between two launches of one plan the GPU, on an idle stream, would wait on the host inside the interval.
+        CorrectnessCheck.Measured m = check.measure((x, y, ws) -> {
+            trusted.copy(x, y, SHAPE.elements());
+            LockSupport.parkNanos(20_000_000);
+            trusted.copy(x, y, SHAPE.elements());
+        }, 0, SHAPE, 1, InputCase.NORMAL_1);
+        assertTrue(m.launchGpuMs() < 2, "two copies of 256 KB 20 ms apart on the host counted as "
+                + m.launchGpuMs() + " ms");
+    }
 }
