@@ -5,13 +5,13 @@
   "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
     { "when": "cols <= 128", "launches": [
-      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 8)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 256", "launches": [
-      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 512", "launches": [
-      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 1024", "launches": [
-      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 4)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "((cols >= 8192 && rows <= sms * 2) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
       { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "((cols >= 8192 && rows <= sms * 2) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
@@ -43,7 +43,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":256,"vec":4,"online":false,"exp":"FAST","load":"LDCG","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":512,"elems":16,"vec":4,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"LDG","store":"STCS"},"split":{"minCols":8192,"rowsPct":200,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":2,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"ACCURATE","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":6,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"LDG","store":"PLAIN"}},"cluster":{"minCols":32768,"maxCluster":8,"threads":1024,"regVecs":4,"smemVecs":12,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":128,"vec":4,"online":false,"exp":"FAST","load":"LDG","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":512,"elems":16,"vec":4,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"LDG","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":200,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":2,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDCS","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":6,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":32768,"maxCluster":8,"threads":1024,"regVecs":4,"smemVecs":12,"fit":false,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -835,7 +835,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 struct ShortCfg {
     static constexpr int VEC = 8;
     static constexpr int EXP = EXP_FAST;
-    static constexpr int LOAD = LOAD_LDCG;
+    static constexpr int LOAD = LOAD_LDG;
     static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
@@ -844,7 +844,7 @@ struct BlockCfg {
     static constexpr int VEC = 8;
     static constexpr int EXP = EXP_FAST;
     static constexpr int LOAD = LOAD_LDG;
-    static constexpr int STORE = STORE_STCS;
+    static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
@@ -853,8 +853,8 @@ struct SplitCfg {
     static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_ACCURATE;
-    static constexpr int STATS_LOAD = LOAD_PLAIN;
+    static constexpr int EXP = EXP_EXP2;
+    static constexpr int STATS_LOAD = LOAD_LDCS;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -864,7 +864,7 @@ struct SplitCfg {
 struct FusedCfg {
     static constexpr int VEC = 8;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int LOAD = LOAD_LDG;
+    static constexpr int LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
@@ -873,8 +873,8 @@ struct FusedStreamCfg {
     static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_ACCURATE;
-    static constexpr int STATS_LOAD = LOAD_PLAIN;
+    static constexpr int EXP = EXP_EXP2;
+    static constexpr int STATS_LOAD = LOAD_LDCS;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -897,17 +897,17 @@ struct LoopCfg {
     static constexpr bool ONLINE = false;
 };
 
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g16_n1(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 16, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g16_n1(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 16, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n1(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 1>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n1(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 1>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n2(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 2>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n2(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 2>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n4(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 4>(x, y, rows, cols);
+extern "C" __global__ void __launch_bounds__(128) softmax_short_g32_n4(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
+    register_rows<ShortCfg, 128, 32, 4>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e8(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int cols, int chunks) {
     split_fused<FusedCfg, 512, 1, 0>(x, y, cols, chunks);
