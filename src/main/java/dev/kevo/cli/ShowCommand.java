@@ -3,6 +3,7 @@ package dev.kevo.cli;
 import dev.kevo.ExitCode;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
@@ -131,14 +132,15 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         return ExitCode.OK;
     }
 
-    /** How the champion was confirmed, at scale: each contender's confirmed score, or why it failed. */
+    /**
+     * How the champion was confirmed, at scale: each contender's confirmed score and memory floor, or why it failed.
+     * The floor is shown again because the recorded one is the best of many noisy judgements, so it runs high.
+     */
     private static void confirmation(Confirmation conf, PrintWriter out) {
         out.printf("  confirmed on %s, the best %d judged again side by side, at scale:%n", conf.device(),
                 conf.entries().size());
         conf.entries().forEach(e -> out.printf(Locale.ROOT, "    %-14s recorded %.3fx on %s, confirmed %s%n",
-                e.id(), e.recordedScore(), e.recordedDevice(), e.confirmed().passed()
-                        ? String.format(Locale.ROOT, "%.3fx", e.confirmed().score())
-                        : e.confirmed().verdict().id() + ": " + e.confirmed().detail()));
+                e.id(), e.recordedScore(), e.recordedDevice(), confirmed(e.confirmed())));
         if (conf.judgedElements() != null) {
             out.printf(Locale.ROOT, "  the champion was judged on shapes of up to %,d elements%n",
                     conf.judgedElements());
@@ -146,6 +148,14 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         if (conf.note() != null) {
             out.println("  " + conf.note());
         }
+    }
+
+    private static String confirmed(CandidateResult r) {
+        if (!r.passed()) {
+            return r.verdict().id() + ": " + r.detail();
+        }
+        return String.format(Locale.ROOT, "%.3fx", r.score()) + (r.floorFraction() == null ? ""
+                : String.format(Locale.ROOT, " floor %.3f", r.floorFraction()));
     }
 
 }

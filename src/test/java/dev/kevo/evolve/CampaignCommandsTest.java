@@ -77,7 +77,9 @@ class CampaignCommandsTest {
 
             @Override
             public dev.kevo.data.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
-                return gpu.evaluate(file, seed).toBuilder().device("0 Fake GPU").build();
+                // A floor no recorded judgement has: show must print the confirmation's own.
+                dev.kevo.data.CandidateResult r = gpu.evaluate(file, seed);
+                return r.toBuilder().device("0 Fake GPU").score(r.score(), 0.4321).build();
             }
         };
         CampaignModelsTest.run(CampaignTest.store(models, config), config, new CampaignModelsTest.ModelLike(), twoDevices);
@@ -85,6 +87,8 @@ class CampaignCommandsTest {
         assertTrue(show.contains("models: ") && show.contains(" tokens, cost "), show);
         assertTrue(show.contains("judged on: 0 Fake GPU") && show.contains("1 Fake GPU"), show);
         assertTrue(show.contains("confirmed on 0 Fake GPU, the best 3 judged again side by side"), show);
+        assertTrue(show.lines().filter(l -> l.contains(" recorded ") && l.contains(", confirmed "))
+                .allMatch(l -> l.endsWith("x floor 0.432")), show);
         String lineage = kevo("lineage", models.toString()).out();
         assertTrue(lineage.contains("[model (fake-1), 1000+200 tokens, 0.0100"), lineage);
     }
