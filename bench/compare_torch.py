@@ -8,9 +8,13 @@ Triton copy kernel. Each kevo kernel file is compiled with
 NVRTC (--std=c++17, kevo.h supplied in memory) and launched by its own /*@kevo plan; its output is checked
 against a float64 torch softmax before it is timed.
 Usage (GPU host with torch and triton):
-  python3 bench/compare_torch.py [--suite SUITE.yaml] [--dtype fp32|bf16|fp16|bf16-fp32] OUT.json KERNEL.cu [...]
-(default suite: the standard one). The record's "rows" list gives, per shape, the first kernel's median beside the
-copy, torch.softmax and the tutorial kernel (null where Triton cannot run the row).
+  python3 bench/compare_torch.py [--suite SUITE.yaml] [--dtype fp32|bf16|fp16|bf16-fp32] [--rounds N] OUT.json
+      KERNEL.cu [...]
+(default suite: the standard one; 60 rounds). Each median carries a 95% interval (order statistics), and each row
+the shares of rounds in which the first kevo kernel was faster and slower than each peer: the variants are timed
+round by round, so a round is a paired comparison, the measure to read where two medians sit within each other's intervals. The record's
+"rows" list gives, per shape, the first kernel's median beside the copy, torch.softmax and the tutorial kernel (null
+where Triton cannot run the row), and those shares.
 """
 import ctypes, datetime, json, math, os, re, statistics, subprocess, sys
 
@@ -242,11 +246,14 @@ def suite_shapes(suite):
 def main():
     args = sys.argv[1:]
     suite, dtype = SUITE, "fp32"
-    while args[:1] in (["--suite"], ["--dtype"]):
+    rounds = ROUNDS
+    while args[:1] in (["--suite"], ["--dtype"], ["--rounds"]):
         if args[0] == "--suite":
             suite = args[1]
-        else:
+        elif args[0] == "--dtype":
             dtype = args[1]
+        else:
+            rounds = int(args[1])
         args = args[2:]
     xt, yt = DTYPES[dtype]
     out, kernels = args[0], args[1:]
@@ -305,7 +312,7 @@ def main():
                 f()
         torch.cuda.synchronize()
         names = list(variants)
-        for r in range(ROUNDS):
+        for r in range(rounds):
             for i in range(len(names)):
                 n = names[(r + i) % len(names)]
                 torch.sum(flush, dim=0, out=sink)
@@ -324,11 +331,21 @@ def main():
         floor_by = min(copies, key=copies.get)
         copy_median = copies[floor_by]
         row["floorBy"] = floor_by
-        for n, pairs in times.items():
-            us = sorted(s.elapsed_time(e) * 1000 for s, e in pairs)
+        per_round = {n: [s.elapsed_time(e) * 1000 for s, e in pairs] for n, pairs in times.items()}
+        for n, raw in per_round.items():
+            us = sorted(raw)
             med = statistics.median(us)
-            row["results"][n] = {"medianUs": med, "p10Us": us[len(us) // 10], "p90Us": us[len(us) * 9 // 10],
+            # The median's 95% interval by order statistics: ranks n/2 -+ 1.96 sqrt(n)/2.
+            k = max(0, int(len(us) / 2 - 0.98 * math.sqrt(len(us))))
+            row["results"][n] = {"medianUs": med, "medianCi95Us": [us[k], us[len(us) - 1 - k]],
+                                 "p10Us": us[len(us) // 10], "p90Us": us[len(us) * 9 // 10],
                                  "floorFraction": copy_median / med, **notes.get(n, {})}
+        first = "kevo " + os.path.basename(kevo[0].path) if kevo else None
+        if first in per_round:
+            # Event times come in steps, so many rounds tie: both shares are kept, ties are the rest.
+            row["kevoFasterShare"] = {p: {"faster": sum(a < b for a, b in zip(per_round[first], per_round[p])) / rounds,
+                                          "slower": sum(a > b for a, b in zip(per_round[first], per_round[p])) / rounds}
+                                      for p in ("torch.softmax", "triton fused (tutorial)") if p in per_round}
         for n, note in notes.items():
             row["results"].setdefault(n, note)
         shapes_out.append(row)
@@ -343,7 +360,7 @@ def main():
               "commit": os.environ.get("KEVO_COMMIT") or subprocess.run(["git", "rev-parse", "HEAD"],
                                                                          capture_output=True, text=True).stdout.strip(),
               "nvidiaSmi": smi, "torch": torch.__version__, "triton": triton.__version__,
-              "nvrtc": cuda.nvrtc_version, "dtype": dtype, "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds, L2 "
+              "nvrtc": cuda.nvrtc_version, "dtype": dtype, "method": f"{WARMUP} warm-up rounds, {rounds} interleaved rounds, L2 "
                                                      "flushed (2x L2 read) before each launch, CUDA events, median",
               "shapes": shapes_out}
     geo = {}
@@ -356,7 +373,8 @@ def main():
         first = "kevo " + os.path.basename(kevo[0].path)
         med = lambda s, n: s["results"].get(n, {}).get("medianUs")
         record["rows"] = [{"shape": s["shape"], "kevo_us": med(s, first), "copy_us": med(s, s["floorBy"]),
-                           "torch_us": med(s, "torch.softmax"), "triton_us": med(s, "triton fused (tutorial)")}
+                           "torch_us": med(s, "torch.softmax"), "triton_us": med(s, "triton fused (tutorial)"),
+                           "kevo_faster_share": s.get("kevoFasterShare")}
                           for s in shapes_out]
     json.dump(record, open(out, "w"), indent=2)
     print(json.dumps(geo, indent=1))
