@@ -88,6 +88,8 @@ template <class T, int V> struct Vec16 {
         }
     }
 };
+template <class T> struct IsBf16 { static constexpr bool value = false; };
+template <> struct IsBf16<kevo_bf16> { static constexpr bool value = true; };
 template <int V> struct Vec<kevo_bf16, V> : Vec16<kevo_bf16, V> {};
 template <int V> struct Vec<kevo_half, V> : Vec16<kevo_half, V> {};
 
@@ -681,12 +683,17 @@ template <int V, class Op> __device__ __forceinline__ float tree(const float* u,
 // unaligned elements at each end go to the first and last block. Each thread takes exponentials against its own max
 // (exp(v - m) by the difference first, so a row of -FLT_MAX gives exp(0), not inf - inf); the (max, sum) pairs merge
 // over the block, then once across the cluster in distributed shared memory; each thread then scales by one factor.
-// x is read once. A float x's exponentials replace it in shared memory; a 16-bit x's do not fit there, so the
-// write takes them again from x (the same exp2f of the same values).
+// x is read once. A float x's exponentials replace it in shared memory. A 16-bit x's fit there only as 16-bit values:
+// with a bf16 y they are kept as fp16, three bits finer than y, so the output's error stays near the rounded
+// reference's, and the write is spared its unpacking, difference and exponential (this kernel is bound by the
+// instructions it issues, not by the exponential unit). With a float or fp16 y, fp16 exponentials would cost
+// accuracy, and the write takes them again from x (the same exp2f of the same values).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
     constexpr int V = 16 / sizeof(X);
     constexpr bool KEEP = sizeof(X) == sizeof(float);
+    constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
+    typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
     typedef Vec<X, V> XV;
     typedef Vec<Y, V> YV;
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
@@ -748,6 +755,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
             for (int e = 0; e < V; ++e) w[e] = exp2f((w[e] - mk) * L2E);
             s += tree<V>(w, SumOp());
             if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);
+            if constexpr (KEEP_HALF) held[k * THREADS + t] = HV::pack(w, 1.0f);
         }
     }
     h = exp2f((h - mk) * L2E);
@@ -772,8 +780,12 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         const int i = v0 + t + (N + k) * THREADS;
         if (i < v1) {
             float w[V];
-            XV::unpack(held[k * THREADS + t], w);
-            if constexpr (!KEEP) {
+            if constexpr (KEEP_HALF) {
+                HV::unpack(held[k * THREADS + t], w);
+            } else {
+                XV::unpack(held[k * THREADS + t], w);
+            }
+            if constexpr (!KEEP && !KEEP_HALF) {
 #pragma unroll
                 for (int e = 0; e < V; ++e) w[e] = exp2f((w[e] - mk) * L2E);
             }

@@ -126,6 +126,29 @@ class EvaluatorGpuTest {
         }
     }
 
+    /**
+     * The built-in agent's 16-bit kernels pass rows held across a cluster, one block's and several blocks' worth, in
+     * every dtype with a 16-bit x: with a bf16 y they keep their exponentials as fp16 in shared memory, with the
+     * others they take them again from x, and both must stay within the dtype's bounds.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bf16", "fp16", "bf16-fp32"})
+    void theBuiltInAgents16BitKernelsPassRowsHeldAcrossACluster(String id) {
+        Precision dtype = Precision.parse(id);
+        // More rows than the one-launch split takes; one block's row, an unaligned one, and a row over two blocks.
+        Suite rows = new Suite("cluster-rows", "rows held across a cluster", List.of(new Shape(300, 40000),
+                new Shape(300, 33001), new Shape(300, 140000)));
+        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
+        EvalSettings settings = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).withDtype(dtype);
+        String source = KernelRenderer.render(BuiltinAgent.defaultGenome(dtype), dtype);
+        try (Evaluator inDtype = new Evaluator(gpu, nvrtc, CompileCache.none(), rows, new Baseline.File(baseline),
+                settings)) {
+            CandidateResult result = inDtype.evaluate(ContractParser.parse("genome-" + id + ".cu", null, source), 7,
+                    Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+            assertEquals(Verdict.PASS, result.verdict(), () -> id + ": " + result.detail());
+        }
+    }
+
     /** Sums in the atomics' arrival order differ from launch to launch: recorded, and rejected when required. */
     @Test
     void aKernelSummingWithAtomicsIsNotDeterministicAndIsRejectedWhenThatIsRequired() {
