@@ -1,6 +1,7 @@
 package dev.kevo.report;
 
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
@@ -29,6 +30,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -111,7 +113,23 @@ public final class CampaignReport {
                 champion == null || champion.result().scoreCiLow() == null ? null
                         : List.of(champion.result().scoreCiLow(), champion.result().scoreCiHigh()),
                 champion == null ? null : champion.result().floorFraction(),
-                champion == null ? null : store.sanitized(champion.id()).map(Sanitized::line).orElse(null), verdicts);
+                champion == null ? null : store.sanitized(champion.id()).map(Sanitized::line).orElse(null),
+                champion == null ? null : confirmed(store, champion.id()), verdicts);
+    }
+
+    /**
+     * The champion's own confirmation, in one line: the recorded score and floor are the best of many noisy
+     * judgements, the confirmed ones were measured side by side with the other contenders.
+     */
+    private static String confirmed(CampaignStore store, String id) {
+        return store.confirmation().flatMap(c -> c.entry(id).filter(e -> e.confirmed().passed()).map(e -> {
+            CandidateResult r = e.confirmed();
+            return String.format(Locale.ROOT, "confirmed side by side with the best %d on %s: score %.3fx", c.entries()
+                    .size(), c.device(), r.score()) + (r.floorFraction() == null ? ""
+                    : String.format(Locale.ROOT, ", memory floor %.3f", r.floorFraction()))
+                    + (c.judgedElements() == null ? "" : String.format(Locale.ROOT,
+                    ", judged on shapes of up to %,d elements", c.judgedElements()));
+        })).orElse(null);
     }
 
     /** Judging order: createdAt is written when a mutant's result is saved; the id breaks ties. */

@@ -11,6 +11,7 @@
       : 'no champion yet: no mutant has passed' }),
     ...(s.championId ? [el('p', { text: 'compute-sanitizer: ' + (s.championSanitized
       || 'not run on the champion (kevo eval --sanitize FILE records it; kevo export asks for it)') })] : []),
+    ...(s.championConfirmed ? [el('p', { text: s.championConfirmed })] : []),
     el('p', { text: `suite ${s.suite} (${s.shapes.length} shapes), dtype ${s.dtype}, baseline ${s.baseline}, ${s.islands} islands x ${s.population}, `
       + `agents ${s.agents.join(', ')}; ${s.generation == null ? 0 : s.generation} generations, ${s.evaluations} evaluations `
       + `(${s.mutants} mutants: ${s.cacheHits} cache hits, ${s.rejected} rejected) in ${fmt.min(s.minutes)} min; `

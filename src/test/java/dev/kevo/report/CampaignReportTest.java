@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Confirmation;
 import dev.kevo.data.ModelUsage;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.ShapeResult;
@@ -73,6 +74,21 @@ class CampaignReportTest {
         json.writeValue(champion.toFile(), record);
         ReportData.Summary s = CampaignReport.gather(CampaignStore.open(copy), 5, tmp.resolve("pages")).summary();
         assertEquals(List.of(5.5, 6.0), s.championScoreCi());
+    }
+
+    @Test
+    void theChampionsConfirmedScoreAndFloorAreShownBesideTheRecordedOnes(@TempDir Path tmp) {
+        assertNull(data.summary().championConfirmed(), "the fixture has no confirmation.json");
+        Path copy = ReportFixture.copy(tmp);
+        CampaignStore withConfirmation = CampaignStore.open(copy);
+        MutantRecord champion = records.get(ReportFixture.CHAMPION);
+        CandidateResult judgedAgain = champion.result().toBuilder().device("0 Test GPU")
+                .score(champion.fitness() * 0.99, 0.4321).build();
+        withConfirmation.saveConfirmation(Confirmation.of(List.of(new Confirmation.Entry(champion.id(), "0 Test GPU",
+                champion.fitness(), judgedAgain))));
+        String line = CampaignReport.gather(withConfirmation, 5, tmp.resolve("pages")).summary().championConfirmed();
+        assertTrue(line != null && line.contains("on 0 Test GPU") && line.contains("memory floor 0.432")
+                && line.contains(String.format(java.util.Locale.ROOT, "score %.3fx", champion.fitness() * 0.99)), line);
     }
 
     @Test
