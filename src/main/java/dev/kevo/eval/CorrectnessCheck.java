@@ -127,10 +127,13 @@ final class CorrectnessCheck {
         try (Gpu.HostFlag gate = gpu.hostFlag()) {
             gate.set(0);
             trusted.gate(gate.pointer(), 1);
-            gpu.record(before);
-            launch.run(bench.x(0), bench.y(), bench.workspace());
-            gpu.record(after);
-            gate.set(1);
+            try {
+                gpu.record(before);
+                launch.run(bench.x(0), bench.y(), bench.workspace());
+                gpu.record(after);
+            } finally {
+                gate.set(1);  // also when the launch fails: the gate kernel reads the word until it opens
+            }
             gpu.synchronize();
             gpuMs = gpu.elapsedMillis(before, after);
         } catch (CudaError e) {
