@@ -243,6 +243,12 @@ def suite_shapes(suite):
     return [tuple(int(v) for v in s.split("x")) for s in re.findall(r"\b(\d+x\d+)\b", text.split("shapes", 1)[1])]
 
 
+def shares(ours, theirs):
+    """The shares of paired rounds in which ours was faster and slower than theirs."""
+    pairs = list(zip(ours, theirs))
+    return {"faster": sum(a < b for a, b in pairs) / len(pairs), "slower": sum(a > b for a, b in pairs) / len(pairs)}
+
+
 def main():
     args = sys.argv[1:]
     suite, dtype = SUITE, "fp32"
@@ -263,6 +269,7 @@ def main():
     torch.zeros(1, device="cuda")
     cuda = Cuda()
     kevo = [KevoKernel(cuda, k, arch, sms, dtype) for k in kernels]
+    first = "kevo " + os.path.basename(kevo[0].path) if kevo else None  # the kernel the record's rows follow
     stream = torch.cuda.current_stream()
     flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda").fill_(1)
     sink = torch.empty((), device="cuda")
@@ -340,11 +347,9 @@ def main():
             row["results"][n] = {"medianUs": med, "medianCi95Us": [us[k], us[len(us) - 1 - k]],
                                  "p10Us": us[len(us) // 10], "p90Us": us[len(us) * 9 // 10],
                                  "floorFraction": copy_median / med, **notes.get(n, {})}
-        first = "kevo " + os.path.basename(kevo[0].path) if kevo else None
         if first in per_round:
             # Event times come in steps, so many rounds tie: both shares are kept, ties are the rest.
-            row["kevoFasterShare"] = {p: {"faster": sum(a < b for a, b in zip(per_round[first], per_round[p])) / rounds,
-                                          "slower": sum(a > b for a, b in zip(per_round[first], per_round[p])) / rounds}
+            row["kevoFasterShare"] = {p: shares(per_round[first], per_round[p])
                                       for p in ("torch.softmax", "triton fused (tutorial)") if p in per_round}
         for n, note in notes.items():
             row["results"].setdefault(n, note)
@@ -370,7 +375,6 @@ def main():
             geo[n] = math.exp(sum(math.log(f) for f in fr) / len(fr))
     record["floorGeomeanOverSuite"] = geo
     if kevo:
-        first = "kevo " + os.path.basename(kevo[0].path)
         med = lambda s, n: s["results"].get(n, {}).get("medianUs")
         record["rows"] = [{"shape": s["shape"], "kevo_us": med(s, first), "copy_us": med(s, s["floorBy"]),
                            "torch_us": med(s, "torch.softmax"), "triton_us": med(s, "triton fused (tutorial)"),
