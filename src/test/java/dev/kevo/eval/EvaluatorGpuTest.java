@@ -62,9 +62,7 @@ class EvaluatorGpuTest {
         gpu = Gpu.open(0);
         nvrtc = Nvrtc.load(Optional.empty());
         Suite suite = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
-        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        evaluator = new Evaluator(gpu, nvrtc, CompileCache.none(), suite, new Baseline.File(baseline), EvalSettings.load(
-                TestFiles.root().resolve("config/eval.yaml")));
+        evaluator = evaluator(suite, settings());
     }
 
     @AfterAll
@@ -105,10 +103,7 @@ class EvaluatorGpuTest {
     void aSeedPassesInEveryDtypeAndAConversionThatTruncatesDoesNot(String id) {
         Precision dtype = Precision.parse(id);
         Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
-        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        EvalSettings settings = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).withDtype(dtype);
-        try (Evaluator inDtype = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, new Baseline.File(baseline),
-                settings)) {
+        try (Evaluator inDtype = evaluator(quick, settings().withDtype(dtype))) {
             CandidateResult online = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")),
                     5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, online.verdict(), () -> id + ": " + online.detail());
@@ -138,15 +133,22 @@ class EvaluatorGpuTest {
         // More rows than the one-launch split takes; one block's row, an unaligned one, and a row over two blocks.
         Suite rows = new Suite("cluster-rows", "rows held across a cluster", List.of(new Shape(300, 40000),
                 new Shape(300, 33001), new Shape(300, 140000)));
-        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        EvalSettings settings = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).withDtype(dtype);
         String source = KernelRenderer.render(BuiltinAgent.defaultGenome(dtype), dtype);
-        try (Evaluator inDtype = new Evaluator(gpu, nvrtc, CompileCache.none(), rows, new Baseline.File(baseline),
-                settings)) {
+        try (Evaluator inDtype = evaluator(rows, settings().withDtype(dtype))) {
             CandidateResult result = inDtype.evaluate(ContractParser.parse("genome-" + id + ".cu", null, source), 7,
                     Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), () -> id + ": " + result.detail());
         }
+    }
+
+    private static EvalSettings settings() {
+        return EvalSettings.load(TestFiles.root().resolve("config/eval.yaml"));
+    }
+
+    /** An evaluator on this GPU over {@code suite} with {@code settings}, against the block_two_pass baseline. */
+    private Evaluator evaluator(Suite suite, EvalSettings settings) {
+        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
+        return new Evaluator(gpu, nvrtc, CompileCache.none(), suite, new Baseline.File(baseline), settings);
     }
 
     /** Sums in the atomics' arrival order differ from launch to launch: recorded, and rejected when required. */
@@ -158,11 +160,9 @@ class EvaluatorGpuTest {
         assertEquals(Verdict.PASS, recorded.verdict(), recorded.detail());
         assertEquals(Boolean.FALSE, recorded.deterministic());
         Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
-        KernelFile baseline = ContractParser.read(TestFiles.root().resolve("evaluator/baselines/block_two_pass.cu"));
-        EvalSettings strict = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).toBuilder()
+        EvalSettings strict = settings().toBuilder()
                 .launchChecks(LaunchChecks.builder().requireDeterministic(true).build()).build();
-        try (Evaluator requiring = new Evaluator(gpu, nvrtc, CompileCache.none(), quick, new Baseline.File(baseline),
-                strict)) {
+        try (Evaluator requiring = evaluator(quick, strict)) {
             CandidateResult rejected = requiring.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
                     Optional.empty());
             assertEquals(Verdict.NONDETERMINISTIC, rejected.verdict(), rejected.detail());
