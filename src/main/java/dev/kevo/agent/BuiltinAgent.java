@@ -122,7 +122,7 @@ public final class BuiltinAgent implements Agent {
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 7, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
-            new ClusterRows(32768, 8, 1024, 4, 12, true, LoadHint.PLAIN, StoreHint.PLAIN),
+            new ClusterRows(32768, 8, 1024, 4, 12, 0, true, LoadHint.PLAIN, StoreHint.PLAIN),
             new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCS)));
 
@@ -131,7 +131,7 @@ public final class BuiltinAgent implements Agent {
      * registers and 32 in shared memory, two blocks per SM so that one loads while the other reduces (one
      * 1024-thread block per SM holding its share in registers alone idles the SM while it reduces).
      */
-    static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, false, LoadHint.PLAIN,
+    static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, 0, false, LoadHint.PLAIN,
             StoreHint.PLAIN);
 
     /**

@@ -181,12 +181,16 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * loads while another reduces.
      *
      * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
+     * @param group 0: a thread takes its exponentials once its whole share has landed; n: in groups of n of its shared
+     *     vectors as each lands (one cp.async group each, against the group's own max), so that the last bytes are
+     *     followed by a group's exponentials rather than the whole share's. Faster where a block's share fills it; where
+     *     a row fills half its block, the groups' waits cost more than they hide
      * @param fit a row that a block of fewer threads holds whole (halving {@code threads}, down to 128, with the same
      *     vectors a thread) takes the smallest such block, without a cluster: a block sized to its row leaves room on
      *     the SM for more rows at once, where a row filling a third of a large block holds the SM alone
      */
-    public record ClusterRows(int minCols, int maxCluster, int threads, int regVecs, int smemVecs, boolean fit,
-                              LoadHint load, StoreHint store) {
+    public record ClusterRows(int minCols, int maxCluster, int threads, int regVecs, int smemVecs, int group,
+                              boolean fit, LoadHint load, StoreHint store) {
         public ClusterRows {
             nonNull(load, store);
         }
@@ -379,10 +383,17 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int threads = pow2(c.threads(), 128, 1024);
         // Its vectors are 16 bytes of x: floats in registers, x as it is (cp.async's copy) in shared memory.
         int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4, dtype) / vecElems(4, dtype));
-        int smemVecs = clamp(c.smemVecs(), 0, Fused.smemVectors(threads, 1024 / threads, 4));
+        // With fit, the smaller blocks keep as many vectors a thread and must fit as many more to an SM.
+        int smemMost = Fused.smemVectors(threads, 1024 / threads, 4);
+        for (int t = 128; c.fit() && t < threads; t *= 2) {
+            smemMost = Math.min(smemMost, Fused.smemVectors(t, 1024 / t, 4));
+        }
+        int smemVecs = clamp(c.smemVecs(), 0, smemMost);
         int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
-        return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, c.fit(),
-                c.load(), c.store());
+        // A group of all the shared vectors, or more, is the one wait of group 0.
+        int group = c.group() <= 0 || c.group() >= smemVecs ? 0 : c.group();
+        return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, group,
+                c.fit(), c.load(), c.store());
     }
 
     private static LoopRows normalize(LoopRows l, Precision dtype) {

@@ -239,6 +239,7 @@ public final class GenomeSpace {
                 new Gene("cluster.threads", new Pow2(128, 1024)),
                 new Gene("cluster.regVecs", new Pow2(2, 8)),
                 new Gene("cluster.smemVecs", Ordered.of(0, 2, 4, 8, 12, 14)),
+                new Gene("cluster.group", Ordered.of(0, 2, 4)),
                 new Gene("cluster.fit", Choice.flag()),
                 new Gene("cluster.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("cluster.store", Choice.of(Genome.StoreHint.class))));

@@ -278,7 +278,8 @@ public final class KernelRenderer {
     }
 
     private static Kernel clusterKernel(Genome.ClusterRows c, int threads, Precision dtype) {
-        return new Kernel("softmax_cluster_t" + threads + "_r" + c.regVecs() + "_s" + c.smemVecs(), threads,
+        return new Kernel("softmax_cluster_t" + threads + "_r" + c.regVecs() + "_s" + c.smemVecs()
+                + (c.group() > 0 ? "_g" + c.group() : ""), threads,
                 1024 / threads, params(dtype, "int cols"),
                 "cluster_rows<ClusterCfg, " + threads + ", " + c.regVecs() + ", " + c.smemVecs() + ">(x, y, cols)");
     }
@@ -370,7 +371,8 @@ public final class KernelRenderer {
         return "; " + c.minCols() + " < cols <= " + (long) c.capacity(dtype) * c.maxCluster() + ": a row on chip per "
                 + (c.maxCluster() > 1 ? "cluster of up to " + c.maxCluster() + " blocks" : "block") + " of "
                 + c.threads() + " threads (" + c.regVecs() * perVec + " floats each in registers, "
-                + c.smemVecs() * perVec + " in shared memory)" + smaller;
+                + c.smemVecs() * perVec + " in shared memory" + (c.group() > 0 ? ", exponentials taken " + c.group()
+                * perVec + " at a time as they land" : "") + ")" + smaller;
     }
 
     private static String splitDesign(Genome.Fused f) {
@@ -418,7 +420,8 @@ public final class KernelRenderer {
         out.append(struct("FusedStreamCfg", streaming(Genome.withThreads(g.splitRows().pass(), f.threads(), dtype),
                 dtype)));
         Genome.ClusterRows c = g.clusterRows();
-        out.append(struct("ClusterCfg", List.of(field("LOAD", "LOAD_" + c.load()), field("STORE", "STORE_" + c.store()))));
+        out.append(struct("ClusterCfg", List.of(field("LOAD", "LOAD_" + c.load()), field("STORE", "STORE_" + c.store()),
+                field("GROUP", c.group()))));
         out.append(struct("LoopCfg", streaming(g.loopRows().pass(), dtype)));
         return out.toString();
     }

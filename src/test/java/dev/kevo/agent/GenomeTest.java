@@ -171,7 +171,7 @@ class GenomeTest {
 
     @Test
     void clusterRowsNormalizeOntoWhatTheirKernelsHold() {
-        Genome.ClusterRows wild = new Genome.ClusterRows(7, 5, 700, 13, 99, true, Genome.LoadHint.PLAIN,
+        Genome.ClusterRows wild = new Genome.ClusterRows(7, 5, 700, 13, 99, 3, true, Genome.LoadHint.PLAIN,
                 Genome.StoreHint.PLAIN);
         Genome g = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), wild, DEFAULT.loopRows())
                 .normalized();
@@ -183,5 +183,11 @@ class GenomeTest {
         // Two 512-thread blocks per SM: what each may keep in shared memory, with the driver's reserve.
         assertEquals(Genome.Fused.smemVectors(512, 2, 4), c.smemVecs());
         assertTrue((long) c.threads() * c.smemVecs() * 16 * 2 <= Genome.Fused.SMEM_BYTES_PER_SM);
+        assertEquals(3, c.group(), "groups smaller than the shared part stay");
+        Genome.ClusterRows whole = new Genome.ClusterRows(32768, 8, 1024, 4, 12, 12, false, Genome.LoadHint.PLAIN,
+                Genome.StoreHint.PLAIN);
+        Genome one = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), whole,
+                DEFAULT.loopRows()).normalized();
+        assertEquals(0, one.clusterRows().group(), "a group of the whole shared part is the single wait, 0");
     }
 }

@@ -130,7 +130,7 @@ class RenderedWidthTest {
                 gemma.cluster()));
         Genome.ClusterRows unfitted = BuiltinAgent.defaultGenome(Precision.BF16).clusterRows();
         assertEquals(List.of(), new Genome.ClusterRows(unfitted.minCols(), unfitted.maxCluster(), unfitted.threads(),
-                unfitted.regVecs(), unfitted.smemVecs(), false, unfitted.load(), unfitted.store())
+                unfitted.regVecs(), unfitted.smemVecs(), unfitted.group(), false, unfitted.load(), unfitted.store())
                 .fittedThreads(Precision.BF16), "without fit, every row of the regime takes the large blocks");
     }
 

@@ -122,22 +122,32 @@ class EvaluatorGpuTest {
     }
 
     /**
-     * The built-in agent's 16-bit kernels pass rows held across a cluster, one block's and several blocks' worth, in
-     * every dtype with a 16-bit x: with a bf16 y they keep their exponentials as fp16 in shared memory, with the
-     * others they take them again from x, and both must stay within the dtype's bounds.
+     * The built-in agent's cluster kernels pass rows held across a cluster, one block's and several blocks' worth, in
+     * every dtype, taking their exponentials after the whole share or in groups as it lands (rows that fill part of a
+     * block leave later groups empty). With a 16-bit x and a bf16 y they keep their exponentials as fp16 in shared
+     * memory, with the others they take them again from x, and both must stay within the dtype's bounds.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bf16", "fp16", "bf16-fp32"})
-    void theBuiltInAgents16BitKernelsPassRowsHeldAcrossACluster(String id) {
+    @ValueSource(strings = {"bf16", "fp16", "bf16-fp32", "fp32"})
+    void theBuiltInAgentsClusterKernelsPassRowsHeldAcrossACluster(String id) {
         Precision dtype = Precision.parse(id);
         // More rows than the one-launch split takes; one block's row, an unaligned one, and a row over two blocks.
         Suite rows = new Suite("cluster-rows", "rows held across a cluster", List.of(new Shape(300, 40000),
                 new Shape(300, 33001), new Shape(300, 140000)));
-        String source = KernelRenderer.render(BuiltinAgent.defaultGenome(dtype), dtype);
+        Genome whole = BuiltinAgent.defaultGenome(dtype);
+        Genome.ClusterRows c = whole.clusterRows();
+        Genome grouped = new Genome(whole.shortRows(), whole.blockRows(), whole.splitRows(), new Genome.ClusterRows(
+                c.minCols(), c.maxCluster(), c.threads(), 2, 14, 2, c.fit(), c.load(), c.store()), whole.loopRows())
+                .normalized(dtype);
+        assertEquals(2, grouped.clusterRows().group(), "the grouped variant keeps its groups");
         try (Evaluator inDtype = evaluator(rows, settings().withDtype(dtype))) {
-            CandidateResult result = inDtype.evaluate(ContractParser.parse("genome-" + id + ".cu", null, source), 7,
-                    Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
-            assertEquals(Verdict.PASS, result.verdict(), () -> id + ": " + result.detail());
+            for (Genome g : List.of(whole, grouped)) {
+                String name = "genome-" + id + "-group" + g.clusterRows().group() + ".cu";
+                CandidateResult result = inDtype.evaluate(ContractParser.parse(name, null,
+                        KernelRenderer.render(g, dtype)), 7, Optional.empty(), false, Phase.Listener.NONE,
+                        Optional.empty());
+                assertEquals(Verdict.PASS, result.verdict(), () -> name + ": " + result.detail());
+            }
         }
     }
 
