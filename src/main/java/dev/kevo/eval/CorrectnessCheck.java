@@ -18,12 +18,14 @@ final class CorrectnessCheck {
     private final Gpu gpu;
     private final TrustedKernels trusted;
     private final Workbench bench;
+    private final LaunchGate gate;
     private final Tolerance tolerance;
 
-    CorrectnessCheck(Gpu gpu, TrustedKernels trusted, Workbench bench, Tolerance tolerance) {
+    CorrectnessCheck(Gpu gpu, TrustedKernels trusted, Workbench bench, LaunchGate gate, Tolerance tolerance) {
         this.gpu = gpu;
         this.trusted = trusted;
         this.bench = bench;
+        this.gate = gate;
         this.tolerance = tolerance;
     }
 
@@ -124,15 +126,14 @@ final class CorrectnessCheck {
         // launch pays one-time costs of the host and driver, a collection or another process can pause it), which
         // has rejected honest seeds as slow-when-checked. A host stuck for longer than the gate waits (a second)
         // is counted again, and the wall time then bounds the launch anyway.
-        try (Gpu.HostFlag gate = gpu.hostFlag()) {
-            gate.set(0);
-            trusted.gate(gate.pointer(), 1);
+        try {
+            gate.hold();
             try {
                 gpu.record(before);
                 launch.run(bench.x(0), bench.y(), bench.workspace());
                 gpu.record(after);
             } finally {
-                gate.set(1);  // also when the launch fails: the gate kernel reads the word until it opens
+                gate.open();  // also when the launch call fails: the stream would otherwise wait out the gate's limit
             }
             gpu.synchronize();
             gpuMs = gpu.elapsedMillis(before, after);

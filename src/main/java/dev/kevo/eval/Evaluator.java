@@ -47,6 +47,7 @@ public final class Evaluator implements AutoCloseable {
     private final EvalSettings settings;
     private final TrustedKernels trusted;
     private final Workbench bench;
+    private final LaunchGate gate;
     private final CorrectnessCheck correctness;
     private final InterleavedTimer timer;
     private final Preflight preflight;
@@ -78,8 +79,9 @@ public final class Evaluator implements AutoCloseable {
         this.settings = settings;
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, settings.dtype());
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), settings.dtype());
-        this.correctness = new CorrectnessCheck(gpu, trusted, bench, settings.tolerance());
-        this.timer = new InterleavedTimer(gpu, bench, trusted, settings.measurement(), ablation);
+        this.gate = new LaunchGate(gpu, trusted);
+        this.correctness = new CorrectnessCheck(gpu, trusted, bench, gate, settings.tolerance());
+        this.timer = new InterleavedTimer(gpu, bench, trusted, gate, settings.measurement(), ablation);
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, settings.dtype());
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
@@ -415,7 +417,7 @@ public final class Evaluator implements AutoCloseable {
                     + " (" + big.elements() + " elements) not judged: " + e.getMessage());
         }
         try (own) {
-            scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, settings.tolerance()), big, null,
+            scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, gate, settings.tolerance()), big, null,
                     settings.cases(), 2 * BeyondSuite.MAX_DRAWN,
                     BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed, phases));
         }
@@ -658,6 +660,7 @@ public final class Evaluator implements AutoCloseable {
         if (contextLostBy == null) {
             baseline.close();
             audit.close();
+            gate.close();
             bench.close();
             trusted.close();
         }

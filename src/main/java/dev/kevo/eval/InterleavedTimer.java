@@ -96,14 +96,17 @@ final class InterleavedTimer {
     private final Gpu gpu;
     private final Workbench bench;
     private final TrustedKernels trusted;
+    private final LaunchGate gate;
     private final MeasurementMethod method;
     private final Ablation ablation;
 
     /** @param ablation safeguards switched off, for bench/check_costs.sh only */
-    InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, MeasurementMethod method, Ablation ablation) {
+    InterleavedTimer(Gpu gpu, Workbench bench, TrustedKernels trusted, LaunchGate gate, MeasurementMethod method,
+                     Ablation ablation) {
         this.gpu = gpu;
         this.bench = bench;
         this.trusted = trusted;
+        this.gate = gate;
         this.method = method;
         this.ablation = ablation;
     }
@@ -130,7 +133,7 @@ final class InterleavedTimer {
             pair[0] = gpu.event();
             pair[1] = gpu.event();
         }
-        try (Gpu.HostFlag gateFlag = gpu.hostFlag()) {
+        try {
             warmUp(variants, sets, allowance, deadlines, what);
             List<List<Double>> samples = new ArrayList<>();
             variants.forEach(x -> samples.add(new ArrayList<>()));
@@ -146,23 +149,25 @@ final class InterleavedTimer {
             // one gate per batch the GPU idled while all 8 rounds were queued, and on short shapes, with the checks'
             // work around each candidate launch, queueing a round takes about as long as running it.
             int roundsPerGate = ablation.overlap() ? Integer.MAX_VALUE : 1;
-            int ticket = 0;
-            gateFlag.set(ticket);
             while (true) {
                 expect(deadlines, allowance.seconds(rounds), what);
-                for (int round = 0; round < rounds; round++) {
-                    if (round % roundsPerGate == 0) {
-                        trusted.gate(gateFlag.pointer(), ++ticket);
-                    }
-                    for (int k = 0; k < v; k++) {
-                        int which = (round + k) % v;
-                        if (!done[which]) {
-                            timedLaunch(variants.get(which), launches++ % sets, events[round * v + k]);
+                try {
+                    for (int round = 0; round < rounds; round++) {
+                        if (round % roundsPerGate == 0) {
+                            gate.hold();
+                        }
+                        for (int k = 0; k < v; k++) {
+                            int which = (round + k) % v;
+                            if (!done[which]) {
+                                timedLaunch(variants.get(which), launches++ % sets, events[round * v + k]);
+                            }
+                        }
+                        if (round % roundsPerGate == roundsPerGate - 1) {
+                            gate.open();
                         }
                     }
-                    if (round % roundsPerGate == roundsPerGate - 1 || round == rounds - 1) {
-                        gateFlag.set(ticket);
-                    }
+                } finally {
+                    gate.open();  // the batch's last gate, and any left closed by a launch call that failed
                 }
                 sync("timing");
                 for (int round = 0; round < rounds; round++) {

@@ -40,6 +40,7 @@ class CheckLaunchTimeGpuTest {
     private TrustedKernels trusted;
     private Workbench bench;
     private Module module;
+    private LaunchGate gate;
     private CorrectnessCheck check;
 
     @BeforeAll
@@ -49,12 +50,13 @@ class CheckLaunchTimeGpuTest {
         trusted = new TrustedKernels(gpu, nvrtc, CompileCache.none());
         bench = new Workbench(gpu, List.of(SHAPE), 1, Precision.FP32);
         module = gpu.load(nvrtc.compile("spin.cu", SPIN, Map.of(), gpu.info().arch()));
-        check = new CorrectnessCheck(gpu, trusted, bench, Tolerance.defaults());
+        gate = new LaunchGate(gpu, trusted);
+        check = new CorrectnessCheck(gpu, trusted, bench, gate, Tolerance.defaults());
     }
 
     @AfterAll
     void close() {
-        for (AutoCloseable c : new AutoCloseable[] {module, bench, trusted, gpu}) {
+        for (AutoCloseable c : new AutoCloseable[] {module, gate, bench, trusted, gpu}) {
             if (c != null) {
                 try {
                     c.close();
