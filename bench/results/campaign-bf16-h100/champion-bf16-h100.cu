@@ -1,8 +1,8 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 1024 a row per 16-32 lanes, cols <= 16384 a row per block of 128-512 threads; cols >= 8192 with rows <= sms * 2: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 32768 < cols <= 1048576: a row on chip per cluster of up to 8 blocks of 1024 threads (32 floats each in registers, 96 in shared memory); else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 1024 a row per 16-32 lanes, cols <= 16384 a row per block of 128-512 threads; cols >= 8192 with rows <= sms * 2: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 32768 < cols <= 393216: a row on chip per cluster of up to 8 blocks of 512 threads (32 floats each in registers, 64 in shared memory); else a block per row, two reads",
   "dtype": "bf16",
-  "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
+  "workspace": "rows * max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
     { "when": "cols <= 128", "launches": [
       { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 8)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
@@ -23,10 +23,10 @@
     { "when": "((cols >= 8192 && rows <= sms * 2) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
       { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "(cols >= 8192 && rows <= sms * 2) || cols > 2097152", "launches": [
-      { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
-      { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
-    { "when": "cols > 32768 && cols <= 1048576", "launches": [
-      { "kernel": "softmax_cluster_t1024_r4_s12", "grid": "rows * cdiv(cols, 131072)", "block": 1024, "smem": "196608", "cluster": "cdiv(cols, 131072)", "args": ["x", "y", "cols"] } ] },
+      { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 512, "args": ["x", "ws", "cols", "max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
+      { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 512, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
+    { "when": "cols > 32768 && cols <= 393216", "launches": [
+      { "kernel": "softmax_cluster_t512_r4_s8", "grid": "rows * cdiv(cols, 49152)", "block": 512, "smem": "65536", "cluster": "cdiv(cols, 49152)", "args": ["x", "y", "cols"] } ] },
     { "when": "cols <= 2048", "launches": [
       { "kernel": "softmax_block_t128_n2", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 4096", "launches": [
@@ -43,7 +43,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":128,"vec":4,"online":false,"exp":"FAST","load":"LDG","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":512,"elems":16,"vec":4,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"LDG","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":200,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":2,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDCS","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":6,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":32768,"maxCluster":8,"threads":1024,"regVecs":4,"smemVecs":12,"fit":false,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":128,"vec":4,"online":false,"exp":"FAST","load":"LDG","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":512,"elems":16,"vec":4,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"LDG","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":200,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":512,"vec":1,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"ACCURATE","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":6,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":32768,"maxCluster":8,"threads":512,"regVecs":4,"smemVecs":8,"group":0,"fit":true,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -135,6 +135,8 @@ template <class T, int V> struct Vec16 {
         }
     }
 };
+template <class T> struct IsBf16 { static constexpr bool value = false; };
+template <> struct IsBf16<kevo_bf16> { static constexpr bool value = true; };
 template <int V> struct Vec<kevo_bf16, V> : Vec16<kevo_bf16, V> {};
 template <int V> struct Vec<kevo_half, V> : Vec16<kevo_half, V> {};
 
@@ -722,24 +724,50 @@ template <int V, class Op> __device__ __forceinline__ float tree(const float* u,
     else return op(tree<V / 2>(u, op), tree<V / 2>(u + V / 2, op));
 }
 
+// Ends a group of this thread's cp.async copies, and waits until at most `pending` of its groups are still in flight:
+// the instruction takes that count as an immediate, which `pending` becomes once the caller's loop is unrolled.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_pending(int pending) {
+    switch (pending) {
+        case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+        case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+        case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+        case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+        case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+        case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+        case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+        default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;  // waits longer than asked: still safe
+    }
+}
+
 // Rows of many held on chip across a thread-block cluster (launched with "cluster": cdiv(cols, capacity)): block
 // `rank` of the cluster holds a contiguous share of the row's aligned 16-byte vectors of x (V elements), N per thread
 // in registers and S in shared memory (fetched by cp.async, so they do not pass through registers). The up to V - 1
-// unaligned elements at each end go to the first and last block. Each thread takes exponentials against its own max
-// (exp(v - m) by the difference first, so a row of -FLT_MAX gives exp(0), not inf - inf); the (max, sum) pairs merge
-// over the block, then once across the cluster in distributed shared memory; each thread then scales by one factor.
-// x is read once. A float x's exponentials replace it in shared memory; a 16-bit x's do not fit there, so the
-// write takes them again from x (the same exp2f of the same values).
+// unaligned elements at each end go to the first and last block, with the register part.
+// Exponentials are taken against a group's own max (exp(v - m) by the difference first, so a row of -FLT_MAX gives
+// exp(0), not inf - inf): the register part is one group; the shared part is one more (C::GROUP 0: after the whole
+// share has landed) or groups of C::GROUP vectors, one cp.async group each, taken in order as each lands. With one
+// block to an SM and a wave's blocks in step, the memory idles through whatever a block computes between its last
+// load and its exchange; groups leave only the last one's exponentials there, and cost their waits. A thread's
+// groups merge into one (max, sum); the pairs merge over the block, then once across the cluster in distributed
+// shared memory; each group is then written scaled by exp(group max - row max) / row sum.
+// x is read once. A float x's exponentials replace it in shared memory. A 16-bit x's fit there only as 16-bit values:
+// with a bf16 y they are kept as fp16, three bits finer than y, so the output's error stays near the rounded
+// reference's, and the write is spared its unpacking, difference and exponential. With a float or fp16 y, fp16
+// exponentials would cost accuracy, and the write takes them again from x (the same exp2f of the same values).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
     constexpr int V = 16 / sizeof(X);
+    constexpr int GS = C::GROUP > 0 && C::GROUP < S ? C::GROUP : (S > 0 ? S : 1), G = (S + GS - 1) / GS;
     constexpr bool KEEP = sizeof(X) == sizeof(float);
+    constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
+    typedef Num<EXP_EXP2> K;
+    typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
     typedef Vec<X, V> XV;
     typedef Vec<Y, V> YV;
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VecW<X, V>* held = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
     __shared__ float2 block_stat;
-    constexpr float L2E = KEVO_LOG2E;
     const float NEG = -KEVO_INF;
     const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
     const long long base = (long long)(blockIdx.x / size) * cols;
@@ -750,85 +778,102 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
 #pragma unroll
-    for (int k = 0; k < S; ++k) {
-        const int i = v0 + t + (N + k) * THREADS;
-        kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+        for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
+            const int i = v0 + t + (N + k) * THREADS;
+            kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
+        }
+        cp_async_commit();
     }
     float neg[V];
 #pragma unroll
     for (int e = 0; e < V; ++e) neg[e] = NEG;
     const VecW<X, V> none = XV::pack(neg, 1.0f);  // -inf in x's type: padding that vanishes in max and exp
-    float r[N * V];
+    float r[N * V + 2];  // the register part, then the row's head and tail elements (first and last block only)
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
         XV::unpack(i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
     }
-    float h = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
-    float u = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
-    float m = fmaxf(h, u);
+    r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
+    r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
+    const Stat reg = take_group<K, N * V + 2>(r);
+    Stat grp[G > 0 ? G : 1];
 #pragma unroll
-    for (int k = 0; k < N; ++k) m = fmaxf(m, tree<V>(r + k * V, MaxOp()));
-    if (S > 0) kevo_cp_async_wait();
+    for (int g = 0; g < G; ++g) {
+        cp_async_wait_pending(G - 1 - g);
+        float m = NEG;
 #pragma unroll
-    for (int k = 0; k < S; ++k) {
-        if (v0 + t + (N + k) * THREADS < v1) {
-            float w[V];
-            XV::unpack(held[k * THREADS + t], w);
-            m = fmaxf(m, tree<V>(w, MaxOp()));
+        for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
+            if (v0 + t + (N + k) * THREADS < v1) {
+                float w[V];
+                XV::unpack(held[k * THREADS + t], w);
+                m = fmaxf(m, tree<V>(w, MaxOp()));
+            }
         }
-    }
-    const float mk = m == NEG ? 0.0f : m;  // a thread with only -inf: its exps are 0
-    float s = 0.0f;
+        const float key = m == NEG ? 0.0f : m;
+        float s = 0.0f;
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
+        for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
+            if (v0 + t + (N + k) * THREADS < v1) {
+                float w[V];
+                XV::unpack(held[k * THREADS + t], w);
 #pragma unroll
-        for (int e = 0; e < V; ++e) r[k * V + e] = exp2f((r[k * V + e] - mk) * L2E);
-        s += tree<V>(r + k * V, SumOp());
-    }
-#pragma unroll
-    for (int k = 0; k < S; ++k) {
-        if (v0 + t + (N + k) * THREADS < v1) {
-            float w[V];
-            XV::unpack(held[k * THREADS + t], w);
-#pragma unroll
-            for (int e = 0; e < V; ++e) w[e] = exp2f((w[e] - mk) * L2E);
-            s += tree<V>(w, SumOp());
-            if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);
+                for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
+                s += tree<V>(w, SumOp());
+                if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);
+                if constexpr (KEEP_HALF) held[k * THREADS + t] = HV::pack(w, 1.0f);
+            }
         }
+        grp[g] = Stat{m == NEG ? NEG : key, s};
     }
-    h = exp2f((h - mk) * L2E);
-    u = exp2f((u - mk) * L2E);
+    float mt = reg.m;
+#pragma unroll
+    for (int g = 0; g < G; ++g) mt = fmaxf(mt, grp[g].m);
+    float st = reg.m == NEG ? 0.0f : reg.s * K::exp_from(reg.m, mt);
+#pragma unroll
+    for (int g = 0; g < G; ++g) st += grp[g].m == NEG ? 0.0f : grp[g].s * K::exp_from(grp[g].m, mt);
     // Keys are plain maxima here: EXP_FAST merges them with __expf of their difference.
-    Stat st = group_reduce<THREADS, REDUCE_SHUFFLE>(Stat{m, s + h + u}, MergeOp<EXP_FAST>());
+    Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(Stat{mt, st}, MergeOp<EXP_FAST>());
     if (size > 1) {
-        if (t == 0) block_stat = make_float2(st.m, st.s);
+        if (t == 0) block_stat = make_float2(row.m, row.s);
         kevo_cluster_sync();
         const float2 q = (t & 31) < (int)size ? kevo_cluster_ld_f2(&block_stat, t & 31) : make_float2(NEG, 0.0f);
-        st = warp_reduce<32>(Stat{q.x, q.y}, MergeOp<EXP_FAST>());
+        row = warp_reduce<32>(Stat{q.x, q.y}, MergeOp<EXP_FAST>());
         kevo_cluster_arrive();  // done reading the peers' shared memory
     }
-    const float f = m == NEG ? 0.0f : exp2f((m - st.m) * L2E) / st.s;
+    const float inv = 1.0f / row.s;  // s >= 1 unless the row is all -inf: the row max adds exp(0)
+    const float fr = reg.m == NEG ? 0.0f : K::exp_from(reg.m, row.m) * inv;
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
-        if (i < v1) store<C::STORE>(yv + i, YV::pack(r + k * V, f));
+        if (i < v1) store<C::STORE>(yv + i, YV::pack(r + k * V, fr));
     }
 #pragma unroll
-    for (int k = 0; k < S; ++k) {
-        const int i = v0 + t + (N + k) * THREADS;
-        if (i < v1) {
-            float w[V];
-            XV::unpack(held[k * THREADS + t], w);
-            if constexpr (!KEEP) {
+    for (int g = 0; g < G; ++g) {
+        const float f = grp[g].m == NEG ? 0.0f : K::exp_from(grp[g].m, row.m) * inv;
+        const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 #pragma unroll
-                for (int e = 0; e < V; ++e) w[e] = exp2f((w[e] - mk) * L2E);
+        for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
+            const int i = v0 + t + (N + k) * THREADS;
+            if (i < v1) {
+                float w[V];
+                if constexpr (KEEP_HALF) {
+                    HV::unpack(held[k * THREADS + t], w);
+                } else {
+                    XV::unpack(held[k * THREADS + t], w);
+                }
+                if constexpr (!KEEP && !KEEP_HALF) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
+                }
+                store<C::STORE>(yv + i, YV::pack(w, f));
             }
-            store<C::STORE>(yv + i, YV::pack(w, f));
         }
     }
-    if (rank == 0 && t < p.head) store_one<C::STORE>(y + base + t, h, f);
-    if (rank == size - 1 && t < p.tail) store_one<C::STORE>(y + base + p.head + (long long)V * p.nv + t, u, f);
+    if (rank == 0 && t < p.head) store_one<C::STORE>(y + base + t, r[N * V], fr);
+    if (rank == size - 1 && t < p.tail) store_one<C::STORE>(y + base + p.head + (long long)V * p.nv + t, r[N * V + 1], fr);
     if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's pair
 }
 
@@ -849,12 +894,12 @@ struct BlockCfg {
     static constexpr bool ONLINE = false;
 };
 struct SplitCfg {
-    static constexpr int THREADS = 256;
-    static constexpr int VEC = 4;
+    static constexpr int THREADS = 512;
+    static constexpr int VEC = 2;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_LDCS;
+    static constexpr int EXP = EXP_ACCURATE;
+    static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -870,11 +915,11 @@ struct FusedCfg {
 };
 struct FusedStreamCfg {
     static constexpr int THREADS = 512;
-    static constexpr int VEC = 4;
+    static constexpr int VEC = 2;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_LDCS;
+    static constexpr int EXP = EXP_ACCURATE;
+    static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -883,6 +928,7 @@ struct FusedStreamCfg {
 struct ClusterCfg {
     static constexpr int LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_PLAIN;
+    static constexpr int GROUP = 0;
 };
 struct LoopCfg {
     static constexpr int THREADS = 512;
@@ -924,14 +970,14 @@ extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s48(const
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int cols, int chunks) {
     split_fused_stream<FusedStreamCfg>(x, y, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const kevo_bf16* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
+extern "C" __global__ void __launch_bounds__(512) softmax_split_stats(const kevo_bf16* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
     split_stats<SplitCfg>(x, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(256) softmax_split_norm(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
+extern "C" __global__ void __launch_bounds__(512) softmax_split_norm(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
     split_norm<SplitCfg>(x, y, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(1024) softmax_cluster_t1024_r4_s12(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int cols) {
-    cluster_rows<ClusterCfg, 1024, 4, 12>(x, y, cols);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_cluster_t512_r4_s8(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int cols) {
+    cluster_rows<ClusterCfg, 512, 4, 8>(x, y, cols);
 }
 extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n2(const kevo_bf16* __restrict__ x, kevo_bf16* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 128, 128, 2>(x, y, rows, cols);
