@@ -190,4 +190,28 @@ class GenomeTest {
                 DEFAULT.loopRows()).normalized();
         assertEquals(0, one.clusterRows().group(), "a group of the whole shared part is the single wait, 0");
     }
+
+    /**
+     * With fit, a row may take a block of half the threads or fewer, two or more to an SM, each thread keeping as many
+     * shared vectors: those blocks must fit the SM as many at a time. A 1024-thread block alone may keep 14 vectors a
+     * thread (224 KB); two 512-thread blocks of 14 would not fit.
+     */
+    @Test
+    void fittedSmallerBlocksKeepTheirSharedMemoryWithinTheirShareOfTheSm() {
+        for (boolean fit : new boolean[] {false, true}) {
+            Genome.ClusterRows most = new Genome.ClusterRows(32768, 8, 1024, 2, 14, 0, fit, Genome.LoadHint.PLAIN,
+                    Genome.StoreHint.PLAIN);
+            Genome.ClusterRows c = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), most,
+                    DEFAULT.loopRows()).normalized(Precision.BF16).clusterRows();
+            assertEquals(fit, !c.fittedThreads(Precision.BF16).isEmpty());
+            for (int threads : c.fittedThreads(Precision.BF16)) {
+                long perBlock = (long) threads * c.smemVecs() * 16 + Genome.Fused.SMEM_OVERHEAD_PER_BLOCK;
+                assertTrue(perBlock * (1024 / threads) <= Genome.Fused.SMEM_BYTES_PER_SM,
+                        threads + " threads of " + c.smemVecs() + " vectors: " + perBlock + " bytes a block");
+            }
+            if (!fit) {
+                assertEquals(14, c.smemVecs(), "without fit the 1024-thread block alone keeps its 14");
+            }
+        }
+    }
 }
