@@ -36,7 +36,10 @@ final class LaunchGate implements AutoCloseable {
     @Override
     public void close() {
         open();
-        gpu.synchronize();
-        flag.close();
+        try {
+            gpu.synchronize();
+        } finally {
+            flag.close();  // a context that failed to synchronize runs no gate kernel any more
+        }
     }
 }
