@@ -512,6 +512,23 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
 }
 
+// A thread's groups (the register part's, then G more) merged into one (max, sum): the max first, then each group's
+// sum rescaled to it once.
+template <class K, int G> __device__ __forceinline__ Stat merge_groups(Stat reg, const Stat* grp) {
+    float m = reg.m;
+#pragma unroll
+    for (int g = 0; g < G; ++g) m = fmaxf(m, grp[g].m);
+    float s = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_from(reg.m, m);
+#pragma unroll
+    for (int g = 0; g < G; ++g) s += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_from(grp[g].m, m);
+    return Stat{m, s};
+}
+
+// What a group's exponentials are scaled by at the write, given the row's max and 1 / its sum; 0 for an all -inf group.
+template <class K> __device__ __forceinline__ float group_scale(Stat group, float rowMax, float inv) {
+    return group.m == -KEVO_INF ? 0.0f : K::exp_from(group.m, rowMax) * inv;
+}
+
 // A thread's j-th vector of V floats in shared memory, in planes of up to four floats with the THREADS threads'
 // slots of a plane side by side, so that a warp's access to a plane is consecutive: 32-byte slots (a 16-bit
 // x's 8 elements) side by side would spread each 16-byte access of a warp over twice the banks' rows.
@@ -609,19 +626,14 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         }
         grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
     }
-    float kt = reg.m;
-#pragma unroll
-    for (int g = 0; g < G; ++g) kt = fmaxf(kt, grp[g].m);
-    float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_from(reg.m, kt);
-#pragma unroll
-    for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_from(grp[g].m, kt);
-    const float kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
-    const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_from(kt, kb), SumOp());
+    const Stat th = merge_groups<K, G>(reg, grp);
+    const float kb = group_reduce<THREADS, C::REDUCE>(th.m, MaxOp());
+    const float sb = group_reduce<THREADS, C::REDUCE>(th.m == -KEVO_INF ? 0.0f : th.s * K::exp_from(th.m, kb), SumOp());
     const unsigned tag = launch_tag();
     publish_partial(tag, Stat{kb, sb});
     const Stat rs = await_row<C, THREADS>(tag, chunks);
     const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
-    const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_from(reg.m, rs.m) * inv;
+    const float fr = group_scale<K>(reg, rs.m, inv);
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -629,7 +641,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-        const float f = grp[g].m == -KEVO_INF ? 0.0f : K::exp_from(grp[g].m, rs.m) * inv;
+        const float f = group_scale<K>(grp[g], rs.m, inv);
 #pragma unroll
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
@@ -781,14 +793,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         }
         grp[g] = Stat{m == NEG ? NEG : key, s};
     }
-    float mt = reg.m;
-#pragma unroll
-    for (int g = 0; g < G; ++g) mt = fmaxf(mt, grp[g].m);
-    float st = reg.m == NEG ? 0.0f : reg.s * K::exp_from(reg.m, mt);
-#pragma unroll
-    for (int g = 0; g < G; ++g) st += grp[g].m == NEG ? 0.0f : grp[g].s * K::exp_from(grp[g].m, mt);
     // Keys are plain maxima here: EXP_FAST merges them with __expf of their difference.
-    Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(Stat{mt, st}, MergeOp<EXP_FAST>());
+    Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(merge_groups<K, G>(reg, grp), MergeOp<EXP_FAST>());
     if (size > 1) {
         if (t == 0) block_stat = make_float2(row.m, row.s);
         kevo_cluster_sync();
@@ -797,7 +803,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         kevo_cluster_arrive();  // done reading the peers' shared memory
     }
     const float inv = 1.0f / row.s;  // s >= 1 unless the row is all -inf: the row max adds exp(0)
-    const float fr = reg.m == NEG ? 0.0f : K::exp_from(reg.m, row.m) * inv;
+    const float fr = group_scale<K>(reg, row.m, inv);
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
@@ -805,7 +811,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-        const float f = grp[g].m == NEG ? 0.0f : K::exp_from(grp[g].m, row.m) * inv;
+        const float f = group_scale<K>(grp[g], row.m, inv);
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 #pragma unroll
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
