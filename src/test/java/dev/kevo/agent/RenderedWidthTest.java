@@ -103,8 +103,6 @@ class RenderedWidthTest {
             assertEquals(e.getValue(), resolve(e.getKey(), "1024x1000").launches().getFirst().kernel(),
                     e.getKey().toString());
         }
-        Genome.ClusterRows c = BuiltinAgent.namedGenomes(Precision.FP16).get("default").clusterRows();
-        assertEquals(List.of(1024, 4, 12), List.of(c.threads(), c.regVecs(), c.smemVecs()));
         ResolvedPlan.Launch lmHead = resolve(Precision.FP16, "2048x128256").launches().getFirst();
         assertEquals("softmax_cluster_t512_r4_s8", lmHead.kernel());
         assertEquals((128256 + 512 * 8 * 12 - 1) / (512 * 8 * 12), lmHead.cluster());
@@ -112,31 +110,36 @@ class RenderedWidthTest {
     }
 
     /**
-     * The 16-bit default holds a long row of many in a 1024-thread block (131072 columns), and with {@code fit} a
-     * row that half the block holds takes a 512-thread block of its own: two rows share an SM, where one row of 50257
-     * columns would fill a third of the large block and hold the SM alone. Past one block, clusters of large blocks.
+     * Long rows of many held by 1024-thread blocks (131072 16-bit columns each): with {@code fit}, a row that half the
+     * block holds takes a 512-thread block of its own, so that two rows share an SM, where one row of 50257 columns
+     * would fill a third of the large block and hold the SM alone. Past one block, clusters of large blocks.
      */
     @Test
     void aRowThatASmallerBlockHoldsWholeTakesTheSmallestSuchBlockWithoutACluster() {
-        ResolvedPlan.Launch gpt2 = resolveDefault(Precision.BF16, "4096x50257").launches().getFirst();
+        ResolvedPlan.Launch gpt2 = resolveLarge("4096x50257").launches().getFirst();
         assertEquals(List.of("softmax_cluster_t512_r4_s12", 4096, 512, 1), List.of(gpt2.kernel(), gpt2.grid(),
                 gpt2.block(), gpt2.cluster()));
         assertEquals(512 * 12 * 16, gpt2.smem());
-        ResolvedPlan.Launch llama3 = resolveDefault(Precision.BF16, "2048x128256").launches().getFirst();
+        ResolvedPlan.Launch llama3 = resolveLarge("2048x128256").launches().getFirst();
         assertEquals(List.of("softmax_cluster_t1024_r4_s12", 2048, 1024, 1), List.of(llama3.kernel(), llama3.grid(),
                 llama3.block(), llama3.cluster()));
-        ResolvedPlan.Launch gemma = resolveDefault(Precision.BF16, "512x262144").launches().getFirst();
+        ResolvedPlan.Launch gemma = resolveLarge("512x262144").launches().getFirst();
         assertEquals(List.of("softmax_cluster_t1024_r4_s12", 1024, 2), List.of(gemma.kernel(), gemma.grid(),
                 gemma.cluster()));
-        Genome.ClusterRows unfitted = BuiltinAgent.defaultGenome(Precision.BF16).clusterRows();
-        assertEquals(List.of(), new Genome.ClusterRows(unfitted.minCols(), unfitted.maxCluster(), unfitted.threads(),
-                unfitted.regVecs(), unfitted.smemVecs(), unfitted.group(), false, unfitted.load(), unfitted.store())
-                .fittedThreads(Precision.BF16), "without fit, every row of the regime takes the large blocks");
+        assertEquals(List.of(), largeBlocks(false).clusterRows().fittedThreads(Precision.BF16),
+                "without fit, every row of the regime takes the large blocks");
     }
 
-    private static ResolvedPlan resolveDefault(Precision dtype, String shape) {
-        KernelFile file = ContractParser.parse("default.cu", null,
-                KernelRenderer.render(BuiltinAgent.defaultGenome(dtype), dtype));
+    /** The 16-bit default with its long rows of many in 1024-thread blocks, 4 vectors in registers and 12 shared. */
+    private static Genome largeBlocks(boolean fit) {
+        Genome d = BuiltinAgent.defaultGenome(Precision.BF16);
+        return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(32768, 8, 1024, 4, 12,
+                0, fit, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN), d.loopRows()).normalized(Precision.BF16);
+    }
+
+    private static ResolvedPlan resolveLarge(String shape) {
+        KernelFile file = ContractParser.parse("large.cu", null,
+                KernelRenderer.render(largeBlocks(true), Precision.BF16));
         return PlanResolver.resolve(file, Shape.parse(shape), 132);
     }
 
