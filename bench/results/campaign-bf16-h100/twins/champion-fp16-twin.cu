@@ -1,8 +1,8 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 1024 a row per 16-32 lanes, cols <= 16384 a row per block of 128-512 threads; cols >= 8192 with rows <= sms * 2: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 32768 < cols <= 393216: a row on chip per cluster of up to 8 blocks of 512 threads (32 floats each in registers, 64 in shared memory); else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 1024 a row per 16-32 lanes, cols <= 16384 a row per block of 128-512 threads; cols >= 8192 with rows <= sms * 2: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 65536 < cols <= 524288: a row on chip per cluster of up to 8 blocks of 512 threads (32 floats each in registers, 96 in shared memory, exponentials taken 32 at a time as they land); else a block per row, two reads",
   "dtype": "fp16",
-  "workspace": "rows * max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
+  "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
     { "when": "cols <= 128", "launches": [
       { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 8)", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
@@ -23,10 +23,10 @@
     { "when": "((cols >= 8192 && rows <= sms * 2) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
       { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
     { "when": "(cols >= 8192 && rows <= sms * 2) || cols > 2097152", "launches": [
-      { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 512, "args": ["x", "ws", "cols", "max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
-      { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 512, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 2097152), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
-    { "when": "cols > 32768 && cols <= 393216", "launches": [
-      { "kernel": "softmax_cluster_t512_r4_s8", "grid": "rows * cdiv(cols, 49152)", "block": 512, "smem": "65536", "cluster": "cdiv(cols, 49152)", "args": ["x", "y", "cols"] } ] },
+      { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
+      { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
+    { "when": "cols > 65536 && cols <= 524288", "launches": [
+      { "kernel": "softmax_cluster_t512_r4_s12_g4", "grid": "rows * cdiv(cols, 65536)", "block": 512, "smem": "98304", "cluster": "cdiv(cols, 65536)", "args": ["x", "y", "cols"] } ] },
     { "when": "cols <= 2048", "launches": [
       { "kernel": "softmax_block_t128_n2", "grid": "rows", "block": 128, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 4096", "launches": [
@@ -43,7 +43,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":128,"vec":4,"online":false,"exp":"FAST","load":"LDG","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":512,"elems":16,"vec":4,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"LDG","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":200,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":512,"vec":1,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"ACCURATE","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":6,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":32768,"maxCluster":8,"threads":512,"regVecs":4,"smemVecs":8,"group":0,"fit":true,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":1024,"minLanes":16,"growth":2,"threads":128,"vec":4,"online":false,"exp":"FAST","load":"LDG","store":"STCG"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":512,"elems":16,"vec":4,"online":false,"reduce":"SHUFFLE","exp":"FAST","load":"LDG","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":200,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":2,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":6,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"STCS"}},"cluster":{"minCols":65536,"maxCluster":8,"threads":512,"regVecs":4,"smemVecs":12,"group":4,"fit":true,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -559,6 +559,23 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
 }
 
+// A thread's groups (the register part's, then G more) merged into one (max, sum): the max first, then each group's
+// sum rescaled to it once.
+template <class K, int G> __device__ __forceinline__ Stat merge_groups(Stat reg, const Stat* grp) {
+    float m = reg.m;
+#pragma unroll
+    for (int g = 0; g < G; ++g) m = fmaxf(m, grp[g].m);
+    float s = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_from(reg.m, m);
+#pragma unroll
+    for (int g = 0; g < G; ++g) s += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_from(grp[g].m, m);
+    return Stat{m, s};
+}
+
+// What a group's exponentials are scaled by at the write, given the row's max and 1 / its sum; 0 for an all -inf group.
+template <class K> __device__ __forceinline__ float group_scale(Stat group, float rowMax, float inv) {
+    return group.m == -KEVO_INF ? 0.0f : K::exp_from(group.m, rowMax) * inv;
+}
+
 // A thread's j-th vector of V floats in shared memory, in planes of up to four floats with the THREADS threads'
 // slots of a plane side by side, so that a warp's access to a plane is consecutive: 32-byte slots (a 16-bit
 // x's 8 elements) side by side would spread each 16-byte access of a warp over twice the banks' rows.
@@ -656,19 +673,14 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         }
         grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
     }
-    float kt = reg.m;
-#pragma unroll
-    for (int g = 0; g < G; ++g) kt = fmaxf(kt, grp[g].m);
-    float st = reg.m == -KEVO_INF ? 0.0f : reg.s * K::exp_from(reg.m, kt);
-#pragma unroll
-    for (int g = 0; g < G; ++g) st += grp[g].m == -KEVO_INF ? 0.0f : grp[g].s * K::exp_from(grp[g].m, kt);
-    const float kb = group_reduce<THREADS, C::REDUCE>(kt, MaxOp());
-    const float sb = group_reduce<THREADS, C::REDUCE>(kt == -KEVO_INF ? 0.0f : st * K::exp_from(kt, kb), SumOp());
+    const Stat th = merge_groups<K, G>(reg, grp);
+    const float kb = group_reduce<THREADS, C::REDUCE>(th.m, MaxOp());
+    const float sb = group_reduce<THREADS, C::REDUCE>(th.m == -KEVO_INF ? 0.0f : th.s * K::exp_from(th.m, kb), SumOp());
     const unsigned tag = launch_tag();
     publish_partial(tag, Stat{kb, sb});
     const Stat rs = await_row<C, THREADS>(tag, chunks);
     const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
-    const float fr = reg.m == -KEVO_INF ? 0.0f : K::exp_from(reg.m, rs.m) * inv;
+    const float fr = group_scale<K>(reg, rs.m, inv);
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -676,7 +688,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-        const float f = grp[g].m == -KEVO_INF ? 0.0f : K::exp_from(grp[g].m, rs.m) * inv;
+        const float f = group_scale<K>(grp[g], rs.m, inv);
 #pragma unroll
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
@@ -828,14 +840,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         }
         grp[g] = Stat{m == NEG ? NEG : key, s};
     }
-    float mt = reg.m;
-#pragma unroll
-    for (int g = 0; g < G; ++g) mt = fmaxf(mt, grp[g].m);
-    float st = reg.m == NEG ? 0.0f : reg.s * K::exp_from(reg.m, mt);
-#pragma unroll
-    for (int g = 0; g < G; ++g) st += grp[g].m == NEG ? 0.0f : grp[g].s * K::exp_from(grp[g].m, mt);
     // Keys are plain maxima here: EXP_FAST merges them with __expf of their difference.
-    Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(Stat{mt, st}, MergeOp<EXP_FAST>());
+    Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(merge_groups<K, G>(reg, grp), MergeOp<EXP_FAST>());
     if (size > 1) {
         if (t == 0) block_stat = make_float2(row.m, row.s);
         kevo_cluster_sync();
@@ -844,7 +850,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         kevo_cluster_arrive();  // done reading the peers' shared memory
     }
     const float inv = 1.0f / row.s;  // s >= 1 unless the row is all -inf: the row max adds exp(0)
-    const float fr = reg.m == NEG ? 0.0f : K::exp_from(reg.m, row.m) * inv;
+    const float fr = group_scale<K>(reg, row.m, inv);
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
@@ -852,7 +858,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-        const float f = grp[g].m == NEG ? 0.0f : K::exp_from(grp[g].m, row.m) * inv;
+        const float f = group_scale<K>(grp[g], row.m, inv);
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 #pragma unroll
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
@@ -881,7 +887,7 @@ struct ShortCfg {
     static constexpr int VEC = 8;
     static constexpr int EXP = EXP_FAST;
     static constexpr int LOAD = LOAD_LDG;
-    static constexpr int STORE = STORE_PLAIN;
+    static constexpr int STORE = STORE_STCG;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
@@ -894,11 +900,11 @@ struct BlockCfg {
     static constexpr bool ONLINE = false;
 };
 struct SplitCfg {
-    static constexpr int THREADS = 512;
-    static constexpr int VEC = 2;
+    static constexpr int THREADS = 256;
+    static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_ACCURATE;
+    static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
@@ -910,15 +916,15 @@ struct FusedCfg {
     static constexpr int VEC = 8;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_PLAIN;
+    static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
 };
 struct FusedStreamCfg {
     static constexpr int THREADS = 512;
-    static constexpr int VEC = 2;
+    static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_ACCURATE;
+    static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
@@ -928,7 +934,7 @@ struct FusedStreamCfg {
 struct ClusterCfg {
     static constexpr int LOAD = LOAD_PLAIN;
     static constexpr int STORE = STORE_PLAIN;
-    static constexpr int GROUP = 0;
+    static constexpr int GROUP = 4;
 };
 struct LoopCfg {
     static constexpr int THREADS = 512;
@@ -970,14 +976,14 @@ extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e32_s48(const
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_stream(const kevo_half* __restrict__ x, kevo_half* __restrict__ y, int cols, int chunks) {
     split_fused_stream<FusedStreamCfg>(x, y, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512) softmax_split_stats(const kevo_half* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
+extern "C" __global__ void __launch_bounds__(256) softmax_split_stats(const kevo_half* __restrict__ x, float2* __restrict__ ws, int cols, int chunks) {
     split_stats<SplitCfg>(x, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512) softmax_split_norm(const kevo_half* __restrict__ x, kevo_half* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
+extern "C" __global__ void __launch_bounds__(256) softmax_split_norm(const kevo_half* __restrict__ x, kevo_half* __restrict__ y, const float2* __restrict__ ws, int cols, int chunks) {
     split_norm<SplitCfg>(x, y, ws, cols, chunks);
 }
-extern "C" __global__ void __launch_bounds__(512, 2) softmax_cluster_t512_r4_s8(const kevo_half* __restrict__ x, kevo_half* __restrict__ y, int cols) {
-    cluster_rows<ClusterCfg, 512, 4, 8>(x, y, cols);
+extern "C" __global__ void __launch_bounds__(512, 2) softmax_cluster_t512_r4_s12_g4(const kevo_half* __restrict__ x, kevo_half* __restrict__ y, int cols) {
+    cluster_rows<ClusterCfg, 512, 4, 12>(x, y, cols);
 }
 extern "C" __global__ void __launch_bounds__(128) softmax_block_t128_n2(const kevo_half* __restrict__ x, kevo_half* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 128, 128, 2>(x, y, rows, cols);

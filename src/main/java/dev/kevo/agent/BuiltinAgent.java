@@ -101,15 +101,15 @@ public final class BuiltinAgent implements Agent {
 
     /**
      * {@link #defaultGenome()} for float32; for a 16-bit x, the champion of the fifth 10-minute bf16 campaign
-     * (bench/results/campaign-bf16-h100/), the best 16-bit design measured: 16-byte accesses of 8 elements
-     * everywhere, rows of up to 1024 columns on 16 lanes or more in 128-thread blocks, blocks of 128 to 512 threads
-     * holding 16 elements a thread and then 32 up to 16384 columns, few long rows split over two 512-thread blocks
-     * per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 32768 columns of many
-     * held across a cluster of 512-thread blocks, 32 elements a thread in registers and 64 in shared memory; with
+     * (bench/results/dtypes-h100/campaign-bf16-10min-5/), the best 16-bit design measured then: 16-byte accesses of 8
+     * elements everywhere, rows of up to 1024 columns on 16 lanes or more in 128-thread blocks, blocks of 128 to 512
+     * threads holding 16 elements a thread and then 32 up to 16384 columns, few long rows split over two 512-thread
+     * blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 32768 columns of
+     * many held across a cluster of 512-thread blocks, 32 elements a thread in registers and 64 in shared memory; with
      * {@code fit}, a row that a smaller block holds whole takes one of its own. Two 512-thread blocks to an SM held
-     * 512x262144 at 0.85 of the copy where one 1024-thread block, the default before, held it at 0.81. Its two-launch
-     * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays
-     * the earlier default's.
+     * 512x262144 faster than one 1024-thread block, the default before (measured in that folder). Its two-launch
+     * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays the
+     * earlier default's. Campaigns that start from it: bench/results/campaign-bf16-h100/.
      */
     public static Genome defaultGenome(Precision dtype) {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();
