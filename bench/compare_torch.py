@@ -134,7 +134,10 @@ class Cuda:
         """Everything a launch needs, resolved once, so that a timed launch is one foreign call."""
         holders = [ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_int(a) for a in args]
         params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
-        if smem > 48 * 1024:
+        # Static and dynamic shared memory together may take 48 KB without asking (as kevo's Module and export do).
+        static = ctypes.c_int()
+        self.check(self.cu.cuFuncGetAttribute(ctypes.byref(static), 1, f), "cuFuncGetAttribute(static shared)")
+        if smem > 48 * 1024 - static.value:
             self.check(self.cu.cuFuncSetAttribute(f, 8, smem), "cuFuncSetAttribute(max dynamic shared)")
         s = ctypes.c_void_p(stream)
         if cluster > 1:
