@@ -180,6 +180,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * exchanged once in distributed shared memory: x is read once. {@code 1024 / threads} blocks share an SM, so one
      * loads while another reduces.
      *
+     * @param minCols at most the block regime's {@code maxCols} once normalized, so that the two leave no rows of many
+     *     between them to the loop regime's two reads
      * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
      * @param group 0: a thread takes its exponentials once its whole share has landed; n: in groups of n of its shared
      *     vectors as each lands (one cp.async group each, against the group's own max), so that the last bytes are
@@ -323,8 +325,9 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * thread and vectors held are bounded by what those vectors need and what registers hold.
      */
     public Genome normalized(Precision dtype) {
-        return new Genome(normalize(shortRows, dtype), normalize(blockRows, dtype), normalize(splitRows, dtype),
-                normalize(clusterRows, dtype), normalize(loopRows, dtype));
+        BlockRows block = normalize(blockRows, dtype);
+        return new Genome(normalize(shortRows, dtype), block, normalize(splitRows, dtype),
+                normalize(clusterRows, block.maxCols(), dtype), normalize(loopRows, dtype));
     }
 
     private static ShortRows normalize(ShortRows s, Precision dtype) {
@@ -379,7 +382,12 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
                 pass.exp(), pass.statsLoad(), pass.normLoad(), pass.store()), dtype);
     }
 
-    private static ClusterRows normalize(ClusterRows c, Precision dtype) {
+    /**
+     * The cluster regime starts no later than the block regime ends ({@code blockMaxCols}): a row of many that no
+     * block holds is held on chip, not left to the loop regime, which reads it twice and keeps it in L2 between the
+     * reads only while its blocks' rows fit there (bench/results/campaign-bf16-h100/mincols/).
+     */
+    private static ClusterRows normalize(ClusterRows c, int blockMaxCols, Precision dtype) {
         int threads = pow2(c.threads(), 128, 1024);
         // Its vectors are 16 bytes of x: floats in registers, x as it is (cp.async's copy) in shared memory.
         int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4, dtype) / vecElems(4, dtype));
@@ -392,7 +400,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
         // A group of all the shared vectors, or more, is the one wait of group 0.
         int group = c.group() <= 0 || c.group() >= smemVecs ? 0 : c.group();
-        return new ClusterRows(clamp(c.minCols(), 1024, 1 << 22), maxCluster, threads, regVecs, smemVecs, group,
+        int minCols = clamp(c.minCols(), 1024, Math.max(1024, Math.min(1 << 22, blockMaxCols)));
+        return new ClusterRows(minCols, maxCluster, threads, regVecs, smemVecs, group,
                 c.fit(), c.load(), c.store());
     }
 

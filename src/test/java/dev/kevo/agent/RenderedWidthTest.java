@@ -130,6 +130,28 @@ class RenderedWidthTest {
                 "without fit, every row of the regime takes the large blocks");
     }
 
+    /**
+     * However late a genome's cluster regime asks to start, a row of many past what the block regime holds is held
+     * by a cluster, in every dtype: the loop regime would read it twice. A genome that left rows of 16384-131072
+     * columns to the loop fails here.
+     */
+    @Test
+    void aRowOfManyThatNoBlockHoldsIsHeldByAClusterNotReadTwice() {
+        for (Precision dtype : Precision.SUPPORTED) {
+            Genome d = BuiltinAgent.defaultGenome(dtype);
+            Genome.ClusterRows c = d.clusterRows();
+            Genome late = new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(1 << 17,
+                    c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store()),
+                    d.loopRows()).normalized(dtype);
+            KernelFile file = ContractParser.parse("late.cu", null, KernelRenderer.render(late, dtype));
+            int past = late.blockRows().maxCols() + 1;
+            for (String shape : List.of("4096x" + past, "4096x50257", "4096x65536", "2048x128256")) {
+                String kernel = PlanResolver.resolve(file, Shape.parse(shape), 132).launches().getFirst().kernel();
+                assertTrue(kernel.startsWith("softmax_cluster_"), dtype + " " + shape + ": " + kernel);
+            }
+        }
+    }
+
     /** The 16-bit default with its long rows of many in 1024-thread blocks, 4 vectors in registers and 12 shared. */
     private static Genome largeBlocks(boolean fit) {
         Genome d = BuiltinAgent.defaultGenome(Precision.BF16);
