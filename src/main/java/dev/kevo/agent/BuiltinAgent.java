@@ -104,12 +104,13 @@ public final class BuiltinAgent implements Agent {
      * (bench/results/dtypes-h100/campaign-bf16-10min-5/), the best 16-bit design measured then: 16-byte accesses of 8
      * elements everywhere, rows of up to 1024 columns on 16 lanes or more in 128-thread blocks, blocks of 128 to 512
      * threads holding 16 elements a thread and then 32 up to 16384 columns, few long rows split over two 512-thread
-     * blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 32768 columns of
-     * many held across a cluster of 512-thread blocks, 32 elements a thread in registers and 64 in shared memory; with
-     * {@code fit}, a row that a smaller block holds whole takes one of its own. Two 512-thread blocks to an SM held
-     * 512x262144 faster than one 1024-thread block, the default before (measured in that folder). Its two-launch
-     * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays the
-     * earlier default's. Campaigns that start from it: bench/results/campaign-bf16-h100/.
+     * blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 16384 columns of
+     * many (the champion's 32768, capped where its block rows end) held across a cluster of 512-thread blocks, 32
+     * elements a thread in registers and 64 in shared memory; with {@code fit}, a row that a smaller block holds whole
+     * takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread block, the
+     * default before (measured in that folder). Its two-launch split pass, which serves only rows too long for the
+     * one-launch plans and which no campaign has timed, stays the earlier default's. Campaigns that start from it:
+     * bench/results/campaign-bf16-h100/.
      */
     public static Genome defaultGenome(Precision dtype) {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();
@@ -122,7 +123,7 @@ public final class BuiltinAgent implements Agent {
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
-            new ClusterRows(32768, 8, 512, 4, 8, 0, true, LoadHint.PLAIN, StoreHint.PLAIN),
+            new ClusterRows(16384, 8, 512, 4, 8, 0, true, LoadHint.PLAIN, StoreHint.PLAIN),
             new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCS)));
 
