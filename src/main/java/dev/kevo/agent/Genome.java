@@ -185,8 +185,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
      * @param group 0: a thread takes its exponentials once its whole share has landed; n: in groups of n of its shared
      *     vectors as each lands (one cp.async group each, against the group's own max), so that the last bytes are
-     *     followed by a group's exponentials rather than the whole share's. Faster where a block's share fills it; where
-     *     a row fills half its block, the groups' waits cost more than they hide
+     *     followed by a group's exponentials rather than the whole share's. Faster where a block's share fills it;
+     *     where a row fills half its block, the groups' waits cost more than they hide
      * @param fit a row that a block of fewer threads holds whole (halving {@code threads}, down to 128, with the same
      *     vectors a thread) takes the smallest such block, without a cluster: a block sized to its row leaves room on
      *     the SM for more rows at once, where a row filling a third of a large block holds the SM alone
@@ -400,9 +400,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
         // A group of all the shared vectors, or more, is the one wait of group 0.
         int group = c.group() <= 0 || c.group() >= smemVecs ? 0 : c.group();
-        int minCols = clamp(c.minCols(), 1024, Math.max(1024, Math.min(1 << 22, blockMaxCols)));
-        return new ClusterRows(minCols, maxCluster, threads, regVecs, smemVecs, group,
-                c.fit(), c.load(), c.store());
+        int minCols = clamp(c.minCols(), 1024, Math.max(1024, blockMaxCols));
+        return new ClusterRows(minCols, maxCluster, threads, regVecs, smemVecs, group, c.fit(), c.load(), c.store());
     }
 
     private static LoopRows normalize(LoopRows l, Precision dtype) {
