@@ -77,9 +77,12 @@ public final class BuiltinAgent implements Agent {
 
     /**
      * The strongest design we know without measuring: a warp per row (two rows per warp up to 64 columns)
-     * with the row in registers and 16-byte accesses up to 1024 columns; a block per row in registers up to
-     * 16384, with scalar accesses: at 16 floats per thread that stays within 32 registers, two 1024-thread
-     * blocks per SM (16-byte accesses and their peeling take 40); rows of 8192+ columns with no more rows
+     * with the row in registers and 16-byte accesses up to 512 columns; a block per row in registers up to
+     * 16384, with scalar accesses, 8 floats per thread in 128-thread blocks up to 1024 columns and 16 beyond
+     * (within 32 registers, two 1024-thread blocks per SM; 16-byte accesses and their peeling take 40). A warp
+     * holding 32 floats a lane made rows of 513 to 1024 columns wait on the longest chain of loads and
+     * exponentials; a block spreads them over four times the threads (bench/results/short-to-block-h100/). Rows
+     * of 8192+ columns with no more rows
      * than SMs split over the whole GPU in one launch, two 512-thread blocks per SM exchanging partials,
      * each chunk in registers (up to 32 floats per thread) and shared memory (52 more), which holds a 1x10^7
      * row on an H100, or, when too long, streamed twice; a block per row reading twice beyond that. (Two
@@ -87,8 +90,8 @@ public final class BuiltinAgent implements Agent {
      */
     public static Genome defaultGenome() {
         return new Genome(
-                new ShortRows(1024, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN),
-                new BlockRows(16384, 128, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                new ShortRows(512, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN),
+                new BlockRows(16384, 128, 1024, 16, 8, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                         StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
@@ -118,7 +121,7 @@ public final class BuiltinAgent implements Agent {
 
     private static final Genome SIXTEEN_BIT = new Genome(
             new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
-            new BlockRows(16384, 128, 512, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
+            new BlockRows(16384, 128, 512, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                     StoreHint.PLAIN),
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
@@ -156,7 +159,7 @@ public final class BuiltinAgent implements Agent {
         named.put("default", defaultGenome(dtype));
         named.put("register-rows", new Genome(
                 new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN),
-                new BlockRows(16384, 256, 1024, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
+                new BlockRows(16384, 256, 1024, 8, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
                         StoreHint.PLAIN),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN), Fused.OFF),
@@ -165,7 +168,7 @@ public final class BuiltinAgent implements Agent {
                         LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
         named.put("online", new Genome(
                 new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
-                new BlockRows(16384, 128, 1024, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
+                new BlockRows(16384, 128, 1024, 8, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         StoreHint.PLAIN),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
@@ -174,7 +177,7 @@ public final class BuiltinAgent implements Agent {
                         LoadHint.LDCS, StoreHint.STCS))));
         named.put("wide", new Genome(
                 new ShortRows(1024, 8, 4, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS),
-                new BlockRows(32768, 256, 1024, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
+                new BlockRows(32768, 256, 1024, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
                         StoreHint.STCS),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),

@@ -78,11 +78,14 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
 
     /**
      * Rows held in a block's registers, {@code cols <= maxCols}. Buckets: {@code minThreads} threads with
-     * {@code elems} elements each (at least one vector), threads doubling up to {@code maxThreads}, then elements
-     * doubling.
+     * {@code firstElems} elements each, elements doubling up to {@code elems} (each at least one vector), then threads
+     * doubling up to {@code maxThreads}, then elements doubling again.
+     *
+     * @param firstElems elements per thread of the narrowest bucket, at most {@code elems}: the rows just past the
+     *     short regime's take all of a small block's threads without carrying {@code elems} registers a thread
      */
-    public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int vec, boolean online,
-                            Reduce reduce, ExpMode exp, LoadHint load, StoreHint store) {
+    public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int firstElems, int vec,
+                            boolean online, Reduce reduce, ExpMode exp, LoadHint load, StoreHint store) {
         public BlockRows {
             nonNull(reduce, exp, load, store);
         }
@@ -255,7 +258,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
 
     /**
      * Reads a stored genome. Missing keys take the default genome's values, so genomes stored before a gene
-     * was added still load; unknown keys and wrong types are errors.
+     * was added still load; unknown keys and wrong types are errors. A block regime stored before
+     * {@code firstElems} existed keeps its own {@code elems} there, so that it renders the kernels it was judged by.
      *
      * @throws IllegalArgumentException when the JSON is not a genome
      */
@@ -265,6 +269,10 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         }
         ObjectNode merged = (ObjectNode) defaults.toJson();
         overlay(merged, node);
+        JsonNode block = node.get("block");
+        if (block != null && block.has("elems") && !block.has("firstElems")) {
+            ((ObjectNode) merged.get("block")).set("firstElems", block.get("elems"));
+        }
         try {
             return JSON.treeToValue(merged, Genome.class);
         } catch (JsonProcessingException e) {
@@ -344,8 +352,9 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int vec = vec(b.vec());
         int budget = registerElems(maxThreads, vec, dtype);
         int elems = pow2(b.elems(), vecElems(vec, dtype), budget);
-        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * budget), minThreads, maxThreads, elems, vec,
-                b.online(), b.reduce(), b.exp(), b.load(), b.store());
+        return new BlockRows(clamp(b.maxCols(), 1, maxThreads * budget), minThreads, maxThreads, elems,
+                pow2(b.firstElems(), vecElems(vec, dtype), elems), vec, b.online(), b.reduce(), b.exp(), b.load(),
+                b.store());
     }
 
     private static Streaming normalize(Streaming p, Precision dtype) {

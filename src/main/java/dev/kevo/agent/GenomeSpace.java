@@ -210,6 +210,7 @@ public final class GenomeSpace {
                 new Gene("block.minThreads", new Pow2(32, 1024)),
                 new Gene("block.maxThreads", new Pow2(128, 1024)),
                 new Gene("block.elems", new Pow2(1, 32)),
+                new Gene("block.firstElems", new Pow2(1, 32)),
                 new Gene("block.vec", VEC),
                 new Gene("block.online", Choice.flag()),
                 new Gene("block.reduce", Choice.of(Genome.Reduce.class)),

@@ -163,19 +163,24 @@ public final class KernelRenderer {
         }
     }
 
-    /** Block buckets: threads double from minThreads to maxThreads, then elements per thread double. */
+    /**
+     * Block buckets: elements per thread double from firstElems to elems, then threads from minThreads to
+     * maxThreads, then elements again.
+     */
     static List<Bucket> blockBuckets(Genome.BlockRows b, Precision dtype) {
         List<Bucket> out = new ArrayList<>();
         int perVec = Genome.vecElems(b.vec(), dtype);
         int threads = b.minThreads();
-        int vectors = b.elems() / perVec;
+        int vectors = b.firstElems() / perVec;
         while (true) {
             int cap = threads * vectors * perVec;
             out.add(new Bucket(threads, vectors, Math.min(cap, b.maxCols())));
             if (cap >= b.maxCols()) {
                 return out;
             }
-            if (threads < b.maxThreads()) {
+            if (vectors * perVec < b.elems()) {
+                vectors *= 2;
+            } else if (threads < b.maxThreads()) {
                 threads *= 2;
             } else {
                 vectors *= 2;

@@ -61,6 +61,22 @@ class GenomeTest {
         assertThrows(IllegalArgumentException.class, () -> Genome.fromJson(IntNode.valueOf(3), DEFAULT));
     }
 
+    /** A genome stored before {@code block.firstElems} existed renders the block kernels it was judged by. */
+    @Test
+    void aBlockRegimeStoredBeforeFirstElemsKeepsItsOwnElements() {
+        ObjectNode old = (ObjectNode) DEFAULT.toJson();
+        ObjectNode block = (ObjectNode) old.get("block");
+        block.remove("firstElems");
+        block.put("elems", 32);
+        Genome g = Genome.fromJson(old, DEFAULT);
+        assertEquals(32, g.blockRows().firstElems());
+        assertEquals(List.of(128 * 32), KernelRenderer.blockBuckets(g.blockRows(), Precision.FP32).stream()
+                .map(KernelRenderer.Bucket::cols).limit(1).toList(), "the narrowest bucket holds 32 a thread");
+
+        block.put("firstElems", 4);
+        assertEquals(4, Genome.fromJson(old, DEFAULT).blockRows().firstElems(), "a stored firstElems is kept");
+    }
+
     @Test
     void everyGeneIsInTheTableAndEveryTableEntryIsAGene() {
         List<String> leaves = new ArrayList<>();
@@ -113,6 +129,8 @@ class GenomeTest {
         assertTrue(pow2(b.minThreads()) && pow2(b.maxThreads()) && b.minThreads() >= 32, at);
         assertTrue(b.minThreads() <= b.maxThreads() && b.maxThreads() <= 1024, at);
         assertTrue(pow2(b.elems()) && b.elems() >= Genome.vecElems(b.vec(), dtype) && b.elems() <= budget, at);
+        assertTrue(pow2(b.firstElems()) && b.firstElems() >= Genome.vecElems(b.vec(), dtype)
+                && b.firstElems() <= b.elems(), at);
         assertTrue(b.maxCols() >= 1 && b.maxCols() <= b.maxThreads() * budget, at);
         for (Genome.Streaming p : List.of(g.splitRows().pass(), g.loopRows().pass())) {
             assertTrue(pow2(p.threads()) && p.threads() >= 64 && p.threads() <= 1024, at);
@@ -141,7 +159,7 @@ class GenomeTest {
         Genome wide = BuiltinAgent.namedGenomes().get("wide");
         assertEquals("", GenomeSpace.changes(DEFAULT, DEFAULT));
         String changes = GenomeSpace.changes(DEFAULT, wide);
-        assertTrue(changes.startsWith("short: minLanes 16->8, growth 2->4, threads 256->512"), changes);
+        assertTrue(changes.startsWith("short: maxCols 512->1024, minLanes 16->8, growth 2->4"), changes);
         assertTrue(changes.contains("; split: minCols 8192->16384"), changes);
     }
 

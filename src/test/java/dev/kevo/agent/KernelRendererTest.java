@@ -76,13 +76,14 @@ class KernelRendererTest {
         KernelFile file = parse("default.cu", BuiltinAgent.defaultGenome());
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("32x128", "softmax_short_g32_n1");
-        expected.put("1823x781", "softmax_short_g32_n8");
-        expected.put("1024x1000", "softmax_short_g32_n8");
-        expected.put("256x4096", "softmax_block_t512_n8");
-        expected.put("1024x2048", "softmax_block_t256_n8");
-        expected.put("4096x4096", "softmax_block_t512_n8");
+        expected.put("1823x781", "softmax_block_t128_n8");
+        expected.put("1024x1000", "softmax_block_t128_n8");
+        expected.put("256x4096", "softmax_block_t256_n16");
+        expected.put("1024x2048", "softmax_block_t128_n16");
+        expected.put("4096x4096", "softmax_block_t256_n16");
         expected.put("4096x12288", "softmax_block_t1024_n16");
         expected.put("65536x128", "softmax_short_g32_n1");
+        expected.put("64x512", "softmax_short_g32_n4");
         expected.put("32x50257", "softmax_fused_e16");
         expected.put("8x128256", "softmax_fused_e8");
         expected.put("1x1000000", "softmax_fused_e8");
@@ -112,6 +113,23 @@ class KernelRendererTest {
         assertEquals(2048 * 4, lmHead.grid());
         assertEquals(512, lmHead.block());
         assertEquals(64 * 1024, lmHead.smem());
+    }
+
+    /** Elements a thread double up to {@code elems} before threads grow, then threads, then elements again. */
+    @Test
+    void blockBucketsGrowElementsToElemsThenThreadsThenElements() {
+        Genome.BlockRows b = new Genome.BlockRows(65536, 128, 512, 16, 4, 1, false, Genome.Reduce.SHUFFLE,
+                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN);
+        assertEquals(List.of(new KernelRenderer.Bucket(128, 4, 512), new KernelRenderer.Bucket(128, 8, 1024),
+                        new KernelRenderer.Bucket(128, 16, 2048), new KernelRenderer.Bucket(256, 16, 4096),
+                        new KernelRenderer.Bucket(512, 16, 8192), new KernelRenderer.Bucket(512, 32, 16384),
+                        new KernelRenderer.Bucket(512, 64, 32768), new KernelRenderer.Bucket(512, 128, 65536)),
+                KernelRenderer.blockBuckets(b, Precision.FP32));
+        // In bf16 a 4-word vector is 8 elements: a first bucket of 8 elements a thread is one vector.
+        Genome.BlockRows wide = new Genome.BlockRows(4096, 128, 512, 16, 8, 4, false, Genome.Reduce.SHUFFLE,
+                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN);
+        assertEquals(List.of(new KernelRenderer.Bucket(128, 1, 1024), new KernelRenderer.Bucket(128, 2, 2048),
+                new KernelRenderer.Bucket(256, 2, 4096)), KernelRenderer.blockBuckets(wide, Precision.BF16));
     }
 
     @Test
