@@ -82,11 +82,11 @@ public final class BuiltinAgent implements Agent {
      * (within 32 registers, two 1024-thread blocks per SM; 16-byte accesses and their peeling take 40). A warp
      * holding 32 floats a lane made rows of 513 to 1024 columns wait on the longest chain of loads and
      * exponentials; a block spreads them over four times the threads (bench/results/short-to-block-h100/). Rows
-     * of 8192+ columns with no more rows
-     * than SMs split over the whole GPU in one launch, two 512-thread blocks per SM exchanging partials,
-     * each chunk in registers (up to 32 floats per thread) and shared memory (52 more), which holds a 1x10^7
-     * row on an H100, or, when too long, streamed twice; a block per row reading twice beyond that. (Two
-     * 512-thread blocks per SM beat one 1024-thread block on every long-row shape of the standard suite.)
+     * of 8192+ columns with no more rows than SMs split over the whole GPU in one launch, two 512-thread blocks
+     * per SM exchanging partials, each chunk in registers (up to 32 floats per thread) and shared memory (52
+     * more), which holds a 1x10^7 row on an H100, or, when too long, streamed twice; a block per row reading
+     * twice beyond that. (Two 512-thread blocks per SM beat one 1024-thread block on every long-row shape of
+     * the standard suite.)
      */
     public static Genome defaultGenome() {
         return new Genome(
