@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
     } : std::vector<Shape>{
         {1, 1000000, softmax_fused_e8, 0, {holds<512, 2, 0>(2), holds<1024, 2, 0>(1), holds<256, 2, 0>(4)}},
         {8, 128256, softmax_fused_e8, 0, {holds<512, 2, 0>(2), holds<1024, 2, 0>(1)}},
+        {32, 50256, softmax_fused_e16, 0, {holds<512, 4, 0>(2), holds<1024, 4, 0>(1)}},  // 32x50257, whole float4 rows
         {1, 10000000, softmax_fused_e32_s48, 98304, {holds<512, 5, 14>(2)}},
     };
     int nextSet = 0;
