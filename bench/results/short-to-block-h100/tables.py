@@ -1,23 +1,27 @@
-# Per shape: median time (us) in each of the runs given, then the mean floor fraction; last line: geometric mean.
-# Usage: python3 tables.py RUN.json [RUN.json ...]  (kevo eval --json records of the same files)
-import json,sys,collections,math
-t=collections.OrderedDict(); names=[]
-for f in sys.argv[1:]:
-    d=json.load(open(f))
-    for r in d['results']:
-        n=r['name']
-        if n not in names: names.append(n)
-        for s in r['shapes']:
-            t.setdefault(s['shape'],{}).setdefault(n,[]).append(s)
-names=sorted(names)
-def us(s):
-    return s['candidate']['medianMs']*1000
-print('%-12s'%'shape'+''.join('%20s'%n for n in names))
-gm={n:0 for n in names}
-for sh,d in t.items():
-    row='%-12s'%sh
-    for n in names:
-        xs=d[n]; fl=sum(x['floorFraction'] for x in xs)/len(xs); gm[n]+=math.log(fl)
-        row+='%15s %.2f'%('/'.join('%.2f'%us(x) for x in xs),fl)
+"""Per shape and file: the median time (us) in each run given, then the mean floor fraction over the runs; the last
+line is each file's geometric-mean floor. Usage: python3 tables.py RUN.json [RUN.json ...], where each RUN.json is a
+`kevo eval --json` record of the same files."""
+import collections
+import json
+import math
+import sys
+
+by_shape = collections.OrderedDict()  # shape -> file name -> [shape result per run]
+for path in sys.argv[1:]:
+    for result in json.load(open(path))["results"]:
+        for shape in result["shapes"]:
+            by_shape.setdefault(shape["shape"], {}).setdefault(result["name"], []).append(shape)
+names = sorted({name for per_file in by_shape.values() for name in per_file})
+
+print("%-12s" % "shape" + "".join("%20s" % name for name in names))
+log_floor = {name: 0.0 for name in names}
+for shape, per_file in by_shape.items():
+    row = "%-12s" % shape
+    for name in names:
+        runs = per_file[name]
+        floor = sum(run["floorFraction"] for run in runs) / len(runs)
+        log_floor[name] += math.log(floor)
+        times = "/".join("%.2f" % (run["candidate"]["medianMs"] * 1000) for run in runs)
+        row += "%15s %.2f" % (times, floor)
     print(row)
-print('%-12s'%'floor gm'+''.join('%20.3f'%math.exp(gm[n]/len(t)) for n in names))
+print("%-12s" % "floor gm" + "".join("%20.3f" % math.exp(log_floor[name] / len(by_shape)) for name in names))
