@@ -2,7 +2,7 @@ package dev.kevo.agent;
 
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.Precision;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.List;
 
 /**

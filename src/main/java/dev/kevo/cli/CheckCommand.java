@@ -12,7 +12,7 @@ import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.Message;
 import dev.kevo.worker.Supervisor;

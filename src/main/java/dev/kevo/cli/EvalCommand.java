@@ -20,7 +20,7 @@ import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;

@@ -23,7 +23,7 @@ import dev.kevo.report.CampaignProgress;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;

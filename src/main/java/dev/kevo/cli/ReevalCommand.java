@@ -13,7 +13,7 @@ import dev.kevo.eval.BaselineResolver;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.SrunLauncher;

@@ -2,7 +2,7 @@ package dev.kevo.config;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.ConfigFiles;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.nio.file.Path;
 import java.util.List;

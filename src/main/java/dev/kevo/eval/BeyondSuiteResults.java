@@ -1,7 +1,7 @@
 package dev.kevo.eval;
 
 import dev.kevo.data.ShapeResult;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Stream;

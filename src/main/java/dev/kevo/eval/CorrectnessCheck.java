@@ -8,7 +8,7 @@ import dev.kevo.data.InputCase;
 import dev.kevo.data.Tolerance;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 
 /**
  * Runs a candidate's plan once per input case on fresh inputs and judges the output against kevo's float64

@@ -3,7 +3,7 @@ package dev.kevo.eval;
 import dev.kevo.cuda.Cudnn;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.data.InputCase;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
 

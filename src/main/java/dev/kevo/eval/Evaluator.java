@@ -24,7 +24,7 @@ import dev.kevo.data.Screen;
 import dev.kevo.data.ShapeRegime;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.security.SecureRandom;
 import java.util.ArrayList;

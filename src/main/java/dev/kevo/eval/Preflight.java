@@ -15,7 +15,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanException;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.SourcePolicy;
 import dev.kevo.task.Suite;
 import dev.kevo.task.TargetLimits;

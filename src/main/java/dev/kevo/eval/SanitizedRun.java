@@ -12,7 +12,7 @@ import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

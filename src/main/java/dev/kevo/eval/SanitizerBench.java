@@ -4,7 +4,7 @@ import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.data.Precision;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
 

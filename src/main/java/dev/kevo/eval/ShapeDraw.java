@@ -2,7 +2,7 @@ package dev.kevo.eval;
 
 import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.ShapeRegime;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

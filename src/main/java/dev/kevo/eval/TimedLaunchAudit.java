@@ -6,7 +6,7 @@ import dev.kevo.data.Ablation;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Tolerance;
 import dev.kevo.data.Verdict;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -11,7 +11,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Tolerance;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.List;
 
 /** kevo's own kernels (trusted.cu): input generation, the float64 reference, comparison and guard checks. */

@@ -13,7 +13,7 @@ import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Screen;
 import dev.kevo.eval.SplitMix;
 import dev.kevo.task.ContractException;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.worker.WorkerPool;
 import java.util.ArrayList;
 import java.util.Comparator;

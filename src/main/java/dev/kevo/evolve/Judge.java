@@ -6,7 +6,7 @@ import dev.kevo.data.Sanitized;
 import dev.kevo.data.Screen;
 import dev.kevo.task.KernelFile;
 import dev.kevo.worker.WorkerPool;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.List;
 import java.util.Optional;
 

@@ -15,7 +15,7 @@ import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;

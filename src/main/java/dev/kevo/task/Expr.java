@@ -1,5 +1,6 @@
 package dev.kevo.task;
 
+import dev.kevo.data.Shape;
 import com.ezylang.evalex.EvaluationException;
 import com.ezylang.evalex.Expression;
 import com.ezylang.evalex.config.ExpressionConfiguration;

@@ -1,5 +1,6 @@
 package dev.kevo.task;
 
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package dev.kevo.task;
 
+import dev.kevo.data.Shape;
 import java.util.List;
 
 /** A named list of shapes a candidate is judged on. */

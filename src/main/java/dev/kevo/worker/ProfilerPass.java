@@ -7,7 +7,7 @@ import dev.kevo.task.ContractException;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -11,7 +11,7 @@ import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.Phase;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
 import java.time.Duration;

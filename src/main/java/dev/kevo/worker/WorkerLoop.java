@@ -17,7 +17,7 @@ import dev.kevo.eval.SanitizedRun;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
 import java.io.InputStream;

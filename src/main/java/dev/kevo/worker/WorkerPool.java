@@ -7,7 +7,7 @@ import dev.kevo.data.Profile;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Screen;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -8,7 +8,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

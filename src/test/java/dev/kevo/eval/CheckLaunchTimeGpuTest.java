@@ -11,7 +11,7 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Tolerance;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

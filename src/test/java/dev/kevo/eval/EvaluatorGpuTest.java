@@ -30,7 +30,7 @@ import dev.kevo.data.Screen;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
 import java.nio.file.Files;

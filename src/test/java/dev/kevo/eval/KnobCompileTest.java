@@ -16,7 +16,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knob;
 import dev.kevo.task.KnobRewriter;
 import dev.kevo.task.PlanResolver;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.nio.file.Path;
 import java.util.ArrayList;

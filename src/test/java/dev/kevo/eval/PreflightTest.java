@@ -8,7 +8,7 @@ import dev.kevo.data.Precision;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.nio.file.Path;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.kevo.config.SuiteFile;
 import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.ShapeRegime;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

@@ -9,7 +9,7 @@ import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Tolerance;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.SoftmaxReference;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;

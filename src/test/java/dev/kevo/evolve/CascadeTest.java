@@ -18,7 +18,7 @@ import dev.kevo.data.Stats;
 import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

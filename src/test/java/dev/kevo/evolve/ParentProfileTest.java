@@ -12,7 +12,7 @@ import dev.kevo.data.Precision;
 import dev.kevo.data.Profile;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -10,7 +10,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanException;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

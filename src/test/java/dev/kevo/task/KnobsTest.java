@@ -1,5 +1,6 @@
 package dev.kevo.task;
 
+import dev.kevo.data.Shape;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

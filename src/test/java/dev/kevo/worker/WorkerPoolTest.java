@@ -10,7 +10,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,7 +12,7 @@ import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knob;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;

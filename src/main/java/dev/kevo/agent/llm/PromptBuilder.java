@@ -8,7 +8,7 @@ import dev.kevo.agent.WeightedDraw;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.PromptChoice;
 import dev.kevo.data.ShapeResult;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

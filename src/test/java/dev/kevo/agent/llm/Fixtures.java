@@ -12,7 +12,7 @@ import dev.kevo.data.ModelSpec;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
 import dev.kevo.data.Verdict;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -17,7 +17,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile.BufferName;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;

@@ -12,7 +12,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
-import dev.kevo.task.Shape;
+import dev.kevo.data.Shape;
 import dev.kevo.task.SourcePolicy;
 import java.io.IOException;
 import java.nio.file.Files;

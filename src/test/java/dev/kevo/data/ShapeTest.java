@@ -1,4 +1,4 @@
-package dev.kevo.task;
+package dev.kevo.data;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

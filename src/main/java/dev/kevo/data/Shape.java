@@ -1,4 +1,4 @@
-package dev.kevo.task;
+package dev.kevo.data;
 
 import dev.kevo.KevoException;
 
