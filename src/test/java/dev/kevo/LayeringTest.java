@@ -31,6 +31,7 @@ class LayeringTest {
     static final List<List<String>> LAYERS = List.of(
             List.of(""),
             List.of("data"),
+            List.of("task.op"),
             List.of("cuda", "task"),
             List.of("config"),
             List.of("eval"),

@@ -14,6 +14,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.task.op.Task;
 import dev.kevo.worker.Message;
 import dev.kevo.worker.Supervisor;
 import dev.kevo.worker.WorkerLoop;
@@ -97,7 +98,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
         Suite suite = inputs.suite(settings);
         // Only a library nobody named may be missing: one the user named is loaded, and an error if it cannot be.
         if (nvrtcLocator.apply(inputs.nvrtcPath()).isEmpty()) {
-            return withoutCompiling(suite, settings.dtype());
+            return withoutCompiling(suite, Task.of(settings));
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -123,7 +124,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
     }
 
     /** Every check but the compile, in this process: without NVRTC there is nothing to bound in a worker. */
-    private ExitCode withoutCompiling(Suite suite, Precision dtype) {
+    private ExitCode withoutCompiling(Suite suite, Task task) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         int multiprocessors = sms != null ? sms : WorkerLoop.DEFAULT_SMS;
@@ -134,7 +135,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
         for (Path path : files) {
             try {
                 KernelFile file = ContractParser.read(path);
-                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, dtype,
+                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, task,
                         multiprocessors, target);
                 if (rejected.isPresent()) {
                     throw rejection(path, rejected.get());

@@ -18,6 +18,7 @@ import dev.kevo.report.EvalTable;
 import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -139,7 +140,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         }
         Suite suite = inputs.suite(settings);
         BaselineResolver.Resolved resolved = new BaselineResolver(inputs.home()::baseline, System.getenv())
-                .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName(), settings.dtype());
+                .resolve(settings.baseline(), baseline != null ? "--baseline" : inputs.configName(),
+                        Task.of(settings));
         BaselineChoice choice = resolved.choice();
         long inputSeed = requestedInputSeed != null ? requestedInputSeed : new SecureRandom().nextLong();
         PrintWriter out = spec.commandLine().getOut();

@@ -6,6 +6,7 @@ import dev.kevo.config.SuiteFile;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.Suite;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,11 @@ final class Inputs {
                     + "the one it implements. Default: from the config (fp32).")
     String dtype;
 
+    @Option(names = "--op", paramLabel = "OP",
+            description = "The operator to judge: softmax (docs/operators.md); a kernel file declares the one it "
+                    + "implements. Default: from the config (softmax).")
+    String op;
+
     @Option(names = "--nvrtc", paramLabel = "LIB",
             description = "NVRTC library to use (else $KEVO_NVRTC, then the usual CUDA locations).")
     Path nvrtc;
@@ -45,7 +51,14 @@ final class Inputs {
         EvalSettings loaded = config == null && !Files.isRegularFile(file) ? EvalSettings.defaults()
                 : EvalSettings.load(file);
         EvalSettings suited = suite == null ? loaded : loaded.withSuite(suite);
-        return dtype == null ? suited : suited.withDtype(precision(dtype));
+        EvalSettings typed = dtype == null ? suited : suited.withDtype(precision(dtype));
+        EvalSettings chosen = op == null ? typed : typed.toBuilder().op(op.trim()).build();
+        try {
+            Task.of(chosen);
+        } catch (KevoException e) {
+            throw KevoException.input((op != null ? "--op" : configName()) + ": " + e.getMessage());
+        }
+        return chosen;
     }
 
     /** A {@code --dtype} value; a bad one is an input error naming the option and the dtypes kevo judges. */

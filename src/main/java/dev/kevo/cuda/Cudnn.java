@@ -30,6 +30,7 @@ public final class Cudnn {
     static final int CUDNN_DATA_HALF = 2;
     static final int CUDNN_DATA_BFLOAT16 = 9;
     static final int CUDNN_SOFTMAX_ACCURATE = 1;
+    static final int CUDNN_SOFTMAX_LOG = 2;
     static final int CUDNN_SOFTMAX_MODE_CHANNEL = 1;
     static final int CUDNN_STATUS_SUCCESS = 0;
 
@@ -114,7 +115,26 @@ public final class Cudnn {
 
     /** As {@link #softmax(Gpu)}, with x and y of {@code type} (cuDNN's softmax takes one type for both). */
     public Softmax softmax(Gpu gpu, Dtype type) {
-        return new Softmax(gpu.streamAddress(), switch (type) {
+        return softmax(gpu, type, Algorithm.ACCURATE);
+    }
+
+    /** cudnnSoftmaxAlgorithm_t: what {@code cudnnSoftmaxForward} computes of each row. */
+    public enum Algorithm {
+        /** exp(x - max) / sum. */
+        ACCURATE(CUDNN_SOFTMAX_ACCURATE),
+        /** x - max - log(sum exp(x - max)). */
+        LOG(CUDNN_SOFTMAX_LOG);
+
+        private final int value;
+
+        Algorithm(int value) {
+            this.value = value;
+        }
+    }
+
+    /** As {@link #softmax(Gpu, Dtype)}, computing {@code algorithm}'s function of each row. */
+    public Softmax softmax(Gpu gpu, Dtype type, Algorithm algorithm) {
+        return new Softmax(gpu.streamAddress(), algorithm.value, switch (type) {
             case FP32 -> CUDNN_DATA_FLOAT;
             case BF16 -> CUDNN_DATA_BFLOAT16;
             case FP16 -> CUDNN_DATA_HALF;
@@ -129,10 +149,12 @@ public final class Cudnn {
         private final MemorySegment beta;
         private final List<MemorySegment> descriptors = new java.util.ArrayList<>();
         private final int dataType;
+        private final int algorithm;
         private boolean closed;
 
-        private Softmax(long stream, int dataType) {
+        private Softmax(long stream, int algorithm, int dataType) {
             this.dataType = dataType;
+            this.algorithm = algorithm;
             MemorySegment out = arena.allocate(ADDRESS);
             call(() -> (int) create.invokeExact(out), "cudnnCreate", "");
             handle = out.get(ADDRESS, 0);
@@ -153,12 +175,12 @@ public final class Cudnn {
             return descriptors.size() - 1;
         }
 
-        /** y = softmax(x) over each row, queued on the GPU's stream. */
+        /** y = the algorithm's softmax of x over each row, queued on the GPU's stream. */
         public void run(int prepared, DevicePointer x, DevicePointer y, String where) {
             MemorySegment descriptor = descriptors.get(prepared);
             MemorySegment in = MemorySegment.ofAddress(NativeAddress.of(x.handle()));
             MemorySegment outY = MemorySegment.ofAddress(NativeAddress.of(y.handle()));
-            call(() -> (int) softmaxForward.invokeExact(handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL,
+            call(() -> (int) softmaxForward.invokeExact(handle, algorithm, CUDNN_SOFTMAX_MODE_CHANNEL,
                     alpha, descriptor, in, beta, descriptor, outY), "cudnnSoftmaxForward", where);
         }
 

@@ -16,8 +16,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public record BaselineChoice(String name, String version, String library, String reason) {
     public static final String CUDNN = "cudnn";
     public static final String AUTO = "auto";
-    /** What {@value #AUTO} falls back to on a host without cuDNN. */
-    public static final String FALLBACK = "block_two_pass";
 
     public static BaselineChoice cudnn(String version, String library, String reason) {
         return new BaselineChoice(CUDNN, version, library, reason);

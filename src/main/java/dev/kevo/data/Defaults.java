@@ -22,6 +22,8 @@ public final class Defaults {
     public static final String SUITE = "standard";
     public static final String BASELINE = BaselineChoice.AUTO;
     public static final Precision DTYPE = Precision.FP32;
+    /** The operator judged when a config (or a campaign folder written before the key) names none. */
+    public static final String OP = "softmax";
     public static final String EVAL_CONFIG = "config/eval.yaml";
     public static final String SEEDS = "seeds";
     public static final int DEVICE = 0;

@@ -7,13 +7,13 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * How candidates are judged: suite, baseline and dtypes by default, the input cases, the tolerances, the
+ * How candidates are judged: suite, baseline, operator and dtypes by default, the input cases, the tolerances, the
  * measurement method and the shapes checked beyond the suite. Read from config/eval.yaml, and saved in the same shape
  * in every campaign folder: a key absent from the file (or from a folder written before the key existed) takes its
  * {@link Defaults} value.
  */
 @JsonDeserialize(builder = EvalSettings.Builder.class)
-public record EvalSettings(String suite, String baseline, Precision dtype, List<InputCase> cases, Tolerance tolerance,
+public record EvalSettings(String suite, String baseline, String op, Precision dtype, List<InputCase> cases, Tolerance tolerance,
                            MeasurementMethod measurement, PhaseLimits limits, LaunchChecks launchChecks,
                            BeyondSuite beyondSuite, SanitizeWhen sanitize) {
 
@@ -34,7 +34,7 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
     }
 
     public Builder toBuilder() {
-        return builder().suite(suite).baseline(baseline).dtype(dtype).cases(cases).tolerance(tolerance).measurement(measurement)
+        return builder().suite(suite).baseline(baseline).op(op).dtype(dtype).cases(cases).tolerance(tolerance).measurement(measurement)
                 .limits(limits).launchChecks(launchChecks).beyondSuite(beyondSuite).sanitize(sanitize);
     }
 
@@ -62,6 +62,7 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
     public static final class Builder {
         private String suite = Defaults.SUITE;
         private String baseline = Defaults.BASELINE;
+        private String op = Defaults.OP;
         private Precision dtype = Defaults.DTYPE;
         private List<InputCase> cases = Defaults.CASES;
         private Tolerance tolerance = Tolerance.defaults();
@@ -81,6 +82,12 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
 
         public Builder baseline(String value) {
             baseline = value;
+            return this;
+        }
+
+        /** The operator's id ({@code softmax}, the default and what every folder before the key judged). */
+        public Builder op(String value) {
+            op = value;
             return this;
         }
 
@@ -125,7 +132,7 @@ public record EvalSettings(String suite, String baseline, Precision dtype, List<
         }
 
         public EvalSettings build() {
-            return new EvalSettings(suite, baseline, dtype, cases, tolerance, measurement, limits, launchChecks,
+            return new EvalSettings(suite, baseline, op, dtype, cases, tolerance, measurement, limits, launchChecks,
                     beyondSuite, sanitize);
         }
     }

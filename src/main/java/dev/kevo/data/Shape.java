@@ -3,7 +3,7 @@ package dev.kevo.data;
 import dev.kevo.KevoException;
 
 /**
- * A softmax problem size: {@code rows} independent rows of {@code cols} contiguous floats. Rows and cols are each an
+ * A problem size: {@code rows} independent rows of {@code cols} contiguous elements. Rows and cols are each an
  * int (a kernel takes them as int), their product is not: past 2^31 elements is where 32-bit offsets go wrong, and
  * kevo checks champions there.
  */
@@ -30,11 +30,6 @@ public record Shape(int rows, int cols) {
 
     public long elements() {
         return (long) rows * cols;
-    }
-
-    /** Bytes a softmax must move at least: read x once, write y once. */
-    public long floorBytes() {
-        return 2L * elements() * Float.BYTES;
     }
 
     @Override

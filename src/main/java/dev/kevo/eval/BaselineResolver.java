@@ -7,6 +7,7 @@ import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Task;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -15,7 +16,7 @@ import java.util.function.Function;
 /**
  * Turns the {@code baseline} setting into the baseline a run uses, before any worker starts: {@code cudnn} (the
  * library must load: a host without it is an error, exit 3), {@code auto} (cuDNN where it loads, else
- * {@code block_two_pass}, saying so), or a kernel file by name or path. Runs in the supervising process, which
+ * the operator's own kernel-file baseline ({@code block_two_pass} for softmax), saying so), or a kernel file by name or path. Runs in the supervising process, which
  * only opens the library and reads its version (no GPU); the workers then load exactly the library resolved here,
  * so the header, the record and every worker agree.
  */
@@ -63,24 +64,26 @@ public final class BaselineResolver {
      * @param source where the setting came from ({@code --baseline}, {@code config/eval.yaml}), for the reason
      */
     public Resolved resolve(String asked, String source) {
-        return resolve(asked, source, Precision.FP32);
+        return resolve(asked, source, Task.softmax(Precision.FP32));
     }
 
     /**
-     * As {@link #resolve(String, String)} for a task in {@code dtype}. cuDNN's softmax takes one dtype for x and y: for
-     * bf16 in and float out, {@code auto} uses the kernel-file baseline and {@code cudnn} is an error.
+     * As {@link #resolve(String, String)} for {@code task}. cuDNN takes one dtype for x and y and has only some
+     * operators: where it cannot serve the task, {@code auto} uses the operator's own kernel-file baseline and
+     * {@code cudnn} is an error.
      */
-    public Resolved resolve(String asked, String source, Precision dtype) {
-        boolean oneType = dtype.x() == dtype.y();
-        if (asked.equals(BaselineChoice.CUDNN) && !oneType) {
-            throw KevoException.input(source + ": baseline cudnn: cuDNN's softmax takes one dtype for x and y, not "
-                    + dtype.id() + " (use auto or a kernel file)");
+    public Resolved resolve(String asked, String source, Task task) {
+        String fallback = task.op().ownBaseline();
+        String unserved = task.dtype().x() != task.dtype().y()
+                ? "cuDNN's softmax takes one dtype for x and y, not " + task.dtype().id()
+                : task.op().vendor().isEmpty() ? "cuDNN has no " + task.op().id() : null;
+        if (asked.equals(BaselineChoice.CUDNN) && unserved != null) {
+            throw KevoException.input(source + ": baseline cudnn: " + unserved + " (use auto or a kernel file)");
         }
-        if (asked.equals(BaselineChoice.AUTO) && !oneType) {
-            KernelFile file = ContractParser.read(files.apply(BaselineChoice.FALLBACK));
-            String why = "cuDNN's softmax takes one dtype for x and y, not " + dtype.id();
-            return new Resolved(BaselineChoice.file(file.name(), "auto: " + why), file,
-                    Optional.of("baseline auto: using " + BaselineChoice.FALLBACK + ", not cuDNN: " + why));
+        if (asked.equals(BaselineChoice.AUTO) && unserved != null) {
+            KernelFile file = ContractParser.read(files.apply(fallback));
+            return new Resolved(BaselineChoice.file(file.name(), "auto: " + unserved), file,
+                    Optional.of("baseline auto: using " + fallback + ", not cuDNN: " + unserved));
         }
         if (asked.equals(BaselineChoice.CUDNN)) {
             Library cudnn = loader.load(env, Optional.empty());
@@ -88,7 +91,7 @@ public final class BaselineResolver {
                     source + ": " + loadedFrom(cudnn.location())), null, Optional.empty());
         }
         if (asked.equals(BaselineChoice.AUTO)) {
-            return auto();
+            return auto(fallback);
         }
         KernelFile file = ContractParser.read(files.apply(asked));
         return new Resolved(BaselineChoice.file(file.name(), source), file, Optional.empty());
@@ -113,7 +116,7 @@ public final class BaselineResolver {
                         + cudnn.version() + " (" + cudnn.location() + "): speedups are over that"));
     }
 
-    private Resolved auto() {
+    private Resolved auto(String fallback) {
         try {
             Library cudnn = loader.load(env, Optional.empty());
             return new Resolved(BaselineChoice.cudnn(cudnn.version(), cudnn.location(),
@@ -124,10 +127,10 @@ public final class BaselineResolver {
                 throw e;
             }
             boolean absent = e.getMessage().startsWith(CudnnLocator.NOT_FOUND);
-            KernelFile file = ContractParser.read(files.apply(BaselineChoice.FALLBACK));
+            KernelFile file = ContractParser.read(files.apply(fallback));
             String why = absent ? CudnnLocator.NOT_FOUND : e.getMessage();
             return new Resolved(BaselineChoice.file(file.name(), "auto: " + why),
-                    file, Optional.of("baseline auto: using " + BaselineChoice.FALLBACK + ", not cuDNN: "
+                    file, Optional.of("baseline auto: using " + fallback + ", not cuDNN: "
                     + e.getMessage()));
         }
     }

@@ -1,13 +1,11 @@
 package dev.kevo.eval;
 
-import dev.kevo.cuda.DevicePointer;
-
 /** A baseline ready to launch on every shape of the evaluator's suite (shapes by their index in it). */
 interface BaselineRun extends AutoCloseable {
 
     long workspaceBytes(int shape);
 
-    void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws);
+    void run(int shape, Bindings buffers);
 
     /**
      * The worst relative L2 error the start-up check measured on a shape beyond what rounding to y's type allows (the

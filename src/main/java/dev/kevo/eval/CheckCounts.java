@@ -2,7 +2,7 @@ package dev.kevo.eval;
 
 import dev.kevo.data.Tolerance;
 
-/** What kevo_compare found for one input case (the KevoCheck struct of trusted.cu). */
+/** What kevo_compare found for one input case (the KevoCheck struct of harness.cu). */
 record CheckCounts(long unwritten, long nonFinite, long violations, long inputChanged, long firstBad,
                    double errorSquared, double referenceSquared, double maxAbsError, double roundingSquared) {
 

@@ -1,7 +1,6 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.CudaError;
-import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Event;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.data.InputCase;
@@ -46,7 +45,7 @@ final class CorrectnessCheck {
 
     /** One launch of whatever is being checked, on the given buffers. */
     interface Launch {
-        void run(DevicePointer x, DevicePointer y, DevicePointer ws);
+        void run(Bindings buffers);
     }
 
     /** What one launch's output measured against the reference, not yet judged. */
@@ -60,7 +59,7 @@ final class CorrectnessCheck {
         long ws = plan.workspaceBytes();
         bench.reserveWorkspace(ws);
         String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
-        Measured measured = measure((x, y, w) -> runner.run(plan, x, y, w), ws, shape, caseSeed, inputCase);
+        Measured measured = measure(buffers -> runner.run(plan, buffers), ws, shape, caseSeed, inputCase);
         CheckCounts counts = measured.counts();
         long damaged = measured.damaged();
         String at = counts.firstBad() >= 0 ? ", first at row " + counts.firstBad() / shape.cols() + " col "
@@ -99,7 +98,7 @@ final class CorrectnessCheck {
         long first = bench.outputDigest(trusted, shape);
         bench.arm(shape, plan.workspaceBytes());
         try {
-            runner.run(plan, bench.x(0), bench.y(), bench.workspace());
+            runner.run(plan, bench.bindings(0));
             gpu.synchronize();
         } catch (CudaError e) {
             throw Faults.reject(e, "the repeated launch");
@@ -130,7 +129,7 @@ final class CorrectnessCheck {
             gate.hold();
             try {
                 gpu.record(before);
-                launch.run(bench.x(0), bench.y(), bench.workspace());
+                launch.run(bench.bindings(0));
                 gpu.record(after);
             } finally {
                 gate.open();  // also when the launch call fails: the stream would otherwise wait out the gate's limit

@@ -1,9 +1,9 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.Cudnn;
-import dev.kevo.cuda.DevicePointer;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Shape;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,12 +14,15 @@ import java.util.List;
  */
 final class CudnnBaselineRun implements BaselineRun {
     private final Cudnn.Softmax softmax;
+    private final Task task;
     private final List<Shape> shapes;
     private final List<Integer> prepared = new ArrayList<>();
     private final List<Double> errors = new ArrayList<>();
 
-    CudnnBaselineRun(Cudnn.Softmax softmax, List<Shape> shapes) {
+    /** @param task whose input and output tensors the library reads and writes */
+    CudnnBaselineRun(Cudnn.Softmax softmax, Task task, List<Shape> shapes) {
         this.softmax = softmax;
+        this.task = task;
         this.shapes = List.copyOf(shapes);
         for (Shape shape : shapes) {
             prepared.add(softmax.prepare(shape.rows(), shape.cols()));
@@ -33,7 +36,7 @@ final class CudnnBaselineRun implements BaselineRun {
             int shape = s;
             double worst = 0;
             for (InputCase inputCase : cases) {
-                CorrectnessCheck.Measured m = correctness.measure((x, y, ws) -> run(shape, x, y, ws), 0,
+                CorrectnessCheck.Measured m = correctness.measure(buffers -> run(shape, buffers), 0,
                         shapes.get(s), InputSalt.CHECK_CASE.derive(inputSeed, s, inputCase.ordinal()), inputCase);
                 double e = m.counts().unwritten() > 0 || m.counts().nonFinite() > 0 ? Double.POSITIVE_INFINITY
                         : m.counts().relativeL2BeyondRounding();
@@ -49,8 +52,9 @@ final class CudnnBaselineRun implements BaselineRun {
     }
 
     @Override
-    public void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws) {
-        softmax.run(prepared.get(shape), x, y, shapes.get(shape).toString());
+    public void run(int shape, Bindings buffers) {
+        softmax.run(prepared.get(shape), buffers.get(task.op().input().name()), buffers.get(task.op().output().name()),
+                shapes.get(shape).toString());
     }
 
     @Override

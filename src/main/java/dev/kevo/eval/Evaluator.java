@@ -26,6 +26,7 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
+import dev.kevo.task.op.Task;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +46,7 @@ public final class Evaluator implements AutoCloseable {
     private final Gpu gpu;
     private final Suite suite;
     private final EvalSettings settings;
+    private final Task task;
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final LaunchGate gate;
@@ -77,12 +79,13 @@ public final class Evaluator implements AutoCloseable {
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.trusted = new TrustedKernels(gpu, nvrtc, cache, settings.dtype());
-        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), settings.dtype());
+        this.task = Task.of(settings);
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
+        this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), task);
         this.gate = new LaunchGate(gpu, trusted);
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, gate, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, gate, settings.measurement(), ablation);
-        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, settings.dtype());
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, task);
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
         this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)
@@ -94,11 +97,17 @@ public final class Evaluator implements AutoCloseable {
 
     /** cuDNN, run once on every shape: its own error is recorded, never judged. */
     private BaselineRun vendor(Cudnn cudnn) {
-        if (settings.dtype().x() != settings.dtype().y()) {
-            throw KevoException.input("cuDNN's softmax takes one dtype for x and y, not " + settings.dtype().id()
+        if (task.dtype().x() != task.dtype().y()) {
+            throw KevoException.input("cuDNN's softmax takes one dtype for x and y, not " + task.dtype().id()
                     + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)");
         }
-        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, settings.dtype().x()), suite.shapes());
+        Cudnn.Algorithm algorithm = switch (task.op().vendor().orElseThrow(() -> KevoException.input("cuDNN has no "
+                + task.op().id() + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)"))) {
+            case CUDNN_SOFTMAX_ACCURATE -> Cudnn.Algorithm.ACCURATE;
+            case CUDNN_SOFTMAX_LOG -> Cudnn.Algorithm.LOG;
+        };
+        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, task.dtype().x(), algorithm), task,
+                suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
             vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
@@ -140,7 +149,7 @@ public final class Evaluator implements AutoCloseable {
             trusted.generate(bench.x(0), shapes.get(s), BASELINE_TIMING_SEED, InputCase.NORMAL_1);
             gpu.synchronize();
             long start = System.nanoTime();
-            baseline.run(s, bench.x(0), bench.y(), bench.workspace());
+            baseline.run(s, bench.bindings(0));
             gpu.synchronize();
             ms[s] = (System.nanoTime() - start) / 1e6;
         }
@@ -411,7 +420,7 @@ public final class Evaluator implements AutoCloseable {
         phases.expect(deadline.check(estimatedBaselineMs(big)), "buffers for " + big);
         Workbench own;
         try {
-            own = new Workbench(gpu, List.of(big), 1, settings.dtype());
+            own = new Workbench(gpu, List.of(big), 1, task);
         } catch (KevoException | CudaError e) {
             return new BeyondSuiteResults(fresh, scale, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big)
                     + " (" + big.elements() + " elements) not judged: " + e.getMessage());
@@ -575,8 +584,8 @@ public final class Evaluator implements AutoCloseable {
                                   double slowestCheckMs) {
         Shape shape = suite.shapes().get(s);
         ResolvedPlan plan = candidate.plans().get(s);
-        // A copy moves what a softmax must: as many bytes read as written, x's and y's together.
-        long copyBytes = (bench.xBytes(shape) + bench.yBytes(shape)) / 2;
+        // A copy moves what the operator must: as many bytes read as written, its inputs' and outputs' together.
+        long copyBytes = task.floorBytes(shape) / 2;
         double baseMs = baselineLaunchMs[s];
         ShapeResult result = checked;
         int checkedLaunches = 0;
@@ -590,9 +599,9 @@ public final class Evaluator implements AutoCloseable {
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.
             Lineup<InterleavedTimer.Variant> variants = new Lineup<>(
-                    InterleavedTimer.Variant.of("baseline", set -> baseline.run(s, bench.x(set), bench.y(), bench.workspace()),
+                    InterleavedTimer.Variant.of("baseline", set -> baseline.run(s, bench.bindings(set)),
                             InterleavedTimer.Hooks.NONE, true),
-                    InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.x(set), bench.y(), bench.workspace()),
+                    InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.bindings(set)),
                             session, false),
                     InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), copyBytes), InterleavedTimer.Hooks.NONE,
                             false),
@@ -614,7 +623,8 @@ public final class Evaluator implements AutoCloseable {
             } catch (Rejection r) {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
-            String impossible = MemoryBound.violation(stats.candidate(), copy, bench.xBytes(shape), gpu.info());
+            String impossible = MemoryBound.violation(stats.candidate(), copy, task.op().inputBytes(shape,
+                    task.dtype()), gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
             }

@@ -1,7 +1,5 @@
 package dev.kevo.eval;
 
-import dev.kevo.cuda.DevicePointer;
-
 /** A kernel file as the baseline: its start-up check rejects it when it is wrong, so no error is recorded. */
 record FileBaselineRun(LoadedFile loaded) implements BaselineRun {
     @Override
@@ -10,8 +8,8 @@ record FileBaselineRun(LoadedFile loaded) implements BaselineRun {
     }
 
     @Override
-    public void run(int shape, DevicePointer x, DevicePointer y, DevicePointer ws) {
-        loaded.runner().run(loaded.plans().get(shape), x, y, ws);
+    public void run(int shape, Bindings buffers) {
+        loaded.runner().run(loaded.plans().get(shape), buffers);
     }
 
     @Override

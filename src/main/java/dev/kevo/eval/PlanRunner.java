@@ -1,7 +1,6 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.CudaError;
-import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
@@ -72,16 +71,13 @@ final class PlanRunner {
         }
     }
 
-    void run(ResolvedPlan plan, DevicePointer x, DevicePointer y, DevicePointer ws) {
+    void run(ResolvedPlan plan, Bindings buffers) {
         for (ResolvedPlan.Launch launch : plan.launches()) {
             List<Object> args = launch.args();
             Object[] values = new Object[args.size()];
             for (int i = 0; i < values.length; i++) {
-                values[i] = args.get(i) instanceof KernelFile.BufferName name ? switch (name) {
-                    case X -> x;
-                    case Y -> y;
-                    case WS -> ws;
-                } : args.get(i);
+                values[i] = args.get(i) instanceof KernelFile.Arg.Buffer buffer ? buffers.get(buffer.name())
+                        : args.get(i);
             }
             Kernel kernel = module.kernel(launch.kernel());
             if (launch.cluster() > 1) {

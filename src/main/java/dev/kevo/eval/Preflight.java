@@ -19,6 +19,7 @@ import dev.kevo.data.Shape;
 import dev.kevo.task.SourcePolicy;
 import dev.kevo.task.Suite;
 import dev.kevo.task.TargetLimits;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -33,15 +34,15 @@ public final class Preflight {
     private final String arch;
     private final int sms;
     private final Suite suite;
-    private final Precision dtype;
+    private final Task task;
 
-    /** @param dtype the dtypes being judged: a file must declare these */
-    public Preflight(Nvrtc nvrtc, String arch, int sms, Suite suite, Precision dtype) {
+    /** @param task the operator and dtypes being judged: a file must declare these */
+    public Preflight(Nvrtc nvrtc, String arch, int sms, Suite suite, Task task) {
         this.nvrtc = nvrtc;
         this.arch = arch;
         this.sms = sms;
         this.suite = suite;
-        this.dtype = dtype;
+        this.task = task;
     }
 
     /** A candidate that passed preflight: its cubin and its plan for each shape of the suite, in order. */
@@ -58,12 +59,12 @@ public final class Preflight {
      * when there is one: every other check still runs.
      */
     Passed run(KernelFile file, Optional<Compilation> compiledAhead) {
-        List<ResolvedPlan> plans = beforeCompiling(file, suite, dtype, sms, arch);
+        List<ResolvedPlan> plans = beforeCompiling(file, suite, task, sms, arch);
         Compilation compilation;
         try {
             compilation = compiledAhead.filter(c -> c.arch().equals(arch))
                     .orElseGet(() -> nvrtc.compile(file.name(), file.source(), Prelude.headers(), arch,
-                            file.macros(dtype)));
+                            file.macros(task.dtype())));
         } catch (CompileException e) {
             throw new Rejection(Verdict.COMPILE_ERROR, e.getMessage());
         }
@@ -80,8 +81,14 @@ public final class Preflight {
      * Source rules, then a plan for every shape of the suite, each launch within what the target allows (shared
      * memory per block, clusters): the plans, in the suite's order.
      */
-    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, Precision dtype, int sms,
+    private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, Task task, int sms,
                                                       String arch) {
+        if (!file.op().id().equals(task.op().id())) {
+            throw new Rejection(Verdict.CONTRACT_ERROR, file.name() + " implements " + file.op().id()
+                    + " (its header's \"op\"" + (file.source().contains("\"op\"") ? "" : ": none, so softmax")
+                    + "), but " + task.op().id() + " is being judged (op in the config, or --op)");
+        }
+        Precision dtype = task.dtype();
         if (!file.implementsDtype(dtype)) {
             throw new Rejection(Verdict.CONTRACT_ERROR, file.name() + " implements dtype "
                     + file.dtypes().stream().map(Precision::id).collect(Collectors.joining(", "))
@@ -124,10 +131,10 @@ public final class Preflight {
      * The checks that need no compiler (source rules, a plan for every shape), for {@code kevo check} on a machine
      * without NVRTC: why the file fails them, or empty.
      */
-    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, Precision dtype,
+    public static Optional<CandidateResult> rejectedBeforeCompiling(KernelFile file, Suite suite, Task task,
                                                                     int sms, String arch) {
         try {
-            beforeCompiling(file, suite, dtype, sms, arch);
+            beforeCompiling(file, suite, task, sms, arch);
             return Optional.empty();
         } catch (Rejection r) {
             return Optional.of(CandidateResult.rejected(file.name(), file.path() == null ? null : file.path().toString(),

@@ -7,10 +7,10 @@ import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.InputCase;
-import dev.kevo.data.Precision;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
@@ -41,23 +41,23 @@ public final class SanitizedRun implements AutoCloseable {
 
     private final Gpu gpu;
     private final Suite suite;
-    private final Precision dtype;
+    private final Task task;
     private final TrustedKernels trusted;
     private final Preflight preflight;
     private final Coverage coverage;
 
-    /** @param dtype the element types of x and y, which the buffers' exact sizes follow */
-    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Precision dtype) {
-        this(gpu, nvrtc, cache, suite, dtype, Coverage.EVERY_PLAN);
+    /** @param task the operator and the element types of x and y, which the buffers' exact sizes follow */
+    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Task task) {
+        this(gpu, nvrtc, cache, suite, task, Coverage.EVERY_PLAN);
     }
 
-    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Precision dtype, Coverage coverage) {
+    public SanitizedRun(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Task task, Coverage coverage) {
         this.coverage = coverage;
         this.gpu = gpu;
         this.suite = suite;
-        this.dtype = dtype;
-        this.trusted = new TrustedKernels(gpu, nvrtc, cache, dtype);
-        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, dtype);
+        this.task = task;
+        this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
+        this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, task);
     }
 
     /**
@@ -88,7 +88,7 @@ public final class SanitizedRun implements AutoCloseable {
                 workspaces.add(passed.plans().get(s).workspaceBytes());
             }
             phases.entered(Phase.CHECK);
-            try (SanitizerBench bench = new SanitizerBench(gpu, shapes, dtype, workspaces)) {
+            try (SanitizerBench bench = new SanitizerBench(gpu, shapes, task.dtype(), workspaces)) {
                 for (int i = 0; i < chosen.size(); i++) {
                     int s = chosen.get(i);
                     ResolvedPlan plan = passed.plans().get(s);
@@ -97,7 +97,7 @@ public final class SanitizedRun implements AutoCloseable {
                                 inputCase.ordinal()), inputCase);
                         bench.poisonWorkspace(gpu, i);
                         try {
-                            runner.run(plan, bench.x(i), bench.y(i), bench.workspace(i));
+                            runner.run(plan, Workbench.bindings(task, bench.x(i), bench.y(i), bench.workspace(i)));
                             gpu.synchronize();
                         } catch (CudaError e) {
                             throw Faults.reject(e, shapes.get(i) + ": case " + inputCase.id());

@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * <p>Before every launch of the candidate while timing (warm-up included), y and the workspace are poisoned,
  * outside the timed events, as before a checked launch; the candidate therefore cannot tell a checked launch from an
  * unchecked one by reading either: what it would read is the same poison either way. Its input set is also changed in one element per row, at a
- * column drawn anew for every launch (raised just above the row: trusted.cu, kv_salt_value), so an output
+ * column drawn anew for every launch (raised just above the row: harness.cu, kv_salt_value), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
  * launches drawn, x is held to that launch's input set bit for bit and y to the float64 reference, and the candidate's

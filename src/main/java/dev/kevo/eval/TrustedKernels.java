@@ -12,11 +12,16 @@ import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Tolerance;
 import dev.kevo.data.Shape;
+import dev.kevo.task.op.Task;
 import java.util.List;
 
-/** kevo's own kernels (trusted.cu): input generation, the float64 reference, comparison and guard checks. */
+/**
+ * kevo's own kernels: the shared harness (harness.cu: input generation, the walk of the float64 reference and the
+ * comparison, guard checks, digests, the flush, the gate, the copy) compiled with the operator's reference
+ * ({@link dev.kevo.task.op.Operator#referenceSource()}).
+ */
 final class TrustedKernels implements AutoCloseable {
-    static final String SOURCE_NAME = "trusted.cu";
+    static final String SOURCE_NAME = "harness.cu";
     private static final int THREADS = 256;
     /** A full SM (2048 threads) at four blocks each: the occupancy a streaming copy wants. */
     private static final int COPY_THREADS = 512;
@@ -39,13 +44,16 @@ final class TrustedKernels implements AutoCloseable {
     private final int sms;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
-        this(gpu, nvrtc, cache, Precision.FP32);
+        this(gpu, nvrtc, cache, Task.softmax(Precision.FP32));
     }
 
-    /** kevo's kernels for x and y of {@code dtype}: generated, referenced, compared and copied in those types. */
-    TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Precision dtype) {
+    /**
+     * kevo's kernels for {@code task}: its input generated, its reference computed and its output compared in its
+     * dtypes, and copied in them.
+     */
+    TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Task task) {
         this.gpu = gpu;
-        Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(dtype), Prelude.headers(), gpu.info().arch());
+        Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(task), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
         this.perturb = module.kernel("kevo_perturb");
@@ -63,21 +71,25 @@ final class TrustedKernels implements AutoCloseable {
         this.sms = gpu.info().sms();
     }
 
-    /** trusted.cu behind the {@link #constants} it is compiled with, for float32 x and y. */
+    /** The harness and softmax's reference behind the {@link #constants} they are compiled with, in float32. */
     static String source() {
-        return source(Precision.FP32);
-    }
-
-    /** trusted.cu behind the {@link #constants} it is compiled with, for x and y of {@code dtype}. */
-    static String source(Precision dtype) {
-        return constants(dtype) + "#line 1 \"" + SOURCE_NAME + "\"\n"
-                + Prelude.resource(TrustedKernels.class, SOURCE_NAME);
+        return source(Task.softmax(Precision.FP32));
     }
 
     /**
-     * What trusted.cu shares with Java, written from Java, so that neither side can drift: each input case's number
+     * The harness behind the {@link #constants} it is compiled with, for x and y of the task's dtype, then the
+     * operator's reference; each under its own name, so a compiler message points into the right file.
+     */
+    static String source(Task task) {
+        return constants(task.dtype()) + "#line 1 \"" + SOURCE_NAME + "\"\n"
+                + Prelude.resource(TrustedKernels.class, SOURCE_NAME)
+                + "\n#line 1 \"" + task.op().id() + ".cu\"\n" + task.op().referenceSource();
+    }
+
+    /**
+     * What harness.cu shares with Java, written from Java, so that neither side can drift: each input case's number
      * (the generator is launched with {@link InputCase#ordinal()}, and kv_value switches on these names, so a case
-     * renamed on one side does not compile, and trusted.cu's count check stops a case added without a generator), and
+     * renamed on one side does not compile, and harness.cu's count check stops a case added without a generator), and
      * the poison patterns that Workbench's checks look for, and the element types of x and y.
      */
     static String constants(Precision dtype) {
@@ -104,7 +116,7 @@ final class TrustedKernels implements AutoCloseable {
 
     /**
      * Moves input {@code x} (generated with {@code caseSeed}, {@code inputCase}) from salt {@code oldSalt} to
-     * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (trusted.cu,
+     * {@code newSalt}: one element per row, at a column the salt draws, raised far above the row (harness.cu,
      * kv_salt_col, kv_salt_value). Salt 0 is the generated input itself.
      */
     void perturb(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt) {
@@ -149,7 +161,7 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /**
-     * Row statistics (max, sum of exp(x - max)) in float64 of {@code x} as it is now. Only meaningful followed by
+     * The operator's row statistics (softmax's: max, sum of exp(x - max)) in float64 of {@code x} as it is now. Only meaningful followed by
      * {@link #compareQueued}, which holds every element of x to the generator: a candidate that changed x is
      * rejected for that, whatever these statistics say. {@code partial} holds {@link #referenceScratchBytes} bytes;
      * it is left poisoned, so only {@code stats} holds anything of the answer afterwards.

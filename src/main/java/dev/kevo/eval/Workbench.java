@@ -6,13 +6,17 @@ import dev.kevo.cuda.Gpu;
 import dev.kevo.data.Dtype;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
- * x, y and the workspace each sit between two guard zones, so a write just outside them is caught.
+ * The operator's input (x here) and output (y) and the workspace each sit between two guard zones, so a write just
+ * outside them is caught; a launch gets them by the operator's names for them ({@link #bindings}).
  */
 final class Workbench implements AutoCloseable {
     static final long GUARD_BYTES = 64 * 1024;
@@ -27,6 +31,7 @@ final class Workbench implements AutoCloseable {
     static final int POISON_WS = 0x7FC0FFEE;
 
     private final Gpu gpu;
+    private final Task task;
     private final Precision dtype;
     private final List<DeviceBuffer> xSets = new ArrayList<>();
     private final DeviceBuffer y;
@@ -41,11 +46,13 @@ final class Workbench implements AutoCloseable {
      * Allocates everything for the largest of {@code shapes}; when the GPU cannot hold it (an at-scale shape on a
      * small GPU), frees what it had allocated before it throws, so the evaluation can go on without it.
      *
-     * @param dtype the element types of x and y: what their sizes, guards and poison follow
+     * @param task the operator, whose tensor names the buffers are bound by, and the element types of x and y: what
+     *     their sizes, guards and poison follow
      */
-    Workbench(Gpu gpu, List<Shape> shapes, int inputSets, Precision dtype) {
+    Workbench(Gpu gpu, List<Shape> shapes, int inputSets, Task task) {
         this.gpu = gpu;
-        this.dtype = dtype;
+        this.task = task;
+        this.dtype = task.dtype();
         long maxElements = shapes.stream().mapToLong(Shape::elements).max().orElseThrow();
         long maxRows = shapes.stream().mapToLong(Shape::rows).max().orElseThrow();
         // x as large as y even where its type is narrower: the memcpy that times the floor reads as many bytes as it
@@ -110,6 +117,17 @@ final class Workbench implements AutoCloseable {
 
     DevicePointer workspace() {
         return workspace.at(GUARD_BYTES);
+    }
+
+    /** What a plan's launch gets, by the operator's names: input set {@code set}, y and the workspace. */
+    Bindings bindings(int set) {
+        return bindings(task, x(set), y(), workspace());
+    }
+
+    /** The operator's input, output and the workspace under the names a plan passes them by. */
+    static Bindings bindings(Task task, DevicePointer x, DevicePointer y, DevicePointer ws) {
+        return new Bindings(Map.of(task.op().input().name(), x, task.op().output().name(), y, KernelFile.WORKSPACE,
+                ws));
     }
 
     DevicePointer stats() {

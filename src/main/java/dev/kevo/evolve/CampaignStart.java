@@ -12,6 +12,7 @@ import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
@@ -55,7 +56,7 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         Suite suite = SuiteFile.load(home.suite(settings.suite()));
         // Resolved once, before the folder is made: the record says which baseline (and cuDNN version) it was.
         BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, env)
-                .resolve(settings.baseline(), "campaign config", settings.dtype());
+                .resolve(settings.baseline(), "campaign config", Task.of(settings));
         resolved.note().ifPresent(notes);
         List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()), settings.dtype());
         Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"

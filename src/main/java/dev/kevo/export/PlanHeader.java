@@ -106,11 +106,8 @@ final class PlanHeader {
                 for (int a = 0; a < launch.args().size(); a++) {
                     String arg = slot + ".arg_kind[" + a + "] = ";
                     switch (launch.args().get(a)) {
-                        case KernelFile.Arg.Buffer buffer -> body.append("        ").append(arg).append(switch (buffer.name()) {
-                            case X -> "KEVO_ARG_X";
-                            case Y -> "KEVO_ARG_Y";
-                            case WS -> "KEVO_ARG_WS";
-                        }).append(";\n");
+                        case KernelFile.Arg.Buffer buffer -> body.append("        ").append(arg)
+                                .append(argKind(file, buffer)).append(";\n");
                         case KernelFile.Arg.Int value -> {
                             body.append("        ").append(arg).append("KEVO_ARG_INT;\n");
                             bounded(body, table, value.value(), lat + " arg " + (a + 1), INT_MIN, INT_MAX,
@@ -192,5 +189,16 @@ final class PlanHeader {
         String functions() {
             return functions.toString();
         }
+    }
+
+    /**
+     * The launcher's kind of a buffer argument: the operator's input is the package's x, its output y, the workspace
+     * ws (the row-wise operators kevo exports have one of each).
+     */
+    private static String argKind(KernelFile file, KernelFile.Arg.Buffer buffer) {
+        if (buffer.name().equals(KernelFile.WORKSPACE)) {
+            return "KEVO_ARG_WS";
+        }
+        return buffer.name().equals(file.op().input().name()) ? "KEVO_ARG_X" : "KEVO_ARG_Y";
     }
 }

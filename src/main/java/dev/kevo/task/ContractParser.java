@@ -8,6 +8,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Tensor;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +39,7 @@ public final class ContractParser {
 
     /** Where Jackson's messages say a place is in its input; the header line is added to make it the file's. */
     private static final Pattern JACKSON_LOCATION = Pattern.compile("\\[Source: .*?; line: (\\d+), column: \\d+\\]");
-    private static final Set<String> TOP_KEYS = Set.of("description", "dtype", "workspace", "plans", "knobs",
+    private static final Set<String> TOP_KEYS = Set.of("description", "op", "dtype", "workspace", "plans", "knobs",
             "knob_rule");
     private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
     private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
@@ -99,7 +102,8 @@ public final class ContractParser {
         }
         Set<String> knobs = new TreeSet<>();
         root.path("knobs").fieldNames().forEachRemaining(knobs::add);
-        Reader reader = new Reader(where, headerLine, lines, knobs);
+        Reader plain = new Reader(where, headerLine, lines, knobs, Operators.DEFAULT);
+        Reader reader = new Reader(where, headerLine, lines, knobs, plain.op(root));
         return reader.file(name, path, source, root);
     }
 
@@ -157,7 +161,19 @@ public final class ContractParser {
     }
 
     /** Walks the header JSON, naming the place and the file's line in messages. */
-    private record Reader(String file, int headerLine, Map<String, Integer> lines, Set<String> knobs) {
+    private record Reader(String file, int headerLine, Map<String, Integer> lines, Set<String> knobs, Operator op) {
+
+        /** The header's {@code op}: one operator kevo knows; softmax when absent, as every file before the key. */
+        Operator op(JsonNode root) {
+            if (root == null || !root.isObject() || !root.has("op")) {
+                return Operators.DEFAULT;
+            }
+            try {
+                return Operators.byId(text(root.get("op"), At.HEADER.key("op")));
+            } catch (IllegalArgumentException e) {
+                throw error("/op", e.getMessage());
+            }
+        }
 
         KernelFile file(String name, Path path, String source, JsonNode root) {
             object(root, At.HEADER, TOP_KEYS);
@@ -174,7 +190,7 @@ public final class ContractParser {
             for (int p = 0; p < plansNode.size(); p++) {
                 plans.add(plan(plansNode.get(p), At.HEADER.plan(p)));
             }
-            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE, dtypes),
+            return withKnobs(new KernelFile(name, path, source, description, workspace, plans, Knobs.NONE, dtypes, op),
                     root);
         }
 
@@ -208,8 +224,7 @@ public final class ContractParser {
         private KernelFile withKnobs(KernelFile file, JsonNode root) {
             try {
                 Knobs knobs = KnobParser.parse(root.get("knobs"), root.get("knob_rule"), file.source());
-                KernelFile knobbed = new KernelFile(file.name(), file.path(), file.source(), file.description(),
-                        file.workspace(), file.plans(), knobs, file.dtypes());
+                KernelFile knobbed = file.withKnobs(knobs);
                 KnobParser.checkExpressions(knobbed);
                 return knobbed;
             } catch (IllegalArgumentException e) {
@@ -265,11 +280,9 @@ public final class ContractParser {
 
         private KernelFile.Arg arg(JsonNode node, At at) {
             if (node.isTextual()) {
-                String key = node.asText().trim();
-                for (KernelFile.BufferName buffer : KernelFile.BufferName.values()) {
-                    if (buffer.key().equals(key.toLowerCase(Locale.ROOT))) {
-                        return new KernelFile.Arg.Buffer(buffer);
-                    }
+                String key = node.asText().trim().toLowerCase(Locale.ROOT);
+                if (key.equals(KernelFile.WORKSPACE) || op.tensors().stream().map(Tensor::name).anyMatch(key::equals)) {
+                    return new KernelFile.Arg.Buffer(key);
                 }
             }
             return new KernelFile.Arg.Int(expr(node, at));

@@ -1,6 +1,7 @@
 package dev.kevo.task;
 
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operator;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,9 +20,11 @@ import java.util.Map;
  * @param dtypes the dtypes of x and y the file implements (header key {@code dtype}: one, or a list for a file
  *     written against the types {@code KEVO_X} and {@code KEVO_Y}, which kevo defines for the dtype judged; float32
  *     when absent)
+ * @param op the operator the file implements (header key {@code op}; softmax when absent): what its buffer arguments
+ *     name and what it is judged against
  */
 public record KernelFile(String name, Path path, String source, String description, Expr workspace,
-                         List<Plan> plans, Knobs knobs, List<Precision> dtypes) {
+                         List<Plan> plans, Knobs knobs, List<Precision> dtypes, Operator op) {
 
     public KernelFile {
         plans = List.copyOf(plans);
@@ -45,7 +48,12 @@ public record KernelFile(String name, Path path, String source, String descripti
 
     /** The same header under another name and source: a file as a test or a worker sees an edited copy. */
     public KernelFile withSource(String newName, String newSource) {
-        return new KernelFile(newName, null, newSource, description, workspace, plans, knobs, dtypes);
+        return new KernelFile(newName, null, newSource, description, workspace, plans, knobs, dtypes, op);
+    }
+
+    /** The same file with other knobs (their values are compiled in as macros). */
+    public KernelFile withKnobs(Knobs newKnobs) {
+        return new KernelFile(name, path, source, description, workspace, plans, newKnobs, dtypes, op);
     }
 
     /** Names of all kernels that some plan launches. */
@@ -73,12 +81,15 @@ public record KernelFile(String name, Path path, String source, String descripti
         }
     }
 
-    /** A kernel argument: one of the task's buffers, or an integer passed as {@code int}. */
+    /**
+     * A kernel argument: one of the operator's tensors or the workspace (by the name a plan gives it), or an integer
+     * passed as {@code int}.
+     */
     public sealed interface Arg {
-        record Buffer(BufferName name) implements Arg {
+        record Buffer(String name) implements Arg {
             @Override
             public String toString() {
-                return name.key();
+                return name;
             }
         }
 
@@ -90,18 +101,6 @@ public record KernelFile(String name, Path path, String source, String descripti
         }
     }
 
-    /** Device buffers a launch can name. */
-    public enum BufferName {
-        X("x"), Y("y"), WS("ws");
-
-        private final String key;
-
-        BufferName(String key) {
-            this.key = key;
-        }
-
-        public String key() {
-            return key;
-        }
-    }
+    /** The name a plan passes the workspace by, whatever the operator. */
+    public static final String WORKSPACE = "ws";
 }

@@ -55,7 +55,7 @@ public final class PlanResolver {
             List<Object> args = new ArrayList<>();
             for (int a = 0; a < launch.args().size(); a++) {
                 switch (launch.args().get(a)) {
-                    case KernelFile.Arg.Buffer buffer -> args.add(buffer.name());
+                    case KernelFile.Arg.Buffer buffer -> args.add(buffer);
                     case KernelFile.Arg.Int value -> args.add((int) bounded(value.value(), env,
                             at + " arg " + (a + 1), Integer.MIN_VALUE, Integer.MAX_VALUE));
                 }

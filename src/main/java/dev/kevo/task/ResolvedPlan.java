@@ -17,7 +17,7 @@ public record ResolvedPlan(int planIndex, long workspaceBytes, List<Launch> laun
     /** A launch ready for the driver; {@code cluster} is 1 for a launch without thread-block clusters. */
     public record Launch(String kernel, int grid, int block, int smem, boolean cooperative, int cluster,
                          List<Object> args) {
-        /** {@code args} holds {@link KernelFile.BufferName} for buffers and {@link Integer} for values. */
+        /** {@code args} holds {@link KernelFile.Arg.Buffer} for buffers (bound by name) and {@link Integer} for values. */
         public Launch {
             args = List.copyOf(args);
         }

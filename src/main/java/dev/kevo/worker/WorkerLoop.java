@@ -15,6 +15,7 @@ import dev.kevo.eval.Phase;
 import dev.kevo.eval.Preflight;
 import dev.kevo.eval.SanitizedRun;
 import dev.kevo.task.ContractException;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -156,7 +157,7 @@ public final class WorkerLoop {
         SanitizedRun.Coverage coverage = mode == Mode.PROFILER_RUN ? SanitizedRun.Coverage.EVERY_SHAPE_ONCE
                 : SanitizedRun.Coverage.EVERY_PLAN;
         try (Gpu gpu = opened; SanitizedRun run = new SanitizedRun(gpu, nvrtc,
-                CompileCache.fromEnvironment(System.getenv()), suite, configure.settings().dtype(), coverage)) {
+                CompileCache.fromEnvironment(System.getenv()), suite, Task.of(configure.settings()), coverage)) {
             send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
                     System.getenv()));
             return serve((file, request, phases) -> new Answer(run.run(file, request.inputSeed(), phases), null));
@@ -169,7 +170,7 @@ public final class WorkerLoop {
             Optional<Gpu> present = Optional.ofNullable(gpu);
             String arch = configure.arch() != null ? configure.arch() : present.map(g -> g.info().arch()).orElse(DEFAULT_ARCH);
             int sms = configure.sms() > 0 ? configure.sms() : present.map(g -> g.info().sms()).orElse(DEFAULT_SMS);
-            Preflight preflight = new Preflight(nvrtc, arch, sms, suite, configure.settings().dtype());
+            Preflight preflight = new Preflight(nvrtc, arch, sms, suite, Task.of(configure.settings()));
             send(Message.Ready.here(present.map(Gpu::info).orElse(null), present.isPresent() ? Gpu.count() : 0,
                     nvrtc.version(), nvrtc.location(), millisSince(start), System.getenv()));
             return serve((file, request, phases) -> {

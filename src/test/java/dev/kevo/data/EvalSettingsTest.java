@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.task.op.Task;
 import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
@@ -47,7 +48,10 @@ class EvalSettingsTest {
         KevoHome home = new KevoHome(ROOT);
         assertFalse(SuiteFile.load(home.suite(settings.suite())).shapes().isEmpty());
         assertEquals(BaselineChoice.AUTO, settings.baseline(), "cuDNN where it loads, else block_two_pass");
-        assertFalse(ContractParser.read(home.baseline(BaselineChoice.FALLBACK)).plans().isEmpty());
+        assertEquals("softmax", settings.op());
+        Task task = Task.of(settings);
+        assertFalse(ContractParser.read(home.baseline(task.op().ownBaseline())).plans().isEmpty(),
+                "the operator's own baseline, where cuDNN cannot serve it");
         MeasurementMethod m = settings.measurement();
         assertTrue(m.minRepetitions() >= 5 && m.maxRepetitions() >= m.minRepetitions());
         assertTrue(m.targetCi() > 0 && m.targetCi() < 1);

@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.GpuTest;
+import dev.kevo.task.op.Task;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
@@ -48,7 +49,7 @@ class CheckLaunchTimeGpuTest {
         gpu = Gpu.open(0);
         Nvrtc nvrtc = Nvrtc.load(Optional.empty());
         trusted = new TrustedKernels(gpu, nvrtc, CompileCache.none());
-        bench = new Workbench(gpu, List.of(SHAPE), 1, Precision.FP32);
+        bench = new Workbench(gpu, List.of(SHAPE), 1, Task.softmax(Precision.FP32));
         module = gpu.load(nvrtc.compile("spin.cu", SPIN, Map.of(), gpu.info().arch()));
         gate = new LaunchGate(gpu, trusted);
         check = new CorrectnessCheck(gpu, trusted, bench, gate, Tolerance.defaults());
@@ -69,9 +70,9 @@ class CheckLaunchTimeGpuTest {
 
     @Test
     void theHostsTimeEnqueueingALaunchIsNotTheKernels() {
-        CorrectnessCheck.Measured m = check.measure((x, y, ws) -> {
+        CorrectnessCheck.Measured m = check.measure(b -> {
             LockSupport.parkNanos(20_000_000);  // the host busy for 20 ms inside the launch, as on a first launch
-            trusted.copy(x, y, SHAPE.elements());
+            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
         }, 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchWallMs() >= 20, "the host saw its own 20 ms: " + m.launchWallMs());
         assertTrue(m.launchGpuMs() < 2, "a copy of 256 KB counted as " + m.launchGpuMs() + " ms");
@@ -80,7 +81,7 @@ class CheckLaunchTimeGpuTest {
     @Test
     void theKernelsOwnTimeCountsWhole() {
         Kernel spin = module.kernel("spin");
-        CorrectnessCheck.Measured m = check.measure((x, y, ws) -> gpu.launch(spin, 1, 1, 0, 20_000_000L),
+        CorrectnessCheck.Measured m = check.measure(b -> gpu.launch(spin, 1, 1, 0, 20_000_000L),
                 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchGpuMs() >= 19, "a kernel that spins 20 ms counted as " + m.launchGpuMs() + " ms");
     }
@@ -90,10 +91,10 @@ class CheckLaunchTimeGpuTest {
         // A plan's first launch runs while the host still queues its next: taking the host's enqueueing time off the
         // events' interval, as kevo once did, took the kernel's own work off with it.
         Kernel spin = module.kernel("spin");
-        CorrectnessCheck.Measured m = check.measure((x, y, ws) -> {
+        CorrectnessCheck.Measured m = check.measure(b -> {
             gpu.launch(spin, 1, 1, 0, 20_000_000L);
             LockSupport.parkNanos(20_000_000);
-            trusted.copy(x, y, SHAPE.elements());
+            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
         }, 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchGpuMs() >= 19, "a 20 ms spin queued before a 20 ms host pause counted as "
                 + m.launchGpuMs() + " ms");
@@ -102,10 +103,10 @@ class CheckLaunchTimeGpuTest {
     @Test
     void aHostPauseBetweenTwoLaunchesIsNotTheKernels() {
         // Between two launches of one plan the GPU, on an idle stream, would wait on the host inside the interval.
-        CorrectnessCheck.Measured m = check.measure((x, y, ws) -> {
-            trusted.copy(x, y, SHAPE.elements());
+        CorrectnessCheck.Measured m = check.measure(b -> {
+            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
             LockSupport.parkNanos(20_000_000);
-            trusted.copy(x, y, SHAPE.elements());
+            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
         }, 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchGpuMs() < 2, "two copies of 256 KB 20 ms apart on the host counted as "
                 + m.launchGpuMs() + " ms");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.NeedsNvrtc;
+import dev.kevo.task.op.Task;
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.Nvrtc;
@@ -74,7 +75,7 @@ class KnobCompileTest {
             """;
 
     private static CandidateResult check(KernelFile file, Suite suite) {
-        return new Preflight(nvrtc, ARCH, 132, suite, Precision.FP32).check(file, 1, Optional.empty());
+        return new Preflight(nvrtc, ARCH, 132, suite, Task.softmax(Precision.FP32)).check(file, 1, Optional.empty());
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.GpuTest;
+import dev.kevo.task.op.Task;
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.CompileCache;
@@ -62,7 +63,7 @@ class KnobGpuTest {
     @Test
     void theLoadedKernelWasCompiledWithTheKnobsValue() {
         KernelFile file = ContractParser.parse("guard.cu", null, KnobCompileTest.GUARDED);
-        Preflight preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), quick, Precision.FP32);
+        Preflight preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), quick, Task.softmax(Precision.FP32));
         for (String block : List.of("128", "256")) {
             KernelFile tuned = ContractParser.parse("guard.cu", null, KnobRewriter.rewrite(file, Map.of("BLOCK", block)));
             CandidateResult checked = preflight.check(tuned, 1, Optional.of(gpu));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.data.CandidateResult;
+import dev.kevo.task.op.Task;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
@@ -22,10 +23,10 @@ class PreflightTest {
     void aFileOfAnotherDtypeIsAContractErrorNamingBothBeforeAnyCompile() {
         KernelFile fp32 = ContractParser.parse("k.cu", null, FILE);
         Suite suite = new Suite("s", "", List.of(new Shape(4, 128)));
-        CandidateResult r = Preflight.rejectedBeforeCompiling(fp32, suite, Precision.BF16, 132, "sm_90").orElseThrow();
+        CandidateResult r = Preflight.rejectedBeforeCompiling(fp32, suite, Task.softmax(Precision.BF16), 132, "sm_90").orElseThrow();
         assertEquals(Verdict.CONTRACT_ERROR, r.verdict());
         assertContains(r.detail(), "k.cu implements dtype fp32", "none, so fp32", "bf16 is being judged", "--dtype");
-        assertTrue(Preflight.rejectedBeforeCompiling(fp32, suite, Precision.FP32, 132, "sm_90").isEmpty());
+        assertTrue(Preflight.rejectedBeforeCompiling(fp32, suite, Task.softmax(Precision.FP32), 132, "sm_90").isEmpty());
     }
 
     private static void assertContains(String message, String... parts) {

@@ -19,8 +19,8 @@ class SplitMixTest {
 
     @Test
     void mixMatchesTheGeneratorKernel() {
-        // trusted.cu's kv_mix must be the same function, or a recorded seed would not replay
-        String trusted = dev.kevo.cuda.Prelude.resource(SplitMix.class, "trusted.cu");
+        // harness.cu's kv_mix must be the same function, or a recorded seed would not replay
+        String trusted = dev.kevo.cuda.Prelude.resource(SplitMix.class, "harness.cu");
         for (String constant : new String[] {"0x9E3779B97F4A7C15", "0xBF58476D1CE4E5B9", "0x94D049BB133111EB"}) {
             assertTrue(trusted.contains(constant), constant);
         }

@@ -10,7 +10,7 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Tolerance;
 import dev.kevo.data.Shape;
-import dev.kevo.task.SoftmaxReference;
+import dev.kevo.task.op.Operators;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +54,7 @@ class TrustedKernelsGpuTest {
             trusted.generate(x.pointer(), SHAPE, seed, inputCase);
             float[] input = new float[n];
             gpu.download(x.pointer(), input, n * 4L);
-            double[] cpu = SoftmaxReference.softmax(input, SHAPE.rows(), SHAPE.cols());
+            double[] cpu = Operators.SOFTMAX.reference(input, SHAPE.rows(), SHAPE.cols());
 
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
             double[] rowStats = new double[SHAPE.rows() * 2];
@@ -132,7 +132,7 @@ class TrustedKernelsGpuTest {
                 }
                 assertEquals(1, changed, "row " + r);
             }
-            double[] cpu = SoftmaxReference.softmax(salted, SHAPE.rows(), SHAPE.cols());
+            double[] cpu = Operators.SOFTMAX.reference(salted, SHAPE.rows(), SHAPE.cols());
             float[] out = new float[n];
             for (int i = 0; i < n; i++) {
                 out[i] = (float) cpu[i];
@@ -150,7 +150,7 @@ class TrustedKernelsGpuTest {
             assertEquals(SHAPE.rows(), plain.inputChanged(), plain.toString());
             // An answer of the unsalted input (another launch's) is wrong against this launch's reference.
             trusted.generate(x.pointer(), SHAPE, seed, InputCase.NORMAL_1);
-            double[] unsalted = SoftmaxReference.softmax(generated, SHAPE.rows(), SHAPE.cols());
+            double[] unsalted = Operators.SOFTMAX.reference(generated, SHAPE.rows(), SHAPE.cols());
             float[] stale = new float[n];
             for (int i = 0; i < n; i++) {
                 stale[i] = (float) unsalted[i];
@@ -213,7 +213,7 @@ class TrustedKernelsGpuTest {
             assertEquals(shortRows.rows(), raised, "one raised element per row");
 
             trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), shortRows);
-            double[] cpu = SoftmaxReference.softmax(salted, shortRows.rows(), shortRows.cols());
+            double[] cpu = Operators.SOFTMAX.reference(salted, shortRows.rows(), shortRows.cols());
             float[] out = new float[n];
             for (int i = 0; i < n; i++) {
                 out[i] = (float) cpu[i];

@@ -13,6 +13,8 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Arrays;
@@ -24,9 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.ParameterizedTest;
 
 /**
- * trusted.cu against the Java side it is launched from: it compiles with the constants TrustedKernels writes, every
- * kernel looked up by name is in it, and a Java input case it has no generator for, or a case renamed, stops the
- * compile rather than generating the wrong input.
+ * harness.cu and each operator's reference against the Java side they are launched from: they compile with the
+ * constants TrustedKernels writes, every kernel looked up by name is in them, and a Java input case the harness has no
+ * generator for, or a case renamed, stops the compile rather than generating the wrong input.
  */
 class TrustedKernelsTest {
 
@@ -70,6 +72,20 @@ class TrustedKernelsTest {
         assertFalse(c.definesKernel("kv_mix"), "a __device__ function is not a kernel");
     }
 
+    /**
+     * An operator's reference is five device functions the harness declares: one that leaves one out (here the
+     * expected output) is a compile error, not a harness that silently computes something else.
+     */
+    @NeedsNvrtc
+    @Test
+    void anOperatorsReferenceMustDefineWhatTheHarnessDeclares() {
+        Task copy = new Task(Operators.byId("copy"), Precision.FP32);
+        assertTrue(compile(TrustedKernels.source(copy)).definesKernel("kevo_compare"), "the test operator y = x");
+        String without = TrustedKernels.source(copy).replaceAll("(?m)^.*kv_expected\\(double v, double2\\) \\{.*$", "");
+        assertTrue(without.length() < TrustedKernels.source(copy).length(), "the definition was taken out");
+        assertThrows(CompileException.class, () -> compile(without));
+    }
+
     static List<Precision> dtypes() {
         return Precision.SUPPORTED;
     }
@@ -79,7 +95,7 @@ class TrustedKernelsTest {
     @ParameterizedTest
     @MethodSource("dtypes")
     void compilesForEveryDtypeWithThatDtypesTypesAndPoison(Precision dtype) {
-        String source = TrustedKernels.source(dtype);
+        String source = TrustedKernels.source(Task.softmax(dtype));
         assertTrue(source.contains("#define KEVO_Y " + dtype.y().cudaType() + "\n"), source);
         assertTrue(source.contains(String.format("#define KEVO_POISON_Y 0x%08Xu", Workbench.poisonY(dtype.y()))));
         assertTrue(compile(source).definesKernel("kevo_compare"));

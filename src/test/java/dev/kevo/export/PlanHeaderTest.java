@@ -163,7 +163,7 @@ class PlanHeaderTest {
                     .append(" smem ").append(l.smem()).append(" coop ").append(l.cooperative() ? 1 : 0)
                     .append(" cluster ").append(l.cluster()).append(" args ")
                     .append(l.args().stream().map(a -> a instanceof Integer ? a.toString()
-                            : ((KernelFile.BufferName) a).key()).collect(Collectors.joining(",")));
+                            : ((KernelFile.Arg.Buffer) a).name()).collect(Collectors.joining(",")));
         }
         return out.toString();
     }

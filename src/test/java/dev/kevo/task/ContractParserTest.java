@@ -113,7 +113,7 @@ class ContractParserTest {
                     KernelFile.Arg arg = launch.args().get(i);
                     assertEquals(pointer, arg instanceof KernelFile.Arg.Buffer,
                             file + " " + launch.kernel() + " parameter " + declared.get(i) + " gets " + arg);
-                    if (arg instanceof KernelFile.Arg.Buffer b && b.name() == KernelFile.BufferName.X) {
+                    if (arg instanceof KernelFile.Arg.Buffer b && b.name().equals("x")) {
                         assertTrue(declared.get(i).startsWith("const"), "x is the input: const float*");
                     }
                 }
@@ -160,9 +160,9 @@ class ContractParserTest {
         assertTrue(second.when().evalBoolean(env), "when defaults to true");
         assertEquals(256, second.launches().get(0).smem().evalLong(env));
         List<KernelFile.Arg> args = second.launches().get(1).args();
-        assertEquals(new KernelFile.Arg.Buffer(KernelFile.BufferName.X), args.get(0));
-        assertEquals(new KernelFile.Arg.Buffer(KernelFile.BufferName.Y), args.get(1));
-        assertEquals(new KernelFile.Arg.Buffer(KernelFile.BufferName.WS), args.get(2));
+        assertEquals(new KernelFile.Arg.Buffer("x"), args.get(0));
+        assertEquals(new KernelFile.Arg.Buffer("y"), args.get(1));
+        assertEquals(new KernelFile.Arg.Buffer("ws"), args.get(2));
         assertEquals(500, assertInstanceOf(KernelFile.Arg.Int.class, args.get(3)).value().evalLong(env));
         assertEquals(7, assertInstanceOf(KernelFile.Arg.Int.class, args.get(4)).value().evalLong(env));
         List<KernelFile.Arg> rowStatsArgs = second.launches().get(0).args();
@@ -291,8 +291,33 @@ class ContractParserTest {
         ContractException e = parseFails("/*@kevo\n{ \"plan\": [], \"plans\": [ { \"launches\": [ " + GOOD_LAUNCH
                 + " ] } ] }\n*/\n");
         assertContains(e.getMessage(), "k.cu:2: header: unknown key 'plan'",
-                "description, dtype, knob_rule, knobs, plans, workspace");
+                "description, dtype, knob_rule, knobs, op, plans, workspace");
         assertOneLine(e.getMessage());
+    }
+
+    @Test
+    void theOperatorIsSoftmaxUnlessTheHeaderSaysAndAnUnknownOneIsAnErrorOnItsLine() {
+        String plans = "\"plans\": [ { \"launches\": [ " + GOOD_LAUNCH + " ] } ] }\n*/\n";
+        assertEquals("softmax", ContractParser.parse("k.cu", null, "/*@kevo\n{ " + plans).op().id());
+        assertEquals("softmax", ContractParser.parse("k.cu", null, "/*@kevo\n{ \"op\": \"softmax\",\n" + plans)
+                .op().id());
+        ContractException e = parseFails("/*@kevo\n{ \"dtype\": \"fp32\",\n  \"op\": \"softmaxx\",\n" + plans);
+        assertContains(e.getMessage(), "k.cu:3:", "unknown operator 'softmaxx'", "softmax");
+        assertOneLine(e.getMessage());
+    }
+
+    /** A buffer argument is one of the operator's tensors or the workspace; any other name is an expression. */
+    @Test
+    void onlyTheOperatorsTensorsAndTheWorkspaceAreBuffers() {
+        KernelFile file = ContractParser.parse("k.cu", null, withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"X\", \"y\", \"ws\", \"rows\"] }"));
+        List<KernelFile.Arg> args = file.plans().getFirst().launches().getFirst().args();
+        assertEquals(List.of(new KernelFile.Arg.Buffer("x"), new KernelFile.Arg.Buffer("y"),
+                new KernelFile.Arg.Buffer("ws")), args.subList(0, 3));
+        assertInstanceOf(KernelFile.Arg.Int.class, args.get(3));
+        ContractException e = parseFails(withLaunch(
+                "{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, \"args\": [\"x\", \"dy\"] }"));
+        assertContains(e.getMessage(), "arg 2", "dy");
     }
 
     @Test
@@ -457,8 +482,7 @@ class ContractParserTest {
                         + " \"sms * 2\", \"-1\", 12] }"));
         List<KernelFile.Arg> args = file.plans().getFirst().launches().getFirst().args();
         assertEquals(8, args.size());
-        assertEquals(List.of(KernelFile.BufferName.WS, KernelFile.BufferName.X, KernelFile.BufferName.Y),
-                args.subList(0, 3).stream().map(a -> assertInstanceOf(KernelFile.Arg.Buffer.class, a).name()).toList());
+        assertEquals(List.of("ws", "x", "y"), args.subList(0, 3).stream().map(a -> assertInstanceOf(KernelFile.Arg.Buffer.class, a).name()).toList());
         Expr.Env env = new Expr.Env(10, 20, 30, Map.of());
         List<Long> ints = args.subList(3, 8).stream()
                 .map(a -> assertInstanceOf(KernelFile.Arg.Int.class, a).value().evalLong(env)).toList();

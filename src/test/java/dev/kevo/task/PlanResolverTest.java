@@ -62,7 +62,7 @@ class PlanResolverTest {
         assertEquals(13, launch.grid());
         assertEquals(256, launch.block());
         assertEquals(0, launch.smem());
-        assertEquals(List.of(KernelFile.BufferName.X, KernelFile.BufferName.Y, 100, 512), launch.args());
+        assertEquals(List.of(new KernelFile.Arg.Buffer("x"), new KernelFile.Arg.Buffer("y"), 100, 512), launch.args());
 
         ResolvedPlan medium = PlanResolver.resolve(TIERED, new Shape(100, 513), 132);
         assertEquals(1, medium.planIndex());
@@ -85,10 +85,10 @@ class PlanResolverTest {
         assertEquals("stats", stats.kernel());
         assertEquals(300, stats.grid());
         assertEquals(1024, stats.block());
-        assertEquals(List.of(KernelFile.BufferName.X, KernelFile.BufferName.WS, 10000), stats.args());
+        assertEquals(List.of(new KernelFile.Arg.Buffer("x"), new KernelFile.Arg.Buffer("ws"), 10000), stats.args());
         assertEquals("write", write.kernel());
         assertEquals(132 * 8, write.grid());  // min(1200, 1056)
-        assertEquals(List.of(KernelFile.BufferName.X, KernelFile.BufferName.Y, KernelFile.BufferName.WS, 300, 10000),
+        assertEquals(List.of(new KernelFile.Arg.Buffer("x"), new KernelFile.Arg.Buffer("y"), new KernelFile.Arg.Buffer("ws"), 300, 10000),
                 write.args());
         // sms enters the expressions: min(1200, 8000), and 'rows >= sms' now fails for 300 rows
         assertEquals(1200, PlanResolver.resolve(TIERED, new Shape(300, 10000), 200).launches().get(1).grid());
@@ -136,7 +136,7 @@ class PlanResolverTest {
     void intArgsMustFitAnInt() {
         KernelFile file = oneLaunch("\"grid\": 1, \"block\": 32, \"args\": [\"x\", \"rows * cols * 2\", \"0 - cols\"]");
         ResolvedPlan ok = PlanResolver.resolve(file, new Shape(1024, 1024), 1);
-        assertEquals(List.of(KernelFile.BufferName.X, 2 * 1024 * 1024, -1024), ok.launches().getFirst().args());
+        assertEquals(List.of(new KernelFile.Arg.Buffer("x"), 2 * 1024 * 1024, -1024), ok.launches().getFirst().args());
         PlanException e = assertThrows(PlanException.class,
                 () -> PlanResolver.resolve(file, new Shape(32768, 32768), 1));
         assertContains(e.getMessage(), "launch 1 (k) arg 2", "2147483648", String.valueOf(Integer.MAX_VALUE));
@@ -210,7 +210,7 @@ class PlanResolverTest {
                         assertTrue(launch.block() <= bound, where + ": block " + launch.block()
                                 + " over __launch_bounds__(" + bound + ") of " + launch.kernel());
                     }
-                    usesWorkspace |= launch.args().contains(KernelFile.BufferName.WS);
+                    usesWorkspace |= launch.args().contains(new KernelFile.Arg.Buffer("ws"));
                 }
                 if (usesWorkspace) {
                     assertTrue(plan.workspaceBytes() > 0, where + ": passes ws but asks for no workspace");

@@ -13,6 +13,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knob;
 import dev.kevo.data.Shape;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -47,12 +48,20 @@ final class Evidence {
                     d.sms(), d.l2Bytes() / 1048576.0, d.memoryBytes() / 1e9, d.maxThreadsPerBlock(),
                     d.maxSharedPerBlockOptin() / 1024));
         }
-        copyBandwidth(measured).ifPresent(b -> out.append(b).append('\n'));
+        copyBandwidth(taskOf(context), measured).ifPresent(b -> out.append(b).append('\n'));
         return out.toString().stripTrailing();
     }
 
-    /** From the largest shape with a timed copy: 2 x rows x cols x 4 bytes over the copy's median. */
-    static Optional<String> copyBandwidth(Collection<Candidate> measured) {
+    /** The campaign's task; a float32 softmax when it did not say (tests, records without a context). */
+    static Task taskOf(TaskContext context) {
+        return context == null || context.task() == null ? Task.softmax(Precision.FP32) : context.task();
+    }
+
+    /**
+     * From the largest shape with a timed copy: the bytes the copy moved (the task's floor bytes, half read and half
+     * written, in its dtypes) over the copy's median.
+     */
+    static Optional<String> copyBandwidth(Task task, Collection<Candidate> measured) {
         ShapeResult best = null;
         long bestElements = 0;
         for (Candidate c : measured) {
@@ -73,16 +82,21 @@ final class Evidence {
         if (best == null) {
             return Optional.empty();
         }
-        double bytes = bestElements * 2.0 * Float.BYTES;
+        long bytes = task.floorBytes(Shape.parse(best.shape()));
         double tbps = bytes / (best.copy().medianMs() / 1000) / 1e12;
         return Optional.of(String.format(Locale.ROOT, "- measured copy bandwidth: %.2f TB/s (a device-to-device "
-                + "copy of %s floats, read once and written once, L2 flushed: %.1f us)", tbps, best.shape(),
-                best.copy().medianMs() * 1000));
+                + "copy of the %.1f MB a %s of %s moves, half read and half written, L2 flushed: %.1f us)", tbps,
+                bytes / 1e6, task, best.shape(), best.copy().medianMs() * 1000));
+    }
+
+    /** The operator's task as its own text states it ({@link dev.kevo.task.op.Operator#taskText()}). */
+    static String task(TaskContext context) {
+        return taskOf(context).op().taskText().stripTrailing();
     }
 
     /** The dtypes the kernel must implement, and how a file says so; float32 when the campaign did not say. */
     static String dtype(TaskContext context) {
-        Precision dtype = context == null || context.dtype() == null ? Precision.FP32 : context.dtype();
+        Precision dtype = taskOf(context).dtype();
         if (dtype.equals(Precision.FP32)) {
             return "float32 (`const float* x`, `float* y`)";
         }

@@ -104,6 +104,7 @@ final class PromptBuilder {
         Function<String, String> values = key -> switch (key) {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, parent);
+            case "task" -> Evidence.task(context);
             case "dtype" -> Evidence.dtype(context);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
             case "known_to_work" -> KnownToWork.PROMPT;
@@ -147,6 +148,7 @@ final class PromptBuilder {
         Function<String, String> values = key -> switch (key) {
             case "device" -> Evidence.device(context, measured);
             case "suite" -> Evidence.suite(context, request.parent());
+            case "task" -> Evidence.task(context);
             case "dtype" -> Evidence.dtype(context);
             case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
             case "known_to_work" -> KnownToWork.PROMPT;

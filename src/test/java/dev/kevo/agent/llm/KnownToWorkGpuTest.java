@@ -14,7 +14,7 @@ import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.task.ContractParser;
-import dev.kevo.task.KernelFile.BufferName;
+import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.data.Shape;
@@ -75,8 +75,8 @@ class KnownToWorkGpuTest {
             gpu.fill(y.pointer(), POISON, out.length);
             for (ResolvedPlan.Launch l : plan.launches()) {
                 // An integer goes as it is; no file here has a workspace, and the launch refuses one.
-                Object[] args = l.args().stream().map(a -> a == BufferName.X ? x.pointer()
-                        : a == BufferName.Y ? y.pointer() : a).toArray();
+                Object[] args = l.args().stream().map(a -> a.equals(new KernelFile.Arg.Buffer("x")) ? x.pointer()
+                        : a.equals(new KernelFile.Arg.Buffer("y")) ? y.pointer() : a).toArray();
                 Kernel kernel = modules.get(name).kernel(l.kernel());
                 int g = grid.applyAsInt(l.grid());
                 if (l.cluster() > 1) {

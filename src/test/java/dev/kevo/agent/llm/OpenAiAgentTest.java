@@ -93,7 +93,8 @@ class OpenAiAgentTest {
         agent().propose(Fixtures.request(Optional.empty(), List.of(Fixtures.compileFailure()), 1));
         String prompt = server.requests(PATH).getFirst().prompt();
         assertTrue(prompt.contains("NVIDIA H100 80GB HBM3 (sm_90), 132 SMs, L2 50 MB"), prompt);
-        assertTrue(prompt.contains("measured copy bandwidth: 3.09 TB/s (a device-to-device copy of 4096x4096"),
+        assertTrue(prompt.contains("measured copy bandwidth: 3.09 TB/s (a device-to-device copy of the 134.2 MB a "
+                        + "softmax fp32 of 4096x4096 moves"),
                 "the largest shape: 2 x 4 x 4096^2 bytes in 43.4 us: " + prompt);
         assertTrue(prompt.contains("/*@kevo"), "the contract");
         assertTrue(prompt.contains("kevo_warp_online"), "kevo.h");

@@ -33,7 +33,8 @@ class PromptBuilderTest {
     @Test
     void theSystemPromptStatesTheCampaignsDtype() {
         String fp32 = builder(Fixtures.IMPROVE_ONLY).forProposal(Fixtures.request()).system();
-        assertTrue(fp32.contains("float32 (`const float* x`, `float* y`), row-major"), fp32);
+        assertTrue(fp32.contains("Element types: float32 (`const float* x`, `float* y`)."), fp32);
+        assertTrue(fp32.contains("y[r, c] = exp(x[r, c] - max_r)"), "the operator's own task text: " + fp32);
         TaskContext c = Fixtures.CONTEXT;
         TaskContext bf16 = new TaskContext(c.device(), c.suite(), c.shapes(), Precision.BF16_FP32, c.baseline());
         ProposalRequest request = ProposalRequest.builder(Fixtures.parent(), new SplittableRandom(1)).context(bf16)
@@ -42,6 +43,22 @@ class PromptBuilderTest {
         assertTrue(system.contains("x in bf16 (`const kevo_bf16* x`) and y in fp32 (`float* y`)"), system);
         assertTrue(system.contains("`\"dtype\": \"bf16-fp32\"`"), system);
         assertFalse(system.contains("{{"), "every placeholder filled");
+    }
+
+    /**
+     * The copy bandwidth a model is told is the bytes the copy really moved over its measured time: a bf16 copy of the
+     * same shape in the same time moves half the bytes of a float32 one, so half the bandwidth (it once said float32's).
+     */
+    @Test
+    void theCopyBandwidthCountsTheBytesOfTheCampaignsDtype() {
+        String fp32 = builder(Fixtures.IMPROVE_ONLY).forProposal(Fixtures.request()).system();
+        assertTrue(fp32.contains("measured copy bandwidth: 3.09 TB/s (a device-to-device copy of the 134.2 MB"), fp32);
+        TaskContext c = Fixtures.CONTEXT;
+        TaskContext bf16 = new TaskContext(c.device(), c.suite(), c.shapes(), Precision.BF16, c.baseline());
+        String system = builder(Fixtures.IMPROVE_ONLY).forProposal(ProposalRequest.builder(Fixtures.parent(),
+                new SplittableRandom(1)).context(bf16).build()).system();
+        assertTrue(system.contains("measured copy bandwidth: 1.55 TB/s (a device-to-device copy of the 67.1 MB a "
+                + "softmax bf16 of 4096x4096 moves"), system);
     }
 
     @Test
@@ -54,7 +71,7 @@ class PromptBuilderTest {
         assertTrue(p.user().contains("### Second parent `g0004-i2-c1`: pass, score 2.390x"), p.user());
         assertTrue(p.user().contains("softmax_rows"), "the second parent's source");
         assertEquals(Fixtures.parent().source(), p.base(), "SEARCH blocks apply to the first parent");
-        assertTrue(p.transcript().startsWith("## system\n\nYou write CUDA softmax kernels"));
+        assertTrue(p.transcript().startsWith("## system\n\nYou write CUDA kernels"));
         assertTrue(p.transcript().contains("\n## user\n\nCombine the strengths"));
     }
 

@@ -1,4 +1,4 @@
-package dev.kevo.task;
+package dev.kevo.task.op;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class SoftmaxReferenceTest {
+class SoftmaxTest {
 
     private static float[] normal(int n, double scale, long seed) {
         Random random = new Random(seed);
@@ -28,7 +28,7 @@ class SoftmaxReferenceTest {
     @Test
     void handComputedValues() {
         float[] x = {0, (float) Math.log(3), 5, 5};
-        double[] y = SoftmaxReference.softmax(x, 2, 2);
+        double[] y = Operators.SOFTMAX.reference(x, 2, 2);
         assertEquals(0.25, y[0], 1e-7);
         assertEquals(0.75, y[1], 1e-7);
         assertEquals(0.5, y[2], 0);
@@ -40,14 +40,14 @@ class SoftmaxReferenceTest {
         int rows = 7;
         int cols = 301;
         float[] x = normal(rows * cols, 4, 1);
-        double[] y = SoftmaxReference.softmax(x, rows, cols);
+        double[] y = Operators.SOFTMAX.reference(x, rows, cols);
         for (int r = 0; r < rows; r++) {
             assertEquals(1.0, rowSum(y, r, cols), 1e-12, "row " + r);
         }
         // changing row 3 leaves the others alone
         float[] changed = x.clone();
         changed[3 * cols + 5] += 10;
-        double[] y2 = SoftmaxReference.softmax(changed, rows, cols);
+        double[] y2 = Operators.SOFTMAX.reference(changed, rows, cols);
         for (int i = 0; i < x.length; i++) {
             if (i / cols != 3) {
                 assertEquals(y[i], y2[i], 0, "element " + i);
@@ -65,8 +65,8 @@ class SoftmaxReferenceTest {
         for (int c = 0; c < cols; c++) {
             shifted[cols + c] += 16f;  // exact in float for these magnitudes
         }
-        double[] y = SoftmaxReference.softmax(x, rows, cols);
-        double[] ys = SoftmaxReference.softmax(shifted, rows, cols);
+        double[] y = Operators.SOFTMAX.reference(x, rows, cols);
+        double[] ys = Operators.SOFTMAX.reference(shifted, rows, cols);
         for (int i = 0; i < y.length; i++) {
             assertEquals(y[i], ys[i], 1e-12 + 1e-6 * y[i], "element " + i);
         }
@@ -76,7 +76,7 @@ class SoftmaxReferenceTest {
     void negativeInfinityGivesExactZero() {
         float inf = Float.NEGATIVE_INFINITY;
         float[] x = {inf, 1, inf, 2, inf, inf, inf, -700};
-        double[] y = SoftmaxReference.softmax(x, 2, 4);
+        double[] y = Operators.SOFTMAX.reference(x, 2, 4);
         assertEquals(0.0, y[0]);
         assertEquals(0.0, y[2]);
         assertEquals(1.0, y[1] + y[3], 1e-15);
@@ -98,7 +98,7 @@ class SoftmaxReferenceTest {
             float u = 500 + 500 * random.nextFloat();
             x[i] = i < 2 * cols ? u : -u;  // rows 0-1 in [500, 1000], rows 2-3 in [-1000, -500]
         }
-        double[] y = SoftmaxReference.softmax(x, rows, cols);
+        double[] y = Operators.SOFTMAX.reference(x, rows, cols);
         for (int i = 0; i < y.length; i++) {
             assertTrue(Double.isFinite(y[i]) && y[i] >= 0 && y[i] <= 1, "element " + i + " = " + y[i]);
         }
@@ -114,28 +114,5 @@ class SoftmaxReferenceTest {
                 assertTrue(y[r * cols + c] <= y[argmax]);
             }
         }
-    }
-
-    @Test
-    void relativeL2OfAPerturbedVector() {
-        int rows = 5;
-        int cols = 200;
-        double[] ref = SoftmaxReference.softmax(normal(rows * cols, 2, 4), rows, cols);
-        float[] exact = new float[ref.length];
-        float[] scaled = new float[ref.length];
-        for (int i = 0; i < ref.length; i++) {
-            exact[i] = (float) ref[i];
-            scaled[i] = (float) (ref[i] * (1 + 1e-3));
-        }
-        // float rounding alone: relative error per element at most 2^-24
-        assertTrue(SoftmaxReference.relativeL2(exact, ref) <= 6e-8, () -> "" + SoftmaxReference.relativeL2(exact, ref));
-        // y = (1 + e) ref  =>  ||y - ref|| / ||ref|| = e
-        assertEquals(1e-3, SoftmaxReference.relativeL2(scaled, ref), 1e-7);
-
-        // one element off by d: error d / ||ref||, with ||(0.6, 0.8)|| = 1
-        double[] r1 = {0.6, 0.8};
-        float[] y1 = {0.6f, 0.8f + 0.5f};
-        assertEquals(0.5, SoftmaxReference.relativeL2(y1, r1), 1e-7);
-        assertEquals(0.25, SoftmaxReference.relativeL2(new float[] {0.6f, 0.8f + 0.25f}, r1), 1e-7);
     }
 }

@@ -1,4 +1,6 @@
-// kevo's own kernels: input generation, the float64 reference and the checks. They are never evolved, and the
+// kevo's own kernels, shared by every operator: input generation, the float64 reference's walk over rows and the
+// comparison, guards, digests, the L2 flush, the launch gate and the floor's copy. The operator's own file (under
+// dev/kevo/task/op/) says what the reference computes. They are never evolved, and the
 // candidate never sees their memory: the comparison holds every element of x to the generator bit for bit, and the
 // reference is computed after the candidate's launch and poisoned once used, so a candidate that scribbles on x or
 // hopes to find a copy of an answer lying around gains nothing.
@@ -189,20 +191,8 @@ extern "C" __global__ void kevo_prepare(KEVO_X* x, int rows, int cols, u64 seed,
     kv_fill(ws, ws_words, KEVO_POISON_WS);
 }
 
-// Block-wide reductions in double over 256 threads.
+// A block-wide sum in double over 256 threads.
 #define KV_THREADS 256
-__device__ double kv_block_max(double v, double* scratch) {
-    scratch[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = KV_THREADS / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) scratch[threadIdx.x] = fmax(scratch[threadIdx.x], scratch[threadIdx.x + s]);
-        __syncthreads();
-    }
-    double out = scratch[0];
-    __syncthreads();
-    return out;
-}
-
 __device__ double kv_block_sum(double v, double* scratch) {
     scratch[threadIdx.x] = v;
     __syncthreads();
@@ -213,17 +203,6 @@ __device__ double kv_block_sum(double v, double* scratch) {
     double out = scratch[0];
     __syncthreads();
     return out;
-}
-
-// A warp's reductions in double: kevo.h's are float, for candidates, and the reference must not round to float.
-__device__ __forceinline__ double kv_warp_max(double v) {
-    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(KEVO_FULL_MASK, v, o));
-    return v;
-}
-
-__device__ __forceinline__ double kv_warp_sum(double v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(KEVO_FULL_MASK, v, o);
-    return v;
 }
 
 // The reference and the comparison cut a rows x cols matrix into items of one row's chunk_cols columns (chunks =
@@ -246,10 +225,40 @@ struct KvItems {
     __device__ __forceinline__ int end() const { return min(cols, begin() + chunk_cols); }
 };
 
+// The operator's reference, defined by its own file (compiled right after this one; docs/operators.md): a statistic
+// of each row in two doubles, folded from the row's elements in any order and merged from any split of the row, and
+// the expected output of an element from the row's statistic. The kernels below are the same for every operator:
+// they only walk rows, reduce and compare.
+__device__ __forceinline__ double2 kv_stat_start();                     // the statistic of no elements
+__device__ __forceinline__ double2 kv_stat_add(double2 s, double v);    // s with one more element v
+__device__ __forceinline__ double2 kv_stat_merge(double2 s, double2 t); // the statistic of both parts
+__device__ __forceinline__ double2 kv_row_prepare(double2 s);           // once a row, what kv_expected needs
+__device__ __forceinline__ double kv_expected(double v, double2 row);   // the exact output of element v
+
+__device__ __forceinline__ double2 kv_warp_merge(double2 s) {
+    for (int o = 16; o > 0; o >>= 1) {
+        double2 t = make_double2(__shfl_xor_sync(KEVO_FULL_MASK, s.x, o), __shfl_xor_sync(KEVO_FULL_MASK, s.y, o));
+        s = kv_stat_merge(s, t);
+    }
+    return s;
+}
+
+__device__ double2 kv_block_merge(double2 s, double2* scratch) {
+    scratch[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = KV_THREADS / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) scratch[threadIdx.x] = kv_stat_merge(scratch[threadIdx.x], scratch[threadIdx.x + k]);
+        __syncthreads();
+    }
+    double2 out = scratch[0];
+    __syncthreads();
+    return out;
+}
+
 // Row statistics in float64, in two steps so that one very long row still spreads over the whole GPU:
-// kevo_reference_chunks writes (max, sum of exp(x - max)) of each item, and kevo_reference_merge combines a row's
-// chunks into stats[r] = (max, sum of exp(x - max)). With one chunk a row the first one's output already is stats[r]:
-// it writes there and the merge is not launched.
+// kevo_reference_chunks writes the statistic of each item, and kevo_reference_merge combines a row's chunks into
+// stats[r]. With one chunk a row the first one's output already is stats[r]: it writes there and the merge is not
+// launched.
 // It reads x as it is after the candidate's launch: kevo_compare, which always follows, holds every element of x to
 // the generator bit for bit, so a candidate that changed x is rejected for that whatever this computed, and one
 // that did not is checked against the reference of exactly the generated input. Generating the input again here
@@ -259,36 +268,20 @@ extern "C" __global__ void kevo_reference_chunks(double2* partial, const KEVO_X*
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
         const KEVO_X* row = x + it.row() * cols;
         const int end = it.end();
-        // One pass: a running maximum, and the sum rescaled whenever the maximum grows.
-        double m = -(double)KEVO_INF, s = 0.0;
-        for (int c = it.begin() + it.lane; c < end; c += 32) {
-            double v = (double)kevo_to_float(row[c]);
-            if (v > m) {
-                s = s * exp(m - v) + 1.0;  // exp(-inf) = 0 for the first finite element
-                m = v;
-            } else if (v != -(double)KEVO_INF) {
-                s += exp(v - m);
-            }
-        }
-        double item_m = kv_warp_max(m);
-        s = kv_warp_sum(m == -(double)KEVO_INF ? 0.0 : s * exp(m - item_m));
-        if (it.lane == 0) partial[it.b] = make_double2(item_m, s);
+        double2 s = kv_stat_start();
+        for (int c = it.begin() + it.lane; c < end; c += 32) s = kv_stat_add(s, (double)kevo_to_float(row[c]));
+        s = kv_warp_merge(s);
+        if (it.lane == 0) partial[it.b] = s;
     }
 }
 
 extern "C" __global__ void kevo_reference_merge(double2* stats, double2* partial, int rows, int chunks) {
-    __shared__ double scratch[KV_THREADS];
+    __shared__ double2 scratch[KV_THREADS];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
-        double m = -(double)KEVO_INF;
-        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) m = fmax(m, partial[(long long)r * chunks + k].x);
-        m = kv_block_max(m, scratch);
-        double s = 0.0;
-        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) {
-            double2 p = partial[(long long)r * chunks + k];
-            if (p.x != -(double)KEVO_INF) s += p.y * exp(p.x - m);
-        }
-        s = kv_block_sum(s, scratch);
-        if (threadIdx.x == 0) stats[r] = make_double2(m, s);
+        double2 s = kv_stat_start();
+        for (int k = threadIdx.x; k < chunks; k += KV_THREADS) s = kv_stat_merge(s, partial[(long long)r * chunks + k]);
+        s = kv_block_merge(s, scratch);
+        if (threadIdx.x == 0) stats[r] = s;
         // The chunks' statistics go once used (each thread overwrites only what it read): no partial answer stays in
         // memory, without a memset of its own after every checked launch.
         const double gone = __longlong_as_double(((long long)KEVO_POISON_WS << 32) | KEVO_POISON_WS);
@@ -319,8 +312,7 @@ extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const 
         const long long r = it.row();
         const long long raised_col = salt != 0 ? kv_salt_col(salt, r, cols) : -1;
         const float raised = salt != 0 ? kv_salt_value(salt, r, kase) : 0.0f;
-        const double2 st = stats[r];
-        const double inv_sum = 1.0 / st.y;
+        const double2 row_stat = kv_row_prepare(stats[r]);
         const int end = it.end();
         for (int c = it.begin() + it.lane; c < end; c += 32) {
             const long long i = r * cols + c;
@@ -329,8 +321,16 @@ extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const 
             if (kv_bits(x[i]) != kv_bits(v)) { x_changed++; bad = true; }
             const KEVO_Y stored = y[i];
             const float got = kevo_to_float(stored);
-            double ref = exp((double)kevo_to_float(v) - st.x) * inv_sum;
+            double ref = kv_expected((double)kevo_to_float(v), row_stat);
             if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }
+            else if (isinf(ref)) {
+                // An infinite answer (a log-probability of a masked entry) is right only exactly; it adds nothing to
+                // the whole-case errors, which are over finite answers.
+                if ((double)got != ref) {
+                    if (isnan(got) || isinf(got)) nonfinite++; else violations++;
+                    bad = true;
+                }
+            }
             else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
             else {
                 double err = fabs((double)got - ref);
@@ -338,9 +338,11 @@ extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const 
                 max_err = fmax(max_err, err);
                 if (err > abs_tol + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref)) { violations++; bad = true; }
             }
-            const double best = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref)) - ref;
-            round_sq += best * best;
-            ref_sq += ref * ref;
+            if (!isinf(ref)) {
+                const double best = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref)) - ref;
+                round_sq += best * best;
+                ref_sq += ref * ref;
+            }
             if (bad && (u64)i < first_bad) first_bad = (u64)i;
         }
     }

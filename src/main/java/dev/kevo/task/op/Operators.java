@@ -1,0 +1,50 @@
+package dev.kevo.task.op;
+
+import dev.kevo.data.Defaults;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+
+/**
+ * The operators kevo can judge, by id: its own, then any that a jar on the class path names in
+ * {@code META-INF/services/dev.kevo.task.op.Operator} (an id kevo already has is an error, not a silent override).
+ */
+public final class Operators {
+    public static final Operator SOFTMAX = new Softmax();
+    private static final Map<String, Operator> KNOWN = load();
+    /** The operator of a kernel file without an {@code op} header key, and of a config without {@code op}. */
+    public static final Operator DEFAULT = byId(Defaults.OP);
+
+    private Operators() {
+    }
+
+    private static Map<String, Operator> load() {
+        Map<String, Operator> known = new LinkedHashMap<>();
+        for (Operator op : List.of(SOFTMAX)) {
+            known.put(op.id(), op);
+        }
+        for (Operator op : ServiceLoader.load(Operator.class, Operators.class.getClassLoader())) {
+            Operator before = known.putIfAbsent(op.id(), op);
+            if (before != null) {
+                throw new IllegalStateException("two operators named '" + op.id() + "': "
+                        + before.getClass().getName() + " and " + op.getClass().getName());
+            }
+        }
+        return Map.copyOf(known);
+    }
+
+    /** @throws IllegalArgumentException naming the known ids */
+    public static Operator byId(String id) {
+        Operator op = KNOWN.get(id.trim());
+        if (op == null) {
+            throw new IllegalArgumentException("unknown operator '" + id + "' (known: " + ids() + ")");
+        }
+        return op;
+    }
+
+    public static String ids() {
+        return KNOWN.keySet().stream().sorted().collect(Collectors.joining(", "));
+    }
+}

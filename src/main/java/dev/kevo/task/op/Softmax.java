@@ -1,0 +1,65 @@
+package dev.kevo.task.op;
+
+import java.util.List;
+import java.util.Optional;
+
+/** {@code y = exp(x - max) / sum(exp(x - max))} over each row of {@code x}: the operator kevo started with. */
+final class Softmax implements Operator {
+    private static final List<Tensor> TENSORS = List.of(new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
+            new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y));
+
+    @Override
+    public String id() {
+        return "softmax";
+    }
+
+    @Override
+    public String title() {
+        return "softmax over each row";
+    }
+
+    @Override
+    public List<Tensor> tensors() {
+        return TENSORS;
+    }
+
+    @Override
+    public String referenceSource() {
+        return OperatorText.resource(Softmax.class, "softmax.cu");
+    }
+
+    @Override
+    public double[] reference(float[] x, int rows, int cols) {
+        double[] y = new double[x.length];
+        for (int r = 0; r < rows; r++) {
+            int base = r * cols;
+            double max = Double.NEGATIVE_INFINITY;
+            for (int c = 0; c < cols; c++) {
+                max = Math.max(max, x[base + c]);
+            }
+            double sum = 0;
+            for (int c = 0; c < cols; c++) {
+                sum += Math.exp(x[base + c] - max);
+            }
+            for (int c = 0; c < cols; c++) {
+                y[base + c] = Math.exp(x[base + c] - max) / sum;
+            }
+        }
+        return y;
+    }
+
+    @Override
+    public Optional<VendorBaseline> vendor() {
+        return Optional.of(VendorBaseline.CUDNN_SOFTMAX_ACCURATE);
+    }
+
+    @Override
+    public String ownBaseline() {
+        return "block_two_pass";
+    }
+
+    @Override
+    public String taskText() {
+        return OperatorText.resource(Softmax.class, "softmax.md");
+    }
+}

@@ -1,0 +1,58 @@
+package dev.kevo.task.op;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * y = x: an operator defined only in test code (this class, its reference in copy.cu and its line in
+ * META-INF/services), to show that an operator is added by adding files. Its tensors are named apart from softmax's,
+ * so nothing can work by assuming x and y.
+ */
+public final class CopyOperator implements Operator {
+    private static final List<Tensor> TENSORS = List.of(new Tensor("src", Tensor.Role.INPUT, Tensor.Element.X),
+            new Tensor("dst", Tensor.Role.OUTPUT, Tensor.Element.Y));
+
+    @Override
+    public String id() {
+        return "copy";
+    }
+
+    @Override
+    public String title() {
+        return "a copy of each row";
+    }
+
+    @Override
+    public List<Tensor> tensors() {
+        return TENSORS;
+    }
+
+    @Override
+    public String referenceSource() {
+        return OperatorText.resource(CopyOperator.class, "copy.cu");
+    }
+
+    @Override
+    public double[] reference(float[] x, int rows, int cols) {
+        double[] y = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            y[i] = x[i];
+        }
+        return y;
+    }
+
+    @Override
+    public Optional<VendorBaseline> vendor() {
+        return Optional.empty();
+    }
+
+    @Override
+    public String ownBaseline() {
+        return "copy_baseline";
+    }
+
+    @Override
+    public String taskText() {
+        return "`dst[r, c] = src[r, c]`, row-major, `rows x cols`.";
+    }
+}
