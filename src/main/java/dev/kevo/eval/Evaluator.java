@@ -47,6 +47,8 @@ public final class Evaluator implements AutoCloseable {
     private final Suite suite;
     private final EvalSettings settings;
     private final Task task;
+    /** The settings' input cases that the operator is checked on. */
+    private final List<InputCase> cases;
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final LaunchGate gate;
@@ -80,6 +82,7 @@ public final class Evaluator implements AutoCloseable {
         this.suite = suite;
         this.settings = settings;
         this.task = Task.of(settings);
+        this.cases = task.cases(settings);
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), task);
         this.gate = new LaunchGate(gpu, trusted);
@@ -238,7 +241,7 @@ public final class Evaluator implements AutoCloseable {
         try {
             phases.entered(Phase.CHECK);
             double[] slowestCheckMs = new double[suite.shapes().size()];
-            List<ShapeResult> shapes = checkAll(loaded, settings.cases(), inputSeed, cold, phases, slowestCheckMs);
+            List<ShapeResult> shapes = checkAll(loaded, cases, inputSeed, cold, phases, slowestCheckMs);
             ShapeResult failed = firstFailed(shapes);
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             BeyondSuiteResults beyond = BeyondSuiteResults.NONE;
@@ -412,7 +415,7 @@ public final class Evaluator implements AutoCloseable {
             return new BeyondSuiteResults(fresh, null, null);
         }
         List<ShapeResult> scale = new ArrayList<>(checkDrawn(loaded, ShapeDraw.heldOut(timingSecret, wanted, bounds),
-                BeyondSuite.MAX_DRAWN, BeyondSuiteResults.HELD_OUT, settings.cases(), inputSeed, phases));
+                BeyondSuite.MAX_DRAWN, BeyondSuiteResults.HELD_OUT, cases, inputSeed, phases));
         if (firstFailed(scale) != null) {
             return new BeyondSuiteResults(fresh, scale, null);
         }
@@ -427,7 +430,7 @@ public final class Evaluator implements AutoCloseable {
         }
         try (own) {
             scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, gate, settings.tolerance()), big, null,
-                    settings.cases(), 2 * BeyondSuite.MAX_DRAWN,
+                    cases, 2 * BeyondSuite.MAX_DRAWN,
                     BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed, phases));
         }
         return new BeyondSuiteResults(fresh, scale, null);
@@ -440,8 +443,8 @@ public final class Evaluator implements AutoCloseable {
      * evaluation (bench/results/hardening-round3b-h100/round3-costs-h100.json), two keep it within budget.
      */
     private List<InputCase> freshCases() {
-        List<InputCase> chosen = FRESH_CASES.stream().filter(settings.cases()::contains).toList();
-        return chosen.isEmpty() ? List.of(settings.cases().getFirst()) : chosen;
+        List<InputCase> chosen = FRESH_CASES.stream().filter(cases::contains).toList();
+        return chosen.isEmpty() ? List.of(cases.getFirst()) : chosen;
     }
 
     /** Ordinary values, and a causal mask, whose boundary moves with the row: indexing shows on both. */

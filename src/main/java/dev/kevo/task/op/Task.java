@@ -2,8 +2,11 @@ package dev.kevo.task.op;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /** What one evaluation judges: an operator in one dtype pair. */
 public record Task(Operator op, Precision dtype) {
@@ -18,11 +21,29 @@ public record Task(Operator op, Precision dtype) {
      * @throws KevoException (input) for an operator kevo does not know, naming those it does
      */
     public static Task of(EvalSettings settings) {
+        Operator op;
         try {
-            return new Task(Operators.byId(settings.op()), settings.dtype());
+            op = Operators.byId(settings.op());
         } catch (IllegalArgumentException e) {
             throw KevoException.input("op: " + e.getMessage());
         }
+        return new Task(op, settings.dtype());
+    }
+
+    /**
+     * The input cases an evaluation checks: those of {@code settings} that the operator is checked on, in the
+     * settings' order.
+     *
+     * @throws KevoException (input) when none of them is
+     */
+    public List<InputCase> cases(EvalSettings settings) {
+        List<InputCase> cases = settings.cases().stream().filter(op.inputCases()::contains).toList();
+        if (cases.isEmpty()) {
+            throw KevoException.input("cases: " + op.id() + " is checked on none of " + settings.cases().stream()
+                    .map(InputCase::id).collect(Collectors.joining(", ")) + " (its cases: " + op.inputCases()
+                    .stream().map(InputCase::id).collect(Collectors.joining(", ")) + ")");
+        }
+        return cases;
     }
 
     /** Bytes the floor's copy moves for {@code shape}: what the operator must move. */

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.task.ContractException;
@@ -37,6 +40,19 @@ class AddedOperatorTest {
                 "/*@kevo { \"op\": \"copy\", \"plans\": [ { \"launches\": [ { \"kernel\": \"k\", \"grid\": 1, "
                         + "\"block\": 32, \"args\": [\"x\", \"dst\"] } ] } ] } */"));
         assertTrue(e.getMessage().contains("'x'") || e.getMessage().contains(" x"), e.getMessage());
+    }
+
+    /** An evaluation checks the configured cases the operator takes; none of them is an input error. */
+    @Test
+    void anEvaluationChecksTheConfiguredCasesTheOperatorTakes() {
+        Task copy = new Task(Operators.byId("copy"), Precision.FP32);
+        List<InputCase> all = List.of(InputCase.values());
+        EvalSettings settings = EvalSettings.builder().cases(all).build();
+        assertEquals(all.subList(0, all.size() - 1), copy.cases(settings), "all but lowest-mask, in order");
+        assertEquals(all, Task.softmax(Precision.FP32).cases(settings));
+        KevoException e = assertThrows(KevoException.class,
+                () -> copy.cases(EvalSettings.builder().cases(List.of(InputCase.LOWEST_MASK)).build()));
+        assertTrue(e.getMessage().startsWith("cases: copy is checked on none of lowest-mask"), e.getMessage());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.kevo.task.op;
 
+import dev.kevo.data.InputCase;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,6 +27,12 @@ public final class CopyOperator implements Operator {
     @Override
     public List<Tensor> tensors() {
         return TENSORS;
+    }
+
+    /** All but the lowest-mask case: an operator chooses what it is checked on, and a copy has no masks to honour. */
+    @Override
+    public List<InputCase> inputCases() {
+        return Arrays.stream(InputCase.values()).filter(c -> c != InputCase.LOWEST_MASK).toList();
     }
 
     @Override
