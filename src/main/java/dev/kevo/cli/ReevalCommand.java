@@ -10,6 +10,7 @@ import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -122,7 +123,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
-                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed());
+                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed(), Evaluator.Run.plain());
                 String change = "";
                 boolean flagged = now.verdict() != m.result().verdict();
                 if (now.passed() && m.passed()) {
