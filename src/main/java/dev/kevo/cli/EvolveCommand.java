@@ -189,7 +189,7 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         out.printf(Locale.ROOT, "%d generations, %d evaluations, %.1f min%n", state.generation(), state.evaluations(),
                 state.elapsedMillis() / 60_000.0);
         champion.ifPresent(c -> out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f -> %s%n",
-                c.id(), c.fitness(), store.frozen().baseline().label(), c.result().floorFraction(),
+                c.id(), c.fitness(), store.frozen().baseline().label(), c.result().score().floorFraction(),
                 store.dir().resolve("champion.cu")));
         out.println("inspect: kevo show " + store.dir() + "   kevo lineage " + store.dir());
     }

@@ -127,7 +127,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                 String change = "";
                 boolean flagged = now.verdict() != m.result().verdict();
                 if (now.passed() && m.passed()) {
-                    double delta = now.score() / m.fitness() - 1;
+                    double delta = now.score().speedup() / m.fitness() - 1;
                     // On another suite the recorded score is no reference; only a verdict change is news.
                     change = sameSuite ? String.format(Locale.ROOT, "%+.1f%%", delta * 100) : "other suite";
                     flagged |= sameSuite && Math.abs(delta) > noise;
