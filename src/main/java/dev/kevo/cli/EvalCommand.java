@@ -119,8 +119,9 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 ExitCode.OK, "every file passed",
                 ExitCode.REJECTED, "a file was rejected (the verdict says why)",
                 ExitCode.USAGE, "bad usage, config, suite or kernel file",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn, no compute-sanitizer for "
-                        + "--sanitize, or no ncu for --profile");
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn (or a broken one named by "
+                        + "KEVO_CUDNN), no compute-sanitizer for --sanitize or 'sanitize: every', or no ncu for "
+                        + "--profile");
     }
 
     @Override

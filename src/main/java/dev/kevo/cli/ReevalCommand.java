@@ -78,8 +78,9 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         return Map.of(
                 ExitCode.OK, "every mutant reproduced",
                 ExitCode.REJECTED, "a score moved beyond the noise bound or a verdict changed",
-                ExitCode.USAGE, "bad usage, or not a campaign folder",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC");
+                ExitCode.USAGE, "bad usage, not a campaign folder, or 'sanitize: every' with --workers slurm",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for a campaign judged against it, or no "
+                        + "compute-sanitizer for a campaign with 'sanitize: every'");
     }
 
     @Override
@@ -111,7 +112,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.of(1));
         // As the campaign judged them: with sanitize: every, each passing mutant is sanitized again too.
         if (slurm.isPresent()) {
-            Workers.sanitizeOnSlurm(settings, note -> { });
+            Tools.refuseSanitizeEveryOnSlurm(settings);
         }
         Optional<ComputeSanitizer> sanitizer = slurm.isPresent() ? Optional.empty() : Workers.sanitizer(settings, false);
         try (WorkerPool supervisor = slurm.isPresent()
