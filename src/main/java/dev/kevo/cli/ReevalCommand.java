@@ -137,7 +137,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     moved++;
                 }
                 out.printf(Locale.ROOT, "  %-18s %-14s %-14s %10s %10s %11s%s%n", m.id(), m.result().verdict().id(),
-                        now.verdict().id(), now.passed() ? String.format(Locale.ROOT, "%.3fx", now.score()) : "-",
+                        now.verdict().id(), now.passed() ? String.format(Locale.ROOT, "%.3fx", now.score().speedup()) : "-",
                         m.passed() ? String.format(Locale.ROOT, "%.3fx", m.fitness()) : "-", change,
                         flagged ? "  MOVED" : "");
             }

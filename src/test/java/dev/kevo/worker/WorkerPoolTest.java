@@ -48,7 +48,7 @@ class WorkerPoolTest {
             assertEquals(2, byDevice.size(), "both devices judged candidates: " + byDevice);
             byDevice.values().forEach(n -> assertTrue(n >= 2, "spread over both: " + byDevice));
             assertTrue(overlapping(done), "two devices judged at the same time, not one after the other");
-            done.forEach(r -> assertEquals(r.device().startsWith("0 ") ? 2.0 : 1.0, r.score(), r.device()));
+            done.forEach(r -> assertEquals(r.device().startsWith("0 ") ? 2.0 : 1.0, r.score().speedup(), r.device()));
         }
     }
 
