@@ -7,6 +7,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Preflight;
 import dev.kevo.report.EvalTable;
 import dev.kevo.task.ContractParser;
@@ -153,7 +154,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
 
     private String checkOne(Supervisor supervisor, Path path, Suite suite, int sms, String nvrtcVersion) {
         KernelFile file = ContractParser.read(path);
-        CandidateResult result = supervisor.evaluate(file, 0, false);
+        CandidateResult result = supervisor.evaluate(file, 0, Evaluator.Run.plain());
         if (!result.passed()) {
             // NVRTC refuses an architecture it does not know as a compile error; it is the option that is wrong
             if (arch != null && result.verdict() == Verdict.COMPILE_ERROR

@@ -14,6 +14,7 @@ import dev.kevo.data.EvalSettings;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.report.EvalTable;
 import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
@@ -119,8 +120,9 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 ExitCode.OK, "every file passed",
                 ExitCode.REJECTED, "a file was rejected (the verdict says why)",
                 ExitCode.USAGE, "bad usage, config, suite or kernel file",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn, no compute-sanitizer for "
-                        + "--sanitize, or no ncu for --profile");
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for --baseline cudnn (or a broken one named by "
+                        + "KEVO_CUDNN), no compute-sanitizer for --sanitize or 'sanitize: every', or no ncu for "
+                        + "--profile");
     }
 
     @Override
@@ -205,7 +207,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
     private CandidateResult evaluateOne(Supervisor supervisor, Path file, long inputSeed) {
         try {
             KernelFile kernel = ContractParser.read(file);
-            return supervisor.evaluate(kernel, inputSeed, timingSecret, cold, null, atScale).toBuilder()
+            return supervisor.evaluate(kernel, inputSeed, Evaluator.Run.plain()
+                            .withTimingSecret(timingSecret).withCold(cold).withAtScale(atScale)).toBuilder()
                     .sourceHash(SourceHash.of(kernel.source())).build();
         } catch (ContractException e) {
             return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,

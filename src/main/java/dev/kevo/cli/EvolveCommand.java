@@ -2,36 +2,22 @@ package dev.kevo.cli;
 
 import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
-import dev.kevo.agent.TaskContext;
 import dev.kevo.config.KevoHome;
-import dev.kevo.config.SuiteFile;
-import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
-import dev.kevo.data.CandidateResult;
-import dev.kevo.data.DeviceInfo;
-import dev.kevo.data.EvalSettings;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
-import dev.kevo.data.SanitizeWhen;
 import dev.kevo.eval.BaselineResolver;
-import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
 import dev.kevo.evolve.CampaignStart;
-import dev.kevo.evolve.Judge;
+import dev.kevo.evolve.CampaignWiring;
 import dev.kevo.report.CampaignProgress;
 import dev.kevo.store.CampaignStore;
-import dev.kevo.task.ContractParser;
-import dev.kevo.task.KernelFile;
-import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.Message;
-import dev.kevo.worker.NsightCompute;
 import dev.kevo.worker.SrunLauncher;
-import dev.kevo.worker.Tools;
 import dev.kevo.worker.WorkerPool;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -94,8 +80,12 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     public Map<ExitCode, String> exitCodes() {
         return Map.of(
                 ExitCode.OK, "the campaign finished",
-                ExitCode.USAGE, "bad config, seeds or campaign folder",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC");
+                ExitCode.USAGE, "bad config, seeds or campaign folder, a " + ComputeSanitizer.VARIABLE + " that names "
+                        + "no file, or 'sanitize: every' with --workers slurm",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC; no cuDNN where the baseline is cuDNN (or a broken one named "
+                        + "by KEVO_CUDNN); no compute-sanitizer for 'sanitize: every' (without one, a campaign that "
+                        + "sanitizes its champion runs, says so, and its champion cannot be exported until kevo eval "
+                        + "--sanitize records it)");
     }
 
     @Override
@@ -125,31 +115,12 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             baseline.note().ifPresent(note -> err.println("kevo: " + note));
         }
         String selection = devices != null ? devices : frozen.config().deviceSelection();
-        Optional<ComputeSanitizer> sanitizer = Optional.empty();
-        if (slurm.isPresent()) {
-            Workers.sanitizeOnSlurm(frozen.settings(), note -> err.println("kevo: " + note));
-        } else {
-            try {
-                sanitizer = Workers.sanitizer(frozen.settings(), frozen.settings().sanitize() != SanitizeWhen.OFF);
-            } catch (KevoException e) {
-                throw new KevoException(e.kind(), e.getMessage() + "; or set 'sanitize: off' in the campaign's eval "
-                        + "config (its champion then cannot be exported)");
-            }
-        }
-        Optional<NsightCompute> profiler = Optional.empty();
-        if (slurm.isEmpty() && frozen.config().agents().stream()
-                .anyMatch(a -> a.model() != null && a.model().profileShapes() > 0)) {
-            profiler = NsightCompute.find(System.getenv());
-            if (profiler.isEmpty()) {
-                err.println("kevo: no ncu found (" + NsightCompute.VARIABLE + ", the PATH, /usr/local/cuda/bin): models"
-                        + " get no profiler evidence");
-            }
-        }
+        CampaignWiring wiring = CampaignWiring.of(start, baseline, slurm.isPresent(), System.getenv());
         try (WorkerPool workers = slurm.isPresent()
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(),
-                        Tools.sanitizing(sanitizer).withProfiler(profiler))) {
-            CampaignStore store = start.store();
+                        wiring.tools())) {
+            CampaignStore store = wiring.ready(note -> err.println("kevo: " + note));
             CampaignConfig campaign = store.frozen().config();
             PrintWriter out = spec.commandLine().getOut();
             out.println((start.resumed() ? "resuming " : "campaign ") + store.dir());
@@ -157,10 +128,8 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.choice().describe(),
                     start.seeds().size(), campaign.islands(), campaign.population());
             out.flush();
-            Campaign run = new Campaign(campaign, store, Judge.of(workers), start.agents(), start.seeds(),
-                    new TaskContext(workers.ready().getFirst().device(), suite.name(), suite.shapes(),
-                            start.frozen().settings().dtype(), baseline.choice().label()),
-                    new CampaignProgress(mode(), out, campaign.stop()), System::currentTimeMillis);
+            Campaign run = wiring.campaign(store, workers, new CampaignProgress(mode(), out, campaign.stop()),
+                    System::currentTimeMillis);
             summary(out, store, run.run());
         }
         return ExitCode.OK;
@@ -189,7 +158,7 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         out.printf(Locale.ROOT, "%d generations, %d evaluations, %.1f min%n", state.generation(), state.evaluations(),
                 state.elapsedMillis() / 60_000.0);
         champion.ifPresent(c -> out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f -> %s%n",
-                c.id(), c.fitness(), store.frozen().baseline().label(), c.result().floorFraction(),
+                c.id(), c.fitness(), store.frozen().baseline().label(), c.result().score().floorFraction(),
                 store.dir().resolve("champion.cu")));
         out.println("inspect: kevo show " + store.dir() + "   kevo lineage " + store.dir());
     }

@@ -10,6 +10,7 @@ import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -77,8 +78,9 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         return Map.of(
                 ExitCode.OK, "every mutant reproduced",
                 ExitCode.REJECTED, "a score moved beyond the noise bound or a verdict changed",
-                ExitCode.USAGE, "bad usage, or not a campaign folder",
-                ExitCode.NO_GPU, "no GPU, driver or NVRTC");
+                ExitCode.USAGE, "bad usage, not a campaign folder, or 'sanitize: every' with --workers slurm",
+                ExitCode.NO_GPU, "no GPU, driver or NVRTC, no cuDNN for a campaign judged against it, or no "
+                        + "compute-sanitizer for a campaign with 'sanitize: every'");
     }
 
     @Override
@@ -110,7 +112,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         Optional<List<SrunLauncher>> slurm = placement.slurm(System.getenv(), Optional.of(1));
         // As the campaign judged them: with sanitize: every, each passing mutant is sanitized again too.
         if (slurm.isPresent()) {
-            Workers.sanitizeOnSlurm(settings, note -> { });
+            Tools.refuseSanitizeEveryOnSlurm(settings);
         }
         Optional<ComputeSanitizer> sanitizer = slurm.isPresent() ? Optional.empty() : Workers.sanitizer(settings, false);
         try (WorkerPool supervisor = slurm.isPresent()
@@ -122,11 +124,11 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
-                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed());
+                CandidateResult now = supervisor.evaluate(file, m.result().inputSeed(), Evaluator.Run.plain());
                 String change = "";
                 boolean flagged = now.verdict() != m.result().verdict();
                 if (now.passed() && m.passed()) {
-                    double delta = now.score() / m.fitness() - 1;
+                    double delta = now.score().speedup() / m.fitness() - 1;
                     // On another suite the recorded score is no reference; only a verdict change is news.
                     change = sameSuite ? String.format(Locale.ROOT, "%+.1f%%", delta * 100) : "other suite";
                     flagged |= sameSuite && Math.abs(delta) > noise;
@@ -135,7 +137,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     moved++;
                 }
                 out.printf(Locale.ROOT, "  %-18s %-14s %-14s %10s %10s %11s%s%n", m.id(), m.result().verdict().id(),
-                        now.verdict().id(), now.passed() ? String.format(Locale.ROOT, "%.3fx", now.score()) : "-",
+                        now.verdict().id(), now.passed() ? String.format(Locale.ROOT, "%.3fx", now.score().speedup()) : "-",
                         m.passed() ? String.format(Locale.ROOT, "%.3fx", m.fitness()) : "-", change,
                         flagged ? "  MOVED" : "");
             }

@@ -99,7 +99,7 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                     .mapToDouble(ShapeResult::speedup).summaryStatistics();
             out.printf(Locale.ROOT, "champion %s: score %.3fx over %s, memory floor %.2f (geometric means; "
                             + "speedups per shape %.2fx to %.2fx)%n", champion.id(), champion.fitness(),
-                    frozen.baseline().label(), champion.result().floorFraction(), speedups.getMin(),
+                    frozen.baseline().label(), champion.result().score().floorFraction(), speedups.getMin(),
                     speedups.getMax());
             out.printf("  %-12s %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
             for (ShapeResult s : champion.result().shapes()) {
@@ -126,8 +126,8 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 .sorted((a, b) -> Double.compare(b.fitness(), a.fitness())).limit(5).toList();
         // Each score beside its memory-floor fraction: a geometric-mean speedup can be carried by one shape.
         out.println("top: " + top.stream().map(m -> String.format(Locale.ROOT, "%s %.3fx", m.id(), m.fitness())
-                + (m.result().floorFraction() == null ? ""
-                        : String.format(Locale.ROOT, " floor %.2f", m.result().floorFraction())))
+                + (m.result().score() == null ? ""
+                        : String.format(Locale.ROOT, " floor %.2f", m.result().score().floorFraction())))
                 .collect(Collectors.joining(", ")));
         return ExitCode.OK;
     }
@@ -154,8 +154,7 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         if (!r.passed()) {
             return r.verdict().id() + ": " + r.detail();
         }
-        return String.format(Locale.ROOT, "%.3fx", r.score()) + (r.floorFraction() == null ? ""
-                : String.format(Locale.ROOT, " floor %.3f", r.floorFraction()));
+        return String.format(Locale.ROOT, "%.3fx floor %.3f", r.score().speedup(), r.score().floorFraction());
     }
 
 }

@@ -1,6 +1,5 @@
 package dev.kevo.cli;
 
-import dev.kevo.KevoException;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.data.Ablation;
 import dev.kevo.data.EvalSettings;
@@ -23,7 +22,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
-import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
@@ -62,28 +60,14 @@ final class Workers {
     }
 
     /**
-     * The compute-sanitizer a command needs: one when it was asked for ({@code kevo eval --sanitize}, a campaign
-     * whose champion is to be sanitized) or when every candidate is ({@code sanitize: every}); looked for before
-     * any worker starts, so that a host without one fails at once, not after the work.
+     * The compute-sanitizer {@code kevo eval} and {@code kevo reeval} need: one when it was asked for ({@code kevo eval
+     * --sanitize}) or when every candidate is ({@code sanitize: every}); looked for before any worker starts, so that a
+     * host without one fails at once, not after the work. (A campaign, for which it is optional, looks in
+     * {@code evolve.CampaignWiring}.)
      */
     static Optional<ComputeSanitizer> sanitizer(EvalSettings settings, boolean asked) {
         return asked || settings.sanitize() == SanitizeWhen.EVERY
                 ? Optional.of(ComputeSanitizer.locate(System.getenv())) : Optional.empty();
-    }
-
-    /**
-     * Workers that are Slurm steps run nothing under compute-sanitizer (its report would be written on the node):
-     * {@code sanitize: every} cannot be kept there, and a champion is left unsanitized, which {@code note} says.
-     */
-    static void sanitizeOnSlurm(EvalSettings settings, Consumer<String> note) {
-        if (settings.sanitize() == SanitizeWhen.EVERY) {
-            throw KevoException.input("sanitize: every runs compute-sanitizer on workers of this host, not on Slurm "
-                    + "steps; set sanitize: champion or off, or run without --workers slurm");
-        }
-        if (settings.sanitize() == SanitizeWhen.CHAMPION) {
-            note.accept("with --workers slurm the champion is not sanitized (compute-sanitizer runs on workers of "
-                    + "this host); kevo eval --sanitize on a GPU host records it for kevo export");
-        }
     }
 
     /** Starts a GPU worker before its inputs are read: its JVM and CUDA start meanwhile. */

@@ -1,6 +1,8 @@
 package dev.kevo.data;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,11 +13,9 @@ import java.util.Map;
  *
  * @param verdict PASS only when every shape passed
  * @param detail for a rejection, the first failure in one line
- * @param score geometric mean over the suite of the per-shape speedup against the baseline; null unless passed
- * @param scoreCiLow the lower end of the score's interval ({@link Score}); null unless passed, and in results
- *     saved before scores had one
- * @param scoreCiHigh its upper end
- * @param floorFraction geometric mean of the per-shape memory-floor fractions; null unless passed
+ * @param score the geometric means over the suite of the per-shape speedup against the baseline and of the
+ *     memory-floor fraction, with their intervals ({@link Score}); null unless passed. Saved flat, under the names it
+ *     always had ({@code score}, {@code scoreCiLow}, ...), so that results saved before it was one value still read
  * @param inputSeed replays the exact inputs with {@code kevo eval --input-seed}
  * @param timingSecret drew which timed launches were checked and where each timed input was salted: a fresh random
  *     value per evaluation, which nothing that shapes the inputs reveals; {@code kevo eval --timing-secret} replays
@@ -44,13 +44,19 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CandidateResult(String name, String path, String description, Verdict verdict, String detail,
-                              Double score, Double scoreCiLow, Double scoreCiHigh, Double floorFraction,
+                              @JsonUnwrapped @JsonProperty(UNWRAPPED_SCORE) Score score,
                               Double compileMs, String compileLog,
                               List<KernelResources> kernels, List<ShapeResult> shapes, long inputSeed,
                               Long timingSecret, Boolean deterministic, Double evaluationMs, Double workerStartMs,
                               String device, Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
                               List<ShapeResult> atScaleShapes, String atScaleNote, Long judgedElements,
                               String sourceHash, Sanitized sanitized, Screen screen) {
+
+    /**
+     * The score's name to Jackson only: its fields are written in place (flat), so it must not take the name of one
+     * of them ({@code score}), which Jackson would then read as the whole value.
+     */
+    private static final String UNWRAPPED_SCORE = "$score";
 
     public CandidateResult {
         kernels = kernels == null ? List.of() : List.copyOf(kernels);
@@ -78,9 +84,6 @@ public record CandidateResult(String name, String path, String description, Verd
         b.description = description;
         b.detail = detail;
         b.score = score;
-        b.scoreCiLow = scoreCiLow;
-        b.scoreCiHigh = scoreCiHigh;
-        b.floorFraction = floorFraction;
         b.compileMs = compileMs;
         b.compileLog = compileLog;
         b.kernels = kernels;
@@ -109,10 +112,7 @@ public record CandidateResult(String name, String path, String description, Verd
         private String path;
         private String description;
         private String detail;
-        private Double score;
-        private Double scoreCiLow;
-        private Double scoreCiHigh;
-        private Double floorFraction;
+        private Score score;
         private Double compileMs;
         private String compileLog;
         private List<KernelResources> kernels;
@@ -152,22 +152,15 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
-        /** The suite's geometric means, the speedup's with its interval. */
+        /** The suite's geometric means with their intervals (null: none, the result did not pass). */
         public Builder score(Score value) {
-            score = value.speedup();
-            scoreCiLow = value.ciLow();
-            scoreCiHigh = value.ciHigh();
-            floorFraction = value.floorFraction();
+            score = value;
             return this;
         }
 
-        /** A score without an interval, as results saved before scores had one hold it. */
-        public Builder score(Double speedup, Double floor) {
-            score = speedup;
-            scoreCiLow = null;
-            scoreCiHigh = null;
-            floorFraction = floor;
-            return this;
+        /** A score without intervals ({@link Score#withoutInterval}), as test doubles make one. */
+        public Builder score(double speedup, double floorFraction) {
+            return score(Score.withoutInterval(speedup, floorFraction));
         }
 
         public Builder compiled(Double ms, String log, List<KernelResources> resources) {
@@ -246,10 +239,9 @@ public record CandidateResult(String name, String path, String description, Verd
         }
 
         public CandidateResult build() {
-            return new CandidateResult(name, path, description, verdict, detail, score, scoreCiLow, scoreCiHigh,
-                    floorFraction, compileMs, compileLog, kernels, shapes, inputSeed, timingSecret, deterministic,
-                    evaluationMs, workerStartMs, device, phaseMs, freshShapes, atScaleShapes, atScaleNote,
-                    judgedElements, sourceHash, sanitized, screen);
+            return new CandidateResult(name, path, description, verdict, detail, score, compileMs, compileLog,
+                    kernels, shapes, inputSeed, timingSecret, deterministic, evaluationMs, workerStartMs, device,
+                    phaseMs, freshShapes, atScaleShapes, atScaleNote, judgedElements, sourceHash, sanitized, screen);
         }
     }
 
@@ -270,7 +262,7 @@ public record CandidateResult(String name, String path, String description, Verd
         b.verdict = found.verdict();
         b.detail = found.detail() + (passed() ? "" : "; the evaluation also found " + verdict.id()
                 + (detail == null ? "" : ": " + detail));
-        b.score(null, null);
+        b.score = null;
         b.judgedElements = null;
         return b.build();
     }

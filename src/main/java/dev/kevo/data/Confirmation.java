@@ -28,7 +28,8 @@ public record Confirmation(String device, List<Entry> entries, String championId
      */
     public record Entry(String id, String recordedDevice, double recordedScore, CandidateResult confirmed) {
         double confirmedScore() {
-            return confirmed.passed() && confirmed.score() != null ? confirmed.score() : Double.NEGATIVE_INFINITY;
+            return confirmed.passed() && confirmed.score() != null ? confirmed.score().speedup()
+                    : Double.NEGATIVE_INFINITY;
         }
     }
 

@@ -65,7 +65,8 @@ public record MutantRecord(String id, List<String> parents, int generation, int 
 
     /** Higher is better; rejected mutants have none. */
     public double fitness() {
-        return result != null && result.passed() && result.score() != null ? result.score() : Double.NEGATIVE_INFINITY;
+        return result != null && result.passed() && result.score() != null ? result.score().speedup()
+                : Double.NEGATIVE_INFINITY;
     }
 
     public boolean passed() {

@@ -1,5 +1,9 @@
 package dev.kevo.data;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.stream.DoubleStream;
 
@@ -15,15 +19,49 @@ import java.util.stream.DoubleStream;
  * mode after a restart), which {@link MeasurementMethod#NOISE_BOUND} covers: two evaluations may differ by more than
  * their intervals suggest.
  *
+ * <p>The floor fraction's interval comes the same way, from the copy's median and the candidate's.
+ *
+ * <p>A result stores its score flat, beside its other fields, under the names it always had ({@code score},
+ * {@code scoreCiLow}, {@code scoreCiHigh}, {@code floorFraction}), so that every saved campaign, and every script
+ * reading one, reads as before; the floor's interval was added beside them ({@code floorCiLow}, {@code floorCiHigh}).
+ *
  * @param speedup geometric mean of the per-shape speedups
- * @param ciLow lower end of the speedup's interval
- * @param ciHigh upper end of the speedup's interval
+ * @param ciLow lower end of the speedup's interval; null in results saved before scores had one
+ * @param ciHigh upper end of the speedup's interval; null as {@code ciLow}
  * @param floorFraction geometric mean of the per-shape fractions of the memory floor
+ * @param floorCiLow lower end of the floor fraction's interval; null in results saved before it had one
+ * @param floorCiHigh upper end of the floor fraction's interval; null as {@code floorCiLow}
  */
-public record Score(double speedup, double ciLow, double ciHigh, double floorFraction) {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Score(@JsonProperty("score") double speedup, @JsonProperty("scoreCiLow") Double ciLow,
+                    @JsonProperty("scoreCiHigh") Double ciHigh, double floorFraction, Double floorCiLow,
+                    Double floorCiHigh) {
 
     /** The two-sided 95% normal quantile, the same level as every median's interval. */
     private static final double Z95 = 1.96;
+
+    /**
+     * A score as a result stores it; null where it has none (a result that did not pass), so that a result read
+     * back has no score rather than a score of zero.
+     */
+    @JsonCreator
+    static Score read(@JsonProperty("score") Double speedup, @JsonProperty("scoreCiLow") Double ciLow,
+                      @JsonProperty("scoreCiHigh") Double ciHigh, @JsonProperty("floorFraction") Double floorFraction,
+                      @JsonProperty("floorCiLow") Double floorCiLow, @JsonProperty("floorCiHigh") Double floorCiHigh) {
+        if (speedup == null) {
+            return null;
+        }
+        if (floorFraction == null) {
+            // Every result ever saved with a score has its floor fraction beside it.
+            throw new IllegalArgumentException("a score of " + speedup + " without its floorFraction");
+        }
+        return new Score(speedup, ciLow, ciHigh, floorFraction, floorCiLow, floorCiHigh);
+    }
+
+    /** A score without intervals, as results saved before scores had one hold it (and test doubles make). */
+    public static Score withoutInterval(double speedup, double floorFraction) {
+        return new Score(speedup, null, null, floorFraction, null, null);
+    }
 
     /**
      * The score of timed shapes, every one of which passed.
@@ -34,17 +72,27 @@ public record Score(double speedup, double ciLow, double ciHigh, double floorFra
         if (shapes.isEmpty()) {
             throw new IllegalArgumentException("no shapes to score");
         }
-        double variance = 0;
+        double speedupVariance = 0;
+        double floorVariance = 0;
         for (ShapeResult s : shapes) {
-            if (s.candidate() == null || s.baseline() == null) {
+            if (s.candidate() == null || s.baseline() == null || s.copy() == null) {
                 throw new IllegalArgumentException(s.shape() + ": not timed, so not scored");
             }
-            variance += logVariance(s.baseline()) + logVariance(s.candidate());
+            speedupVariance += logVariance(s.baseline()) + logVariance(s.candidate());
+            floorVariance += logVariance(s.copy()) + logVariance(s.candidate());
         }
         double speedup = geometricMean(shapes.stream().mapToDouble(ShapeResult::speedup));
-        double halfWidth = Z95 * Math.sqrt(variance) / shapes.size();
-        return new Score(speedup, speedup * Math.exp(-halfWidth), speedup * Math.exp(halfWidth),
-                geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction)));
+        double floor = geometricMean(shapes.stream().mapToDouble(ShapeResult::floorFraction));
+        double speedupHalf = Z95 * Math.sqrt(speedupVariance) / shapes.size();
+        double floorHalf = Z95 * Math.sqrt(floorVariance) / shapes.size();
+        return new Score(speedup, speedup * Math.exp(-speedupHalf), speedup * Math.exp(speedupHalf),
+                floor, floor * Math.exp(-floorHalf), floor * Math.exp(floorHalf));
+    }
+
+    /** Whether the speedup has its interval (not in results saved before scores had one). */
+    @JsonIgnore
+    public boolean hasInterval() {
+        return ciLow != null && ciHigh != null;
     }
 
     /** Variance of the log of a median, from its 95% interval. */

@@ -202,6 +202,25 @@ public final class Evaluator implements AutoCloseable {
             return new Run(Optional.empty(), false, Optional.empty(), false, Optional.empty());
         }
 
+        /** This run replaying a recorded timing secret ({@code null}: a fresh one). */
+        public Run withTimingSecret(Long value) {
+            return new Run(Optional.ofNullable(value), cold, compiledAhead, atScale, screen);
+        }
+
+        public Run withCold(boolean value) {
+            return new Run(timingSecret, value, compiledAhead, atScale, screen);
+        }
+
+        /** This run loading {@code value} instead of compiling ({@code null}: compile as always). */
+        public Run withCompiledAhead(Compilation value) {
+            return new Run(timingSecret, cold, Optional.ofNullable(value), atScale, screen);
+        }
+
+        public Run withAtScale(boolean value) {
+            return new Run(timingSecret, cold, compiledAhead, value, screen);
+        }
+
+        /** This run under a cascade's first step ({@code null}: timed on every shape). */
         public Run withScreen(Screen value) {
             return new Run(timingSecret, cold, compiledAhead, atScale, Optional.ofNullable(value));
         }

@@ -46,7 +46,8 @@ final class ChampionSanitizer {
         List<MutantRecord> ranked = new ArrayList<>(List.of(champion));
         store.confirmation().ifPresent(c -> c.entries().stream()
                 .filter(e -> e.confirmed().passed() && !e.id().equals(champion.id()))
-                .sorted(Comparator.comparingDouble((Confirmation.Entry e) -> e.confirmed().score()).reversed())
+                .sorted(Comparator.comparingDouble((Confirmation.Entry e) -> e.confirmed().score().speedup())
+                        .reversed())
                 .map(e -> recorder.get(e.id())).filter(Objects::nonNull).forEach(ranked::add));
         for (MutantRecord m : ranked) {
             Optional<Sanitized> earlier = store.sanitized(m.id());

@@ -4,6 +4,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Profile;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Screen;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.KernelFile;
 import dev.kevo.worker.WorkerPool;
 import dev.kevo.data.Shape;
@@ -20,7 +21,7 @@ public interface Judge {
 
     /**
      * Judges under a cascade's first step: timed on the screen's shapes first, and on the rest only past its bar
-     * (a test double without a cascade of its own may ignore it).
+     * ({@code screen} null: on every shape; a test double without a cascade of its own may ignore it).
      */
     default CandidateResult evaluate(KernelFile file, long inputSeed, Screen screen) {
         return evaluate(file, inputSeed);
@@ -67,12 +68,12 @@ public interface Judge {
         return new Judge() {
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed) {
-                return workers.evaluate(file, inputSeed);
+                return evaluate(file, inputSeed, null);
             }
 
             @Override
             public CandidateResult evaluate(KernelFile file, long inputSeed, Screen screen) {
-                return workers.evaluate(file, inputSeed, screen);
+                return workers.evaluate(file, inputSeed, Evaluator.Run.plain().withScreen(screen));
             }
 
             @Override

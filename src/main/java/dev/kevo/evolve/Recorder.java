@@ -212,7 +212,7 @@ final class Recorder {
         } catch (ContractException e) {
             return CandidateResult.rejected(id + ".cu", null, null, Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
         }
-        return screen == null ? evaluations.evaluate(file, inputSeed) : evaluations.evaluate(file, inputSeed, screen);
+        return evaluations.evaluate(file, inputSeed, screen);
     }
 
     /**

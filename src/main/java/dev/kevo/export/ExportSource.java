@@ -9,6 +9,7 @@ import dev.kevo.data.Precision;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
+import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.SanitizedRecords;
@@ -158,11 +159,12 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,
                                             String source) {
         CandidateResult result = record.result();
+        Score score = result == null ? null : result.score();
         Path dir = store.dir().toAbsolutePath().normalize();
         return new Provenance.Judged(dir.getFileName() == null ? dir.toString() : dir.getFileName().toString(),
                 store.dir().toString(), record.id(), frozen.kevoVersion(),
                 result == null ? null : result.device(), result == null ? null : result.verdict().id(),
-                result == null ? null : result.score(), result == null ? null : result.floorFraction(),
+                score == null ? null : score.speedup(), score == null ? null : score.floorFraction(),
                 frozen.suiteName(), frozen.baselineName(), result == null ? 0 : result.inputSeed(),
                 record.sourceHash(), SourceHash.matches(source, record.sourceHash()),
                 result == null ? null : result.shapes().stream().map(ExportSource::shapeTime).toList(),

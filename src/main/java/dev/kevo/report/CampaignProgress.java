@@ -85,7 +85,7 @@ public final class CampaignProgress implements CampaignListener {
         double minutes = (System.nanoTime() - startNanos) / 60e9;
         double rate = minutes > 0 ? seen / minutes : 0;
         String best = champion == null ? "best -" : String.format(Locale.ROOT, "best %.3fx %s (floor %.2f; worst %s)",
-                champion.fitness(), champion.id(), champion.result().floorFraction(), worstShape(champion));
+                champion.fitness(), champion.id(), champion.result().score().floorFraction(), worstShape(champion));
         String fails = (failures.isEmpty() ? "no failures" : "fail " + failures.entrySet().stream()
                 .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")))
                 + (screened > 0 ? ", screened " + screened : "");
@@ -137,7 +137,7 @@ public final class CampaignProgress implements CampaignListener {
         line.put("cost", state.spend().cost());
         line.put("champion", champion == null ? null : champion.id());
         line.put("championScore", champion == null ? null : champion.fitness());
-        line.put("championFloor", champion == null ? null : champion.result().floorFraction());
+        line.put("championFloor", champion == null ? null : champion.result().score().floorFraction());
         line.put("championShapeFloors", champion == null ? null : champion.result().shapes().stream()
                 .collect(Collectors.toMap(ShapeResult::shape, s -> s.floorFraction() == null ? 0 : s.floorFraction(),
                         (a, b) -> a, LinkedHashMap::new)));

@@ -100,21 +100,23 @@ public final class CampaignReport {
         evaluations.forEach(e -> verdicts.merge(e.verdict(), 1, Integer::sum));
         double minutes = state.map(s -> s.elapsedMillis() / 60_000.0)
                 .orElse(evaluations.isEmpty() ? 0 : evaluations.getLast().minutes());
-        return new Summary(store.dir().toAbsolutePath().normalize().getFileName().toString(), frozen.kevoVersion(),
-                frozen.createdAt(), frozen.suiteName(), frozen.settings().dtype().id(), frozen.baseline().label(),
-                frozen.shapes(), islands,
-                frozen.config().population(),
-                frozen.config().agents().stream().map(a -> a.name()).toList(),
-                state.map(CampaignState::generation).orElse(null),
-                evaluations.isEmpty() ? 0 : evaluations.getLast().evaluation(), evaluations.size(),
-                (int) evaluations.stream().filter(e -> e.cachedFrom() != null).count(),
-                (int) evaluations.stream().filter(e -> e.score() == null).count(), minutes,
-                champion == null ? null : champion.id(), champion == null ? null : champion.fitness(),
-                champion == null || champion.result().scoreCiLow() == null ? null
-                        : List.of(champion.result().scoreCiLow(), champion.result().scoreCiHigh()),
-                champion == null ? null : champion.result().floorFraction(),
-                champion == null ? null : store.sanitized(champion.id()).map(Sanitized::line).orElse(null),
-                champion == null ? null : confirmed(store, champion.id()), verdicts);
+        Summary.Builder summary = Summary.builder(store.dir().toAbsolutePath().normalize().getFileName().toString())
+                .recorded(frozen.kevoVersion(), frozen.createdAt()).suite(frozen.suiteName(), frozen.shapes())
+                .dtype(frozen.settings().dtype().id()).baseline(frozen.baseline().label())
+                .islands(islands, frozen.config().population(),
+                        frozen.config().agents().stream().map(a -> a.name()).toList())
+                .generation(state.map(CampaignState::generation).orElse(null))
+                .evaluations(evaluations.isEmpty() ? 0 : evaluations.getLast().evaluation())
+                .mutants(evaluations.size())
+                .cacheHits((int) evaluations.stream().filter(e -> e.cachedFrom() != null).count())
+                .rejected((int) evaluations.stream().filter(e -> e.score() == null).count())
+                .minutes(minutes).verdicts(verdicts);
+        if (champion != null) {
+            summary.champion(champion.id(), champion.fitness(), champion.result().score())
+                    .championChecks(store.sanitized(champion.id()).map(Sanitized::line).orElse(null),
+                            confirmed(store, champion.id()));
+        }
+        return summary.build();
     }
 
     /**
@@ -124,9 +126,8 @@ public final class CampaignReport {
     private static String confirmed(CampaignStore store, String id) {
         return store.confirmation().flatMap(c -> c.entry(id).filter(e -> e.confirmed().passed()).map(e -> {
             CandidateResult r = e.confirmed();
-            return String.format(Locale.ROOT, "confirmed side by side with the best %d on %s: score %.3fx", c.entries()
-                    .size(), c.device(), r.score()) + (r.floorFraction() == null ? ""
-                    : String.format(Locale.ROOT, ", memory floor %.3f", r.floorFraction()))
+            return String.format(Locale.ROOT, "confirmed side by side with the best %d on %s: score %.3fx, memory "
+                    + "floor %.3f", c.entries().size(), c.device(), r.score().speedup(), r.score().floorFraction())
                     + (c.judgedElements() == null ? "" : String.format(Locale.ROOT,
                     ", judged on shapes of up to %,d elements", c.judgedElements()));
         })).orElse(null);
@@ -345,7 +346,7 @@ public final class CampaignReport {
         for (MutantRecord m : best) {
             Optional<ShapeResult> worst = m.result().shapes().stream().filter(s -> s.floorFraction() != null)
                     .min(Comparator.comparingDouble(ShapeResult::floorFraction));
-            out.add(new TopRow(out.size() + 1, m.id(), m.fitness(), m.result().floorFraction(), m.generation(),
+            out.add(new TopRow(out.size() + 1, m.id(), m.fitness(), m.result().score().floorFraction(), m.generation(),
                     m.island(), m.agent(), m.operator(), m.summary(), worst.map(ShapeResult::shape).orElse(null),
                     worst.map(ShapeResult::floorFraction).orElse(null), links.file(m.id() + ".cu"),
                     links.file(m.id() + ".json")));

@@ -2,6 +2,7 @@ package dev.kevo.report;
 
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.KernelResources;
+import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
 import dev.kevo.data.Shape;
@@ -63,11 +64,12 @@ public final class EvalTable {
             out.println("  sanitized  " + result.sanitized().summary());
         }
         if (result.passed()) {
-            String interval = result.scoreCiLow() == null ? "" : String.format(Locale.ROOT, " (95%% CI %.3f-%.3f)",
-                    result.scoreCiLow(), result.scoreCiHigh());
+            Score score = result.score();
+            String interval = !score.hasInterval() ? "" : String.format(Locale.ROOT, " (95%% CI %.3f-%.3f)",
+                    score.ciLow(), score.ciHigh());
             out.printf(Locale.ROOT, "  PASS  score %.3fx%s over %s (geometric mean speedup), memory floor %.2f "
-                    + "(geometric mean of copy time / kernel time)%n", result.score(), interval, baseline,
-                    result.floorFraction());
+                    + "(geometric mean of copy time / kernel time)%n", score.speedup(), interval, baseline,
+                    score.floorFraction());
         } else {
             out.println("  REJECTED  " + result.verdict().id() + ": " + result.detail());
         }

@@ -120,7 +120,7 @@ public final class Lineage {
             node.put("summary", m.summary());
             node.put("verdict", m.result().verdict().id());
             node.put("score", m.passed() ? m.fitness() : null);
-            node.put("floorFraction", m.result().floorFraction());
+            node.put("floorFraction", m.passed() ? m.result().score().floorFraction() : null);
             if (m.model() != null) {
                 node.put("model", m.model());
             }
@@ -139,7 +139,7 @@ public final class Lineage {
 
     /** {@code floor 0.88}: the geometric mean of the shapes' memory-floor fractions, or blank without one. */
     private static String floor(MutantRecord m) {
-        Double floor = m.passed() ? m.result().floorFraction() : null;
+        Double floor = m.passed() ? m.result().score().floorFraction() : null;
         return floor == null ? "" : String.format(Locale.ROOT, "floor %.2f", floor);
     }
 

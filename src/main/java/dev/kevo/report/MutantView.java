@@ -50,7 +50,8 @@ public record MutantView(String id, List<String> parents, int generation, int is
         CandidateResult r = m.result();
         return new MutantView(m.id(), m.parents(), m.generation(), m.island(), m.agent(), m.operator(), m.summary(),
                 r.verdict().id(), VerdictGroup.of(r.verdict()).label(), r.detail(), m.passed() ? m.fitness() : null,
-                r.floorFraction(), r.deterministic(), m.cachedFrom(), r.description(),
+                r.score() == null ? null : r.score().floorFraction(), r.deterministic(), m.cachedFrom(),
+                r.description(),
                 r.kernels().stream().map(EvalTable::resources).toList(), links.file(m.id() + ".cu"),
                 links.file(m.id() + ".json"), source, diffs, r.shapes().stream().map(ShapeRow::of).toList());
     }

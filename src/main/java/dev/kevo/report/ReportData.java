@@ -1,6 +1,7 @@
 package dev.kevo.report;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.kevo.data.Score;
 import java.util.List;
 import java.util.Map;
 
@@ -35,6 +36,133 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
                           String championId, Double championScore, List<Double> championScoreCi, Double championFloor,
                           String championSanitized, String championConfirmed, Map<String, Integer> verdicts) {
+
+        /** A summary of the campaign {@code campaign} with nothing else known yet: set what is. */
+        public static Builder builder(String campaign) {
+            return new Builder(campaign);
+        }
+
+        /** Names every part, so that no caller passes twenty-three values in order. */
+        public static final class Builder {
+            private final String campaign;
+            private String kevoVersion;
+            private String createdAt;
+            private String suite;
+            private String dtype;
+            private String baseline;
+            private List<String> shapes = List.of();
+            private int islands;
+            private int population;
+            private List<String> agents = List.of();
+            private Integer generation;
+            private int evaluations;
+            private int mutants;
+            private int cacheHits;
+            private int rejected;
+            private double minutes;
+            private String championId;
+            private Double championScore;
+            private List<Double> championScoreCi;
+            private Double championFloor;
+            private String championSanitized;
+            private String championConfirmed;
+            private Map<String, Integer> verdicts = Map.of();
+
+            private Builder(String campaign) {
+                this.campaign = campaign;
+            }
+
+            /** Which kevo recorded it, and when it started. */
+            public Builder recorded(String version, String at) {
+                kevoVersion = version;
+                createdAt = at;
+                return this;
+            }
+
+            public Builder suite(String name, List<String> suiteShapes) {
+                suite = name;
+                shapes = suiteShapes;
+                return this;
+            }
+
+            public Builder dtype(String value) {
+                dtype = value;
+                return this;
+            }
+
+            public Builder baseline(String label) {
+                baseline = label;
+                return this;
+            }
+
+            /** How many islands, each with {@code size} members, and the agents that proposed. */
+            public Builder islands(int count, int size, List<String> agentNames) {
+                islands = count;
+                population = size;
+                agents = agentNames;
+                return this;
+            }
+
+            public Builder generation(Integer value) {
+                generation = value;
+                return this;
+            }
+
+            public Builder evaluations(int value) {
+                evaluations = value;
+                return this;
+            }
+
+            public Builder mutants(int value) {
+                mutants = value;
+                return this;
+            }
+
+            public Builder cacheHits(int value) {
+                cacheHits = value;
+                return this;
+            }
+
+            public Builder rejected(int value) {
+                rejected = value;
+                return this;
+            }
+
+            public Builder minutes(double value) {
+                minutes = value;
+                return this;
+            }
+
+            /**
+             * The champion: its id, the score it is ranked by, and its result's score, whose interval (where the
+             * result has one) and floor the page shows.
+             */
+            public Builder champion(String id, double fitness, Score score) {
+                championId = id;
+                championScore = fitness;
+                championScoreCi = score == null || !score.hasInterval() ? null : List.of(score.ciLow(), score.ciHigh());
+                championFloor = score == null ? null : score.floorFraction();
+                return this;
+            }
+
+            /** What compute-sanitizer found in the champion, and its confirmation, each in one line (or null). */
+            public Builder championChecks(String sanitized, String confirmed) {
+                championSanitized = sanitized;
+                championConfirmed = confirmed;
+                return this;
+            }
+
+            public Builder verdicts(Map<String, Integer> value) {
+                verdicts = value;
+                return this;
+            }
+
+            public Summary build() {
+                return new Summary(campaign, kevoVersion, createdAt, suite, dtype, baseline, shapes, islands,
+                        population, agents, generation, evaluations, mutants, cacheHits, rejected, minutes, championId,
+                        championScore, championScoreCi, championFloor, championSanitized, championConfirmed, verdicts);
+            }
+        }
     }
 
     /**

@@ -18,7 +18,8 @@ import java.util.Optional;
 public final class Frames {
     public static final int MAX_FRAME_BYTES = 64 << 20;
     static final ObjectMapper JSON = new ObjectMapper()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .registerModule(WireForms.module());
 
     private Frames() {
     }

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
-import dev.kevo.data.Screen;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Phase;
-import java.time.Duration;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import java.nio.file.Path;
 import java.util.List;
 
 /** What supervisor and worker say to each other. */
@@ -73,15 +75,25 @@ public sealed interface Message {
     }
 
     /**
-     * Supervisor: judge one kernel file. {@code timingSecret} replays a recorded evaluation's timing draws; null draws
-     * a fresh one. {@code compiled}, when present, is its cubin for this architecture, made ahead by a check-only
-     * worker while every GPU worker was busy; the worker then skips NVRTC. {@code atScale} adds champion
-     * confirmation's checks (the held-out shapes and the at-scale one). {@code screen}, in a campaign with a cascade,
-     * is its first step: the shapes timed first and the bar for timing the rest (null: every shape).
+     * Supervisor: judge {@code file} on inputs from {@code inputSeed}, as {@code run} says (a replayed timing secret, a
+     * cold launch, a cubin compiled ahead for this architecture by a check-only worker, champion confirmation's
+     * checks, a cascade's screen). The request travels whole: the worker judges exactly this, rebuilding nothing.
      */
-    record Evaluate(long id, String name, String path, String source, long inputSeed, Long timingSecret, boolean cold,
-                    Compiled compiled, boolean atScale, Screen screen)
-            implements Message {
+    record Evaluate(long id, FileText file, long inputSeed, Evaluator.Run run) implements Message {
+    }
+
+    /**
+     * A kernel file as it crosses the seam: its text, name and path. The worker reads no files, and parses the text
+     * once ({@link #parse}); the parsed header does not travel, so that what is judged is what the text says.
+     */
+    record FileText(String name, String path, String source) {
+        static FileText of(KernelFile file) {
+            return new FileText(file.name(), file.path() == null ? null : file.path().toString(), file.source());
+        }
+
+        KernelFile parse() {
+            return ContractParser.parse(name, path == null ? null : Path.of(path), source);
+        }
     }
 
     /** Worker: candidate {@code id} entered a phase; the supervisor's clock for that phase starts now. */
@@ -98,25 +110,12 @@ public sealed interface Message {
 
     /**
      * Worker: the verdict. {@code contextLost}: a sticky fault; the worker exits after sending this. A check-only
-     * worker adds the cubin of a candidate that passed preflight.
+     * worker adds the cubin of a candidate that passed preflight (null otherwise), for a GPU worker to load.
      */
-    record Result(long id, CandidateResult result, boolean contextLost, Compiled compiled) implements Message {
+    record Result(long id, CandidateResult result, boolean contextLost, Compilation compiled) implements Message {
         /** A verdict with no cubin attached. */
         static Result of(long id, CandidateResult result, boolean contextLost) {
             return new Result(id, result, contextLost, null);
-        }
-    }
-
-    /** A candidate's cubin as a check-only worker compiled it, with NVRTC's log and time, for a GPU worker to load. */
-    record Compiled(String arch, byte[] cubin, String log, double compileMs) {
-        static Compiled of(Compilation c) {
-            return new Compiled(c.arch(), c.cubin(), c.log(), c.time().toNanos() / 1e6);
-        }
-
-        /** Back to what NVRTC made, for the file {@code name}, marked as compiled ahead. */
-        Compilation compilation(String name) {
-            return new Compilation(name, arch, cubin, log == null ? "" : log, Duration.ofNanos((long) (compileMs * 1e6)),
-                    List.of("(compiled ahead)"));
         }
     }
 

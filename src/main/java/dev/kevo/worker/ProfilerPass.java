@@ -3,6 +3,7 @@ package dev.kevo.worker;
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Profile;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
@@ -70,7 +71,7 @@ final class ProfilerPass {
                 new Suite("profile", "", shapes), setup.settings()).launcher(launcher).build());
         CandidateResult ran;
         try {
-            ran = worker.evaluate(file, inputSeed, false);
+            ran = worker.evaluate(file, inputSeed, Evaluator.Run.plain());
         } catch (KevoException e) {
             return failed("the worker under ncu: " + e.getMessage(), start);
         } finally {

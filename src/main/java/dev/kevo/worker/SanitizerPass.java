@@ -5,6 +5,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.KernelFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -83,7 +84,7 @@ final class SanitizerPass {
         Supervisor worker = new Supervisor(Supervisor.Setup.builder(command, setup.suite(), setup.settings())
                 .launcher(launcher).build());
         try {
-            ran = worker.evaluate(file, inputSeed, false);
+            ran = worker.evaluate(file, inputSeed, Evaluator.Run.plain());
         } catch (KevoException e) {
             throw new KevoException(e.kind(), "under compute-sanitizer " + tool.id() + ": " + e.getMessage(), e);
         } finally {

@@ -4,11 +4,11 @@ import dev.kevo.KevoException;
 import dev.kevo.data.BaselineChoice;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Profile;
-import dev.kevo.data.Screen;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.SanitizeWhen;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Phase;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -187,40 +187,15 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
-     * Judges one kernel file in the worker; never throws for anything the candidate does.
+     * Judges one kernel file in the worker on inputs from {@code inputSeed}, as {@code run} says; never throws for
+     * anything the candidate does.
      *
      * @throws WorkerLost when the cluster took the worker away mid-candidate (never for a worker on this host)
      */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, boolean cold) {
-        return evaluate(file, inputSeed, null, cold, null);
-    }
-
-    /**
-     * As {@link #evaluate(KernelFile, long, boolean)}, replaying a recorded timing secret (null: a fresh one), with
-     * the file's cubin compiled ahead (null: none).
-     */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
-                                    Message.Compiled compiled) {
-        return evaluate(file, inputSeed, timingSecret, cold, compiled, false);
-    }
-
-    /** As above; {@code atScale} adds champion confirmation's checks (the held-out shapes and the at-scale one). */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
-                                    Message.Compiled compiled, boolean atScale) {
-        return evaluate(file, inputSeed, compiled, null, timingSecret, cold, atScale);
-    }
-
-    /** A campaign's judgement: with the file's cubin compiled ahead (or null), and its cascade's screen (or null). */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, Message.Compiled compiled, Screen screen) {
-        return evaluate(file, inputSeed, compiled, screen, null, false, false);
-    }
-
-    private CandidateResult evaluate(KernelFile file, long inputSeed, Message.Compiled compiled, Screen screen,
-                                     Long timingSecret, boolean cold, boolean atScale) {
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Evaluator.Run run) {
         int restartsBefore = restartMillis.size();
         ready();
-        CandidateResult.Builder result = exchange(file, inputSeed, timingSecret, cold, compiled, atScale, screen)
-                .result().toBuilder();
+        CandidateResult.Builder result = exchange(file, inputSeed, run).result().toBuilder();
         if (ready != null && ready.device() != null) {
             result.device(ready.judgedOn());
         }
@@ -278,16 +253,14 @@ public final class Supervisor implements AutoCloseable {
      */
     public Message.Result compile(KernelFile file, long inputSeed) {
         ready();
-        return exchange(file, inputSeed, null, false, null, false, null);
+        return exchange(file, inputSeed, Evaluator.Run.plain());
     }
 
-    private Message.Result exchange(KernelFile file, long inputSeed, Long timingSecret, boolean cold,
-                                    Message.Compiled compiled, boolean atScale, Screen screen) {
+    private Message.Result exchange(KernelFile file, long inputSeed, Evaluator.Run run) {
         long id = ++nextId;
         String path = file.path() == null ? null : file.path().toString();
         try {
-            worker.send(new Message.Evaluate(id, file.name(), path, file.source(), inputSeed, timingSecret, cold,
-                    compiled, atScale, screen));
+            worker.send(new Message.Evaluate(id, Message.FileText.of(file), inputSeed, run));
         } catch (IOException e) {
             reclaimedCheck();
             return lost(id, file, path, inputSeed, Verdict.WORKER_CRASHED, "the worker stopped reading: " + e.getMessage());

@@ -69,10 +69,10 @@ public final class WorkerLoop {
     }
 
     /** A judged file, and its cubin when a check-only worker compiled it for a GPU worker. */
-    private record Answer(CandidateResult result, Message.Compiled compiled) {
+    private record Answer(CandidateResult result, Compilation compiled) {
     }
 
-    /** How this worker judges one parsed file. */
+    /** How this worker judges one file, parsed once for it from the request's text. */
     private interface Handler {
         Answer handle(KernelFile file, Message.Evaluate request, Phase.Listener phases);
 
@@ -132,11 +132,7 @@ public final class WorkerLoop {
                 return serve(new Handler() {
                     @Override
                     public Answer handle(KernelFile file, Message.Evaluate request, Phase.Listener phases) {
-                        Optional<Compilation> ahead = Optional.ofNullable(request.compiled())
-                                .map(c -> c.compilation(file.name()));
-                        Evaluator.Run run = new Evaluator.Run(Optional.ofNullable(request.timingSecret()),
-                                request.cold(), ahead, request.atScale(), Optional.ofNullable(request.screen()));
-                        return new Answer(evaluator.evaluate(file, request.inputSeed(), run, phases), null);
+                        return new Answer(evaluator.evaluate(file, request.inputSeed(), request.run(), phases), null);
                     }
 
                     @Override
@@ -176,7 +172,7 @@ public final class WorkerLoop {
             return serve((file, request, phases) -> {
                 phases.entered(Phase.COMPILE);
                 Preflight.Checked checked = preflight.checked(file, request.inputSeed(), present);
-                return new Answer(checked.result(), checked.compilation().map(Message.Compiled::of).orElse(null));
+                return new Answer(checked.result(), checked.compilation().orElse(null));
             });
         }
     }
@@ -202,10 +198,9 @@ public final class WorkerLoop {
     private Answer evaluate(Handler judge, Message.Evaluate request) {
         KernelFile file;
         try {
-            file = ContractParser.parse(request.name(), request.path() == null ? null : Path.of(request.path()),
-                    request.source());
+            file = request.file().parse();
         } catch (ContractException e) {
-            return new Answer(CandidateResult.rejected(request.name(), request.path(), null,
+            return new Answer(CandidateResult.rejected(request.file().name(), request.file().path(), null,
                     Verdict.CONTRACT_ERROR, e.getMessage(), request.inputSeed()), null);
         }
         return judge.handle(file, request, new Phase.Listener() {

@@ -1,11 +1,12 @@
 package dev.kevo.worker;
 
 import dev.kevo.KevoException;
+import dev.kevo.cuda.Compilation;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.Profile;
 import dev.kevo.data.Sanitized;
-import dev.kevo.data.Screen;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
 import java.util.ArrayList;
@@ -242,16 +243,12 @@ public final class WorkerPool implements AutoCloseable {
      * Judges on a GPU worker. With compilers, the candidate is compiled ahead by one whenever one is idle, so that
      * the GPU judges compiled candidates while NVRTC makes the next (a genome candidate takes NVRTC about as long as
      * the GPU takes to judge it); it is compiled on a free GPU worker instead only when no compiler is idle and no
-     * compiled candidate is waiting for that worker.
+     * compiled candidate is waiting for that worker. The cubin of {@code run}, if any, gives way to the one compiled
+     * here.
      */
-    public CandidateResult evaluate(KernelFile file, long inputSeed) {
-        return evaluate(file, inputSeed, null);
-    }
-
-    /** As above, under a cascade's first step ({@code screen}; null: timed on every shape). */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, Screen screen) {
+    public CandidateResult evaluate(KernelFile file, long inputSeed, Evaluator.Run run) {
         Supervisor worker = null;
-        Message.Compiled ahead = null;
+        Compilation ahead = null;
         Supervisor compiler = null;
         Optional<Message.Result> drawn = compiledAhead(file, inputSeed);
         if (drawn.isPresent()) {
@@ -284,15 +281,15 @@ public final class WorkerPool implements AutoCloseable {
             }
             ahead = preflight.compiled();
         }
-        Message.Compiled compiled = ahead;
+        Compilation compiled = ahead;
         while (true) {
             if (worker == null) {
                 worker = compiled == null ? take() : takeCompiled();
             }
             Optional<CandidateResult> judged = attempt(worker, file, w -> {
-                Message.Compiled usable = compiled != null && w.ready().device() != null
+                Compilation usable = compiled != null && w.ready().device() != null
                         && compiled.arch().equals(w.ready().device().arch()) ? compiled : null;
-                CandidateResult result = w.evaluate(file, inputSeed, usable, screen);
+                CandidateResult result = w.evaluate(file, inputSeed, run.withCompiledAhead(usable));
                 // On the device just used, before it is free: a sanitizer run beside another candidate's timing
                 // would disturb that timing.
                 return w.sanitizesEvery() && result.passed() ? result.withSanitized(w.sanitize(file, inputSeed))
@@ -387,7 +384,7 @@ public final class WorkerPool implements AutoCloseable {
      * checks (the held-out shapes and the at-scale one).
      */
     public CandidateResult confirm(KernelFile file, long inputSeed) {
-        return onFirst(file, w -> w.evaluate(file, inputSeed, null, false, null, true));
+        return onFirst(file, w -> w.evaluate(file, inputSeed, Evaluator.Run.plain().withAtScale(true)));
     }
 
     /**

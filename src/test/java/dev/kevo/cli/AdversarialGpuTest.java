@@ -10,6 +10,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.PhaseLimits;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -58,7 +59,7 @@ class AdversarialGpuTest {
                 }
                 long start = System.nanoTime();
                 boolean atScale = Corpus.evalOptions(hostile.source()).contains("--at-scale");
-                CandidateResult result = supervisor.evaluate(hostile, 11, null, false, null, atScale);
+                CandidateResult result = supervisor.evaluate(hostile, 11, Evaluator.Run.plain().withAtScale(atScale));
                 double seconds = (System.nanoTime() - start) / 1e9;
                 if (result.verdict() == Verdict.KERNEL_TIMEOUT && seconds > 10) {
                     wrong.add(hostile.name() + ": the hang took " + seconds + " s to end (" + result.detail() + ")");
@@ -68,7 +69,7 @@ class AdversarialGpuTest {
                     wrong.add(hostile.name() + ": expected " + expected.id() + ", got " + result.verdict().id()
                             + " (" + result.detail() + ")");
                 }
-                CandidateResult after = supervisor.evaluate(good, 12, false);
+                CandidateResult after = supervisor.evaluate(good, 12, Evaluator.Run.plain());
                 if (!after.passed()) {
                     wrong.add("online.cu after " + hostile.name() + ": " + after.verdict().id() + " " + after.detail());
                 }

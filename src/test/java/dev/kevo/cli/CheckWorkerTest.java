@@ -9,6 +9,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.PhaseLimits;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -40,9 +41,10 @@ class CheckWorkerTest {
     @Test
     void aCompileBombIsACompileTimeoutAndTheNextFileGetsAFreshWorker() {
         try (Supervisor supervisor = checker(3)) {
-            CandidateResult bomb = supervisor.evaluate(kernel("src/test/resources/hostile/compile_bomb.cu"), 0, false);
+            CandidateResult bomb = supervisor.evaluate(kernel("src/test/resources/hostile/compile_bomb.cu"), 0,
+                    Evaluator.Run.plain());
             assertEquals(Verdict.COMPILE_TIMEOUT, bomb.verdict(), bomb.detail());
-            CandidateResult good = supervisor.evaluate(kernel("seeds/online.cu"), 0, false);
+            CandidateResult good = supervisor.evaluate(kernel("seeds/online.cu"), 0, Evaluator.Run.plain());
             assertEquals(Verdict.PASS, good.verdict(), good.detail());
             assertEquals(1, supervisor.restarts().count());
             assertTrue(supervisor.restarts().millis().getFirst() > 0);
@@ -59,7 +61,7 @@ class CheckWorkerTest {
                 extern "C" __global__ void k(float* y) { y[threadIdx.x] = 0; }
                 """);
         try (Supervisor supervisor = checker(20)) {
-            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, false);
+            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, Evaluator.Run.plain());
             assertEquals(Verdict.SOURCE_REJECTED, result.verdict());
             assertTrue(result.detail().contains("line 3: includes a header other than \"kevo.h\""), result.detail());
         }
@@ -74,7 +76,7 @@ class CheckWorkerTest {
                 extern "C" __global__ void k(float* y) { }
                 """);
         try (Supervisor supervisor = checker(20)) {
-            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, false);
+            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, Evaluator.Run.plain());
             assertEquals(Verdict.PLAN_ERROR, result.verdict());
             assertTrue(result.detail().contains("no plan covers shape 1x1000000"), result.detail());
         }

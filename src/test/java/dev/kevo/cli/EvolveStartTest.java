@@ -26,6 +26,17 @@ class EvolveStartTest {
         assertEquals(3, run.code(), run.out() + run.err());
         assertFalse(Files.exists(out), "no campaign folder: " + run.out());
         assertFalse(run.out().contains("campaign "), "no folder announced: " + run.out());
+        // compute-sanitizer is optional, and the GPU is checked first: a host without either hears of the GPU.
+        assertFalse(run.err().contains("compute-sanitizer"), run.err());
+    }
+
+    /** Exit 3's help says what it means for a campaign, and that a missing compute-sanitizer is not it. */
+    @Test
+    void theHelpSaysWhenAMissingComputeSanitizerStopsACampaign() {
+        String help = KevoCli.kevo("evolve", "--help").out().replaceAll("\\s+", " ");
+        String three = help.substring(help.indexOf(" 3 "), help.indexOf(" 70 "));
+        assertTrue(three.contains("no GPU, driver or NVRTC") && three.contains("'sanitize: every'")
+                && three.contains("runs, says so"), three);
     }
 
     @Test

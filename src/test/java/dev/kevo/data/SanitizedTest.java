@@ -26,7 +26,7 @@ class SanitizedTest {
     void aCleanPassKeepsTheVerdictAndTheScore() {
         CandidateResult r = passed().withSanitized(CLEAN);
         assertEquals(Verdict.PASS, r.verdict());
-        assertEquals(2.0, r.score());
+        assertEquals(2.0, r.score().speedup());
         assertSame(CLEAN, r.sanitized());
     }
 
@@ -35,7 +35,6 @@ class SanitizedTest {
         CandidateResult r = passed().withSanitized(OVERREAD);
         assertEquals(Verdict.MEMORY_ERROR, r.verdict());
         assertNull(r.score());
-        assertNull(r.floorFraction());
         assertEquals(OVERREAD.detail(), r.detail());
         assertEquals(1, r.shapes().size(), "the measurements stay, as evidence");
         CandidateResult wrong = CandidateResult.rejected("k.cu", null, null, Verdict.WRONG_RESULT,

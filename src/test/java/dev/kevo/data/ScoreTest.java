@@ -1,11 +1,12 @@
 package dev.kevo.data;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.TestFiles;
 import java.nio.file.Files;
@@ -87,16 +88,58 @@ class ScoreTest {
     }
 
     @Test
-    void theIntervalIsSavedAndResultsSavedWithoutOneStillLoad() throws Exception {
+    void theFloorsIntervalComesFromTheCopysMedianAndTheCandidates() {
+        // the copy exact at 0.5 ms, the candidate at 1 ms known within a factor of 2: floor 0.5, between 0.25 and 1
+        Score s = Score.over(List.of(timed(median(1, 2), median(2, 1))));
+        assertEquals(0.25, s.floorCiLow(), 1e-12);
+        assertEquals(1.0, s.floorCiHigh(), 1e-12);
+        ShapeResult noisyCopy = ShapeResult.checked("4x1024", 1, 1e-7, 1e-9, null).withTiming(median(1, 1),
+                median(2, 1), median(0.5, 2), "kernel");
+        Score copyNoise = Score.over(List.of(noisyCopy));
+        assertEquals(2, copyNoise.ciLow(), 1e-12, "the copy's noise is not the speedup's");
+        assertEquals(0.25, copyNoise.floorCiLow(), 1e-12);
+    }
+
+    /** A result is saved with its score flat, under the names it always had, and reads back as it was. */
+    @Test
+    void aScoreIsSavedFlatAndReadsBackWhole() throws Exception {
         ObjectMapper json = new ObjectMapper();
         CandidateResult scored = CandidateResult.builder("k.cu", Verdict.PASS, 1)
                 .score(Score.over(List.of(timed(median(1, 2), median(2, 1))))).build();
+        JsonNode saved = json.readTree(json.writeValueAsString(scored));
+        assertEquals(2, saved.get("score").asDouble(), 1e-12);
+        assertEquals(1, saved.get("scoreCiLow").asDouble(), 1e-12);
+        assertEquals(4, saved.get("scoreCiHigh").asDouble(), 1e-12);
+        assertEquals(0.5, saved.get("floorFraction").asDouble(), 1e-12);
+        assertEquals(0.25, saved.get("floorCiLow").asDouble(), 1e-12);
         CandidateResult back = json.readValue(json.writeValueAsString(scored), CandidateResult.class);
         assertEquals(scored, back);
-        assertEquals(4, back.scoreCiHigh(), 1e-12);
-        Path saved = TestFiles.root().resolve("mutations/default-h100/seed-online.json");
-        MutantRecord old = json.readValue(Files.readString(saved), MutantRecord.class);
-        assertNotNull(old.result().score());
-        assertNull(old.result().scoreCiLow(), "saved before scores had an interval");
+        CandidateResult rejected = CandidateResult.rejected("k.cu", null, null, Verdict.NAN_OUTPUT, "4x1024: NaN", 1);
+        assertFalse(json.writeValueAsString(rejected).contains("score"));
+        assertNull(json.readValue(json.writeValueAsString(rejected), CandidateResult.class).score());
+    }
+
+    /** Campaigns saved before the score was one value, and before it had an interval, still read. */
+    @Test
+    void resultsSavedWithTheOldFlatFieldsStillRead() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        Path noInterval = TestFiles.root().resolve("mutations/default-h100/seed-online.json");
+        Score old = json.readValue(Files.readString(noInterval), MutantRecord.class).result().score();
+        assertEquals(1.515351094684509, old.speedup(), 0);
+        assertEquals(0.22866053593849192, old.floorFraction(), 0);
+        assertFalse(old.hasInterval(), "saved before scores had an interval");
+        assertNull(old.floorCiLow());
+        EvalRecord withInterval = json.readValue(TestFiles.root()
+                .resolve("bench/results/hardening-round3b-h100/seeds.json").toFile(), EvalRecord.class);
+        JsonNode first = json.readTree(TestFiles.root().resolve("bench/results/hardening-round3b-h100/seeds.json")
+                .toFile()).get("results").get(0);
+        Score read = withInterval.results().getFirst().score();
+        assertEquals(first.get("score").asDouble(), read.speedup(), 0);
+        assertEquals(first.get("scoreCiLow").asDouble(), read.ciLow(), 0);
+        assertEquals(first.get("scoreCiHigh").asDouble(), read.ciHigh(), 0);
+        assertEquals(first.get("floorFraction").asDouble(), read.floorFraction(), 0);
+        assertNull(read.floorCiLow(), "saved before the floor had an interval");
+        assertThrows(Exception.class, () -> json.readValue("{\"name\":\"k.cu\",\"verdict\":\"pass\",\"inputSeed\":1,"
+                + "\"score\":1.5}", CandidateResult.class), "a score without its floor is damage");
     }
 }

@@ -86,7 +86,8 @@ class CudnnBaselineGpuTest {
             System.out.printf("cudnn %-11s base %9.1f us  rel.L2 %.1e  online %9.1f us  speedup %.2fx%n", s.shape(),
                     s.baseline().medianMs() * 1000, s.baselineRelativeL2(), s.candidate().medianMs() * 1000, s.speedup());
         }
-        System.out.printf("online.cu over cuDNN %s: %.3fx, floor %.2f%n", version, r.score(), r.floorFraction());
+        System.out.printf("online.cu over cuDNN %s: %.3fx, floor %.2f%n", version, r.score().speedup(),
+                r.score().floorFraction());
     }
 
     /** As EvaluatorGpuTest's repeatability test, with cuDNN as the baseline: what kevo reeval counts as the same. */
@@ -101,7 +102,7 @@ class CudnnBaselineGpuTest {
         for (int run = 0; run < 5; run++) {
             CandidateResult result = evaluator.evaluate(online, run, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
-            score[run] = result.score();
+            score[run] = result.score().speedup();
             for (int s = 0; s < shapes; s++) {
                 median[s][run] = result.shapes().get(s).candidate().medianMs();
                 base[s][run] = result.shapes().get(s).baseline().medianMs();

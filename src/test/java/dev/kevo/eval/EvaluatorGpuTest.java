@@ -25,6 +25,7 @@ import dev.kevo.data.LaunchChecks;
 import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.Precision;
 import dev.kevo.data.ShapeRegime;
+import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Screen;
 import dev.kevo.data.Verdict;
@@ -88,8 +89,9 @@ class EvaluatorGpuTest {
         assertEquals(evaluator.suite().shapes().size(), result.shapes().size());
         assertEquals(evaluator.settings().beyondSuite().fresh().size(), result.freshShapes().size(),
                 "and every fresh shape drawn for the evaluation");
-        assertTrue(result.score() > 0 && result.floorFraction() > 0 && result.floorFraction() < 1.2,
-                () -> "implausible score " + result.score() + " / floor " + result.floorFraction());
+        Score score = result.score();
+        assertTrue(score.speedup() > 0 && score.floorFraction() > 0 && score.floorFraction() < 1.2,
+                () -> "implausible score " + score);
         assertEquals(Boolean.TRUE, result.deterministic(), () -> seed + " wrote other bits when launched again");
     }
 
@@ -107,8 +109,8 @@ class EvaluatorGpuTest {
             CandidateResult online = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")),
                     5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, online.verdict(), () -> id + ": " + online.detail());
-            assertTrue(online.floorFraction() > 0.05 && online.floorFraction() < 1.2, () -> id + ": floor "
-                    + online.floorFraction());
+            double floor = online.score().floorFraction();
+            assertTrue(floor > 0.05 && floor < 1.2, () -> id + ": floor " + floor);
             CandidateResult fp32 = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/block_stats.cu")),
                     5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.CONTRACT_ERROR, fp32.verdict(), "a float32-only file in " + id);
@@ -286,7 +288,7 @@ class EvaluatorGpuTest {
         for (int run = 0; run < 5; run++) {
             CandidateResult result = evaluator.evaluate(online, run, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
-            score[run] = result.score();
+            score[run] = result.score().speedup();
             for (int s = 0; s < shapes; s++) {
                 ShapeResult r = result.shapes().get(s);
                 median[s][run] = r.candidate().medianMs();

@@ -79,7 +79,7 @@ class CampaignCommandsTest {
             public dev.kevo.data.CandidateResult confirm(dev.kevo.task.KernelFile file, long seed) {
                 // A floor no recorded judgement has: show must print the confirmation's own.
                 dev.kevo.data.CandidateResult r = gpu.evaluate(file, seed);
-                return r.toBuilder().device("0 Fake GPU").score(r.score(), 0.4321).build();
+                return r.toBuilder().device("0 Fake GPU").score(r.score().speedup(), 0.4321).build();
             }
         };
         CampaignModelsTest.run(CampaignTest.store(models, config), config, new CampaignModelsTest.ModelLike(), twoDevices);

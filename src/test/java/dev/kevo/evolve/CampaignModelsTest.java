@@ -174,7 +174,7 @@ class CampaignModelsTest {
             public CandidateResult confirm(KernelFile file, long inputSeed) {
                 confirmations.incrementAndGet();
                 CandidateResult r = scores.evaluate(file, inputSeed);
-                return CandidateResult.builder(r.name(), Verdict.PASS, inputSeed).score(10.0 - r.score(), 0.5)
+                return CandidateResult.builder(r.name(), Verdict.PASS, inputSeed).score(10.0 - r.score().speedup(), 0.5)
                         .compiled(1.0, null, null).evaluationMs(1.0).device("0 slow").build();
             }
         };

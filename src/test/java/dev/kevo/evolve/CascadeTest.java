@@ -98,7 +98,7 @@ class CascadeTest {
             assertEquals(expectedShapes, screen.shapes());
             MutantRecord best = store.mutant(screen.against()).orElseThrow();
             assertTrue(best.passed() && best.generation() < m.generation(), m.id() + " screened against " + best.id());
-            assertEquals(best.result().floorFraction() * 0.9, screen.floorBar(), 1e-9, "the bar is 0.9 x its floor");
+            assertEquals(best.result().score().floorFraction() * 0.9, screen.floorBar(), 1e-9, "the bar is 0.9 x its floor");
         }
         List<MutantRecord> screened = all.stream().filter(m -> m.result().verdict() == Verdict.SCREENED).toList();
         assertFalse(screened.isEmpty(), "some children fell below the bar");

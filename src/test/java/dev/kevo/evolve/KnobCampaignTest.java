@@ -126,7 +126,8 @@ class KnobCampaignTest {
         assertTrue(champion.fitness() > seed.fitness() + 0.3, champion.fitness() + " vs seed " + seed.fitness());
         // The stored file alone carries the values it was judged with: judging it again gives the same score.
         KernelFile stored = ContractParser.read(store.sourcePath(champion.id()));
-        assertEquals(champion.fitness(), new KnobGpu(Integer.MAX_VALUE).evaluate(stored, 1).score(), 1e-12);
+        assertEquals(champion.fitness(), new KnobGpu(Integer.MAX_VALUE).evaluate(stored, 1).score().speedup(),
+                1e-12);
         Knobs seedKnobs = ContractParser.parse("s.cu", null, SEED).knobs();
         assertEquals(SEED.replaceAll("\"value\": \\d+", "V"), store.source(champion.id())
                 .replaceAll("\"value\": \\d+", "V"), "only the header's values differ from the seed");
@@ -174,7 +175,7 @@ class KnobCampaignTest {
         assertTrue(lists >= 2 && lists <= 3, "distinct relatives lists: " + lists);
         for (ProposalRequest r : seen) {
             assertTrue(!r.relatives().isEmpty(), "the seed at least");
-            List<Double> scores = r.relatives().stream().map(c -> c.result().score()).toList();
+            List<Double> scores = r.relatives().stream().map(c -> c.result().score().speedup()).toList();
             assertEquals(scores.stream().sorted(java.util.Comparator.reverseOrder()).toList(), scores, "best first");
             r.relatives().forEach(c -> assertTrue(c.source().contains("\"knobs\"") && c.result().passed()));
         }

@@ -41,8 +41,8 @@ class EvalTableTest {
         StringWriter out = new StringWriter();
         EvalTable.print(result, "cuDNN 9.14.0", 1e-4, false, new PrintWriter(out, true));
         assertTrue(out.toString().contains(String.format(java.util.Locale.ROOT, "score %.3fx (95%% CI %.3f-%.3f) over",
-                result.score(), result.scoreCiLow(), result.scoreCiHigh())), out.toString());
-        assertTrue(result.scoreCiLow() < result.score() && result.score() < result.scoreCiHigh());
+                result.score().speedup(), result.score().ciLow(), result.score().ciHigh())), out.toString());
+        assertTrue(result.score().ciLow() < result.score().speedup() && result.score().speedup() < result.score().ciHigh());
     }
 
     @Test

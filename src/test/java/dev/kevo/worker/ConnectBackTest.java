@@ -11,6 +11,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.PhaseLimits;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -102,7 +103,7 @@ class ConnectBackTest {
     @Test
     void theSupervisorJudgesOverTheConnectionBack() {
         try (Supervisor supervisor = fake(PhaseLimits.defaults(), "serve", "0")) {
-            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
+            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             assertTrue(result.device().contains("0 Fake GPU"), result.device());
         }

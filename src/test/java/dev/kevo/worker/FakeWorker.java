@@ -1,5 +1,6 @@
 package dev.kevo.worker;
 
+import dev.kevo.cuda.Compilation;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.Verdict;
@@ -12,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -42,16 +45,16 @@ public final class FakeWorker {
         String step = env.containsKey("SLURM_STEP_ID") ? env.get("SLURM_JOB_ID") + "." + env.get("SLURM_STEP_ID") : "-";
         answerEach(Message.Ready.here(device, 2, "0.0", "fake", 1, env), request -> {
             long start = System.currentTimeMillis();
-            String what = request.name() + " " + request.inputSeed() + " " + step + "\n";
+            String what = request.file().name() + " " + request.inputSeed() + " " + step + "\n";
             // The champion's confirmation judges the best again: logged apart, so counts of a candidate's
             // evaluations stay counts of its evaluations.
-            String kind = request.atScale() ? "confirm " : "";
+            String kind = request.run().atScale() ? "confirm " : "";
             append(log, kind + "start " + what);
-            Thread.sleep(millis > 0 ? millis : request.source().contains("SLOW") ? 1500 : 150);
+            Thread.sleep(millis > 0 ? millis : request.file().source().contains("SLOW") ? 1500 : 150);
             append(log, kind + "end " + what);
-            String span = start + "-" + System.currentTimeMillis() + (request.compiled() == null ? ""
-                    : Arrays.equals(request.compiled().cubin(), cubin(request)) ? " ahead" : " foreign cubin");
-            return Message.Result.of(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
+            String span = start + "-" + System.currentTimeMillis() + request.run().compiledAhead()
+                    .map(c -> Arrays.equals(c.cubin(), cubin(request)) ? " ahead" : " foreign cubin").orElse("");
+            return Message.Result.of(request.id(), CandidateResult.builder(request.file().name(), Verdict.PASS,
                     request.inputSeed()).detail(span).score(ordinal == 0 ? 2.0 : 1.0, 0.5).compiled(1.0, null, null)
                     .evaluationMs(150.0).build(), false);
         });
@@ -65,21 +68,22 @@ public final class FakeWorker {
      */
     private static void compile(Path log) throws IOException, InterruptedException {
         answerEach(new Message.Ready(null, 0, "0.0", "fake", 1, null, null), request -> {
-            append(log, "compile " + request.name() + " " + request.inputSeed() + "\n");
+            append(log, "compile " + request.file().name() + " " + request.inputSeed() + "\n");
             Thread.sleep(20);
-            if (request.source().contains("BROKEN")) {
-                return Message.Result.of(request.id(), CandidateResult.rejected(request.name(), null, null,
+            if (request.file().source().contains("BROKEN")) {
+                return Message.Result.of(request.id(), CandidateResult.rejected(request.file().name(), null, null,
                         Verdict.COMPILE_ERROR, "k.cu(3): error: BROKEN", request.inputSeed()), false);
             }
-            return new Message.Result(request.id(), CandidateResult.builder(request.name(), Verdict.PASS,
+            return new Message.Result(request.id(), CandidateResult.builder(request.file().name(), Verdict.PASS,
                     request.inputSeed()).compiled(20.0, null, null).build(), false,
-                    new Message.Compiled("sm_90", cubin(request), "", 20.0));
+                    new Compilation(request.file().name(), "sm_90", cubin(request), "", Duration.ofMillis(20),
+                            List.of()));
         });
     }
 
     /** The fake cubin of a candidate: what a compile depends on, its source and input seed. */
     private static byte[] cubin(Message.Evaluate request) {
-        return (request.source() + "#" + request.inputSeed()).getBytes(StandardCharsets.UTF_8);
+        return (request.file().source() + "#" + request.inputSeed()).getBytes(StandardCharsets.UTF_8);
     }
 
     private static void append(Path log, String line) {

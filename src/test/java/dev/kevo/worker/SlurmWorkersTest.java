@@ -15,6 +15,7 @@ import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.PhaseLimits;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.evolve.AgentPool;
 import dev.kevo.evolve.Campaign;
 import dev.kevo.evolve.CampaignListener;
@@ -238,7 +239,7 @@ class SlurmWorkersTest {
                 if (calls.incrementAndGet() > 4) {
                     throw new Killed();
                 }
-                return pool.evaluate(file, seed);
+                return pool.evaluate(file, seed, Evaluator.Run.plain());
             };
             org.junit.jupiter.api.Assertions.assertThrows(Killed.class, () -> run(store, dying));
         } finally {
@@ -272,7 +273,8 @@ class SlurmWorkersTest {
     void framesGoThroughSrunsOwnStdioWhenAsked() {
         try (WorkerPool pool = WorkerPool.start(List.of(step(job, 0, PhaseLimits.defaults(), false, "serve", "0")), null,
                 n -> { })) {
-            CandidateResult judged = pool.evaluate(ContractParser.parse("k.cu", null, kernel(6)), 1);
+            CandidateResult judged = pool.evaluate(ContractParser.parse("k.cu", null, kernel(6)), 1,
+                    Evaluator.Run.plain());
             assertEquals(Verdict.PASS, judged.verdict(), judged.detail());
             assertEquals("localhost 0 Fake GPU", judged.device());
         }
@@ -304,7 +306,8 @@ class SlurmWorkersTest {
             assertEquals(1, notices.size(), "one notice for the node, not one per step: " + notices);
             assertTrue(notices.getFirst().startsWith("node localhost: the worker was not ready within 6 s"),
                     notices.getFirst());
-            CandidateResult judged = pool.evaluate(ContractParser.parse("k.cu", null, kernel(5)), 1);
+            CandidateResult judged = pool.evaluate(ContractParser.parse("k.cu", null, kernel(5)), 1,
+                    Evaluator.Run.plain());
             assertEquals(Verdict.PASS, judged.verdict(), judged.detail());
             assertEquals("localhost 0 Fake GPU", judged.device());
         }

@@ -10,6 +10,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.PhaseLimits;
 import dev.kevo.data.Verdict;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -33,7 +34,7 @@ class SupervisorTest {
     @Test
     void aWorkerThatDiesMidCandidateGivesWorkerCrashedWithItsLastWords() {
         try (Supervisor supervisor = fake("crash", PhaseLimits.defaults())) {
-            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
+            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             assertEquals(Verdict.WORKER_CRASHED, result.verdict());
             assertTrue(result.detail().contains("check phase"), result.detail());
             assertTrue(result.detail().contains("segmentation fault"), result.detail());
@@ -46,12 +47,12 @@ class SupervisorTest {
                 .checkSeconds(1.5).timingSeconds(20).build();
         try (Supervisor supervisor = fake("hang", limits)) {
             long start = System.nanoTime();
-            CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
+            CandidateResult first = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             double seconds = (System.nanoTime() - start) / 1e9;
             assertEquals(Verdict.KERNEL_TIMEOUT, first.verdict());
             assertTrue(first.detail().contains("check phase ran past its limit"), first.detail());
             assertTrue(seconds >= 1.5 && seconds < 15, "took " + seconds + " s");
-            CandidateResult second = supervisor.evaluate(CANDIDATE, 2, false);
+            CandidateResult second = supervisor.evaluate(CANDIDATE, 2, Evaluator.Run.plain());
             assertEquals(Verdict.KERNEL_TIMEOUT, second.verdict(), "a fresh worker took the second candidate");
             assertEquals(1, supervisor.restarts().count(), "one restart after the first timeout");
         }
@@ -63,7 +64,7 @@ class SupervisorTest {
                 .checkSeconds(60).timingSeconds(60).build();
         try (Supervisor supervisor = fake("hang-after-expect", limits)) {
             long start = System.nanoTime();
-            CandidateResult first = supervisor.evaluate(CANDIDATE, 1, false);
+            CandidateResult first = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             double seconds = (System.nanoTime() - start) / 1e9;
             assertEquals(Verdict.KERNEL_TIMEOUT, first.verdict());
             assertTrue(first.detail().contains("case normal-1 of 4x100 ran past its deadline of 0.5 s"), first.detail());
@@ -77,7 +78,7 @@ class SupervisorTest {
                 .workerMemoryGb(0.4).build();
         try (Supervisor supervisor = fake("bloat", limits)) {
             long start = System.nanoTime();
-            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, false);
+            CandidateResult result = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             assertEquals(Verdict.COMPILE_TIMEOUT, result.verdict());
             assertTrue(result.detail().contains("over the 0.4 GB limit"), result.detail());
             assertTrue((System.nanoTime() - start) / 1e9 < 30, "stopped by memory, long before the 60 s limit");

@@ -8,6 +8,7 @@ import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.eval.Evaluator;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -47,7 +48,7 @@ class WorkerPoolTest {
             assertEquals(2, byDevice.size(), "both devices judged candidates: " + byDevice);
             byDevice.values().forEach(n -> assertTrue(n >= 2, "spread over both: " + byDevice));
             assertTrue(overlapping(done), "two devices judged at the same time, not one after the other");
-            done.forEach(r -> assertEquals(r.device().startsWith("0 ") ? 2.0 : 1.0, r.score(), r.device()));
+            done.forEach(r -> assertEquals(r.device().startsWith("0 ") ? 2.0 : 1.0, r.score().speedup(), r.device()));
         }
     }
 
@@ -56,7 +57,7 @@ class WorkerPoolTest {
         List<Future<CandidateResult>> results = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long seed = i;
-            results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
+            results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed, Evaluator.Run.plain())));
         }
         List<CandidateResult> done = new ArrayList<>();
         for (Future<CandidateResult> f : results) {
@@ -103,14 +104,14 @@ class WorkerPoolTest {
         KernelFile slow = CANDIDATE.withSource("slow.cu", CANDIDATE.source() + "\n// SLOW\n");
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
-            Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0));
+            Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0, Evaluator.Run.plain()));
             Thread.sleep(800);  // compiled ahead (20 ms), the one GPU is now busy for 1.5 s, and the compiler idle
-            Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9));
+            Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9, Evaluator.Run.plain()));
             assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, rejected.get().verdict());
             List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
             for (int i = 1; i < 4; i++) {
                 long seed = i;
-                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed)));
+                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed, Evaluator.Run.plain())));
             }
             List<CandidateResult> done = new ArrayList<>();
             for (Future<CandidateResult> f : results) {
@@ -132,7 +133,7 @@ class WorkerPoolTest {
             Message.Result ok = compiler.compile(CANDIDATE, 1);
             assertTrue(ok.result().passed(), ok.result().detail());
             assertEquals("sm_90", ok.compiled().arch());
-            assertTrue(ok.compiled().cubin().length > 1000 && ok.compiled().compileMs() > 0);
+            assertTrue(ok.compiled().cubin().length > 1000 && ok.compiled().time().toNanos() > 0);
             KernelFile broken = CANDIDATE.withSource("broken.cu", CANDIDATE.source().replace("expf(", "expf_nope("));
             Message.Result bad = compiler.compile(broken, 1);
             assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, bad.result().verdict());
@@ -144,7 +145,7 @@ class WorkerPoolTest {
     void withACompilerIdleEvenACandidateThatFindsTheGpuFreeArrivesCompiled() {
         // Compiling on the GPU worker would leave the GPU idle for as long as NVRTC takes, with nothing to judge.
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler)) {
-            CandidateResult r = pool.evaluate(CANDIDATE, 1);
+            CandidateResult r = pool.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             assertTrue(r.detail().endsWith(" ahead"), r.detail());
         }
     }
@@ -171,12 +172,13 @@ class WorkerPoolTest {
         try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, (arch, sms) ->
                 fakeCompiler(arch, sms, log))) {
             pool.compileAhead(List.of(new WorkerPool.Ahead(drawn, 7)));
-            CandidateResult r = pool.evaluate(drawn, 7);
+            CandidateResult r = pool.evaluate(drawn, 7, Evaluator.Run.plain());
             assertTrue(r.detail().endsWith(" ahead"), r.detail());
             assertEquals(List.of("compile g0002-i0-c0.cu 7"), Files.readAllLines(log),
                     "asked for while (or after) it compiled ahead: it waits for that compile");
             pool.compileAhead(List.of(new WorkerPool.Ahead(drawn, 8)));
-            for (CandidateResult x : List.of(pool.evaluate(other, 8), pool.evaluate(drawn, 9))) {
+            for (CandidateResult x : List.of(pool.evaluate(other, 8, Evaluator.Run.plain()),
+                    pool.evaluate(drawn, 9, Evaluator.Run.plain()))) {
                 assertFalse(x.detail().endsWith(" foreign cubin"),
                         "another source, or another input seed, is compiled for itself: " + x.detail());
             }

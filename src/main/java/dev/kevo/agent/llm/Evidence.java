@@ -131,7 +131,8 @@ final class Evidence {
         if (r == null) {
             verdict = "not evaluated";
         } else if (r.passed()) {
-            verdict = String.format(Locale.ROOT, "pass, score %.3fx, memory floor %.2f", r.score(), r.floorFraction());
+            verdict = String.format(Locale.ROOT, "pass, score %.3fx, memory floor %.2f", r.score().speedup(),
+                    r.score().floorFraction());
         } else {
             verdict = r.verdict().id();
         }
@@ -212,13 +213,13 @@ final class Evidence {
             if (r.result() != null && r.result().passed() && !r.id().equals(kernel.id())) {
                 knobbed(r).ifPresent(f -> {
                     judged.add(f);
-                    scores.add(r.result().score());
+                    scores.add(r.result().score().speedup());
                 });
             }
         }
         if (kernel.result() != null && kernel.result().passed()) {
             judged.add(file.get());
-            scores.add(kernel.result().score());
+            scores.add(kernel.result().score().speedup());
         }
         StringBuilder out = new StringBuilder("Knobs of `" + kernel.id() + "` (kevo's tuner steps these for free; "
                 + "the scores are the best kernel judged with each value):\n");

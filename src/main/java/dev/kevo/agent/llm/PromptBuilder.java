@@ -88,7 +88,7 @@ final class PromptBuilder {
         RandomGenerator random = request.random();
         Optional<Candidate> mate = request.mate().or(() -> request.inspirations().stream()
                 .filter(c -> !c.id().equals(parent.id()) && c.result() != null && c.result().passed())
-                .max(Comparator.comparingDouble(c -> c.result().score())));
+                .max(Comparator.comparingDouble(c -> c.result().score().speedup())));
         Optional<Candidate> failure = request.recentFailures().isEmpty() ? Optional.empty()
                 : Optional.of(request.recentFailures().getLast());
         String template = choose(request.mate().isPresent(), mate.isPresent(), failure.isPresent(), random);

@@ -9,6 +9,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.KernelResources;
 import dev.kevo.data.ModelSpec;
+import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
 import dev.kevo.data.Verdict;
@@ -63,7 +64,8 @@ final class Fixtures {
     /** An evaluator's result with what agents read; the rest (timings of phases, device) left out. */
     static CandidateResult result(Verdict verdict, String detail, Double score, Double floor, String compileLog,
                                   List<KernelResources> kernels, List<ShapeResult> shapes) {
-        return CandidateResult.builder("k.cu", verdict, 11L).detail(detail).score(score, floor)
+        return CandidateResult.builder("k.cu", verdict, 11L).detail(detail)
+                .score(score == null ? null : Score.withoutInterval(score, floor))
                 .compiled(20.0, compileLog, kernels).shapes(shapes).evaluationMs(900.0).build();
     }
 
