@@ -168,30 +168,6 @@ public final class Evaluator implements AutoCloseable {
     }
 
     /**
-     * Evaluates one kernel file. Inputs derive from {@code inputSeed}, so the same seed replays the same
-     * checks. Which timed launches are checked, and where each timed input is salted, derive from a timing secret
-     * drawn afresh for every evaluation (empty {@code timingSecret}) or replayed from a recorded one: a kernel that
-     * recovered the input seed from its inputs learns nothing about them. {@code cold} also records a first launch's
-     * wall time per shape, what a naive harness reports.
-     * {@code phases} is told when each phase starts and how long its work may take. {@code compiledAhead}, when
-     * present, is the file's cubin (compiled by a check-only worker while this one was busy), loaded instead of
-     * compiling the file again.
-     */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, Optional<Long> timingSecret, boolean cold,
-                                    Phase.Listener phases, Optional<Compilation> compiledAhead) {
-        return evaluate(file, inputSeed, timingSecret, cold, phases, compiledAhead, false);
-    }
-
-    /**
-     * As above; every evaluation also checks the fresh shapes its timing secret draws ({@link BeyondSuite#fresh}),
-     * and {@code atScale} adds champion confirmation's checks: the held-out shapes and the at-scale one.
-     */
-    public CandidateResult evaluate(KernelFile file, long inputSeed, Optional<Long> timingSecret, boolean cold,
-                                    Phase.Listener phases, Optional<Compilation> compiledAhead, boolean atScale) {
-        return evaluate(file, inputSeed, new Run(timingSecret, cold, compiledAhead, atScale, Optional.empty()), phases);
-    }
-
-    /**
      * How one evaluation runs beyond the suite's checks and timing: a replayed timing secret (else a fresh one), a
      * first launch's time ({@code cold}), a cubin compiled ahead, champion confirmation's checks ({@code atScale}),
      * and a cascade's first step ({@code screen}: the shapes timed first and the bar for timing the rest).
@@ -226,7 +202,13 @@ public final class Evaluator implements AutoCloseable {
         }
     }
 
-    /** Evaluates one kernel file as {@code run} says; {@code phases} is told when each phase starts. */
+    /**
+     * Evaluates one kernel file as {@code run} says; {@code phases} is told when each phase starts and how long its
+     * work may take. Inputs derive from {@code inputSeed}, so the same seed replays the same checks. Which timed
+     * launches are checked, and where each timed input is salted, derive from a timing secret drawn afresh for every
+     * evaluation or replayed from {@code run}: a kernel that recovered the input seed from its inputs learns nothing
+     * about them. Every evaluation also checks the fresh shapes its timing secret draws ({@link BeyondSuite#fresh}).
+     */
     public CandidateResult evaluate(KernelFile file, long inputSeed, Run run, Phase.Listener phases) {
         long start = System.nanoTime();
         PhaseClock clock = new PhaseClock(ablation.deadlines() ? phases::entered : phases);

@@ -8,6 +8,7 @@ import dev.kevo.data.SanitizeWhen;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.Suite;
+import dev.kevo.task.op.Task;
 import dev.kevo.worker.ComputeSanitizer;
 import dev.kevo.worker.NsightCompute;
 import dev.kevo.worker.Tools;
@@ -145,9 +146,12 @@ public final class CampaignWiring {
                 taskContext(start.frozen(), start.suite(), workers), listener, clockMillis);
     }
 
-    /** What the agents may tell a model: the first worker's GPU (where champions are confirmed), suite, dtypes. */
+    /**
+     * What the agents may tell a model: the first worker's GPU (where champions are confirmed), suite, the task
+     * (operator and dtypes).
+     */
     private TaskContext taskContext(FrozenCampaign frozen, Suite suite, WorkerPool workers) {
         return new TaskContext(workers.ready().getFirst().device(), suite.name(), suite.shapes(),
-                frozen.settings().dtype(), baseline.choice().label());
+                Task.of(frozen.settings()), baseline.choice().label());
     }
 }

@@ -51,7 +51,7 @@ class AddedOperatorGpuTest {
         CandidateResult r = judge("copy_rows.cu", Precision.parse(dtype));
         assertEquals(Verdict.PASS, r.verdict(), r.detail());
         assertNotNull(r.score(), "scored over its baseline");
-        assertTrue(r.floorFraction() > 0.05 && r.floorFraction() < 1.6, "floor " + r.floorFraction());
+        assertTrue(r.score().floorFraction() > 0.05 && r.score().floorFraction() < 1.6, "floor " + r.score());
         assertTrue(r.shapes().stream().allMatch(s -> s.relativeL2() == 0.0), "a copy is exact: " + r.shapes());
     }
 

@@ -76,7 +76,7 @@ class CudnnBaselineGpuTest {
     void aSeedIsTimedAgainstCudnnAndCudnnsOwnErrorIsRecordedPerShape() {
         assumeTrue(evaluator != null, "no cuDNN");
         CandidateResult r = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 42,
-                Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+                Evaluator.Run.plain(), Phase.Listener.NONE);
         assertEquals(Verdict.PASS, r.verdict(), r.detail());
         for (ShapeResult s : r.shapes()) {
             assertNotNull(s.baseline(), s.shape() + ": cuDNN timed");
@@ -100,7 +100,7 @@ class CudnnBaselineGpuTest {
         double[][] base = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+            CandidateResult result = evaluator.evaluate(online, run, Evaluator.Run.plain(), Phase.Listener.NONE);
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score().speedup();
             for (int s = 0; s < shapes; s++) {

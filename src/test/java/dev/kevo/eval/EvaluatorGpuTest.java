@@ -83,8 +83,7 @@ class EvaluatorGpuTest {
     @ParameterizedTest
     @MethodSource("seeds")
     void everySeedPassesTheStandardSuite(Path seed) {
-        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, Optional.empty(), false, Phase.Listener.NONE,
-                Optional.empty());
+        CandidateResult result = evaluator.evaluate(ContractParser.read(seed), 42, Evaluator.Run.plain(), Phase.Listener.NONE);
         assertEquals(Verdict.PASS, result.verdict(), () -> seed + ": " + result.detail());
         assertEquals(evaluator.suite().shapes().size(), result.shapes().size());
         assertEquals(evaluator.settings().beyondSuite().fresh().size(), result.freshShapes().size(),
@@ -107,17 +106,16 @@ class EvaluatorGpuTest {
         Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
         try (Evaluator inDtype = evaluator(quick, settings().withDtype(dtype))) {
             CandidateResult online = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")),
-                    5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+                    5, Evaluator.Run.plain(), Phase.Listener.NONE);
             assertEquals(Verdict.PASS, online.verdict(), () -> id + ": " + online.detail());
             double floor = online.score().floorFraction();
             assertTrue(floor > 0.05 && floor < 1.2, () -> id + ": floor " + floor);
             CandidateResult fp32 = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/block_stats.cu")),
-                    5, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+                    5, Evaluator.Run.plain(), Phase.Listener.NONE);
             assertEquals(Verdict.CONTRACT_ERROR, fp32.verdict(), "a float32-only file in " + id);
             if (dtype.equals(Precision.BF16)) {
                 CandidateResult truncating = inDtype.evaluate(ContractParser.read(TestFiles.root().resolve(
-                        "src/test/resources/dtype/truncating_bf16.cu")), 5, Optional.empty(), false, Phase.Listener.NONE,
-                        Optional.empty());
+                        "src/test/resources/dtype/truncating_bf16.cu")), 5, Evaluator.Run.plain(), Phase.Listener.NONE);
                 assertEquals(Verdict.WRONG_RESULT, truncating.verdict(), truncating.detail());
             }
         }
@@ -146,8 +144,7 @@ class EvaluatorGpuTest {
             for (Genome g : List.of(whole, grouped)) {
                 String name = "genome-" + id + "-group" + g.clusterRows().group() + ".cu";
                 CandidateResult result = inDtype.evaluate(ContractParser.parse(name, null,
-                        KernelRenderer.render(g, dtype)), 7, Optional.empty(), false, Phase.Listener.NONE,
-                        Optional.empty());
+                        KernelRenderer.render(g, dtype)), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
                 assertEquals(Verdict.PASS, result.verdict(), () -> name + ": " + result.detail());
             }
         }
@@ -167,16 +164,14 @@ class EvaluatorGpuTest {
     @Test
     void aKernelSummingWithAtomicsIsNotDeterministicAndIsRejectedWhenThatIsRequired() {
         KernelFile atomic = ContractParser.read(TestFiles.root().resolve("evaluator/adversarial/atomic_row_sum.cu"));
-        CandidateResult recorded = evaluator.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
-                Optional.empty());
+        CandidateResult recorded = evaluator.evaluate(atomic, 3, Evaluator.Run.plain(), Phase.Listener.NONE);
         assertEquals(Verdict.PASS, recorded.verdict(), recorded.detail());
         assertEquals(Boolean.FALSE, recorded.deterministic());
         Suite quick = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
         EvalSettings strict = settings().toBuilder()
                 .launchChecks(LaunchChecks.builder().requireDeterministic(true).build()).build();
         try (Evaluator requiring = evaluator(quick, strict)) {
-            CandidateResult rejected = requiring.evaluate(atomic, 3, Optional.empty(), false, Phase.Listener.NONE,
-                    Optional.empty());
+            CandidateResult rejected = requiring.evaluate(atomic, 3, Evaluator.Run.plain(), Phase.Listener.NONE);
             assertEquals(Verdict.NONDETERMINISTIC, rejected.verdict(), rejected.detail());
         }
     }
@@ -208,7 +203,7 @@ class EvaluatorGpuTest {
                 gpu.info().arch(), online.macros(Precision.FP32));
         Compilation marked = new Compilation(ahead.name(), ahead.arch(), ahead.cubin(),
                 ahead.log(), Duration.ofMillis(1234), ahead.options());
-        CandidateResult result = evaluator.evaluate(online, 5, Optional.empty(), false, Phase.Listener.NONE, Optional.of(marked));
+        CandidateResult result = evaluator.evaluate(online, 5, Evaluator.Run.plain().withCompiledAhead(marked), Phase.Listener.NONE);
         assertTrue(result.passed(), result.detail());
         assertEquals(1234.0, result.compileMs(), 1e-9, "the compile time is the one measured ahead");
     }
@@ -222,8 +217,7 @@ class EvaluatorGpuTest {
         List<Path> planted = TestFiles.planted();
         assertEquals(expected.keySet().size(), planted.size());
         for (Path file : planted) {
-            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, Optional.empty(), false, Phase.Listener.NONE,
-                    Optional.empty());
+            CandidateResult result = evaluator.evaluate(ContractParser.read(file), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
             assertEquals(expected.get(file.getFileName().toString()), result.verdict(), file + ": " + result.detail());
             assertTrue(result.score() == null, "a rejected kernel has no score");
         }
@@ -243,7 +237,7 @@ class EvaluatorGpuTest {
         Genome genome = Genome.fromJson(overlay, BuiltinAgent.defaultGenome());
         String source = KernelRenderer.render(genome);
         CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
-                11, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+                11, Evaluator.Run.plain(), Phase.Listener.NONE);
         assertEquals(Verdict.PASS, result.verdict(), () -> fusedSmem + ": " + result.detail());
         assertTrue(result.shapes().stream().allMatch(s -> s.relativeL2() < 1e-6),
                 () -> "a shape lost precision: " + result.shapes());
@@ -270,7 +264,7 @@ class EvaluatorGpuTest {
             assertEquals(in[i], out[i], () -> "element " + index);
         }
         CandidateResult result = evaluator.evaluate(ContractParser.read(TestFiles.root().resolve("seeds/online.cu")), 7,
-                Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+                Evaluator.Run.plain(), Phase.Listener.NONE);
         assertTrue(result.shapes().stream().allMatch(s -> "memcpy".equals(s.copyBy()) || "kernel".equals(s.copyBy())),
                 "every timed shape names the copy that set its floor");
     }
@@ -286,7 +280,7 @@ class EvaluatorGpuTest {
         double[][] speedup = new double[shapes][5];
         double[] score = new double[5];
         for (int run = 0; run < 5; run++) {
-            CandidateResult result = evaluator.evaluate(online, run, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+            CandidateResult result = evaluator.evaluate(online, run, Evaluator.Run.plain(), Phase.Listener.NONE);
             assertEquals(Verdict.PASS, result.verdict(), result.detail());
             score[run] = result.score().speedup();
             for (int s = 0; s < shapes; s++) {
@@ -324,15 +318,12 @@ class EvaluatorGpuTest {
     @Test
     void eachEvaluationDrawsATimingSecretAndAGivenOneIsReplayed() {
         KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
-        CandidateResult first = evaluator.evaluate(online, 11, Optional.empty(), false, Phase.Listener.NONE,
-                Optional.empty());
-        CandidateResult second = evaluator.evaluate(online, 11, Optional.empty(), false, Phase.Listener.NONE,
-                Optional.empty());
+        CandidateResult first = evaluator.evaluate(online, 11, Evaluator.Run.plain(), Phase.Listener.NONE);
+        CandidateResult second = evaluator.evaluate(online, 11, Evaluator.Run.plain(), Phase.Listener.NONE);
         assertEquals(Verdict.PASS, first.verdict(), first.detail());
         assertNotNull(first.timingSecret());
         assertNotEquals(first.timingSecret(), second.timingSecret(), "the same input seed, two secrets");
-        CandidateResult replayed = evaluator.evaluate(online, 11, Optional.of(first.timingSecret()), false,
-                Phase.Listener.NONE, Optional.empty());
+        CandidateResult replayed = evaluator.evaluate(online, 11, Evaluator.Run.plain().withTimingSecret(first.timingSecret()), Phase.Listener.NONE);
         assertEquals(first.timingSecret(), replayed.timingSecret());
         assertEquals(Verdict.PASS, replayed.verdict(), replayed.detail());
     }
@@ -341,7 +332,7 @@ class EvaluatorGpuTest {
     // named, a replayed secret draws the same shapes, and the at-scale check catches 32-bit offsets.
 
     private CandidateResult judge(KernelFile file, long secret, boolean atScale) {
-        return evaluator.evaluate(file, 3, Optional.of(secret), false, Phase.Listener.NONE, Optional.empty(), atScale);
+        return evaluator.evaluate(file, 3, Evaluator.Run.plain().withTimingSecret(secret).withAtScale(atScale), Phase.Listener.NONE);
     }
 
     private List<ShapeDraw.Drawn> drawn(long secret) {

@@ -89,7 +89,7 @@ class KnobGpuTest {
                 }
                 KernelFile variant = ContractParser.parse(file.name(), null,
                         KnobRewriter.rewrite(file, Map.of(knob.name(), value)));
-                CandidateResult result = evaluator.evaluate(variant, 42, Optional.empty(), false, Phase.Listener.NONE, Optional.empty());
+                CandidateResult result = evaluator.evaluate(variant, 42, Evaluator.Run.plain(), Phase.Listener.NONE);
                 assertEquals(Verdict.PASS, result.verdict(),
                         () -> seed.getFileName() + " with " + knob.name() + "=" + value + ": " + result.detail());
                 assertTrue(result.score().speedup() > 0);
