@@ -125,6 +125,10 @@ public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     }
 
     private void write(Path file, String html) {
+        if (Files.isDirectory(file)) {
+            throw KevoException.input(file + ": is a folder; --out names the page's file, e.g. "
+                    + file.resolve("report.html"));
+        }
         try {
             Path dir = directory(file);
             Files.createDirectories(dir);
