@@ -53,6 +53,8 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         FrozenCampaign frozen = store.frozen();
         CampaignConfig c = frozen.config();
         List<MutantRecord> mutants = store.mutants();
+        // Read before anything is printed: a damaged folder is one error line, not half an answer and then one.
+        CampaignState state = store.state().orElse(null);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("campaign %s (kevo %s, started %s)%n", store.dir(), frozen.kevoVersion(), frozen.createdAt());
         out.printf("  suite %s (%d shapes), dtype %s, baseline %s, %d islands x %d, %d children/generation, migration "
@@ -61,7 +63,6 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 c.islands(), c.population(), c.childrenPerGeneration(), c.migrationInterval(),
                 c.agents().stream().map(a -> a.name() + (a.weight() == null ? "" : "x" + a.weight()))
                         .collect(Collectors.joining(", ")), c.randomSeed());
-        CampaignState state = store.state().orElse(null);
         if (state != null) {
             out.printf(Locale.ROOT, "  generation %d, %d evaluations, %.1f min%n", state.generation(),
                     state.evaluations(), state.elapsedMillis() / 60_000.0);

@@ -161,8 +161,34 @@ public final class CampaignStore {
         io(() -> AtomicFiles.write(dir.resolve(STATE), JSON.writeValueAsBytes(state)));
     }
 
+    /**
+     * Where the campaign stands; empty only while its seeds are being judged (state.json is first written when they
+     * are done). A folder that lacks state.json although it holds a later generation's mutants or a confirmation, or
+     * lacks the champion's files although state.json names one, lost files since (a partial copy, a hand clean-up):
+     * an input error naming the missing file, never a campaign shown without its champion.
+     */
     public Optional<CampaignState> state() {
-        return readIfPresent(dir.resolve(STATE), CampaignState.class);
+        Optional<CampaignState> state = readIfPresent(dir.resolve(STATE), CampaignState.class);
+        if (state.isEmpty()) {
+            String after = Files.exists(dir.resolve(CONFIRMATION)) ? CONFIRMATION
+                    : mutants().stream().filter(m -> m.generation() > 0).map(MutantRecord::id).findFirst()
+                            .map(id -> "mutant " + id).orElse(null);
+            if (after != null) {
+                throw missing(STATE, "the folder holds " + after + ", written after it");
+            }
+        }
+        state.map(CampaignState::bestId).ifPresent(best -> {
+            for (String file : List.of(CHAMPION + ".json", CHAMPION + ".cu")) {
+                if (!Files.isRegularFile(dir.resolve(file))) {
+                    throw missing(file, STATE + " names the champion " + best);
+                }
+            }
+        });
+        return state;
+    }
+
+    private KevoException missing(String file, String why) {
+        return KevoException.input(dir.resolve(file) + ": missing, although " + why + ": a damaged campaign folder");
     }
 
     /** A JSON file of the folder, if it is there; one that is there but unreadable is an input error. */
