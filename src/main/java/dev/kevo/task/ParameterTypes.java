@@ -3,6 +3,7 @@ package dev.kevo.task;
 import dev.kevo.data.Dtype;
 import dev.kevo.data.Precision;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +23,8 @@ import java.util.regex.Pattern;
  */
 public final class ParameterTypes {
 
-    private static final Pattern GLOBAL = Pattern.compile("__global__");
+    private static final Pattern DECLARATION = Pattern.compile("__global__\\s+(?:void\\s+)?"
+            + "(?:__launch_bounds__\\s*\\([^()]*\\)\\s*)?(?:void\\s+)?([A-Za-z_]\\w*)\\s*\\(");
     private static final Pattern QUALIFIERS =
             Pattern.compile("\\b(const|volatile|__restrict__|__restrict|restrict)\\b");
 
@@ -32,9 +34,12 @@ public final class ParameterTypes {
     /** The first x or y parameter whose element type contradicts {@code dtype}, as {@code line N: why}, or empty. */
     public static Optional<String> violation(KernelFile file, Precision dtype) {
         String code = SourcePolicy.blankComments(file.source());
+        Map<String, List<Param>> kernels = kernels(code);
         for (KernelFile.Plan plan : file.plans()) {
             for (KernelFile.Launch launch : plan.launches()) {
-                Optional<String> found = violation(code, launch, dtype);
+                // no such kernel: the compile's missing-kernel check names it
+                List<Param> params = kernels.getOrDefault(launch.kernel(), List.of());
+                Optional<String> found = violation(code, launch, params, dtype);
                 if (found.isPresent()) {
                     return found;
                 }
@@ -43,18 +48,15 @@ public final class ParameterTypes {
         return Optional.empty();
     }
 
-    private static Optional<String> violation(String code, KernelFile.Launch launch, Precision dtype) {
-        Optional<List<Param>> params = parameters(code, launch.kernel());
-        if (params.isEmpty()) {
-            return Optional.empty(); // no such kernel: the compile's missing-kernel check names it
-        }
-        for (int i = 0; i < launch.args().size() && i < params.get().size(); i++) {
+    private static Optional<String> violation(String code, KernelFile.Launch launch, List<Param> params,
+                                              Precision dtype) {
+        for (int i = 0; i < launch.args().size() && i < params.size(); i++) {
             if (!(launch.args().get(i) instanceof KernelFile.Arg.Buffer(KernelFile.BufferName buffer))
                     || buffer == KernelFile.BufferName.WS) {
                 continue;
             }
             Dtype expected = buffer == KernelFile.BufferName.X ? dtype.x() : dtype.y();
-            Param p = params.get().get(i);
+            Param p = params.get(i);
             Optional<String> declared = elementType(p.type(), dtype);
             if (declared.isPresent() && !declared.get().equals(expected.cudaType())) {
                 String macro = buffer == KernelFile.BufferName.X ? "KEVO_X" : "KEVO_Y";
@@ -86,17 +88,18 @@ public final class ParameterTypes {
     private record Param(String type, int offset) {
     }
 
-    /** The parameters of the {@code __global__} function {@code kernel}, or empty when the file defines none. */
-    private static Optional<List<Param>> parameters(String code, String kernel) {
-        Matcher name = Pattern.compile("\\b" + Pattern.quote(kernel) + "\\s*\\(").matcher(code);
-        while (name.find()) {
-            int declarationStart = Math.max(code.lastIndexOf(';', name.start()), code.lastIndexOf('}', name.start()));
-            if (!GLOBAL.matcher(code).region(declarationStart + 1, name.start()).find()) {
-                continue; // a call or another declaration of the name
-            }
-            return Optional.of(split(code, name.end()));
+    /**
+     * Every {@code __global__} function's parameters by name, in one pass over the file (a rendered genome holds a
+     * library of templates and a score of kernels). A declaration whose {@code __launch_bounds__} nests parentheses
+     * is not found, so not judged.
+     */
+    private static Map<String, List<Param>> kernels(String code) {
+        Map<String, List<Param>> out = new HashMap<>();
+        Matcher m = DECLARATION.matcher(code);
+        while (m.find()) {
+            out.putIfAbsent(m.group(1), split(code, m.end()));
         }
-        return Optional.empty();
+        return out;
     }
 
     /** The comma-separated parameters from {@code open} (just past the '(') to its matching ')'. */
