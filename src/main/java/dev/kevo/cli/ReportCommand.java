@@ -51,7 +51,7 @@ public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     + "as FOLDER/ID or FOLDER/ID.json.")
     List<Path> compare;
 
-    @Option(names = "--out", paramLabel = "FILE",
+    @Option(names = "--out", paramLabel = "FILE", converter = PathArguments.Output.class,
             description = "Where to write the page. Default: CAMPAIGN/report.html; with --compare, "
                     + "compare-<A>-vs-<B>.html in the current folder.")
     Path out;
