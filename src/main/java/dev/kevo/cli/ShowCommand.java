@@ -9,6 +9,7 @@ import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
+import dev.kevo.report.ChampionStanding;
 import dev.kevo.report.EvalTable;
 import dev.kevo.data.Spend;
 import dev.kevo.report.StepKind;
@@ -20,6 +21,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -111,9 +113,12 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 out.println("  " + EvalTable.determinism(champion.result()));
             }
             out.println("  source: " + store.sourcePath(champion.id()));
+            // A champion that newer checks reject, or never ran, is said so first; sanitizing it comes after.
+            Optional<String> standing = ChampionStanding.of(store, frozen, champion);
+            standing.ifPresent(line -> out.println("  " + line));
             out.println("  sanitized: " + store.sanitized(champion.id()).map(Sanitized::line)
-                    .orElse("no (kevo eval --sanitize " + store.sourcePath(champion.id()) + " records it; kevo export "
-                            + "asks for it)"));
+                    .orElse(standing.isPresent() ? "no" : "no (kevo eval --sanitize " + store.sourcePath(champion.id())
+                            + " records it; kevo export asks for it)"));
         }
         if (state != null) {
             store.confirmation().ifPresent(conf -> confirmation(conf, out));

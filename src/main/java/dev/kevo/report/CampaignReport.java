@@ -114,7 +114,8 @@ public final class CampaignReport {
                         : List.of(champion.result().scoreCiLow(), champion.result().scoreCiHigh()),
                 champion == null ? null : champion.result().floorFraction(),
                 champion == null ? null : store.sanitized(champion.id()).map(Sanitized::line).orElse(null),
-                champion == null ? null : confirmed(store, champion.id()), verdicts);
+                champion == null ? null : confirmed(store, champion.id()),
+                champion == null ? null : ChampionStanding.of(store, frozen, champion).orElse(null), verdicts);
     }
 
     /**

@@ -28,13 +28,16 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      *     did not run on the champion's source
      * @param championConfirmed the champion's score and floor as the confirmation measured them, side by side with
      *     the other contenders, in one line; null when the campaign has not confirmed it
+     * @param championStanding what speaks against the champion now ({@link ChampionStanding}): a later judgement
+     *     rejected it, or it was never checked on input cases kevo checks now; null when nothing does
      */
     public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String dtype,
                           String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
                           String championId, Double championScore, List<Double> championScoreCi, Double championFloor,
-                          String championSanitized, String championConfirmed, Map<String, Integer> verdicts) {
+                          String championSanitized, String championConfirmed, String championStanding,
+                          Map<String, Integer> verdicts) {
     }
 
     /**
