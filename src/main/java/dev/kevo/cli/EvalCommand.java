@@ -73,7 +73,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
     @Option(names = "--device", paramLabel = "N", defaultValue = "0", description = "GPU ordinal. Default: 0.")
     int device;
 
-    @Option(names = "--json", paramLabel = "OUT", description = "Also write the full record as JSON.")
+    @Option(names = "--json", paramLabel = "OUT", converter = PathArguments.Output.class,
+            description = "Also write the full record as JSON.")
     Path json;
 
     // "seed" alone names the starting kernels; this is the seed of the inputs. --seed stays as the older spelling.

@@ -44,7 +44,7 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             description = "What to write: cpp (CUDA runtime launcher) or torch (PyTorch extension). Default: cpp.")
     String to;
 
-    @Option(names = "--out", paramLabel = "DIR",
+    @Option(names = "--out", paramLabel = "DIR", converter = PathArguments.Output.class,
             description = "The package folder (new, empty, or an earlier export). Default: <name>-<target>.")
     Path out;
 

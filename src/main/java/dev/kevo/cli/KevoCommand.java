@@ -9,7 +9,8 @@ import picocli.CommandLine.ScopeType;
         subcommands = {EvolveCommand.class, EvalCommand.class, CheckCommand.class, LineageCommand.class,
                 ShowCommand.class, ReevalCommand.class, ReportCommand.class, WorkerCommand.class, ExportCommand.class},
         footer = {"", "Start with: kevo check seeds/*.cu (no GPU needed), then kevo evolve (one GPU, about 10 minutes).",
-            "Each command's --help says what it does, its options and its exit codes."})
+            "Each command's --help says what it does, its options and its exit codes.", "",
+            PathArguments.RULE})
 public final class KevoCommand implements Runnable {
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces with errors.")

@@ -2,7 +2,9 @@ package dev.kevo.cli;
 
 import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
+import dev.kevo.config.KevoHome;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Arrays;
 import picocli.CommandLine;
 
@@ -28,6 +30,9 @@ public final class Main {
     static int run(CommandLine.IFactory factory, PrintWriter out, PrintWriter err, String... args) {
         boolean verbose = Arrays.asList(args).contains("--verbose");
         CommandLine cli = new CommandLine(KevoCommand.class, factory).setOut(out).setErr(err);
+        Path workingDirectory = Path.of("").toAbsolutePath();
+        cli.registerConverter(Path.class, new PathArguments.Input(workingDirectory,
+                KevoHome.locate(System.getenv(), workingDirectory)));
         cli.setExecutionStrategy(Main::execute);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> report(e, commandLine.getErr(), verbose));
         cli.setParameterExceptionHandler(Main::usageError);

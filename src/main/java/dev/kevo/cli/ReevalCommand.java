@@ -5,10 +5,12 @@ import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.Defaults;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.MutantRecord;
+import dev.kevo.data.Rejudged;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.Evaluator;
 import dev.kevo.store.CampaignStore;
@@ -22,11 +24,13 @@ import dev.kevo.worker.Tools;
 import dev.kevo.worker.WorkerPool;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,6 +43,9 @@ import picocli.CommandLine.Spec;
         description = {"Re-evaluates saved mutants with the campaign's own settings, baseline and suite (or another "
                 + "suite), side by side with what was recorded, and flags any whose score moved by more than the "
                 + "noise bound: a saved mutant is evidence and must stay reproducible.",
+                "Each is checked on the input cases kevo checks now as well as the campaign's own, and its new "
+                        + "judgement is recorded beside it (ID.rejudged.json): show and report mark a champion that "
+                        + "it rejected.",
                 "Needs only the campaign folder (and a GPU)."},
         footer = {"", "Example: kevo reeval mutations/default-h100 --top 3 (the sample campaign shipped with kevo)"})
 public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
@@ -93,7 +100,11 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         Suite judged = suite == null
                 ? Suite.of(frozen.suiteName(), frozen.shapes())
                 : SuiteFile.load(KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath()).suite(suite));
-        EvalSettings settings = frozen.settings().withSuite(judged.name());
+        // Every case kevo checks now, besides the campaign's own: a case added since is how a newer check catches a
+        // champion, which show and report then mark from the record saved below.
+        EvalSettings settings = frozen.settings().toBuilder().suite(judged.name())
+                .cases(Stream.concat(frozen.settings().cases().stream(), Defaults.CASES.stream()).distinct().toList())
+                .build();
         // The campaign's own baseline: a kernel file as saved, or the cuDNN it recorded (never a fall-back).
         BaselineResolver.Resolved baseline = new BaselineResolver(
                 KevoHome.locate(System.getenv(), Path.of("").toAbsolutePath())::baseline, System.getenv())
@@ -125,6 +136,8 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));
                 CandidateResult now = supervisor.evaluate(file, m.result().inputSeed(), Evaluator.Run.plain());
+                store.saveRejudged(m.id(), new Rejudged(Version.current(), Instant.now().toString(), settings.cases(),
+                        now));
                 String change = "";
                 boolean flagged = now.verdict() != m.result().verdict();
                 if (now.passed() && m.passed()) {

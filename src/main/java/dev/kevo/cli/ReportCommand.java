@@ -51,7 +51,7 @@ public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     + "as FOLDER/ID or FOLDER/ID.json.")
     List<Path> compare;
 
-    @Option(names = "--out", paramLabel = "FILE",
+    @Option(names = "--out", paramLabel = "FILE", converter = PathArguments.Output.class,
             description = "Where to write the page. Default: CAMPAIGN/report.html; with --compare, "
                     + "compare-<A>-vs-<B>.html in the current folder.")
     Path out;
@@ -125,6 +125,10 @@ public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     }
 
     private void write(Path file, String html) {
+        if (Files.isDirectory(file)) {
+            throw KevoException.input(file + ": is a folder; --out names the page's file, e.g. "
+                    + file.resolve("report.html"));
+        }
         try {
             Path dir = directory(file);
             Files.createDirectories(dir);

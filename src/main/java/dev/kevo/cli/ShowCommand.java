@@ -9,6 +9,7 @@ import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
+import dev.kevo.report.ChampionStanding;
 import dev.kevo.report.EvalTable;
 import dev.kevo.data.Spend;
 import dev.kevo.report.StepKind;
@@ -20,6 +21,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -53,6 +55,8 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         FrozenCampaign frozen = store.frozen();
         CampaignConfig c = frozen.config();
         List<MutantRecord> mutants = store.mutants();
+        // Read before anything is printed: a damaged folder is one error line, not half an answer and then one.
+        CampaignState state = store.state().orElse(null);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("campaign %s (kevo %s, started %s)%n", store.dir(), frozen.kevoVersion(), frozen.createdAt());
         out.printf("  suite %s (%d shapes), dtype %s, baseline %s, %d islands x %d, %d children/generation, migration "
@@ -61,7 +65,6 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 c.islands(), c.population(), c.childrenPerGeneration(), c.migrationInterval(),
                 c.agents().stream().map(a -> a.name() + (a.weight() == null ? "" : "x" + a.weight()))
                         .collect(Collectors.joining(", ")), c.randomSeed());
-        CampaignState state = store.state().orElse(null);
         if (state != null) {
             out.printf(Locale.ROOT, "  generation %d, %d evaluations, %.1f min%n", state.generation(),
                     state.evaluations(), state.elapsedMillis() / 60_000.0);
@@ -110,9 +113,12 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                 out.println("  " + EvalTable.determinism(champion.result()));
             }
             out.println("  source: " + store.sourcePath(champion.id()));
+            // A champion that newer checks reject, or never ran, is said so first; sanitizing it comes after.
+            Optional<String> standing = ChampionStanding.of(store, frozen, champion);
+            standing.ifPresent(line -> out.println("  " + line));
             out.println("  sanitized: " + store.sanitized(champion.id()).map(Sanitized::line)
-                    .orElse("no (kevo eval --sanitize " + store.sourcePath(champion.id()) + " records it; kevo export "
-                            + "asks for it)"));
+                    .orElse(standing.isPresent() ? "no" : "no (kevo eval --sanitize " + store.sourcePath(champion.id())
+                            + " records it; kevo export asks for it)"));
         }
         if (state != null) {
             store.confirmation().ifPresent(conf -> confirmation(conf, out));

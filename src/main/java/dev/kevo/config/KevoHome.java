@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * Where kevo finds the files it reads by name (suites, baselines, configs, seeds): the current directory
- * when it is a kevo checkout, otherwise the installation ($KEVO_HOME, set by bin/kevo).
+ * when it is a kevo checkout, otherwise the installation ($KEVO_HOME, set by bin/kevo). Relative paths inside a config
+ * are relative to it; docs/campaigns.md#relative-paths has the whole rule.
  */
 public record KevoHome(Path root) {
 
@@ -39,11 +40,17 @@ public record KevoHome(Path root) {
         return root.resolve(Defaults.SEEDS);
     }
 
-    /** A path as given when it names an existing file, otherwise {@code dir/name + ext} under the root. */
+    /**
+     * A path as given when it names an existing file, else the same path under the root (a file named from outside
+     * the checkout, as every relative path kevo reads is found), otherwise {@code dir/name + ext} under the root.
+     */
     private Path byName(String dir, String name, String ext, String what) {
         Path direct = Path.of(name);
         if (Files.isRegularFile(direct)) {
             return direct;
+        }
+        if (!direct.isAbsolute() && Files.isRegularFile(root.resolve(direct))) {
+            return root.resolve(direct);
         }
         Path named = root.resolve(dir).resolve(name.endsWith(ext) ? name : name + ext);
         if (!Files.isRegularFile(named)) {

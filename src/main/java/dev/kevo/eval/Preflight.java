@@ -12,6 +12,7 @@ import dev.kevo.data.KernelResources;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.ParameterTypes;
 import dev.kevo.task.PlanException;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
@@ -78,8 +79,8 @@ public final class Preflight {
     }
 
     /**
-     * Source rules, then a plan for every shape of the suite, each launch within what the target allows (shared
-     * memory per block, clusters): the plans, in the suite's order.
+     * The dtype, x's and y's parameter types, source rules, then a plan for every shape of the suite, each launch
+     * within what the target allows (shared memory per block, clusters): the plans, in the suite's order.
      */
     private static List<ResolvedPlan> beforeCompiling(KernelFile file, Suite suite, Task task, int sms,
                                                       String arch) {
@@ -95,6 +96,9 @@ public final class Preflight {
                     + " (its header's \"dtype\"" + (file.source().contains("\"dtype\"") ? "" : ": none, so fp32")
                     + "), but " + dtype.id() + " is being judged (dtype in the config, or --dtype)");
         }
+        ParameterTypes.violation(file, dtype).ifPresent(why -> {
+            throw new Rejection(Verdict.CONTRACT_ERROR, file.name() + ": " + why);
+        });
         Optional<TargetLimits> limits = TargetLimits.of(arch);
         SourcePolicy.violation(file.source()).ifPresent(why -> {
             throw new Rejection(Verdict.SOURCE_REJECTED, file.name() + ": " + why);

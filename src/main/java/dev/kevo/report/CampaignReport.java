@@ -114,7 +114,7 @@ public final class CampaignReport {
         if (champion != null) {
             summary.champion(champion.id(), champion.fitness(), champion.result().score())
                     .championChecks(store.sanitized(champion.id()).map(Sanitized::line).orElse(null),
-                            confirmed(store, champion.id()));
+                            confirmed(store, champion.id()), ChampionStanding.of(store, frozen, champion).orElse(null));
         }
         return summary.build();
     }

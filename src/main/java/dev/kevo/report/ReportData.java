@@ -29,13 +29,16 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      *     did not run on the champion's source
      * @param championConfirmed the champion's score and floor as the confirmation measured them, side by side with
      *     the other contenders, in one line; null when the campaign has not confirmed it
+     * @param championStanding what speaks against the champion now ({@link ChampionStanding}): a later judgement
+     *     rejected it, or it was never checked on input cases kevo checks now; null when nothing does
      */
     public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String dtype,
                           String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
                           String championId, Double championScore, List<Double> championScoreCi, Double championFloor,
-                          String championSanitized, String championConfirmed, Map<String, Integer> verdicts) {
+                          String championSanitized, String championConfirmed, String championStanding,
+                          Map<String, Integer> verdicts) {
 
         /** A summary of the campaign {@code campaign} with nothing else known yet: set what is. */
         public static Builder builder(String campaign) {
@@ -66,6 +69,7 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
             private Double championFloor;
             private String championSanitized;
             private String championConfirmed;
+            private String championStanding;
             private Map<String, Integer> verdicts = Map.of();
 
             private Builder(String campaign) {
@@ -145,10 +149,14 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
                 return this;
             }
 
-            /** What compute-sanitizer found in the champion, and its confirmation, each in one line (or null). */
-            public Builder championChecks(String sanitized, String confirmed) {
+            /**
+             * What compute-sanitizer found in the champion, its confirmation, and what newer checks say of it
+             * ({@link ChampionStanding}), each in one line (or null).
+             */
+            public Builder championChecks(String sanitized, String confirmed, String standing) {
                 championSanitized = sanitized;
                 championConfirmed = confirmed;
+                championStanding = standing;
                 return this;
             }
 
@@ -160,7 +168,8 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
             public Summary build() {
                 return new Summary(campaign, kevoVersion, createdAt, suite, dtype, baseline, shapes, islands,
                         population, agents, generation, evaluations, mutants, cacheHits, rejected, minutes, championId,
-                        championScore, championScoreCi, championFloor, championSanitized, championConfirmed, verdicts);
+                        championScore, championScoreCi, championFloor, championSanitized, championConfirmed,
+                        championStanding, verdicts);
             }
         }
     }

@@ -5,6 +5,7 @@ import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Profile;
+import dev.kevo.data.Rejudged;
 import dev.kevo.data.Sanitized;
 
 import com.fasterxml.jackson.core.JsonLocation;
@@ -31,8 +32,9 @@ import java.util.stream.Stream;
 /**
  * A campaign folder ({@code mutations/<campaign>/}): campaign.yaml, baseline.cu, one {@code <id>.cu} and
  * {@code <id>.json} per mutant, events.jsonl (append-only, synced per event), champion.cu and champion.json,
- * state.json. Every file but the event log is replaced atomically; the folder alone is enough to inspect the
- * campaign and re-evaluate its mutants elsewhere.
+ * state.json, and {@code <id>.rejudged.json} for a mutant {@code kevo reeval} judged again. Every file but the event
+ * log is replaced atomically; the folder alone is enough to inspect the campaign and re-evaluate its mutants
+ * elsewhere.
  */
 public final class CampaignStore {
     public static final String CONFIG = "campaign.yaml";
@@ -45,6 +47,8 @@ public final class CampaignStore {
     /** Nsight Compute's profile of a parent, beside its record: what its children's prompts showed. */
     public static final String PROFILE = ".profile.json";
     public static final String ANSWER = ".answer.md";
+    /** The last re-judgement of a mutant by {@code kevo reeval}, beside its record. */
+    public static final String REJUDGED = ".rejudged.json";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper LINES = new ObjectMapper();
@@ -161,8 +165,34 @@ public final class CampaignStore {
         io(() -> AtomicFiles.write(dir.resolve(STATE), JSON.writeValueAsBytes(state)));
     }
 
+    /**
+     * Where the campaign stands; empty only while its seeds are being judged (state.json is first written when they
+     * are done). A folder that lacks state.json although it holds a later generation's mutants or a confirmation, or
+     * lacks the champion's files although state.json names one, lost files since (a partial copy, a hand clean-up):
+     * an input error naming the missing file, never a campaign shown without its champion.
+     */
     public Optional<CampaignState> state() {
-        return readIfPresent(dir.resolve(STATE), CampaignState.class);
+        Optional<CampaignState> state = readIfPresent(dir.resolve(STATE), CampaignState.class);
+        if (state.isEmpty()) {
+            String after = Files.exists(dir.resolve(CONFIRMATION)) ? CONFIRMATION
+                    : mutants().stream().filter(m -> m.generation() > 0).map(MutantRecord::id).findFirst()
+                            .map(id -> "mutant " + id).orElse(null);
+            if (after != null) {
+                throw missing(STATE, "the folder holds " + after + ", written after it");
+            }
+        }
+        state.map(CampaignState::bestId).ifPresent(best -> {
+            for (String file : List.of(CHAMPION + ".json", CHAMPION + ".cu")) {
+                if (!Files.isRegularFile(dir.resolve(file))) {
+                    throw missing(file, STATE + " names the champion " + best);
+                }
+            }
+        });
+        return state;
+    }
+
+    private KevoException missing(String file, String why) {
+        return KevoException.input(dir.resolve(file) + ": missing, although " + why + ": a damaged campaign folder");
     }
 
     /** A JSON file of the folder, if it is there; one that is there but unreadable is an input error. */
@@ -229,6 +259,15 @@ public final class CampaignStore {
         return dir.resolve(id + ".cu");
     }
 
+    public void saveRejudged(String id, Rejudged record) {
+        io(() -> AtomicFiles.write(dir.resolve(id + REJUDGED), JSON.writeValueAsBytes(record)));
+    }
+
+    /** The last re-judgement of mutant {@code id}, if {@code kevo reeval} judged it again. */
+    public Optional<Rejudged> rejudged(String id) {
+        return readIfPresent(dir.resolve(id + REJUDGED), Rejudged.class);
+    }
+
     /** Records what compute-sanitizer found in mutant {@code id}, beside its source ({@link SanitizedRecords}). */
     public void saveSanitized(String id, Sanitized record) {
         io(() -> SanitizedRecords.write(sourcePath(id), record));
@@ -243,7 +282,7 @@ public final class CampaignStore {
         String name = file.getFileName().toString();
         return name.endsWith(".json") && !name.startsWith(".") && !name.equals(STATE)
                 && !name.equals(CHAMPION + ".json") && !name.equals(CONFIRMATION)
-                && !name.endsWith(SanitizedRecords.SUFFIX) && !name.endsWith(PROFILE);
+                && !name.endsWith(SanitizedRecords.SUFFIX) && !name.endsWith(PROFILE) && !name.endsWith(REJUDGED);
     }
 
     private static String read(Path file) {

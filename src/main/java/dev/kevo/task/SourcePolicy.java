@@ -51,7 +51,7 @@ public final class SourcePolicy {
     }
 
     /** Replaces comments by spaces, keeping line breaks so line numbers stay right. */
-    private static String blankComments(String source) {
+    static String blankComments(String source) {
         StringBuilder out = new StringBuilder(source);
         Matcher m = Pattern.compile("(?s)/\\*.*?\\*/|//[^\\n]*").matcher(source);
         while (m.find()) {

@@ -9,6 +9,7 @@
         + (s.championScoreCi ? ` (95% CI ${fmt.score(s.championScoreCi[0])}-${fmt.score(s.championScoreCi[1])})` : '')
         + ` over ${s.baseline} in ${s.dtype}, memory floor ${fmt.floor(s.championFloor)} (geometric means over the suite)`
       : 'no champion yet: no mutant has passed' }),
+    ...(s.championStanding ? [el('p', { class: 'standing', text: s.championStanding })] : []),
     ...(s.championId ? [el('p', { text: 'compute-sanitizer: ' + (s.championSanitized
       || 'not run on the champion (kevo eval --sanitize FILE records it; kevo export asks for it)') })] : []),
     ...(s.championConfirmed ? [el('p', { text: s.championConfirmed })] : []),

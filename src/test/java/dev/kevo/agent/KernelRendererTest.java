@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
@@ -13,6 +14,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.ParameterTypes;
 import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.data.Shape;
@@ -237,9 +239,26 @@ class KernelRendererTest {
         return kernels;
     }
 
+    /**
+     * The dtype in which every run compiles the named genomes, float32, the default campaign's; the sample of the
+     * population below compiles bred kernels in every dtype.
+     */
+    private static final List<Precision> SAMPLE_DTYPES = List.of(Precision.FP32);
+
     @Test
-    void namedGenomesCompileAndCoverEveryShapeInEveryDtype() {
-        for (Precision dtype : Precision.SUPPORTED) {
+    void namedGenomesCoverEveryShapeInEveryDtypeAndCompileInFloat32() {
+        namedGenomes(Precision.SUPPORTED, SAMPLE_DTYPES);
+    }
+
+    @Test
+    @Exhaustive
+    void namedGenomesCompileInEveryOtherDtype() {
+        List<Precision> others = Precision.SUPPORTED.stream().filter(d -> !SAMPLE_DTYPES.contains(d)).toList();
+        namedGenomes(others, others);
+    }
+
+    private static void namedGenomes(List<Precision> covered, List<Precision> compiled) {
+        for (Precision dtype : covered) {
             for (Map.Entry<String, Genome> named : BuiltinAgent.namedGenomes(dtype).entrySet()) {
                 String name = named.getKey() + "-" + dtype + ".cu";
                 KernelFile file = parse(name, named.getValue(), dtype);
@@ -248,7 +267,9 @@ class KernelRendererTest {
                         checkShape(named.getValue(), dtype, file, shape, sms);
                     }
                 }
-                assertCompiles(name, file);
+                if (compiled.contains(dtype)) {
+                    assertCompiles(name, file);
+                }
             }
         }
     }
@@ -279,6 +300,7 @@ class KernelRendererTest {
                 KernelFile file = parse("g" + i + "-" + dtype + ".cu", genomes.get(i), dtype);
                 assertTrue(file.description().startsWith("builtin genome"), file.description());
                 assertEquals(Optional.empty(), SourcePolicy.violation(file.source()));
+                assertEquals(Optional.empty(), ParameterTypes.violation(file, dtype));
                 assertTrue(file.source().length() < ContractParser.MAX_SOURCE_BYTES / 4,
                         file.source().length() + " chars");
                 for (Shape shape : shapes) {
@@ -293,14 +315,29 @@ class KernelRendererTest {
     /**
      * Every fifth of the 200 float32 genomes and every tenth of each other dtype's through NVRTC: 40 + 3 x 20 files,
      * each distinct kernel among them compiled once (KernelBatch says why that tests as much as compiling each file
-     * whole, in about half the time).
+     * whole, in about half the time). About 50 s on two cores: CI's second pass runs it; every run compiles the
+     * sample below.
      */
     @Test
+    @Exhaustive
     void populationCompilesInEveryDtype() throws Exception {
+        populationCompiles(5, 10);
+    }
+
+    /**
+     * Every 50th float32 genome and every 100th of each other dtype's (4 + 3 x 2 files; the first 70 of each dtype
+     * are random, the rest bred, so both kinds), so that every run compiles random and bred kernels in every dtype.
+     */
+    @Test
+    void aSampleOfThePopulationCompilesInEveryDtype() throws Exception {
+        populationCompiles(50, 100);
+    }
+
+    private static void populationCompiles(int fp32Stride, int otherStride) throws Exception {
         KernelBatch batch = new KernelBatch();
         for (Precision dtype : Precision.SUPPORTED) {
             List<Genome> genomes = AgentPopulation.genomes(dtype);
-            for (int i = 0; i < genomes.size(); i += dtype.equals(Precision.FP32) ? 5 : 10) {
+            for (int i = 0; i < genomes.size(); i += dtype.equals(Precision.FP32) ? fp32Stride : otherStride) {
                 String name = "g" + i + "-" + dtype + ".cu";
                 batch.add(name, parse(name, genomes.get(i), dtype).source(), genomes.get(i), dtype);
             }
@@ -319,13 +356,24 @@ class KernelRendererTest {
      */
     @Test
     void aFusedBlockFitsItsShareOfTheSmWithEitherReduction() {
-        for (Precision dtype : List.of(Precision.FP32, Precision.BF16)) {
-            for (Genome.Reduce reduce : Genome.Reduce.values()) {
-                for (int[] layout : new int[][] {{512, 2}, {256, 4}}) {
-                    long perBlock = fusedBlockBytes(dtype, reduce, layout[0], layout[1]) + 1024;
-                    assertTrue(perBlock * layout[1] <= Genome.Fused.SMEM_BYTES_PER_SM, dtype + " " + reduce + " "
-                            + layout[0] + "x" + layout[1] + ": " + perBlock + " bytes a block");
-                }
+        fusedBlocksFit(Precision.FP32, new int[][] {{512, 2}});
+    }
+
+    /** The other layout, and bf16, whose kernels load x differently (the chunk is held as floats in either). */
+    @Test
+    @Exhaustive
+    void aFusedBlockFitsItsShareOfTheSmInEveryLayoutAndInBf16() {
+        fusedBlocksFit(Precision.FP32, new int[][] {{256, 4}});
+        fusedBlocksFit(Precision.BF16, new int[][] {{512, 2}, {256, 4}});
+    }
+
+    /** @param layouts threads and blocks per SM */
+    private static void fusedBlocksFit(Precision dtype, int[][] layouts) {
+        for (Genome.Reduce reduce : Genome.Reduce.values()) {
+            for (int[] layout : layouts) {
+                long perBlock = fusedBlockBytes(dtype, reduce, layout[0], layout[1]) + 1024;
+                assertTrue(perBlock * layout[1] <= Genome.Fused.SMEM_BYTES_PER_SM, dtype + " " + reduce + " "
+                        + layout[0] + "x" + layout[1] + ": " + perBlock + " bytes a block");
             }
         }
     }

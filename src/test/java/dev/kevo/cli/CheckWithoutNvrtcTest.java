@@ -97,6 +97,26 @@ class CheckWithoutNvrtcTest {
         assertTrue(o.err().contains("source-rejected"), o.err());
     }
 
+    /**
+     * A file that declares bf16 but takes {@code float*} compiles, then reads two bf16 values as one float: check says
+     * so in one line, with the parameter's line, before any compile; the same file judged as fp32 passes.
+     */
+    @Test
+    void aPointerOfAnotherDtypeFailsTheFile(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("bf16_as_float.cu"), """
+                /*@kevo {"dtype": ["fp32", "bf16"],
+                   "plans": [{"launches": [{"kernel": "k", "grid": "rows", "block": 32, "args": ["x", "y", "cols"]}]}]} */
+                #include "kevo.h"
+                extern "C" __global__ void k(const float* __restrict__ x,
+                                             KEVO_Y* y, int cols) { }
+                """);
+        Outcome o = kevo("check", "--dtype", "bf16", file.toString());
+        assertEquals(ExitCode.REJECTED.code(), o.code(), o.out() + o.err());
+        assertTrue(o.err().contains("contract-error") && o.err().contains("bf16_as_float.cu: line 4: kernel k takes x as "
+                + "const float* __restrict__, but dtype bf16 stores x as kevo_bf16 (declare it KEVO_X*)"), o.err());
+        assertEquals(ExitCode.NOT_COMPILED.code(), kevo("check", "--dtype", "fp32", file.toString()).code());
+    }
+
     /** Only an NVRTC nobody named may be missing: a named one that is not there is an error, not a skip. */
     @Test
     void aNamedNvrtcThatIsMissingIsStillAnError(@TempDir Path dir) {

@@ -24,8 +24,9 @@ class SanitizeCommandsTest {
         String best = new ObjectMapper().readTree(campaign.resolve("state.json").toFile()).get("bestId").asText();
         KevoCli.Outcome before = kevo("show", campaign.toString());
         assertEquals(0, before.code(), before.err());
-        assertTrue(before.out().contains("sanitized: no (kevo eval --sanitize " + campaign.resolve(best + ".cu")),
-                before.out());
+        // The sample predates the newest input cases, so it is marked and not offered for sanitizing (a champion
+        // that passed them is: ChampionStandingTest).
+        assertTrue(before.out().contains("  sanitized: no\n"), before.out());
 
         SanitizerRecords.write(campaign.resolve(best + ".cu"), Verdict.DATA_RACE,
                 "racecheck: 2 hazards in softmax_fused (shared memory, a read and a write no barrier orders)");

@@ -60,6 +60,15 @@ class KevoHomeTest {
         assertEquals(baseline, home.baseline(baseline.toString()));
     }
 
+    /** A config's {@code baseline: evaluator/baselines/NAME.cu}, read from outside the checkout, is the home's. */
+    @Test
+    void aRelativePathMissingHereIsTheHomes(@TempDir Path dir) throws IOException {
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Files.createDirectories(home.resolve("evaluator/baselines"));
+        Path fast = Files.writeString(home.resolve("evaluator/baselines/fast.cu"), "// kernel\n");
+        assertEquals(fast, new KevoHome(home).baseline("evaluator/baselines/fast.cu"));
+    }
+
     @Test
     void missingSuiteOrBaselineSaysWhereItLooked() {
         KevoHome home = new KevoHome(ROOT);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * bin/kevo as shipped (src/main/dist/bin/kevo), run from another directory in the two layouts it is installed in:
  * the bundle (files beside bin/) and a checkout's build (target/bin/, files in the checkout above target/). A stand-in
- * java, found through JAVA_HOME, prints the KEVO_HOME the launcher exported instead of starting kevo.
+ * java, found through JAVA_HOME (or PATH), prints the KEVO_HOME the launcher exported instead of starting kevo.
  */
 class LauncherTest {
 
@@ -47,16 +47,40 @@ class LauncherTest {
         assertEquals("/opt/elsewhere", kevoHome(launcher, dir, Map.of("KEVO_HOME", "/opt/elsewhere")));
     }
 
+    /**
+     * A host's default java is often older than kevo needs (Debian 12's is 17): a JAVA_HOME whose release file says 17
+     * is passed over for a Java 25 found further on, here the java on PATH, instead of failing with a class-version
+     * error.
+     */
+    @Test
+    void aJavaOlderThan25IsPassedOver(@TempDir Path dir) throws Exception {
+        Path checkout = dir.resolve("checkout");
+        Files.createDirectories(checkout.resolve("evaluator/suites"));
+        Path launcher = install(checkout.resolve("target"));
+        Path old = jdk(dir.resolve("jdk-17"), "17.0.15", "printf 'java 17 ran kevo'");
+        Path current = jdk(dir.resolve("jdk-25"), "25.0.3", "printf '%s' \"$KEVO_HOME\"");
+        assertEquals(checkout.toRealPath().toString(), kevoHome(launcher, dir, Map.of("JAVA_HOME", old.toString(),
+                "PATH", current.resolve("bin") + ":/usr/bin:/bin")));
+    }
+
     /** Copies the launcher to {@code root/bin/kevo}, with a stand-in JDK under {@code root/jdk}. */
     private static Path install(Path root) throws IOException {
         Path bin = Files.createDirectories(root.resolve("bin"));
         Path launcher = Files.copy(LAUNCHER, bin.resolve("kevo"));
-        Path java = Files.createDirectories(root.resolve("jdk/bin")).resolve("java");
-        Files.writeString(java, "#!/usr/bin/env bash\nprintf '%s' \"$KEVO_HOME\"\n");
-        for (Path script : new Path[] {launcher, java}) {
-            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        jdk(root.resolve("jdk"), null, "printf '%s' \"$KEVO_HOME\"");
         return launcher;
+    }
+
+    /** A stand-in JDK at {@code home} whose java runs {@code script}, with a release file when a version is given. */
+    private static Path jdk(Path home, String version, String script) throws IOException {
+        Path java = Files.createDirectories(home.resolve("bin")).resolve("java");
+        Files.writeString(java, "#!/usr/bin/env bash\n" + script + "\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        if (version != null) {
+            Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"test\"\nJAVA_VERSION=\"" + version + "\"\n");
+        }
+        return home;
     }
 
     private static String kevoHome(Path launcher, Path cwd, Map<String, String> extra) throws Exception {

@@ -3,6 +3,7 @@ package dev.kevo.export;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.TestFiles;
 import dev.kevo.data.Precision;
 import java.nio.file.Files;
@@ -21,11 +22,28 @@ import org.junit.jupiter.api.io.TempDir;
 @NvccTest
 class NvccExportTest {
 
+    private static final Path CHAMPION = TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu");
+
+    /** Each seed's export takes nvcc about 3 s on two cores: CI's second pass builds them all. */
     @Test
+    @Exhaustive
     void everySeedAndTheChampionBuildWithNvcc(@TempDir Path tmp) throws Exception {
         List<Path> kernels = new ArrayList<>(TestFiles.seeds());
         assertFalse(kernels.isEmpty(), "no seeds found: the loop below would prove nothing");
-        kernels.add(TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu"));
+        kernels.add(CHAMPION);
+        buildAll(kernels, tmp);
+    }
+
+    /**
+     * Every run builds the champion (a rendered genome: many kernels, several plans) and cluster_rows.cu, the seed
+     * with thread-block clusters and a workspace: what the generated launcher does beyond one plain launch.
+     */
+    @Test
+    void theChampionAndAClusterSeedBuildWithNvcc(@TempDir Path tmp) throws Exception {
+        buildAll(List.of(CHAMPION, TestFiles.root().resolve("seeds/cluster_rows.cu")), tmp);
+    }
+
+    private static void buildAll(List<Path> kernels, Path tmp) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         for (Path kernel : kernels) {
             Path out = tmp.resolve(kernel.getFileName().toString().replace(".cu", ""));
@@ -48,10 +66,21 @@ class NvccExportTest {
 
     /** A kernel written for every dtype exports in each: the C API in CUDA's own 16-bit types, the example too. */
     @Test
+    @Exhaustive
     void aSeedThatImplementsEveryDtypeBuildsInEach(@TempDir Path tmp) throws Exception {
+        buildInDtypes(tmp, "bf16", "fp16", "bf16-fp32");
+    }
+
+    /** bf16 in, float32 out: both of CUDA's types in one C API, which every run builds. */
+    @Test
+    void aSeedBuildsWithDifferentDtypesForXAndY(@TempDir Path tmp) throws Exception {
+        buildInDtypes(tmp, "bf16-fp32");
+    }
+
+    private static void buildInDtypes(Path tmp, String... dtypes) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         Path online = TestFiles.root().resolve("seeds/online.cu");
-        for (String id : new String[] {"bf16", "fp16", "bf16-fp32"}) {
+        for (String id : dtypes) {
             Path out = tmp.resolve(id);
             ExportPackage.build(ExportSource.locate(online), ExportTarget.CPP, Optional.of(Precision.parse(id)), "test",
                     Instant.now()).writeTo(out);

@@ -3,9 +3,11 @@ package dev.kevo.report;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoCli.Outcome;
+import dev.kevo.store.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +67,25 @@ class ReportCommandTest {
         assertEquals(2, top.code());
         assertEquals(List.of("kevo: --top must be at least 1 (got 0)", "see 'kevo report --help'"),
                 top.err().strip().lines().toList());
+    }
+
+    @Test
+    void aFailedWriteLeavesNoTemporaryFileBehind(@TempDir Path tmp) throws IOException {
+        Path folder = Files.createDirectories(tmp.resolve("existing"));
+        expectInputError(kevo("report", ReportFixture.folder().toString(), "--out", folder.toString()),
+                "is a folder");
+        // past the folder check: a page whose rename fails (its name taken by a non-empty folder) must not leave
+        // its hidden temporary copy (a megabyte) beside it
+        Path taken = Files.createDirectories(tmp.resolve("taken.html"));
+        Files.writeString(taken.resolve("inside"), "x");
+        IOException e = assertThrows(IOException.class,
+                () -> AtomicFiles.write(taken, "page"));
+        assertTrue(e.getMessage().contains("taken.html"), e.getMessage());
+        try (var left = Files.list(tmp)) {
+            assertEquals(List.of("existing", "taken.html"),
+                    left.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        assertEquals(List.of(), Files.list(folder).toList());
     }
 
     @Test
