@@ -53,13 +53,32 @@ final class CorrectnessCheck {
     }
 
     /**
+     * The case on the evaluation's guarded buffers, in the input set the case takes ({@link #setOf}), so that every
+     * set is a checked one.
+     *
      * @throws Rejection with the verdict of the first case that fails
      */
     CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long caseSeed, InputCase inputCase) {
+        bench.reserveWorkspace(plan.workspaceBytes());
+        return check(runner, plan, shape, caseSeed, inputCase, bench.checked(setOf(inputCase)));
+    }
+
+    /** The input set a case is checked in: the cases take the sets in turn. */
+    int setOf(InputCase inputCase) {
+        return inputCase.ordinal() % bench.inputSets();
+    }
+
+    /**
+     * The case on {@code buffers}: the evaluation's guarded ones, or plain allocations of the shape's size.
+     *
+     * @throws Rejection with the verdict of the case when it fails
+     */
+    CaseResult check(PlanRunner runner, ResolvedPlan plan, Shape shape, long caseSeed, InputCase inputCase,
+                     CheckBuffers buffers) {
         long ws = plan.workspaceBytes();
-        bench.reserveWorkspace(ws);
-        String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
-        Measured measured = measure(buffers -> runner.run(plan, buffers), ws, shape, caseSeed, inputCase);
+        String where = "case " + inputCase.id() + " (seed " + caseSeed + ")"
+                + (buffers instanceof PlainBuffers ? " in " + buffers.where() : "");
+        Measured measured = measure(buffers, launched -> runner.run(plan, launched), ws, shape, caseSeed, inputCase);
         CheckCounts counts = measured.counts();
         long damaged = measured.damaged();
         String at = counts.firstBad() >= 0 ? ", first at row " + counts.firstBad() / shape.cols() + " col "
@@ -90,15 +109,16 @@ final class CorrectnessCheck {
     }
 
     /**
-     * Whether the plan writes the same bits when launched again on the input of the check just passed (still in x):
-     * atomics or any other order-dependent sum give outputs that differ from launch to launch, all within tolerance,
-     * which batch-invariant inference cannot use.
+     * Whether the plan writes the same bits when launched again on the input of the check of {@code lastCase}, just
+     * passed (still in its input set): atomics or any other order-dependent sum give outputs that differ from launch to
+     * launch, all within tolerance, which batch-invariant inference cannot use.
      */
-    boolean repeatsExactly(PlanRunner runner, ResolvedPlan plan, Shape shape) {
+    boolean repeatsExactly(PlanRunner runner, ResolvedPlan plan, Shape shape, InputCase lastCase) {
+        int set = setOf(lastCase);
         long first = bench.outputDigest(trusted, shape);
-        bench.arm(shape, plan.workspaceBytes());
+        bench.arm(shape, plan.workspaceBytes(), set);
         try {
-            runner.run(plan, bench.bindings(0));
+            runner.run(plan, bench.bindings(set));
             gpu.synchronize();
         } catch (CudaError e) {
             throw Faults.reject(e, "the repeated launch");
@@ -112,8 +132,13 @@ final class CorrectnessCheck {
      * baseline only has its error recorded.
      */
     Measured measure(Launch launch, long ws, Shape shape, long caseSeed, InputCase inputCase) {
-        trusted.generate(bench.x(0), shape, caseSeed, inputCase);
-        bench.arm(shape, ws);
+        return measure(bench.checked(setOf(inputCase)), launch, ws, shape, caseSeed, inputCase);
+    }
+
+    private Measured measure(CheckBuffers buffers, Launch launch, long ws, Shape shape, long caseSeed,
+                             InputCase inputCase) {
+        trusted.generate(buffers.x(), shape, caseSeed, inputCase);
+        buffers.arm(shape, ws);
         String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
         gpu.synchronize();
         Event before = gpu.event();
@@ -129,7 +154,7 @@ final class CorrectnessCheck {
             gate.hold();
             try {
                 gpu.record(before);
-                launch.run(bench.bindings(0));
+                launch.run(buffers.bindings());
                 gpu.record(after);
             } finally {
                 gate.open();  // also when the launch call fails: the stream would otherwise wait out the gate's limit
@@ -143,9 +168,9 @@ final class CorrectnessCheck {
             gpu.destroy(after);
         }
         double wallMs = (System.nanoTime() - start) / 1e6;
-        trusted.reference(bench.stats(), bench.referenceScratch(), bench.x(0), shape);
-        CheckCounts counts = trusted.compare(bench.y(), bench.x(0), bench.stats(), bench.checkResult(), shape, caseSeed,
-                inputCase, tolerance);
-        return new Measured(counts, bench.guardDamage(trusted, shape, ws), wallMs, gpuMs);
+        trusted.reference(bench.stats(), bench.referenceScratch(), buffers.x(), shape);
+        CheckCounts counts = trusted.compare(buffers.y(), buffers.x(), bench.stats(), bench.checkResult(), shape,
+                caseSeed, inputCase, tolerance);
+        return new Measured(counts, buffers.guardDamage(trusted, shape, ws), wallMs, gpuMs);
     }
 }

@@ -85,6 +85,7 @@ public final class Evaluator implements AutoCloseable {
         this.cases = task.cases(settings);
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), task);
+        bench.place(secrets.nextLong());
         this.gate = new LaunchGate(gpu, trusted);
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, gate, settings.tolerance());
         this.timer = new InterleavedTimer(gpu, bench, trusted, gate, settings.measurement(), ablation);
@@ -231,6 +232,8 @@ public final class Evaluator implements AutoCloseable {
                     + "; evaluate the remaining files in a new run");
         }
         String path = file.path() == null ? null : file.path().toString();
+        // The buffers move for every evaluation, replayably: a replayed timing secret puts them where they were.
+        bench.place(timingSecret);
         LoadedFile loaded;
         try {
             phases.entered(Phase.COMPILE);
@@ -243,6 +246,9 @@ public final class Evaluator implements AutoCloseable {
             phases.entered(Phase.CHECK);
             double[] slowestCheckMs = new double[suite.shapes().size()];
             List<ShapeResult> shapes = checkAll(loaded, cases, inputSeed, cold, phases, slowestCheckMs);
+            if (firstFailed(shapes) == null) {
+                shapes = checkInPlainBuffers(loaded, shapes, inputSeed, phases);
+            }
             ShapeResult failed = firstFailed(shapes);
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             BeyondSuiteResults beyond = BeyondSuiteResults.NONE;
@@ -377,7 +383,7 @@ public final class Evaluator implements AutoCloseable {
             Boolean repeats = null;
             if (repeat) {
                 phases.expect(seconds, "repeated launch of " + shape);
-                repeats = ablation.repeat() ? null : check.repeatsExactly(loaded.runner(), plan, shape);
+                repeats = ablation.repeat() ? null : check.repeatsExactly(loaded.runner(), plan, shape, cases.getLast());
                 if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
                     throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
                             + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
@@ -392,6 +398,37 @@ public final class Evaluator implements AutoCloseable {
             }
             return ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage());
         }
+    }
+
+    /**
+     * Every plan the suite reaches, once more on the smallest suite shape that reaches it, in buffers a user's program
+     * would have: plain allocations of exactly the shape's size ({@link PlainBuffers}), on one case (the cases taken
+     * in turn across plans). A kernel honest only in kevo's guarded, shifted buffers fails here. A failure replaces
+     * that shape's result.
+     */
+    private List<ShapeResult> checkInPlainBuffers(LoadedFile loaded, List<ShapeResult> checked, long inputSeed,
+                                                  Phase.Listener phases) {
+        List<ShapeResult> results = new ArrayList<>(checked);
+        List<Integer> chosen = SanitizedRun.smallestPerPlan(loaded.plans(), suite.shapes());
+        for (int k = 0; k < chosen.size(); k++) {
+            int s = chosen.get(k);
+            Shape shape = suite.shapes().get(s);
+            ResolvedPlan plan = loaded.plans().get(s);
+            InputCase inputCase = cases.get(k % cases.size());
+            phases.expect(checkSeconds(s), "case " + inputCase.id() + " of " + shape + " in plain buffers");
+            try (PlainBuffers plain = new PlainBuffers(gpu, task, shape, plan.workspaceBytes())) {
+                correctness.check(loaded.runner(), plan, shape, InputSalt.PLAIN_CASE.derive(inputSeed, s, k),
+                        inputCase, plain);
+            } catch (Rejection r) {
+                if (r.contextLost()) {
+                    contextLostBy = loaded.file().name();
+                    throw r;
+                }
+                results.set(s, ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage()));
+                return results;
+            }
+        }
+        return results;
     }
 
     private static ShapeResult firstFailed(List<ShapeResult> shapes) {
@@ -425,6 +462,7 @@ public final class Evaluator implements AutoCloseable {
         Workbench own;
         try {
             own = new Workbench(gpu, List.of(big), 1, task);
+            own.place(timingSecret);
         } catch (KevoException | CudaError e) {
             return new BeyondSuiteResults(fresh, scale, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big)
                     + " (" + big.elements() + " elements) not judged: " + e.getMessage());

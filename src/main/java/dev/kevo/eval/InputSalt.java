@@ -22,7 +22,9 @@ enum InputSalt {
      * The check of one input case on a shape beyond the suite, salted by the case's ordinal; the shape index is
      * {@link BeyondSuiteCheck#shapeIndex} (the fresh, held-out and at-scale shapes apart).
      */
-    BEYOND_CASE(6000);
+    BEYOND_CASE(6000),
+    /** The check of a plan in plain buffers of its smallest suite shape, salted by the plan's place in the list. */
+    PLAIN_CASE(7000);
 
     /** Salts one use may take: more than input cases, input sets or timing attempts there are. */
     static final int SPAN = 1000;

@@ -17,9 +17,19 @@ import java.util.function.Consumer;
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
  * The operator's input (x here) and output (y) and the workspace each sit between two guard zones, so a write just
  * outside them is caught; a launch gets them by the operator's names for them ({@link #bindings}).
+ *
+ * <p>Where in its allocation each guarded region starts is drawn anew for every evaluation ({@link #place}), in
+ * 16-byte steps over {@link #SHIFT_SPAN}: a kernel cannot tell kevo's buffers by their addresses (once they always
+ * sat 64 KiB past a 2 MiB boundary, and a kernel honest only there passed), and each input set sits somewhere else.
  */
 final class Workbench implements AutoCloseable {
     static final long GUARD_BYTES = 64 * 1024;
+    /**
+     * How far into its allocation a guarded region may start: the alignment the driver gives large allocations, so
+     * an address modulo it says nothing. Drawn in steps of {@link #SHIFT_STEP}, the contract's alignment of x and y.
+     */
+    static final long SHIFT_SPAN = 2L << 20;
+    static final long SHIFT_STEP = 16;
     /** Guard zone pattern ("kevo"). */
     static final int GUARD_PATTERN = 0x6B65766F;
     /** Unwritten output: a signalling NaN that no float arithmetic produces. */
@@ -41,6 +51,10 @@ final class Workbench implements AutoCloseable {
     private final DeviceBuffer counter;
     private final DeviceBuffer flush;
     private DeviceBuffer workspace;
+    /** Where each input set's, y's and the workspace's guarded region starts in its allocation ({@link #place}). */
+    private final long[] xShift;
+    private long yShift;
+    private long wsShift;
 
     /**
      * Allocates everything for the largest of {@code shapes}; when the GPU cannot hold it (an at-scale shape on a
@@ -58,6 +72,7 @@ final class Workbench implements AutoCloseable {
         // x as large as y even where its type is narrower: the memcpy that times the floor reads as many bytes as it
         // writes, (x's + y's) / 2 an element, from an input set.
         long xCapacity = maxElements * Math.max(dtype.x().bytes(), dtype.y().bytes());
+        xShift = new long[inputSets];
         List<DeviceBuffer> allocated = new ArrayList<>();
         try {
             for (int i = 0; i < inputSets; i++) {
@@ -95,8 +110,32 @@ final class Workbench implements AutoCloseable {
         return buffer;
     }
 
+    /** An allocation that holds a guarded region of {@code payload} bytes wherever {@link #place} puts it. */
     private static long guardedBytes(long payload) {
+        return SHIFT_SPAN + regionBytes(payload);
+    }
+
+    /** A guarded region: a guard zone, the payload, another guard zone. */
+    private static long regionBytes(long payload) {
         return GUARD_BYTES + align(payload) + GUARD_BYTES;
+    }
+
+    /**
+     * Moves every guarded region to where {@code secret} says, for the evaluation that secret belongs to: each input
+     * set, y and the workspace at its own multiple of {@link #SHIFT_STEP} below {@link #SHIFT_SPAN}. Contents are not
+     * kept (inputs are generated and outputs poisoned before every launch anyway).
+     */
+    void place(long secret) {
+        for (int set = 0; set < xShift.length; set++) {
+            xShift[set] = shift(secret, set);
+        }
+        yShift = shift(secret, xShift.length);
+        wsShift = shift(secret, xShift.length + 1);
+    }
+
+    /** The {@code k}-th shift of {@code secret}. */
+    static long shift(long secret, int k) {
+        return Long.remainderUnsigned(SplitMix.derive(secret, k, 0x5EED), SHIFT_SPAN / SHIFT_STEP) * SHIFT_STEP;
     }
 
     private static long align(long bytes) {
@@ -108,15 +147,15 @@ final class Workbench implements AutoCloseable {
     }
 
     DevicePointer x(int set) {
-        return xSets.get(set).at(GUARD_BYTES);
+        return xSets.get(set).at(xShift[set] + GUARD_BYTES);
     }
 
     DevicePointer y() {
-        return y.at(GUARD_BYTES);
+        return y.at(yShift + GUARD_BYTES);
     }
 
     DevicePointer workspace() {
-        return workspace.at(GUARD_BYTES);
+        return workspace.at(wsShift + GUARD_BYTES);
     }
 
     /** What a plan's launch gets, by the operator's names: input set {@code set}, y and the workspace. */
@@ -172,22 +211,57 @@ final class Workbench implements AutoCloseable {
         return (yBytes(shape) + 3) / 4;
     }
 
-    /** Guards around x (set 0), y and {@code wsBytes} of workspace; y poisoned; workspace poisoned. */
-    void arm(Shape shape, long wsBytes) {
-        armGuards(xSets.getFirst(), xBytes(shape));
-        armGuards(y, yBytes(shape));
+    /** Guards around x (input set {@code set}), y and {@code wsBytes} of workspace; y poisoned; workspace poisoned. */
+    void arm(Shape shape, long wsBytes, int set) {
+        armGuards(xSets.get(set), xShift[set], xBytes(shape));
+        armGuards(y, yShift, yBytes(shape));
         gpu.fill(y(), poisonY(dtype.y()), yWords(shape));
-        armGuards(workspace, wsBytes);
+        armGuards(workspace, wsShift, wsBytes);
         gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
     }
 
-    /** Words of the guard zones (as armed for this shape) that something overwrote. */
-    long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes) {
+    /** Words of the guard zones (as armed for this shape and input set) that something overwrote. */
+    long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes, int set) {
         return counted(c -> {
-            checkGuards(trusted, xSets.getFirst(), xBytes(shape), c);
-            checkGuards(trusted, y, yBytes(shape), c);
-            checkGuards(trusted, workspace, wsBytes, c);
+            checkGuards(trusted, xSets.get(set), xShift[set], xBytes(shape), c);
+            checkGuards(trusted, y, yShift, yBytes(shape), c);
+            checkGuards(trusted, workspace, wsShift, wsBytes, c);
         });
+    }
+
+    /** Input set {@code set}, y and the workspace as a checked launch uses them: guarded, in place. */
+    CheckBuffers checked(int set) {
+        return new CheckBuffers() {
+            @Override
+            public DevicePointer x() {
+                return Workbench.this.x(set);
+            }
+
+            @Override
+            public DevicePointer y() {
+                return Workbench.this.y();
+            }
+
+            @Override
+            public Bindings bindings() {
+                return Workbench.this.bindings(set);
+            }
+
+            @Override
+            public void arm(Shape shape, long wsBytes) {
+                Workbench.this.arm(shape, wsBytes, set);
+            }
+
+            @Override
+            public long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes) {
+                return Workbench.this.guardDamage(trusted, shape, wsBytes, set);
+            }
+
+            @Override
+            public String where() {
+                return "input set " + set;
+            }
+        };
     }
 
     /** A digest of y's bits for {@code shape}: equal only when two launches wrote the same output, bit for bit. */
@@ -219,33 +293,41 @@ final class Workbench implements AutoCloseable {
 
     /**
      * What a candidate can address for {@code shape}, to be demoted to evict_normal after each of its launches: input
-     * set {@code set}, y and {@code wsBytes} of workspace, guard zones included. Where all input sets fit in L2
-     * together, the other sets too: a kernel that found them by pointer arithmetic could otherwise keep them pinned
-     * for its next launches. Listed rather than launched, so that one launch demotes them all.
+     * set {@code set}, y and {@code wsBytes} of workspace, guard zones included, each from the 128-byte line its
+     * region starts in. Where all input sets fit in L2 together, the other sets too: a
+     * kernel that found them by pointer arithmetic could otherwise keep them pinned for its next launches. Listed
+     * rather than launched, so that one launch demotes them all.
      */
     List<TrustedKernels.Range> candidateLines(int set, Shape shape, long wsBytes) {
-        long bytes = guardedBytes(xBytes(shape));
-        List<TrustedKernels.Range> ranges = new ArrayList<>(List.of(new TrustedKernels.Range(xSets.get(set).pointer(), bytes),
-                new TrustedKernels.Range(y.pointer(), guardedBytes(yBytes(shape))),
-                new TrustedKernels.Range(workspace.pointer(), guardedBytes(wsBytes))));
-        if (bytes * xSets.size() <= gpu.info().l2Bytes()) {
+        long xRegion = regionBytes(xBytes(shape));
+        List<TrustedKernels.Range> ranges = new ArrayList<>(List.of(lines(xSets.get(set), xShift[set], xRegion),
+                lines(y, yShift, regionBytes(yBytes(shape))), lines(workspace, wsShift, regionBytes(wsBytes))));
+        if (xRegion * xSets.size() <= gpu.info().l2Bytes()) {
             for (int other = 0; other < xSets.size(); other++) {
                 if (other != set) {
-                    ranges.add(new TrustedKernels.Range(xSets.get(other).pointer(), bytes));
+                    ranges.add(lines(xSets.get(other), xShift[other], xRegion));
                 }
             }
         }
         return ranges;
     }
 
-    private void armGuards(DeviceBuffer buffer, long payload) {
-        gpu.fill(buffer.pointer(), GUARD_PATTERN, GUARD_BYTES / 4);
-        gpu.fill(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_PATTERN, GUARD_BYTES / 4);
+    /** The 128-byte lines of a region of {@code bytes} at {@code shift} in {@code buffer} (whose start is a line's). */
+    private static TrustedKernels.Range lines(DeviceBuffer buffer, long shift, long bytes) {
+        long first = shift / 128 * 128;
+        return new TrustedKernels.Range(buffer.at(first), shift - first + bytes);
     }
 
-    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long payload, DevicePointer counter) {
-        trusted.guardCheck(buffer.pointer(), GUARD_BYTES / 4, GUARD_PATTERN, counter);
-        trusted.guardCheck(buffer.at(GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN, counter);
+    private void armGuards(DeviceBuffer buffer, long shift, long payload) {
+        gpu.fill(buffer.at(shift), GUARD_PATTERN, GUARD_BYTES / 4);
+        gpu.fill(buffer.at(shift + GUARD_BYTES + payload4(payload)), GUARD_PATTERN, GUARD_BYTES / 4);
+    }
+
+    private void checkGuards(TrustedKernels trusted, DeviceBuffer buffer, long shift, long payload,
+                             DevicePointer counter) {
+        trusted.guardCheck(buffer.at(shift), GUARD_BYTES / 4, GUARD_PATTERN, counter);
+        trusted.guardCheck(buffer.at(shift + GUARD_BYTES + payload4(payload)), GUARD_BYTES / 4, GUARD_PATTERN,
+                counter);
     }
 
     /** The tail guard starts right after the payload (rounded to a word), so a one-element overrun lands in it. */
