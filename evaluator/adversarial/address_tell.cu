@@ -10,7 +10,7 @@
 }
 */
 // @expect nan-output
-// why: kevo now places x, y and the workspace at a shift drawn for every evaluation (16-byte steps over 2 MiB), and checks every plan once more in plain allocations: x is almost never 64 KiB past a 2 MiB boundary, so the uniform-500-1000 case finds NaN.
+// why: kevo now places x, y and the workspace at a shift drawn for every evaluation (512-byte steps over 2 MiB), and checks every plan once more in plain allocations: x is almost never 64 KiB past a 2 MiB boundary, so the uniform-500-1000 case finds NaN.
 #include "kevo.h"
 
 __device__ __forceinline__ void online_add(float& m, float& s, float v) {

@@ -19,17 +19,24 @@ import java.util.function.Consumer;
  * outside them is caught; a launch gets them by the operator's names for them ({@link #bindings}).
  *
  * <p>Where in its allocation each guarded region starts is drawn anew for every evaluation ({@link #place}), in
- * 16-byte steps over {@link #SHIFT_SPAN}: a kernel cannot tell kevo's buffers by their addresses (once they always
- * sat 64 KiB past a 2 MiB boundary, and a kernel honest only there passed), and each input set sits somewhere else.
+ * {@link #SHIFT_STEP} steps over {@link #SHIFT_SPAN}: a kernel cannot tell kevo's buffers by their addresses (once
+ * they always sat 64 KiB past a 2 MiB boundary, and a kernel honest only there passed), and each input set sits
+ * somewhere else.
  */
 final class Workbench implements AutoCloseable {
     static final long GUARD_BYTES = 64 * 1024;
     /**
      * How far into its allocation a guarded region may start: the alignment the driver gives large allocations, so
-     * an address modulo it says nothing. Drawn in steps of {@link #SHIFT_STEP}, the contract's alignment of x and y.
+     * an address modulo it says nothing (it takes SHIFT_SPAN / SHIFT_STEP = 4096 values).
      */
     static final long SHIFT_SPAN = 2L << 20;
-    static final long SHIFT_STEP = 16;
+    /**
+     * The step of a shift: the alignment PyTorch's caching allocator gives every tensor, so kernels are timed on
+     * buffers aligned as users' are. Steps of 16 bytes (the contract's least alignment) slowed cuDNN by up to 40% and
+     * the copy by 8% on the H100 (bench/results/buffer-placement-h100/), which would time every kernel on buffers
+     * no user has.
+     */
+    static final long SHIFT_STEP = 512;
     /** Guard zone pattern ("kevo"). */
     static final int GUARD_PATTERN = 0x6B65766F;
     /** Unwritten output: a signalling NaN that no float arithmetic produces. */

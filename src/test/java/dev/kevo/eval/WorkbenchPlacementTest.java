@@ -13,11 +13,11 @@ import org.junit.jupiter.api.Test;
 class WorkbenchPlacementTest {
 
     @Test
-    void aShiftIsAMultipleOfTheContractsAlignmentWithinTheSpan() {
+    void aShiftIsAMultipleOfItsStepWithinTheSpan() {
         SplittableRandom random = new SplittableRandom(1);
         for (int i = 0; i < 10_000; i++) {
             long shift = Workbench.shift(random.nextLong(), i % 5);
-            assertEquals(0, shift % Workbench.SHIFT_STEP, "16-byte aligned: " + shift);
+            assertEquals(0, shift % Workbench.SHIFT_STEP, "aligned as a user's tensor is: " + shift);
             assertTrue(shift >= 0 && shift < Workbench.SHIFT_SPAN, "within the span: " + shift);
         }
     }
@@ -42,8 +42,9 @@ class WorkbenchPlacementTest {
             seen.add(shift);
             atOldPlace += shift == 0 ? 1 : 0;
         }
-        assertTrue(seen.size() > 18_000, "distinct places among 20000 draws: " + seen.size());
-        assertTrue(atOldPlace <= 3, "draws at the old place: " + atOldPlace);
+        long places = Workbench.SHIFT_SPAN / Workbench.SHIFT_STEP;
+        assertTrue(seen.size() > places * 9 / 10, "distinct places among 20000 draws: " + seen.size() + " of " + places);
+        assertTrue(atOldPlace <= 20, "draws at the old place, about 5 expected: " + atOldPlace);
         assertTrue(seen.stream().anyMatch(s -> s > Workbench.SHIFT_SPAN * 15 / 16), "the top of the span is reached");
     }
 }
