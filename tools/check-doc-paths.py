@@ -18,7 +18,7 @@ search = [root, root / "bench" / "results", *[p for p in (root / "bench" / "resu
           root / "bench", root / "bench" / "experiments" / "probe", root / "evaluator", root / "evaluator" / "adversarial",
           root / "seeds", root / "config", root / "mutations", root / "src" / "main" / "java" / "dev" / "kevo",
           root / "src" / "main" / "dist"]
-skip = re.compile(r"[<>*{}$ ]|\.\.\.|^(target|/tmp|/usr|/dev|~|\$|http|mutations/[^d])|^-|^/|^\.|NAME|DIR|ID\b")
+skip = re.compile(r"[<>*{}$ ]|\.\.\.|^(target|/tmp|/usr|/dev|~|\$|http|mutations/(?!default-h100|sample-h100))|^-|^/|^\.|NAME|DIR|ID\b")
 # Files a campaign folder or an exported package holds once kevo has written them: named, never in the tree.
 written = {"campaign.yaml", "baseline.cu", "champion.cu", "champion.json", "state.json", "confirmation.json",
            "events.jsonl", "report.html", "kevo_softmax.cu", "kevo_softmax.h", "kevo_softmax_plan.h", "example.cu",

@@ -17,7 +17,10 @@ evaluation order with kevo's own rules (a champion event when a passing mutant b
 
 Usage: python3 tools/report-fixture.py CAMPAIGN_DIR REJECTED_EVAL_JSON OUT_DIR
 """
-import datetime, hashlib, json, os, re, shutil, sys
+import datetime, hashlib, json, os, re, sys
+
+import campaign_folder
+from campaign_folder import dump
 
 LINEAGE = ["g0001-i1-c1", "g0008-i1-c1", "g0011-i1-c0", "g0016-i3-c0", "g0018-i3-c2"]
 OTHERS = ["g0001-i0-c2", "g0001-i2-c2", "g0008-i0-c2", "g0010-i2-c2", "g0018-i1-c0"]
@@ -45,28 +48,13 @@ def source_hash(source):
     return hashlib.sha256(normalised.encode()).hexdigest()
 
 
-def dump(path, obj):
-    with open(path, "w") as f:
-        json.dump(obj, f, indent=2)
-
-
 def main():
     src, rejected_json, out = sys.argv[1:4]
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-    for name in ["campaign.yaml", "baseline.cu", "champion.cu", "champion.json"]:
-        shutil.copyfile(os.path.join(src, name), os.path.join(out, name))
+    campaign_folder.fresh(out)
+    campaign_folder.copy(src, out, ["campaign.yaml", "baseline.cu", "champion.cu", "champion.json"])
     seeds = sorted(f[:-5] for f in os.listdir(src) if f.startswith("seed-") and f.endswith(".json"))
-    kept = seeds + LINEAGE + OTHERS
-    records = {}
-    for mid in kept:
-        for ext in (".cu", ".json"):
-            shutil.copyfile(os.path.join(src, mid + ext), os.path.join(out, mid + ext))
-        records[mid] = json.load(open(os.path.join(src, mid + ".json")))
-    for mid, rec in records.items():
-        for ref in rec["parents"] + ([rec["cachedFrom"]] if "cachedFrom" in rec else []):
-            assert ref in records, f"{mid} needs {ref}"
+    records = campaign_folder.copy_mutants(src, out, seeds + LINEAGE + OTHERS)
+    campaign_folder.assert_closed(records)
 
     results = {r["name"]: r for r in json.load(open(rejected_json))["results"]}
     for slot, (name, source_file, parent) in GRAFTS.items():
@@ -93,8 +81,7 @@ def main():
         dump(os.path.join(out, slot + ".json"), rec)
         records[slot] = rec
 
-    state = json.load(open(os.path.join(src, "state.json")))
-    state["islands"] = [[m for m in island if m in records] for island in state["islands"]]
+    state = campaign_folder.pruned_state(src, records)
     order = sorted(records.values(), key=lambda r: r["createdAt"])
     state["evaluations"] = sum(1 for r in order if "cachedFrom" not in r and r["generation"] <= state["generation"])
     dump(os.path.join(out, "state.json"), state)
@@ -125,11 +112,9 @@ def main():
                 e["score"] = before[2][1]
             events.append(e)
     events.sort(key=lambda e: (e["time"], e["type"] != "mutant"))
-    with open(os.path.join(out, "events.jsonl"), "w") as f:
-        for e in events:
-            f.write(json.dumps(e, separators=(",", ":")) + "\n")
+    campaign_folder.write_events(os.path.join(out, "events.jsonl"), events)
     assert best[0] == state["bestId"] == json.load(open(os.path.join(out, "champion.json")))["id"]
-    size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
+    size = campaign_folder.size(out)
     print(f"{out}: {len(records)} mutants, {size / 1e3:.0f} kB, champion {best[0]}, "
           f"built {datetime.date.today()}")
 

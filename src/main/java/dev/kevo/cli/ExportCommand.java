@@ -29,11 +29,13 @@ import picocli.CommandLine.Spec;
                 + "kevo-export.json and its README. Only a kernel whose exact source compute-sanitizer ran clean is "
                 + "exported: a campaign's champion is sanitized before it is named, and kevo eval --sanitize FILE "
                 + "records any file's pass beside it (NAME.sanitized.json)."},
-        footer = {"", "Examples:",
-            "  kevo export mutations/default-h100                 # the sample campaign's champion, as C++",
-            "  kevo export mutations/default-h100/g0016-i3-c0 --to torch --out softmax-torch",
-            "  kevo export seeds/online.cu --to cpp",
-            "  kevo export mine.cu --to torch --eval-json mine-at-scale.json   # after kevo eval --at-scale --json"})
+        footer = {"", "Examples without a GPU, on the sample campaign shipped with kevo:",
+            "  kevo export mutations/sample-h100                # its champion, as C++",
+            "  kevo export mutations/sample-h100 --to torch --out softmax-torch",
+            "  kevo export mutations/sample-h100/g0016-i0-c2 --to cpp --out softmax-cpp",
+            "A kernel file of yours, once sanitized and judged at scale on a GPU host:",
+            "  kevo eval mine.cu --sanitize --at-scale --json mine-at-scale.json",
+            "  kevo export mine.cu --to torch --eval-json mine-at-scale.json"})
 public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "FILE|DIR|DIR/ID",

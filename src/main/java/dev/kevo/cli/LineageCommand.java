@@ -19,13 +19,13 @@ import picocli.CommandLine.Spec;
         description = "Shows how the champion (or any mutant) came to be: one line per step from its seed, with the "
                 + "generation, the agent, how it was made, the score and its change, and what changed.",
         footer = {"", "Examples (the sample campaign shipped with kevo):",
-            "  kevo lineage mutations/default-h100",
-            "  kevo lineage mutations/default-h100 --format mermaid"})
+            "  kevo lineage mutations/sample-h100",
+            "  kevo lineage mutations/sample-h100 --id g0015-i2-c0 --format mermaid"})
 public final class LineageCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     enum Format { tree, dot, mermaid, json }
 
-    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder, e.g. mutations/default-h100.")
+    @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder, e.g. mutations/sample-h100.")
     Path campaign;
 
     @Option(names = "--id", paramLabel = "ID", description = "The mutant to trace. Default: the champion.")

@@ -9,7 +9,7 @@ import picocli.CommandLine;
  * kevo's one rule for relative paths. On the command line, a file or folder kevo reads (a kernel, a config, a campaign
  * folder, a suite or baseline file) is looked for in the working directory, then in kevo's home (the checkout, or the
  * bundle; see {@link KevoHome}), so that {@code kevo evolve --config config/default.yaml} and {@code kevo show
- * mutations/default-h100} mean the shipped files from any directory unless the working directory has its own. A file
+ * mutations/sample-h100} mean the shipped files from any directory unless the working directory has its own. A file
  * kevo writes ({@code --out}, {@code --json}) is always relative to the working directory. Inside a config, every
  * path (eval_config, seeds, output, prompts) is relative to kevo's home. docs/campaigns.md and {@code kevo --help}
  * state the rule.

@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
                         + "judgement is recorded beside it (ID.rejudged.json): show and report mark a champion that "
                         + "it rejected.",
                 "Needs only the campaign folder (and a GPU)."},
-        footer = {"", "Example: kevo reeval mutations/default-h100 --top 3 (the sample campaign shipped with kevo)"})
+        footer = {"", "Example: kevo reeval mutations/sample-h100 --top 3 (the sample campaign shipped with kevo)"})
 public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")

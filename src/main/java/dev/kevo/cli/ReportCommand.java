@@ -37,13 +37,13 @@ import picocli.CommandLine.Spec;
             "With --compare A B: a page comparing two campaigns (progress, verdicts, champions shape by shape "
                     + "and their diff) or two mutants (shape by shape, and their diff)."},
         footer = {"", "Examples:",
-            "  kevo report mutations/default-h100            (the sample campaign shipped with kevo)",
-            "  kevo report --compare mutations/default-h100 mutations/<yours> --out cmp.html",
-            "  kevo report --compare mutations/default-h100/g0018-i3-c2 mutations/default-h100/seed-online"})
+            "  kevo report mutations/sample-h100             (the sample campaign shipped with kevo)",
+            "  kevo report --compare mutations/sample-h100 mutations/<yours> --out cmp.html",
+            "  kevo report --compare mutations/sample-h100/g0016-i0-c2 mutations/sample-h100/seed-cluster_rows"})
 public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", arity = "0..*",
-            description = "Campaign folder(s), e.g. mutations/default-h100; one page per folder.")
+            description = "Campaign folder(s), e.g. mutations/sample-h100; one page per folder.")
     List<Path> campaigns = new ArrayList<>();
 
     @Option(names = "--compare", arity = "2", paramLabel = "A B", hideParamSyntax = true,

@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "show", mixinStandardHelpOptions = true,
         header = "Summarise a campaign: progress, champion per shape, verdicts.",
         description = "Summarises a campaign: its config, how far it got, the champion per shape, and the verdicts.",
-        footer = {"", "Example: kevo show mutations/default-h100 (the sample campaign shipped with kevo)"})
+        footer = {"", "Example: kevo show mutations/sample-h100 (the sample campaign shipped with kevo)"})
 public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", description = "A campaign folder.")

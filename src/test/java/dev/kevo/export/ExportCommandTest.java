@@ -24,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ExportCommandTest {
 
     private static final Path CAMPAIGN = TestFiles.root().resolve("mutations/default-h100");
+    /** The sample campaign shipped for a machine without a GPU, read as shipped: export writes only under --out. */
+    private static final Path SAMPLE = TestFiles.root().resolve("mutations/sample-h100");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The sample campaign, copied, with a clean sanitizer record beside each of {@code ids}. */
@@ -78,6 +80,58 @@ class ExportCommandTest {
             assertEquals(0, r.code(), given + ": " + r.err());
             assertEquals(best, JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile()).at("/judged/mutantId").asText(),
                     given);
+        }
+    }
+
+    /** Without a GPU, the shipped sample's champion exports to both targets: sanitized, confirmed past 2^31. */
+    @Test
+    void theShippedSamplesChampionExportsToCppAndTorch(@TempDir Path tmp) throws Exception {
+        String champion = JSON.readTree(SAMPLE.resolve("state.json").toFile()).get("bestId").asText();
+        for (String target : List.of("cpp", "torch")) {
+            Path out = tmp.resolve(target);
+            KevoCli.Outcome r = kevo("export", SAMPLE.toString(), "--to", target, "--out", out.toString());
+            assertEquals(0, r.code(), target + ": " + r.err());
+            assertTrue(r.out().contains("mutant " + champion + " of sample-h100"), r.out());
+            JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
+            assertEquals(target, p.at("/target").asText());
+            assertEquals(champion, p.at("/judged/mutantId").asText());
+            assertEquals("pass", p.at("/judged/verdict").asText());
+            assertTrue(p.at("/judged/sourceMatches").asBoolean());
+            assertEquals(17, p.at("/judged/shapes").size());
+            assertEquals("pass", p.at("/sanitized/verdict").asText());
+            assertEquals(SourceHash.of(Files.readString(SAMPLE.resolve(champion + ".cu"))),
+                    p.at("/sanitized/sourceHash").asText());
+            assertTrue(p.at("/size/maxElements").asLong() > Integer.MAX_VALUE, p.at("/size").toString());
+            assertTrue(Files.isRegularFile(out.resolve(target.equals("cpp") ? "example.cu" : "setup.py")), target);
+        }
+    }
+
+    /**
+     * Every example of {@code export --help} said to need no GPU runs as written from the checkout, on what ships
+     * (with --out moved into a temporary folder): each writes a package.
+     */
+    @Test
+    void theHelpsExamplesWithoutAGpuRun(@TempDir Path tmp) throws Exception {
+        KevoCli.Outcome help = kevo("export", "--help");
+        List<String> lines = help.out().lines().toList();
+        int start = lines.indexOf("Examples without a GPU, on the sample campaign shipped with kevo:");
+        assertTrue(start >= 0, help.out());
+        List<List<String>> examples = lines.subList(start + 1, lines.size()).stream()
+                .takeWhile(l -> l.startsWith("  kevo export "))
+                .map(l -> List.of(l.replaceFirst("#.*", "").strip().split(" +"))).toList();
+        assertEquals(3, examples.size(), help.out());
+        for (List<String> example : examples) {
+            List<String> args = new java.util.ArrayList<>(example.subList(1, example.size()));
+            int out = args.indexOf("--out");
+            Path folder = tmp.resolve("example-" + examples.indexOf(example));
+            if (out >= 0) {
+                args.set(out + 1, folder.toString());
+            } else {
+                args.addAll(List.of("--out", folder.toString()));
+            }
+            KevoCli.Outcome r = kevo(args.toArray(String[]::new));
+            assertEquals(0, r.code(), example + ": " + r.err());
+            assertTrue(Files.isRegularFile(folder.resolve("kevo_softmax.cu")), example.toString());
         }
     }
 

@@ -16,13 +16,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cpp export of every seed and of the recorded champion builds with nvcc as its README says: the kernel file and
- * launcher compiled for sm_90, and example.cu linked against it (a host program calling the C API). No GPU needed.
+ * The cpp export of every seed, of the recorded champion and of the shipped sample's champion builds with nvcc as its
+ * README says: the kernel file and launcher compiled for sm_90, and example.cu linked against it (a host program
+ * calling the C API). No GPU needed.
  */
 @NvccTest
 class NvccExportTest {
 
     private static final Path CHAMPION = TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu");
+    /** The shipped sample campaign: its folder stands for its champion, exported as a user without a GPU would. */
+    private static final Path SAMPLE = TestFiles.root().resolve("mutations/sample-h100");
 
     /** Each seed's export takes nvcc about 3 s on two cores: CI's second pass builds them all. */
     @Test
@@ -31,23 +34,26 @@ class NvccExportTest {
         List<Path> kernels = new ArrayList<>(TestFiles.seeds());
         assertFalse(kernels.isEmpty(), "no seeds found: the loop below would prove nothing");
         kernels.add(CHAMPION);
+        kernels.add(SAMPLE);
         buildAll(kernels, tmp);
     }
 
     /**
-     * Every run builds the champion (a rendered genome: many kernels, several plans) and cluster_rows.cu, the seed
-     * with thread-block clusters and a workspace: what the generated launcher does beyond one plain launch.
+     * Every run builds the shipped sample's champion (a rendered genome of today's code: many kernels, several plans,
+     * clusters and a cooperative grid) and cluster_rows.cu, the seed with thread-block clusters and a workspace: what
+     * the generated launcher does beyond one plain launch. The older recorded champion builds in CI's second pass.
      */
     @Test
-    void theChampionAndAClusterSeedBuildWithNvcc(@TempDir Path tmp) throws Exception {
-        buildAll(List.of(CHAMPION, TestFiles.root().resolve("seeds/cluster_rows.cu")), tmp);
+    void theSampleChampionAndAClusterSeedBuildWithNvcc(@TempDir Path tmp) throws Exception {
+        buildAll(List.of(SAMPLE, TestFiles.root().resolve("seeds/cluster_rows.cu")), tmp);
     }
 
     private static void buildAll(List<Path> kernels, Path tmp) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         for (Path kernel : kernels) {
             Path out = tmp.resolve(kernel.getFileName().toString().replace(".cu", ""));
-            ExportPackage.build(ExportSource.locate(kernel), ExportTarget.CPP, "test", Instant.now()).writeTo(out);
+            ExportSource source = ExportSource.locate(kernel);
+            ExportPackage.build(source, ExportTarget.CPP, "test", Instant.now()).writeTo(out);
             Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
                     "kevo_softmax.cu", "-o", "kevo_softmax.o");
             Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", "example", "example.cu",
@@ -55,7 +61,7 @@ class NvccExportTest {
             assertTrue(Files.isExecutable(out.resolve("example")), kernel + ": example linked");
             // Every kernel of the plan is in the object, under its extern "C" name.
             String symbols = Toolchain.succeed(out, 60, "nm", "kevo_softmax.o");
-            for (String name : ExportSource.locate(kernel).file().kernelNames()) {
+            for (String name : source.file().kernelNames()) {
                 assertTrue(symbols.contains(" " + name + "\n"), kernel + ": no symbol " + name);
             }
             assertTrue(symbols.contains(" kevo_softmax\n") && symbols.contains(" kevo_softmax_with_workspace\n")

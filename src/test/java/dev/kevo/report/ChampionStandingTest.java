@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoCli.Outcome;
+import dev.kevo.TestFiles;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.InputCase;
@@ -40,6 +41,25 @@ class ChampionStandingTest {
                 + show.out());
         String standing = summary(CampaignStore.open(sample)).championStanding();
         assertTrue(standing != null && standing.startsWith(UNCHECKED), standing);
+    }
+
+    /**
+     * The shipped sample (mutations/sample-h100) was recorded on every input case kevo checks now, and its champion
+     * sanitized: show names it, says so, and marks nothing.
+     */
+    @Test
+    void theShippedSamplesChampionIsSanitizedAndMarkedByNothing() {
+        Path sample = TestFiles.root().resolve("mutations/sample-h100");
+        CampaignStore store = CampaignStore.open(sample);
+        String champion = store.state().orElseThrow().bestId();
+        assertTrue(store.frozen().settings().cases().containsAll(Defaults.CASES), "campaign.yaml lists every case");
+        Outcome show = kevo("show", sample.toString());
+        assertEquals(0, show.code(), show.err());
+        assertTrue(show.out().contains("\nchampion " + champion + ": score 3.814x over cuDNN 9.14.0"), show.out());
+        assertTrue(show.out().contains("\n  sanitized: pass: memcheck, racecheck, synccheck, initcheck on "), show.out());
+        assertFalse(show.out().contains("UNCHECKED") || show.out().contains("REJECTED"), show.out());
+        assertTrue(ChampionStanding.of(store, store.frozen(), store.mutant(champion).orElseThrow()).isEmpty());
+        assertNull(summary(store).championStanding());
     }
 
     @Test
