@@ -173,7 +173,7 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                     result = sanitizeOne(supervisor, file, result, inputSeed);
                 }
                 results.add(result);
-                EvalTable.print(result, choice.label(), settings.tolerance().relativeL2(), cold, out);
+                EvalTable.print(result, choice.label(), Task.of(settings).tolerance(settings).relativeL2(), cold, out);
                 if (profile && result.passed()) {
                     List<Shape> worst = Profile.furthestFromFloor(result.shapes(), Defaults.PROFILE_SHAPES).stream()
                             .map(Shape::parse).toList();

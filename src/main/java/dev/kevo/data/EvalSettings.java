@@ -65,7 +65,8 @@ public record EvalSettings(String suite, String baseline, String op, Precision d
         private String op = Defaults.OP;
         private Precision dtype = Defaults.DTYPE;
         private List<InputCase> cases = Defaults.CASES;
-        private Tolerance tolerance = Tolerance.defaults();
+        /** Null: the operator's own ({@code Operator.tolerance()}), which a config's block replaces. */
+        private Tolerance tolerance;
         private MeasurementMethod measurement = MeasurementMethod.defaults();
         private PhaseLimits limits = PhaseLimits.defaults();
         private LaunchChecks launchChecks = LaunchChecks.defaults();

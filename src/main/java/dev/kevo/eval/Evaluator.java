@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Stats;
+import dev.kevo.data.Tolerance;
 import dev.kevo.data.Verdict;
 
 import dev.kevo.KevoException;
@@ -49,6 +50,8 @@ public final class Evaluator implements AutoCloseable {
     private final Task task;
     /** The settings' input cases that the operator is checked on. */
     private final List<InputCase> cases;
+    /** The settings' tolerance, else the operator's. */
+    private final Tolerance tolerance;
     private final TrustedKernels trusted;
     private final Workbench bench;
     private final LaunchGate gate;
@@ -83,18 +86,19 @@ public final class Evaluator implements AutoCloseable {
         this.settings = settings;
         this.task = Task.of(settings);
         this.cases = task.cases(settings);
+        this.tolerance = task.tolerance(settings);
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), task);
         bench.place(secrets.nextLong());
         this.gate = new LaunchGate(gpu, trusted);
-        this.correctness = new CorrectnessCheck(gpu, trusted, bench, gate, settings.tolerance());
+        this.correctness = new CorrectnessCheck(gpu, trusted, bench, gate, tolerance);
         this.timer = new InterleavedTimer(gpu, bench, trusted, gate, settings.measurement(), ablation);
         this.preflight = new Preflight(nvrtc, gpu.info().arch(), gpu.info().sms(), suite, task);
         // Before the baseline's check: its launches get deadlines too (from the floor alone, nothing timed yet).
         this.deadline = LaunchDeadline.of(settings.limits());
         this.baseline = against instanceof Baseline.Vendor(var cudnn) ? vendor(cudnn)
                 : file(((Baseline.File) against).file(), nvrtc, cache);
-        this.audit = new TimedLaunchAudit(gpu, trusted, bench, settings.tolerance(),
+        this.audit = new TimedLaunchAudit(gpu, trusted, bench, tolerance,
                 suite.shapes().stream().mapToLong(Shape::rows).max().orElseThrow(), ablation);
         this.baselineLaunchMs = timeBaselineLaunches();
     }
@@ -129,7 +133,7 @@ public final class Evaluator implements AutoCloseable {
             // The check depends only on these; once passed on this device it is not repeated on every worker start.
             String passedBefore = String.join("\0", "baseline passed", baselineFile.source(), gpu.info().name(),
                     gpu.info().driverVersion(), nvrtc.version(), suite.shapes().toString(), BASELINE_CASES.toString(),
-                    settings.tolerance().toString());
+                    tolerance.toString());
             if (!cache.remembers(passedBefore)) {
                 checkAll(base, BASELINE_CASES, BASELINE_CHECK_SEED, false, Phase.Listener.NONE, null).stream()
                         .filter(r -> !r.verdict().passed()).findFirst().ifPresent(r -> {
@@ -468,7 +472,7 @@ public final class Evaluator implements AutoCloseable {
                     + " (" + big.elements() + " elements) not judged: " + e.getMessage());
         }
         try (own) {
-            scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, gate, settings.tolerance()), big, null,
+            scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, gate, tolerance), big, null,
                     cases, 2 * BeyondSuite.MAX_DRAWN,
                     BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed, phases));
         }

@@ -9,6 +9,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.store.AtomicFiles;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Operators;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -52,6 +53,12 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
     public static ExportPackage build(ExportSource source, ExportTarget target, Optional<Precision> dtype,
                                       String kevoVersion, Instant now) {
         KernelFile file = source.file();
+        if (file.op() != Operators.SOFTMAX) {
+            // The C API, the example and the torch binding are softmax's: another operator's package would call its
+            // kernels with softmax's arguments.
+            throw KevoException.input(file.name() + " implements " + file.op().id() + "; kevo export packages "
+                    + Operators.SOFTMAX.id() + " kernels only, for now");
+        }
         Precision precision = source.dtype(dtype);
         Map<String, String> types = new ExportTypes(precision).slots();
         String hash = SourceHash.of(file.source());

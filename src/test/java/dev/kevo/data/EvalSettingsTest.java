@@ -4,6 +4,7 @@ package dev.kevo.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -146,7 +147,9 @@ class EvalSettingsTest {
         assertEquals(d.suite(), s.suite());
         assertEquals(d.baseline(), s.baseline());
         assertEquals(d.cases(), s.cases());
-        assertEquals(new Tolerance(d.tolerance().relativeL2(), 0.0, d.tolerance().relative()), s.tolerance());
+        assertNull(d.tolerance(), "no block: the operator's own");
+        assertEquals(new Tolerance(Defaults.TOLERANCE_RELATIVE_L2, 0.0, Defaults.TOLERANCE_RELATIVE), s.tolerance(),
+                "a block's absent keys take softmax's values");
         MeasurementMethod m = d.measurement();
         assertEquals(new MeasurementMethod(m.settleMillis(), m.warmupMillis(), m.minRepetitions(), m.maxRepetitions(), m.targetCi(),
                 m.ciEnoughMicros(), m.maxSecondsPerShape(), m.flushL2(), 2), s.measurement());

@@ -153,6 +153,17 @@ class ExportCommandTest {
         }
     }
 
+    /** Export's C API and bindings are softmax's: a kernel of another operator is refused in one line, not mis-wired. */
+    @Test
+    void aKernelOfAnotherOperatorIsRefused(@TempDir Path tmp) {
+        Path copy = SanitizerRecords.cleanCopy(TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu"), tmp);
+        KevoCli.Outcome r = kevo("export", copy.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals("kevo: copy_rows.cu implements copy; kevo export packages softmax kernels only, for now",
+                r.err().strip());
+        assertFalse(Files.exists(tmp.resolve("pkg")), "nothing written");
+    }
+
     @Test
     void kevoHIsInlinedAndTheKernelFileKeptAsJudged(@TempDir Path tmp) throws Exception {
         Path seed = seed("register_rows.cu", tmp);

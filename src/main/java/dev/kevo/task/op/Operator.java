@@ -3,6 +3,7 @@ package dev.kevo.task.op;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
+import dev.kevo.data.Tolerance;
 import java.util.List;
 import java.util.Optional;
 
@@ -33,6 +34,12 @@ public interface Operator {
     default List<InputCase> inputCases() {
         return List.of(InputCase.values());
     }
+
+    /**
+     * When an output counts as right against the float64 reference, derived for this operator's outputs (softmax's is
+     * calibrated on torch and the seeds: docs/measurement.md); an eval config's {@code tolerance} block replaces it.
+     */
+    Tolerance tolerance();
 
     /**
      * CUDA that defines, for the harness's generic reference and comparison kernels (eval/harness.cu): the row

@@ -1,5 +1,6 @@
 package dev.kevo.task.op;
 
+import dev.kevo.data.Tolerance;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,6 +22,12 @@ final class Softmax implements Operator {
     @Override
     public List<Tensor> tensors() {
         return TENSORS;
+    }
+
+    /** The calibrated defaults (relative L2 1e-4, per element 1e-6 + 1e-4 |ref|): docs/measurement.md. */
+    @Override
+    public Tolerance tolerance() {
+        return Tolerance.defaults();
     }
 
     @Override

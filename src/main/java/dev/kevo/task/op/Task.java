@@ -5,6 +5,7 @@ import dev.kevo.data.EvalSettings;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
+import dev.kevo.data.Tolerance;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -44,6 +45,11 @@ public record Task(Operator op, Precision dtype) {
                     .stream().map(InputCase::id).collect(Collectors.joining(", ")) + ")");
         }
         return cases;
+    }
+
+    /** The tolerance {@code settings} judge by: their {@code tolerance} block where they have one, else the operator's. */
+    public Tolerance tolerance(EvalSettings settings) {
+        return settings.tolerance() != null ? settings.tolerance() : op.tolerance();
     }
 
     /** Bytes the floor's copy moves for {@code shape}: what the operator must move. */

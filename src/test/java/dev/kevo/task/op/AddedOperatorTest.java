@@ -9,6 +9,7 @@ import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.task.ContractException;
@@ -53,6 +54,16 @@ class AddedOperatorTest {
         KevoException e = assertThrows(KevoException.class,
                 () -> copy.cases(EvalSettings.builder().cases(List.of(InputCase.LOWEST_MASK)).build()));
         assertTrue(e.getMessage().startsWith("cases: copy is checked on none of lowest-mask"), e.getMessage());
+    }
+
+    /** With no tolerance block in the config each operator is judged by its own; a block replaces it for any. */
+    @Test
+    void anOperatorIsJudgedByItsOwnToleranceUnlessTheConfigSaysOtherwise() {
+        Task copy = new Task(Operators.byId("copy"), Precision.FP32);
+        assertEquals(new Tolerance(1e-12, 0, 0), copy.tolerance(EvalSettings.defaults()));
+        assertEquals(Tolerance.defaults(), Task.softmax(Precision.FP32).tolerance(EvalSettings.defaults()));
+        Tolerance stated = new Tolerance(3e-5, 2e-7, 5e-5);
+        assertEquals(stated, copy.tolerance(EvalSettings.builder().tolerance(stated).build()));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.kevo.task.op;
 
 import dev.kevo.data.InputCase;
+import dev.kevo.data.Tolerance;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -33,6 +34,12 @@ public final class CopyOperator implements Operator {
     @Override
     public List<InputCase> inputCases() {
         return Arrays.stream(InputCase.values()).filter(c -> c != InputCase.LOWEST_MASK).toList();
+    }
+
+    /** A copy is exact: the least tolerance a Tolerance can state, so a test of its own shows the operator's is used. */
+    @Override
+    public Tolerance tolerance() {
+        return new Tolerance(1e-12, 0, 0);
     }
 
     @Override
