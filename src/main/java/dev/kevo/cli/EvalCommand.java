@@ -212,9 +212,16 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                             .withTimingSecret(timingSecret).withCold(cold).withAtScale(atScale)).toBuilder()
                     .sourceHash(SourceHash.of(kernel.source())).build();
         } catch (ContractException e) {
-            return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
-                    Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
+            return contractError(file, e, inputSeed);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            // one file that exhausts kevo's stack or heap is that file's rejection; the other files are judged
+            return contractError(file, ContractException.exhausted(file.toString(), e), inputSeed);
         }
+    }
+
+    private static CandidateResult contractError(Path file, ContractException e, long inputSeed) {
+        return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null, Verdict.CONTRACT_ERROR,
+                e.getMessage(), inputSeed);
     }
 
     /**

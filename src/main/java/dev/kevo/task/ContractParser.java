@@ -70,6 +70,14 @@ public final class ContractParser {
     }
 
     public static KernelFile parse(String name, Path path, String source) {
+        try {
+            return parseBounded(name, path, source);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            throw ContractException.exhausted(path != null ? path.toString() : name, e);
+        }
+    }
+
+    private static KernelFile parseBounded(String name, Path path, String source) {
         if (source.length() > MAX_SOURCE_BYTES) {
             throw new ContractException(name + ": over the " + MAX_SOURCE_BYTES + "-byte limit for a kernel file");
         }
