@@ -94,6 +94,7 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         Path folder = out != null ? out
                 : Path.of(source.file().name().replaceFirst("\\.cu$", "") + "-" + target.id());
         pkg.writeTo(folder);
+        source.legacyJudgement().ifPresent(line -> err.println("kevo: " + line));
         PrintWriter o = spec.commandLine().getOut();
         o.printf("wrote %s (%s, %d files): %s%n", folder, target.id(), pkg.files().size(),
                 pkg.provenance().judged() == null ? "not judged by any campaign"

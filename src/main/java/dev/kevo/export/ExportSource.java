@@ -194,6 +194,20 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         return Optional.empty();
     }
 
+    /**
+     * The one line to say where the campaign's record names this mutant's source by a legacy hash: its numbers are
+     * exported marked as not this file's, and the line says how to judge the file again.
+     */
+    public Optional<String> legacyJudgement() {
+        if (judged == null || !SourceHash.isLegacy(judged.recordedSourceHash())) {
+            return Optional.empty();
+        }
+        String at = file.path() == null ? file.name() : file.path().toString();
+        return Optional.of(SourceHash.rejudge(at, "its campaign's record", "kevo reeval " + judged.campaignPath()
+                + " --id " + judged.mutantId() + ", or kevo eval " + at + "; the package says its numbers are not "
+                + "this file's"));
+    }
+
     /** Why kevo would not hand this kernel out: its campaign rejected it, or it failed champion confirmation. */
     public Optional<String> rejection() {
         if (confirmed != null && !confirmed.confirmed().passed()) {

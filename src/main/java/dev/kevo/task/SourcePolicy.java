@@ -16,7 +16,7 @@ public final class SourcePolicy {
     }
 
     private static final List<Rule> RULES = List.of(
-            new Rule(Pattern.compile("#\\s*include\\s*[<\"](?!kevo\\.h\")[^>\"]*[>\"]"),
+            new Rule(Pattern.compile("#[ \\t]*include[ \\t]*[<\"](?!kevo\\.h\")[^>\"\\n]*[>\"]"),
                     "includes a header other than \"kevo.h\" (NVRTC has no C or C++ standard headers)"),
             new Rule(Pattern.compile("\\bint\\s+main\\s*\\("), "defines main(): a kernel file holds device code only"),
             new Rule(Pattern.compile("__host__"), "declares __host__ code: a kernel file holds device code only"),
@@ -27,9 +27,9 @@ public final class SourcePolicy {
     private SourcePolicy() {
     }
 
-    /** The first violation as {@code line N: why}, or empty. Comments are ignored. */
+    /** The first violation as {@code line N: why}, or empty. Comments are ignored ({@link SourceCode}). */
     public static Optional<String> violation(String source) {
-        String code = blankComments(source);
+        String code = SourceCode.withoutComments(source);
         for (Rule rule : RULES) {
             Matcher m = rule.pattern().matcher(code);
             if (m.find()) {
@@ -48,19 +48,5 @@ public final class SourcePolicy {
             }
         }
         return line;
-    }
-
-    /** Replaces comments by spaces, keeping line breaks so line numbers stay right. */
-    static String blankComments(String source) {
-        StringBuilder out = new StringBuilder(source);
-        Matcher m = Pattern.compile("(?s)/\\*.*?\\*/|//[^\\n]*").matcher(source);
-        while (m.find()) {
-            for (int i = m.start(); i < m.end(); i++) {
-                if (out.charAt(i) != '\n') {
-                    out.setCharAt(i, ' ');
-                }
-            }
-        }
-        return out.toString();
     }
 }
