@@ -85,6 +85,18 @@ class ExportCommandTest {
         assertTrue(Files.readString(out.resolve("README.md")).contains("recorded under a legacy source hash"));
     }
 
+    /** The size limit on kernel files holds at export too: one line, before anything scans the text. */
+    @Test
+    void anOversizedFileIsOneLineAndExitTwo(@TempDir Path tmp) throws Exception {
+        Path huge = Files.writeString(tmp.resolve("huge.cu"), Files.readString(TestFiles.root().resolve("seeds/online.cu"))
+                + "// " + "a".repeat(dev.kevo.task.ContractParser.MAX_SOURCE_BYTES) + "\n");
+        KevoCli.Outcome r = kevo("export", huge.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains(huge + ": " + Files.size(huge) + " bytes, over the "
+                + dev.kevo.task.ContractParser.MAX_SOURCE_BYTES + "-byte limit for a kernel file"), r.err());
+    }
+
     @Test
     void aCampaignFolderStandsForItsChampion(@TempDir Path tmp) throws Exception {
         String best = JSON.readTree(CAMPAIGN.resolve("state.json").toFile()).get("bestId").asText();

@@ -519,6 +519,11 @@ class ContractParserTest {
         assertContains(onDisk.getMessage(), file.toString(), Files.size(file) + " bytes",
                 ContractParser.MAX_SOURCE_BYTES + "-byte limit");
 
+        // the limit is in bytes, as a file holds the text: half as many two-byte characters are as much
+        String wide = header + "// " + "\u00e9".repeat(ContractParser.MAX_SOURCE_BYTES / 2) + "\n";
+        assertTrue(wide.length() < ContractParser.MAX_SOURCE_BYTES);
+        assertContains(parseFails(wide).getMessage(), "k.cu: ", ContractParser.MAX_SOURCE_BYTES + "-byte limit");
+
         // exactly at the limit is fine
         String atLimit = header + "//" + "a".repeat(ContractParser.MAX_SOURCE_BYTES - header.length() - 3) + "\n";
         assertEquals(ContractParser.MAX_SOURCE_BYTES, atLimit.length());
