@@ -16,6 +16,7 @@ import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.Evaluator;
 import dev.kevo.report.EvalTable;
+import dev.kevo.store.RecordSeal;
 import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
@@ -230,7 +231,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
      */
     private CandidateResult sanitizeOne(Supervisor supervisor, Path path, CandidateResult judged, long inputSeed) {
         KernelFile file = ContractParser.read(path);
-        Sanitized found = supervisor.sanitize(file, inputSeed).withSourceHash(SourceHash.of(file.source()));
+        Sanitized found = RecordSeal.local().seal(supervisor.sanitize(file, inputSeed)
+                .withSourceHash(SourceHash.of(file.source())));
         try {
             SanitizedRecords.write(path, found);
         } catch (IOException e) {
