@@ -373,7 +373,7 @@ class ContractParserTest {
     void anExpressionPastTheLimitsIsOneLineNamingTheFileThePlaceAndTheLimit() {
         Path deep = ROOT.resolve("evaluator/adversarial/deep_expression.cu");
         ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(deep));
-        assertTrue(e.getMessage().startsWith(deep + ":5: plan 1 launch 1 'grid': 'rows + 0 + 0"), e.getMessage());
+        assertTrue(e.getMessage().startsWith(deep + ":5: plan 1 launch 1 'grid': 'cdiv(rows, 8) + 0 + 0"), e.getMessage());
         assertContains(e.getMessage(), "over the " + Expr.MAX_LENGTH + "-character limit for an expression");
         assertOneLine(e.getMessage());
         assertTrue(e.getMessage().length() < deep.toString().length() + 200, e.getMessage());

@@ -232,7 +232,7 @@ class LlmCampaignTest {
                 .filter(m -> m.result().verdict() == Verdict.CONTRACT_ERROR).toList();
         assertFalse(refused.isEmpty(), "the deep answers were judged");
         for (MutantRecord m : refused) {
-            assertTrue(m.result().detail().contains("'grid': 'rows + 0 + 0")
+            assertTrue(m.result().detail().contains("'grid': 'cdiv(rows, 8) + 0 + 0")
                     && m.result().detail().contains("1000-character limit"), m.result().detail());
         }
     }
