@@ -11,6 +11,7 @@ public enum ExitCode {
     USAGE(2, "bad input: usage, config, suite, kernel file or campaign folder"),
     NO_GPU(3, "no GPU, driver, NVRTC, cuDNN or compute-sanitizer where one is needed"),
     NOT_COMPILED(4, "every check passed except compiling, skipped: no NVRTC found"),
+    UNVERIFIED(5, "a sanitizer record kevo cannot verify on this host"),
     INTERNAL(70, "internal error: a bug in kevo (--verbose for the stack trace)");
 
     private final int code;

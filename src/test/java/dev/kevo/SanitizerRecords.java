@@ -2,6 +2,7 @@ package dev.kevo;
 
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
+import dev.kevo.store.RecordSeal;
 import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import java.io.IOException;
@@ -15,8 +16,16 @@ public final class SanitizerRecords {
     private SanitizerRecords() {
     }
 
-    /** A record of {@code verdict} over {@code source}: all four tools for a pass, memcheck alone for a finding. */
+    /**
+     * A record of {@code verdict} over {@code source}: all four tools for a pass, memcheck alone for a finding, sealed
+     * by kevo's own code as this host's kevo seals what it writes.
+     */
     public static Sanitized of(String source, Verdict verdict, String detail) {
+        return RecordSeal.local().seal(unsealed(source, verdict, detail));
+    }
+
+    /** The same record as a hand, or a kevo from before seals, would write it: no version, host or seal. */
+    public static Sanitized unsealed(String source, Verdict verdict, String detail) {
         return Sanitized.builder(verdict).detail(detail)
                 .tools(verdict.passed() ? List.of("memcheck", "racecheck", "synccheck", "initcheck") : List.of("memcheck"))
                 .shapes(List.of("32x128")).seconds(12.5).device("0 NVIDIA H100 80GB HBM3")

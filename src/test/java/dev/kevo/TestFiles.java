@@ -1,5 +1,10 @@
 package dev.kevo;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kevo.store.SourceHash;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,6 +36,28 @@ public final class TestFiles {
             Files.createDirectories(target);
             for (Path f : files.toList()) {
                 Files.copy(f, target.resolve(f.getFileName()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return target;
+    }
+
+    /**
+     * The sample campaign, copied, with each mutant's record naming its source by the exact-bytes hash a campaign
+     * records today: the sample predates it, and its legacy hashes are never a match (issue 41).
+     */
+    public static Path rehashedCampaignCopy(Path into) {
+        Path target = sampleCampaignCopy(into);
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        try (Stream<Path> files = Files.list(target)) {
+            for (Path record : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+                JsonNode node = json.readTree(record.toFile());
+                Path source = target.resolve(node.path("id").asText() + ".cu");
+                if (node.has("sourceHash") && Files.isRegularFile(source)) {
+                    ((ObjectNode) node).put("sourceHash", SourceHash.of(Files.readString(source)));
+                    json.writeValue(record.toFile(), node);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -10,6 +10,7 @@ import dev.kevo.data.Verdict;
 import dev.kevo.eval.Evaluator;
 import dev.kevo.eval.Preflight;
 import dev.kevo.report.EvalTable;
+import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
@@ -28,6 +29,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -111,15 +113,8 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
             out.printf("NVRTC %s (%s), target %s, %d SMs, suite %s%s%n", ready.nvrtcVersion(), ready.nvrtcLibrary(),
                     target, multiprocessors, suite.name(),
                     ready.device() == null ? "; no GPU: registers and spills not shown" : "");
-            int failed = 0;
-            for (Path file : files) {
-                try {
-                    out.println(checkOne(supervisor, file, suite, multiprocessors, ready.nvrtcVersion()));
-                } catch (KevoException e) {
-                    failed++;
-                    err.println(e.getMessage());
-                }
-            }
+            long failed = files.stream().filter(file -> !checked(file, out, err,
+                    () -> checkOne(supervisor, file, suite, multiprocessors, ready.nvrtcVersion()))).count();
             return failed == 0 ? ExitCode.OK : ExitCode.REJECTED;
         }
     }
@@ -132,24 +127,36 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
         String target = arch != null ? arch : WorkerLoop.DEFAULT_ARCH;
         out.printf("target %s, %d SMs, suite %s; headers, source rules and plans only%n", target, multiprocessors,
                 suite.name());
-        int failed = 0;
-        for (Path path : files) {
-            try {
-                KernelFile file = ContractParser.read(path);
-                Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, task,
-                        multiprocessors, target);
-                if (rejected.isPresent()) {
-                    throw rejection(path, rejected.get());
-                }
-                out.println(path + ": ok, not compiled; kernels: " + String.join(", ", file.kernelNames())
-                        + coverage(file, suite, multiprocessors));
-            } catch (KevoException e) {
-                failed++;
-                err.println(e.getMessage());
+        long failed = files.stream().filter(path -> !checked(path, out, err, () -> {
+            KernelFile file = ContractParser.read(path);
+            Optional<CandidateResult> rejected = Preflight.rejectedBeforeCompiling(file, suite, task,
+                    multiprocessors, target);
+            if (rejected.isPresent()) {
+                throw rejection(path, rejected.get());
             }
-        }
+            return path + ": ok, not compiled; kernels: " + String.join(", ", file.kernelNames())
+                    + coverage(file, suite, multiprocessors);
+        })).count();
         err.println("kevo: compiling skipped: no NVRTC library found (" + NvrtcLocator.INSTALL_HINT + ")");
         return failed == 0 ? ExitCode.NOT_COMPILED : ExitCode.REJECTED;
+    }
+
+    /**
+     * Checks one file: its line on {@code out}, or its problem in one line on {@code err}. A file that exhausts kevo's
+     * stack or heap is that file's problem, never the end of the command: the other files are still checked.
+     *
+     * @return whether the file passed
+     */
+    private static boolean checked(Path path, PrintWriter out, PrintWriter err, Supplier<String> check) {
+        try {
+            out.println(check.get());
+            return true;
+        } catch (KevoException e) {
+            err.println(e.getMessage());
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            err.println(ContractException.exhausted(path.toString(), e).getMessage());
+        }
+        return false;
     }
 
     private String checkOne(Supervisor supervisor, Path path, Suite suite, int sms, String nvrtcVersion) {

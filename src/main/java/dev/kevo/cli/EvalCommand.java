@@ -16,6 +16,7 @@ import dev.kevo.data.Verdict;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.eval.Evaluator;
 import dev.kevo.report.EvalTable;
+import dev.kevo.store.RecordSeal;
 import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
@@ -212,9 +213,16 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                             .withTimingSecret(timingSecret).withCold(cold).withAtScale(atScale)).toBuilder()
                     .sourceHash(SourceHash.of(kernel.source())).build();
         } catch (ContractException e) {
-            return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null,
-                    Verdict.CONTRACT_ERROR, e.getMessage(), inputSeed);
+            return contractError(file, e, inputSeed);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            // one file that exhausts kevo's stack or heap is that file's rejection; the other files are judged
+            return contractError(file, ContractException.exhausted(file.toString(), e), inputSeed);
         }
+    }
+
+    private static CandidateResult contractError(Path file, ContractException e, long inputSeed) {
+        return CandidateResult.rejected(file.getFileName().toString(), file.toString(), null, Verdict.CONTRACT_ERROR,
+                e.getMessage(), inputSeed);
     }
 
     /**
@@ -223,7 +231,8 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
      */
     private CandidateResult sanitizeOne(Supervisor supervisor, Path path, CandidateResult judged, long inputSeed) {
         KernelFile file = ContractParser.read(path);
-        Sanitized found = supervisor.sanitize(file, inputSeed).withSourceHash(SourceHash.of(file.source()));
+        Sanitized found = RecordSeal.local().seal(supervisor.sanitize(file, inputSeed)
+                .withSourceHash(SourceHash.of(file.source())));
         try {
             SanitizedRecords.write(path, found);
         } catch (IOException e) {

@@ -71,7 +71,9 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                 ExitCode.REJECTED, "the campaign rejected that mutant, kevo's source rules would, or "
                         + "compute-sanitizer found something in it",
                 ExitCode.USAGE, "bad usage or input, or no compute-sanitizer record for the kernel's source "
-                        + "(kevo eval --sanitize FILE makes one)");
+                        + "(kevo eval --sanitize FILE makes one)",
+                ExitCode.UNVERIFIED, "its compute-sanitizer record does not count here: a legacy source hash, no "
+                        + "seal, or a seal this host's key does not verify (re-judge with kevo eval --sanitize FILE)");
     }
 
     @Override
@@ -91,11 +93,13 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         Optional<String> unsanitized = source.unsanitized();
         if (unsanitized.isPresent()) {
             err.println("kevo: " + unsanitized.get() + "; kevo exports only kernels compute-sanitizer ran clean");
-            return source.sanitized() == null ? ExitCode.USAGE : ExitCode.REJECTED;
+            return source.sanitized() != null ? ExitCode.REJECTED
+                    : source.unverified() != null ? ExitCode.UNVERIFIED : ExitCode.USAGE;
         }
         Path folder = out != null ? out
                 : Path.of(source.file().name().replaceFirst("\\.cu$", "") + "-" + target.id());
         pkg.writeTo(folder);
+        source.legacyJudgement().ifPresent(line -> err.println("kevo: " + line));
         PrintWriter o = spec.commandLine().getOut();
         o.printf("wrote %s (%s, %d files): %s%n", folder, target.id(), pkg.files().size(),
                 pkg.provenance().judged() == null ? "not judged by any campaign"

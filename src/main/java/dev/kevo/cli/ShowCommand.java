@@ -7,7 +7,6 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
-import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.report.ChampionStanding;
 import dev.kevo.report.EvalTable;
@@ -116,7 +115,7 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             // A champion that newer checks reject, or never ran, is said so first; sanitizing it comes after.
             Optional<String> standing = ChampionStanding.of(store, frozen, champion);
             standing.ifPresent(line -> out.println("  " + line));
-            out.println("  sanitized: " + store.sanitized(champion.id()).map(Sanitized::line)
+            out.println("  sanitized: " + store.sanitizedLine(champion.id())
                     .orElse(standing.isPresent() ? "no" : "no (kevo eval --sanitize " + store.sourcePath(champion.id())
                             + " records it; kevo export asks for it)"));
         }
@@ -125,7 +124,7 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             // Campaigns recorded before confirmation.json followed the sanitizer's choice still name the first there.
             store.confirmation().map(Confirmation::championId).filter(id -> !id.equals(state.bestId()))
                     .ifPresent(id -> out.println("  " + id + " was confirmed first, but compute-sanitizer found "
-                            + store.sanitized(id).map(Sanitized::line).orElse("something") + "; the champion is the "
+                            + store.sanitizedLine(id).orElse("something") + "; the champion is the "
                             + "next contender without a finding"));
         }
         List<MutantRecord> top = mutants.stream().filter(MutantRecord::passed)

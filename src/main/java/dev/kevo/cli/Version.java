@@ -1,13 +1,13 @@
 package dev.kevo.cli;
 
+import dev.kevo.store.RecordSeal;
 import picocli.CommandLine.IVersionProvider;
 
 /** kevo's version from the jar manifest; "dev" when running from classes. */
 public final class Version implements IVersionProvider {
 
     public static String current() {
-        String v = Version.class.getPackage().getImplementationVersion();
-        return v == null ? "dev" : v;
+        return RecordSeal.version();
     }
 
     @Override

@@ -23,11 +23,16 @@ import java.util.Map;
  * @param sanitizer compute-sanitizer's version, as it reports it
  * @param sourceHash the source hash of the exact bytes that ran: a record covers that source and no other
  * @param date when (UTC, ISO-8601)
+ * @param kevoVersion the kevo that wrote the record
+ * @param host the machine it was written on (its name, for people: the seal is what kevo checks)
+ * @param seal an HMAC-SHA256 of every other field under a key kept in the writing host's kevo cache, as
+ *     {@code hmac-sha256:HEX}: kevo counts a record only where its seal verifies ({@code store.RecordSeal}); null in
+ *     records written before seals, and where the cache is off
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Sanitized(Verdict verdict, String detail, List<String> tools, List<String> shapes, double seconds,
                         Map<String, Double> toolSeconds, String device, String sanitizer, String sourceHash,
-                        String date) {
+                        String date, String kevoVersion, String host, String seal) {
 
     public Sanitized {
         tools = tools == null ? List.of() : List.copyOf(tools);
@@ -46,7 +51,14 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
 
     /** This record, covering the source whose hash is {@code hash}. */
     public Sanitized withSourceHash(String hash) {
-        return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, hash, date);
+        return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, hash, date,
+                kevoVersion, host, seal);
+    }
+
+    /** This record as written by {@code version} on {@code machine}, with {@code mac} its seal (null: none yet). */
+    public Sanitized writtenBy(String version, String machine, String mac) {
+        return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, sourceHash, date,
+                version, machine, mac);
     }
 
     /** What ran and how it ended, without the finding: "pass: memcheck, racecheck ... on 32x128, 8x128256 (21.4 s)". */
@@ -124,7 +136,7 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
 
         public Sanitized build() {
             return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, sourceHash,
-                    date);
+                    date, null, null, null);
         }
     }
 }

@@ -6,6 +6,8 @@ import dev.kevo.data.Confirmation;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.store.RecordSeal;
+import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -94,9 +96,13 @@ final class ChampionSanitizer {
         return state;
     }
 
-    /** The pass its evaluation already ran ({@code sanitize: every}). */
-    private static Optional<Sanitized> fromEvaluation(MutantRecord m) {
-        return Optional.ofNullable(m.result().sanitized());
+    /**
+     * The pass its evaluation already ran ({@code sanitize: every}), where it counts here: sealed by this host's kevo
+     * for the source the folder holds (a record edited into a mutant's file is run again, not taken).
+     */
+    private Optional<Sanitized> fromEvaluation(MutantRecord m) {
+        return Optional.ofNullable(m.result().sanitized()).filter(s -> SanitizedRecords.unverified(s,
+                store.source(m.id()), RecordSeal.local()).isEmpty());
     }
 
     private KernelFile parse(MutantRecord m) {

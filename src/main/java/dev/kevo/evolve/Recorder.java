@@ -11,6 +11,7 @@ import dev.kevo.data.Profile;
 import dev.kevo.data.Screen;
 import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.store.RecordSeal;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractException;
 import dev.kevo.task.ContractParser;
@@ -180,6 +181,11 @@ final class Recorder {
             cachedFrom = first.id();
         } else {
             result = evaluate(made.id(), source, inputSeed, screen);
+            if (result.sanitized() != null) {
+                // sanitize: every ran it in its evaluation: the record names these bytes and is sealed here
+                result = result.toBuilder().sanitized(RecordSeal.local().seal(result.sanitized().withSourceHash(hash)))
+                        .build();
+            }
         }
         made.proposal().call().ifPresent(call -> store.saveModelCall(made.id(), call));
         JsonNode genome = made.proposal().genome().orElse(null);

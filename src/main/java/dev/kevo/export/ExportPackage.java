@@ -9,6 +9,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.store.AtomicFiles;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.SourceCode;
 import dev.kevo.task.op.Operators;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -132,7 +133,7 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
     }
 
     static boolean deviceState(String source) {
-        String code = source.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("//[^\\n]*", "");
+        String code = SourceCode.withoutComments(source);
         return DEVICE_STATE.matcher(code).find();
     }
 

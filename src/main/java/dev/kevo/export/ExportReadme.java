@@ -1,5 +1,6 @@
 package dev.kevo.export;
 
+import dev.kevo.store.SourceHash;
 import dev.kevo.task.KernelFile;
 import java.util.Locale;
 
@@ -63,8 +64,11 @@ final class ExportReadme {
         }
         out.append("\n");
         if (!j.sourceMatches()) {
-            out.append("- **the source differs from the one judged** (recorded hash `").append(j.recordedSourceHash())
-                    .append("`): the numbers below are not this file's\n");
+            out.append(SourceHash.isLegacy(j.recordedSourceHash())
+                    ? "- **recorded under a legacy source hash** (`" + j.recordedSourceHash() + "`, comments stripped): "
+                    + "kevo cannot tie the numbers below to this file; re-judge it\n"
+                    : "- **the source differs from the one judged** (recorded hash `" + j.recordedSourceHash()
+                    + "`): the numbers below are not this file's\n");
         }
         if (!j.shapes().isEmpty()) {
             out.append("\n| shape | plan | time (us) | baseline (us) | speedup | floor |\n| --- | --- | --- | --- | --- | --- |\n");

@@ -12,6 +12,7 @@ import dev.kevo.data.Sanitized;
 import dev.kevo.data.Score;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.store.RecordSeal;
 import dev.kevo.store.SanitizedRecords;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.ContractParser;
@@ -20,7 +21,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * What {@code kevo export} was pointed at: a kernel file, a campaign folder (its champion) or a mutant
@@ -35,10 +38,12 @@ import java.util.Optional;
  *     evaluation under {@code sanitize: every}, or a {@code kevo eval --sanitize --json} record given); null when it
  *     never ran on it
  * @param judgedDtype the dtype its campaign judged it in; null for a file outside a campaign
+ * @param unverified where a sanitizer record of this source was found but does not count here (a legacy hash, no
+ *     seal, a seal this host's key does not verify), why, in a phrase; null otherwise
  */
 public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged,
                            Confirmation.Entry confirmed, Provenance.Size size, Sanitized sanitized,
-                           Precision judgedDtype) {
+                           Precision judgedDtype, String unverified) {
 
     /**
      * The dtype to export in: {@code asked}, or else the one its campaign judged it in, or else float32 where the file
@@ -97,8 +102,28 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
             throw KevoException.input(given + ": a record outside a campaign folder; give the kernel's .cu file");
         }
         KernelFile file = ContractParser.read(given);
-        return new ExportSource(file, null, null, null, Provenance.Size.judged(null, null),
-                SanitizedRecords.covering(given, file.source()).orElse(null), null);
+        Counted pass = Counted.first(file.source(), SanitizedRecords.read(given).stream());
+        return new ExportSource(file, null, null, null, Provenance.Size.judged(null, null), pass.record(), null,
+                pass.unverified());
+    }
+
+    /**
+     * The first sanitizer record of {@code source} that counts here, or why the first one found of it does not.
+     * A record of other bytes is no record of this source.
+     */
+    private record Counted(Sanitized record, String unverified) {
+        static Counted first(String source, Stream<Sanitized> found) {
+            String why = null;
+            for (Sanitized s : found.filter(Objects::nonNull).filter(s -> SourceHash.matches(source, s.sourceHash())
+                    || SourceHash.isLegacy(s.sourceHash())).toList()) {
+                Optional<String> problem = SanitizedRecords.unverified(s, source, RecordSeal.local());
+                if (problem.isEmpty()) {
+                    return new Counted(s, null);
+                }
+                why = why != null ? why : problem.get();
+            }
+            return new Counted(null, why);
+        }
     }
 
     private static ExportSource mutant(CampaignStore store, String id) {
@@ -121,11 +146,11 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                 : Provenance.Size.judged(record.result() == null ? null : record.result().judgedElements(),
                         "its campaign's evaluation");
         Provenance.Judged judged = judged(store, frozen, record, file.source());
-        Optional<Sanitized> evaluated = Optional.ofNullable(record.result()).map(CandidateResult::sanitized)
-                .filter(s -> judged.sourceMatches()).map(s -> s.withSourceHash(SourceHash.of(file.source())));
-        return new ExportSource(file, record, judged, confirmed, size,
-                SanitizedRecords.covering(path, file.source()).or(() -> evaluated).orElse(null),
-                frozen.settings().dtype());
+        // beside the file (a champion's, kevo eval --sanitize's), else its own evaluation's (sanitize: every)
+        Counted pass = Counted.first(file.source(), Stream.concat(SanitizedRecords.read(path).stream(),
+                Stream.ofNullable(record.result()).map(CandidateResult::sanitized)));
+        return new ExportSource(file, record, judged, confirmed, size, pass.record(), frozen.settings().dtype(),
+                pass.unverified());
     }
 
     /**
@@ -148,12 +173,12 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                         + file.name() + ", " + hash + "); kevo eval --at-scale --json OUT " + file.name()
                         + " makes one"));
         String device = eval.device() == null ? "" : " on " + eval.device().name();
-        Sanitized fromEval = sanitized != null ? sanitized : eval.results().stream()
-                .filter(r -> hash.equals(r.sourceHash()) && r.sanitized() != null).map(CandidateResult::sanitized)
-                .findFirst().map(s -> s.withSourceHash(hash)).orElse(null);
+        Counted pass = sanitized != null ? new Counted(sanitized, null) : Counted.first(file.source(),
+                eval.results().stream().filter(r -> hash.equals(r.sourceHash())).map(CandidateResult::sanitized));
         return new ExportSource(file, record, this.judged, confirmed,
                 Provenance.Size.judged(Math.max(judged, size.judgedElements() == null ? 0 : size.judgedElements()),
-                        "kevo eval" + device + ", " + evalRecord), fromEval, judgedDtype);
+                        "kevo eval" + device + ", " + evalRecord), pass.record(), judgedDtype,
+                pass.record() != null ? null : pass.unverified() != null ? pass.unverified() : unverified);
     }
 
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,
@@ -183,6 +208,10 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
      */
     public Optional<String> unsanitized() {
         Path at = file.path() == null ? Path.of(file.name()) : file.path();
+        if (sanitized == null && unverified != null) {
+            return Optional.of(at + ": its compute-sanitizer record does not count: " + unverified + "; not "
+                    + "sanitized here: re-judge with 'kevo eval --sanitize " + at + "' on this host, then export again");
+        }
         if (sanitized == null) {
             return Optional.of(at + ": no compute-sanitizer record for this source (" + SanitizedRecords.beside(at)
                     + "); run 'kevo eval --sanitize " + at + "' on a GPU host, then export again");
@@ -192,6 +221,20 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                     + sanitized.detail() + ")");
         }
         return Optional.empty();
+    }
+
+    /**
+     * The one line to say where the campaign's record names this mutant's source by a legacy hash: its numbers are
+     * exported marked as not this file's, and the line says how to judge the file again.
+     */
+    public Optional<String> legacyJudgement() {
+        if (judged == null || !SourceHash.isLegacy(judged.recordedSourceHash())) {
+            return Optional.empty();
+        }
+        String at = file.path() == null ? file.name() : file.path().toString();
+        return Optional.of(SourceHash.rejudge(at, "its campaign's record", "kevo reeval " + judged.campaignPath()
+                + " --id " + judged.mutantId() + ", or kevo eval " + at + "; the package says its numbers are not "
+                + "this file's"));
     }
 
     /** Why kevo would not hand this kernel out: its campaign rejected it, or it failed champion confirmation. */

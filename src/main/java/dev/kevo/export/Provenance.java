@@ -9,7 +9,7 @@ import java.util.List;
  *
  * @param kernel the kernel file's name
  * @param source the path it was read from
- * @param sourceHash kevo's identity of the source (SHA-256 of it without comments other than the plan header)
+ * @param sourceHash kevo's identity of the source ({@code sha256:} of its exact bytes)
  * @param exportedBy the kevo version that wrote the package
  * @param exportedAt when (UTC, ISO-8601)
  * @param target {@code cpp} or {@code torch}

@@ -4,7 +4,6 @@ import dev.kevo.data.CampaignState;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
-import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
 import dev.kevo.report.ReportData.ChampionMoment;
@@ -113,7 +112,7 @@ public final class CampaignReport {
                 .minutes(minutes).verdicts(verdicts);
         if (champion != null) {
             summary.champion(champion.id(), champion.fitness(), champion.result().score())
-                    .championChecks(store.sanitized(champion.id()).map(Sanitized::line).orElse(null),
+                    .championChecks(store.sanitizedLine(champion.id()).orElse(null),
                             confirmed(store, champion.id()), ChampionStanding.of(store, frozen, champion).orElse(null));
         }
         return summary.build();

@@ -273,9 +273,20 @@ public final class CampaignStore {
         io(() -> SanitizedRecords.write(sourcePath(id), record));
     }
 
-    /** What compute-sanitizer found in mutant {@code id}, when it ran on the source the folder holds. */
+    /**
+     * What compute-sanitizer found in mutant {@code id}, when it ran on the source the folder holds and this host's
+     * kevo sealed the record: the one kevo acts on.
+     */
     public Optional<Sanitized> sanitized(String id) {
         return SanitizedRecords.covering(sourcePath(id), source(id));
+    }
+
+    /**
+     * Mutant {@code id}'s sanitizer record in one line, as recorded, marked where kevo does not count it here (a
+     * campaign recorded before seals, or on another host): for {@code show} and {@code report}.
+     */
+    public Optional<String> sanitizedLine(String id) {
+        return SanitizedRecords.shown(sourcePath(id), source(id));
     }
 
     private static boolean isMutantRecord(Path file) {

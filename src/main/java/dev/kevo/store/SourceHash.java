@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.regex.Pattern;
 
 /**
  * Identity of a kernel: {@code sha256:} and the SHA-256 of the exact bytes kevo compiles. The header is part of the
@@ -14,11 +13,11 @@ import java.util.regex.Pattern;
  * can be different programs, and a campaign must never hand one's result to the other.
  *
  * <p>Campaigns recorded before this identity hold a bare hex digest of the source with comments removed and
- * whitespace collapsed; {@link #matches} still reads those, for the records they are.
+ * whitespace collapsed. Such a hash is never a match: two programs can share it, so nothing recorded under it can be
+ * said to be of the file at hand; {@link #rejudge} says so in one line.
  */
 public final class SourceHash {
     private static final String PREFIX = "sha256:";
-    private static final Pattern LEGACY_COMMENT = Pattern.compile("(?s)/\\*(?!@kevo).*?\\*/|//[^\\n]*");
 
     private SourceHash() {
     }
@@ -27,16 +26,23 @@ public final class SourceHash {
         return PREFIX + sha256(source);
     }
 
-    /** Whether {@code source} is the file a record's hash was taken of, whichever identity the record used. */
+    /** Whether {@code source} is exactly the file a record's hash was taken of; a legacy hash never is. */
     public static boolean matches(String source, String recorded) {
-        if (recorded == null) {
-            return false;
-        }
-        if (recorded.startsWith(PREFIX)) {
-            return recorded.equals(of(source));
-        }
-        String legacy = LEGACY_COMMENT.matcher(source).replaceAll(" ").replaceAll("\\s+", " ").strip();
-        return recorded.equals(sha256(legacy));
+        return recorded != null && recorded.equals(of(source));
+    }
+
+    /** Whether {@code recorded} is a hash of the form kevo recorded before its identity was the exact bytes. */
+    public static boolean isLegacy(String recorded) {
+        return recorded != null && !recorded.isEmpty() && !recorded.startsWith(PREFIX);
+    }
+
+    /**
+     * One line for a record whose hash is a legacy one: {@code what} (for example "its sanitizer record") cannot be
+     * tied to {@code file}'s bytes, and {@code how} re-judges it.
+     */
+    public static String rejudge(String file, String what, String how) {
+        return file + ": " + what + " names the source by a legacy hash (comments stripped, which two different "
+                + "programs can share), which kevo no longer counts as a match: re-judge this file (" + how + ")";
     }
 
     private static String sha256(String text) {

@@ -55,8 +55,7 @@ public final class ContractParser {
         try {
             long size = Files.size(path);
             if (size > MAX_SOURCE_BYTES) {
-                throw new ContractException(path + ": " + size + " bytes, over the " + MAX_SOURCE_BYTES
-                        + "-byte limit for a kernel file");
+                throw new ContractException(oversized(path.toString(), size));
             }
             source = Files.readString(path, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
@@ -70,8 +69,19 @@ public final class ContractParser {
     }
 
     public static KernelFile parse(String name, Path path, String source) {
-        if (source.length() > MAX_SOURCE_BYTES) {
-            throw new ContractException(name + ": over the " + MAX_SOURCE_BYTES + "-byte limit for a kernel file");
+        try {
+            return parseBounded(name, path, source);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            throw ContractException.exhausted(path != null ? path.toString() : name, e);
+        }
+    }
+
+    private static KernelFile parseBounded(String name, Path path, String source) {
+        // a character is at least a byte: a text of more characters than the limit is over it without counting
+        long bytes = source.length() > MAX_SOURCE_BYTES ? source.length()
+                : source.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_SOURCE_BYTES) {
+            throw new ContractException(oversized(path != null ? path.toString() : name, bytes));
         }
         int start = source.indexOf(HEADER_START);
         if (start < 0) {
@@ -105,6 +115,15 @@ public final class ContractParser {
         Reader plain = new Reader(where, headerLine, lines, knobs, Operators.DEFAULT);
         Reader reader = new Reader(where, headerLine, lines, knobs, plain.op(root));
         return reader.file(name, path, source, root);
+    }
+
+    /**
+     * The one line for a kernel file over {@link #MAX_SOURCE_BYTES}, wherever it comes from (a file, a model's
+     * answer, a campaign's record): checked before anything else reads it, so no scan of it can take long.
+     */
+    public static String oversized(String where, long bytes) {
+        return where + ": " + (bytes > MAX_SOURCE_BYTES * 4L ? "over " + MAX_SOURCE_BYTES * 4L : bytes)
+                + " bytes, over the " + MAX_SOURCE_BYTES + "-byte limit for a kernel file (docs/contract.md)";
     }
 
     /**

@@ -32,6 +32,7 @@ import com.ezylang.evalex.parser.Token;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -51,6 +52,18 @@ public final class Expr {
     public static final Set<String> VARIABLES = Set.of("rows", "cols", "sms");
     /** What a knob's name looks like: an upper-case C identifier, so it cannot be taken for a variable. */
     public static final Pattern KNOB_NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
+    /**
+     * The longest expression text accepted, in characters. The plans kevo ships and renders stay under 200; a header
+     * that needs more is better written as a knob or a second plan. Checked before anything parses the text.
+     */
+    public static final int MAX_LENGTH = 1000;
+    /**
+     * The deepest syntax tree accepted: operators and function calls nested in one another ({@code a + b + c} is 3
+     * deep, as {@code a + (b + c)} is). Evaluation walks the tree recursively, and so does the export's translation
+     * to C, so an unbounded depth is a stack overflow in kevo; 64 is several times what any shipped plan uses, and a
+     * few kilobytes of stack at most on any thread.
+     */
+    public static final int MAX_DEPTH = 64;
 
     private static final ExpressionConfiguration CONFIG = ExpressionConfiguration.builder()
             .operatorDictionary(MapBasedOperatorDictionary.ofOperators(
@@ -119,8 +132,18 @@ public final class Expr {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("empty expression");
         }
+        if (text.length() > MAX_LENGTH) {
+            throw new IllegalArgumentException(abbreviated(text) + ": " + text.length() + " characters, over the "
+                    + MAX_LENGTH + "-character limit for an expression");
+        }
         Expression expression = new Expression(text, CONFIG);
         try {
+            // EvalEx builds the tree without recursion; everything after this point recurses over it.
+            int depth = depth(expression.getAbstractSyntaxTree());
+            if (depth > MAX_DEPTH) {
+                throw new IllegalArgumentException(abbreviated(text) + ": nested " + depth + " deep, over the "
+                        + MAX_DEPTH + "-level limit for an expression");
+            }
             expression.validate();
             for (ASTNode node : expression.getAllASTNodes()) {
                 if (node.getToken().getType() == Token.TokenType.STRING_LITERAL) {
@@ -147,6 +170,26 @@ public final class Expr {
             throw new IllegalArgumentException("'" + text + "': " + e.getMessage());
         }
         return new Expr(text, expression);
+    }
+
+    /** The height of a syntax tree (a lone name or number is 1), walked with a stack of its own, not the thread's. */
+    private static int depth(ASTNode root) {
+        int deepest = 0;
+        ArrayDeque<Map.Entry<ASTNode, Integer>> pending = new ArrayDeque<>();
+        pending.push(Map.entry(root, 1));
+        while (!pending.isEmpty()) {
+            Map.Entry<ASTNode, Integer> at = pending.pop();
+            deepest = Math.max(deepest, at.getValue());
+            for (ASTNode child : at.getKey().getParameters()) {
+                pending.push(Map.entry(child, at.getValue() + 1));
+            }
+        }
+        return deepest;
+    }
+
+    /** The start of a long expression, for a message that must stay one readable line. */
+    private static String abbreviated(String text) {
+        return "'" + (text.length() <= 40 ? text : text.substring(0, 40) + "...") + "'";
     }
 
     public static Expr constant(long value) {

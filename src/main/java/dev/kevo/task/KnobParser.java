@@ -121,8 +121,10 @@ public final class KnobParser {
             throw new IllegalArgumentException(at + ": current value " + value + " is not among the allowed values "
                     + abbreviate(values));
         }
-        if (Pattern.compile("(?m)^\\s*#\\s*define\\s+" + name + "\\b").matcher(source).find()
-                && !Pattern.compile("(?m)^\\s*#\\s*ifndef\\s+" + name + "\\b").matcher(source).find()) {
+        // [ \t], not \s: \s crosses line breaks, and at every line start of a file of blank lines it would scan
+        // the rest of the file (quadratic time)
+        if (Pattern.compile("(?m)^[ \\t]*#[ \\t]*define[ \\t]+" + name + "\\b").matcher(source).find()
+                && !Pattern.compile("(?m)^[ \\t]*#[ \\t]*ifndef[ \\t]+" + name + "\\b").matcher(source).find()) {
             throw new IllegalArgumentException(at + ": the source #defines " + name + " itself; kevo defines it from "
                     + "the header (a fallback inside #ifndef " + name + " is fine)");
         }

@@ -35,7 +35,7 @@ public final class ParameterTypes {
 
     /** The first x or y parameter whose element type contradicts {@code dtype}, as {@code line N: why}, or empty. */
     public static Optional<String> violation(KernelFile file, Precision dtype) {
-        String code = SourcePolicy.blankComments(file.source());
+        String code = SourceCode.withoutComments(file.source());
         Map<String, List<Param>> kernels = kernels(code);
         for (KernelFile.Plan plan : file.plans()) {
             for (KernelFile.Launch launch : plan.launches()) {

@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * What a mutant's source may not contain, checked before NVRTC sees it: host-side code NVRTC cannot compile
- * or that would escape the plan (launches from device code, host runtime calls, other headers). A model that
+ * or that would escape the plan (launches from device code, host runtime calls, other headers), and tests of which
+ * compiler builds it (kevo judges NVRTC's build; an export is built by nvcc). A model that
  * writes these gets one line saying which rule and where, rather than a wall of compiler errors.
  */
 public final class SourcePolicy {
@@ -15,25 +16,49 @@ public final class SourcePolicy {
     private record Rule(Pattern pattern, String why) {
     }
 
+    /**
+     * Macros whose value, or whose being defined at all, tells NVRTC's build of a file from nvcc's (or one toolkit's,
+     * flag's or host compiler's from another's): NVRTC alone defines {@code __CUDACC_RTC__} (and its INT128 and
+     * FLOAT128 variants); nvcc alone {@code __NVCC__}, {@code __NVCC_DIAG_PRAGMA_SUPPORT__}, {@code __CUDA_ARCH_LIST__}
+     * and, through the {@code cuda_runtime.h} it includes implicitly, {@code CUDART_VERSION}, {@code CUDA_VERSION},
+     * {@code __CUDA_RUNTIME_H__} and {@code __CUDART_API_VERSION}; nvcc's device pass defines the host compiler's
+     * identity ({@code __GNUC__}, {@code __clang__}, {@code _MSC_VER}, {@code __OPTIMIZE__}); the versions
+     * ({@code __CUDACC_VER_MAJOR__}, {@code __CUDA_API_VER_MAJOR__}, ...) differ between kevo's NVRTC and the user's
+     * nvcc; and mode and flag macros ({@code __CUDACC_DEBUG__}, {@code __CUDACC_RDC__}, {@code __CUDACC_EWP__},
+     * {@code __CUDACC_RELAXED_CONSTEXPR__}, {@code __CUDACC_EXTENDED_LAMBDA__}, {@code __CUDA_PREC_DIV},
+     * {@code __CUDA_PREC_SQRT}, {@code __CUDA_FTZ}, {@code __USE_FAST_MATH__}, the arch-specific
+     * {@code __CUDA_ARCH_FEAT_*}, {@code __CUDA_ARCH_SPECIFIC__}, {@code __CUDA_ARCH_FAMILY_SPECIFIC__}) depend on
+     * how the package is built. Any use counts, not only in {@code #if}: a value copied into a variable branches just
+     * as well. {@code __CUDA_ARCH__} and {@code __CUDACC__} are the same for both at one target, and stay allowed.
+     */
+    static final Pattern COMPILER_IDENTITY = Pattern.compile("\\b(?:__CUDACC_RTC\\w*|__NVCC\\w*|__CUDACC_VER\\w*"
+            + "|__CUDACC_(?:DEBUG|RDC|EWP|RELAXED_CONSTEXPR|EXTENDED_LAMBDA)__|__CUDA_API_VER\\w*|__CUDART_API_VER\\w*"
+            + "|CUDART_VERSION|CUDA_VERSION|__CUDA_RUNTIME_H__|__CUDA_ARCH_LIST__|__CUDA_ARCH_FEAT\\w*"
+            + "|__CUDA_ARCH_(?:FAMILY_)?SPECIFIC\\w*|__CUDA_PREC_DIV|__CUDA_PREC_SQRT|__CUDA_FTZ|__USE_FAST_MATH__"
+            + "|__clang\\w*|__GNUC\\w*|_MSC_VER|__NVCOMPILER\\w*|__OPTIMIZE\\w*)\\b");
+
     private static final List<Rule> RULES = List.of(
-            new Rule(Pattern.compile("#\\s*include\\s*[<\"](?!kevo\\.h\")[^>\"]*[>\"]"),
+            new Rule(Pattern.compile("#[ \\t]*include[ \\t]*[<\"](?!kevo\\.h\")[^>\"\\n]*[>\"]"),
                     "includes a header other than \"kevo.h\" (NVRTC has no C or C++ standard headers)"),
             new Rule(Pattern.compile("\\bint\\s+main\\s*\\("), "defines main(): a kernel file holds device code only"),
             new Rule(Pattern.compile("__host__"), "declares __host__ code: a kernel file holds device code only"),
             new Rule(Pattern.compile("<<<"), "launches a kernel from device code: every launch belongs in the plan"),
             new Rule(Pattern.compile("\\bcuda(Malloc|Free|Memcpy|Memset|LaunchKernel|Stream\\w*|Event\\w*|DeviceSynchronize|"
-                    + "GraphLaunch)\\s*\\("), "calls the CUDA runtime: memory and launches are kevo's, declared in the plan"));
+                    + "GraphLaunch)\\s*\\("), "calls the CUDA runtime: memory and launches are kevo's, declared in the plan"),
+            new Rule(COMPILER_IDENTITY, "tests which compiler builds it ({}): kevo judges the NVRTC build, and kevo "
+                    + "export hands the same source to nvcc, so the code must not depend on which one (__CUDA_ARCH__ "
+                    + "may be tested: it is the same for both)"));
 
     private SourcePolicy() {
     }
 
-    /** The first violation as {@code line N: why}, or empty. Comments are ignored. */
+    /** The first violation as {@code line N: why}, or empty. Comments are ignored ({@link SourceCode}). */
     public static Optional<String> violation(String source) {
-        String code = blankComments(source);
+        String code = SourceCode.withoutComments(source);
         for (Rule rule : RULES) {
             Matcher m = rule.pattern().matcher(code);
             if (m.find()) {
-                return Optional.of("line " + lineOf(code, m.start()) + ": " + rule.why());
+                return Optional.of("line " + lineOf(code, m.start()) + ": " + rule.why().replace("{}", m.group()));
             }
         }
         return Optional.empty();
@@ -48,19 +73,5 @@ public final class SourcePolicy {
             }
         }
         return line;
-    }
-
-    /** Replaces comments by spaces, keeping line breaks so line numbers stay right. */
-    static String blankComments(String source) {
-        StringBuilder out = new StringBuilder(source);
-        Matcher m = Pattern.compile("(?s)/\\*.*?\\*/|//[^\\n]*").matcher(source);
-        while (m.find()) {
-            for (int i = m.start(); i < m.end(); i++) {
-                if (out.charAt(i) != '\n') {
-                    out.setCharAt(i, ' ');
-                }
-            }
-        }
-        return out.toString();
     }
 }

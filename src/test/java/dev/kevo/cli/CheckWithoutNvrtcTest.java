@@ -72,6 +72,22 @@ class CheckWithoutNvrtcTest {
         assertTrue(o.out().contains(seed("online.cu") + ": ok, not compiled"), o.out());
     }
 
+    /**
+     * The corpus's 8000-term expression once ended kevo check with a 1026-line StackOverflowError and exit 1, the
+     * files after it unchecked. Now it is that file's one line, and the next file is still checked.
+     */
+    @Test
+    void anExpressionPastTheLimitsFailsItsFileInOneLineAndTheNextIsChecked() {
+        String deep = TestFiles.root().resolve("evaluator/adversarial/deep_expression.cu").toString();
+        Outcome o = kevo("check", deep, seed("online.cu"));
+        assertEquals(ExitCode.REJECTED.code(), o.code(), o.err());
+        List<String> lines = o.err().strip().lines().filter(l -> l.startsWith(deep)).toList();
+        assertEquals(1, lines.size(), o.err());
+        assertTrue(lines.getFirst().startsWith(deep + ":5: plan 1 launch 1 'grid': "), o.err());
+        assertTrue(lines.getFirst().contains("over the 1000-character limit for an expression"), o.err());
+        assertTrue(o.out().contains(seed("online.cu") + ": ok, not compiled"), o.out());
+    }
+
     @Test
     void aShapeNoPlanCoversFailsTheFile(@TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("short_only.cu"), """

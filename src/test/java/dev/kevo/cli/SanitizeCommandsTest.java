@@ -9,7 +9,9 @@ import dev.kevo.KevoCli;
 import dev.kevo.SanitizerRecords;
 import dev.kevo.TestFiles;
 import dev.kevo.data.Verdict;
+import dev.kevo.store.SanitizedRecords;
 import dev.kevo.worker.ComputeSanitizer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +39,23 @@ class SanitizeCommandsTest {
         // The record beside a mutant is not read as one.
         String count = before.out().lines().filter(l -> l.contains(" mutants (")).findFirst().orElseThrow();
         assertTrue(after.out().contains(count), after.out());
+    }
+
+    /**
+     * A campaign folder recorded before kevo sealed its records stays readable: show still prints the champion's
+     * record, marked as one kevo does not count here.
+     */
+    @Test
+    void showPrintsARecordFromBeforeSealsMarkedUnverified(@TempDir Path tmp) throws Exception {
+        Path campaign = TestFiles.sampleCampaignCopy(tmp);
+        String best = new ObjectMapper().readTree(campaign.resolve("state.json").toFile()).get("bestId").asText();
+        Path source = campaign.resolve(best + ".cu");
+        new ObjectMapper().writeValue(SanitizedRecords.beside(source).toFile(),
+                SanitizerRecords.unsealed(Files.readString(source), Verdict.PASS, null));
+        KevoCli.Outcome show = kevo("show", campaign.toString());
+        assertEquals(0, show.code(), show.err());
+        assertTrue(show.out().contains("sanitized: pass: memcheck, racecheck, synccheck, initcheck on 32x128 (12.5 s) "
+                + "[unverified: it carries no seal"), show.out());
     }
 
     @Test

@@ -28,9 +28,9 @@ class ExportCommandTest {
     private static final Path SAMPLE = TestFiles.root().resolve("mutations/sample-h100");
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The sample campaign, copied, with a clean sanitizer record beside each of {@code ids}. */
+    /** The sample campaign, copied and rehashed, with a clean sanitizer record beside each of {@code ids}. */
     private static Path sanitizedCampaign(Path tmp, String... ids) {
-        Path copy = TestFiles.sampleCampaignCopy(tmp);
+        Path copy = TestFiles.rehashedCampaignCopy(tmp);
         for (String id : ids) {
             SanitizerRecords.clean(copy.resolve(id + ".cu"));
         }
@@ -52,8 +52,8 @@ class ExportCommandTest {
         assertEquals("g0011-i1-c0", p.at("/judged/mutantId").asText());
         assertEquals("default-h100", p.at("/judged/campaign").asText());
         assertEquals(recorded.at("/result/score").asDouble(), p.at("/judged/score").asDouble());
-        // The sample campaign predates exact source identity: its record holds the older digest, which still matches.
-        assertEquals(recorded.at("/sourceHash").asText(), p.at("/judged/recordedSourceHash").asText());
+        assertEquals(JSON.readTree(campaign.resolve("g0011-i1-c0.json").toFile()).at("/sourceHash").asText(),
+                p.at("/judged/recordedSourceHash").asText());
         assertEquals(SourceHash.of(Files.readString(CAMPAIGN.resolve("g0011-i1-c0.cu"))), p.at("/sourceHash").asText());
         assertTrue(p.at("/judged/sourceMatches").asBoolean());
         assertEquals("pass", p.at("/judged/verdict").asText());
@@ -67,6 +67,36 @@ class ExportCommandTest {
         assertTrue(readme.contains("mutant `g0011-i1-c0`") && readme.contains(
                 String.format(java.util.Locale.ROOT, "score %.3fx", recorded.at("/result/score").asDouble())), readme);
         assertTrue(r.out().contains("mutant g0011-i1-c0 of default-h100"), r.out());
+    }
+
+    /**
+     * The sample campaign as recorded holds legacy hashes (comments stripped), which once counted as a match. Now
+     * its numbers go into the package marked as not tied to the file, and one line says to re-judge it.
+     */
+    @Test
+    void aMutantRecordedUnderALegacyHashIsExportedMarkedWithOneRejudgeLine(@TempDir Path tmp) throws Exception {
+        Path campaign = TestFiles.sampleCampaignCopy(tmp);
+        SanitizerRecords.clean(campaign.resolve("g0011-i1-c0.cu"));
+        Path out = tmp.resolve("pkg");
+        KevoCli.Outcome r = kevo("export", campaign.resolve("g0011-i1-c0").toString(), "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("legacy hash") && r.err().contains("re-judge this file (kevo reeval "), r.err());
+        JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
+        assertFalse(p.at("/judged/sourceMatches").asBoolean());
+        assertTrue(Files.readString(out.resolve("README.md")).contains("recorded under a legacy source hash"));
+    }
+
+    /** The size limit on kernel files holds at export too: one line, before anything scans the text. */
+    @Test
+    void anOversizedFileIsOneLineAndExitTwo(@TempDir Path tmp) throws Exception {
+        Path huge = Files.writeString(tmp.resolve("huge.cu"), Files.readString(TestFiles.root().resolve("seeds/online.cu"))
+                + "// " + "a".repeat(dev.kevo.task.ContractParser.MAX_SOURCE_BYTES) + "\n");
+        KevoCli.Outcome r = kevo("export", huge.toString(), "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains(huge + ": " + Files.size(huge) + " bytes, over the "
+                + dev.kevo.task.ContractParser.MAX_SOURCE_BYTES + "-byte limit for a kernel file"), r.err());
     }
 
     @Test
@@ -310,12 +340,12 @@ class ExportCommandTest {
 
     @Test
     void aMutantSanitizedInItsEvaluationNeedsNoSeparateRecord(@TempDir Path tmp) throws Exception {
-        Path campaign = TestFiles.sampleCampaignCopy(tmp);
+        Path campaign = TestFiles.rehashedCampaignCopy(tmp);
         Path json = campaign.resolve("g0011-i1-c0.json");
         ObjectNode record = (ObjectNode) JSON.readTree(json.toFile());
         String source = Files.readString(campaign.resolve("g0011-i1-c0.cu"));
         ((ObjectNode) record.get("result")).set("sanitized", JSON.valueToTree(
-                SanitizerRecords.of(source, Verdict.PASS, null).withSourceHash(null)));
+                SanitizerRecords.of(source, Verdict.PASS, null)));
         JSON.writeValue(json.toFile(), record);
         Path out = tmp.resolve("pkg");
         KevoCli.Outcome r = kevo("export", campaign.resolve("g0011-i1-c0").toString(), "--out", out.toString());

@@ -39,12 +39,18 @@ class SourceHashTest {
         assertFalse(SourceHash.matches(source, null));
     }
 
-    /** Records from before the exact identity keep their meaning: the comment-blind digest of that source. */
+    /**
+     * A legacy hash (the comment-blind digest campaigns recorded before) is never a match, not even for the source
+     * it was taken of: two programs can share it (issue 41). It is recognised, to say "re-judge this".
+     */
     @Test
-    void aLegacyRecordStillMatchesTheSourceItWasTakenOf() throws Exception {
+    void aLegacyHashIsNeverAMatchButIsKnownForWhatItIs() throws Exception {
         String legacy = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest("float a; float b;".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        assertTrue(SourceHash.matches("float a;  // first\n/* two */ float b;\n", legacy));
-        assertFalse(SourceHash.matches("float a; float c;", legacy));
+        assertFalse(SourceHash.matches("float a;  // first\n/* two */ float b;\n", legacy));
+        assertFalse(SourceHash.matches("float a; float b;", legacy));
+        assertTrue(SourceHash.isLegacy(legacy));
+        assertFalse(SourceHash.isLegacy(SourceHash.of("float a;")));
+        assertFalse(SourceHash.isLegacy(null));
     }
 }

@@ -364,6 +364,21 @@ class ContractParserTest {
                 "")).getMessage());
     }
 
+    /**
+     * The corpus's 8000-term plan expression (issue 41): it once overflowed kevo's stack, which ended kevo check,
+     * kevo eval and any campaign whose model wrote it. Now it is the file's contract error, one line naming the
+     * file, the line and place of the expression, and the limit it broke.
+     */
+    @Test
+    void anExpressionPastTheLimitsIsOneLineNamingTheFileThePlaceAndTheLimit() {
+        Path deep = ROOT.resolve("evaluator/adversarial/deep_expression.cu");
+        ContractException e = assertThrows(ContractException.class, () -> ContractParser.read(deep));
+        assertTrue(e.getMessage().startsWith(deep + ":5: plan 1 launch 1 'grid': 'cdiv(rows, 8) + 0 + 0"), e.getMessage());
+        assertContains(e.getMessage(), "over the " + Expr.MAX_LENGTH + "-character limit for an expression");
+        assertOneLine(e.getMessage());
+        assertTrue(e.getMessage().length() < deep.toString().length() + 200, e.getMessage());
+    }
+
     private static String firstClause(String message) {
         int open = message.indexOf(" (");
         return open < 0 ? message : message.substring(0, open);
@@ -503,6 +518,11 @@ class ContractParserTest {
         ContractException onDisk = assertThrows(ContractException.class, () -> ContractParser.read(file));
         assertContains(onDisk.getMessage(), file.toString(), Files.size(file) + " bytes",
                 ContractParser.MAX_SOURCE_BYTES + "-byte limit");
+
+        // the limit is in bytes, as a file holds the text: half as many two-byte characters are as much
+        String wide = header + "// " + "\u00e9".repeat(ContractParser.MAX_SOURCE_BYTES / 2) + "\n";
+        assertTrue(wide.length() < ContractParser.MAX_SOURCE_BYTES);
+        assertContains(parseFails(wide).getMessage(), "k.cu: ", ContractParser.MAX_SOURCE_BYTES + "-byte limit");
 
         // exactly at the limit is fine
         String atLimit = header + "//" + "a".repeat(ContractParser.MAX_SOURCE_BYTES - header.length() - 3) + "\n";

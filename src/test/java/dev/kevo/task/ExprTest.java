@@ -188,6 +188,39 @@ class ExprTest {
         assertContains(e.getMessage(), "empty");
     }
 
+    /**
+     * Expressions are bounded before anything recurses over them: an 8000-term sum once overflowed the stack while
+     * it was evaluated, and {@code kevo check} died with a StackOverflowError instead of a line about the file.
+     */
+    @Test
+    void anExpressionDeeperThanTheLimitIsOneLineNamingTheLimit() {
+        // a + b + c nests to the left: n terms are n deep. At the limit it parses and evaluates; one more does not.
+        String atLimit = "rows" + " + 0".repeat(Expr.MAX_DEPTH - 1);
+        assertEquals(100, eval(atLimit));
+        for (String deep : new String[] {atLimit + " + 0", "rows" + " + 0".repeat(8000).substring(0, 900),
+                "min(".repeat(Expr.MAX_DEPTH) + "rows" + ", 1)".repeat(Expr.MAX_DEPTH),
+                "-(".repeat(Expr.MAX_DEPTH) + "rows" + ")".repeat(Expr.MAX_DEPTH)}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Expr.parse(deep));
+            assertContains(e.getMessage(), "deep, over the " + Expr.MAX_DEPTH + "-level limit");
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+            assertTrue(e.getMessage().length() < 200, "the message quotes the start only: " + e.getMessage());
+        }
+    }
+
+    /** Parentheses alone add no depth, so a long text must be bounded by its own limit, checked before parsing. */
+    @Test
+    void anExpressionLongerThanTheLimitIsOneLineNamingTheLimit() {
+        String longest = "(".repeat(Expr.MAX_LENGTH / 2 - 2) + "rows" + ")".repeat(Expr.MAX_LENGTH / 2 - 2);
+        assertEquals(Expr.MAX_LENGTH, longest.length());
+        assertEquals(100, eval(longest));
+        for (String tooLong : new String[] {"(" + longest + ")", "rows" + " + 0".repeat(8000)}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Expr.parse(tooLong));
+            assertContains(e.getMessage(), tooLong.length() + " characters, over the " + Expr.MAX_LENGTH
+                    + "-character limit");
+            assertTrue(e.getMessage().length() < 200, "the message quotes the start only: " + e.getMessage());
+        }
+    }
+
     @Test
     void stringsAreRejectedWhenParsed() {
         for (String text : new String[] {"\"abc\"", "\"5\" * 2", "\"5\" + 2", "rows + \"1\""}) {

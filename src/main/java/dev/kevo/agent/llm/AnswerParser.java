@@ -95,8 +95,9 @@ final class AnswerParser {
         boolean diff = lines.stream().anyMatch(l -> SEARCH.matcher(l).matches());
         Edited edited = diff ? applyEdits(lines, base) : new Edited(wholeFile(lines), false);
         String source = edited.text();
-        if (source.getBytes(StandardCharsets.UTF_8).length > ContractParser.MAX_SOURCE_BYTES) {
-            throw new Unusable("the kernel file is over the " + ContractParser.MAX_SOURCE_BYTES + "-byte limit");
+        int bytes = source.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > ContractParser.MAX_SOURCE_BYTES) {
+            throw new Unusable(ContractParser.oversized("the kernel file in the answer", bytes));
         }
         String patch = !diff ? null : edited.loose() ? APPLIED_IGNORING_WHITESPACE : APPLIED;
         return new Parsed(source, diff ? "search/replace" : "file", summary(lines), patch);

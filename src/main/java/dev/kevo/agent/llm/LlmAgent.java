@@ -203,8 +203,9 @@ public final class LlmAgent implements Agent {
             }
         } catch (AgentException e) {
             throw e;
-        } catch (RuntimeException e) {
-            // A bug of kevo's on an odd answer still must not stop the campaign; the record keeps the answer.
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            // A bug of kevo's on an odd answer, or an answer that exhausts its stack or heap, still must not stop the
+            // campaign; the record keeps the answer.
             throw new AgentException("could not read the answer: " + RetryPolicy.describe(e), first.call());
         }
     }

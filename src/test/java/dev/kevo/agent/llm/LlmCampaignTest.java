@@ -215,6 +215,28 @@ class LlmCampaignTest {
                 "not always the best seed: " + choices);
     }
 
+    /**
+     * A model answer whose plan expression is 8000 terms (the corpus's deep_expression.cu) once overflowed the stack
+     * where the campaign read it, and that ended the campaign. Now it is that mutant's contract-error.
+     */
+    @Test
+    void anAnswerWithAnExpressionPastTheLimitsIsItsMutantsContractErrorNotTheCampaignsEnd(@TempDir Path dir)
+            throws Exception {
+        String deep = Files.readString(dev.kevo.TestFiles.root().resolve("evaluator/adversarial/deep_expression.cu"));
+        server.fallback(PATH, request -> answers.incrementAndGet() % 2 == 1
+                ? Reply.ok(ModelServer.openAiWithContent("Change: a longer grid.\n\n```cuda\n" + deep + "```\n"))
+                : answer(request));
+        CampaignState state = run(dir, config(dir, "generations: 2"));
+        assertEquals(2, state.generation(), "the campaign ran its generations");
+        List<MutantRecord> refused = CampaignStore.open(dir.resolve("c")).mutants().stream()
+                .filter(m -> m.result().verdict() == Verdict.CONTRACT_ERROR).toList();
+        assertFalse(refused.isEmpty(), "the deep answers were judged");
+        for (MutantRecord m : refused) {
+            assertTrue(m.result().detail().contains("'grid': 'cdiv(rows, 8) + 0 + 0")
+                    && m.result().detail().contains("1000-character limit"), m.result().detail());
+        }
+    }
+
     @Test
     void theCostStopEndsTheCampaign(@TempDir Path dir) throws Exception {
         server.fallback(PATH, this::answer);
