@@ -228,7 +228,7 @@ public final class BuiltinAgent implements Agent {
     /** The campaign's dtype; float32, every genome's dtype before there were others, for a request without one. */
     private static Precision dtypeOf(ProposalRequest request) {
         TaskContext context = request.context();
-        return context == null || context.dtype() == null ? Precision.FP32 : context.dtype();
+        return context == null ? Precision.FP32 : context.dtype();
     }
 
     /** A knobbed parent's child: a crossover with a mate (or an inspiration) that shares knob names, else a step. */

@@ -5,6 +5,7 @@ import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.task.op.Task;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What stays the same for a whole campaign and an agent may tell a model: the GPU, the suite, the task (operator and
@@ -17,6 +18,7 @@ import java.util.List;
 public record TaskContext(DeviceInfo device, String suite, List<Shape> shapes, Task task, String baseline) {
     public TaskContext {
         shapes = List.copyOf(shapes);
+        Objects.requireNonNull(task, "task");
     }
 
     /** A softmax campaign in {@code dtype}. */

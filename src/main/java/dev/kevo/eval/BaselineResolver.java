@@ -74,9 +74,7 @@ public final class BaselineResolver {
      */
     public Resolved resolve(String asked, String source, Task task) {
         String fallback = task.op().ownBaseline();
-        String unserved = task.dtype().x() != task.dtype().y()
-                ? "cuDNN's softmax takes one dtype for x and y, not " + task.dtype().id()
-                : task.op().vendor().isEmpty() ? "cuDNN has no " + task.op().id() : null;
+        String unserved = task.vendorCannotServe().orElse(null);
         if (asked.equals(BaselineChoice.CUDNN) && unserved != null) {
             throw KevoException.input(source + ": baseline cudnn: " + unserved + " (use auto or a kernel file)");
         }

@@ -5,7 +5,7 @@ import dev.kevo.data.Shape;
 
 /**
  * The candidate's buffers for one checked launch: an input set of the evaluation's guarded {@link Workbench}, or
- * plain allocations of exactly the bytes a shape needs ({@link SanitizerBench}), where a kernel that recognises
+ * plain allocations of exactly the bytes a shape needs ({@link PlainBuffers}), where a kernel that recognises
  * kevo's guarded buffers meets buffers like a user's.
  */
 interface CheckBuffers {
@@ -25,6 +25,6 @@ interface CheckBuffers {
     /** Guard words overwritten since {@link #arm}; 0 where there are no guards. */
     long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes);
 
-    /** For messages: which buffers these are. */
+    /** For messages: what to say of where a check ran, after "in ", or empty where it needs no saying. */
     String where();
 }

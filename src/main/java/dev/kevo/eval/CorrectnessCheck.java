@@ -77,7 +77,7 @@ final class CorrectnessCheck {
                      CheckBuffers buffers) {
         long ws = plan.workspaceBytes();
         String where = "case " + inputCase.id() + " (seed " + caseSeed + ")"
-                + (buffers instanceof PlainBuffers ? " in " + buffers.where() : "");
+                + (buffers.where().isEmpty() ? "" : " in " + buffers.where());
         Measured measured = measure(buffers, launched -> runner.run(plan, launched), ws, shape, caseSeed, inputCase);
         CheckCounts counts = measured.counts();
         long damaged = measured.damaged();

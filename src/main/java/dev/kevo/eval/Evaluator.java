@@ -105,12 +105,11 @@ public final class Evaluator implements AutoCloseable {
 
     /** cuDNN, run once on every shape: its own error is recorded, never judged. */
     private BaselineRun vendor(Cudnn cudnn) {
-        if (task.dtype().x() != task.dtype().y()) {
-            throw KevoException.input("cuDNN's softmax takes one dtype for x and y, not " + task.dtype().id()
-                    + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)");
-        }
-        Cudnn.Algorithm algorithm = switch (task.op().vendor().orElseThrow(() -> KevoException.input("cuDNN has no "
-                + task.op().id() + ": judge against a kernel file (baseline: auto or evaluator/baselines/NAME.cu)"))) {
+        task.vendorCannotServe().ifPresent(why -> {
+            throw KevoException.input(why + ": judge against a kernel file (baseline: auto or "
+                    + "evaluator/baselines/NAME.cu)");
+        });
+        Cudnn.Algorithm algorithm = switch (task.op().vendor().orElseThrow()) {
             case CUDNN_SOFTMAX_ACCURATE -> Cudnn.Algorithm.ACCURATE;
             case CUDNN_SOFTMAX_LOG -> Cudnn.Algorithm.LOG;
         };

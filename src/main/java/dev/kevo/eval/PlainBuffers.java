@@ -27,20 +27,15 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
         this.task = task;
         List<DeviceBuffer> held = new ArrayList<>();
         try {
-            x = hold(held, gpu.alloc(task.op().input().bytes(shape, task.dtype())));
+            x = Workbench.held(held, gpu.alloc(task.op().input().bytes(shape, task.dtype())));
             yWords = (task.op().output().bytes(shape, task.dtype()) + 3) / 4;
-            y = hold(held, gpu.alloc(yWords * 4));
+            y = Workbench.held(held, gpu.alloc(yWords * 4));
             long wsWords = (wsBytes + 3) / 4;
-            workspace = hold(held, gpu.alloc(wsWords == 0 ? 1 : wsWords * 4));
+            workspace = Workbench.held(held, gpu.alloc(wsWords == 0 ? 1 : wsWords * 4));
         } catch (RuntimeException e) {
             held.forEach(DeviceBuffer::close);
             throw e;
         }
-    }
-
-    private static DeviceBuffer hold(List<DeviceBuffer> held, DeviceBuffer buffer) {
-        held.add(buffer);
-        return buffer;
     }
 
     @Override

@@ -54,7 +54,7 @@ final class Evidence {
 
     /** The campaign's task; a float32 softmax when it did not say (tests, records without a context). */
     static Task taskOf(TaskContext context) {
-        return context == null || context.task() == null ? Task.softmax(Precision.FP32) : context.task();
+        return context == null ? Task.softmax(Precision.FP32) : context.task();
     }
 
     /**

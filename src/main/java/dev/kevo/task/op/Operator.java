@@ -24,9 +24,6 @@ public interface Operator {
     /** The header key {@code op} and the config key {@code eval.op}: lower case, e.g. {@code softmax}. */
     String id();
 
-    /** One line for tables and prompts, e.g. "softmax over each row". */
-    String title();
-
     /** The buffers a plan can pass, in the order a kernel usually takes them; names are unique. */
     List<Tensor> tensors();
 

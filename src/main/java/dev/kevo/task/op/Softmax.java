@@ -15,11 +15,6 @@ final class Softmax implements Operator {
     }
 
     @Override
-    public String title() {
-        return "softmax over each row";
-    }
-
-    @Override
     public List<Tensor> tensors() {
         return TENSORS;
     }

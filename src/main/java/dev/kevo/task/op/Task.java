@@ -7,6 +7,7 @@ import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.data.Tolerance;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** What one evaluation judges: an operator in one dtype pair. */
@@ -50,6 +51,17 @@ public record Task(Operator op, Precision dtype) {
     /** The tolerance {@code settings} judge by: their {@code tolerance} block where they have one, else the operator's. */
     public Tolerance tolerance(EvalSettings settings) {
         return settings.tolerance() != null ? settings.tolerance() : op.tolerance();
+    }
+
+    /**
+     * Why the vendor's library (cuDNN) cannot be this task's baseline, in a phrase, or empty when it can: its softmax
+     * takes one dtype for x and y, and it has only some operators.
+     */
+    public Optional<String> vendorCannotServe() {
+        if (dtype.x() != dtype.y()) {
+            return Optional.of("cuDNN's softmax takes one dtype for x and y, not " + dtype.id());
+        }
+        return op.vendor().isEmpty() ? Optional.of("cuDNN has no " + op.id()) : Optional.empty();
     }
 
     /** Bytes the floor's copy moves for {@code shape}: what the operator must move. */

@@ -21,11 +21,6 @@ public final class CopyOperator implements Operator {
     }
 
     @Override
-    public String title() {
-        return "a copy of each row";
-    }
-
-    @Override
     public List<Tensor> tensors() {
         return TENSORS;
     }
