@@ -231,7 +231,7 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
      */
     private CandidateResult sanitizeOne(Supervisor supervisor, Path path, CandidateResult judged, long inputSeed) {
         KernelFile file = ContractParser.read(path);
-        Sanitized found = RecordSeal.local().seal(supervisor.sanitize(file, inputSeed)
+        Sanitized found = RecordSeal.local().seal(supervisor.sanitize(file, judged)
                 .withSourceHash(SourceHash.of(file.source())));
         try {
             SanitizedRecords.write(path, found);

@@ -21,9 +21,11 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
         header = "Package a kernel for use outside kevo: C++ or PyTorch.",
-        description = {"Writes one kernel file as a self-contained package to use outside kevo: the kernels with "
-                + "kevo.h inlined, a CUDA runtime launcher (kevo_softmax(x, y, rows, cols, stream)) whose plan "
-                + "evaluation is generated from kevo's own parse of the header, and with --to torch a PyTorch "
+        description = {"Writes one kernel file as a self-contained package to use outside kevo: the exact cubin kevo "
+                + "judged (the package builds no kernel from source; the source is included to read), a CUDA runtime "
+                + "launcher (kevo_softmax(x, y, rows, cols, stream)) whose plan evaluation is generated from kevo's "
+                + "own parse of the header and which runs each plan only on the shapes and SM counts kevo judged it "
+                + "on, and with --to torch a PyTorch "
                 + "extension (softmax(x, dim=-1)) with setup.py and a load() example. The package records where the "
                 + "kernel came from (campaign, mutant, source hash, device, score and compute-sanitizer's pass) in "
                 + "kevo-export.json and its README. Only a kernel whose exact source compute-sanitizer ran clean is "
@@ -72,8 +74,10 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                         + "compute-sanitizer found something in it",
                 ExitCode.USAGE, "bad usage or input, or no compute-sanitizer record for the kernel's source "
                         + "(kevo eval --sanitize FILE makes one)",
-                ExitCode.UNVERIFIED, "its compute-sanitizer record does not count here: a legacy source hash, no "
-                        + "seal, or a seal this host's key does not verify (re-judge with kevo eval --sanitize FILE)");
+                ExitCode.UNVERIFIED, "its compute-sanitizer record does not count here (a legacy source hash, no "
+                        + "seal, or a seal this host's key does not verify), or kevo cannot ship what it judged (no "
+                        + "judged cubin beside the file, or a record from before plans were judged one by one): "
+                        + "re-judge with kevo eval --at-scale --sanitize FILE");
     }
 
     @Override
@@ -89,13 +93,19 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             return ExitCode.REJECTED;
         }
         Optional<Precision> asked = Optional.ofNullable(dtype).map(Inputs::precision);
-        ExportPackage pkg = ExportPackage.build(source, target, asked, Version.current(), Instant.now());
+        source.dtype(asked);
         Optional<String> unsanitized = source.unsanitized();
         if (unsanitized.isPresent()) {
             err.println("kevo: " + unsanitized.get() + "; kevo exports only kernels compute-sanitizer ran clean");
             return source.sanitized() != null ? ExitCode.REJECTED
                     : source.unverified() != null ? ExitCode.UNVERIFIED : ExitCode.USAGE;
         }
+        Optional<String> unshippable = source.unshippable();
+        if (unshippable.isPresent()) {
+            err.println("kevo: " + unshippable.get());
+            return ExitCode.UNVERIFIED;
+        }
+        ExportPackage pkg = ExportPackage.build(source, target, asked, Version.current(), Instant.now());
         Path folder = out != null ? out
                 : Path.of(source.file().name().replaceFirst("\\.cu$", "") + "-" + target.id());
         pkg.writeTo(folder);

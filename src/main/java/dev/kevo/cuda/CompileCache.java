@@ -77,6 +77,31 @@ public final class CompileCache {
         return fresh;
     }
 
+    /**
+     * Keeps a judged cubin under its SHA-256 ({@code judged/HASH.cubin}), for what records the judgement to copy beside
+     * them: what an export ships. Returns the hash; a cache that cannot be written, or none, keeps nothing.
+     */
+    public String keepJudged(byte[] cubin) {
+        String hash = sha256Hex(cubin);
+        dir.ifPresent(d -> {
+            Path file = d.resolve("judged").resolve(hash + ".cubin");
+            if (!Files.isRegularFile(file)) {
+                write(file, cubin);
+            }
+        });
+        return hash;
+    }
+
+    /** The SHA-256 of a cubin, hex: a judged build's identity. */
+    public static String sha256Hex(byte[] cubin) {
+        return HexFormat.of().formatHex(sha256().digest(cubin));
+    }
+
+    /** The judged cubin of that hash, when this host's cache kept it and it is whole. */
+    public Optional<byte[]> judged(String sha256) {
+        return dir.flatMap(d -> read(d.resolve("judged").resolve(sha256 + ".cubin")));
+    }
+
     /** True when {@link #remember(String)} was called with the same text on this host (false without a cache). */
     public boolean remembers(String fact) {
         return dir.map(d -> Files.exists(d.resolve("facts").resolve(digest(fact)))).orElse(false);

@@ -35,6 +35,10 @@ import java.util.Map;
  * @param atScaleNote why the at-scale shape was not judged (the GPU lacked the memory), in one line; null otherwise
  * @param judgedElements the most elements of any shape the candidate passed on (suite, fresh and at-scale shapes);
  *     null unless it passed
+ * @param plans what each plan the checks reached was judged on ({@link PlanJudgement}), in plan order: what an export
+ *     runs each plan within; empty unless passed, and in results recorded before plans were counted
+ * @param build the code judged: its compiler, options and cubin hash ({@link JudgedBuild}); null where nothing
+ *     compiled, and in results recorded before builds were named
  * @param sourceHash kevo's identity of the source judged ({@code kevo eval} records it, so that an export can tell
  *     whether a record is of the file it exports)
  * @param sanitized what compute-sanitizer found, when the file was run under it (a finding is then also the
@@ -50,7 +54,7 @@ public record CandidateResult(String name, String path, String description, Verd
                               Long timingSecret, Boolean deterministic, Double evaluationMs, Double workerStartMs,
                               String device, Map<String, Double> phaseMs, List<ShapeResult> freshShapes,
                               List<ShapeResult> atScaleShapes, String atScaleNote, Long judgedElements,
-                              String sourceHash, Sanitized sanitized, Screen screen) {
+                              List<PlanJudgement> plans, JudgedBuild build, String sourceHash, Sanitized sanitized, Screen screen) {
 
     /**
      * The score's name to Jackson only: its fields are written in place (flat), so it must not take the name of one
@@ -63,6 +67,7 @@ public record CandidateResult(String name, String path, String description, Verd
         shapes = shapes == null ? List.of() : List.copyOf(shapes);
         freshShapes = freshShapes == null ? List.of() : List.copyOf(freshShapes);
         atScaleShapes = atScaleShapes == null ? null : List.copyOf(atScaleShapes);
+        plans = plans == null ? List.of() : List.copyOf(plans);
         phaseMs = phaseMs == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(phaseMs));
     }
 
@@ -98,6 +103,8 @@ public record CandidateResult(String name, String path, String description, Verd
         b.atScaleShapes = atScaleShapes;
         b.atScaleNote = atScaleNote;
         b.judgedElements = judgedElements;
+        b.plans = plans;
+        b.build = build;
         b.sourceHash = sourceHash;
         b.sanitized = sanitized;
         b.screen = screen;
@@ -127,6 +134,8 @@ public record CandidateResult(String name, String path, String description, Verd
         private List<ShapeResult> atScaleShapes;
         private String atScaleNote;
         private Long judgedElements;
+        private List<PlanJudgement> plans;
+        private JudgedBuild build;
         private String sourceHash;
         private Sanitized sanitized;
         private Screen screen;
@@ -223,6 +232,16 @@ public record CandidateResult(String name, String path, String description, Verd
             return this;
         }
 
+        public Builder plans(List<PlanJudgement> value) {
+            plans = value;
+            return this;
+        }
+
+        public Builder build(JudgedBuild value) {
+            build = value;
+            return this;
+        }
+
         public Builder sourceHash(String value) {
             sourceHash = value;
             return this;
@@ -241,7 +260,8 @@ public record CandidateResult(String name, String path, String description, Verd
         public CandidateResult build() {
             return new CandidateResult(name, path, description, verdict, detail, score, compileMs, compileLog,
                     kernels, shapes, inputSeed, timingSecret, deterministic, evaluationMs, workerStartMs, device,
-                    phaseMs, freshShapes, atScaleShapes, atScaleNote, judgedElements, sourceHash, sanitized, screen);
+                    phaseMs, freshShapes, atScaleShapes, atScaleNote, judgedElements, plans, build, sourceHash, sanitized,
+                    screen);
         }
     }
 
@@ -264,6 +284,7 @@ public record CandidateResult(String name, String path, String description, Verd
                 + (detail == null ? "" : ": " + detail));
         b.score = null;
         b.judgedElements = null;
+        b.plans = null;
         return b.build();
     }
 

@@ -67,13 +67,24 @@ public final class Defaults {
     public static final boolean FLUSH_L2 = true;
     public static final int INPUT_SETS = 3;
     /** One shape of each regime a suite misses, drawn for every evaluation (docs/measurement.md says why these). */
-    public static final List<ShapeRegime> FRESH_SHAPES = List.of(ShapeRegime.values());
+    public static final List<ShapeRegime> FRESH_SHAPES = List.of(ShapeRegime.NARROW, ShapeRegime.UNALIGNED,
+            ShapeRegime.ONE_ROW, ShapeRegime.LARGE_ODD);
+    /**
+     * The regimes held-out shapes always cycle through besides the fresh ones: past the suite's row count, each in
+     * buffers of its own, too costly for every evaluation.
+     */
+    public static final List<ShapeRegime> HELD_OUT_ONLY = List.of(ShapeRegime.MANY_ROWS, ShapeRegime.LM_HEAD);
     public static final int HELD_OUT_SHAPES = 16;
     /**
      * One row and one column past 16K tokens x a 128K vocabulary (2^31 elements): at exactly 2^31 the last index,
      * 2^31-1, still fits a 32-bit int, so a kernel with 32-bit offsets would pass there.
      */
     public static final String AT_SCALE_SHAPE = "16385x131073";
+    /**
+     * The multiprocessor counts every plan is judged at besides the device's own: A100's, H100 PCIe's, H100 SXM's,
+     * B200's and RTX PRO 6000's, so that a plan sized for one count is tried at the counts users' GPUs have.
+     */
+    public static final List<Integer> JUDGED_SM_COUNTS = List.of(108, 114, 132, 148, 188);
 
     /** A checked launch may take this many times the timed median, plus the slack (docs, "Evaluation settings"). */
     public static final double SLOW_FACTOR = 10;

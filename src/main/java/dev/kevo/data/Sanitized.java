@@ -17,6 +17,12 @@ import java.util.Map;
  * @param detail the first finding in one line, naming the tool and the kernel; null for a pass
  * @param tools the tools that ran, in order (a pass ran all of them; a finding stops the rest)
  * @param shapes the shapes each tool ran the kernel on
+ * @param plans the plans those shapes took (numbered from 1, as the header lists them), each on its smallest shape
+ *     and one with odd columns: an export runs only plans a pass covered; empty in records written before plans were
+ *     counted
+ * @param build the code the tools ran ({@link JudgedBuild}): an export ships that cubin and no other
+ * @param judgedPlans what each plan was judged on by the evaluation this pass followed (whose shapes it ran), as
+ *     {@link CandidateResult#plans}: an export runs each plan only within it
  * @param seconds wall time of the whole pass, every worker start included
  * @param toolSeconds of that, each tool's run (its worker's start, the file's compile and launches, the worker's exit)
  * @param device the GPU it ran on
@@ -30,13 +36,17 @@ import java.util.Map;
  *     records written before seals, and where the cache is off
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Sanitized(Verdict verdict, String detail, List<String> tools, List<String> shapes, double seconds,
+public record Sanitized(Verdict verdict, String detail, List<String> tools, List<String> shapes,
+                        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Integer> plans, JudgedBuild build,
+                        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PlanJudgement> judgedPlans, double seconds,
                         Map<String, Double> toolSeconds, String device, String sanitizer, String sourceHash,
                         String date, String kevoVersion, String host, String seal) {
 
     public Sanitized {
         tools = tools == null ? List.of() : List.copyOf(tools);
         shapes = shapes == null ? List.of() : List.copyOf(shapes);
+        plans = plans == null ? List.of() : List.copyOf(plans);
+        judgedPlans = judgedPlans == null ? List.of() : List.copyOf(judgedPlans);
         toolSeconds = toolSeconds == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(toolSeconds));
     }
 
@@ -49,16 +59,22 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
         return verdict.passed();
     }
 
+    /** This record, as the pass that followed an evaluation which judged the file's plans as {@code judged} says. */
+    public Sanitized following(List<PlanJudgement> judged) {
+        return new Sanitized(verdict, detail, tools, shapes, plans, build, judged, seconds, toolSeconds, device,
+                sanitizer, sourceHash, date, kevoVersion, host, seal);
+    }
+
     /** This record, covering the source whose hash is {@code hash}. */
     public Sanitized withSourceHash(String hash) {
-        return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, hash, date,
-                kevoVersion, host, seal);
+        return new Sanitized(verdict, detail, tools, shapes, plans, build, judgedPlans, seconds, toolSeconds, device,
+                sanitizer, hash, date, kevoVersion, host, seal);
     }
 
     /** This record as written by {@code version} on {@code machine}, with {@code mac} its seal (null: none yet). */
     public Sanitized writtenBy(String version, String machine, String mac) {
-        return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, sourceHash, date,
-                version, machine, mac);
+        return new Sanitized(verdict, detail, tools, shapes, plans, build, judgedPlans, seconds, toolSeconds, device,
+                sanitizer, sourceHash, date, version, machine, mac);
     }
 
     /** What ran and how it ended, without the finding: "pass: memcheck, racecheck ... on 32x128, 8x128256 (21.4 s)". */
@@ -72,12 +88,19 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
         return summary() + (detail == null ? "" : "; " + detail);
     }
 
+    /** Whether a pass covered plan {@code plan} (numbered from 1). */
+    public boolean covers(int plan) {
+        return passed() && plans.contains(plan);
+    }
+
     /** Names every part, so that no caller passes a row of values in order. */
     public static final class Builder {
         private final Verdict verdict;
         private String detail;
         private List<String> tools;
         private List<String> shapes;
+        private List<Integer> plans;
+        private JudgedBuild build;
         private double seconds;
         private Map<String, Double> toolSeconds;
         private String device;
@@ -101,6 +124,16 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
 
         public Builder shapes(List<String> value) {
             shapes = value;
+            return this;
+        }
+
+        public Builder plans(List<Integer> value) {
+            plans = value;
+            return this;
+        }
+
+        public Builder build(JudgedBuild value) {
+            build = value;
             return this;
         }
 
@@ -135,8 +168,8 @@ public record Sanitized(Verdict verdict, String detail, List<String> tools, List
         }
 
         public Sanitized build() {
-            return new Sanitized(verdict, detail, tools, shapes, seconds, toolSeconds, device, sanitizer, sourceHash,
-                    date, null, null, null);
+            return new Sanitized(verdict, detail, tools, shapes, plans, build, null, seconds, toolSeconds, device,
+                    sanitizer, sourceHash, date, null, null, null);
         }
     }
 }

@@ -17,7 +17,14 @@ public enum ShapeRegime {
     /** A single row. */
     ONE_ROW("one-row"),
     /** Many long rows, both dimensions odd. */
-    LARGE_ODD("large-odd");
+    LARGE_ODD("large-odd"),
+    /** More rows than the suite's largest row count: row indices past any the suite reaches. */
+    MANY_ROWS("many-rows"),
+    /**
+     * Language-model heads: an even number of long rows whose columns are a multiple of 4 (vocabularies are), the
+     * regime where vectorised plans run.
+     */
+    LM_HEAD("lm-head");
 
     private final String id;
 
@@ -37,7 +44,17 @@ public enum ShapeRegime {
             case UNALIGNED -> cols % 4 != 0;
             case ONE_ROW -> rows == 1;
             case LARGE_ODD -> rows % 2 == 1 && cols % 2 == 1;
+            case MANY_ROWS -> rows > 1;
+            case LM_HEAD -> rows % 2 == 0 && cols % 4 == 0;
         };
+    }
+
+    /**
+     * True for the regimes too large to draw for every evaluation (past the suite's row count, or many long rows),
+     * which champion confirmation and {@code kevo eval --at-scale} draw held-out shapes from.
+     */
+    public boolean heldOutOnly() {
+        return this == MANY_ROWS || this == LM_HEAD;
     }
 
     @JsonCreator

@@ -12,9 +12,15 @@ import java.util.stream.Stream;
  * @param fresh the fresh shapes checked, in the order drawn
  * @param atScale the held-out shapes, then the at-scale one; null when not asked for
  * @param note why the at-scale shape was not judged; null when it was, or was not asked for
+ * @param otherCounts the check that failed with a plan resolved for another multiprocessor count (also last in
+ *     {@code atScale}); null when none failed
  */
-record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, String note) {
+record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, String note, ShapeResult otherCounts) {
     static final BeyondSuiteResults NONE = new BeyondSuiteResults(List.of(), null, null);
+
+    BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, String note) {
+        this(fresh, atScale, note, null);
+    }
     static final String FRESH = "fresh";
     static final String HELD_OUT = "held-out";
     static final String AT_SCALE = "at-scale";
@@ -30,6 +36,9 @@ record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, St
 
     /** {@code failed}'s kind and shape, as the candidate's rejection names it. */
     String label(ShapeResult failed) {
+        if (failed == otherCounts) {
+            return "shape " + failed.shape() + " at another SM count";
+        }
         String kind = fresh.contains(failed) ? FRESH : failed.regime() != null ? HELD_OUT : AT_SCALE;
         return label(kind, failed.shape());
     }
@@ -40,7 +49,8 @@ record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, St
                 .orElse(0);
     }
 
-    private Stream<ShapeResult> all() {
+    /** Every shape checked beyond the suite. */
+    Stream<ShapeResult> all() {
         return Stream.concat(fresh.stream(), Stream.ofNullable(atScale).flatMap(List::stream)).filter(Objects::nonNull);
     }
 }

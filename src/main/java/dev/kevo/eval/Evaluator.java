@@ -53,6 +53,7 @@ public final class Evaluator implements AutoCloseable {
     /** The settings' tolerance, else the operator's. */
     private final Tolerance tolerance;
     private final TrustedKernels trusted;
+    private final Builds builds;
     private final Workbench bench;
     private final LaunchGate gate;
     private final CorrectnessCheck correctness;
@@ -88,6 +89,7 @@ public final class Evaluator implements AutoCloseable {
         this.cases = task.cases(settings);
         this.tolerance = task.tolerance(settings);
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
+        this.builds = new Builds(nvrtc, cache);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), task);
         bench.place(secrets.nextLong());
         this.gate = new LaunchGate(gpu, trusted);
@@ -182,6 +184,14 @@ public final class Evaluator implements AutoCloseable {
             return new Run(Optional.empty(), false, Optional.empty(), false, Optional.empty());
         }
 
+        /**
+         * The run that checks the shapes {@code judged} was checked on again: its timing secret draws them, and its
+         * held-out shapes were drawn when it was judged at scale. What a sanitizer pass after an evaluation runs.
+         */
+        public static Run replaying(CandidateResult judged) {
+            return plain().withTimingSecret(judged.timingSecret()).withAtScale(judged.atScaleShapes() != null);
+        }
+
         /** This run replaying a recorded timing secret ({@code null}: a fresh one). */
         public Run withTimingSecret(Long value) {
             return new Run(Optional.ofNullable(value), cold, compiledAhead, atScale, screen);
@@ -255,8 +265,13 @@ public final class Evaluator implements AutoCloseable {
             ShapeResult failed = firstFailed(shapes);
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
             BeyondSuiteResults beyond = BeyondSuiteResults.NONE;
+            PlanLedger ledger = new PlanLedger(gpu.info().sms());
             if (failed == null) {
-                beyond = checkBeyondSuite(loaded, inputSeed, timingSecret, run.atScale(), phases);
+                for (int s = 0; s < shapes.size(); s++) {
+                    ledger.passed(loaded.plans().get(s).planIndex(), suite.shapes().get(s), gpu.info().sms(), true,
+                            shapes.get(s).deterministic());
+                }
+                beyond = checkBeyondSuite(loaded, inputSeed, timingSecret, run.atScale(), ledger, phases);
                 failed = beyond.firstFailed();
                 detail = failed == null ? null : beyond.label(failed) + ": " + failed.detail();
             }
@@ -288,11 +303,13 @@ public final class Evaluator implements AutoCloseable {
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).timingSecret(timingSecret)
                     .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note())
-                    .deterministic(deterministic(shapes)).screen(run.screen().orElse(null));
+                    .deterministic(deterministic(shapes, beyond)).screen(run.screen().orElse(null));
             if (verdict.passed()) {
-                result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes));
+                result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes))
+                        .plans(ledger.judgements());
             }
-            return result.compiled(loaded.compilation().time().toNanos() / 1e6,
+            return result.build(builds.of(loaded.compilation(), run.atScale() && verdict.passed()))
+                    .compiled(loaded.compilation().time().toNanos() / 1e6,
                     Preflight.blankToNull(loaded.compilation().log()), loaded.resources()).shapes(shapes).build();
         } catch (Rejection r) {
             // Only sticky faults get here: the context is gone, so nothing more can be measured.
@@ -305,9 +322,13 @@ public final class Evaluator implements AutoCloseable {
         }
     }
 
-    /** True when every shape repeated its output bit for bit, false when one did not; null when not all were tried. */
-    private static Boolean deterministic(List<ShapeResult> shapes) {
-        if (shapes.stream().anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))) {
+    /**
+     * True when every suite shape repeated its output bit for bit, false when one did not or a plan repeated beyond the
+     * suite did not; null when not every suite shape was tried.
+     */
+    private static Boolean deterministic(List<ShapeResult> shapes, BeyondSuiteResults beyond) {
+        if (java.util.stream.Stream.concat(shapes.stream(), beyond.all())
+                .anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))) {
             return false;
         }
         return shapes.stream().allMatch(s -> s.deterministic() != null) ? true : null;
@@ -439,41 +460,77 @@ public final class Evaluator implements AutoCloseable {
     }
 
     /**
-     * The shapes beyond the suite: the fresh ones of this evaluation and, {@code atScale}, the held-out ones and then
-     * the at-scale one, each drawn from the timing secret and checked like a suite shape, untimed (fresh shapes on
-     * {@link #freshCases}, the others on every case);
-     * every drawn shape gets its verdict, and the first failure rejects the candidate. The at-scale shape, the
-     * costliest, is checked only when every other passed, in buffers of its own freed right after; a GPU that cannot
-     * hold them leaves it unjudged, with one line saying so.
+     * The shapes beyond the suite: the fresh ones of this evaluation and, {@code atScale}, the held-out ones, every plan
+     * again at the other multiprocessor counts ({@link #checkAtOtherCounts}), then the at-scale shapes
+     * ({@link #checkAtScale}), each drawn from the timing secret and checked like a suite shape, untimed (on
+     * {@link #freshCases}, or every case where the shape's plan has not yet had them; the held-out and at-scale ones on
+     * every case); every shape gets its verdict, and the first failure rejects the candidate.
      */
     private BeyondSuiteResults checkBeyondSuite(LoadedFile loaded, long inputSeed, long timingSecret,
-                                                boolean atScale, Phase.Listener phases) {
+                                                boolean atScale, PlanLedger ledger, Phase.Listener phases) {
         BeyondSuite wanted = settings.beyondSuite();
         ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
-        List<ShapeResult> fresh = checkDrawn(loaded, ShapeDraw.fresh(timingSecret, wanted.fresh(), bounds), 0,
-                BeyondSuiteResults.FRESH, freshCases(), inputSeed, phases);
+        List<ShapeDraw.Drawn> freshDrawn = ShapeDraw.fresh(timingSecret, wanted.fresh(), bounds);
+        List<ShapeResult> fresh = checkDrawn(loaded, freshDrawn, 0, BeyondSuiteResults.FRESH, false, timingSecret,
+                inputSeed, ledger, phases);
         if (!atScale || firstFailed(fresh) != null) {
             return new BeyondSuiteResults(fresh, null, null);
         }
-        List<ShapeResult> scale = new ArrayList<>(checkDrawn(loaded, ShapeDraw.heldOut(timingSecret, wanted, bounds),
-                BeyondSuite.MAX_DRAWN, BeyondSuiteResults.HELD_OUT, cases, inputSeed, phases));
+        List<ShapeDraw.Drawn> heldDrawn = ShapeDraw.heldOut(timingSecret, wanted, bounds);
+        List<ShapeResult> scale = new ArrayList<>(checkDrawn(loaded, heldDrawn, BeyondSuite.MAX_DRAWN,
+                BeyondSuiteResults.HELD_OUT, true, timingSecret, inputSeed, ledger, phases));
         if (firstFailed(scale) != null) {
             return new BeyondSuiteResults(fresh, scale, null);
         }
-        Shape big = Shape.parse(wanted.atScale());
+        List<Shape> checked = new ArrayList<>(suite.shapes());
+        java.util.stream.Stream.concat(freshDrawn.stream(), heldDrawn.stream()).map(ShapeDraw.Drawn::shape)
+                .filter(shape -> !bounds.exceeds(shape)).forEach(checked::add);
+        ShapeResult otherCounts = checkAtOtherCounts(loaded, checked, inputSeed, ledger, phases);
+        if (otherCounts != null) {
+            scale.add(otherCounts);
+            return new BeyondSuiteResults(fresh, scale, null, otherCounts);
+        }
+        return checkAtScale(loaded, fresh, scale, inputSeed, timingSecret, ledger, phases);
+    }
+
+    /**
+     * The at-scale shapes, past 2^31 elements, in buffers of their own freed right after: the configured one, then
+     * for every plan reached so far one that reaches it with columns a multiple of 4 and one with odd columns
+     * ({@link AtScaleShapes}); each on every case. A GPU that cannot hold them leaves them unjudged, with one line
+     * saying so, and every plan without a shape at scale gets a line saying why.
+     */
+    private BeyondSuiteResults checkAtScale(LoadedFile loaded, List<ShapeResult> fresh, List<ShapeResult> scale,
+                                            long inputSeed, long timingSecret, PlanLedger ledger,
+                                            Phase.Listener phases) {
+        Shape big = Shape.parse(settings.beyondSuite().atScale());
+        AtScaleShapes perPlan = AtScaleShapes.find(loaded.file(), ledger.shapesByPlan(), big,
+                (file, shape) -> preflight.plan(file, shape).planIndex());
+        perPlan.missing().forEach(ledger::notJudged);
+        List<Shape> shapes = new ArrayList<>(List.of(big));
+        perPlan.shapes().stream().filter(s -> !s.equals(big)).forEach(shapes::add);
         phases.expect(deadline.check(estimatedBaselineMs(big)), "buffers for " + big);
         Workbench own;
         try {
-            own = new Workbench(gpu, List.of(big), 1, task);
+            own = new Workbench(gpu, shapes, 1, task);
             own.place(timingSecret);
         } catch (KevoException | CudaError e) {
-            return new BeyondSuiteResults(fresh, scale, BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big)
-                    + " (" + big.elements() + " elements) not judged: " + e.getMessage());
+            String why = BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big) + " (" + big.elements()
+                    + " elements) not judged: " + e.getMessage();
+            ledger.shapesByPlan().keySet().forEach(p -> ledger.notJudged(p, "no shape past 2^31 elements: " + why));
+            return new BeyondSuiteResults(fresh, scale, why);
         }
         try (own) {
-            scale.add(checkBeyond(loaded, new CorrectnessCheck(gpu, trusted, own, gate, tolerance), big, null,
-                    cases, 2 * BeyondSuite.MAX_DRAWN,
-                    BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, big), inputSeed, phases));
+            CorrectnessCheck check = new CorrectnessCheck(gpu, trusted, own, gate, tolerance);
+            for (int k = 0; k < shapes.size(); k++) {
+                Shape shape = shapes.get(k);
+                ShapeResult result = checkBeyond(loaded, check, shape, null, 2 * BeyondSuite.MAX_DRAWN + k,
+                        BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, shape), true, inputSeed, ledger,
+                        phases);
+                scale.add(result);
+                if (!result.verdict().passed()) {
+                    break;
+                }
+            }
         }
         return new BeyondSuiteResults(fresh, scale, null);
     }
@@ -481,8 +538,9 @@ public final class Evaluator implements AutoCloseable {
     /**
      * The cases a fresh shape is checked on: those of {@link #FRESH_CASES} the settings check, else the first they
      * check. Fresh shapes are there for what depends on the shape (indexing, tails, plans), which any input shows; what
-     * depends on the values is the suite's every case. Every case on every fresh shape cost a tenth of a candidate's
-     * evaluation (bench/results/hardening-round3b-h100/round3-costs-h100.json), two keep it within budget.
+     * depends on the values is the suite's every case, which a plan no suite shape reaches gets on the first fresh
+     * shape that reaches it. Every case on every fresh shape cost a tenth of a candidate's evaluation
+     * (bench/results/hardening-round3b-h100/round3-costs-h100.json), two keep it within budget.
      */
     private List<InputCase> freshCases() {
         List<InputCase> chosen = FRESH_CASES.stream().filter(cases::contains).toList();
@@ -492,29 +550,63 @@ public final class Evaluator implements AutoCloseable {
     /** Ordinary values, and a causal mask, whose boundary moves with the row: indexing shows on both. */
     private static final List<InputCase> FRESH_CASES = List.of(InputCase.NORMAL_4, InputCase.CAUSAL);
 
-    /** Drawn shapes in order, each to its verdict; {@code first} numbers their inputs apart from other kinds'. */
+    /**
+     * Drawn shapes in order, every one to its verdict, on every case ({@code everyCase}) or {@link #freshCases};
+     * {@code first} numbers their inputs apart from other kinds'. Shapes the suite's buffers cannot hold are checked in
+     * buffers of their own, allocated once for all of them.
+     */
     private List<ShapeResult> checkDrawn(LoadedFile loaded, List<ShapeDraw.Drawn> drawn, int first, String kind,
-                                         List<InputCase> cases, long inputSeed, Phase.Listener phases) {
+                                         boolean everyCase, long timingSecret, long inputSeed, PlanLedger ledger,
+                                         Phase.Listener phases) {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
+        List<Shape> beyond = drawn.stream().map(ShapeDraw.Drawn::shape).filter(bounds::exceeds).toList();
+        Workbench own = null;
+        CorrectnessCheck ownCheck = null;
         List<ShapeResult> results = new ArrayList<>();
-        for (int k = 0; k < drawn.size(); k++) {
-            ShapeDraw.Drawn d = drawn.get(k);
-            results.add(checkBeyond(loaded, correctness, d.shape(), d.regime(), cases, first + k,
-                    BeyondSuiteResults.label(kind, d.shape()), inputSeed, phases));
+        try {
+            for (int k = 0; k < drawn.size(); k++) {
+                ShapeDraw.Drawn d = drawn.get(k);
+                String label = BeyondSuiteResults.label(kind, d.shape());
+                CorrectnessCheck check = correctness;
+                if (bounds.exceeds(d.shape())) {
+                    if (own == null) {
+                        phases.expect(deadline.check(estimatedBaselineMs(d.shape())), "buffers for " + beyond);
+                        own = new Workbench(gpu, beyond, 1, task);
+                        own.place(timingSecret);
+                        ownCheck = new CorrectnessCheck(gpu, trusted, own, gate, tolerance);
+                    }
+                    check = ownCheck;
+                }
+                results.add(checkBeyond(loaded, check, d.shape(), d.regime(), first + k, label, everyCase,
+                        inputSeed, ledger, phases));
+            }
+        } finally {
+            if (own != null) {
+                own.close();
+            }
         }
         return results;
     }
 
-    /** One shape beyond the suite: its plan (a shape no plan covers is a plan error), prepared, then checked. */
+    /**
+     * One shape beyond the suite: its plan (a shape no plan covers is a plan error), prepared, then checked on every case
+     * where {@code everyCase} or its plan has not had them yet, and launched twice where its plan has not been yet.
+     */
     private ShapeResult checkBeyond(LoadedFile loaded, CorrectnessCheck check, Shape shape, ShapeRegime regime,
-                                    List<InputCase> cases, int index, String label, long inputSeed,
+                                    int index, String label, boolean everyCase, long inputSeed, PlanLedger ledger,
                                     Phase.Listener phases) {
         ShapeResult result;
         try {
             ResolvedPlan plan = preflight.plan(loaded.file(), shape);
             loaded.runner().prepare(plan);
-            result = checkShape(check, loaded, shape, plan, cases,
+            boolean all = everyCase || ledger.owesAllCases(plan.planIndex());
+            result = checkShape(check, loaded, shape, plan, all ? cases : freshCases(),
                     c -> InputSalt.BEYOND_CASE.derive(inputSeed, index, c.ordinal()),
-                    deadline.check(estimatedBaselineMs(shape)), false, false, phases, label);
+                    deadline.check(estimatedBaselineMs(shape)), false, ledger.owesRepeat(plan.planIndex()), phases,
+                    label);
+            if (result.verdict().passed()) {
+                ledger.passed(plan.planIndex(), shape, gpu.info().sms(), all, result.deterministic());
+            }
         } catch (Rejection r) {
             if (r.contextLost()) {
                 throw r;
@@ -522,6 +614,58 @@ public final class Evaluator implements AutoCloseable {
             result = ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage());
         }
         return regime == null ? result : result.withRegime(regime);
+    }
+
+    /**
+     * Every plan of {@code shapes} (all passed at the device's own count) with its expressions resolved for each other
+     * multiprocessor count of the settings: only the launch changes, on this GPU. A shape whose launches come out the
+     * same needs no launch; one whose plan cannot launch here at that count (a cooperative grid larger than fits) is
+     * recorded as not judged there; the others are checked on {@link #freshCases}. The first failure, its detail
+     * naming the count, or null when none failed.
+     */
+    private ShapeResult checkAtOtherCounts(LoadedFile loaded, List<Shape> shapes, long inputSeed, PlanLedger ledger,
+                                           Phase.Listener phases) {
+        int own = gpu.info().sms();
+        int index = 0;
+        for (int count : settings.beyondSuite().smCounts()) {
+            if (count == own) {
+                continue;
+            }
+            for (Shape shape : shapes) {
+                ResolvedPlan here = preflight.plan(loaded.file(), shape);
+                ResolvedPlan there;
+                try {
+                    there = preflight.plan(loaded.file(), shape, count);
+                } catch (Rejection r) {
+                    continue;  // no plan, or one past the target's limits: a package refuses the shape there too
+                }
+                if (there.equals(here)) {
+                    ledger.passed(there.planIndex(), shape, count, false, null);
+                    continue;
+                }
+                String label = shape + " with the plan resolved for " + count + " SMs (plan " + (there.planIndex() + 1)
+                        + ")";
+                try {
+                    loaded.runner().prepare(there);
+                } catch (Rejection r) {
+                    if (r.contextLost()) {
+                        throw r;
+                    }
+                    ledger.cannotLaunch(there.planIndex(), count, r.getMessage());
+                    continue;
+                }
+                int salt = index++;
+                ShapeResult result = checkShape(correctness, loaded, shape, there, freshCases(),
+                        c -> InputSalt.OTHER_SMS_CASE.derive(inputSeed, salt, c.ordinal()),
+                        deadline.check(estimatedBaselineMs(shape)), false, false, phases, label);
+                if (!result.verdict().passed()) {
+                    return result.withVerdict(result.verdict(), count + " SMs (plan " + (there.planIndex() + 1)
+                            + "): " + result.detail());
+                }
+                ledger.passed(there.planIndex(), shape, count, false, null);
+            }
+        }
+        return null;
     }
 
     /**

@@ -24,7 +24,12 @@ enum InputSalt {
      */
     BEYOND_CASE(6000),
     /** The check of a plan in plain buffers of its smallest suite shape, salted by the plan's place in the list. */
-    PLAIN_CASE(7000);
+    PLAIN_CASE(7000),
+    /**
+     * The check of one input case on a shape whose plan is resolved for another multiprocessor count, salted by the
+     * case's ordinal; the shape index numbers the (count, shape) pairs.
+     */
+    OTHER_SMS_CASE(8000);
 
     /** Salts one use may take: more than input cases, input sets or timing attempts there are. */
     static final int SPAN = 1000;

@@ -112,7 +112,12 @@ public final class Preflight {
 
     /** The file's plan for a shape outside the suite (one drawn for this evaluation), as the suite's are checked. */
     ResolvedPlan plan(KernelFile file, Shape shape) {
-        return plan(file, shape, sms, arch, TargetLimits.of(arch));
+        return plan(file, shape, sms);
+    }
+
+    /** As {@link #plan(KernelFile, Shape)}, its expressions resolved for a device of {@code count} multiprocessors. */
+    ResolvedPlan plan(KernelFile file, Shape shape, int count) {
+        return plan(file, shape, count, arch, TargetLimits.of(arch));
     }
 
     private static ResolvedPlan plan(KernelFile file, Shape shape, int sms, String arch,

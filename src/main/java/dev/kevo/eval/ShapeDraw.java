@@ -18,6 +18,9 @@ final class ShapeDraw {
     private static final int MANY_ROWS = 8192;
     private static final int WIDE_UNALIGNED = 65536;
     private static final int LONG_ODD_ROW = 131073;
+    /** The vocabularies of language-model heads: GPT-2's is about 50K, Gemma 3's 262144. */
+    private static final int LM_HEAD_COLS = 4096;
+    private static final int LONG_LM_ROW = 262144;
 
     private ShapeDraw() {
     }
@@ -46,7 +49,29 @@ final class ShapeDraw {
         long budget() {
             return Math.max(1, elements / 4);
         }
+
+        /**
+         * The bounds of the regimes only held-out shapes are drawn from ({@link ShapeRegime#heldOutOnly}), whose shapes
+         * the suite's buffers may not hold (those are checked in buffers of their own): up to {@link #ROWS_BEYOND}
+         * times the suite's rows, and a budget of as many elements as its largest shape (a quarter of that would leave
+         * many long rows no room).
+         */
+        Bounds beyondRows() {
+            // Room for the least language-model-head shape, 2x4, whatever the suite.
+            long room = Math.max(elements, 8) * 4;
+            Shape widest = new Shape((int) Math.min(Integer.MAX_VALUE, (long) rows * ROWS_BEYOND),
+                    (int) Math.max(1, Math.min(Integer.MAX_VALUE, room / rows)));
+            return new Bounds(room, widest.rows(), TrustedKernels.referenceScratchBytes(widest));
+        }
+
+        /** True when {@code s} needs more than these bounds hold: it is checked in buffers of its own. */
+        boolean exceeds(Shape s) {
+            return !fit(s);
+        }
     }
+
+    /** How many times the suite's row count shapes past it may have. */
+    static final int ROWS_BEYOND = 4;
 
     /** The shapes drawn for every evaluation: one per entry of {@code regimes}, in order. */
     static List<Drawn> fresh(long secret, List<ShapeRegime> regimes, Bounds bounds) {
@@ -62,12 +87,15 @@ final class ShapeDraw {
         List<Drawn> drawn = new ArrayList<>();
         for (int k = 0; k < regimes.size(); k++) {
             SplittableRandom random = new SplittableRandom(use.derive(secret, k, 0));
-            drawn.add(new Drawn(regimes.get(k), one(regimes.get(k), random, bounds)));
+            ShapeRegime regime = regimes.get(k);
+            drawn.add(new Drawn(regime, one(regime, random, bounds, regime.heldOutOnly() ? bounds.beyondRows()
+                    : bounds)));
         }
         return drawn;
     }
 
-    private static Shape one(ShapeRegime regime, SplittableRandom r, Bounds bounds) {
+    /** One shape of {@code regime} within {@code bounds}; {@code suite}'s rows are what many-rows goes past. */
+    private static Shape one(ShapeRegime regime, SplittableRandom r, Bounds suite, Bounds bounds) {
         long budget = bounds.budget();
         long rows;
         long cols;
@@ -93,19 +121,36 @@ final class ShapeDraw {
                 cols = logUniform(r, Math.min(longest, Math.max(129, elements / bounds.rows() + 1)), longest) | 1;
                 rows = elements / cols | 1;
             }
+            case MANY_ROWS -> {
+                rows = logUniform(r, suite.rows() + 1L, bounds.rows());
+                cols = logUniform(r, 1, Math.max(1, budget / rows));
+            }
+            case LM_HEAD -> {
+                // Long rows a multiple of 4, an even count of them past the suite's: a vocabulary, many tokens.
+                cols = logUniform(r, LM_HEAD_COLS, Math.max(LM_HEAD_COLS, Math.min(LONG_LM_ROW, budget / 2))) / 4 * 4;
+                rows = Math.max(2, logUniform(r, 2, Math.max(2, budget / cols)) / 2 * 2);
+            }
             default -> throw new IllegalStateException(regime.id());
         }
+        // The fewest rows and columns the regime allows: an even count of rows, columns a multiple of 4.
+        long leastRows = regime == ShapeRegime.LM_HEAD ? 2 : 1;
+        long leastCols = regime == ShapeRegime.LM_HEAD ? 4 : 1;
         while (rows * cols > budget || !bounds.fit(new Shape((int) rows, (int) cols))) {
-            if (rows > 1) {
-                rows = regime == ShapeRegime.LARGE_ODD ? rows / 2 | 1 : rows / 2;
-            } else if (cols > 1) {
+            if (rows > leastRows) {
+                rows = switch (regime) {
+                    case LARGE_ODD -> rows / 2 | 1;
+                    case LM_HEAD -> Math.max(2, rows / 4 * 2);
+                    default -> rows / 2;
+                };
+            } else if (cols > leastCols) {
                 cols = switch (regime) {
                     case UNALIGNED -> cols / 2 % 4 == 0 ? cols / 2 - 1 : cols / 2;
                     case LARGE_ODD -> cols / 2 | 1;
+                    case LM_HEAD -> Math.max(4, cols / 8 * 4);
                     default -> cols / 2;
                 };
             } else {
-                break;  // 1x1 fits any suite's buffers
+                break;  // the least shape of the regime fits any suite's buffers
             }
         }
         return new Shape((int) rows, (int) cols);

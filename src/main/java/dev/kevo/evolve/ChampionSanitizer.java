@@ -2,6 +2,7 @@ package dev.kevo.evolve;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Sanitized;
@@ -59,7 +60,7 @@ final class ChampionSanitizer {
             } else {
                 Optional<Sanitized> found;
                 try {
-                    found = fromEvaluation(m).or(() -> judge.sanitize(parse(m), m.result().inputSeed()));
+                    found = fromEvaluation(m).or(() -> judge.sanitize(parse(m), judgedAtScale(m)));
                 } catch (KevoException e) {
                     // The sanitizer could not run here (none on this host, no GPU on the node that supervises):
                     // the champion stays, unsanitized, and kevo export will say so.
@@ -103,6 +104,12 @@ final class ChampionSanitizer {
     private Optional<Sanitized> fromEvaluation(MutantRecord m) {
         return Optional.ofNullable(m.result().sanitized()).filter(s -> SanitizedRecords.unverified(s,
                 store.source(m.id()), RecordSeal.local()).isEmpty());
+    }
+
+    /** Its champion confirmation, which checked the most shapes, else its campaign evaluation. */
+    private CandidateResult judgedAtScale(MutantRecord m) {
+        return store.confirmation().flatMap(c -> c.entry(m.id())).map(Confirmation.Entry::confirmed)
+                .filter(CandidateResult::passed).orElse(m.result());
     }
 
     private KernelFile parse(MutantRecord m) {

@@ -36,10 +36,10 @@ public interface Judge {
     }
 
     /**
-     * Runs the file under compute-sanitizer on the device that confirms champions; empty where this judge has no
-     * sanitizer ({@code sanitize: off}, or a test double).
+     * Runs the file under compute-sanitizer on the device that confirms champions, on the shapes {@code judged} was
+     * checked on; empty where this judge has no sanitizer ({@code sanitize: off}, or a test double).
      */
-    default Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+    default Optional<Sanitized> sanitize(KernelFile file, CandidateResult judged) {
         return Optional.empty();
     }
 
@@ -92,8 +92,8 @@ public interface Judge {
             }
 
             @Override
-            public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
-                return workers.sanitize(file, inputSeed);
+            public Optional<Sanitized> sanitize(KernelFile file, CandidateResult judged) {
+                return workers.sanitize(file, judged);
             }
 
             @Override

@@ -19,7 +19,7 @@ final class ExportReadme {
                 .append(target.id()).append("`. `y = softmax(x)` over each row of a row-major float32 matrix.\n\n");
         provenance(out, p);
         out.append("\n## Files\n\n| file | what |\n| --- | --- |\n");
-        out.append("| `kevo_softmax.cu` | the kernel file as kevo judged it, with `kevo.h` inlined, then the host launcher |\n");
+        out.append("| `kevo_softmax.cu` | the host launcher: loads the judged cubin, chooses the plan, launches |\n");
         out.append("| `kevo_softmax.h` | the C API |\n");
         out.append("| `kevo_softmax_plan.h` | the launch plan as host C++, generated from kevo's parsed plan (no CUDA needed) |\n");
         if (target == ExportTarget.TORCH) {
@@ -28,8 +28,12 @@ final class ExportReadme {
         } else {
             out.append("| `example.cu` | a program that calls it and checks it against a float64 softmax |\n");
         }
-        out.append("| `kevo-export.json` | where it came from |\n");
+        out.append("| `kevo_softmax_cubin.h` | the cubin kevo judged, which the launcher loads: the package builds no "
+                + "kernel from source |\n");
+        out.append("| `kevo_softmax_kernels.cu` | the source that cubin was compiled from, to read (not built) |\n");
+        out.append("| `kevo-export.json` | where it came from, and where it runs each plan (`plans`) |\n");
         String most = String.format(Locale.ROOT, "%,d", p.size().maxElements());
+        judgedEnvelope(out, p);
         if (target == ExportTarget.TORCH) {
             torch(out, most);
         }
@@ -37,6 +41,22 @@ final class ExportReadme {
         plan(out, file);
         semantics(out, deviceState);
         return out.toString();
+    }
+
+    /** What the package runs, plan by plan, and what it refuses: kevo's claims are per plan. */
+    private static void judgedEnvelope(StringBuilder out, Provenance p) {
+        out.append("\n## What it runs\n\n");
+        out.append("The package runs the cubin kevo judged (").append(p.build().compiler()).append(", `")
+                .append(p.build().arch()).append("`, SHA-256 `").append(p.build().sha256()).append("`), on a device of ")
+                .append("that architecture only, and each plan only within what kevo judged it on; any other shape, ")
+                .append("device or multiprocessor count is refused with an error saying why.\n\n");
+        out.append("| plan | runs | on shapes of at most | at SM counts |\n| --- | --- | --- | --- |\n");
+        for (PlanEnvelope.Entry e : p.plans()) {
+            out.append("| ").append(e.plan()).append(" | ").append(e.runs() ? "yes" : "no: " + e.why()).append(" | ")
+                    .append(e.runs() ? String.format(Locale.ROOT, "%,d elements", e.maxElements()) : "-").append(" | ")
+                    .append(e.runs() ? e.sms().stream().map(String::valueOf).collect(java.util.stream.Collectors
+                            .joining(", ")) : "-").append(" |\n");
+        }
     }
 
     private static void provenance(StringBuilder out, Provenance p) {
@@ -113,8 +133,8 @@ final class ExportReadme {
         out.append("""
 
                 ```sh
-                nvcc -O3 -std=c++17 -arch=sm_90 -c kevo_softmax.cu            # the GPU you run on (sm_90: H100)
-                nvcc -O3 -std=c++17 -arch=sm_90 -o example example.cu kevo_softmax.cu && ./example 4096x4096 1x1000000
+                nvcc -O3 -std=c++17 -c kevo_softmax.cu            # host code only: the kernels are the judged cubin
+                nvcc -O3 -std=c++17 -o example example.cu kevo_softmax.cu && ./example 4096x4096 1x1000000
                 ```
 
                 ```c++
@@ -134,9 +154,11 @@ final class ExportReadme {
                   (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
                   at once (checked with the occupancy API before launching), `cudaErrorInvalidClusterSize` for a
                   thread-block cluster that cannot be resident at all, `cudaErrorInvalidConfiguration` for a block
-                  over the kernel's limit, or the launch's own error.
-                - Built with nvcc, for the architecture you run on. kevo compiled it with NVRTC
-                  (`--std=c++17 --gpu-architecture=sm_XX`, no fast math); pass no `--use_fast_math` either.
+                  over the kernel's limit, `cudaErrorNoKernelImageForDevice` on a GPU of another architecture than the
+                  cubin's, or the launch's own error.
+                - No kernel is compiled here: `kevo_softmax.cu` is host code that loads the cubin kevo judged
+                  (`kevo_softmax_cubin.h`, with `cudaLibraryLoadData`; CUDA 12.0 or later). Another compiler, or
+                  another version, would make other code from `kevo_softmax_kernels.cu`, which kevo never judged.
                 """.replace("MOST", most));
     }
 

@@ -33,17 +33,20 @@ import java.util.stream.Stream;
  * @param record the mutant's record when a campaign judged it
  * @param judged the record, as the package states it
  * @param confirmed the mutant's champion confirmation, when it was a contender
- * @param size the largest shape the package accepts, from the records that judged the kernel
+ * @param judgement what each plan was judged on, and by which record ({@link Judgement}): what the package runs each
+ *     plan within
  * @param sanitized what compute-sanitizer found in exactly this source ({@link SanitizedRecords}, the mutant's own
  *     evaluation under {@code sanitize: every}, or a {@code kevo eval --sanitize --json} record given); null when it
  *     never ran on it
  * @param judgedDtype the dtype its campaign judged it in; null for a file outside a campaign
  * @param unverified where a sanitizer record of this source was found but does not count here (a legacy hash, no
  *     seal, a seal this host's key does not verify), why, in a phrase; null otherwise
+ * @param cubin the cubin the sanitizer's pass ran, kept beside the source ({@link SanitizedRecords#judgedCubin}):
+ *     what the package ships, or why there is none to ship
  */
 public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judged judged,
-                           Confirmation.Entry confirmed, Provenance.Size size, Sanitized sanitized,
-                           Precision judgedDtype, String unverified) {
+                           Confirmation.Entry confirmed, Judgement judgement, Sanitized sanitized,
+                           Precision judgedDtype, String unverified, SanitizedRecords.Judged cubin) {
 
     /**
      * The dtype to export in: {@code asked}, or else the one its campaign judged it in, or else float32 where the file
@@ -103,8 +106,8 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         }
         KernelFile file = ContractParser.read(given);
         Counted pass = Counted.first(file.source(), SanitizedRecords.read(given).stream());
-        return new ExportSource(file, null, null, null, Provenance.Size.judged(null, null), pass.record(), null,
-                pass.unverified());
+        return new ExportSource(file, null, null, null, Judgement.of(pass.record()), pass.record(), null,
+                pass.unverified(), cubinOf(given, pass.record()));
     }
 
     /**
@@ -140,17 +143,18 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
         KernelFile file = ContractParser.read(path);
         FrozenCampaign frozen = store.frozen();
         Confirmation.Entry confirmed = store.confirmation().flatMap(c -> c.entry(id)).orElse(null);
-        Provenance.Size size = confirmed != null && confirmed.confirmed().passed()
-                ? Provenance.Size.judged(confirmed.confirmed().judgedElements(), "champion confirmation on "
-                        + confirmed.confirmed().device() + ", " + CampaignStore.CONFIRMATION)
-                : Provenance.Size.judged(record.result() == null ? null : record.result().judgedElements(),
-                        "its campaign's evaluation");
+        boolean byConfirmation = confirmed != null && confirmed.confirmed().passed();
+        CandidateResult judging = byConfirmation ? confirmed.confirmed() : record.result();
         Provenance.Judged judged = judged(store, frozen, record, file.source());
         // beside the file (a champion's, kevo eval --sanitize's), else its own evaluation's (sanitize: every)
         Counted pass = Counted.first(file.source(), Stream.concat(SanitizedRecords.read(path).stream(),
                 Stream.ofNullable(record.result()).map(CandidateResult::sanitized)));
-        return new ExportSource(file, record, judged, confirmed, size, pass.record(), frozen.settings().dtype(),
-                pass.unverified());
+        Judgement judgement = byConfirmation
+                ? Judgement.of(judging, "champion confirmation on " + judging.device() + ", " + CampaignStore.CONFIRMATION)
+                : judging != null && !judging.plans().isEmpty() ? Judgement.of(judging, "its campaign's evaluation")
+                : Judgement.of(pass.record());
+        return new ExportSource(file, record, judged, confirmed, judgement, pass.record(), frozen.settings().dtype(),
+                pass.unverified(), cubinOf(path, pass.record()));
     }
 
     /**
@@ -166,19 +170,70 @@ public record ExportSource(KernelFile file, MutantRecord record, Provenance.Judg
                     .findFirst().orElse("") + ")");
         }
         String hash = SourceHash.of(file.source());
-        Long judged = (eval.results() == null ? List.<CandidateResult>of() : eval.results()).stream()
+        CandidateResult judging = (eval.results() == null ? List.<CandidateResult>of() : eval.results()).stream()
                 .filter(r -> r.passed() && hash.equals(r.sourceHash()) && r.judgedElements() != null)
-                .map(CandidateResult::judgedElements).max(Long::compare)
+                .max(java.util.Comparator.comparingLong(CandidateResult::judgedElements))
                 .orElseThrow(() -> KevoException.input(evalRecord + ": no passing result of this source ("
                         + file.name() + ", " + hash + "); kevo eval --at-scale --json OUT " + file.name()
                         + " makes one"));
         String device = eval.device() == null ? "" : " on " + eval.device().name();
         Counted pass = sanitized != null ? new Counted(sanitized, null) : Counted.first(file.source(),
                 eval.results().stream().filter(r -> hash.equals(r.sourceHash())).map(CandidateResult::sanitized));
-        return new ExportSource(file, record, this.judged, confirmed,
-                Provenance.Size.judged(Math.max(judged, size.judgedElements() == null ? 0 : size.judgedElements()),
-                        "kevo eval" + device + ", " + evalRecord), pass.record(), judgedDtype,
-                pass.record() != null ? null : pass.unverified() != null ? pass.unverified() : unverified);
+        return new ExportSource(file, record, this.judged, confirmed, Judgement.of(judging, "kevo eval" + device + ", "
+                + evalRecord), pass.record(), judgedDtype,
+                pass.record() != null ? null : pass.unverified() != null ? pass.unverified() : unverified,
+                pass.record() == sanitized ? cubin : cubinOf(file.path() == null ? Path.of(file.name()) : file.path(),
+                        pass.record()));
+    }
+
+    /**
+     * What each plan of the file was judged on, by which record: champion confirmation, a {@code kevo eval --json}
+     * record given, else the evaluation the sanitizer's pass followed.
+     *
+     * @param plans per plan, as {@link CandidateResult#plans}; empty where no record says
+     * @param build the build that judgement ran, which must be the one shipped; null where the record names none
+     * @param where the record, in a phrase
+     * @param judgedElements the most elements of any shape it judged the file on; null where it does not say
+     */
+    public record Judgement(List<dev.kevo.data.PlanJudgement> plans, dev.kevo.data.JudgedBuild build, String where,
+                            Long judgedElements) {
+        static Judgement of(CandidateResult result, String where) {
+            return new Judgement(result.plans(), result.build(), where, result.judgedElements());
+        }
+
+        static Judgement of(Sanitized pass) {
+            return pass == null ? new Judgement(List.of(), null, "no record", null)
+                    : new Judgement(pass.judgedPlans(), pass.build(), "the evaluation its compute-sanitizer pass "
+                            + "followed", null);
+        }
+    }
+
+    private static SanitizedRecords.Judged cubinOf(Path kernelFile, Sanitized pass) {
+        return SanitizedRecords.judgedCubin(kernelFile, pass == null ? null : pass.build());
+    }
+
+    /**
+     * Why kevo cannot ship what it judged, where its sanitizer's pass counts: no judged cubin to ship, or no record of
+     * what each plan was judged on (a pass recorded before kevo counted plans). The line says how to judge it again.
+     */
+    public Optional<String> unshippable() {
+        if (sanitized == null || !sanitized.passed()) {
+            return Optional.empty();  // unsanitized() says why
+        }
+        Path at = file.path() == null ? Path.of(file.name()) : file.path();
+        String again = "; judge it again on a GPU host with 'kevo eval --at-scale --sanitize " + at + "' and export then";
+        if (cubin.cubin() == null) {
+            return Optional.of(at + ": kevo ships the exact cubin it judged, and has none: " + cubin.missing() + again);
+        }
+        if (judgement.plans().isEmpty()) {
+            return Optional.of(at + ": " + judgement.where() + " names no plan judgements (it predates per-plan "
+                    + "judging), so no plan can be shipped" + again);
+        }
+        if (judgement.build() != null && !judgement.build().sha256().equals(sanitized.build().sha256())) {
+            return Optional.of(at + ": " + judgement.where() + " judged another build (cubin " + judgement.build()
+                    .sha256() + ") than compute-sanitizer ran (" + sanitized.build().sha256() + ")" + again);
+        }
+        return Optional.empty();
     }
 
     private static Provenance.Judged judged(CampaignStore store, FrozenCampaign frozen, MutantRecord record,

@@ -23,7 +23,11 @@ final class PlanHeader {
     private PlanHeader() {
     }
 
-    static String render(KernelFile file, String banner) {
+    /**
+     * The header: {@code kevo_softmax_resolve}, kevo's choice of plan, and {@code kevo_softmax_judged_for}, which
+     * refuses a plan outside {@code envelope} (what kevo judged it on).
+     */
+    static String render(KernelFile file, String banner, PlanEnvelope envelope) {
         List<String> kernels = file.kernelNames();
         int maxLaunches = file.plans().stream().mapToInt(p -> p.launches().size()).max().orElse(1);
         int maxArgs = Math.max(1, file.plans().stream().flatMap(p -> p.launches().stream())
@@ -133,7 +137,60 @@ final class PlanHeader {
         out.append(body);
         out.append("    snprintf(p->error, sizeof p->error, \"%s: no plan covers shape %lldx%lld (sms=%lld)\", ")
                 .append(CText.string(name(file))).append(", (long long)rows, (long long)cols, (long long)sms);\n");
-        out.append("    return false;\n}\n");
+        out.append("    return false;\n}\n\n");
+        out.append(judged(file, envelope));
+        return out.toString();
+    }
+
+    /** The envelope as a table, and the function that holds a resolved plan to it. */
+    private static String judged(KernelFile file, PlanEnvelope envelope) {
+        int widest = Math.max(1, envelope.plans().stream().mapToInt(e -> e.sms().size()).max().orElse(1));
+        StringBuilder out = new StringBuilder();
+        out.append("/* Where this package runs each plan: kevo runs a plan only on what it judged it on (kevo-export.json,\n")
+                .append("   \"plans\"): every case on one shape, a repeated launch and compute-sanitizer's pass; at most\n")
+                .append("   max_elements elements; at the multiprocessor counts listed. */\n");
+        out.append("typedef struct kevo_softmax_judged_plan {\n    bool runs;\n    const char* why;  /* when it does not */\n")
+                .append("    int64_t max_elements;\n    int nsms;\n    int sms[").append(widest).append("];\n")
+                .append("} kevo_softmax_judged_plan;\n\n");
+        out.append("static const kevo_softmax_judged_plan kevo_softmax_judged[").append(envelope.plans().size())
+                .append("] = {\n");
+        for (PlanEnvelope.Entry e : envelope.plans()) {
+            out.append("    {").append(e.runs()).append(", ").append(e.why() == null ? "\"\"" : CText.string(e.why()))
+                    .append(", INT64_C(").append(e.maxElements()).append("), ").append(e.sms().size()).append(", {")
+                    .append(e.sms().isEmpty() ? "0" : String.join(", ", e.sms().stream().map(String::valueOf).toList()))
+                    .append("}},  // plan ").append(e.plan()).append('\n');
+        }
+        out.append("};\n\n");
+        out.append("""
+                /* Whether the package runs the plan kevo_softmax_resolve chose for rows x cols on a device of sms
+                   multiprocessors; false, with the reason in p->error, where kevo never judged it so. */
+                static inline bool kevo_softmax_judged_for(kevo_softmax_plan* p, int64_t rows, int64_t cols, int64_t sms) {
+                    const kevo_softmax_judged_plan* j = &kevo_softmax_judged[p->plan];
+                    if (!j->runs) {
+                        snprintf(p->error, sizeof p->error, "%s: shape %lldx%lld takes plan %d, which this package does not run: %s",
+                                 NAME, (long long)rows, (long long)cols, p->plan + 1, j->why);
+                        return false;
+                    }
+                    if (rows * cols > j->max_elements) {
+                        snprintf(p->error, sizeof p->error, "%s: shape %lldx%lld (%lld elements) takes plan %d, which kevo judged on "
+                                 "shapes of at most %lld elements", NAME, (long long)rows, (long long)cols,
+                                 (long long)(rows * cols), p->plan + 1, (long long)j->max_elements);
+                        return false;
+                    }
+                    for (int i = 0; i < j->nsms; i++) {
+                        if (j->sms[i] == sms) return true;
+                    }
+                    char counts[128] = "";
+                    for (int i = 0; i < j->nsms; i++) {
+                        size_t used = strlen(counts);
+                        snprintf(counts + used, sizeof counts - used, "%s%d", i == 0 ? "" : ", ", j->sms[i]);
+                    }
+                    snprintf(p->error, sizeof p->error, "%s: plan %d (shape %lldx%lld) was judged at %s multiprocessors, "
+                             "not at this device's %lld; judge it on this GPU (kevo eval --at-scale --sanitize) and export "
+                             "there", NAME, p->plan + 1, (long long)rows, (long long)cols, counts, (long long)sms);
+                    return false;
+                }
+                """.replace("NAME", CText.string(name(file))));
         return out.toString();
     }
 

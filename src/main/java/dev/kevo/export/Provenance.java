@@ -1,6 +1,7 @@
 package dev.kevo.export;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.kevo.data.JudgedBuild;
 import dev.kevo.data.Sanitized;
 import java.util.List;
 
@@ -18,10 +19,13 @@ import java.util.List;
  * @param size the largest shape the package accepts, and why
  * @param sanitized what compute-sanitizer found in this source (kevo exports only a source it ran clean)
  * @param dtype the dtypes of x and y the package takes ({@code fp32}, {@code bf16}, {@code bf16-fp32}, ...)
+ * @param build the cubin the package ships: the one compute-sanitizer ran, judged by kevo
+ * @param plans where the package runs each plan, and why it does not run the others
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Provenance(String kernel, String source, String sourceHash, String exportedBy, String exportedAt,
-                         String target, Judged judged, String note, Size size, Sanitized sanitized, String dtype) {
+                         String target, Judged judged, String note, Size size, Sanitized sanitized, String dtype,
+                         JudgedBuild build, List<PlanEnvelope.Entry> plans) {
 
     /**
      * How many elements (rows x cols) the package accepts: as many as kevo judged the kernel on, and 2^31-1 where it

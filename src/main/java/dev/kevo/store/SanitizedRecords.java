@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kevo.KevoException;
+import dev.kevo.cuda.CompileCache;
+import dev.kevo.data.JudgedBuild;
 import dev.kevo.data.Sanitized;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,6 +21,7 @@ import java.util.Optional;
  */
 public final class SanitizedRecords {
     public static final String SUFFIX = ".sanitized.json";
+    public static final String CUBIN_SUFFIX = ".cubin";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private SanitizedRecords() {
@@ -30,11 +33,53 @@ public final class SanitizedRecords {
         return kernelFile.resolveSibling(name + SUFFIX);
     }
 
-    /** Writes the record of {@code kernelFile}, for the source it holds now, sealed by this host's kevo. */
+    /**
+     * Writes the record of {@code kernelFile}, for the source it holds now, sealed by this host's kevo; and beside it
+     * the cubin the pass ran ({@link #cubinBeside}), from this host's cache of judged builds, where it kept it.
+     */
     public static Path write(Path kernelFile, Sanitized record) throws IOException {
         Path target = beside(kernelFile);
+        if (record.build() != null) {
+            Optional<byte[]> cubin = CompileCache.fromEnvironment(System.getenv()).judged(record.build().sha256());
+            if (cubin.isPresent()) {
+                AtomicFiles.write(cubinBeside(kernelFile), cubin.get());
+            }
+        }
         AtomicFiles.write(target, JSON.writeValueAsBytes(RecordSeal.local().seal(record)));
         return target;
+    }
+
+    /** Where the cubin a kernel file's record names is kept: {@code k.cu}'s is {@code k.cubin}. */
+    public static Path cubinBeside(Path kernelFile) {
+        String name = kernelFile.getFileName().toString().replaceFirst("\\.cu$", "");
+        return kernelFile.resolveSibling(name + CUBIN_SUFFIX);
+    }
+
+    /**
+     * The cubin beside {@code kernelFile} when it is exactly {@code build}'s (its SHA-256 matches), else why not, in a
+     * phrase.
+     */
+    public static Judged judgedCubin(Path kernelFile, JudgedBuild build) {
+        Path file = cubinBeside(kernelFile);
+        if (build == null) {
+            return new Judged(null, "the record names no judged build (it predates builds)");
+        }
+        if (!Files.isRegularFile(file)) {
+            return new Judged(null, "no judged cubin " + file + " (kevo keeps the cubin a sanitizer's pass ran, where "
+                    + "its cache is on)");
+        }
+        try {
+            byte[] cubin = Files.readAllBytes(file);
+            return CompileCache.sha256Hex(cubin).equals(build.sha256()) ? new Judged(cubin, null)
+                    : new Judged(null, file + " is not the build kevo judged (its SHA-256 is not " + build.sha256()
+                            + ")");
+        } catch (IOException e) {
+            return new Judged(null, file + ": cannot read (" + e.getMessage() + ")");
+        }
+    }
+
+    /** A judged cubin, or why there is none; exactly one of the two is null. */
+    public record Judged(byte[] cubin, String missing) {
     }
 
     /** The record beside {@code kernelFile}, if there is one; one that does not parse is an input error. */

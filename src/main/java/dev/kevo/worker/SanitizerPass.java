@@ -2,6 +2,7 @@ package dev.kevo.worker;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.JudgedBuild;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
@@ -42,22 +43,31 @@ final class SanitizerPass {
     }
 
     /** What one tool's run came to. */
-    record Outcome(Verdict verdict, String detail, List<String> shapes) {
+    record Outcome(Verdict verdict, String detail, List<String> shapes, List<Integer> plans, JudgedBuild build) {
+        Outcome(Verdict verdict, String detail, CandidateResult ran) {
+            this(verdict, detail, ran.shapes().stream().map(ShapeResult::shape).toList(),
+                    ran.shapes().stream().map(ShapeResult::plan).filter(java.util.Objects::nonNull).distinct()
+                            .sorted().toList(), ran.build());
+        }
     }
 
-    Sanitized run(KernelFile file, long inputSeed) {
+    Sanitized run(KernelFile file, long inputSeed, Evaluator.Run judged) {
         long start = System.nanoTime();
         List<String> tools = new ArrayList<>();
         Map<String, Double> toolSeconds = new LinkedHashMap<>();
         List<String> shapes = List.of();
+        List<Integer> plans = List.of();
+        JudgedBuild build = null;
         Outcome failed = null;
         for (SanitizerTool tool : SanitizerTool.values()) {
             tools.add(tool.id());
             long toolStart = System.nanoTime();
-            Outcome outcome = runTool(tool, file, inputSeed);
+            Outcome outcome = runTool(tool, file, inputSeed, judged);
             toolSeconds.put(tool.id(), (System.nanoTime() - toolStart) / 1e9);
             if (!outcome.shapes().isEmpty()) {
                 shapes = outcome.shapes();
+                plans = outcome.plans();
+                build = outcome.build() != null ? outcome.build() : build;
             }
             if (!outcome.verdict().passed()) {
                 failed = outcome;
@@ -65,12 +75,12 @@ final class SanitizerPass {
             }
         }
         return Sanitized.builder(failed == null ? Verdict.PASS : failed.verdict())
-                .detail(failed == null ? null : failed.detail()).tools(tools).shapes(shapes)
+                .detail(failed == null ? null : failed.detail()).tools(tools).shapes(shapes).plans(plans).build(build)
                 .seconds((System.nanoTime() - start) / 1e9).toolSeconds(toolSeconds).device(device).sanitizer(setup.sanitizer().version())
                 .date(OffsetDateTime.now(ZoneOffset.UTC).toString()).build();
     }
 
-    private Outcome runTool(SanitizerTool tool, KernelFile file, long inputSeed) {
+    private Outcome runTool(SanitizerTool tool, KernelFile file, long inputSeed, Evaluator.Run judged) {
         Path log;
         try {
             log = Files.createTempFile("kevo-" + tool.id() + "-", ".log");
@@ -84,7 +94,7 @@ final class SanitizerPass {
         Supervisor worker = new Supervisor(Supervisor.Setup.builder(command, setup.suite(), setup.settings())
                 .launcher(launcher).build());
         try {
-            ran = worker.evaluate(file, inputSeed, Evaluator.Run.plain());
+            ran = worker.evaluate(file, inputSeed, judged);
         } catch (KevoException e) {
             throw new KevoException(e.kind(), "under compute-sanitizer " + tool.id() + ": " + e.getMessage(), e);
         } finally {
@@ -117,27 +127,26 @@ final class SanitizerPass {
      */
     static Outcome judge(SanitizerTool tool, CandidateResult ran, SanitizerReport report, OptionalInt exit,
                          Path log) {
-        List<String> shapes = ran.shapes().stream().map(ShapeResult::shape).toList();
         if (!report.findings().isEmpty() || report.count() > 0) {
-            return new Outcome(tool.verdict(), report.detail(), shapes);
+            return new Outcome(tool.verdict(), report.detail(), ran);
         }
         if (!ran.passed()) {
             return new Outcome(ran.verdict(), tool.id() + ": under the sanitizer, " + ran.verdict().id()
-                    + (ran.detail() == null ? "" : ": " + ran.detail()), shapes);
+                    + (ran.detail() == null ? "" : ": " + ran.detail()), ran);
         }
         String kept = "; its report: " + log;
         if (!report.summarized() || report.targetFailed()) {
-            return new Outcome(Verdict.WORKER_CRASHED, report.detail() + exitNote(exit) + kept, shapes);
+            return new Outcome(Verdict.WORKER_CRASHED, report.detail() + exitNote(exit) + kept, ran);
         }
         if (exit.isEmpty() || exit.getAsInt() != 0) {
             Verdict verdict = exit.isPresent() && exit.getAsInt() == ComputeSanitizer.FINDINGS_EXIT ? tool.verdict()
                     : Verdict.WORKER_CRASHED;
-            return new Outcome(verdict, tool.id() + ": a clean report, but" + exitNote(exit) + kept, shapes);
+            return new Outcome(verdict, tool.id() + ": a clean report, but" + exitNote(exit) + kept, ran);
         }
-        if (shapes.isEmpty()) {
-            return new Outcome(Verdict.WORKER_CRASHED, tool.id() + ": the worker ran no shape", shapes);
+        if (ran.shapes().isEmpty()) {
+            return new Outcome(Verdict.WORKER_CRASHED, tool.id() + ": the worker ran no shape", ran);
         }
-        return new Outcome(Verdict.PASS, null, shapes);
+        return new Outcome(Verdict.PASS, null, ran);
     }
 
     private static String exitNote(OptionalInt exit) {

@@ -207,15 +207,17 @@ public final class Supervisor implements AutoCloseable {
 
     /**
      * Runs {@code file} under each compute-sanitizer tool, in workers of its own on this supervisor's device
-     * ({@link SanitizerPass}); this supervisor's worker stays as it is. Never throws for anything the file does.
+     * ({@link SanitizerPass}), on the shapes an evaluation {@code judged} checked (its timing secret draws them again);
+     * this supervisor's worker stays as it is. Never throws for anything the file does.
      *
      * @throws IllegalStateException when this supervisor was set up without a sanitizer
      */
-    public Sanitized sanitize(KernelFile file, long inputSeed) {
+    public Sanitized sanitize(KernelFile file, CandidateResult judged) {
         if (!sanitizes()) {
             throw new IllegalStateException("this supervisor has no compute-sanitizer, or its workers are not local");
         }
-        return new SanitizerPass(setup, ready().judgedOn()).run(file, inputSeed);
+        return new SanitizerPass(setup, ready().judgedOn()).run(file, judged.inputSeed(),
+                Evaluator.Run.replaying(judged)).following(judged.plans());
     }
 
     /**

@@ -153,10 +153,12 @@ public final class WorkerLoop {
         SanitizedRun.Coverage coverage = mode == Mode.PROFILER_RUN ? SanitizedRun.Coverage.EVERY_SHAPE_ONCE
                 : SanitizedRun.Coverage.EVERY_PLAN;
         try (Gpu gpu = opened; SanitizedRun run = new SanitizedRun(gpu, nvrtc,
-                CompileCache.fromEnvironment(System.getenv()), suite, Task.of(configure.settings()), coverage)) {
+                CompileCache.fromEnvironment(System.getenv()), suite, Task.of(configure.settings()),
+                configure.settings().beyondSuite(), coverage)) {
             send(Message.Ready.here(gpu.info(), Gpu.count(), nvrtc.version(), nvrtc.location(), millisSince(start),
                     System.getenv()));
-            return serve((file, request, phases) -> new Answer(run.run(file, request.inputSeed(), phases), null));
+            return serve((file, request, phases) -> new Answer(run.run(file, request.inputSeed(), request.run(),
+                    phases), null));
         }
     }
 

@@ -292,7 +292,7 @@ public final class WorkerPool implements AutoCloseable {
                 CandidateResult result = w.evaluate(file, inputSeed, run.withCompiledAhead(usable));
                 // On the device just used, before it is free: a sanitizer run beside another candidate's timing
                 // would disturb that timing.
-                return w.sanitizesEvery() && result.passed() ? result.withSanitized(w.sanitize(file, inputSeed))
+                return w.sanitizesEvery() && result.passed() ? result.withSanitized(w.sanitize(file, result))
                         : result;
             });
             if (judged.isPresent()) {
@@ -388,14 +388,14 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * Runs {@code file} under compute-sanitizer on the first device, as {@link #confirm} judges there; empty when
-     * the pool's workers were set up without a sanitizer.
+     * Runs {@code file} under compute-sanitizer on the first device, as {@link #confirm} judges there, on the shapes
+     * {@code judged} was checked on; empty when the pool's workers were set up without a sanitizer.
      */
-    public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+    public Optional<Sanitized> sanitize(KernelFile file, CandidateResult judged) {
         if (live.isEmpty() || !live.getFirst().sanitizes()) {
             return Optional.empty();
         }
-        return Optional.of(onFirst(file, w -> w.sanitize(file, inputSeed)));
+        return Optional.of(onFirst(file, w -> w.sanitize(file, judged)));
     }
 
     /**

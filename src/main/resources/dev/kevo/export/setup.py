@@ -1,6 +1,6 @@
 # Builds the exported kevo kernel as a PyTorch extension: pip install . (or python setup.py build_ext --inplace).
-# TORCH_CUDA_ARCH_LIST picks the GPUs to build for, e.g. TORCH_CUDA_ARCH_LIST=9.0 for an H100; by default, the
-# GPUs of this machine. No fast-math flags: kevo judged the kernel as NVRTC compiles it, with none.
+# Only host code is compiled: the kernels are the cubin kevo judged (kevo_softmax_cubin.h), loaded at run time on a
+# GPU of its architecture; TORCH_CUDA_ARCH_LIST=9.0 (an H100) just spares nvcc building for the others.
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
 

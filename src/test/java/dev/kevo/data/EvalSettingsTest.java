@@ -120,15 +120,16 @@ class EvalSettingsTest {
     @Test
     void shapesBeyondTheSuiteAreReadSwitchedOffAndCheckedOneLineEach() throws IOException {
         EvalSettings s = EvalSettings.load(write(
-                "beyond_suite:\n  fresh: [one-row, narrow, narrow]\n  held_out: 3\n  at_scale: 16384x131072\n"));
+                "beyond_suite:\n  fresh: [one-row, narrow, narrow]\n  held_out: 3\n  at_scale: 16384x131072\n"
+                        + "  sm_counts: [132, 148]\n"));
         assertEquals(new BeyondSuite(List.of(ShapeRegime.ONE_ROW, ShapeRegime.NARROW, ShapeRegime.NARROW), 3,
-                "16384x131072"), s.beyondSuite());
-        assertEquals(List.of(ShapeRegime.ONE_ROW, ShapeRegime.NARROW, ShapeRegime.NARROW), s.beyondSuite()
-                .heldOutRegimes(), "the held-out shapes cycle through the fresh regimes");
+                "16384x131072", List.of(132, 148)), s.beyondSuite());
+        assertEquals(List.of(ShapeRegime.MANY_ROWS, ShapeRegime.LM_HEAD, ShapeRegime.ONE_ROW), s.beyondSuite()
+                .heldOutRegimes(), "the held-out shapes reach past the suite's rows first, then the fresh regimes");
         BeyondSuite off = EvalSettings.load(write("beyond_suite:\n  fresh: []\n")).beyondSuite();
         assertEquals(List.of(), off.fresh());
         assertEquals(BeyondSuite.defaults().heldOut(), off.heldOut());
-        assertEquals(List.of(ShapeRegime.values()), off.heldOutRegimes().subList(0, ShapeRegime.values().length),
+        assertEquals(List.of(ShapeRegime.values()).size(), java.util.Set.copyOf(off.heldOutRegimes()).size(),
                 "with no fresh regimes the held-out shapes cycle through all of them");
         Path regime = write("beyond_suite:\n  fresh: [narrow, wide]\n");
         assertContains(assertThrows(KevoException.class, () -> EvalSettings.load(regime)).getMessage(),

@@ -51,4 +51,34 @@ class SanitizedRunTest {
         assertEquals("32x128 1024x1000 1x1000000", chosen.stream().map(i -> standard.shapes().get(i).toString())
                 .collect(Collectors.joining(" ")));
     }
+
+    /**
+     * The sanitizer runs every plan the evaluation's shapes reach, suite or drawn, on its smallest shape and on one
+     * with odd columns: a plan no suite shape reaches (narrow rows) runs on its fresh shape, and a plan whose shapes all
+     * have even columns on a nearby odd count the same plan takes.
+     */
+    @Test
+    void everyPlanRunsOnItsSmallestShapeAndAnOddOneFreshShapesIncluded() {
+        Suite standard = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/standard.yaml"));
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        java.util.Map<Shape, ResolvedPlan> planned = new java.util.LinkedHashMap<>();
+        standard.shapes().forEach(s -> planned.put(s, PlanResolver.resolve(online, s, 132)));
+        Shape narrow = new Shape(100, 77);
+        planned.put(narrow, PlanResolver.resolve(online, narrow, 132));
+        List<Shape> ran = SanitizedRun.perPlan(planned, s -> PlanResolver.resolve(online, s, 132).planIndex());
+        assertTrue(ran.contains(new Shape(32, 128)), "the suite's smallest short rows: " + ran);
+        assertTrue(ran.contains(narrow) || ran.stream().anyMatch(s -> s.cols() < 128 && s.elements() <= narrow.elements()),
+                "the narrow rows only a fresh shape has: " + ran);
+        java.util.Set<Integer> plans = new java.util.TreeSet<>();
+        planned.values().forEach(p -> plans.add(p.planIndex()));
+        for (int plan : plans) {
+            List<Shape> of = ran.stream().filter(s -> PlanResolver.resolve(online, s, 132).planIndex() == plan)
+                    .toList();
+            assertTrue(of.stream().anyMatch(s -> s.cols() % 2 == 1), "plan " + (plan + 1) + " on odd columns: " + of);
+            Shape smallest = planned.entrySet().stream().filter(e -> e.getValue().planIndex() == plan)
+                    .map(java.util.Map.Entry::getKey).min(java.util.Comparator.comparingLong(Shape::elements))
+                    .orElseThrow();
+            assertTrue(of.contains(smallest), "plan " + (plan + 1) + " on its smallest shape " + smallest + ": " + of);
+        }
+    }
 }

@@ -52,6 +52,8 @@ class ShapeDrawTest {
                     case ONE_ROW -> largestOneRow = Math.max(largestOneRow, s.cols());
                     case LARGE_ODD -> assertTrue(s.rows() >= 3 && s.elements() >= bounds.budget() / 5,
                             "many long rows: " + s);
+                    case MANY_ROWS -> assertTrue(s.rows() > bounds.rows(), "past the suite's rows: " + s);
+                    case LM_HEAD -> assertTrue(s.cols() >= 4096, "a vocabulary's row: " + s);
                     default -> { }
                 }
             }
@@ -68,7 +70,8 @@ class ShapeDrawTest {
             for (long secret = 0; secret < 500; secret++) {
                 for (ShapeDraw.Drawn d : both(secret, bounds)) {
                     Shape s = d.shape();
-                    assertTrue(bounds.fit(s) && s.elements() <= bounds.budget(), s + " for " + suite);
+                    ShapeDraw.Bounds held = d.regime().heldOutOnly() ? bounds.beyondRows() : bounds;
+                    assertTrue(held.fit(s) && s.elements() <= held.budget(), s + " for " + suite);
                     assertTrue(d.regime().holds(s.rows(), s.cols()), d.regime() + ": " + s + " for " + suite);
                 }
             }

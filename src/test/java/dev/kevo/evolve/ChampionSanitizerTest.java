@@ -43,7 +43,7 @@ class ChampionSanitizerTest {
         }
 
         @Override
-        public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+        public Optional<Sanitized> sanitize(KernelFile file, CandidateResult judged) {
             int gene = CampaignTest.gene(file.source());
             sanitized.add(gene);
             Verdict verdict = racy.contains(gene) ? Verdict.DATA_RACE : Verdict.PASS;
@@ -106,7 +106,7 @@ class ChampionSanitizerTest {
         CampaignStore store = CampaignTest.store(dir.resolve("c"), config);
         Judge broken = new Sanitizing(Set.of()) {
             @Override
-            public Optional<Sanitized> sanitize(KernelFile file, long inputSeed) {
+            public Optional<Sanitized> sanitize(KernelFile file, CandidateResult judged) {
                 throw KevoException.environment("no compute-sanitizer found (looked in /usr/local/cuda/bin)");
             }
         };

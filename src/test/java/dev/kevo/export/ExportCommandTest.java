@@ -199,7 +199,7 @@ class ExportCommandTest {
         Path seed = seed("register_rows.cu", tmp);
         Path out = tmp.resolve("pkg");
         assertEquals(0, kevo("export", seed.toString(), "--out", out.toString()).code());
-        String cu = Files.readString(out.resolve("kevo_softmax.cu"));
+        String cu = Files.readString(out.resolve(ExportPackage.KERNELS));
         assertFalse(java.util.regex.Pattern.compile("(?m)^\\s*#\\s*include\\s*\"kevo\\.h\"").matcher(cu).find(),
                 "the include is replaced");
         String prelude = Prelude.headers().get(Prelude.NAME);
@@ -208,7 +208,15 @@ class ExportCommandTest {
         String after = original.substring(original.indexOf("#include \"kevo.h\"") + "#include \"kevo.h\"".length());
         assertTrue(cu.contains(original.substring(0, original.indexOf("#include \"kevo.h\""))) && cu.contains(after),
                 "every other line of the kernel file is kept as it was");
-        assertTrue(cu.contains("(const void*)softmax_warp4"), "the launcher names each kernel of the plan");
+        assertTrue(Files.readString(out.resolve(PlanHeader.FILE)).contains("\"softmax_warp4\""),
+                "the launcher names each kernel of the plan");
+        String launcher = Files.readString(out.resolve(ExportPackage.SOURCE));
+        assertFalse(launcher.contains("__global__"), "the package compiles no kernel: it loads the judged cubin");
+        assertTrue(launcher.contains("cudaLibraryLoadData(&library, kevo_softmax_cubin"), launcher);
+        String cubin = Files.readString(out.resolve(ExportPackage.CUBIN));
+        byte[] judged = Files.readAllBytes(dev.kevo.store.SanitizedRecords.cubinBeside(seed));
+        assertTrue(cubin.contains("kevo_softmax_cubin[" + judged.length + "]") && cubin.contains(
+                dev.kevo.cuda.CompileCache.sha256Hex(judged)), "the cubin beside the file, byte for byte");
     }
 
     @Test
@@ -294,6 +302,7 @@ class ExportCommandTest {
         String online = Files.readString(TestFiles.root().resolve("seeds/online.cu"));
         Path file = tmp.resolve("half.cu");
         Files.writeString(file, online.replace("\"grid\": \"rows\", \"block\": \"SMALL_BLOCK\"", "\"grid\": \"rows * 1.5\", \"block\": \"SMALL_BLOCK\""));
+        SanitizerRecords.clean(file);
         KevoCli.Outcome r = kevo("export", file.toString(), "--out", tmp.resolve("pkg").toString());
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("half.cu: plan 1 launch 1 'grid'") && r.err().contains("1.5"), r.err());
@@ -344,8 +353,8 @@ class ExportCommandTest {
         Path json = campaign.resolve("g0011-i1-c0.json");
         ObjectNode record = (ObjectNode) JSON.readTree(json.toFile());
         String source = Files.readString(campaign.resolve("g0011-i1-c0.cu"));
-        ((ObjectNode) record.get("result")).set("sanitized", JSON.valueToTree(
-                SanitizerRecords.of(source, Verdict.PASS, null)));
+        ((ObjectNode) record.get("result")).set("sanitized", JSON.valueToTree(SanitizerRecords.judged(
+                campaign.resolve("g0011-i1-c0.cu"), Verdict.PASS, null, dev.kevo.data.Precision.FP32)));
         JSON.writeValue(json.toFile(), record);
         Path out = tmp.resolve("pkg");
         KevoCli.Outcome r = kevo("export", campaign.resolve("g0011-i1-c0").toString(), "--out", out.toString());

@@ -23,17 +23,26 @@ class ExportDtypeTest {
     }
 
     @Test
-    void bf16InFloatOutTakesBf16TensorsAndReturnsFloatOnes() {
-        ExportPackage pkg = ExportPackage.build(ExportSource.locate(TestFiles.root().resolve("seeds/online.cu")),
-                ExportTarget.TORCH, Optional.of(Precision.BF16_FP32), "test", Instant.EPOCH);
+    void bf16InFloatOutTakesBf16TensorsAndReturnsFloatOnes(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        java.nio.file.Path online = java.nio.file.Files.copy(TestFiles.root().resolve("seeds/online.cu"),
+                tmp.resolve("online.cu"));
+        dev.kevo.SanitizerRecords.write(online, dev.kevo.data.Verdict.PASS, null, Precision.BF16_FP32);
+        ExportPackage pkg = ExportPackage.build(ExportSource.locate(online), ExportTarget.TORCH,
+                Optional.of(Precision.BF16_FP32), "test", Instant.EPOCH);
+        dev.kevo.SanitizerRecords.write(online, dev.kevo.data.Verdict.PASS, null, Precision.FP32);
+        KevoException other = assertThrows(KevoException.class, () -> ExportPackage.build(ExportSource.locate(online),
+                ExportTarget.TORCH, Optional.of(Precision.BF16_FP32), "test", Instant.EPOCH));
+        assertTrue(other.getMessage().contains("the judged cubin was built for other element types"),
+                "a cubin judged in fp32 is not shipped as bf16-fp32: " + other.getMessage());
         String binding = pkg.files().get("kevo_softmax_torch.cpp");
         assertTrue(binding.contains("x.scalar_type() == torch::kBFloat16"), binding);
         assertTrue(binding.contains("x.options().dtype(torch::kFloat32)"), binding);
         assertTrue(binding.contains("exported for dtype bf16-fp32"), "the error says which dtype and how to get another");
         assertTrue(pkg.files().get(ExportPackage.HEADER).contains(
                 "cudaError_t kevo_softmax(const __nv_bfloat16* x, float* y, int rows, int cols"), "the C API's types");
-        assertTrue(pkg.files().get(ExportPackage.SOURCE).contains("#define KEVO_X kevo_bf16\n#define KEVO_Y float\n"),
-                "the kernel is compiled in the dtype exported");
+        assertTrue(pkg.files().get(ExportPackage.KERNELS).contains("#define KEVO_X kevo_bf16\n#define KEVO_Y float\n"),
+                "the kernel was compiled in the dtype exported");
         assertEquals("bf16-fp32", pkg.provenance().dtype());
     }
 }

@@ -11,11 +11,17 @@ import dev.kevo.KevoCli;
 import dev.kevo.SanitizerRecords;
 import dev.kevo.TestFiles;
 import dev.kevo.data.CandidateResult;
+import dev.kevo.data.JudgedBuild;
+import dev.kevo.data.PlanJudgement;
+import dev.kevo.data.Precision;
+import dev.kevo.data.Sanitized;
 import dev.kevo.data.Confirmation;
 import dev.kevo.data.EvalRecord;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.store.SanitizedRecords;
+import dev.kevo.task.ContractParser;
 import dev.kevo.store.SourceHash;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,8 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * How large a shape an export accepts: 2^31-1 elements unless a record says kevo judged the kernel further (champion
- * confirmation, or a {@code kevo eval --at-scale} record of the same source), and then exactly that far.
+ * How large a shape an export accepts: per plan, as far as the record that judged it says (champion confirmation, a
+ * {@code kevo eval --at-scale} record of the same source, else the evaluation its sanitizer pass followed), and no
+ * further.
  */
 class ExportSizeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -47,9 +54,23 @@ class ExportSizeTest {
                 + "LL"), "the torch binding refuses past it");
     }
 
+    /** Every plan of {@code kernel} judged in full on up to {@code elements} elements, at 132 SMs. */
+    static List<PlanJudgement> plansAt(Path kernel, long elements) {
+        int plans = ContractParser.read(kernel).plans().size();
+        return java.util.stream.IntStream.rangeClosed(1, plans).mapToObj(p -> new PlanJudgement(p, 4, "32x128", true,
+                "1x" + elements, elements, List.of(132), List.of(), List.of())).toList();
+    }
+
+    /** The build the record beside {@code kernel} names: what an evaluation of the same compile judged. */
+    private static JudgedBuild build(Path kernel) {
+        return SanitizedRecords.read(kernel).orElseThrow().build();
+    }
+
     private static Path evalRecord(Path dir, String source, Verdict verdict, Long judged) throws IOException {
+        Path kernel = dir.resolve("online.cu");
         CandidateResult result = CandidateResult.builder("online.cu", verdict, 3).sourceHash(SourceHash.of(source))
-                .judgedElements(judged).build();
+                .judgedElements(judged).plans(judged == null ? null : plansAt(kernel, judged))
+                .build(Files.exists(SanitizedRecords.beside(kernel)) ? build(kernel) : null).build();
         Path file = dir.resolve("eval-" + verdict.id() + "-" + judged + ".json");
         JSON.writeValue(file.toFile(), EvalRecord.builder().kevoVersion("test").results(List.of(result)).build());
         return file;
@@ -61,15 +82,17 @@ class ExportSizeTest {
     }
 
     @Test
-    void aFileNoRecordJudgedAtScaleIsRefusedPast2To31(@TempDir Path tmp) throws Exception {
+    void aFileIsAcceptedPerPlanAsFarAsTheEvaluationItsSanitizerPassFollowedJudgedIt(@TempDir Path tmp)
+            throws Exception {
         Path out = tmp.resolve("pkg");
         Path seed = seed(tmp);
         KevoCli.Outcome r = kevo("export", seed.toString(), "--to", "torch", "--out", out.toString());
         assertEquals(0, r.code(), r.err());
         assertLimit(out, Integer.MAX_VALUE);
-        assertTrue(provenance(out).at("/size/why").asText().startsWith("not judged at scale"));
-        assertTrue(Files.readString(out.resolve("README.md")).contains("shapes of up to 2,147,483,647 elements: not "
-                + "judged at scale"));
+        assertTrue(provenance(out).at("/size/why").asText().startsWith("each plan up to what the evaluation its "
+                + "compute-sanitizer pass followed judged it on"), provenance(out).at("/size/why").asText());
+        assertTrue(Files.readString(out.resolve("README.md")).contains("| 1 | yes | 2,147,483,647 elements | 132 |"),
+                Files.readString(out.resolve("README.md")));
         assertTrue(r.out().contains("shapes of up to 2,147,483,647 elements"), r.out());
     }
 
@@ -84,13 +107,12 @@ class ExportSizeTest {
         assertEquals(0, r.code(), r.err());
         assertLimit(out, AT_SCALE);
         assertEquals(AT_SCALE, provenance(out).at("/size/judgedElements").asLong());
-        assertTrue(provenance(out).at("/size/why").asText().contains("judged at scale")
-                && provenance(out).at("/size/why").asText().contains(record.toString()), provenance(out).toString());
+        assertTrue(provenance(out).at("/size/why").asText().contains(record.toString()), provenance(out).toString());
 
         Path notAtScale = tmp.resolve("small");
         assertEquals(0, kevo("export", seed.toString(), "--to", "torch", "--out", notAtScale.toString(),
                 "--eval-json", evalRecord(tmp, source, Verdict.PASS, 262_668_288L).toString()).code());
-        assertLimit(notAtScale, Integer.MAX_VALUE);
+        assertLimit(notAtScale, 262_668_288L);  // no further than judged, where once 2^31-1 was taken on trust
     }
 
     @Test
@@ -121,6 +143,12 @@ class ExportSizeTest {
         Confirmation confirmation = Confirmation.of(List.of(new Confirmation.Entry(id, "1 GPU", 4.0, confirmed)));
         CampaignStore.open(campaign).saveConfirmation(confirmation);
         SanitizerRecords.clean(campaign.resolve(id + ".cu"));
+        if (confirmed.passed()) {
+            // the confirmation judged the build the sanitizer ran
+            Confirmation rebuilt = Confirmation.of(List.of(new Confirmation.Entry(id, "1 GPU", 4.0, confirmed
+                    .toBuilder().build(build(campaign.resolve(id + ".cu"))).build())));
+            CampaignStore.open(campaign).saveConfirmation(rebuilt);
+        }
         return campaign;
     }
 
@@ -130,8 +158,9 @@ class ExportSizeTest {
                 .get("bestId").asText();
         MutantRecord record = CampaignStore.open(TestFiles.root().resolve("mutations/default-h100")).mutant(best)
                 .orElseThrow();
+        Path source = TestFiles.root().resolve("mutations/default-h100/" + best + ".cu");
         Path campaign = confirmed(tmp, best, record.result().toBuilder().device("0 GPU").judgedElements(AT_SCALE)
-                .build());
+                .plans(plansAt(source, AT_SCALE)).build());
         Path out = tmp.resolve("pkg");
         KevoCli.Outcome r = kevo("export", campaign.toString(), "--to", "torch", "--out", out.toString());
         assertEquals(0, r.code(), r.err());
@@ -157,8 +186,10 @@ class ExportSizeTest {
     void anEvalRecordOfASanitizerPassStandsForTheRecordBesideTheFile(@TempDir Path tmp) throws Exception {
         Path file = Files.copy(ONLINE, tmp.resolve("online.cu"));
         String source = Files.readString(file);
+        Sanitized pass = SanitizerRecords.judged(file, Verdict.PASS, null, Precision.FP32);
         CandidateResult result = CandidateResult.builder("online.cu", Verdict.PASS, 3).sourceHash(SourceHash.of(source))
-                .judgedElements(262_668_288L).sanitized(SanitizerRecords.of(source, Verdict.PASS, null)).build();
+                .judgedElements(262_668_288L).plans(plansAt(file, 262_668_288L)).build(pass.build())
+                .sanitized(pass).build();
         Path record = tmp.resolve("eval-sanitized.json");
         JSON.writeValue(record.toFile(), EvalRecord.builder().kevoVersion("test").results(List.of(result)).build());
         Path out = tmp.resolve("pkg");

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
+import dev.kevo.data.PlanJudgement;
+import dev.kevo.data.Sanitized;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanException;
@@ -83,7 +85,8 @@ class PlanHeaderTest {
         int launches = 0;
         for (KernelFile file : files) {
             Path folder = Files.createDirectories(dir.resolve(file.name().replace(".cu", "")));
-            Files.writeString(folder.resolve(PlanHeader.FILE), PlanHeader.render(file, "// test\n"));
+            Files.writeString(folder.resolve(PlanHeader.FILE), PlanHeader.render(file, "// test\n",
+                    PlanEnvelope.of(file.plans().size(), List.of(), null)));
             Path main = folder.resolve("resolve.cpp");
             Files.writeString(main, DRIVER);
             Path exe = Toolchain.compileHost(Toolchain.hostCompiler().orElseThrow(), main);
@@ -107,6 +110,70 @@ class PlanHeaderTest {
         // The tricky file must have reached its failures, or this test proves less than it says.
         assertTrue(errors > 100, "too few failures compared: " + errors);
     }
+
+    /**
+     * The package runs a plan only within what kevo judged it on: a plan with no judgement, past its judged elements,
+     * or at an SM count it was not judged at is refused with the reason; within all three it runs.
+     */
+    @Test
+    @HostCompilerTest
+    void thePackageRunsEachPlanOnlyWhereKevoJudgedIt(@TempDir Path dir) throws Exception {
+        KernelFile file = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        assertTrue(file.plans().size() >= 2, "a file of several plans: " + file.plans().size());
+        // Plan 1 judged up to 1000 elements at 132 and 148 SMs, sanitized; the others not judged.
+        Sanitized pass = Sanitized.builder(dev.kevo.data.Verdict.PASS).plans(List.of(1)).build();
+        PlanEnvelope envelope = PlanEnvelope.of(file.plans().size(), List.of(new PlanJudgement(1, 3, "32x31", true,
+                "40x25", 1000, List.of(132, 148), List.of(), List.of())), pass);
+        Files.writeString(dir.resolve(PlanHeader.FILE), PlanHeader.render(file, "// test\n", envelope));
+        Shape first = firstShapeOf(file, 0);
+        Shape other = java.util.stream.IntStream.range(1, file.plans().size()).mapToObj(p -> firstShapeOf(file, p))
+                .filter(java.util.Objects::nonNull).findFirst().orElseThrow();
+        Shape tooLarge = new Shape(first.rows() * 1000, first.cols());
+        assertEquals(0, PlanResolver.resolve(file, tooLarge, 132).planIndex(), "still plan 1: " + tooLarge);
+        Files.writeString(dir.resolve("shapes.txt"), String.join("\n", first.rows() + " " + first.cols() + " 132",
+                first.rows() + " " + first.cols() + " 114", tooLarge.rows() + " " + tooLarge.cols() + " 132",
+                other.rows() + " " + other.cols() + " 132") + "\n");
+        Files.writeString(dir.resolve("judged.cpp"), JUDGED_DRIVER);
+        Path exe = Toolchain.compileHost(Toolchain.hostCompiler().orElseThrow(), dir.resolve("judged.cpp"));
+        String[] lines = Toolchain.succeed(dir, 120, exe.toString(), dir.resolve("shapes.txt").toString()).split("\n");
+        assertEquals("RUNS plan 1", lines[0], "judged: " + first);
+        assertTrue(lines[1].contains("judged at 132, 148 multiprocessors, not at this device's 114"), lines[1]);
+        assertTrue(lines[2].contains("which kevo judged on shapes of at most 1000 elements"), lines[2]);
+        assertTrue(lines[3].contains("which this package does not run: no shape kevo checked reaches it"), lines[3]);
+    }
+
+    /** A shape of at most 1000 elements that {@code file} takes plan {@code plan} (from 0) for at 132 SMs. */
+    private static Shape firstShapeOf(KernelFile file, int plan) {
+        for (int cols : new int[] {25, 128, 1000, 4096, 32000, 262144, 1000000}) {
+            Shape s = new Shape(Math.max(1, 1000 / cols), cols);
+            try {
+                if (PlanResolver.resolve(file, s, 132).planIndex() == plan) {
+                    return s;
+                }
+            } catch (PlanException e) {
+                // no plan there
+            }
+        }
+        return null;
+    }
+
+    private static final String JUDGED_DRIVER = """
+            #include <stdio.h>
+            #include "kevo_softmax_plan.h"
+            int main(int argc, char** argv) {
+                FILE* in = fopen(argv[1], "r");
+                long long rows, cols, sms;
+                while (in && fscanf(in, "%lld %lld %lld", &rows, &cols, &sms) == 3) {
+                    kevo_softmax_plan p;
+                    if (!kevo_softmax_resolve(rows, cols, sms, &p) || !kevo_softmax_judged_for(&p, rows, cols, sms)) {
+                        printf("REFUSED %s\\n", p.error);
+                    } else {
+                        printf("RUNS plan %d\\n", p.plan + 1);
+                    }
+                }
+                return in ? 0 : 2;
+            }
+            """;
 
     /** Every suite's shapes and edge shapes for each SM count, then random shapes with random SM counts. */
     private static List<long[]> cases() throws Exception {

@@ -1,0 +1,99 @@
+package dev.kevo.eval;
+
+import dev.kevo.data.Shape;
+import dev.kevo.task.KernelFile;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * For every plan a file's checks reached, shapes past 2^31 elements that reach it: one aligned (an even count of rows,
+ * columns a multiple of 4: where vectorised plans run, as language-model heads are) and one with odd columns, so that
+ * 32-bit offsets fail in every plan, not only in the one the configured at-scale shape takes. Each is found from the
+ * columns of the plan's own checked shapes, widest first, with the fewest rows that take the last row's offset past
+ * 2^31 as well; a plan no such shape reaches (one-row plans, rows too narrow to reach 2^31 within {@link #MAX_ROWS})
+ * gets a line saying so.
+ *
+ * @param shapes the shapes to check, plan by plan, none twice
+ * @param missing per plan (numbered from 0), why it has no shape of a kind
+ */
+record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
+    private static final long PAST = 1L << 31;
+    /**
+     * Rows of an at-scale shape at most: the reference keeps 16 bytes of statistics a row, and rows this many with
+     * columns this few are a shape no user runs at scale.
+     */
+    static final long MAX_ROWS = 1L << 25;
+
+    /** Which plan (from 0) a file takes for a shape; throws {@link Rejection} where none does. */
+    interface PlanOf {
+        int planIndex(KernelFile file, Shape shape);
+    }
+
+    static AtScaleShapes find(KernelFile file, Map<Integer, List<Shape>> shapesByPlan, Shape configured,
+                              PlanOf planOf) {
+        Set<Shape> chosen = new LinkedHashSet<>();
+        Map<Integer, String> missing = new LinkedHashMap<>();
+        Integer configuredPlan = planIndex(file, configured, planOf);
+        List<String> lacking = new ArrayList<>();
+        shapesByPlan.forEach((plan, shapes) -> {
+            lacking.clear();
+            for (boolean aligned : new boolean[] {true, false}) {
+                if (plan.equals(configuredPlan) && (aligned ? isAligned(configured) : configured.cols() % 2 == 1)) {
+                    continue;  // the configured at-scale shape is of this kind and reaches the plan
+                }
+                Shape found = search(file, plan, shapes, aligned, planOf);
+                if (found == null) {
+                    lacking.add(aligned ? "columns a multiple of 4 and even rows" : "odd columns");
+                } else {
+                    chosen.add(found);
+                }
+            }
+            if (!lacking.isEmpty()) {
+                missing.put(plan, "no shape past 2^31 elements with " + String.join(", nor with ", lacking)
+                        + " reaches it (tried the columns of its checked shapes, at most " + MAX_ROWS + " rows)");
+            }
+        });
+        return new AtScaleShapes(List.copyOf(chosen), missing);
+    }
+
+    private static boolean isAligned(Shape s) {
+        return s.cols() % 4 == 0 && s.rows() % 2 == 0;
+    }
+
+    private static Shape search(KernelFile file, int plan, List<Shape> shapes, boolean aligned, PlanOf planOf) {
+        List<Shape> widest = shapes.stream().sorted(Comparator.comparingInt(Shape::cols).reversed()).toList();
+        for (Shape s : widest) {
+            for (long cols : aligned ? new long[] {s.cols() / 4 * 4, s.cols() / 4 * 4 + 4}
+                    : new long[] {s.cols() | 1, (s.cols() | 1) - 2}) {
+                if (cols < 1 || cols > Integer.MAX_VALUE) {
+                    continue;
+                }
+                // The last row's offset, (rows - 1) x cols, past 2^31 too, not only the last element's.
+                long rows = PAST / cols + 2;
+                rows += aligned ? rows % 2 : 0;
+                if (rows > MAX_ROWS) {
+                    continue;
+                }
+                Shape candidate = new Shape((int) rows, (int) cols);
+                Integer reached = planIndex(file, candidate, planOf);
+                if (reached != null && reached == plan) {
+                    return candidate;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Integer planIndex(KernelFile file, Shape shape, PlanOf planOf) {
+        try {
+            return planOf.planIndex(file, shape);
+        } catch (Rejection r) {
+            return null;
+        }
+    }
+}
