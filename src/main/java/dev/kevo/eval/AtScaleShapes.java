@@ -14,9 +14,9 @@ import java.util.Set;
  * For every plan a file's checks reached, shapes past 2^31 elements that reach it: one aligned (an even count of rows,
  * columns a multiple of 4: where vectorised plans run, as language-model heads are) and one with odd columns, so that
  * 32-bit offsets fail in every plan, not only in the one the configured at-scale shape takes. Each is found from the
- * columns of the plan's own checked shapes, widest first, with the fewest rows that take the last row's offset past
- * 2^31 as well; a plan no such shape reaches (one-row plans, rows too narrow to reach 2^31 within {@link #MAX_ROWS})
- * gets a line saying so.
+ * plan's own checked shapes: their columns, widest first, with the fewest rows that take the last row's offset past
+ * 2^31 as well; else their rows, with the fewest columns that do (a one-row plan: the longest row an int holds, as
+ * far as a one-row plan reaches). A plan no such shape reaches gets a line saying so.
  *
  * @param shapes the shapes to check, plan by plan, none twice
  * @param missing per plan (numbered from 0), why it has no shape of a kind
@@ -67,6 +67,32 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
 
     private static Shape search(KernelFile file, int plan, List<Shape> shapes, boolean aligned, PlanOf planOf) {
         List<Shape> widest = shapes.stream().sorted(Comparator.comparingInt(Shape::cols).reversed()).toList();
+        Shape byRows = growRows(file, plan, widest, aligned, planOf);
+        return byRows != null ? byRows : growCols(file, plan, widest, aligned, planOf);
+    }
+
+    /** The plan's rows, with the fewest columns past 2^31 elements (a single row: the longest an int holds). */
+    private static Shape growCols(KernelFile file, int plan, List<Shape> shapes, boolean aligned, PlanOf planOf) {
+        for (Shape s : shapes) {
+            long rows = aligned && s.rows() % 2 == 1 && s.rows() > 1 ? s.rows() + 1L : s.rows();
+            long cols = rows == 1 ? Integer.MAX_VALUE : PAST / (rows - 1) + 1;
+            cols = aligned ? cols / 4 * 4 + (rows == 1 ? 0 : 4) : cols | 1;
+            if (cols > Integer.MAX_VALUE) {
+                cols = aligned ? Integer.MAX_VALUE / 4 * 4 : Integer.MAX_VALUE;
+            }
+            if (rows > MAX_ROWS || (rows > 1 && (rows - 1) * cols < PAST)) {
+                continue;
+            }
+            Shape candidate = new Shape((int) rows, (int) cols);
+            Integer reached = planIndex(file, candidate, planOf);
+            if (reached != null && reached == plan) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    private static Shape growRows(KernelFile file, int plan, List<Shape> widest, boolean aligned, PlanOf planOf) {
         for (Shape s : widest) {
             for (long cols : aligned ? new long[] {s.cols() / 4 * 4, s.cols() / 4 * 4 + 4}
                     : new long[] {s.cols() | 1, (s.cols() | 1) - 2}) {

@@ -523,8 +523,10 @@ public final class Evaluator implements AutoCloseable {
             CorrectnessCheck check = new CorrectnessCheck(gpu, trusted, own, gate, tolerance);
             for (int k = 0; k < shapes.size(); k++) {
                 Shape shape = shapes.get(k);
+                // The configured shape on every case, as always; each plan's own on the fresh shapes' cases, as what
+                // depends on the values its plan had at smaller sizes.
                 ShapeResult result = checkBeyond(loaded, check, shape, null, 2 * BeyondSuite.MAX_DRAWN + k,
-                        BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, shape), true, inputSeed, ledger,
+                        BeyondSuiteResults.label(BeyondSuiteResults.AT_SCALE, shape), k == 0, inputSeed, ledger,
                         phases);
                 scale.add(result);
                 if (!result.verdict().passed()) {
@@ -590,7 +592,9 @@ public final class Evaluator implements AutoCloseable {
 
     /**
      * One shape beyond the suite: its plan (a shape no plan covers is a plan error), prepared, then checked on every case
-     * where {@code everyCase} or its plan has not had them yet, and launched twice where its plan has not been yet.
+     * where {@code everyCase}, else on {@link #freshCases}. A plan that has not yet had every case and the repeat gets
+     * them first on the fewest rows of the shape's columns that take the same plan ({@link #twin}): what depends on the
+     * values shows there as well, at a fraction of the cost.
      */
     private ShapeResult checkBeyond(LoadedFile loaded, CorrectnessCheck check, Shape shape, ShapeRegime regime,
                                     int index, String label, boolean everyCase, long inputSeed, PlanLedger ledger,
@@ -599,13 +603,26 @@ public final class Evaluator implements AutoCloseable {
         try {
             ResolvedPlan plan = preflight.plan(loaded.file(), shape);
             loaded.runner().prepare(plan);
-            boolean all = everyCase || ledger.owesAllCases(plan.planIndex());
-            result = checkShape(check, loaded, shape, plan, all ? cases : freshCases(),
+            int p = plan.planIndex();
+            if (!everyCase && (ledger.owesAllCases(p) || ledger.owesRepeat(p))) {
+                Shape small = twin(loaded, shape, p);
+                ResolvedPlan smallPlan = preflight.plan(loaded.file(), small);
+                loaded.runner().prepare(smallPlan);
+                ShapeResult owed = checkShape(small.equals(shape) ? check : correctness, loaded, small, smallPlan, cases,
+                        c -> InputSalt.TWIN_CASE.derive(inputSeed, index, c.ordinal()),
+                        deadline.check(estimatedBaselineMs(small)), false, true, phases, label + " (plan "
+                                + (p + 1) + "'s every case on " + small + ")");
+                if (!owed.verdict().passed()) {
+                    return withRegime(ShapeResult.failed(shape.toString(), owed.verdict(), "plan " + (p + 1)
+                            + "'s every case on " + small + ": " + owed.detail()), regime);
+                }
+                ledger.passed(p, small, gpu.info().sms(), true, owed.deterministic());
+            }
+            result = checkShape(check, loaded, shape, plan, everyCase ? cases : freshCases(),
                     c -> InputSalt.BEYOND_CASE.derive(inputSeed, index, c.ordinal()),
-                    deadline.check(estimatedBaselineMs(shape)), false, ledger.owesRepeat(plan.planIndex()), phases,
-                    label);
+                    deadline.check(estimatedBaselineMs(shape)), false, ledger.owesRepeat(p), phases, label);
             if (result.verdict().passed()) {
-                ledger.passed(plan.planIndex(), shape, gpu.info().sms(), all, result.deterministic());
+                ledger.passed(p, shape, gpu.info().sms(), everyCase, result.deterministic());
             }
         } catch (Rejection r) {
             if (r.contextLost()) {
@@ -613,7 +630,36 @@ public final class Evaluator implements AutoCloseable {
             }
             result = ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage());
         }
+        return withRegime(result, regime);
+    }
+
+    private static ShapeResult withRegime(ShapeResult result, ShapeRegime regime) {
         return regime == null ? result : result.withRegime(regime);
+    }
+
+    /** Rows tried for a shape's twin: few, so that every case costs little. */
+    private static final int[] TWIN_ROWS = {1, 2, 3, 4, 8, 16, 64};
+
+    /**
+     * The fewest rows of {@code shape}'s columns (and the suite's buffers hold) that take plan {@code plan}, else the
+     * shape itself.
+     */
+    private Shape twin(LoadedFile loaded, Shape shape, int plan) {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
+        for (int rows : TWIN_ROWS) {
+            Shape candidate = new Shape(rows, shape.cols());
+            if (rows >= shape.rows() || bounds.exceeds(candidate)) {
+                break;
+            }
+            try {
+                if (preflight.plan(loaded.file(), candidate).planIndex() == plan) {
+                    return candidate;
+                }
+            } catch (Rejection r) {
+                // no plan, or beyond the target's limits there: try more rows
+            }
+        }
+        return shape;
     }
 
     /**

@@ -29,7 +29,12 @@ enum InputSalt {
      * The check of one input case on a shape whose plan is resolved for another multiprocessor count, salted by the
      * case's ordinal; the shape index numbers the (count, shape) pairs.
      */
-    OTHER_SMS_CASE(8000);
+    OTHER_SMS_CASE(8000),
+    /**
+     * The check of one input case on the few-row twin of a shape beyond the suite, whose plan had not had every case,
+     * salted by the case's ordinal; the shape index is the drawn shape's.
+     */
+    TWIN_CASE(9000);
 
     /** Salts one use may take: more than input cases, input sets or timing attempts there are. */
     static final int SPAN = 1000;
