@@ -24,10 +24,10 @@ import java.util.Set;
 record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
     private static final long PAST = 1L << 31;
     /**
-     * Rows of an at-scale shape at most: the reference keeps 16 bytes of statistics a row, and rows this many with
-     * columns this few are a shape no user runs at scale.
+     * Rows of an at-scale shape at most: the reference keeps 16 bytes of statistics a row (2 GiB here), and rows past
+     * 2^31 elements with fewer than 16 columns are a shape no user runs.
      */
-    static final long MAX_ROWS = 1L << 25;
+    static final long MAX_ROWS = 1L << 27;
 
     /** Which plan (from 0) a file takes for a shape; throws {@link Rejection} where none does. */
     interface PlanOf {
@@ -55,7 +55,7 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
             }
             if (!lacking.isEmpty()) {
                 missing.put(plan, "no shape past 2^31 elements with " + String.join(", nor with ", lacking)
-                        + " reaches it (tried the columns of its checked shapes, at most " + MAX_ROWS + " rows)");
+                        + " reaches it (tried its checked shapes' columns and rows, at most " + MAX_ROWS + " rows)");
             }
         });
         return new AtScaleShapes(List.copyOf(chosen), missing);
