@@ -47,7 +47,7 @@ ws_rc=${PIPESTATUS[0]}
 
 echo "== the torch package: build, check, time ($PYTHON)"
 "$PYTHON" -c "import torch.utils.cpp_extension as c; print('ninja available:', c.is_ninja_available())"
-"$PYTHON" bench/export_torch.py --package "$work/torch" --kevo-json "$OUT/export-h100-kevo-eval.json" \
+"$PYTHON" bench/export_torch.py --package "$work/torch" --kevo-json "$OUT/export-h100-kevo-eval.json" --kernel "$champion" \
   --out "$OUT/export-h100.json" --command "bash bench/export-torch.sh" 2>&1 | tee "$OUT/export-h100.txt"
 torch_rc=${PIPESTATUS[0]}
 echo "== done in $(( $(date +%s) - started )) s: cpp example exit $cpp_rc (champion), $ws_rc (block_stats," \

@@ -12,10 +12,10 @@ import java.util.stream.Stream;
  * @param fresh the fresh shapes checked, in the order drawn
  * @param atScale the held-out shapes, then the at-scale one; null when not asked for
  * @param note why the at-scale shape was not judged; null when it was, or was not asked for
- * @param otherCounts the check that failed with a plan resolved for another multiprocessor count (also last in
- *     {@code atScale}); null when none failed
+ * @param failedLabel how the rejection names a failure that a kind of check of its own found (a plan resolved for
+ *     another multiprocessor count, a plan probe), last in {@code atScale}; null otherwise
  */
-record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, String note, ShapeResult otherCounts) {
+record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, String note, String failedLabel) {
     static final BeyondSuiteResults NONE = new BeyondSuiteResults(List.of(), null, null);
 
     BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, String note) {
@@ -24,6 +24,8 @@ record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, St
     static final String FRESH = "fresh";
     static final String HELD_OUT = "held-out";
     static final String AT_SCALE = "at-scale";
+    /** A shape of a plan no other check reached ({@link PlanProbe}). */
+    static final String PROBE = "plan-probe";
 
     /** How a rejection names a shape of one kind: {@code fresh shape 1x77}. */
     static String label(String kind, Object shape) {
@@ -36,8 +38,8 @@ record BeyondSuiteResults(List<ShapeResult> fresh, List<ShapeResult> atScale, St
 
     /** {@code failed}'s kind and shape, as the candidate's rejection names it. */
     String label(ShapeResult failed) {
-        if (failed == otherCounts) {
-            return "shape " + failed.shape() + " at another SM count";
+        if (failedLabel != null && atScale != null && failed == atScale.getLast()) {
+            return failedLabel;
         }
         String kind = fresh.contains(failed) ? FRESH : failed.regime() != null ? HELD_OUT : AT_SCALE;
         return label(kind, failed.shape());

@@ -485,10 +485,23 @@ public final class Evaluator implements AutoCloseable {
         List<Shape> checked = new ArrayList<>(suite.shapes());
         java.util.stream.Stream.concat(freshDrawn.stream(), heldDrawn.stream()).map(ShapeDraw.Drawn::shape)
                 .filter(shape -> !bounds.exceeds(shape)).forEach(checked::add);
+        List<Shape> probes = PlanProbe.unreached(ledger.shapesByPlan().keySet(), bounds,
+                shape -> planIndexOrNone(loaded.file(), shape));
+        for (int k = 0; k < probes.size(); k++) {
+            Shape probe = probes.get(k);
+            String label = BeyondSuiteResults.label(BeyondSuiteResults.PROBE, probe);
+            ShapeResult result = checkBeyond(loaded, correctness, probe, null, 3 * BeyondSuite.MAX_DRAWN + k, label,
+                    true, inputSeed, ledger, phases);
+            scale.add(result);
+            if (!result.verdict().passed()) {
+                return new BeyondSuiteResults(fresh, scale, null, label);
+            }
+            checked.add(probe);
+        }
         ShapeResult otherCounts = checkAtOtherCounts(loaded, checked, inputSeed, ledger, phases);
         if (otherCounts != null) {
             scale.add(otherCounts);
-            return new BeyondSuiteResults(fresh, scale, null, otherCounts);
+            return new BeyondSuiteResults(fresh, scale, null, "shape " + otherCounts.shape() + " at another SM count");
         }
         return checkAtScale(loaded, fresh, scale, inputSeed, timingSecret, ledger, phases);
     }
@@ -631,6 +644,14 @@ public final class Evaluator implements AutoCloseable {
             result = ShapeResult.failed(shape.toString(), r.verdict(), r.getMessage());
         }
         return withRegime(result, regime);
+    }
+
+    private int planIndexOrNone(dev.kevo.task.KernelFile file, Shape shape) {
+        try {
+            return preflight.plan(file, shape).planIndex();
+        } catch (Rejection r) {
+            return -1;
+        }
     }
 
     private static ShapeResult withRegime(ShapeResult result, ShapeRegime regime) {

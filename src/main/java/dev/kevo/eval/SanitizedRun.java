@@ -96,6 +96,13 @@ public final class SanitizedRun implements AutoCloseable {
                         // a drawn shape no plan covers failed its evaluation already; nothing of it runs here
                     }
                 }
+                if (judged.atScale()) {
+                    // the plans champion confirmation probed for, as it found them
+                    java.util.Set<Integer> reached = new java.util.HashSet<>();
+                    planned.values().forEach(p -> reached.add(p.planIndex()));
+                    PlanProbe.unreached(reached, ShapeDraw.Bounds.of(suite.shapes()), s -> planOf(file, s))
+                            .forEach(s -> planned.putIfAbsent(s, preflight.plan(file, s)));
+                }
                 shapes = perPlan(planned, s -> planOf(file, s));
                 shapes.forEach(s -> plans.add(planned.computeIfAbsent(s, k -> preflight.plan(file, k))));
             } else {

@@ -1,0 +1,57 @@
+package dev.kevo.eval;
+
+import dev.kevo.data.Shape;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.ToIntFunction;
+
+/**
+ * Shapes for the plans no checked shape reached: a file's plans are chosen by conditions on the shape, so a grid of
+ * row and column counts (powers of two, one either side, small counts) finds most plans a user's shape could take.
+ * Champion confirmation checks the smallest shape of each plan found this way, so that an export runs fewer plans it
+ * must refuse for want of a judgement.
+ */
+final class PlanProbe {
+    private static final int[] ROWS = {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
+            16384, 32768, 65536};
+
+    private PlanProbe() {
+    }
+
+    /** Per plan (from 0) no shape of {@code reached} took, the smallest probe shape within {@code bounds} taking it. */
+    static List<Shape> unreached(Set<Integer> reached, ShapeDraw.Bounds bounds, ToIntFunction<Shape> planOf) {
+        Map<Integer, Shape> smallest = new TreeMap<>();
+        for (int rows : ROWS) {
+            for (long cols : columns()) {
+                if (rows > bounds.rows() || rows * cols > bounds.budget() * 4 || cols > Integer.MAX_VALUE) {
+                    continue;
+                }
+                Shape shape = new Shape(rows, (int) cols);
+                if (!bounds.fit(shape)) {
+                    continue;
+                }
+                int plan = planOf.applyAsInt(shape);
+                if (plan >= 0 && !reached.contains(plan)) {
+                    smallest.merge(plan, shape, (a, b) -> b.elements() < a.elements() ? b : a);
+                }
+            }
+        }
+        return new ArrayList<>(smallest.values());
+    }
+
+    /** 1 to 8, then each power of two from 16 to 2^24 and one either side, and three halves of it. */
+    private static List<Long> columns() {
+        List<Long> cols = new ArrayList<>();
+        for (long c = 1; c <= 8; c++) {
+            cols.add(c);
+        }
+        for (int k = 4; k <= 24; k++) {
+            long p = 1L << k;
+            cols.addAll(List.of(p - 1, p, p + 1, p * 3 / 2));
+        }
+        return cols;
+    }
+}
