@@ -214,7 +214,7 @@ def main():
     gen = torch.Generator(device="cuda")
     gen.manual_seed(18)
     rng = torch.Generator().manual_seed(2026)
-    suite = compare_torch.suite_shapes()
+    suite = compare_torch.suite_shapes("evaluator/suites/standard.yaml")
     randoms = []
     while len(randoms) < 20:
         u = torch.rand(2, generator=rng).tolist()
