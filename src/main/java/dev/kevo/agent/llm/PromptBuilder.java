@@ -102,12 +102,6 @@ final class PromptBuilder {
         int variant = request.slot().variant();
         String regime = regime(context, parent, variant);
         Function<String, String> values = key -> switch (key) {
-            case "device" -> Evidence.device(context, measured);
-            case "suite" -> Evidence.suite(context, parent);
-            case "task" -> Evidence.task(context);
-            case "dtype" -> Evidence.dtype(context);
-            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives())
                     + request.parentProfile().map(Evidence::profile).orElse("");
             case "mate" -> mate.map(m -> withKnobs(Evidence.kernel("Second parent", m), m, request.relatives()))
@@ -120,7 +114,7 @@ final class PromptBuilder {
             case "round" -> "0";
             case "rounds" -> Integer.toString(repairRounds);
             case "template" -> template;
-            default -> throw new IllegalStateException("placeholder " + key);
+            default -> shared(key, context, parent, measured);
         };
         String base = template.equals(FIX) && failure.isPresent() ? failure.get().source() : parent.source();
         String subject = switch (template) {
@@ -136,6 +130,26 @@ final class PromptBuilder {
                 inspirations.stream().map(Candidate::id).toList(), focus, temperature(temperature, variant)));
     }
 
+    /**
+     * The placeholders that are the same in every request of a campaign, proposal or repair: the task, the device,
+     * the suite, kevo.h, what is known to work and the rules every file is judged by.
+     */
+    private static String shared(String key, TaskContext context, Candidate parent, List<Candidate> measured) {
+        return switch (key) {
+            case "device" -> Evidence.device(context, measured);
+            case "suite" -> Evidence.suite(context, parent);
+            case "task" -> Evidence.task(context);
+            case "dtype" -> Evidence.dtype(context);
+            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
+            case "known_to_work" -> KnownToWork.PROMPT;
+            case "plan_rules" -> ContractRules.of(context).plans();
+            case "knob_rules" -> ContractRules.of(context).knobs();
+            case "source_rules" -> ContractRules.of(context).source();
+            case "judging_rules" -> ContractRules.of(context).judging();
+            default -> throw new IllegalStateException("placeholder " + key);
+        };
+    }
+
     private static String withKnobs(String kernel, Candidate c, List<Candidate> relatives) {
         String knobs = Evidence.knobs(c, relatives);
         return knobs.isEmpty() ? kernel : kernel + "\n" + knobs + "\n";
@@ -146,12 +160,6 @@ final class PromptBuilder {
         TaskContext context = request.context();
         List<Candidate> measured = List.of(request.parent());
         Function<String, String> values = key -> switch (key) {
-            case "device" -> Evidence.device(context, measured);
-            case "suite" -> Evidence.suite(context, request.parent());
-            case "task" -> Evidence.task(context);
-            case "dtype" -> Evidence.dtype(context);
-            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> Evidence.heading("Parent", request.parent()) + "\n"
                     + Evidence.results(request.parent().result());
             case "failure" -> Evidence.kernel("Your candidate", failed);
@@ -160,7 +168,7 @@ final class PromptBuilder {
             case "template" -> PromptTemplates.REPAIR;
             case "mate", "inspirations", "regime" -> "(none)";
             case "failures" -> Evidence.failures(List.of(failed));
-            default -> throw new IllegalStateException("placeholder " + key);
+            default -> shared(key, context, request.parent(), measured);
         };
         return new Prompt(PromptTemplates.REPAIR, templates.render(PromptTemplates.SYSTEM, values),
                 templates.render(PromptTemplates.REPAIR, values), failed.source(),
