@@ -5,6 +5,7 @@ import com.ezylang.evalex.functions.FunctionParameterDefinition;
 import dev.kevo.agent.TaskContext;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Nvrtc;
+import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.MeasurementMethod;
@@ -164,24 +165,49 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
         return bullets(rules);
     }
 
-    /** The shapes checked beyond the suite, each kind as the plan expression that picks it out. */
+    /**
+     * The shapes checked beyond the suite, each kind as the condition that picks it out, and what a champion's
+     * confirmation adds (held-out shapes, the plans at other multiprocessor counts, shapes past 2^31 elements).
+     */
     private String shapes() {
-        List<ShapeRegime> fresh = settings.beyondSuite().fresh();
-        String drawn = fresh.isEmpty() ? "" : " Besides the suite's shapes, every evaluation checks shapes drawn "
-                + "afresh for it: " + fresh.stream().map(r -> r.id() + " (`" + regimeCondition(r) + "`)")
-                .collect(Collectors.joining(", ")) + ".";
-        return "Every shape must be covered and correct." + drawn + " A champion is also checked at "
-                + settings.beyondSuite().atScale() + ", past 2^31 elements: offsets past 2^31 elements need 64-bit "
-                + "arithmetic.";
+        BeyondSuite beyond = settings.beyondSuite();
+        List<ShapeRegime> fresh = beyond.fresh();
+        StringBuilder out = new StringBuilder("Every shape must be covered and correct.");
+        if (!fresh.isEmpty()) {
+            out.append(" Besides the suite's shapes, every evaluation checks shapes drawn afresh for it: ")
+                    .append(kinds(fresh)).append('.');
+        }
+        List<String> champion = new ArrayList<>();
+        if (beyond.heldOut() > 0) {
+            List<ShapeRegime> only = beyond.heldOutRegimes().stream().distinct().filter(r -> !fresh.contains(r))
+                    .toList();
+            champion.add("on " + beyond.heldOut() + " held-out shapes drawn the same way" + (only.isEmpty() ? ""
+                    : ", also of kinds " + kinds(only) + " with more rows than the suite's"));
+        }
+        if (!beyond.smCounts().isEmpty()) {
+            champion.add("with every plan resolved again for " + beyond.smCounts().stream().map(String::valueOf)
+                    .collect(Collectors.joining(", ")) + " multiprocessors (`sms`; only the launch changes)");
+        }
+        champion.add("at " + beyond.atScale() + ", past 2^31 elements, and per plan at such a shape with `cols % 4 == 0` "
+                + "and one with odd `cols`");
+        out.append(" A champion is also checked ").append(String.join("; ", champion)).append(": plans must be right "
+                + "for any `sms`, and offsets past 2^31 elements need 64-bit arithmetic.");
+        return out.toString();
     }
 
-    /** Which shapes a fresh draw of {@code regime} gives, as a condition over rows and cols ({@link ShapeRegime#holds}). */
+    private static String kinds(List<ShapeRegime> regimes) {
+        return regimes.stream().map(r -> r.id() + " (`" + regimeCondition(r) + "`)").collect(Collectors.joining(", "));
+    }
+
+    /** Which shapes a draw of {@code regime} gives, as a condition over rows and cols ({@link ShapeRegime#holds}). */
     static String regimeCondition(ShapeRegime regime) {
         return switch (regime) {
             case NARROW -> "cols < 128";
             case UNALIGNED -> "cols % 4 != 0";
             case ONE_ROW -> "rows == 1";
             case LARGE_ODD -> "rows % 2 == 1 && cols % 2 == 1";
+            case MANY_ROWS -> "rows > 1";
+            case LM_HEAD -> "rows % 2 == 0 && cols % 4 == 0";
         };
     }
 

@@ -69,10 +69,12 @@ class ContractRulesTest {
     private static final Pattern PORTABLE = Pattern.compile("Past (\\d+) blocks \\(the portable size\\)");
     private static final Pattern SHARED = Pattern.compile("Shared memory per block, static and `smem` together, at most (\\d+) bytes on this device");
     private static final Pattern TOLERANCE = Pattern.compile("Per element \\|y - ref\\| <= (\\S+) \\+ (\\S+) \\|ref\\| \\(plus one unit in the last place of y's type\\), and relative L2 error at most (\\S+) \\(");
-    private static final Pattern AT_SCALE = Pattern.compile("A champion is also checked at (\\d+)x(\\d+), past 2\\^31 elements");
+    private static final Pattern HELD_OUT = Pattern.compile("A champion is also checked on (\\d+) held-out shapes");
+    private static final Pattern SM_COUNTS = Pattern.compile("with every plan resolved again for ([\\d, ]+) multiprocessors");
+    private static final Pattern AT_SCALE = Pattern.compile("at (\\d+)x(\\d+), past 2\\^31 elements");
     private static final Pattern INPUT_SETS = Pattern.compile("the next of (\\d+) input sets is used");
     private static final List<Pattern> LIMITS = List.of(KNOBS, VALUES, CHOICE_MACRO, LENGTH, DEPTH, FILE_SIZE, GRID, BLOCK,
-            SMEM_DEFAULT, WORKSPACE, CLUSTER, PORTABLE, SHARED, TOLERANCE, AT_SCALE, INPUT_SETS);
+            SMEM_DEFAULT, WORKSPACE, CLUSTER, PORTABLE, SHARED, TOLERANCE, HELD_OUT, SM_COUNTS, AT_SCALE, INPUT_SETS);
 
     /**
      * Words with digits that state no limit: widths of types and of accesses, the index range of a 32-bit int, what
@@ -296,7 +298,8 @@ class ContractRulesTest {
     void theShapesBeyondTheSuiteAreTheSettingsAndEachKindIsItsCondition() {
         String prompt = system();
         BeyondSuite beyond = Fixtures.CONTEXT.settings().beyondSuite();
-        for (ShapeRegime regime : beyond.fresh()) {
+        for (ShapeRegime regime : java.util.stream.Stream.concat(beyond.fresh().stream(),
+                beyond.heldOutRegimes().stream()).distinct().toList()) {
             Matcher m = Pattern.compile(Pattern.quote(regime.id()) + " \\(`([^`]+)`\\)").matcher(prompt);
             assertTrue(m.find(), regime.id() + " in " + prompt);
             Expr condition = Expr.parse(m.group(1));
@@ -307,6 +310,10 @@ class ContractRulesTest {
                 }
             }
         }
+        assertEquals(beyond.heldOut(), stated1(HELD_OUT));
+        Matcher counts = SM_COUNTS.matcher(prompt);
+        assertTrue(counts.find(), prompt);
+        assertEquals(beyond.smCounts(), Arrays.stream(counts.group(1).split(", ")).map(Integer::valueOf).toList());
         long[] atScale = stated(AT_SCALE);
         assertEquals(beyond.atScale(), atScale[0] + "x" + atScale[1]);
         assertTrue(atScale[0] * atScale[1] > (1L << 31));
