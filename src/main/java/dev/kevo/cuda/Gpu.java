@@ -32,7 +32,7 @@ import jcuda.driver.JITOptions;
 public final class Gpu implements AutoCloseable {
     private static final int JIT_LOG_BYTES = 16 * 1024;
     /** The largest cluster every device with clusters runs; larger ones need {@link #NON_PORTABLE_CLUSTER_SIZE_ALLOWED}. */
-    private static final int PORTABLE_CLUSTER = 8;
+    public static final int PORTABLE_CLUSTER = 8;
     /** {@code CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED}, which JCuda 12.6 does not name. */
     private static final int NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
 

@@ -39,10 +39,11 @@ public final class ContractParser {
 
     /** Where Jackson's messages say a place is in its input; the header line is added to make it the file's. */
     private static final Pattern JACKSON_LOCATION = Pattern.compile("\\[Source: .*?; line: (\\d+), column: \\d+\\]");
-    private static final Set<String> TOP_KEYS = Set.of("description", "op", "dtype", "workspace", "plans", "knobs",
+    /** The keys a header, a plan and a launch may have; any other is an error. */
+    public static final Set<String> TOP_KEYS = Set.of("description", "op", "dtype", "workspace", "plans", "knobs",
             "knob_rule");
-    private static final Set<String> PLAN_KEYS = Set.of("when", "launches");
-    private static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
+    public static final Set<String> PLAN_KEYS = Set.of("when", "launches");
+    public static final Set<String> LAUNCH_KEYS = Set.of("kernel", "grid", "block", "smem", "cooperative", "cluster",
             "args");
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);

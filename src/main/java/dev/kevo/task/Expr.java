@@ -8,6 +8,7 @@ import com.ezylang.evalex.config.MapBasedFunctionDictionary;
 import com.ezylang.evalex.config.MapBasedOperatorDictionary;
 import com.ezylang.evalex.data.EvaluationValue;
 import com.ezylang.evalex.functions.AbstractFunction;
+import com.ezylang.evalex.functions.FunctionIfc;
 import com.ezylang.evalex.functions.FunctionParameter;
 import com.ezylang.evalex.functions.basic.MaxFunction;
 import com.ezylang.evalex.functions.basic.MinFunction;
@@ -33,12 +34,16 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A launch-plan expression: integer arithmetic and comparisons over {@code rows}, {@code cols} and
@@ -65,22 +70,36 @@ public final class Expr {
      */
     public static final int MAX_DEPTH = 64;
 
+    /** Operators on integers that give an integer: + and - also as signs; / and % truncate like C. */
+    private static final List<Map.Entry<String, OperatorIfc>> ARITHMETIC_TABLE = List.of(
+            op("+", new Additive(new InfixPlusOperator())), op("-", new Additive(new InfixMinusOperator())),
+            op("*", new Multiplicative(new InfixMultiplicationOperator())), op("/", new IntegerDivision()),
+            op("%", new IntegerRemainder()),
+            op("+", new Sign(new PrefixPlusOperator())), op("-", new Sign(new PrefixMinusOperator())));
+    /** Operators on integers that give a condition. */
+    private static final List<Map.Entry<String, OperatorIfc>> COMPARISON_TABLE = List.of(
+            op("<", new Comparison(new InfixLessOperator())),
+            op("<=", new Comparison(new InfixLessEqualsOperator())),
+            op(">", new Comparison(new InfixGreaterOperator())),
+            op(">=", new Comparison(new InfixGreaterEqualsOperator())),
+            op("==", new Equality(new InfixEqualsOperator())),
+            op("!=", new Equality(new InfixNotEqualsOperator())));
+    /** Operators on conditions. */
+    private static final List<Map.Entry<String, OperatorIfc>> LOGIC_TABLE = List.of(
+            op("&&", new And()), op("||", new Or()), op("!", new Not()));
+
+    /** The symbols of each kind of operator, for a model's prompt; nothing else parses. */
+    public static final List<String> ARITHMETIC = symbols(ARITHMETIC_TABLE);
+    public static final List<String> COMPARISONS = symbols(COMPARISON_TABLE);
+    public static final List<String> LOGIC = symbols(LOGIC_TABLE);
+    /** The functions by name, each with its parameters ({@link FunctionIfc#getFunctionParameterDefinitions()}). */
+    public static final Map<String, FunctionIfc> FUNCTIONS = functions();
+
     private static final ExpressionConfiguration CONFIG = ExpressionConfiguration.builder()
-            .operatorDictionary(MapBasedOperatorDictionary.ofOperators(
-                    op("+", new Additive(new InfixPlusOperator())), op("-", new Additive(new InfixMinusOperator())),
-                    op("*", new Multiplicative(new InfixMultiplicationOperator())), op("/", new IntegerDivision()),
-                    op("%", new IntegerRemainder()),
-                    op("+", new Sign(new PrefixPlusOperator())), op("-", new Sign(new PrefixMinusOperator())),
-                    op("<", new Comparison(new InfixLessOperator())),
-                    op("<=", new Comparison(new InfixLessEqualsOperator())),
-                    op(">", new Comparison(new InfixGreaterOperator())),
-                    op(">=", new Comparison(new InfixGreaterEqualsOperator())),
-                    op("==", new Equality(new InfixEqualsOperator())),
-                    op("!=", new Equality(new InfixNotEqualsOperator())),
-                    op("&&", new And()), op("||", new Or()), op("!", new Not())))
-            .functionDictionary(MapBasedFunctionDictionary.ofFunctions(
-                    Map.entry("min", new MinFunction()), Map.entry("max", new MaxFunction()),
-                    Map.entry("cdiv", new CeilDivision())))
+            .operatorDictionary(MapBasedOperatorDictionary.ofOperators(Stream.of(ARITHMETIC_TABLE, COMPARISON_TABLE,
+                    LOGIC_TABLE).flatMap(List::stream).toArray(Expr::entries)))
+            .functionDictionary(MapBasedFunctionDictionary.ofFunctions(FUNCTIONS.entrySet().stream()
+                    .toArray(Expr::functionEntries)))
             .defaultConstants(Map.of("true", EvaluationValue.booleanValue(true),
                     "false", EvaluationValue.booleanValue(false)))
             .implicitMultiplicationAllowed(false)
@@ -308,6 +327,28 @@ public final class Expr {
 
     private static Map.Entry<String, OperatorIfc> op(String symbol, OperatorIfc operator) {
         return Map.entry(symbol, operator);
+    }
+
+    private static Map<String, FunctionIfc> functions() {
+        Map<String, FunctionIfc> functions = new LinkedHashMap<>();
+        functions.put("min", new MinFunction());
+        functions.put("max", new MaxFunction());
+        functions.put("cdiv", new CeilDivision());
+        return Collections.unmodifiableMap(functions);
+    }
+
+    private static List<String> symbols(List<Map.Entry<String, OperatorIfc>> table) {
+        return table.stream().map(Map.Entry::getKey).distinct().toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map.Entry<String, OperatorIfc>[] entries(int size) {
+        return new Map.Entry[size];
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map.Entry<String, FunctionIfc>[] functionEntries(int size) {
+        return new Map.Entry[size];
     }
 
     private static BigInteger integer(EvaluationValue value) throws EvaluationException {

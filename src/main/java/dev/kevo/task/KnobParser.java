@@ -31,12 +31,15 @@ public final class KnobParser {
     public static final int MAX_KNOBS = 16;
     /** Values a range may expand to. */
     public static final int MAX_VALUES = 1024;
-    private static final Set<String> KNOB_KEYS = Set.of("values", "range", "value", "about");
+    /** The keys a knob's object may have. */
+    public static final Set<String> KNOB_KEYS = Set.of("values", "range", "value", "about");
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** kevo.h's own names start so (KEVO_X, KEVO_INF, ...): a knob may not. */
+    public static final String RESERVED_PREFIX = "KEVO_";
     /** kevo.h's macros: a knob of that name would redefine them under the kernel. */
-    private static final Set<String> PRELUDE_MACROS = Set.of("INFINITY", "NAN", "FLT_MAX", "FLT_MIN", "FLT_EPSILON");
+    public static final Set<String> PRELUDE_MACROS = Set.of("INFINITY", "NAN", "FLT_MAX", "FLT_MIN", "FLT_EPSILON");
     /** Names expressions already give a meaning to; EvalEx compares names without case. */
-    private static final Set<String> EXPRESSION_NAMES = Set.of("ROWS", "COLS", "SMS", "TRUE", "FALSE", "MIN", "MAX",
+    public static final Set<String> EXPRESSION_NAMES = Set.of("ROWS", "COLS", "SMS", "TRUE", "FALSE", "MIN", "MAX",
             "CDIV");
 
     private KnobParser() {
@@ -83,7 +86,7 @@ public final class KnobParser {
             throw new IllegalArgumentException(at + ": a knob's name is an upper-case C identifier (like BLOCK or "
                     + "ROWS_PER_WARP)");
         }
-        if (name.startsWith("KEVO_") || PRELUDE_MACROS.contains(name)) {
+        if (name.startsWith(RESERVED_PREFIX) || PRELUDE_MACROS.contains(name)) {
             throw new IllegalArgumentException(at + ": '" + name + "' is kevo.h's; choose another name");
         }
         if (EXPRESSION_NAMES.contains(name)) {

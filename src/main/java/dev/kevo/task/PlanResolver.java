@@ -7,15 +7,17 @@ import java.util.List;
 /** Chooses a kernel file's plan for a shape and evaluates its expressions, with bounds a launch must respect. */
 public final class PlanResolver {
 
-    private static final long MAX_GRID = Integer.MAX_VALUE;
-    private static final long MAX_BLOCK = 1024;
+    /** Blocks of a (1-D) grid: what the driver takes in a grid's x dimension. */
+    public static final long MAX_GRID = Integer.MAX_VALUE;
+    /** Threads of a (1-D) block: every CUDA device's limit. */
+    public static final long MAX_BLOCK = 1024;
     /**
      * The largest thread-block cluster any device allows (Hopper, with the non-portable size opted in); past the
      * portable 8 the kernel is opted in at launch and the device decides whether it fits.
      */
     public static final int MAX_CLUSTER = 16;
     /** A plan asking for more scratch memory than this is treated as a mistake, not a request. */
-    private static final long MAX_WORKSPACE = 1L << 34;
+    public static final long MAX_WORKSPACE = 1L << 34;
 
     private PlanResolver() {
     }

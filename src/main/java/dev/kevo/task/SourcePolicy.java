@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * What a mutant's source may not contain, checked before NVRTC sees it: host-side code NVRTC cannot compile
@@ -30,12 +31,20 @@ public final class SourcePolicy {
      * {@code __CUDA_ARCH_FEAT_*}, {@code __CUDA_ARCH_SPECIFIC__}, {@code __CUDA_ARCH_FAMILY_SPECIFIC__}) depend on
      * how the package is built. Any use counts, not only in {@code #if}: a value copied into a variable branches just
      * as well. {@code __CUDA_ARCH__} and {@code __CUDACC__} are the same for both at one target, and stay allowed.
+     * A trailing {@code *} stands for any identifier characters: the whole family is meant. Public so that a model's
+     * prompt lists exactly these.
      */
-    static final Pattern COMPILER_IDENTITY = Pattern.compile("\\b(?:__CUDACC_RTC\\w*|__NVCC\\w*|__CUDACC_VER\\w*"
-            + "|__CUDACC_(?:DEBUG|RDC|EWP|RELAXED_CONSTEXPR|EXTENDED_LAMBDA)__|__CUDA_API_VER\\w*|__CUDART_API_VER\\w*"
-            + "|CUDART_VERSION|CUDA_VERSION|__CUDA_RUNTIME_H__|__CUDA_ARCH_LIST__|__CUDA_ARCH_FEAT\\w*"
-            + "|__CUDA_ARCH_(?:FAMILY_)?SPECIFIC\\w*|__CUDA_PREC_DIV|__CUDA_PREC_SQRT|__CUDA_FTZ|__USE_FAST_MATH__"
-            + "|__clang\\w*|__GNUC\\w*|_MSC_VER|__NVCOMPILER\\w*|__OPTIMIZE\\w*)\\b");
+    public static final List<String> COMPILER_IDENTITY_MACROS = List.of("__CUDACC_RTC*", "__NVCC*", "__CUDACC_VER*",
+            "__CUDACC_DEBUG__", "__CUDACC_RDC__", "__CUDACC_EWP__", "__CUDACC_RELAXED_CONSTEXPR__",
+            "__CUDACC_EXTENDED_LAMBDA__", "__CUDA_API_VER*", "__CUDART_API_VER*", "CUDART_VERSION", "CUDA_VERSION",
+            "__CUDA_RUNTIME_H__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_FEAT*", "__CUDA_ARCH_SPECIFIC*",
+            "__CUDA_ARCH_FAMILY_SPECIFIC*", "__CUDA_PREC_DIV", "__CUDA_PREC_SQRT", "__CUDA_FTZ", "__USE_FAST_MATH__",
+            "__clang*", "__GNUC*", "_MSC_VER", "__NVCOMPILER*", "__OPTIMIZE*");
+
+    /** {@link #COMPILER_IDENTITY_MACROS} as one pattern: a trailing {@code *} stands for any identifier characters. */
+    static final Pattern COMPILER_IDENTITY = Pattern.compile(COMPILER_IDENTITY_MACROS.stream()
+            .map(m -> m.endsWith("*") ? Pattern.quote(m.substring(0, m.length() - 1)) + "\\w*" : Pattern.quote(m))
+            .collect(Collectors.joining("|", "\\b(?:", ")\\b")));
 
     private static final List<Rule> RULES = List.of(
             new Rule(Pattern.compile("#[ \\t]*include[ \\t]*[<\"](?!kevo\\.h\")[^>\"\\n]*[>\"]"),
@@ -50,6 +59,14 @@ public final class SourcePolicy {
                     + "may be tested: it is the same for both)"));
 
     private SourcePolicy() {
+    }
+
+    /**
+     * What each rule forbids, as {@link #violation} words it ({@code {}} standing for the name found), for a model's
+     * prompt.
+     */
+    public static List<String> rules() {
+        return RULES.stream().map(Rule::why).toList();
     }
 
     /** The first violation as {@code line N: why}, or empty. Comments are ignored ({@link SourceCode}). */

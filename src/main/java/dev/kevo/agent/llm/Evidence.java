@@ -43,10 +43,9 @@ final class Evidence {
         if (d == null) {
             out.append("- GPU: not reported for this campaign\n");
         } else {
-            out.append(String.format(Locale.ROOT, "- GPU: %s (%s), %d SMs, L2 %.0f MB, %.0f GB memory, "
-                            + "up to %d threads and %d KB dynamic shared memory per block%n", d.name(), d.arch(),
-                    d.sms(), d.l2Bytes() / 1048576.0, d.memoryBytes() / 1e9, d.maxThreadsPerBlock(),
-                    d.maxSharedPerBlockOptin() / 1024));
+            // its limits on a launch are stated once, with the rules (ContractRules)
+            out.append(String.format(Locale.ROOT, "- GPU: %s (%s), %d SMs, L2 %.0f MB, %.0f GB memory%n", d.name(),
+                    d.arch(), d.sms(), d.l2Bytes() / 1048576.0, d.memoryBytes() / 1e9));
         }
         copyBandwidth(taskOf(context), measured).ifPresent(b -> out.append(b).append('\n'));
         return out.toString().stripTrailing();

@@ -102,12 +102,6 @@ final class PromptBuilder {
         int variant = request.slot().variant();
         String regime = regime(context, parent, variant);
         Function<String, String> values = key -> switch (key) {
-            case "device" -> Evidence.device(context, measured);
-            case "suite" -> Evidence.suite(context, parent);
-            case "task" -> Evidence.task(context);
-            case "dtype" -> Evidence.dtype(context);
-            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> withKnobs(Evidence.kernel("Parent", parent), parent, request.relatives())
                     + request.parentProfile().map(Evidence::profile).orElse("");
             case "mate" -> mate.map(m -> withKnobs(Evidence.kernel("Second parent", m), m, request.relatives()))
@@ -120,7 +114,7 @@ final class PromptBuilder {
             case "round" -> "0";
             case "rounds" -> Integer.toString(repairRounds);
             case "template" -> template;
-            default -> throw new IllegalStateException("placeholder " + key);
+            default -> shared(key, context, parent, measured);
         };
         String base = template.equals(FIX) && failure.isPresent() ? failure.get().source() : parent.source();
         String subject = switch (template) {
@@ -136,6 +130,26 @@ final class PromptBuilder {
                 inspirations.stream().map(Candidate::id).toList(), focus, temperature(temperature, variant)));
     }
 
+    /**
+     * The placeholders that are the same in every request of a campaign, proposal or repair: the task, the device,
+     * the suite, kevo.h, what is known to work and the rules every file is judged by.
+     */
+    private static String shared(String key, TaskContext context, Candidate parent, List<Candidate> measured) {
+        return switch (key) {
+            case "device" -> Evidence.device(context, measured);
+            case "suite" -> Evidence.suite(context, parent);
+            case "task" -> Evidence.task(context);
+            case "dtype" -> Evidence.dtype(context);
+            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
+            case "known_to_work" -> KnownToWork.PROMPT;
+            case "plan_rules" -> ContractRules.of(context).plans();
+            case "knob_rules" -> ContractRules.of(context).knobs();
+            case "source_rules" -> ContractRules.of(context).source();
+            case "judging_rules" -> ContractRules.of(context).judging();
+            default -> throw new IllegalStateException("placeholder " + key);
+        };
+    }
+
     private static String withKnobs(String kernel, Candidate c, List<Candidate> relatives) {
         String knobs = Evidence.knobs(c, relatives);
         return knobs.isEmpty() ? kernel : kernel + "\n" + knobs + "\n";
@@ -146,12 +160,6 @@ final class PromptBuilder {
         TaskContext context = request.context();
         List<Candidate> measured = List.of(request.parent());
         Function<String, String> values = key -> switch (key) {
-            case "device" -> Evidence.device(context, measured);
-            case "suite" -> Evidence.suite(context, request.parent());
-            case "task" -> Evidence.task(context);
-            case "dtype" -> Evidence.dtype(context);
-            case "kevo_h" -> Prelude.resource(Prelude.class, Prelude.NAME).strip();
-            case "known_to_work" -> KnownToWork.PROMPT;
             case "parent" -> Evidence.heading("Parent", request.parent()) + "\n"
                     + Evidence.results(request.parent().result());
             case "failure" -> Evidence.kernel("Your candidate", failed);
@@ -160,7 +168,7 @@ final class PromptBuilder {
             case "template" -> PromptTemplates.REPAIR;
             case "mate", "inspirations", "regime" -> "(none)";
             case "failures" -> Evidence.failures(List.of(failed));
-            default -> throw new IllegalStateException("placeholder " + key);
+            default -> shared(key, context, request.parent(), measured);
         };
         return new Prompt(PromptTemplates.REPAIR, templates.render(PromptTemplates.SYSTEM, values),
                 templates.render(PromptTemplates.REPAIR, values), failed.source(),
@@ -206,16 +214,26 @@ final class PromptBuilder {
         return names.get(WeightedDraw.index(w, random));
     }
 
-    private record Regime(String name, List<String> shapes, double shortfall) {
+    /** @param cost what the parent's distance from the floor on these shapes costs the score, in log time */
+    private record Regime(String name, List<String> shapes, double cost) {
     }
 
     static final String NO_REGIME = "(none)";
 
     /**
-     * The shape regime a request focuses on, its shapes worst first: the regime furthest from the memory floor for
-     * a generation's first request to an agent, the next furthest for its second, and so on, so that requests about
-     * one parent still ask about different shapes. Where a parent already streams at the floor a new design has
-     * little to win, so those come last.
+     * How much of the costliest regime's cost a regime must have to be a request's focus. A score is a geometric
+     * mean, so a regime costs the sum over its shapes of -log(floor fraction): a parent at 0.01 of the floor on one
+     * shape loses more there than at 0.95 on eighty. Below this share a regime has little to win beside the costliest,
+     * and a request pointed at it is spent where the gain is not.
+     */
+    static final double FOCUS_SHARE = 0.25;
+
+    /**
+     * The shape regime a request focuses on, its shapes worst first. Regimes are ranked by what the parent's distance
+     * from the memory floor costs the score there; those that cost at least {@link #FOCUS_SHARE} of the costliest are
+     * eligible, and a generation's requests to an agent take them in turn (variant 0 the costliest, variant 1 the
+     * next eligible, ...), so that requests about one parent still ask about different shapes where several are
+     * worth it, and never about shapes near the floor while others sit far below it.
      */
     static String regime(TaskContext context, Candidate parent, int variant) {
         Map<String, ShapeResult> byShape = parent.result() == null ? Map.of() : parent.result().shapes().stream()
@@ -231,27 +249,36 @@ final class PromptBuilder {
             if (in.isEmpty()) {
                 continue;
             }
-            double floor = in.stream().mapToDouble(s -> floor(byShape, s)).average().orElse(UNKNOWN_FLOOR);
+            double cost = in.stream().mapToDouble(s -> cost(floor(byShape, s))).sum();
             List<String> described = in.stream().map(s -> Optional.ofNullable(byShape.get(s.toString()))
                     .filter(r -> r.floorFraction() != null)
                     .map(r -> String.format(Locale.ROOT, "%s (parent at floor %.2f)", s, r.floorFraction()))
                     .orElse(s.toString())).toList();
-            regimes.add(new Regime(names[k], described, 1 - Math.min(1, floor)));
+            regimes.add(new Regime(names[k], described, cost));
         }
         if (regimes.isEmpty()) {
             return NO_REGIME;
         }
-        regimes.sort(Comparator.comparingDouble(Regime::shortfall).reversed());
-        Regime chosen = regimes.get(variant % regimes.size());
+        double costliest = regimes.stream().mapToDouble(Regime::cost).max().orElseThrow();
+        List<Regime> eligible = regimes.stream().filter(r -> r.cost() >= FOCUS_SHARE * costliest)
+                .sorted(Comparator.comparingDouble(Regime::cost).reversed()).toList();
+        Regime chosen = eligible.get(variant % eligible.size());
         return chosen.name() + "\nshapes: " + String.join(", ", chosen.shapes());
     }
 
     /** Where a shape was not measured, it counts as halfway: neither the first nor the last place to look. */
     private static final double UNKNOWN_FLOOR = 0.5;
+    /** A floor fraction is taken as at least this, so that a shape at 0.00 costs much, not infinitely much. */
+    private static final double LEAST_FLOOR = 1e-4;
 
     private static double floor(Map<String, ShapeResult> byShape, Shape s) {
         ShapeResult r = byShape.get(s.toString());
         return r == null || r.floorFraction() == null ? UNKNOWN_FLOOR : r.floorFraction();
+    }
+
+    /** What a shape at {@code floor} of the memory floor costs a geometric-mean score; nothing at or past the floor. */
+    static double cost(double floor) {
+        return Math.log(1 / Math.clamp(floor, LEAST_FLOOR, 1.0));
     }
 
     private static int band(Shape s) {

@@ -27,8 +27,9 @@ record PromptTemplates(Map<String, String> texts) {
     static final String REPAIR = "repair";
 
     /** Every placeholder a template may use; docs/campaigns.md ("Using a language model") explains each. */
-    static final Set<String> PLACEHOLDERS = Set.of("device", "suite", "task", "dtype", "kevo_h", "known_to_work", "parent", "mate",
-            "inspirations", "failures", "failure", "regime", "round", "rounds", "template");
+    static final Set<String> PLACEHOLDERS = Set.of("device", "suite", "task", "dtype", "kevo_h", "known_to_work",
+            "plan_rules", "knob_rules", "source_rules", "judging_rules", "parent", "mate", "inspirations", "failures",
+            "failure", "regime", "round", "rounds", "template");
 
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([A-Za-z0-9_]+)\\s*}}");
 
