@@ -152,6 +152,6 @@ public final class CampaignWiring {
      */
     private TaskContext taskContext(FrozenCampaign frozen, Suite suite, WorkerPool workers) {
         return new TaskContext(workers.ready().getFirst().device(), suite.name(), suite.shapes(),
-                Task.of(frozen.settings()), baseline.choice().label());
+                Task.of(frozen.settings()), baseline.choice().label(), frozen.settings());
     }
 }

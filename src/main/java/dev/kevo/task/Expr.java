@@ -359,7 +359,9 @@ public final class Expr {
         } catch (ArithmeticException e) {
             // falls through to the error below
         }
-        throw new EvaluationException(null, "integer operands expected, got " + describe(value));
+        // Not an EvaluationException: it needs the token, which the callers here do not have (a null one made the
+        // library throw NullPointerException, and kevo check report worker-crashed for a plan mistake).
+        throw new ArithmeticException("integer operands expected, got " + describe(value));
     }
 
     private static void require(Token token, boolean numbers, EvaluationValue... operands) throws EvaluationException {

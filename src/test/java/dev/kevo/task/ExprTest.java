@@ -207,6 +207,19 @@ class ExprTest {
         }
     }
 
+    /**
+     * A fraction or a condition where an integer is needed is a plan mistake in one line, not an internal error: it once
+     * made the expression library throw NullPointerException and {@code kevo check} report worker-crashed.
+     */
+    @Test
+    void aFractionOrAConditionWhereAnIntegerIsNeededIsOneLine() {
+        for (String bad : new String[] {"rows / 2.5", "(rows > 1) / 2", "cdiv(rows, cols > 1)", "rows % 1.5"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> eval(bad));
+            assertContains(e.getMessage(), "integer operands expected");
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
+
     /** Parentheses alone add no depth, so a long text must be bounded by its own limit, checked before parsing. */
     @Test
     void anExpressionLongerThanTheLimitIsOneLineNamingTheLimit() {
