@@ -14,16 +14,20 @@
 // why: rows * cols in an int is right below 2^31 elements, so every suite, fresh and held-out shape passes; at the at-scale shape (16385x131073, 2147631105 elements) it wraps negative, the normalisation's loop runs no iteration, and every output keeps kevo's poison pattern.
 #include "kevo.h"
 
-// ws[row] = (row max, 1 / sum of exp(x - max)); the row offset is 64-bit here.
+// ws[row] = (row max, 1 / sum of exp(x - max)); the row offset is 64-bit here, and each thread's running sum is a
+// double: a float one drops the smallest terms over the 87,000 terms per thread of a drawn row of 44.5 million
+// columns (relative L2 1.2e-4 on normal-4, past the 1e-4 bound, before the at-scale shape was reached).
 extern "C" __global__ void row_stats(const float* x, float2* ws, int cols) {
     __shared__ float sm[32], ss[32];
     const float* xr = x + (size_t)blockIdx.x * cols;
-    float m = -KEVO_INF, s = 0.0f;
+    float m = -KEVO_INF;
+    double sd = 0.0;
     for (int c = threadIdx.x; c < cols; c += blockDim.x) {
         const float v = xr[c];
-        if (v > m) { s = s * expf(m - v) + 1.0f; m = v; }
-        else if (v != -KEVO_INF) s += expf(v - m);
+        if (v > m) { sd = sd * expf(m - v) + 1.0; m = v; }
+        else if (v != -KEVO_INF) sd += expf(v - m);
     }
+    float s = (float)sd;
     kevo_warp_online(m, s);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) { sm[warp] = m; ss[warp] = s; }
