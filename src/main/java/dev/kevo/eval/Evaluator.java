@@ -393,6 +393,7 @@ public final class Evaluator implements AutoCloseable {
         double slowest = 0;
         Double coldMs = null;
         try {
+            Boolean repeats = null;
             for (InputCase inputCase : cases) {
                 phases.expect(seconds, "case " + inputCase.id() + " of " + shape);
                 CorrectnessCheck.CaseResult r = check.check(loaded.runner(), plan, shape,
@@ -403,14 +404,16 @@ public final class Evaluator implements AutoCloseable {
                 if (cold && coldMs == null) {
                     coldMs = r.launchWallMs();
                 }
-            }
-            Boolean repeats = null;
-            if (repeat) {
-                phases.expect(seconds, "repeated launch of " + shape);
-                repeats = ablation.repeat() ? null : check.repeatsExactly(loaded.runner(), plan, shape, cases.getLast());
-                if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
-                    throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
-                            + cases.getLast().id() + ", it wrote different bits (require_deterministic is on)");
+                // The repeat right after the first case, on its input: an ordinary one (normal-1 unless the settings
+                // leave it out), whose sums change with their order. The last case, lowest-mask, once served, and a
+                // row of one finite column summed exactly whatever the order.
+                if (repeat && inputCase == cases.getFirst()) {
+                    phases.expect(seconds, "repeated launch of " + shape);
+                    repeats = ablation.repeat() ? null : check.repeatsExactly(loaded.runner(), plan, shape, inputCase);
+                    if (Boolean.FALSE.equals(repeats) && settings.launchChecks().requireDeterministic()) {
+                        throw new Rejection(Verdict.NONDETERMINISTIC, "launched twice on the input of case "
+                                + inputCase.id() + ", it wrote different bits (require_deterministic is on)");
+                    }
                 }
             }
             return ShapeResult.checked(shape.toString(), plan.planIndex() + 1, relL2, maxAbs, coldMs)
