@@ -1,7 +1,7 @@
 """What the tools that prune a recorded campaign folder share (tools/report-fixture.py, tools/sample-campaign.py).
 
 A campaign folder as kevo's store writes it (store/CampaignStore.java): campaign.yaml, baseline.cu, one <id>.cu and
-<id>.json per mutant with files beside them (<id>.sanitized.json, .prompt.md, .answer.md, .profile.json,
+<id>.json per mutant with files beside them (<id>.sanitized.json, .cubin (the judged build), .prompt.md, .answer.md, .profile.json,
 .rejudged.json), champion.cu/json, confirmation.json, state.json and events.jsonl. A pruned copy keeps some mutants
 byte for byte; it stays readable as any campaign folder when every kept mutant's parents and cache source are kept,
 state.json's populations name only kept mutants and its champion is kept with champion.cu/json.
@@ -9,7 +9,7 @@ state.json's populations name only kept mutants and its champion is kept with ch
 import json, os, shutil
 
 # Files beside a mutant's record (CampaignStore, SanitizedRecords): they go where the mutant goes.
-BESIDE = [".cu", ".json", ".sanitized.json", ".prompt.md", ".answer.md", ".profile.json", ".rejudged.json"]
+BESIDE = [".cu", ".json", ".sanitized.json", ".cubin", ".prompt.md", ".answer.md", ".profile.json", ".rejudged.json"]
 NOT_MUTANTS = {"state.json", "champion.json", "confirmation.json"}
 
 

@@ -2,33 +2,31 @@
 {
   "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 16384 < cols <= 262144: a row on chip per cluster of up to 8 blocks of 512 threads (32 floats each in registers, 32 in shared memory); else a block per row, two reads",
   "dtype": "fp32",
-  "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
+  "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 2816), cdiv(8 * sms, rows))) * 8",
   "plans": [
-    { "when": "cols <= 32", "launches": [
-      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 64", "launches": [
-      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g16_n1", "grid": "cdiv(rows, 16)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 128", "launches": [
-      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n1", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 256", "launches": [
-      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+      { "kernel": "softmax_short_g32_n2", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 512", "launches": [
-      { "kernel": "softmax_short_g32_n8", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
+      { "kernel": "softmax_short_g32_n4", "grid": "cdiv(rows, 8)", "block": 256, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 4194304) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2048", "launches": [
       { "kernel": "softmax_fused_e4", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 4194304) && rows <= 2 * sms && cols <= (2 * sms / rows) * 4096", "launches": [
       { "kernel": "softmax_fused_e8", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 4194304) && rows <= 2 * sms && cols <= (2 * sms / rows) * 8192", "launches": [
       { "kernel": "softmax_fused_e16", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 4194304) && rows <= 2 * sms && cols <= (2 * sms / rows) * 16384", "launches": [
       { "kernel": "softmax_fused_e32", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 43008", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 4194304) && rows <= 2 * sms && cols <= (2 * sms / rows) * 43008", "launches": [
       { "kernel": "softmax_fused_e32_s52", "grid": "rows * (2 * sms / rows)", "block": 512, "smem": "106496", "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "((cols >= 8192 && rows <= sms) || cols > 2097152) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
+    { "when": "((cols >= 8192 && rows <= sms) || cols > 4194304) && rows <= 2 * sms && cols <= (2 * sms / rows) * 2097152", "launches": [
       { "kernel": "softmax_fused_stream", "grid": "rows * (2 * sms / rows)", "block": 512, "cooperative": true, "args": ["x", "y", "cols", "2 * sms / rows"] } ] },
-    { "when": "(cols >= 8192 && rows <= sms) || cols > 2097152", "launches": [
-      { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] },
-      { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows)))"] } ] },
+    { "when": "(cols >= 8192 && rows <= sms) || cols > 4194304", "launches": [
+      { "kernel": "softmax_split_stats", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 2816), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 2816), cdiv(8 * sms, rows)))"] },
+      { "kernel": "softmax_split_norm", "grid": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 2816), cdiv(8 * sms, rows)))", "block": 256, "args": ["x", "y", "ws", "cols", "max(cdiv(cols, 1048576), min(cdiv(cols, 2816), cdiv(8 * sms, rows)))"] } ] },
     { "when": "cols > 16384 && cols <= 262144", "launches": [
       { "kernel": "softmax_cluster_t512_r8_s8", "grid": "rows * cdiv(cols, 32768)", "block": 512, "smem": "65536", "cluster": "cdiv(cols, 32768)", "args": ["x", "y", "cols"] } ] },
     { "when": "cols <= 1024", "launches": [
@@ -42,14 +40,14 @@
     { "when": "cols <= 16384", "launches": [
       { "kernel": "softmax_block_t1024_n16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true", "launches": [
-      { "kernel": "softmax_loop", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] }
+      { "kernel": "softmax_loop", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] }
   ]
 }
 */
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":2,"online":false,"exp":"EXP2","load":"PLAIN","store":"STCG"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"firstElems":8,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":13,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":16384,"maxCluster":8,"threads":512,"regVecs":8,"smemVecs":8,"group":0,"fit":true,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":4,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"firstElems":8,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":2816,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":1,"unroll":4,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":13,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":16384,"maxCluster":8,"threads":512,"regVecs":8,"smemVecs":8,"group":0,"fit":false,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":1024,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"LDCG","normLoad":"LDCS","store":"STCS"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -890,10 +888,10 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 }
 
 struct ShortCfg {
-    static constexpr int VEC = 2;
+    static constexpr int VEC = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int LOAD = LOAD_PLAIN;
-    static constexpr int STORE = STORE_STCG;
+    static constexpr int STORE = STORE_PLAIN;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
     static constexpr bool ONLINE = false;
 };
@@ -908,8 +906,8 @@ struct BlockCfg {
 struct SplitCfg {
     static constexpr int THREADS = 256;
     static constexpr int VEC = 4;
-    static constexpr int TILE = 4;
-    static constexpr int UNROLL = 1;
+    static constexpr int TILE = 1;
+    static constexpr int UNROLL = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
@@ -928,8 +926,8 @@ struct FusedCfg {
 struct FusedStreamCfg {
     static constexpr int THREADS = 512;
     static constexpr int VEC = 4;
-    static constexpr int TILE = 4;
-    static constexpr int UNROLL = 1;
+    static constexpr int TILE = 1;
+    static constexpr int UNROLL = 4;
     static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
@@ -943,12 +941,12 @@ struct ClusterCfg {
     static constexpr int GROUP = 0;
 };
 struct LoopCfg {
-    static constexpr int THREADS = 512;
+    static constexpr int THREADS = 1024;
     static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
     static constexpr int EXP = EXP_EXP2;
-    static constexpr int STATS_LOAD = LOAD_PLAIN;
+    static constexpr int STATS_LOAD = LOAD_LDCG;
     static constexpr int NORM_LOAD = LOAD_LDCS;
     static constexpr int STORE = STORE_STCS;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
@@ -966,9 +964,6 @@ extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n2(const flo
 }
 extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n4(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<ShortCfg, 256, 32, 4>(x, y, rows, cols);
-}
-extern "C" __global__ void __launch_bounds__(256) softmax_short_g32_n8(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
-    register_rows<ShortCfg, 256, 32, 8>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(512, 2) softmax_fused_e4(const float* __restrict__ x, float* __restrict__ y, int cols, int chunks) {
     split_fused<FusedCfg, 512, 1, 0>(x, y, cols, chunks);
@@ -1012,6 +1007,6 @@ extern "C" __global__ void __launch_bounds__(512) softmax_block_t512_n16(const f
 extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 1024, 1024, 16>(x, y, rows, cols);
 }
-extern "C" __global__ void __launch_bounds__(512) softmax_loop(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+extern "C" __global__ void __launch_bounds__(1024) softmax_loop(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     loop_rows<LoopCfg>(x, y, rows, cols);
 }

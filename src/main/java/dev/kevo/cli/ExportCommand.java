@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples without a GPU, on the sample campaign shipped with kevo:",
             "  kevo export mutations/sample-h100                # its champion, as C++",
             "  kevo export mutations/sample-h100 --to torch --out softmax-torch",
-            "  kevo export mutations/sample-h100/g0016-i0-c2 --to cpp --out softmax-cpp",
+            "  kevo export mutations/sample-h100/g0021-i0-c2 --to cpp --out softmax-cpp",
             "A kernel file of yours, once sanitized and judged at scale on a GPU host:",
             "  kevo eval mine.cu --sanitize --at-scale --json mine-at-scale.json",
             "  kevo export mine.cu --to torch --eval-json mine-at-scale.json"})

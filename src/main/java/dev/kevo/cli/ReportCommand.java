@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
         footer = {"", "Examples:",
             "  kevo report mutations/sample-h100             (the sample campaign shipped with kevo)",
             "  kevo report --compare mutations/sample-h100 mutations/<yours> --out cmp.html",
-            "  kevo report --compare mutations/sample-h100/g0016-i0-c2 mutations/sample-h100/seed-cluster_rows"})
+            "  kevo report --compare mutations/sample-h100/g0021-i0-c2 mutations/sample-h100/seed-cluster_rows"})
 public final class ReportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "CAMPAIGN", arity = "0..*",

@@ -80,11 +80,8 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
         String when = now.truncatedTo(ChronoUnit.SECONDS).toString();
         PlanEnvelope envelope = PlanEnvelope.of(file.plans().size(), source.judgement().plans(), source.sanitized());
         Provenance.Size size = new Provenance.Size(envelope.maxElements(), source.judgement().judgedElements(),
-                "each plan up to what " + source.judgement().where() + " judged it on (kevo-export.json, \"plans\"): "
-                        + envelope.plans().stream()
-                        .map(e -> "plan " + e.plan() + (e.runs() ? String.format(java.util.Locale.ROOT,
-                                " %d elements at %s SMs", e.maxElements(), e.sms()) : " not run: " + e.why()))
-                        .collect(Collectors.joining("; ")));
+                "each plan up to what " + source.judgement().where() + " judged it on: " + envelope.summary()
+                        + " (README.md and kevo-export.json, \"plans\", say which)");
         Provenance provenance = new Provenance(file.name(), file.path() == null ? file.name() : file.path().toString(),
                 hash, "kevo " + kevoVersion, when, target.id(), source.judged(), source.judged() == null
                 ? "not judged: exported from a file outside any campaign folder, so no campaign's record applies to it"

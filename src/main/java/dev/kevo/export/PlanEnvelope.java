@@ -50,6 +50,16 @@ record PlanEnvelope(List<Entry> plans) {
         return plans.stream().mapToLong(Entry::maxElements).max().orElse(0);
     }
 
+    /** In a phrase: how many plans run, how many only at some SM counts, how many not at all. */
+    String summary() {
+        java.util.Set<Integer> counts = new java.util.TreeSet<>();
+        plans.stream().filter(Entry::runs).forEach(e -> counts.addAll(e.sms()));
+        long runs = plans.stream().filter(Entry::runs).count();
+        long partly = plans.stream().filter(e -> e.runs() && !e.sms().containsAll(counts)).count();
+        return runs + " of " + plans.size() + " plans run" + (partly == 0 ? "" : ", " + partly + " of them at fewer "
+                + "SM counts than " + counts);
+    }
+
     boolean runsAny() {
         return plans.stream().anyMatch(Entry::runs);
     }

@@ -1,6 +1,6 @@
 /*@kevo
 {
-  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 16384 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 16384 < cols <= 262144: a row on chip per cluster of up to 8 blocks of 512 threads (32 floats each in registers, 32 in shared memory); else a block per row, two reads",
+  "description": "builtin genome: in registers, cols <= 512 a row per 16-32 lanes, cols <= 32768 a row per block of 128-1024 threads; cols >= 8192 with rows <= sms: rows split over many blocks, in one launch (2 x 512 threads per SM, partials exchanged in slots) chunks of up to 32 floats per thread in registers, longer ones streamed twice, else chunk stats then merge and normalise; 16384 < cols <= 262144: a row on chip per cluster of up to 8 blocks of 512 threads (32 floats each in registers, 32 in shared memory); else a block per row, two reads",
   "dtype": "fp32",
   "workspace": "rows * max(cdiv(cols, 1048576), min(cdiv(cols, 4096), cdiv(8 * sms, rows))) * 8",
   "plans": [
@@ -39,6 +39,8 @@
       { "kernel": "softmax_block_t512_n16", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "cols <= 16384", "launches": [
       { "kernel": "softmax_block_t1024_n16", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
+    { "when": "cols <= 32768", "launches": [
+      { "kernel": "softmax_block_t1024_n32", "grid": "rows", "block": 1024, "args": ["x", "y", "rows", "cols"] } ] },
     { "when": "true", "launches": [
       { "kernel": "softmax_loop", "grid": "rows", "block": 512, "args": ["x", "y", "rows", "cols"] } ] }
   ]
@@ -47,7 +49,7 @@
 #include "kevo.h"
 
 // Rendered by kevo's built-in agent from the genome
-// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":4,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":16384,"minThreads":128,"maxThreads":1024,"elems":16,"firstElems":8,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":13,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":16384,"maxCluster":8,"threads":512,"regVecs":8,"smemVecs":8,"group":0,"fit":false,"load":"PLAIN","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"ACCURATE","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"}}}
+// {"short":{"maxCols":512,"minLanes":16,"growth":2,"threads":256,"vec":4,"online":false,"exp":"EXP2","load":"PLAIN","store":"PLAIN"},"block":{"maxCols":32768,"minThreads":128,"maxThreads":1024,"elems":16,"firstElems":8,"vec":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"},"split":{"minCols":8192,"rowsPct":100,"minChunk":4096,"blocksPerSm":8,"reverse":true,"pass":{"threads":256,"vec":4,"tile":4,"unroll":1,"online":false,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCS"},"fused":{"elems":32,"smem":13,"threads":512,"blocksPerSm":2,"vec":4,"stream":true,"reduce":"SHUFFLE","exp":"EXP2","load":"PLAIN","store":"PLAIN"}},"cluster":{"minCols":16384,"maxCluster":8,"threads":512,"regVecs":8,"smemVecs":8,"group":0,"fit":false,"load":"LDG","store":"PLAIN"},"loop":{"gridCap":0,"pass":{"threads":512,"vec":4,"tile":2,"unroll":1,"online":true,"reduce":"SHUFFLE","exp":"EXP2","statsLoad":"PLAIN","normLoad":"LDCS","store":"STCG"}}}
 
 // Gene encodings: each *Cfg struct below names one regime's choices with these.
 enum { EXP_ACCURATE = 0, EXP_FAST = 1, EXP_EXP2 = 2 };
@@ -936,7 +938,7 @@ struct FusedStreamCfg {
     static constexpr bool ONLINE = false;
 };
 struct ClusterCfg {
-    static constexpr int LOAD = LOAD_PLAIN;
+    static constexpr int LOAD = LOAD_LDG;
     static constexpr int STORE = STORE_PLAIN;
     static constexpr int GROUP = 0;
 };
@@ -945,12 +947,12 @@ struct LoopCfg {
     static constexpr int VEC = 4;
     static constexpr int TILE = 2;
     static constexpr int UNROLL = 1;
-    static constexpr int EXP = EXP_ACCURATE;
+    static constexpr int EXP = EXP_EXP2;
     static constexpr int STATS_LOAD = LOAD_PLAIN;
     static constexpr int NORM_LOAD = LOAD_LDCS;
-    static constexpr int STORE = STORE_STCS;
+    static constexpr int STORE = STORE_STCG;
     static constexpr int REDUCE = REDUCE_SHUFFLE;
-    static constexpr bool ONLINE = false;
+    static constexpr bool ONLINE = true;
 };
 
 extern "C" __global__ void __launch_bounds__(256) softmax_short_g16_n1(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
@@ -1006,6 +1008,9 @@ extern "C" __global__ void __launch_bounds__(512) softmax_block_t512_n16(const f
 }
 extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n16(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     register_rows<BlockCfg, 1024, 1024, 16>(x, y, rows, cols);
+}
+extern "C" __global__ void __launch_bounds__(1024) softmax_block_t1024_n32(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
+    register_rows<BlockCfg, 1024, 1024, 32>(x, y, rows, cols);
 }
 extern "C" __global__ void __launch_bounds__(512) softmax_loop(const float* __restrict__ x, float* __restrict__ y, int rows, int cols) {
     loop_rows<LoopCfg>(x, y, rows, cols);
