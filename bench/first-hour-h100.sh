@@ -32,7 +32,7 @@ no-sanitizer)
 sample)
   KEVO_COMMIT=$git_commit "$KEVO" evolve --config bench/first-hour/sample.yaml --lines > "$w/evolve.out" 2> "$w/evolve.err"
   echo "evolve exit $?"; cat "$w/evolve.err"; tail -12 "$w/evolve.out"
-  dir=$(ls -d "$(dirname "$(dirname "$KEVO")")"/mutations/sample-* mutations/sample-* 2>/dev/null | tail -1)
+  dir=$(ls -d "$(dirname "$(dirname "$KEVO")")"/mutations/sample-2* mutations/sample-2* 2>/dev/null | tail -1)
   "$KEVO" show "$dir" > "$w/show.txt" 2>&1; tail -25 "$w/show.txt"
   echo "folder: $dir"; tar czf "$w/campaign.tgz" -C "$(dirname "$dir")" "$(basename "$dir")"
   ;;

@@ -55,7 +55,7 @@ class ChampionStandingTest {
         assertTrue(store.frozen().settings().cases().containsAll(Defaults.CASES), "campaign.yaml lists every case");
         Outcome show = kevo("show", sample.toString());
         assertEquals(0, show.code(), show.err());
-        assertTrue(show.out().contains("\nchampion " + champion + ": score 3.814x over cuDNN 9.14.0"), show.out());
+        assertTrue(show.out().contains("\nchampion " + champion + ": score 3.844x over cuDNN 9.14.0"), show.out());
         assertTrue(show.out().contains("\n  sanitized: pass: memcheck, racecheck, synccheck, initcheck on "), show.out());
         assertFalse(show.out().contains("UNCHECKED") || show.out().contains("REJECTED"), show.out());
         assertTrue(ChampionStanding.of(store, store.frozen(), store.mutant(champion).orElseThrow()).isEmpty());

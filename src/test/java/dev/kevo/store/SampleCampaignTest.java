@@ -77,11 +77,12 @@ class SampleCampaignTest {
     }
 
     @Test
-    void itStaysWellUnderOneMegabyte() throws IOException {
+    void itStaysUnderTwoMegabytes() throws IOException {
+        // About 20 genome-rendered mutants of 55 KB each, the confirmation, and the judged cubin an export ships.
         try (Stream<Path> files = Files.list(SAMPLE)) {
             long bytes = files.filter(f -> !f.getFileName().toString().equals("report.html"))
                     .mapToLong(f -> f.toFile().length()).sum();
-            assertTrue(bytes < 900_000, bytes + " bytes");
+            assertTrue(bytes < 2_000_000, bytes + " bytes");
         }
     }
 }
