@@ -303,7 +303,7 @@ public final class Evaluator implements AutoCloseable {
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).timingSecret(timingSecret)
                     .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note())
-                    .deterministic(deterministic(shapes, beyond)).screen(run.screen().orElse(null));
+                    .deterministic(deterministic(shapes, beyond, ledger)).screen(run.screen().orElse(null));
             if (verdict.passed()) {
                 result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes))
                         .plans(ledger.judgements());
@@ -324,11 +324,13 @@ public final class Evaluator implements AutoCloseable {
 
     /**
      * True when every suite shape repeated its output bit for bit, false when one did not or a plan repeated beyond the
-     * suite did not; null when not every suite shape was tried.
+     * suite did not (on a drawn shape, or on the few-row twin its plan's every case ran on); null when not every suite
+     * shape was tried.
      */
-    private static Boolean deterministic(List<ShapeResult> shapes, BeyondSuiteResults beyond) {
+    private static Boolean deterministic(List<ShapeResult> shapes, BeyondSuiteResults beyond, PlanLedger ledger) {
         if (java.util.stream.Stream.concat(shapes.stream(), beyond.all())
-                .anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))) {
+                .anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))
+                || ledger.judgements().stream().anyMatch(p -> Boolean.FALSE.equals(p.deterministic()))) {
             return false;
         }
         return shapes.stream().allMatch(s -> s.deterministic() != null) ? true : null;

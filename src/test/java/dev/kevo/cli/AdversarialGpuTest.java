@@ -37,12 +37,14 @@ class AdversarialGpuTest {
     void everyHostileFileGetsItsExpectedVerdictAndTheSupervisorRecovers() throws IOException {
         Path root = TestFiles.root();
         // The quick suite and the shapes some files aim at: 4096x4096 (the launch skippers), 32x50257 (the hang on
-        // one shape) and one row longer than 100000 (wrong_plan_one_shape.cu, tiny_outputs.cu, one_shape_near_zero.cu).
+        // one shape), one row longer than 100000 (wrong_plan_one_shape.cu, tiny_outputs.cu, one_shape_near_zero.cu)
+        // and the standard suite's 65536 rows, which many_rows_wrap.cu's held-out shapes must go past.
         Suite quick = SuiteFile.load(root.resolve("evaluator/suites/quick.yaml"));
         List<Shape> shapes = new ArrayList<>(quick.shapes());
         shapes.add(new Shape(4096, 4096));
         shapes.add(new Shape(32, 50257));
         shapes.add(new Shape(1, 1_000_000));
+        shapes.add(new Shape(65536, 128));
         Suite suite = new Suite("quick+long", "", shapes);
         EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
         EvalSettings settings = base.toBuilder().limits(PhaseLimits.builder().startupSeconds(120).compileSeconds(15)
