@@ -67,12 +67,34 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
 
     private static Shape search(KernelFile file, int plan, List<Shape> shapes, boolean aligned, PlanOf planOf) {
         List<Shape> widest = shapes.stream().sorted(Comparator.comparingInt(Shape::cols).reversed()).toList();
-        Shape byRows = growRows(file, plan, widest, aligned, planOf);
-        return byRows != null ? byRows : growCols(file, plan, widest, aligned, planOf);
+        List<Shape> candidates = new ArrayList<>(growRows(widest, aligned));
+        candidates.addAll(growCols(widest, aligned));
+        return candidates.stream().filter(c -> Integer.valueOf(plan).equals(planIndex(file, c, planOf))).findFirst()
+                .orElse(null);
     }
 
-    /** The plan's rows, with the fewest columns past 2^31 elements (a single row: the longest an int holds). */
-    private static Shape growCols(KernelFile file, int plan, List<Shape> shapes, boolean aligned, PlanOf planOf) {
+    /**
+     * The columns of the checked shapes, widest first, each with the fewest rows that take the last row's offset,
+     * (rows - 1) x cols, past 2^31 too, not only the last element's.
+     */
+    private static List<Shape> growRows(List<Shape> widest, boolean aligned) {
+        List<Shape> out = new ArrayList<>();
+        for (Shape s : widest) {
+            for (long cols : aligned ? new long[] {s.cols() / 4 * 4, s.cols() / 4 * 4 + 4}
+                    : new long[] {s.cols() | 1, (s.cols() | 1) - 2}) {
+                long rows = cols < 1 ? 0 : PAST / cols + 2;
+                rows += aligned ? rows % 2 : 0;
+                if (cols >= 1 && cols <= Integer.MAX_VALUE && rows <= MAX_ROWS) {
+                    out.add(new Shape((int) rows, (int) cols));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The rows of the checked shapes, each with the fewest columns past 2^31 elements (one row: the longest an int). */
+    private static List<Shape> growCols(List<Shape> shapes, boolean aligned) {
+        List<Shape> out = new ArrayList<>();
         for (Shape s : shapes) {
             long rows = aligned && s.rows() % 2 == 1 && s.rows() > 1 ? s.rows() + 1L : s.rows();
             long cols = rows == 1 ? Integer.MAX_VALUE : PAST / (rows - 1) + 1;
@@ -80,39 +102,11 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
             if (cols > Integer.MAX_VALUE) {
                 cols = aligned ? Integer.MAX_VALUE / 4 * 4 : Integer.MAX_VALUE;
             }
-            if (rows > MAX_ROWS || (rows > 1 && (rows - 1) * cols < PAST)) {
-                continue;
-            }
-            Shape candidate = new Shape((int) rows, (int) cols);
-            Integer reached = planIndex(file, candidate, planOf);
-            if (reached != null && reached == plan) {
-                return candidate;
+            if (rows <= MAX_ROWS && (rows == 1 || (rows - 1) * cols >= PAST)) {
+                out.add(new Shape((int) rows, (int) cols));
             }
         }
-        return null;
-    }
-
-    private static Shape growRows(KernelFile file, int plan, List<Shape> widest, boolean aligned, PlanOf planOf) {
-        for (Shape s : widest) {
-            for (long cols : aligned ? new long[] {s.cols() / 4 * 4, s.cols() / 4 * 4 + 4}
-                    : new long[] {s.cols() | 1, (s.cols() | 1) - 2}) {
-                if (cols < 1 || cols > Integer.MAX_VALUE) {
-                    continue;
-                }
-                // The last row's offset, (rows - 1) x cols, past 2^31 too, not only the last element's.
-                long rows = PAST / cols + 2;
-                rows += aligned ? rows % 2 : 0;
-                if (rows > MAX_ROWS) {
-                    continue;
-                }
-                Shape candidate = new Shape((int) rows, (int) cols);
-                Integer reached = planIndex(file, candidate, planOf);
-                if (reached != null && reached == plan) {
-                    return candidate;
-                }
-            }
-        }
-        return null;
+        return out;
     }
 
     private static Integer planIndex(KernelFile file, Shape shape, PlanOf planOf) {
