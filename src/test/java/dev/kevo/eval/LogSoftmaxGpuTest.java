@@ -106,11 +106,16 @@ class LogSoftmaxGpuTest {
         assertEquals(Verdict.WRONG_RESULT, r.verdict(), r.detail());
     }
 
-    /** log(exp(x - max) / sum) is -inf for entries 104 or more below the maximum, whose answer is finite. */
+    /**
+     * log(exp(x - max) / sum) is -inf for entries 104 or more below the maximum, whose answer is finite (nan-output,
+     * from normal-20 on), and far off where the probability is subnormal in float (wrong-result): whichever a case's
+     * check meets first.
+     */
     @Test
     void aKernelThatTakesTheLogOfTheSoftmaxIsRejected() {
         CandidateResult r = judge(WRONG.resolve("log_of_softmax.cu"), Precision.FP32);
-        assertEquals(Verdict.NAN_OUTPUT, r.verdict(), r.detail());
+        assertTrue(r.verdict() == Verdict.NAN_OUTPUT || r.verdict() == Verdict.WRONG_RESULT,
+                r.verdict() + ": " + r.detail());
     }
 
     /** The softmax seed, judged as log_softmax, never reaches the GPU: a contract error. */
