@@ -34,8 +34,8 @@ final class Inputs {
     String dtype;
 
     @Option(names = "--op", paramLabel = "OP",
-            description = "The operator to judge: softmax (docs/operators.md); a kernel file declares the one it "
-                    + "implements. Default: from the config (softmax).")
+            description = "The operator to judge: softmax or log_softmax (docs/operators.md); a kernel file declares "
+                    + "the one it implements. Default: from the config (softmax).")
     String op;
 
     @Option(names = "--nvrtc", paramLabel = "LIB",

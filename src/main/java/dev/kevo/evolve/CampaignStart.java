@@ -12,6 +12,7 @@ import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
@@ -58,7 +59,7 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, env)
                 .resolve(settings.baseline(), "campaign config", Task.of(settings));
         resolved.note().ifPresent(notes);
-        List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()), settings.dtype());
+        List<KernelFile> seeds = readSeeds(home.root().resolve(campaign.seeds()), Task.of(settings));
         Path dir = home.root().resolve(campaign.output()).resolve(campaign.name() + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         FrozenCampaign frozen = FrozenCampaign.of(kevoVersion, OffsetDateTime.now(ZoneOffset.UTC).toString(),
@@ -73,7 +74,7 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         CampaignStore store = CampaignStore.open(folder);
         FrozenCampaign frozen = store.frozen();
         Path original = home.root().resolve(frozen.config().seeds());
-        List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original, frozen.settings().dtype())
+        List<KernelFile> seeds = Files.isDirectory(original) ? readSeeds(original, Task.of(frozen.settings()))
                 : savedSeeds(store);
         return new CampaignStart(store.dir(), frozen, store.baselineSource(), seeds, agents.apply(frozen.config()),
                 store);
@@ -98,8 +99,12 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         return existing != null ? existing : CampaignStore.create(dir, frozen, baselineSource);
     }
 
-    /** The .cu files of a seeds folder that implement {@code dtype}, in name order. */
-    public static List<KernelFile> readSeeds(Path dir, Precision dtype) {
+    /**
+     * The .cu files of a seeds folder that implement the task, its operator and its dtype, in name order. Only the
+     * folder itself is read, not the folders in it: kevo's seeds of other operators live in {@code seeds/<op>/} (e.g.
+     * {@code seeds/log_softmax/}), and a file of another operator that is here anyway is left out, never judged.
+     */
+    public static List<KernelFile> readSeeds(Path dir, Task task) {
         if (!Files.isDirectory(dir)) {
             throw KevoException.input(dir + ": no seeds folder");
         }
@@ -109,7 +114,14 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
             if (all.isEmpty()) {
                 throw KevoException.input(dir + ": no .cu seeds");
             }
-            List<KernelFile> seeds = all.stream().filter(f -> f.implementsDtype(dtype)).toList();
+            List<KernelFile> ofOp = all.stream().filter(f -> f.op().id().equals(task.op().id())).toList();
+            if (ofOp.isEmpty()) {
+                throw KevoException.input(dir + ": no seed implements " + task.op().id() + " (a header's \"op\": \""
+                        + task.op().id() + "\"" + (task.op() == Operators.DEFAULT ? ", or none" : "")
+                        + "; kevo's seeds of other operators are in seeds/OP/)");
+            }
+            Precision dtype = task.dtype();
+            List<KernelFile> seeds = ofOp.stream().filter(f -> f.implementsDtype(dtype)).toList();
             if (seeds.isEmpty()) {
                 throw KevoException.input(dir + ": no seed implements dtype " + dtype.id() + " (a header's \"dtype\": \""
                         + dtype.id() + "\")");

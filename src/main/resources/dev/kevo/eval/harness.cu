@@ -20,15 +20,28 @@ __device__ __forceinline__ unsigned kv_bits(kevo_half v) { return v.bits; }
 #define KV_POISON_Y_ELEMENT (sizeof(KEVO_Y) == 4 ? KEVO_POISON_Y : (KEVO_POISON_Y & 0xffffu))
 
 // One unit in the last place of y's type at |v|: what rounding to that type may cost a correct kernel, beyond the
-// float32 tolerance (a float y adds about 1.2e-7 relative, a bf16 one 2^-7).
+// float32 tolerance (a float y adds about 1.2e-7 relative, a bf16 one 2^-7). At and past the largest finite value
+// the next value up is infinity, so the unit there is the spacing just below it: a finite bound, where an infinite
+// one would let any finite answer pass (log_softmax's answers reach there; softmax's, at most 1, never do).
 __device__ __forceinline__ double kv_ulp(float, double v) {
-    const float a = (float)fabs(v);
-    return (double)nextafterf(a, KEVO_INF) - a;
+    const float a = fminf((float)fabs(v), FLT_MAX);
+    const float up = nextafterf(a, KEVO_INF);
+    return isinf(up) ? (double)a - nextafterf(a, 0.0f) : (double)up - a;
 }
 template <class T> __device__ __forceinline__ double kv_ulp(T, double v) {
-    const T r = kevo_from_float<T>((float)fabs(v));
+    T r = kevo_from_float<T>((float)fabs(v));
+    if (isinf(kevo_to_float(r))) r.bits = (unsigned short)(r.bits - 1);  // infinity's bits follow the largest finite's
     const T up{(unsigned short)(r.bits + 1)};
-    return (double)kevo_to_float(up) - (double)kevo_to_float(r);
+    const T below{(unsigned short)(r.bits - 1)};
+    return isinf(kevo_to_float(up)) ? (double)kevo_to_float(r) - (double)kevo_to_float(below)
+                                    : (double)kevo_to_float(up) - (double)kevo_to_float(r);
+}
+
+// Whether a finite answer ref, moved by bound toward larger magnitude, rounds to infinity in y's type: then the
+// infinity of ref's sign is what a correct kernel may write (an fp16 log-probability of an entry masked with fp16's
+// lowest value, -65504 - max - log(sum), rounds to -inf once max + log(sum) passes 16).
+__device__ __forceinline__ bool kv_may_overflow(double ref, double bound) {
+    return isinf(kevo_to_float(kevo_from_float<KEVO_Y>((float)(fabs(ref) + bound))));
 }
 
 // splitmix64: a counter-based generator, so element (r, c) of case k under seed s is the same value wherever
@@ -292,12 +305,12 @@ extern "C" __global__ void kevo_reference_merge(double2* stats, double2* partial
 // What the comparison found; zeroed by the host before each check.
 struct KevoCheck {
     u64 unwritten;     // still holding the poison pattern
-    u64 nonfinite;     // NaN or Inf written
+    u64 nonfinite;     // NaN written, or Inf where no answer within the tolerance of ref rounds to it in y's type
     u64 violations;    // |y - ref| > abs + rel * |ref| + one unit in the last place of y's type at ref
     u64 x_changed;     // input bits differ from what was generated
     u64 first_bad;     // smallest index of any of the above (initialised to ~0)
-    double err_sq;     // sum (y - ref)^2 over finite, written elements
-    double ref_sq;     // sum ref^2
+    double err_sq;     // sum (y - ref)^2 over finite, written elements whose ref y's type holds finitely
+    double ref_sq;     // sum ref^2 over those whose ref y's type holds finitely
     u64 max_err_bits;  // max |y - ref| as the bits of a non-negative double
     double round_sq;   // sum (ref rounded to y's type - ref)^2: the error of the best answer y's type can hold
 };
@@ -321,25 +334,31 @@ extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const 
             if (kv_bits(x[i]) != kv_bits(v)) { x_changed++; bad = true; }
             const KEVO_Y stored = y[i];
             const float got = kevo_to_float(stored);
-            double ref = kv_expected((double)kevo_to_float(v), row_stat);
+            const double ref = kv_expected((double)kevo_to_float(v), row_stat);
+            // ref as y's type holds it, rounded to nearest: infinite where ref is, and where ref lies past the type's
+            // largest finite value. The whole-case errors are over the answers it holds finitely.
+            const double held = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref));
+            const double bound = abs_tol + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref);
             if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }
             else if (isinf(ref)) {
-                // An infinite answer (a log-probability of a masked entry) is right only exactly; it adds nothing to
-                // the whole-case errors, which are over finite answers.
+                // An infinite answer (a log-probability of a masked entry) is right only exactly.
                 if ((double)got != ref) {
                     if (isnan(got) || isinf(got)) nonfinite++; else violations++;
                     bad = true;
                 }
             }
-            else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
-            else {
-                double err = fabs((double)got - ref);
-                err_sq += err * err;
-                max_err = fmax(max_err, err);
-                if (err > abs_tol + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref)) { violations++; bad = true; }
+            else if (isnan(got) || (isinf(got) && !(signbit(got) == signbit(ref) && kv_may_overflow(ref, bound)))) {
+                nonfinite++;
+                bad = true;
             }
-            if (!isinf(ref)) {
-                const double best = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref)) - ref;
+            else if (!isinf(got)) {
+                const double err = fabs((double)got - ref);
+                if (!isinf(held)) err_sq += err * err;
+                max_err = fmax(max_err, err);
+                if (err > bound) { violations++; bad = true; }
+            }
+            if (!isinf(held)) {
+                const double best = held - ref;
                 round_sq += best * best;
                 ref_sq += ref * ref;
             }

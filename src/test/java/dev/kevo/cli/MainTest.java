@@ -41,6 +41,30 @@ class MainTest {
         assertTrue(online.getFirst().startsWith("  plan 1 of "), o.out());
     }
 
+    /**
+     * log_softmax's seed and its own baseline pass {@code kevo check --op log_softmax} in every dtype they declare, and
+     * each operator's seed checked as the other is a contract error in one line.
+     */
+    @NeedsNvrtc
+    @Test
+    void checkPassesTheLogSoftmaxSeedAndBaselineUnderItsOp() {
+        String logSeed = seed("log_softmax/online.cu");
+        String baseline = TestFiles.root().resolve("evaluator/baselines/log_softmax_two_pass.cu").toString();
+        for (String dtype : List.of("fp32", "bf16", "fp16", "bf16-fp32")) {
+            Outcome o = kevo("check", "--op", "log_softmax", "--dtype", dtype, logSeed, baseline);
+            assertEquals(0, o.code(), dtype + ": " + o.err());
+            assertEquals(2, o.out().lines().filter(l -> l.contains(": ok;")).count(), o.out());
+            assertTrue(o.out().contains("kernels: log_softmax_online"), o.out());
+        }
+        Outcome asSoftmax = kevo("check", logSeed);
+        assertEquals(1, asSoftmax.code(), asSoftmax.out());
+        assertEquals(1, asSoftmax.err().strip().lines().count(), asSoftmax.err());
+        assertTrue(asSoftmax.err().contains("contract-error: online.cu implements log_softmax"), asSoftmax.err());
+        Outcome asLog = kevo("check", "--op", "log_softmax", seed("online.cu"));
+        assertEquals(1, asLog.code(), asLog.out());
+        assertTrue(asLog.err().contains("contract-error: online.cu implements softmax"), asLog.err());
+    }
+
     @NeedsNvrtc
     @Test
     void checkReportsACompileErrorAsFileAndLine(@TempDir Path dir) throws IOException {

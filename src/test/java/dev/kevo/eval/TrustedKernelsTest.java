@@ -101,6 +101,24 @@ class TrustedKernelsTest {
         assertTrue(compile(source).definesKernel("kevo_compare"));
     }
 
+    /**
+     * log_softmax's reference is the shared (max, sum) statistic and its own two functions, each under its own file
+     * name, and compiles in every dtype (the harness's overflow check included, which only fp16 y really needs).
+     */
+    @NeedsNvrtc
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompilesForEveryDtype(Precision dtype) {
+        String source = TrustedKernels.source(new Task(Operators.LOG_SOFTMAX, dtype));
+        assertTrue(source.contains("#line 1 \"row_max_sum.cu\"\n") && source.contains("#line 1 \"log_softmax.cu\"\n"),
+                source);
+        String softmax = TrustedKernels.source(Task.softmax(dtype));
+        String statistic = softmax.substring(softmax.indexOf("#line 1 \"row_max_sum.cu\""),
+                softmax.lastIndexOf("#line 1 \"softmax.cu\""));
+        assertTrue(source.contains(statistic), "one statistic, not a copy");
+        assertTrue(compile(source).definesKernel("kevo_compare"));
+    }
+
     @NeedsNvrtc
     @Test
     void aJavaCaseWithoutAGeneratorDoesNotCompile() {

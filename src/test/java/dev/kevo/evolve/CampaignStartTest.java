@@ -8,10 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
 import dev.kevo.config.KevoHome;
+import dev.kevo.data.Precision;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -49,5 +53,32 @@ class CampaignStartTest {
                 new KevoHome(TestFiles.root()), "test", c -> null, Map.of(), note -> { }));
         assertTrue(e.getMessage().contains("no seeds folder"), e.getMessage());
         assertFalse(Files.exists(out));
+    }
+
+    /**
+     * kevo's seeds of each operator apart: a softmax campaign reads seeds/ (not seeds/log_softmax/, nor a log_softmax
+     * file placed beside its own, which is left out), and a log_softmax campaign reads seeds/log_softmax/.
+     */
+    @Test
+    void aCampaignReadsTheSeedsOfItsOwnOperatorOnly(@TempDir Path dir) throws IOException {
+        Path seeds = TestFiles.root().resolve("seeds");
+        Task softmax = Task.softmax(Precision.FP32);
+        Task logSoftmax = new Task(Operators.LOG_SOFTMAX, Precision.BF16);
+        assertTrue(CampaignStart.readSeeds(seeds, softmax).stream().allMatch(f -> f.op() == Operators.SOFTMAX));
+        assertEquals(List.of("online.cu"), CampaignStart.readSeeds(seeds.resolve("log_softmax"), logSoftmax).stream()
+                .map(KernelFile::name).toList());
+
+        Path mixed = Files.createDirectories(dir.resolve("mixed"));
+        Files.copy(seeds.resolve("online.cu"), mixed.resolve("a_softmax.cu"));
+        Files.copy(seeds.resolve("log_softmax/online.cu"), mixed.resolve("b_log_softmax.cu"));
+        assertEquals(List.of("a_softmax.cu"), CampaignStart.readSeeds(mixed, softmax).stream()
+                .map(KernelFile::name).toList());
+        assertEquals(List.of("b_log_softmax.cu"), CampaignStart.readSeeds(mixed, logSoftmax).stream()
+                .map(KernelFile::name).toList());
+
+        KevoException none = assertThrows(KevoException.class, () -> CampaignStart.readSeeds(seeds, logSoftmax));
+        assertTrue(none.getMessage().contains("no seed implements log_softmax") && none.getMessage()
+                .contains("seeds/OP/"), none.getMessage());
+        assertFalse(none.getMessage().contains("\n"), none.getMessage());
     }
 }

@@ -21,4 +21,19 @@ final class OperatorText {
             throw new UncheckedIOException(e);
         }
     }
+
+    /**
+     * Several resources compiled as one reference, each under its own name (a {@code #line} directive before it), so
+     * that a compiler message points into the right file: how operators share a row statistic's definition.
+     */
+    static String sources(Class<? extends Operator> owner, String... names) {
+        StringBuilder out = new StringBuilder();
+        for (String name : names) {
+            out.append("#line 1 \"").append(name).append("\"\n").append(resource(owner, name));
+            if (out.charAt(out.length() - 1) != '\n') {
+                out.append('\n');
+            }
+        }
+        return out.toString();
+    }
 }

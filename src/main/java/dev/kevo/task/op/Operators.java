@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
  */
 public final class Operators {
     public static final Operator SOFTMAX = new Softmax();
+    public static final Operator LOG_SOFTMAX = new LogSoftmax();
     private static final Map<String, Operator> KNOWN = load();
     /** The operator of a kernel file without an {@code op} header key, and of a config without {@code op}. */
     public static final Operator DEFAULT = byId(Defaults.OP);
@@ -22,7 +23,7 @@ public final class Operators {
 
     private static Map<String, Operator> load() {
         Map<String, Operator> known = new LinkedHashMap<>();
-        for (Operator op : List.of(SOFTMAX)) {
+        for (Operator op : List.of(SOFTMAX, LOG_SOFTMAX)) {
             known.put(op.id(), op);
         }
         for (Operator op : ServiceLoader.load(Operator.class, Operators.class.getClassLoader())) {

@@ -27,7 +27,7 @@ final class Softmax implements Operator {
 
     @Override
     public String referenceSource() {
-        return OperatorText.resource(Softmax.class, "softmax.cu");
+        return OperatorText.sources(Softmax.class, "row_max_sum.cu", "softmax.cu");
     }
 
     @Override
@@ -35,16 +35,9 @@ final class Softmax implements Operator {
         double[] y = new double[x.length];
         for (int r = 0; r < rows; r++) {
             int base = r * cols;
-            double max = Double.NEGATIVE_INFINITY;
+            RowMaxSum row = RowMaxSum.of(x, base, cols);
             for (int c = 0; c < cols; c++) {
-                max = Math.max(max, x[base + c]);
-            }
-            double sum = 0;
-            for (int c = 0; c < cols; c++) {
-                sum += Math.exp(x[base + c] - max);
-            }
-            for (int c = 0; c < cols; c++) {
-                y[base + c] = Math.exp(x[base + c] - max) / sum;
+                y[base + c] = Math.exp(x[base + c] - row.max()) / row.sum();
             }
         }
         return y;
