@@ -101,6 +101,10 @@ public final class CampaignStore {
     public void saveMutant(MutantRecord record, String source) {
         io(() -> {
             AtomicFiles.write(dir.resolve(record.id() + ".cu"), source);
+            if (record.result() != null) {
+                // sanitize: every keeps the pass in the record; its cubin, what an export ships, goes beside it
+                SanitizedRecords.keepCubin(sourcePath(record.id()), record.result().sanitized());
+            }
             AtomicFiles.write(dir.resolve(record.id() + ".json"), JSON.writeValueAsBytes(record));
         });
     }

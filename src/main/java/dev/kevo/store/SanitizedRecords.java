@@ -39,14 +39,24 @@ public final class SanitizedRecords {
      */
     public static Path write(Path kernelFile, Sanitized record) throws IOException {
         Path target = beside(kernelFile);
-        if (record.build() != null) {
-            Optional<byte[]> cubin = CompileCache.fromEnvironment(System.getenv()).judged(record.build().sha256());
-            if (cubin.isPresent()) {
-                AtomicFiles.write(cubinBeside(kernelFile), cubin.get());
-            }
-        }
+        keepCubin(kernelFile, record);
         AtomicFiles.write(target, JSON.writeValueAsBytes(RecordSeal.local().seal(record)));
         return target;
+    }
+
+    /**
+     * Copies beside {@code kernelFile} the cubin {@code record}'s pass ran ({@link #cubinBeside}), from this host's
+     * cache of judged builds, where it kept it: a record kept inside a mutant's own (a campaign under
+     * {@code sanitize: every}) needs it beside the mutant as much as one written beside it.
+     */
+    public static void keepCubin(Path kernelFile, Sanitized record) throws IOException {
+        if (record == null || record.build() == null) {
+            return;
+        }
+        Optional<byte[]> cubin = CompileCache.fromEnvironment(System.getenv()).judged(record.build().sha256());
+        if (cubin.isPresent()) {
+            AtomicFiles.write(cubinBeside(kernelFile), cubin.get());
+        }
     }
 
     /** Where the cubin a kernel file's record names is kept: {@code k.cu}'s is {@code k.cubin}. */
