@@ -611,8 +611,8 @@ public final class Evaluator implements AutoCloseable {
     /**
      * One shape beyond the suite: its plan (a shape no plan covers is a plan error), prepared, then checked on every case
      * where {@code everyCase}, else on {@link #freshCases}. A plan that has not yet had every case gets them first on the
-     * fewest rows of the shape's columns that take the same plan ({@link #twin}): what depends on the values shows
-     * there as well, at a fraction of the cost. The repeat a plan has not had runs on the shape itself: a sum whose
+     * fewest rows of the shape's columns that take the same plan: what depends on the values shows
+     * there as well, at a fraction of the cost ({@link PlanProbe#twin}). The repeat a plan has not had runs on the shape itself: a sum whose
      * order changes from launch to launch shows on many rows, and on one short row may not.
      */
     private ShapeResult checkBeyond(LoadedFile loaded, CorrectnessCheck check, Shape shape, ShapeRegime regime,
@@ -624,7 +624,8 @@ public final class Evaluator implements AutoCloseable {
             loaded.runner().prepare(plan);
             int p = plan.planIndex();
             if (!everyCase && ledger.owesAllCases(p)) {
-                Shape small = twin(loaded, shape, p);
+                Shape small = PlanProbe.twin(shape, p, ShapeDraw.Bounds.of(suite.shapes()),
+                        candidate -> planIndexOrNone(loaded.file(), candidate));
                 ResolvedPlan smallPlan = preflight.plan(loaded.file(), small);
                 loaded.runner().prepare(smallPlan);
                 ShapeResult owed = checkShape(small.equals(shape) ? check : correctness, loaded, small, smallPlan, cases,
@@ -662,31 +663,6 @@ public final class Evaluator implements AutoCloseable {
 
     private static ShapeResult withRegime(ShapeResult result, ShapeRegime regime) {
         return regime == null ? result : result.withRegime(regime);
-    }
-
-    /** Rows tried for a shape's twin: few, so that every case costs little. */
-    private static final int[] TWIN_ROWS = {1, 2, 3, 4, 8, 16, 64};
-
-    /**
-     * The fewest rows of {@code shape}'s columns (and the suite's buffers hold) that take plan {@code plan}, else the
-     * shape itself.
-     */
-    private Shape twin(LoadedFile loaded, Shape shape, int plan) {
-        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
-        for (int rows : TWIN_ROWS) {
-            Shape candidate = new Shape(rows, shape.cols());
-            if (rows >= shape.rows() || bounds.exceeds(candidate)) {
-                break;
-            }
-            try {
-                if (preflight.plan(loaded.file(), candidate).planIndex() == plan) {
-                    return candidate;
-                }
-            } catch (Rejection r) {
-                // no plan, or beyond the target's limits there: try more rows
-            }
-        }
-        return shape;
     }
 
     /**

@@ -9,10 +9,10 @@ import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
 /**
- * Shapes for the plans no checked shape reached: a file's plans are chosen by conditions on the shape, so a grid of
- * row and column counts (powers of two, one either side, small counts) finds most plans a user's shape could take.
- * Champion confirmation checks the smallest shape of each plan found this way, so that an export runs fewer plans it
- * must refuse for want of a judgement.
+ * Small shapes that stand for a plan: for the plans no checked shape reached, a grid of row and column counts (powers
+ * of two, one either side, small counts) finds most plans a user's shape could take, and champion confirmation checks
+ * the smallest shape of each, so that an export runs fewer plans it must refuse for want of a judgement; for a plan
+ * that owes every input case, a drawn shape's few-row twin takes them at a fraction of the cost.
  */
 final class PlanProbe {
     private static final int[] ROWS = {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
@@ -40,6 +40,26 @@ final class PlanProbe {
             }
         }
         return new ArrayList<>(smallest.values());
+    }
+
+    /** Rows tried for a shape's twin: few, so that every case costs little. */
+    private static final int[] TWIN_ROWS = {1, 2, 3, 4, 8, 16, 64};
+
+    /**
+     * A shape's twin: the fewest rows of its columns that take plan {@code plan} (from 0) and {@code bounds} hold,
+     * fewer than it has, where a plan owes every case; else the shape itself.
+     */
+    static Shape twin(Shape shape, int plan, ShapeDraw.Bounds bounds, ToIntFunction<Shape> planOf) {
+        for (int rows : TWIN_ROWS) {
+            Shape candidate = new Shape(rows, shape.cols());
+            if (rows >= shape.rows() || bounds.exceeds(candidate)) {
+                break;
+            }
+            if (planOf.applyAsInt(candidate) == plan) {
+                return candidate;
+            }
+        }
+        return shape;
     }
 
     /** 1 to 8, then each power of two from 16 to 2^24 and one either side, and three halves of it. */

@@ -40,4 +40,19 @@ class PlanProbeTest {
         assertEquals(List.of(found.get(1)), PlanProbe.unreached(Set.of(0, 2), bounds, s -> planOf(online, s)),
                 "only the plans not reached yet");
     }
+
+    @Test
+    void aTwinIsTheFewestRowsOfTheSameColumnsThatTakeTheSamePlan() {
+        KernelFile online = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(SuiteFile.load(TestFiles.root()
+                .resolve("evaluator/suites/standard.yaml")).shapes());
+        Shape drawn = new Shape(117712, 401);
+        int plan = planOf(online, drawn);
+        Shape twin = PlanProbe.twin(drawn, plan, bounds, s -> planOf(online, s));
+        assertEquals(new Shape(1, 401), twin, "online.cu's plans depend on the columns only");
+        // A plan for many rows only: no fewer rows take it, so the shape is its own twin.
+        assertEquals(drawn, PlanProbe.twin(drawn, plan, bounds, s -> s.rows() >= 1000 ? plan : plan + 1));
+        assertEquals(new Shape(16, 401), PlanProbe.twin(drawn, plan, bounds, s -> s.rows() >= 9 ? plan : -1),
+                "the fewest rows tried that take it");
+    }
 }
