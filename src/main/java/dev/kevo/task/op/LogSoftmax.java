@@ -45,16 +45,7 @@ final class LogSoftmax implements Operator {
     /** As the GPU computes it: {@code (x - max) - log(sum)}, so an entry at the maximum is exactly {@code -log(sum)}. */
     @Override
     public double[] reference(float[] x, int rows, int cols) {
-        double[] y = new double[x.length];
-        for (int r = 0; r < rows; r++) {
-            int base = r * cols;
-            RowMaxSum row = RowMaxSum.of(x, base, cols);
-            double logSum = Math.log(row.sum());
-            for (int c = 0; c < cols; c++) {
-                y[base + c] = (x[base + c] - row.max()) - logSum;
-            }
-        }
-        return y;
+        return RowMaxSum.rowwise(x, rows, cols, (v, row) -> (v - row.max()) - Math.log(row.sum()));
     }
 
     @Override

@@ -7,6 +7,24 @@ package dev.kevo.task.op;
  */
 record RowMaxSum(double max, double sum) {
 
+    /** An operator's output element from its input element and its row's statistic. */
+    interface Element {
+        double of(double x, RowMaxSum row);
+    }
+
+    /** Every row of a row-major {@code rows x cols} matrix, each element mapped with its row's statistic. */
+    static double[] rowwise(float[] x, int rows, int cols, Element element) {
+        double[] y = new double[x.length];
+        for (int r = 0; r < rows; r++) {
+            int base = r * cols;
+            RowMaxSum row = of(x, base, cols);
+            for (int c = 0; c < cols; c++) {
+                y[base + c] = element.of(x[base + c], row);
+            }
+        }
+        return y;
+    }
+
     /** The statistic of {@code x[base .. base + cols)}. */
     static RowMaxSum of(float[] x, int base, int cols) {
         double max = Double.NEGATIVE_INFINITY;

@@ -32,15 +32,7 @@ final class Softmax implements Operator {
 
     @Override
     public double[] reference(float[] x, int rows, int cols) {
-        double[] y = new double[x.length];
-        for (int r = 0; r < rows; r++) {
-            int base = r * cols;
-            RowMaxSum row = RowMaxSum.of(x, base, cols);
-            for (int c = 0; c < cols; c++) {
-                y[base + c] = Math.exp(x[base + c] - row.max()) / row.sum();
-            }
-        }
-        return y;
+        return RowMaxSum.rowwise(x, rows, cols, (v, row) -> Math.exp(v - row.max()) / row.sum());
     }
 
     @Override
