@@ -186,7 +186,10 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
         }
         if (!beyond.smCounts().isEmpty()) {
             champion.add("with every plan resolved again for " + beyond.smCounts().stream().map(String::valueOf)
-                    .collect(Collectors.joining(", ")) + " multiprocessors (`sms`; only the launch changes)");
+                    .collect(Collectors.joining(", ")) + " multiprocessors (`sms`; only the launch changes, on the "
+                    + "same GPU; a plan that cannot launch at a count there, such as a cooperative grid larger than this "
+                    + "GPU holds at once, is not judged at that count, and an export will not run it on a device of "
+                    + "that count)");
         }
         champion.add("at " + beyond.atScale() + ", past 2^31 elements, and per plan at such a shape with `cols % 4 == 0` "
                 + "and one with odd `cols`");
