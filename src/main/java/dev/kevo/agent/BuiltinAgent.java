@@ -15,6 +15,7 @@ import dev.kevo.agent.Genome.Streaming;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.Precision;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -39,8 +40,9 @@ import java.util.random.RandomGenerator;
  *   <li>otherwise: one to three genes stepped to nearby values.</li>
  * </ul>
  * A child equal to its parent, its mate or a recent failure (for fresh genomes: or an inspiration) is drawn
- * again. Genomes are normalized and rendered for the campaign's dtype ({@link TaskContext#dtype()}; float32 for a
- * request without a context). All randomness comes from
+ * again. Genomes are normalized for the campaign's dtype and rendered for its operator and dtype
+ * ({@link TaskContext#task()}: log_softmax's genomes differ from softmax's only in their epilogue; float32 softmax
+ * for a request without a context). All randomness comes from
  * {@link ProposalRequest#random()}, so the same request and random state give the same proposal.
  */
 public final class BuiltinAgent implements Agent {
@@ -191,7 +193,8 @@ public final class BuiltinAgent implements Agent {
     @Override
     public Proposal propose(ProposalRequest request) {
         RandomGenerator random = request.random();
-        Precision dtype = dtypeOf(request);
+        Task task = taskOf(request);
+        Precision dtype = task.dtype();
         Set<String> avoid = new HashSet<>();
         for (Candidate failure : request.recentFailures()) {
             genomeOf(failure, dtype).ifPresent(g -> avoid.add(key(g)));
@@ -208,7 +211,7 @@ public final class BuiltinAgent implements Agent {
             }
             // A design other islands already hold adds nothing: start elsewhere.
             request.inspirations().forEach(c -> genomeOf(c, dtype).ifPresent(g -> avoid.add(key(g))));
-            return fresh(request, dtype, random, avoid);
+            return fresh(request, task, random, avoid);
         }
         avoid.add(key(parent.get()));
         Optional<Candidate> mate = request.mate().filter(m -> genomeOf(m, dtype).isPresent());
@@ -220,15 +223,18 @@ public final class BuiltinAgent implements Agent {
             }
         }
         if (mate.isPresent()) {
-            return crossover(parent.get(), mate.get(), dtype, random, avoid);
+            return crossover(parent.get(), mate.get(), task, random, avoid);
         }
-        return mutate(parent.get(), dtype, random, avoid);
+        return mutate(parent.get(), task, random, avoid);
     }
 
-    /** The campaign's dtype; float32, every genome's dtype before there were others, for a request without one. */
-    private static Precision dtypeOf(ProposalRequest request) {
+    /**
+     * The campaign's operator and dtype, which children are rendered for; float32 softmax, every genome's task before
+     * there were others, for a request without one.
+     */
+    private static Task taskOf(ProposalRequest request) {
         TaskContext context = request.context();
-        return context == null ? Precision.FP32 : context.dtype();
+        return context == null ? Task.softmax(Precision.FP32) : context.task();
     }
 
     /** A knobbed parent's child: a crossover with a mate (or an inspiration) that shares knob names, else a step. */
@@ -259,19 +265,21 @@ public final class BuiltinAgent implements Agent {
                 .anyMatch(n -> parent.knobs().get(n).isPresent())).isPresent();
     }
 
-    private Proposal mutate(Genome parent, Precision dtype, RandomGenerator random, Set<String> avoid) {
+    private Proposal mutate(Genome parent, Task task, RandomGenerator random, Set<String> avoid) {
+        Precision dtype = task.dtype();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
             Genome child = GenomeSpace.mutate(parent, roll < 0.6 ? 1 : roll < 0.9 ? 2 : 3, random, dtype);
             if (!avoid.contains(key(child))) {
-                return proposal(child, dtype, "mutate", GenomeSpace.changes(parent, child));
+                return proposal(child, task, "mutate", GenomeSpace.changes(parent, child));
             }
         }
         throw new AgentException("builtin: no mutation of the parent gave a genome not already tried");
     }
 
-    private Proposal crossover(Genome parent, Candidate mateCandidate, Precision dtype, RandomGenerator random,
+    private Proposal crossover(Genome parent, Candidate mateCandidate, Task task, RandomGenerator random,
                                Set<String> avoid) {
+        Precision dtype = task.dtype();
         Genome mate = genomeOf(mateCandidate, dtype).orElseThrow();
         avoid.add(key(mate));
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -284,7 +292,7 @@ public final class BuiltinAgent implements Agent {
                 child = mutated;
             }
             if (!avoid.contains(key(child))) {
-                return proposal(child, dtype, "crossover", summary);
+                return proposal(child, task, "crossover", summary);
             }
         }
         throw new AgentException("builtin: no crossover with " + mateCandidate.id() + " gave a new genome");
@@ -302,7 +310,8 @@ public final class BuiltinAgent implements Agent {
         return fromMate.isEmpty() ? "all regimes from the parent" : String.join(", ", fromMate) + " from the mate";
     }
 
-    private Proposal fresh(ProposalRequest request, Precision dtype, RandomGenerator random, Set<String> avoid) {
+    private Proposal fresh(ProposalRequest request, Task task, RandomGenerator random, Set<String> avoid) {
+        Precision dtype = task.dtype();
         String why = " (" + request.parent().id() + " has no builtin genome)";
         Map<String, Genome> named = namedGenomes(dtype);
         List<String> names = new ArrayList<>(named.keySet());
@@ -311,7 +320,7 @@ public final class BuiltinAgent implements Agent {
             if (roll < RANDOM_FRESH) {
                 Genome child = GenomeSpace.random(random, defaultGenome(dtype), dtype);
                 if (!avoid.contains(key(child))) {
-                    return proposal(child, dtype, "fresh", "fresh: random genome" + why);
+                    return proposal(child, task, "fresh", "fresh: random genome" + why);
                 }
             } else {
                 // Half of the named draws take the default, the rest share the others.
@@ -319,15 +328,15 @@ public final class BuiltinAgent implements Agent {
                         : names.get(1 + random.nextInt(names.size() - 1));
                 Genome child = named.get(name);
                 if (!avoid.contains(key(child))) {
-                    return proposal(child, dtype, "fresh", "fresh: named genome '" + name + "'" + why);
+                    return proposal(child, task, "fresh", "fresh: named genome '" + name + "'" + why);
                 }
             }
         }
         throw new AgentException("builtin: every fresh genome drawn for " + request.parent().id() + " failed recently");
     }
 
-    private static Proposal proposal(Genome child, Precision dtype, String operator, String summary) {
-        return new Proposal(KernelRenderer.render(child, dtype), Optional.of(child.toJson()), operator, summary,
+    private static Proposal proposal(Genome child, Task task, String operator, String summary) {
+        return new Proposal(KernelRenderer.render(child, task), Optional.of(child.toJson()), operator, summary,
                 Optional.empty());
     }
 

@@ -4,9 +4,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -19,6 +24,11 @@ import java.util.stream.Collectors;
  * <p>A file is rendered for one dtype, the campaign's, and declares it: the library's templates take x's and y's
  * element types from the kernels' pointers, and the plans' capacities count elements, which a 16-bit vector holds
  * twice as many of ({@link Genome#vecElems}).
+ *
+ * <p>A file is also rendered for one operator, the campaign's ({@link #render(Genome, Task)}): the kernels are the
+ * same and only their epilogue differs, how a row's (max, 1 / sum) becomes y. The library marks the few lines where
+ * operators differ ({@link #library(Operator)}); softmax's file is exactly what it was before other operators, so
+ * that softmax campaigns did not change, and declares no {@code op} (softmax is the default).
  */
 public final class KernelRenderer {
 
@@ -87,15 +97,21 @@ public final class KernelRenderer {
         return render(genome, Precision.FP32);
     }
 
-    /** The complete kernel file for a genome in {@code dtype} (normalized for it first). */
+    /** The softmax kernel file for a genome in {@code dtype} (normalized for it first). */
     public static String render(Genome genome, Precision dtype) {
+        return render(genome, Task.softmax(dtype));
+    }
+
+    /** The complete kernel file for a genome computing {@code task}'s operator in its dtype. */
+    public static String render(Genome genome, Task task) {
+        Precision dtype = task.dtype();
         Genome g = genome.normalized(dtype);
         List<Plan> plans = plans(g, dtype);
         StringBuilder out = new StringBuilder();
-        out.append("/*@kevo\n").append(header(g, dtype, plans)).append("\n*/\n");
+        out.append("/*@kevo\n").append(header(g, task, plans)).append("\n*/\n");
         out.append("#include \"kevo.h\"\n\n");
         out.append("// Rendered by kevo's built-in agent from the genome\n// ").append(g.toJson()).append("\n\n");
-        out.append(LIBRARY).append('\n');
+        out.append(library(task.op())).append('\n');
         out.append(configs(g, dtype)).append('\n');
         plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct()
                 .forEach(k -> out.append(k.definition()));
@@ -310,8 +326,12 @@ public final class KernelRenderer {
     }
 
     /** The header JSON, a plan per line so that it reads like the hand-written seeds. */
-    private static String header(Genome g, Precision dtype, List<Plan> plans) {
+    private static String header(Genome g, Task task, List<Plan> plans) {
+        Precision dtype = task.dtype();
         StringBuilder out = new StringBuilder("{\n");
+        if (!task.op().equals(Operators.SOFTMAX)) {  // softmax's header stays as it was: the default needs no key
+            out.append("  \"op\": ").append(quote(task.op().id())).append(",\n");
+        }
         out.append("  \"description\": ").append(quote(description(g, dtype))).append(",\n");
         out.append("  \"dtype\": ").append(quote(dtype.id())).append(",\n");
         out.append("  \"workspace\": ").append(quote(workspace(g))).append(",\n");
@@ -454,9 +474,44 @@ public final class KernelRenderer {
         return out.append("};\n").toString();
     }
 
+    /** {@code genome-library.cu} beside this class, with its operator sections ({@link #library(Operator)}). */
+    private static final String SOURCE = Prelude.resource(KernelRenderer.class, "genome-library.cu");
+
+    private static final String SECTION = "//@ ";
+
+    private static final Map<Operator, String> LIBRARIES = new ConcurrentHashMap<>();
+
     /**
-     * Device code shared by every rendered file ({@code genome-library.cu} beside this class, copied into each file
-     * as it is); the *Cfg structs and kernels after it pick instances.
+     * Device code shared by every rendered file of {@code op}, copied into each as it is; the *Cfg structs and
+     * kernels after it pick instances. The library is one text for every operator: a line {@code //@ <op id>} starts
+     * lines only that operator's files get, {@code //@ end} returns to lines every file gets, and marker lines
+     * themselves are dropped. The sections are the epilogue and the few lines around it (keeping x for it instead of
+     * its exponentials), so a kernel is written once for all operators.
      */
-    static final String LIBRARY = Prelude.resource(KernelRenderer.class, "genome-library.cu");
+    static String library(Operator op) {
+        return LIBRARIES.computeIfAbsent(op, o -> sections(SOURCE, o.id()));
+    }
+
+    /** {@code text} with the sections for operator {@code id} kept and the others' dropped. */
+    static String sections(String text, String id) {
+        StringBuilder out = new StringBuilder();
+        String section = null;
+        for (String line : text.split("(?<=\n)")) {
+            if (line.startsWith(SECTION)) {
+                String name = line.substring(SECTION.length()).strip();
+                if (name.equals("end")) {
+                    section = null;
+                } else {
+                    Operators.byId(name);  // a misspelt operator would silently drop its lines from every file
+                    section = name;
+                }
+            } else if (section == null || section.equals(id)) {
+                out.append(line);
+            }
+        }
+        return out.toString();
+    }
+
+    /** The softmax library, as every softmax file holds it. */
+    static final String LIBRARY = library(Operators.SOFTMAX);
 }

@@ -136,6 +136,23 @@ template <int EXP> struct Num {
 
 // A partial softmax: max m over some elements, s = sum of exp(v - max) over them; (-inf, 0) when empty.
 struct Stat { float m, s; };
+//@ log_softmax
+
+// log_softmax's epilogue, the one place its output is formed: every kernel below hands it the row's max and 1 / sum
+// where softmax's stores take exp(v - max) * (1 / sum), and it gives y = (v - max) - log(sum), log(sum) taken once a
+// row (from 1 / sum: 2^-24 relative on it is 6e-8 absolute on the log). The difference first: a masked -inf gives
+// exactly -inf, and a row of the lowest float gives v - max = 0 where max + log(sum) would round to max. Kernels keep
+// x's values for it (not their exponentials) and write through softmax's stores with a scale of 1, which is exact.
+struct Epilogue {
+    float m, ls;
+    __device__ __forceinline__ Epilogue(float max, float inv) : m(max), ls(-logf(inv)) {}
+    __device__ __forceinline__ float operator()(float v) const { return (v - m) - ls; }
+    template <int n> __device__ __forceinline__ void apply(const float* from, float* to) const {
+#pragma unroll
+        for (int i = 0; i < n; ++i) to[i] = (*this)(from[i]);
+    }
+};
+//@ end
 
 template <int EXP> struct MergeOp {
     __device__ __forceinline__ Stat operator()(Stat a, Stat b) const {
@@ -243,6 +260,14 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     float m = fmaxf(h, t);
 #pragma unroll
     for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
+//@ log_softmax
+    float raw[N * V + 2];  // x as read, for the epilogue: the exponentials below replace v, h and t
+#pragma unroll
+    for (int i = 0; i < N * V; ++i) raw[i] = v[i];
+    raw[N * V] = h;
+    raw[N * V + 1] = t;
+    float rowMax, rowInv;
+//@ end
 
     float scale;  // y = exp(v - own max) * scale
     if constexpr (C::ONLINE) {
@@ -257,6 +282,10 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         t = K::exp_from(t, kr);
         const Stat st = group_reduce<G, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
         scale = K::exp_from(km, st.m) / st.s;
+//@ log_softmax
+        rowMax = st.m;
+        rowInv = 1.0f / st.s;
+//@ end
     } else {
         const float km = group_reduce<G, C::REDUCE>(m, MaxOp());  // finite: every row has a finite entry
         float s = 0.0f;
@@ -265,8 +294,21 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         h = K::exp_from(h, km);
         t = K::exp_from(t, km);
         scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
+//@ log_softmax
+        rowMax = km;
+        rowInv = scale;
+//@ end
     }
 
+//@ log_softmax
+    {
+        const Epilogue epi(rowMax, rowInv);
+        epi.apply<N * V>(raw, v);
+        h = epi(raw[N * V]);
+        t = epi(raw[N * V + 1]);
+        scale = 1.0f;
+    }
+//@ end
     if (live) {
 #pragma unroll
         for (int k = 0; k < N; ++k) {
@@ -344,7 +386,12 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
 template <class C, class X, class Y> __device__ __forceinline__ void stream_write(const X* xr, Y* yr, Peel p,
         unsigned q0, unsigned q1, bool extras, float k, float inv) {
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
+//@ softmax
     typedef Num<C::EXP> K;
+//@ log_softmax
+    const Epilogue epi(k, inv);
+    inv = 1.0f;
+//@ end
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
 #pragma unroll C::UNROLL
@@ -359,19 +406,31 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
         for (int j = 0; j < TILE; ++j) {
             const unsigned qj = q + j * T;
             if (qj < q1) {
+//@ softmax
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
+//@ log_softmax
+                epi.apply<V>(v + j * V, v + j * V);
+//@ end
                 store<C::STORE>(yv + qj, Vec<Y, V>::pack(v + j * V, inv));
             }
         }
     }
     if (V > 1 && extras) {
         if ((int)threadIdx.x < p.head) {
+//@ softmax
             store_one<C::STORE>(yr + threadIdx.x, K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k), inv);
+//@ log_softmax
+            store_one<C::STORE>(yr + threadIdx.x, epi(load_one<C::NORM_LOAD>(xr + threadIdx.x)), inv);
+//@ end
         }
         if ((int)threadIdx.x < p.tail) {
             const int c = p.head + p.nv * V + threadIdx.x;
+//@ softmax
             store_one<C::STORE>(yr + c, K::exp_from(load_one<C::NORM_LOAD>(xr + c), k), inv);
+//@ log_softmax
+            store_one<C::STORE>(yr + c, epi(load_one<C::NORM_LOAD>(xr + c)), inv);
+//@ end
         }
     }
 }
@@ -595,6 +654,11 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         if ((int)threadIdx.x < p.head) v[N * V] = load_one<C::LOAD>(xr + threadIdx.x);
         if ((int)threadIdx.x < p.tail) v[N * V + 1] = load_one<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
     }
+//@ log_softmax
+    float raw[N * V + 2];  // x as read, for the epilogue: take_group replaces v with exponentials
+#pragma unroll
+    for (int i = 0; i < N * V + 2; ++i) raw[i] = v[i];
+//@ end
     const Stat reg = take_group<K, N * V + 2>(v);
     Stat grp[G > 0 ? G : 1];
 #pragma unroll
@@ -620,8 +684,12 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
                 float u[V];
                 H::get(held, j, u);
 #pragma unroll
+//@ softmax
                 for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], key); sum += u[e]; }
                 H::put(held, j, u);
+//@ log_softmax
+                for (int e = 0; e < V; ++e) sum += K::exp_from(u[e], key);  // x stays held, for the epilogue
+//@ end
             }
         }
         grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
@@ -633,7 +701,13 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     publish_partial(tag, Stat{kb, sb});
     const Stat rs = await_row<C, THREADS>(tag, chunks);
     const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
+//@ softmax
     const float fr = group_scale<K>(reg, rs.m, inv);
+//@ log_softmax
+    const Epilogue epi(rs.m, inv);
+    epi.apply<N * V + 2>(raw, v);
+    const float fr = 1.0f;
+//@ end
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -641,13 +715,20 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
+//@ softmax
         const float f = group_scale<K>(grp[g], rs.m, inv);
+//@ log_softmax
+        const float f = 1.0f;
+//@ end
 #pragma unroll
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
             if (q < c.q1) {
                 float u[V];
                 H::get(held, j, u);
+//@ log_softmax
+                epi.apply<V>(u, u);
+//@ end
                 store<C::STORE>(yv + q, Vec<Y, V>::pack(u, f));
             }
         }
@@ -724,8 +805,12 @@ template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
     constexpr int V = 16 / sizeof(X);
     constexpr int GS = C::GROUP > 0 && C::GROUP < S ? C::GROUP : (S > 0 ? S : 1), G = (S + GS - 1) / GS;
+//@ softmax
     constexpr bool KEEP = sizeof(X) == sizeof(float);
     constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
+//@ log_softmax
+    constexpr bool KEEP = false, KEEP_HALF = false;  // the epilogue needs x itself, not its exponentials
+//@ end
     typedef Num<EXP_EXP2> K;
     typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
     typedef Vec<X, V> XV;
@@ -763,6 +848,11 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
+//@ log_softmax
+    float raw[N * V + 2];  // x as read, for the epilogue: take_group replaces r with exponentials
+#pragma unroll
+    for (int i = 0; i < N * V + 2; ++i) raw[i] = r[i];
+//@ end
     const Stat reg = take_group<K, N * V + 2>(r);
     Stat grp[G > 0 ? G : 1];
 #pragma unroll
@@ -803,7 +893,13 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         kevo_cluster_arrive();  // done reading the peers' shared memory
     }
     const float inv = 1.0f / row.s;  // s >= 1 unless the row is all -inf: the row max adds exp(0)
+//@ softmax
     const float fr = group_scale<K>(reg, row.m, inv);
+//@ log_softmax
+    const Epilogue epi(row.m, inv);
+    epi.apply<N * V + 2>(raw, r);
+    const float fr = 1.0f;
+//@ end
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
@@ -811,8 +907,12 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
+//@ softmax
         const float f = group_scale<K>(grp[g], row.m, inv);
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
+//@ log_softmax
+        const float f = 1.0f;
+//@ end
 #pragma unroll
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
             const int i = v0 + t + (N + k) * THREADS;
@@ -824,8 +924,12 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                     XV::unpack(held[k * THREADS + t], w);
                 }
                 if constexpr (!KEEP && !KEEP_HALF) {
+//@ softmax
 #pragma unroll
                     for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
+//@ log_softmax
+                    epi.apply<V>(w, w);
+//@ end
                 }
                 store<C::STORE>(yv + i, YV::pack(w, f));
             }

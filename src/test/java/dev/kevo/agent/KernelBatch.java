@@ -51,6 +51,18 @@ final class KernelBatch {
     private final Map<String, Variant> distinct = new LinkedHashMap<>();
     private final Map<String, String> sources = new LinkedHashMap<>();
     private int kernels;
+    /** The library every added file holds: one operator's ({@link KernelRenderer#library}). */
+    private final String library;
+
+    /** A batch of softmax files. */
+    KernelBatch() {
+        this(KernelRenderer.LIBRARY);
+    }
+
+    /** A batch of files that hold {@code library}, all rendered for one operator. */
+    KernelBatch(String library) {
+        this.library = library;
+    }
 
     /** Adds a rendered file: its source and the genome and dtype it was rendered from. */
     void add(String name, String source, Genome genome, Precision dtype) {
@@ -58,9 +70,9 @@ final class KernelBatch {
         List<KernelRenderer.Kernel> fileKernels = KernelRenderer.plans(genome, dtype).stream()
                 .flatMap(p -> p.launches().stream()).map(KernelRenderer.Launch::kernel).distinct().toList();
         String definitions = String.join("", fileKernels.stream().map(KernelRenderer.Kernel::definition).toList());
-        int library = source.indexOf(KernelRenderer.LIBRARY);
-        assertTrue(library > 0, name + ": the library, as it is");
-        String rest = source.substring(library + KernelRenderer.LIBRARY.length());
+        int at = source.indexOf(library);
+        assertTrue(at > 0, name + ": the library, as it is");
+        String rest = source.substring(at + library.length());
         assertTrue(rest.endsWith(definitions), name + ": ends with its kernels' definitions, nothing else");
         String configs = rest.substring(0, rest.length() - definitions.length());
         Map<String, String> structs = new LinkedHashMap<>();
@@ -191,8 +203,8 @@ final class KernelBatch {
         }
     }
 
-    private static String source(List<Variant> batch) {
-        StringBuilder source = new StringBuilder("#include \"kevo.h\"\n\n").append(KernelRenderer.LIBRARY).append('\n');
+    private String source(List<Variant> batch) {
+        StringBuilder source = new StringBuilder("#include \"kevo.h\"\n\n").append(library).append('\n');
         batch.forEach(v -> source.append("// ").append(v.kernel()).append(" of ").append(v.file()).append('\n')
                 .append(v.code()));
         return source.toString();

@@ -100,6 +100,26 @@ class LogSoftmaxGpuTest {
         assertTrue(r.score().floorFraction() > 0.05 && r.score().floorFraction() < 1.6, "floor " + r.score());
     }
 
+    /**
+     * The built-in agent's default genome rendered for log_softmax, every regime's kernels with its epilogue, passes
+     * against the baseline in every dtype: the genome's values, which no test without a GPU sees.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fp32", "bf16", "fp16", "bf16-fp32"})
+    void theDefaultGenomePassesInEveryDtype(String dtype) throws Exception {
+        Precision p = Precision.parse(dtype);
+        Path file = java.nio.file.Files.createTempFile("log-softmax-default-genome", ".cu");
+        try {
+            java.nio.file.Files.writeString(file, dev.kevo.agent.KernelRenderer.render(
+                    dev.kevo.agent.BuiltinAgent.defaultGenome(), new Task(Operators.LOG_SOFTMAX, p)));
+            CandidateResult r = judge(file, p);
+            assertEquals(Verdict.PASS, r.verdict(), r.detail());
+            assertNotNull(r.score(), "scored over its baseline");
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
     @Test
     void aKernelThatForgetsTheLogIsWrong() {
         CandidateResult r = judge(WRONG.resolve("no_log.cu"), Precision.FP32);
