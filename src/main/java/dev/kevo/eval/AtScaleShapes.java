@@ -1,7 +1,6 @@
 package dev.kevo.eval;
 
 import dev.kevo.data.Shape;
-import dev.kevo.task.KernelFile;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -9,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * For every plan a file's checks reached, shapes past 2^31 elements that reach it: one aligned (an even count of rows,
@@ -29,24 +29,19 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
      */
     static final long MAX_ROWS = 1L << 27;
 
-    /** Which plan (from 0) a file takes for a shape; throws {@link Rejection} where none does. */
-    interface PlanOf {
-        int planIndex(KernelFile file, Shape shape);
-    }
-
-    static AtScaleShapes find(KernelFile file, Map<Integer, List<Shape>> shapesByPlan, Shape configured,
-                              PlanOf planOf) {
+    /** @param planOf which plan (from 0) a shape takes, -1 where none does ({@link Preflight#planIndex}) */
+    static AtScaleShapes find(Map<Integer, List<Shape>> shapesByPlan, Shape configured, ToIntFunction<Shape> planOf) {
         Set<Shape> chosen = new LinkedHashSet<>();
         Map<Integer, String> missing = new LinkedHashMap<>();
-        Integer configuredPlan = planIndex(file, configured, planOf);
+        int configuredPlan = planOf.applyAsInt(configured);
         List<String> lacking = new ArrayList<>();
         shapesByPlan.forEach((plan, shapes) -> {
             lacking.clear();
             for (boolean aligned : new boolean[] {true, false}) {
-                if (plan.equals(configuredPlan) && (aligned ? isAligned(configured) : configured.cols() % 2 == 1)) {
+                if (plan == configuredPlan && (aligned ? isAligned(configured) : configured.cols() % 2 == 1)) {
                     continue;  // the configured at-scale shape is of this kind and reaches the plan
                 }
-                Shape found = search(file, plan, shapes, aligned, planOf);
+                Shape found = search(plan, shapes, aligned, planOf);
                 if (found == null) {
                     lacking.add(aligned ? "columns a multiple of 4 and even rows" : "odd columns");
                 } else {
@@ -65,12 +60,11 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
         return s.cols() % 4 == 0 && s.rows() % 2 == 0;
     }
 
-    private static Shape search(KernelFile file, int plan, List<Shape> shapes, boolean aligned, PlanOf planOf) {
+    private static Shape search(int plan, List<Shape> shapes, boolean aligned, ToIntFunction<Shape> planOf) {
         List<Shape> widest = shapes.stream().sorted(Comparator.comparingInt(Shape::cols).reversed()).toList();
         List<Shape> candidates = new ArrayList<>(growRows(widest, aligned));
         candidates.addAll(growCols(widest, aligned));
-        return candidates.stream().filter(c -> Integer.valueOf(plan).equals(planIndex(file, c, planOf))).findFirst()
-                .orElse(null);
+        return candidates.stream().filter(c -> planOf.applyAsInt(c) == plan).findFirst().orElse(null);
     }
 
     /**
@@ -107,13 +101,5 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
             }
         }
         return out;
-    }
-
-    private static Integer planIndex(KernelFile file, Shape shape, PlanOf planOf) {
-        try {
-            return planOf.planIndex(file, shape);
-        } catch (Rejection r) {
-            return null;
-        }
     }
 }

@@ -16,6 +16,7 @@ import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.Ablation;
+import dev.kevo.data.PlanJudgement;
 import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.InputCase;
@@ -30,7 +31,9 @@ import dev.kevo.task.Suite;
 import dev.kevo.task.op.Task;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToLongFunction;
 
@@ -55,6 +58,8 @@ public final class Evaluator implements AutoCloseable {
     private final TrustedKernels trusted;
     private final Builds builds;
     private final Workbench bench;
+    /** What the workbench holds for the suite: the bounds of the shapes drawn beyond it. */
+    private final ShapeDraw.Bounds bounds;
     private final LaunchGate gate;
     private final CorrectnessCheck correctness;
     private final InterleavedTimer timer;
@@ -91,6 +96,7 @@ public final class Evaluator implements AutoCloseable {
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
         this.builds = new Builds(nvrtc, cache);
         this.bench = new Workbench(gpu, suite.shapes(), settings.measurement().inputSets(), task);
+        this.bounds = ShapeDraw.Bounds.of(suite.shapes());
         bench.place(secrets.nextLong());
         this.gate = new LaunchGate(gpu, trusted);
         this.correctness = new CorrectnessCheck(gpu, trusted, bench, gate, tolerance);
@@ -300,13 +306,13 @@ public final class Evaluator implements AutoCloseable {
                 detail = failed == null ? screenedOut : failed.shape() + ": " + failed.detail();
             }
             Verdict verdict = failed != null ? failed.verdict() : screenedOut != null ? Verdict.SCREENED : Verdict.PASS;
+            List<PlanJudgement> judged = ledger.judgements();
             CandidateResult.Builder result = CandidateResult.builder(file.name(), verdict, inputSeed).path(path)
                     .description(file.description()).detail(detail).timingSecret(timingSecret)
                     .freshShapes(beyond.fresh()).atScale(beyond.atScale(), beyond.note())
-                    .deterministic(deterministic(shapes, beyond, ledger)).screen(run.screen().orElse(null));
+                    .deterministic(deterministic(shapes, beyond, judged)).screen(run.screen().orElse(null));
             if (verdict.passed()) {
-                result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes))
-                        .plans(ledger.judgements());
+                result.score(Score.over(shapes)).judgedElements(beyond.judgedElements(shapes)).plans(judged);
             }
             return result.build(builds.of(loaded.compilation(), run.atScale() && verdict.passed()))
                     .compiled(loaded.compilation().time().toNanos() / 1e6,
@@ -327,10 +333,11 @@ public final class Evaluator implements AutoCloseable {
      * suite did not (on a drawn shape, or on the few-row twin its plan's every case ran on); null when not every suite
      * shape was tried.
      */
-    private static Boolean deterministic(List<ShapeResult> shapes, BeyondSuiteResults beyond, PlanLedger ledger) {
+    private static Boolean deterministic(List<ShapeResult> shapes, BeyondSuiteResults beyond,
+                                         List<PlanJudgement> plans) {
         if (java.util.stream.Stream.concat(shapes.stream(), beyond.all())
                 .anyMatch(s -> Boolean.FALSE.equals(s.deterministic()))
-                || ledger.judgements().stream().anyMatch(p -> Boolean.FALSE.equals(p.deterministic()))) {
+                || plans.stream().anyMatch(p -> Boolean.FALSE.equals(p.deterministic()))) {
             return false;
         }
         return shapes.stream().allMatch(s -> s.deterministic() != null) ? true : null;
@@ -474,7 +481,6 @@ public final class Evaluator implements AutoCloseable {
     private BeyondSuiteResults checkBeyondSuite(LoadedFile loaded, long inputSeed, long timingSecret,
                                                 boolean atScale, PlanLedger ledger, Phase.Listener phases) {
         BeyondSuite wanted = settings.beyondSuite();
-        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
         List<ShapeDraw.Drawn> freshDrawn = ShapeDraw.fresh(timingSecret, wanted.fresh(), bounds);
         List<ShapeResult> fresh = checkDrawn(loaded, freshDrawn, 0, BeyondSuiteResults.FRESH, false, timingSecret,
                 inputSeed, ledger, phases);
@@ -491,7 +497,7 @@ public final class Evaluator implements AutoCloseable {
         java.util.stream.Stream.concat(freshDrawn.stream(), heldDrawn.stream()).map(ShapeDraw.Drawn::shape)
                 .filter(shape -> !bounds.exceeds(shape)).forEach(checked::add);
         List<Shape> probes = PlanProbe.unreached(ledger.shapesByPlan().keySet(), bounds,
-                shape -> planIndexOrNone(loaded.file(), shape));
+                shape -> preflight.planIndex(loaded.file(), shape));
         for (int k = 0; k < probes.size(); k++) {
             Shape probe = probes.get(k);
             String label = BeyondSuiteResults.label(BeyondSuiteResults.PROBE, probe);
@@ -521,8 +527,8 @@ public final class Evaluator implements AutoCloseable {
                                             long inputSeed, long timingSecret, PlanLedger ledger,
                                             Phase.Listener phases) {
         Shape big = Shape.parse(settings.beyondSuite().atScale());
-        AtScaleShapes perPlan = AtScaleShapes.find(loaded.file(), ledger.shapesByPlan(), big,
-                (file, shape) -> preflight.plan(file, shape).planIndex());
+        AtScaleShapes perPlan = AtScaleShapes.find(ledger.shapesByPlan(), big,
+                shape -> preflight.planIndex(loaded.file(), shape));
         perPlan.missing().forEach(ledger::notJudged);
         List<Shape> shapes = new ArrayList<>(List.of(big));
         perPlan.shapes().stream().filter(s -> !s.equals(big)).forEach(shapes::add);
@@ -578,7 +584,6 @@ public final class Evaluator implements AutoCloseable {
     private List<ShapeResult> checkDrawn(LoadedFile loaded, List<ShapeDraw.Drawn> drawn, int first, String kind,
                                          boolean everyCase, long timingSecret, long inputSeed, PlanLedger ledger,
                                          Phase.Listener phases) {
-        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite.shapes());
         List<Shape> beyond = drawn.stream().map(ShapeDraw.Drawn::shape).filter(bounds::exceeds).toList();
         Workbench own = null;
         CorrectnessCheck ownCheck = null;
@@ -624,8 +629,8 @@ public final class Evaluator implements AutoCloseable {
             loaded.runner().prepare(plan);
             int p = plan.planIndex();
             if (!everyCase && ledger.owesAllCases(p)) {
-                Shape small = PlanProbe.twin(shape, p, ShapeDraw.Bounds.of(suite.shapes()),
-                        candidate -> planIndexOrNone(loaded.file(), candidate));
+                Shape small = PlanProbe.twin(shape, p, bounds,
+                        candidate -> preflight.planIndex(loaded.file(), candidate));
                 ResolvedPlan smallPlan = preflight.plan(loaded.file(), small);
                 loaded.runner().prepare(smallPlan);
                 ShapeResult owed = checkShape(small.equals(shape) ? check : correctness, loaded, small, smallPlan, cases,
@@ -653,14 +658,6 @@ public final class Evaluator implements AutoCloseable {
         return withRegime(result, regime);
     }
 
-    private int planIndexOrNone(dev.kevo.task.KernelFile file, Shape shape) {
-        try {
-            return preflight.plan(file, shape).planIndex();
-        } catch (Rejection r) {
-            return -1;
-        }
-    }
-
     private static ShapeResult withRegime(ShapeResult result, ShapeRegime regime) {
         return regime == null ? result : result.withRegime(regime);
     }
@@ -676,12 +673,14 @@ public final class Evaluator implements AutoCloseable {
                                            Phase.Listener phases) {
         int own = gpu.info().sms();
         int index = 0;
+        Map<Shape, ResolvedPlan> atOwn = new LinkedHashMap<>();
+        shapes.forEach(shape -> atOwn.put(shape, preflight.plan(loaded.file(), shape)));
         for (int count : settings.beyondSuite().smCounts()) {
             if (count == own) {
                 continue;
             }
-            for (Shape shape : shapes) {
-                ResolvedPlan here = preflight.plan(loaded.file(), shape);
+            for (Shape shape : atOwn.keySet()) {
+                ResolvedPlan here = atOwn.get(shape);
                 ResolvedPlan there;
                 try {
                     there = preflight.plan(loaded.file(), shape, count);

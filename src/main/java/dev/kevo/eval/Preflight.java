@@ -115,6 +115,18 @@ public final class Preflight {
         return plan(file, shape, sms);
     }
 
+    /**
+     * Which plan (from 0) the file takes for a shape, or -1 where none covers it or its launch is past the target's
+     * limits: what a search over shapes asks of each candidate.
+     */
+    int planIndex(KernelFile file, Shape shape) {
+        try {
+            return plan(file, shape).planIndex();
+        } catch (Rejection r) {
+            return -1;
+        }
+    }
+
     /** As {@link #plan(KernelFile, Shape)}, its expressions resolved for a device of {@code count} multiprocessors. */
     ResolvedPlan plan(KernelFile file, Shape shape, int count) {
         return plan(file, shape, count, arch, TargetLimits.of(arch));

@@ -100,10 +100,11 @@ public final class SanitizedRun implements AutoCloseable {
                     // the plans champion confirmation probed for, as it found them
                     java.util.Set<Integer> reached = new java.util.HashSet<>();
                     planned.values().forEach(p -> reached.add(p.planIndex()));
-                    PlanProbe.unreached(reached, ShapeDraw.Bounds.of(suite.shapes()), s -> planOf(file, s))
+                    PlanProbe.unreached(reached, ShapeDraw.Bounds.of(suite.shapes()),
+                                    s -> preflight.planIndex(file, s))
                             .forEach(s -> planned.putIfAbsent(s, preflight.plan(file, s)));
                 }
-                shapes = perPlan(planned, s -> planOf(file, s));
+                shapes = perPlan(planned, s -> preflight.planIndex(file, s));
                 shapes.forEach(s -> plans.add(planned.computeIfAbsent(s, k -> preflight.plan(file, k))));
             } else {
                 shapes = suite.shapes();
@@ -173,15 +174,6 @@ public final class SanitizedRun implements AutoCloseable {
             }
         });
         return shapes;
-    }
-
-    /** A file's plan for a shape, numbered from 0, or -1 where none covers it. */
-    private int planOf(KernelFile file, Shape shape) {
-        try {
-            return preflight.plan(file, shape).planIndex();
-        } catch (Rejection r) {
-            return -1;
-        }
     }
 
     /**
