@@ -10,8 +10,6 @@ import dev.kevo.task.op.Task;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -479,8 +477,6 @@ public final class KernelRenderer {
 
     private static final String SECTION = "//@ ";
 
-    private static final Map<Operator, String> LIBRARIES = new ConcurrentHashMap<>();
-
     /**
      * Device code shared by every rendered file of {@code op}, copied into each as it is; the *Cfg structs and
      * kernels after it pick instances. The library is one text for every operator: a line {@code //@ <op id>} starts
@@ -489,7 +485,9 @@ public final class KernelRenderer {
      * its exponentials), so a kernel is written once for all operators.
      */
     static String library(Operator op) {
-        return LIBRARIES.computeIfAbsent(op, o -> sections(SOURCE, o.id()));
+        // Cut afresh for each file: one pass over the library's lines, little beside the file's compile, where a cache
+        // would be state shared by every campaign in the process.
+        return sections(SOURCE, op.id());
     }
 
     /** {@code text} with the sections for operator {@code id} kept and the others' dropped. */
