@@ -7,11 +7,22 @@
 #include <c10/cuda/CUDAGuard.h>
 #include "kevo_softmax.h"
 
+// The dtype as a torch user writes it (torch.float32), not c10's own name for it (Float).
+static std::string torch_name(c10::ScalarType t) {
+    switch (t) {
+        case torch::kFloat: return "torch.float32";
+        case torch::kDouble: return "torch.float64";
+        case torch::kHalf: return "torch.float16";
+        case torch::kBFloat16: return "torch.bfloat16";
+        default: return std::string("torch.") + c10::toString(t);
+    }
+}
+
 torch::Tensor softmax(const torch::Tensor& x, int64_t dim) {
     TORCH_CHECK(x.is_cuda(), "kevo softmax: x must be a CUDA tensor, got one on ", x.device());
-    TORCH_CHECK(x.scalar_type() == @@TORCH_X@@, "kevo softmax: x must be ", c10::toString(@@TORCH_X@@),
+    TORCH_CHECK(x.scalar_type() == @@TORCH_X@@, "kevo softmax: x must be ", torch_name(@@TORCH_X@@),
                 " (the kernel was exported for dtype @@DTYPE@@; kevo export --dtype exports another it implements), got ",
-                x.scalar_type());
+                torch_name(x.scalar_type()));
     TORCH_CHECK(x.dim() >= 1, "kevo softmax: x must have at least one dimension");
     const int64_t last = x.dim() - 1;
     // The message is built as one string: on the H100 (torch 2.11) this check, written with int64_t arguments to
