@@ -1,7 +1,7 @@
 """What the bench scripts that time kernels in one process share (compare_torch.py, family.py, and export_torch.py
 through compare_torch): kevo kernel files compiled with NVRTC (--std=c++17, kevo.h supplied in memory, knobs as
 macros) and launched by their own /*@kevo plan through the driver API; the Triton kernels timed beside them (the
-fused-softmax tutorial's kernel, a copy kernel); the L2 flush; the memory floor's
+fused-softmax tutorial's kernel, a log_softmax kernel in its style, a copy kernel); the L2 flush; the memory floor's
 two copies; the interleaved timing loop; the medians with their 95% intervals; and the stamp every record carries.
 
 One method for all, so that numbers from the scripts compare: CUDA events around each launch, L2 flushed before each
@@ -23,7 +23,7 @@ KEVO_H = "src/main/resources/dev/kevo/cuda/kevo.h"
 ROUNDS, WARMUP = 60, 10
 
 
-# ---- Triton: the fused softmax of Triton's tutorial, and a copy ----
+# ---- Triton: the fused softmax of Triton's tutorial, a log_softmax in the same style, and a copy ----
 @triton.jit
 def triton_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
                           BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
@@ -39,6 +39,24 @@ def triton_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_st
         numerator = tl.exp(row_minus_max)
         denominator = tl.sum(numerator, axis=0)
         tl.store(output_ptr + row_idx * output_row_stride + col_offsets, numerator / denominator, mask=mask)
+
+
+@triton.jit
+def triton_log_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
+                              BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    # The tutorial's kernel with log-probabilities written: a whole row in one program, x - max - log(sum exp).
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        row_start_ptr = input_ptr + row_idx * input_row_stride
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        mask = col_offsets < n_cols
+        row = tl.load(row_start_ptr + col_offsets, mask=mask, other=-float('inf')).to(tl.float32)
+        row_minus_max = row - tl.max(row, axis=0)
+        # The difference first, then the log of the sum (>= 1: the maximum adds exp(0)), never the log of a
+        # probability: that underflows to -inf for entries more than ~104 below the maximum, whose answer is finite.
+        log_sum = tl.log(tl.sum(tl.exp(row_minus_max), axis=0))
+        tl.store(output_ptr + row_idx * output_row_stride + col_offsets, row_minus_max - log_sum, mask=mask)
 
 
 @triton.jit
