@@ -430,32 +430,12 @@ def driver_of(smi):
     return first.rsplit(",", 1)[-1].strip() if "," in first else None
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    args = parse_args(argv)
-    load_gpu_modules()
-    validate(args.jobs, args.parser)
-    rounds = args.rounds or kb.ROUNDS
-    props = torch.cuda.get_device_properties(0)
-    sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
-    torch.zeros(1, device="cuda")  # the driver-API loader works in torch's context, which exists from here
-    cuda = kb.Cuda()
-    kernels = {}
-    for job in args.jobs:  # every file compiled before anything is timed: a compile error costs no measurement
-        key = (job.kernel, job.dtype, job.op)
-        if key not in kernels:
-            kernels[key] = kb.KevoKernel(cuda, job.kernel, arch, sms, job.dtype, job.op)
-    ctx = {"device": "cuda", "stream": torch.cuda.current_stream().cuda_stream, "sms": sms, "flush": kb.Flush(props)}
-    print(TABLE_HEAD, flush=True)
-    rows = []
-    for job in args.jobs:
-        print(f"== {job.name()}", flush=True)
-        for r, c in kb.suite_shapes(job.suite):
-            rows.append(bench_row(job, kernels[(job.kernel, job.dtype, job.op)], r, c, rounds, args.seed, ctx))
-            print(table_line(rows[-1]), flush=True)
-            torch.cuda.empty_cache()
+def record_head(argv, args, rounds, cuda):
+    """What the record says besides its rows: when, how and on what it was made, and how to read it."""
     stamp = kb.stamp("bench/family.py", argv)
-    record = {
+    if not stamp["commit"]:
+        print("warning: no commit known (no KEVO_COMMIT and no git here): the record says none", file=sys.stderr)
+    return {
         "what": "the softmax family: kevo's kernel beside torch's op, a Triton kernel for the op and the memory floor, "
                 "per op, dtype and shape, same GPU, same process",
         **stamp, "device": torch.cuda.get_device_name(0), "driver": driver_of(stamp["nvidiaSmi"]),
@@ -474,14 +454,48 @@ def main(argv=None):
                "where it lies below 1, tie where it holds 1",
         "peers": {name: {"torch": OPS[name].torch_name, "triton": OPS[name].triton_name}
                   for name in dict.fromkeys(j.op for j in args.jobs)},
-        "rounds": rounds, "seed": args.seed, "jobs": [j.__dict__ for j in args.jobs],
-        "summary": [summarize(j, rows) for j in dict.fromkeys(args.jobs)],
-        "rows": rows}
-    if not record["commit"]:
-        print("warning: no commit known (no KEVO_COMMIT and no git here): the record says none", file=sys.stderr)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
+        "rounds": rounds, "seed": args.seed, "jobs": [j.__dict__ for j in args.jobs]}
+
+
+def write_record(path, head, jobs, rows, complete):
+    """The record, rewritten after every row: a run cut short (a GPU host's time limit) keeps what it measured."""
+    record = {**head, "complete": complete, "summary": [summarize(j, rows) for j in dict.fromkeys(jobs)],
+              "rows": rows}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
         json.dump(record, f, indent=1)
+    os.replace(tmp, path)
+    return record
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    load_gpu_modules()
+    validate(args.jobs, args.parser)
+    rounds = args.rounds or kb.ROUNDS
+    props = torch.cuda.get_device_properties(0)
+    sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
+    torch.zeros(1, device="cuda")  # the driver-API loader works in torch's context, which exists from here
+    cuda = kb.Cuda()
+    kernels = {}
+    for job in args.jobs:  # every file compiled before anything is timed: a compile error costs no measurement
+        key = (job.kernel, job.dtype, job.op)
+        if key not in kernels:
+            kernels[key] = kb.KevoKernel(cuda, job.kernel, arch, sms, job.dtype, job.op)
+    ctx = {"device": "cuda", "stream": torch.cuda.current_stream().cuda_stream, "sms": sms, "flush": kb.Flush(props)}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    head = record_head(argv, args, rounds, cuda)
+    print(TABLE_HEAD, flush=True)
+    rows = []
+    for job in args.jobs:
+        print(f"== {job.name()}", flush=True)
+        for r, c in kb.suite_shapes(job.suite):
+            rows.append(bench_row(job, kernels[(job.kernel, job.dtype, job.op)], r, c, rounds, args.seed, ctx))
+            print(table_line(rows[-1]), flush=True)
+            write_record(args.out, head, args.jobs, rows, complete=False)
+            torch.cuda.empty_cache()
+    record = write_record(args.out, head, args.jobs, rows, complete=True)
     print()
     for s in record["summary"]:
         print(json.dumps(s))
@@ -489,7 +503,6 @@ def main(argv=None):
     if wrong:
         print(f"kevo not timed (wrong output or no plan) on: {', '.join(wrong)}", file=sys.stderr)
     return 1 if wrong else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
