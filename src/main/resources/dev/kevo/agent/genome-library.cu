@@ -570,6 +570,21 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
     return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
 }
+//@ log_softmax
+
+// take_group's (max, sum) without replacing u by its exponentials: log_softmax's epilogue needs x itself, and keeping a
+// second copy of the register part doubled a thread's registers, which held the cluster kernel to 512 threads.
+template <class K, int M> __device__ __forceinline__ Stat take_stat(const float* u) {
+    float m = -KEVO_INF;
+#pragma unroll
+    for (int i = 0; i < M; ++i) m = fmaxf(m, u[i]);
+    const float key = m == -KEVO_INF ? 0.0f : m;
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < M; ++i) s += K::exp_from(u[i], key);
+    return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
+}
+//@ end
 
 // A thread's groups (the register part's, then G more) merged into one (max, sum): the max first, then each group's
 // sum rescaled to it once.
@@ -654,12 +669,11 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         if ((int)threadIdx.x < p.head) v[N * V] = load_one<C::LOAD>(xr + threadIdx.x);
         if ((int)threadIdx.x < p.tail) v[N * V + 1] = load_one<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
     }
-//@ log_softmax
-    float raw[N * V + 2];  // x as read, for the epilogue: take_group replaces v with exponentials
-#pragma unroll
-    for (int i = 0; i < N * V + 2; ++i) raw[i] = v[i];
-//@ end
+//@ softmax
     const Stat reg = take_group<K, N * V + 2>(v);
+//@ log_softmax
+    const Stat reg = take_stat<K, N * V + 2>(v);  // v keeps x for the epilogue
+//@ end
     Stat grp[G > 0 ? G : 1];
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -705,7 +719,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     const float fr = group_scale<K>(reg, rs.m, inv);
 //@ log_softmax
     const Epilogue epi(rs.m, inv);
-    epi.apply<N * V + 2>(raw, v);
+    epi.apply<N * V + 2>(v, v);
     const float fr = 1.0f;
 //@ end
 #pragma unroll
@@ -848,12 +862,11 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
-//@ log_softmax
-    float raw[N * V + 2];  // x as read, for the epilogue: take_group replaces r with exponentials
-#pragma unroll
-    for (int i = 0; i < N * V + 2; ++i) raw[i] = r[i];
-//@ end
+//@ softmax
     const Stat reg = take_group<K, N * V + 2>(r);
+//@ log_softmax
+    const Stat reg = take_stat<K, N * V + 2>(r);  // r keeps x for the epilogue
+//@ end
     Stat grp[G > 0 ? G : 1];
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -897,7 +910,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const float fr = group_scale<K>(reg, row.m, inv);
 //@ log_softmax
     const Epilogue epi(row.m, inv);
-    epi.apply<N * V + 2>(raw, r);
+    epi.apply<N * V + 2>(r, r);
     const float fr = 1.0f;
 //@ end
 #pragma unroll
