@@ -11,7 +11,6 @@ import dev.kevo.store.AtomicFiles;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.SourceCode;
-import dev.kevo.task.op.Operators;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,18 +26,15 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A kernel file as a self-contained package for a target: the files by name and what they came from.
+ * A kernel file as a self-contained package for a target: the files by name and what they came from. Its files, C API
+ * and torch op are named after the file's operator ({@link OperatorApi}: {@code kevo_softmax.h},
+ * {@code kevo_log_softmax.h}, ...) and take its tensors.
  *
  * @param files file name to content, in the order a reader meets them
  */
 public record ExportPackage(ExportTarget target, Provenance provenance, Map<String, String> files) {
 
     public static final String PROVENANCE = "kevo-export.json";
-    public static final String SOURCE = "kevo_softmax.cu";
-    public static final String HEADER = "kevo_softmax.h";
-    /** The kernel file as the judged cubin was compiled from it: for reading, not built. */
-    public static final String KERNELS = "kevo_softmax_kernels.cu";
-    public static final String CUBIN = "kevo_softmax_cubin.h";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final Pattern INCLUDE_KEVO_H = Pattern.compile("(?m)^[ \\t]*#[ \\t]*include[ \\t]*\"kevo\\.h\"[^\\n]*$");
@@ -58,11 +54,13 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
     public static ExportPackage build(ExportSource source, ExportTarget target, Optional<Precision> dtype,
                                       String kevoVersion, Instant now) {
         KernelFile file = source.file();
-        if (file.op() != Operators.SOFTMAX) {
-            // The C API, the example and the torch binding are softmax's: another operator's package would call its
-            // kernels with softmax's arguments.
-            throw KevoException.input(file.name() + " implements " + file.op().id() + "; kevo export packages "
-                    + Operators.SOFTMAX.id() + " kernels only, for now");
+        OperatorApi api = OperatorApi.of(file.op());
+        Optional<String> torchReference = TorchReference.of(file.op());
+        if (target == ExportTarget.TORCH && torchReference.isEmpty()) {
+            // The torch example checks the op against torch's own function for it; without one it could not.
+            throw KevoException.input(file.name() + " implements " + file.op().id() + ", for which kevo knows no "
+                    + "torch function to check a torch package against; --to cpp exports it, checked against kevo's "
+                    + "own reference");
         }
         Precision precision = source.dtype(dtype);
         Optional<String> unshippable = source.unsanitized().or(source::unshippable);
@@ -75,15 +73,17 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
             throw KevoException.input(file.name() + ": the judged cubin was built for other element types or knobs ("
                     + String.join(" ", build.options()) + "), not dtype " + precision.id());
         }
-        Map<String, String> types = new ExportTypes(precision).slots();
+        ApiText text = new ApiText(api, precision);
+        ExampleTolerance tolerance = ExampleTolerance.of(file.op().tolerance(), file.op().output().dtype(precision));
         String hash = SourceHash.of(file.source());
         String when = now.truncatedTo(ChronoUnit.SECONDS).toString();
         PlanEnvelope envelope = PlanEnvelope.of(file.plans().size(), source.judgement().plans(), source.sanitized());
         Provenance.Size size = new Provenance.Size(envelope.maxElements(), source.judgement().judgedElements(),
                 "each plan up to what " + source.judgement().where() + " judged it on: " + envelope.summary()
                         + " (README.md and kevo-export.json, \"plans\", say which)");
-        Provenance provenance = new Provenance(file.name(), file.path() == null ? file.name() : file.path().toString(),
-                hash, "kevo " + kevoVersion, when, target.id(), source.judged(), source.judged() == null
+        Provenance provenance = new Provenance(file.name(), file.op().id(),
+                file.path() == null ? file.name() : file.path().toString(), hash, "kevo " + kevoVersion, when,
+                target.id(), source.judged(), source.judged() == null
                 ? "not judged: exported from a file outside any campaign folder, so no campaign's record applies to it"
                         + " (kevo eval measures it)" : null, size, source.sanitized(), precision.id(), build,
                 envelope.plans());
@@ -91,22 +91,22 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
         String banner = "// Generated by kevo export (kevo " + kevoVersion + ", " + when + ") from "
                 + CText.comment(provenance.source()) + "\n// " + CText.comment(origin(provenance)) + "\n";
         Map<String, String> files = new LinkedHashMap<>();
-        files.put(SOURCE, launcher(precision, banner, maxElements));
-        files.put(HEADER, Template.fill(HEADER, types));
-        files.put(PlanHeader.FILE, PlanHeader.render(file, banner, envelope));
-        files.put(CUBIN, CubinHeader.render(build, source.cubin().cubin(), banner));
-        files.put(KERNELS, kernels(file, precision, banner));
+        files.put(api.source(), launcher(api, text, banner, maxElements));
+        files.put(api.header(), Template.fill("header.h", text.slots()));
+        files.put(api.planHeader(), PlanHeader.render(file, banner, envelope));
+        files.put(api.cubinHeader(), CubinHeader.render(api, build, source.cubin().cubin(), banner));
+        files.put(api.kernels(), kernels(file, api, precision, banner));
         if (target == ExportTarget.TORCH) {
-            String doc = "kevo softmax: " + file.name() + " (" + origin(provenance) + ")";
-            files.put("kevo_softmax_torch.cpp", Template.fill("torch_binding.cpp", with(types, Map.of("DOC",
+            String doc = "kevo " + api.function() + ": " + file.name() + " (" + origin(provenance) + ")";
+            files.put(api.torchBinding(), Template.fill("torch_binding.cpp", with(text.slots(), Map.of("DOC",
                     cEscaped(doc), "MAX_ELEMENTS", maxElements))));
-            files.put("setup.py", Template.fill("setup.py", Map.of("DOC", pyEscaped(doc),
+            files.put("setup.py", Template.fill("setup.py", Map.of("P", api.prefix(), "DOC", pyEscaped(doc),
                     "VERSION", kevoVersion.matches("\\d+(\\.\\d+)*") ? kevoVersion : "0.0.0")));
-            files.put("example.py", Template.fill("example.py", types));
+            files.put("example.py", Examples.torch(api, precision, tolerance, torchReference.orElseThrow()));
         } else {
-            files.put("example.cu", Template.fill("example.cu", types));
+            files.put("example.cu", Examples.cpp(api, precision, tolerance));
         }
-        files.put("README.md", ExportReadme.render(file, target, provenance, deviceState(file.source())));
+        files.put("README.md", ExportReadme.render(file, target, provenance, text, deviceState(file.source())));
         files.put(PROVENANCE, json(provenance));
         return new ExportPackage(target, provenance, files);
     }
@@ -123,17 +123,17 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
     }
 
     /** The host launcher, which loads the judged cubin and refuses shapes of more than {@code maxElements}. */
-    static String launcher(Precision dtype, String banner, String maxElements) {
-        return banner + "// The host launcher: it runs the kernels of " + CUBIN + ", the cubin kevo judged (built from "
-                + KERNELS + "),\n// on the plan " + PlanHeader.FILE + " chooses.\n" + Template.fill("launcher.cu",
-                with(new ExportTypes(dtype).slots(), Map.of("MAX_ELEMENTS", maxElements)));
+    static String launcher(OperatorApi api, ApiText text, String banner, String maxElements) {
+        return banner + "// The host launcher: it runs the kernels of " + api.cubinHeader() + ", the cubin kevo judged "
+                + "(built from " + api.kernels() + "),\n// on the plan " + api.planHeader() + " chooses.\n"
+                + Template.fill("launcher.cu", with(text.slots(), Map.of("MAX_ELEMENTS", maxElements)));
     }
 
     /**
      * The kernel file with kevo.h, which kevo supplies in memory, written in place of its include, and the macros kevo
      * compiled it with: the source of the judged cubin, to read. It is not built: the package runs the cubin.
      */
-    static String kernels(KernelFile file, Precision dtype, String banner) {
+    static String kernels(KernelFile file, OperatorApi api, Precision dtype, String banner) {
         String prelude = Prelude.headers().get(Prelude.NAME).replaceAll("(?m)^#pragma once[^\\n]*\\n", "");
         String inlined = "// ---- kevo.h, inlined by kevo export (kevo supplies it in memory) ----\n" + prelude
                 + "// ---- end of kevo.h ----";
@@ -146,10 +146,11 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
         file.macros(dtype).forEach((name, value) -> knobs.append("#define ").append(name).append(' ')
                 .append(value).append('\n'));
         knobs.insert(0, "// The file's knobs at their current values and its element types, as kevo defines them.\n");
-        return banner + "// The source of " + CUBIN + ", which NVRTC compiled from it when kevo judged it. Not built by "
+        return banner + "// The source of " + api.cubinHeader() + ", which NVRTC compiled from it when kevo judged it. "
+                + "Not built by "
                 + "this package:\n// another compiler, or another version, makes other code, which kevo never judged.\n"
                 + knobs + "// The kernel file as kevo judged it (its /*@kevo plan header below is what "
-                + PlanHeader.FILE + " evaluates).\n" + body + (body.endsWith("\n") ? "" : "\n");
+                + api.planHeader() + " evaluates).\n" + body + (body.endsWith("\n") ? "" : "\n");
     }
 
     private static Map<String, String> with(Map<String, String> a, Map<String, String> b) {
