@@ -25,12 +25,12 @@ final class Examples {
     private Examples() {
     }
 
-    /** example.cu, in {@code dtype}, checked with {@code tolerance}. */
-    static String cpp(OperatorApi api, Precision dtype, ExampleTolerance tolerance) {
+    /** example.cu, in {@code dtype}. */
+    static String cpp(OperatorApi api, Precision dtype) {
         Tensor in = rowwise(api, Tensor.Role.INPUT);
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
         ApiText text = new ApiText(api, dtype);
-        Map<String, String> s = new LinkedHashMap<>(tolerance.slots());
+        Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
         s.put("P", api.prefix());
         s.put("FN", api.function());
         s.put("DTYPE", dtype.id());
@@ -48,10 +48,10 @@ final class Examples {
         return Template.fill("example.cu", s);
     }
 
-    /** example.py, in {@code dtype}, checked against {@code torchFunction} with {@code tolerance}. */
-    static String torch(OperatorApi api, Precision dtype, ExampleTolerance tolerance, String torchFunction) {
+    /** example.py, in {@code dtype}, checked against {@code torchFunction}. */
+    static String torch(OperatorApi api, Precision dtype, String torchFunction) {
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
-        Map<String, String> s = new LinkedHashMap<>(tolerance.slots());
+        Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
         s.put("P", api.prefix());
         s.put("FN", api.function());
         s.put("DTYPE", dtype.id());
@@ -74,6 +74,11 @@ final class Examples {
                 m -> Matcher.quoteReplacement("// from kevo's " + CText.comment(m.group(1))));
         String host = DEVICE.matcher(source).replaceAll("__host__");
         return host.endsWith("\n") ? host : host + "\n";
+    }
+
+    /** The operator's tolerance, for the type of the output the examples check. */
+    private static ExampleTolerance tolerance(OperatorApi api, Tensor out, Precision dtype) {
+        return ExampleTolerance.of(api.op().tolerance(), out.dtype(dtype));
     }
 
     /** The one tensor of {@code role} that the examples, like kevo's evaluator, fill or check. */

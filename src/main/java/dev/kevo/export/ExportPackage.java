@@ -74,7 +74,6 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
                     + String.join(" ", build.options()) + "), not dtype " + precision.id());
         }
         ApiText text = new ApiText(api, precision);
-        ExampleTolerance tolerance = ExampleTolerance.of(file.op().tolerance(), file.op().output().dtype(precision));
         String hash = SourceHash.of(file.source());
         String when = now.truncatedTo(ChronoUnit.SECONDS).toString();
         PlanEnvelope envelope = PlanEnvelope.of(file.plans().size(), source.judgement().plans(), source.sanitized());
@@ -102,9 +101,9 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
                     cEscaped(doc), "MAX_ELEMENTS", maxElements))));
             files.put("setup.py", Template.fill("setup.py", Map.of("P", api.prefix(), "DOC", pyEscaped(doc),
                     "VERSION", kevoVersion.matches("\\d+(\\.\\d+)*") ? kevoVersion : "0.0.0")));
-            files.put("example.py", Examples.torch(api, precision, tolerance, torchReference.orElseThrow()));
+            files.put("example.py", Examples.torch(api, precision, torchReference.orElseThrow()));
         } else {
-            files.put("example.cu", Examples.cpp(api, precision, tolerance));
+            files.put("example.cu", Examples.cpp(api, precision));
         }
         files.put("README.md", ExportReadme.render(file, target, provenance, text, deviceState(file.source())));
         files.put(PROVENANCE, json(provenance));
@@ -147,8 +146,7 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
                 .append(value).append('\n'));
         knobs.insert(0, "// The file's knobs at their current values and its element types, as kevo defines them.\n");
         return banner + "// The source of " + api.cubinHeader() + ", which NVRTC compiled from it when kevo judged it. "
-                + "Not built by "
-                + "this package:\n// another compiler, or another version, makes other code, which kevo never judged.\n"
+                + "Not built by this package:\n// another compiler, or another version, makes other code, which kevo never judged.\n"
                 + knobs + "// The kernel file as kevo judged it (its /*@kevo plan header below is what "
                 + api.planHeader() + " evaluates).\n" + body + (body.endsWith("\n") ? "" : "\n");
     }
