@@ -291,7 +291,7 @@ def main():
     # has put something on the device.
     torch.zeros(1, device="cuda")
     cuda = compare_torch.Cuda()
-    nvrtc_kernel = compare_torch.KevoKernel(cuda, args.kernel, arch, sms, task.dtype)
+    nvrtc_kernel = compare_torch.KevoKernel(cuda, args.kernel, arch, sms, task.dtype, task.op)
     stream = torch.cuda.current_stream()
     flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda").fill_(1)
     sink = torch.empty((), device="cuda")
