@@ -10,7 +10,9 @@
 #   OUT=/some/dir bash bench/export-torch.sh                    # softmax: the recorded fp32 champion
 #   OP=log_softmax OUT=/some/dir bash bench/export-torch.sh     # log_softmax: seeds/log_softmax/online.cu
 # CHAMPION=FILE exports another kernel file of the operator; SECOND=FILE names the second file whose C++ example runs
-# (softmax's default, block_stats, takes a workspace).
+# (softmax's default, block_stats, takes a workspace); DTYPE=bf16 (fp16, bf16-fp32) judges and exports both in that
+# dtype instead of the file's default: log_softmax's two defaults implement every dtype, softmax's (the fp32 champion,
+# block_stats) fp32 only, so give softmax CHAMPION and SECOND files that do (seeds/online.cu, seeds/cluster_rows.cu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OP=${OP:-softmax}
@@ -27,6 +29,12 @@ case "$OP" in
     echo "export-torch.sh: OP=$OP: softmax or log_softmax" >&2
     exit 2 ;;
 esac
+DTYPE=${DTYPE:-}
+dtype_args=()
+if [[ -n $DTYPE ]]; then
+  dtype_args=(--dtype "$DTYPE")
+  NAME=${NAME/-h100/-$DTYPE-h100}
+fi
 OUT=${OUT:-/tmp/kevo-export-out}
 PYTHON=${PYTHON:-/opt/torch/.venv/bin/python}
 mkdir -p "$OUT"
@@ -38,21 +46,21 @@ started=$(date +%s)
 # followed judged it on: a copy is judged at scale and sanitized, so the record and cubin land beside it, not in git.
 champion=$work/${CHAMPION_NAME:-$(basename "$CHAMPION")}
 cp "$CHAMPION" "$champion"
-t0=$SECONDS; "$KEVO" eval --op "$OP" --at-scale --sanitize "$champion" \
+t0=$SECONDS; "$KEVO" eval --op "$OP" "${dtype_args[@]}" --at-scale --sanitize "$champion" \
   --json "$OUT/$NAME-at-scale.json" > "$OUT/$NAME-sanitize.txt" 2>&1 || true
 echo "at-scale + sanitize of $(basename "$champion") ($OP): $((SECONDS - t0)) s" | tee -a "$OUT/$NAME-sanitize.txt"
 second=$work/second/$(basename "$SECOND")
 mkdir -p "$work/second"
 cp "$SECOND" "$second"
-"$KEVO" eval --op "$OP" --sanitize "$second" >> "$OUT/$NAME-sanitize.txt" 2>&1 || true
+"$KEVO" eval --op "$OP" "${dtype_args[@]}" --sanitize "$second" >> "$OUT/$NAME-sanitize.txt" 2>&1 || true
 
 echo "== kevo export ($("$KEVO" --version)), $OP"
-"$KEVO" export "$champion" --to torch --out "$work/torch" | tee "$OUT/$NAME-export.txt"
-"$KEVO" export "$champion" --to cpp --out "$work/cpp" | tee -a "$OUT/$NAME-export.txt"
+"$KEVO" export "$champion" "${dtype_args[@]}" --to torch --out "$work/torch" | tee "$OUT/$NAME-export.txt"
+"$KEVO" export "$champion" "${dtype_args[@]}" --to cpp --out "$work/cpp" | tee -a "$OUT/$NAME-export.txt"
 cp "$work/torch/kevo-export.json" "$OUT/$NAME-provenance.json"
 
 echo "== kevo eval of the same file (kevo's own measurement, this run)"
-"$KEVO" eval --op "$OP" "$champion" --json "$OUT/$NAME-kevo-eval.json" | tee "$OUT/$NAME-kevo-eval.txt"
+"$KEVO" eval --op "$OP" "${dtype_args[@]}" "$champion" --json "$OUT/$NAME-kevo-eval.json" | tee "$OUT/$NAME-kevo-eval.txt"
 
 echo "== the C++ package: nvcc build of example.cu, run on GPU"
 set +e
@@ -63,7 +71,7 @@ arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -
 cpp_rc=${PIPESTATUS[0]}
 # A second file of the operator through the same C API: for softmax, block_stats, whose plans always take a workspace
 # (kevo_softmax allocates it per call).
-"$KEVO" export "$second" --to cpp --out "$work/second-cpp" >/dev/null
+"$KEVO" export "$second" "${dtype_args[@]}" --to cpp --out "$work/second-cpp" >/dev/null
 (cd "$work/second-cpp" && nvcc -O3 -std=c++17 -arch="sm_$arch" -o example example.cu "kevo_$OP.cu" \
   && ./example 32x128 1823x781 4096x4096 8x128256 1x1000000) 2>&1 | tee -a "$OUT/$NAME-cpp-example.txt"
 second_rc=${PIPESTATUS[0]}
@@ -71,7 +79,7 @@ second_rc=${PIPESTATUS[0]}
 echo "== the torch package: build, check against torch's $OP, time ($PYTHON)"
 "$PYTHON" -c "import torch.utils.cpp_extension as c; print('ninja available:', c.is_ninja_available())"
 "$PYTHON" bench/export_torch.py --package "$work/torch" --kevo-json "$OUT/$NAME-kevo-eval.json" --kernel "$champion" \
-  --out "$OUT/$NAME.json" --command "OP=$OP bash bench/export-torch.sh" 2>&1 | tee "$OUT/$NAME.txt"
+  --out "$OUT/$NAME.json" --command "OP=$OP DTYPE=$DTYPE bash bench/export-torch.sh" 2>&1 | tee "$OUT/$NAME.txt"
 torch_rc=${PIPESTATUS[0]}
 echo "== done in $(( $(date +%s) - started )) s ($OP): cpp example exit $cpp_rc ($(basename "$champion")), $second_rc" \
   "($(basename "$second")); torch check exit $torch_rc"
