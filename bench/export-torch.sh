@@ -12,7 +12,7 @@
 # CHAMPION=FILE exports another kernel file of the operator; SECOND=FILE names the second file whose C++ example runs
 # (softmax's default, block_stats, takes a workspace); DTYPE=bf16 (fp16, bf16-fp32) judges and exports both in that
 # dtype instead of the file's default: log_softmax's two defaults implement every dtype, softmax's (the fp32 champion,
-# block_stats) fp32 only, so give softmax CHAMPION and SECOND files that do (seeds/online.cu, seeds/cluster_rows.cu).
+# block_stats) fp32 only, so give softmax CHAMPION and SECOND files that do (seeds/register_rows.cu, seeds/online.cu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OP=${OP:-softmax}
