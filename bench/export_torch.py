@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""kevo export's torch package of the recorded champion on the GPU: builds it with this Python's torch, checks it
-against a float64 softmax with kevo's tolerance (per element 1e-6 + 1e-4 |ref|, relative L2 1e-4) on the standard
-suite and 20 random shapes (rows 1..65536, cols 1..10^6, log-uniform, at most MAX_ELEMENTS elements so the float64
-reference fits in time), on three input cases each; checks its errors for other dtypes, devices, layouts and dims;
-then times it beside the same file launched from kevo's own plan through NVRTC (bench/compare_torch.py's KevoKernel)
-and torch.softmax, with compare_torch.py's method (one process, interleaved rounds, L2 flushed before each launch,
-the GPU kept busy while the host enqueues, CUDA events, medians) and with triton.testing.do_bench, and compares each
-shape's time with what `kevo eval --json` measured for the same file in the same run.
-Usage: python bench/export_torch.py --package DIR --kevo-json EVAL.json --out OUT.json [--command TEXT]
+"""kevo export's torch package of a kernel on the GPU, of either operator: builds it with this Python's torch, checks it
+against torch's float64 function for the package's operator (torch.softmax, torch.log_softmax: OPERATORS below, the
+operator and dtype read from the package's kevo-export.json) with kevo's tolerance for that operator as kevo's
+evaluator applies it (per element absolute + relative |ref| + one unit in the last place of y's type; an infinite
+answer, a masked entry's log-probability, only exactly; the relative L2 bound plus 1.25x the best answer's rounding)
+on the standard suite and 20 random shapes (rows 1..65536, cols 1..10^6, log-uniform, at most MAX_ELEMENTS elements
+so the float64 reference fits in time), on three input cases each; checks its errors for other dtypes, devices,
+layouts and dims; then times it beside the same file launched from kevo's own plan through NVRTC
+(bench/compare_torch.py's KevoKernel) and torch's function, with compare_torch.py's method (one process, interleaved
+rounds, L2 flushed before each launch, the GPU kept busy while the host enqueues, CUDA events, medians) and with
+triton.testing.do_bench, and compares each shape's time with what `kevo eval --json` measured for the same file in
+the same run.
+Usage: python bench/export_torch.py --package DIR --kevo-json EVAL.json --kernel FILE --out OUT.json [--command TEXT]
 """
 import argparse, datetime, faulthandler, importlib, json, math, os, statistics, subprocess, sys, time
 
@@ -16,23 +20,30 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_torch  # noqa: E402  (kevo's plan launched through NVRTC, and the timing method)
 
-TOL_ABS, TOL_REL, TOL_L2 = 1e-6, 1e-4, 1e-4
+# Each operator kevo exports to torch: the torch function it is checked against and timed beside, and kevo's float32
+# tolerance for it (absolute, relative, relative L2): Defaults.TOLERANCE_* for softmax, LogSoftmax.TOLERANCE. Kept
+# here rather than read from the package, so that the package is checked against what it claims, not by it.
+OPERATORS = {
+    "softmax": {"torch": torch.softmax, "name": "torch.softmax", "tolerance": (1e-6, 1e-4, 1e-4)},
+    "log_softmax": {"torch": torch.log_softmax, "name": "torch.log_softmax", "tolerance": (1e-4, 1e-5, 1e-5)},
+}
+ROUNDING_ALLOWANCE = 1.25  # CheckCounts.ROUNDING_ALLOWANCE
 MAX_ELEMENTS = 1 << 25
 ROUNDS, WARMUP = 60, 10
 RANDOM_ROUNDS = 20
 
 
-def build(package):
+def build(package, module):
     """The extension, built the way the package's README says: load() where ninja exists, else setup.py, else nvcc
-    and the host compiler by hand with torch's include and library paths."""
+    and the host compiler by hand with torch's include and library paths. module: kevo_<op>."""
     from torch.utils import cpp_extension
     os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % torch.cuda.get_device_capability())
     start = time.time()
     attempts = []
     if cpp_extension.is_ninja_available():
         try:
-            mod = cpp_extension.load(name="kevo_softmax", sources=[os.path.join(package, "kevo_softmax_torch.cpp"),
-                                                                    os.path.join(package, "kevo_softmax.cu")],
+            mod = cpp_extension.load(name=module, sources=[os.path.join(package, module + "_torch.cpp"),
+                                                           os.path.join(package, module + ".cu")],
                                      extra_cflags=["-O3"], extra_cuda_cflags=["-O3"],
                                      build_directory=_fresh(os.path.join(package, "build-load")))
             return mod, "torch.utils.cpp_extension.load (ninja)", time.time() - start, attempts
@@ -44,9 +55,9 @@ def build(package):
                        text=True)
     if r.returncode == 0:
         sys.path.insert(0, package)
-        return importlib.import_module("kevo_softmax"), "setup.py build_ext --inplace", time.time() - start, attempts
+        return importlib.import_module(module), "setup.py build_ext --inplace", time.time() - start, attempts
     attempts.append({"method": "setup.py", "error": (r.stdout + r.stderr)[-2000:]})
-    mod = _by_hand(package)
+    mod = _by_hand(package, module)
     return mod, "nvcc + c++ by hand with torch's paths", time.time() - start, attempts
 
 
@@ -55,7 +66,7 @@ def _fresh(path):
     return path
 
 
-def _by_hand(package):
+def _by_hand(package, module):
     import sysconfig
     from torch.utils import cpp_extension
     major, minor = torch.cuda.get_device_capability()
@@ -68,61 +79,126 @@ def _by_hand(package):
     abi = f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}"
     nvcc = os.path.join(cpp_extension.CUDA_HOME or "/usr/local/cuda", "bin", "nvcc")
     subprocess.run([nvcc, "-O3", "-std=c++17", f"-arch=sm_{major}{minor}", "-Xcompiler", "-fPIC", "-c",
-                    os.path.join(package, "kevo_softmax.cu"), "-o", os.path.join(out, "k.o")], check=True)
-    subprocess.run(["c++", "-O3", "-std=c++20", "-fPIC", abi, "-DTORCH_EXTENSION_NAME=kevo_softmax",
-                    "-DTORCH_API_INCLUDE_EXTENSION_H", *inc, "-c", os.path.join(package, "kevo_softmax_torch.cpp"),
+                    os.path.join(package, module + ".cu"), "-o", os.path.join(out, "k.o")], check=True)
+    subprocess.run(["c++", "-O3", "-std=c++20", "-fPIC", abi, f"-DTORCH_EXTENSION_NAME={module}",
+                    "-DTORCH_API_INCLUDE_EXTENSION_H", *inc, "-c", os.path.join(package, module + "_torch.cpp"),
                     "-o", os.path.join(out, "b.o")], check=True)
     libs = [f"-L{p}" for p in libraries]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     # nvcc's own runtime, found at import through an rpath: torch may carry a runtime of another CUDA version.
     cudart = os.path.realpath(os.path.join(os.path.dirname(nvcc), "..", "lib64"))
     rpaths = [f"-Wl,-rpath,{p[2:]}" for p in libs] + [f"-Wl,-rpath,{cudart}"]
-    subprocess.run(["c++", "-shared", "-o", os.path.join(out, "kevo_softmax" + suffix), os.path.join(out, "b.o"),
+    subprocess.run(["c++", "-shared", "-o", os.path.join(out, module + suffix), os.path.join(out, "b.o"),
                     os.path.join(out, "k.o"), *libs, "-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python",
                     "-lc10_cuda", "-ltorch_cuda", f"-L{cudart}", "-lcudart", *rpaths], check=True)
     sys.path.insert(0, out)
-    return importlib.import_module("kevo_softmax")
+    return importlib.import_module(module)
 
 
-def inputs(rows, cols, gen):
-    """kevo's input cases that stress a softmax most: spread values, values where exp overflows without the row max,
-    and rows mostly -inf."""
+class Task:
+    """What the package computes and in which dtypes, from its kevo-export.json: the torch function to hold it to,
+    kevo's tolerance for the operator, x's and y's torch dtypes."""
+
+    def __init__(self, provenance):
+        self.op, self.dtype = provenance["op"], provenance["dtype"]
+        if self.op not in OPERATORS:
+            raise SystemExit(f"kevo-export.json: operator {self.op}: no torch function to check it against here "
+                             f"(known: {', '.join(OPERATORS)})")
+        known = OPERATORS[self.op]
+        self.torch, self.torch_name, self.tolerance = known["torch"], known["name"], known["tolerance"]
+        self.x, self.y = compare_torch.DTYPES[self.dtype]
+        self.module = "kevo_" + self.op
+
+    def reference(self, x):
+        """torch's function over the last dimension, in float64, of x as stored."""
+        return self.torch(x.double(), dim=-1)
+
+    def in_torch(self, x):
+        """What torch itself computes in the task's dtypes: the operator timed beside the export."""
+        return self.torch(x, dim=-1, dtype=self.y)
+
+
+def ulp(ref, dtype):
+    """One unit in the last place of dtype at |ref|, as kevo's harness computes it (kv_ulp): the spacing above |ref|
+    rounded to dtype, or the one just below where that is the largest finite value (the next one up is infinite)."""
+    bits = {4: torch.int32, 2: torch.int16}[torch.finfo(dtype).bits // 8]
+    a = ref.abs().clamp(max=torch.finfo(dtype).max).to(dtype)
+    up = (a.view(bits) + 1).view(dtype)
+    below = (a.view(bits) - 1).view(dtype)
+    return torch.where(torch.isinf(up), a.double() - below.double(), up.double() - a.double())
+
+
+def kevo_check(y, ref, task):
+    """y against ref as kevo's evaluator holds an output (harness.cu's comparison, CheckCounts): an infinite answer
+    only exactly; a finite one within absolute + relative |ref| + 1 ulp of y's type, an infinite output allowed only
+    where the answer moved by that bound rounds to infinity in y's type; the relative L2 error, over the answers y's
+    type holds finitely, within its bound plus 1.25x the rounded reference's own. Returns the elements off, the
+    non-finite outputs, the relative L2 error, its bound and the largest error."""
+    absolute, relative, l2 = task.tolerance
+    got = y.double()
+    inf_ref = torch.isinf(ref)
+    finite_ref = ref.nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
+    bound = absolute + relative * finite_ref.abs() + ulp(finite_ref, task.y)
+    may_overflow = torch.isinf((finite_ref.abs() + bound).to(task.y))
+    got_nan, got_inf = torch.isnan(got), torch.isinf(got)
+    wrong_inf = inf_ref & (got != ref)
+    nonfinite = (wrong_inf & (got_nan | got_inf)) | (~inf_ref & (got_nan | (got_inf & ~(
+        (torch.signbit(got) == torch.signbit(ref)) & may_overflow))))
+    compared = ~inf_ref & ~got_nan & ~got_inf
+    err = torch.where(compared, (got - ref).abs(), torch.zeros_like(got))
+    violations = (wrong_inf & ~got_nan & ~got_inf) | (err > bound)
+    held = ref.to(task.y).double()  # ref as y's type holds it: infinite where ref is, or lies past its largest value
+    finite_held = torch.isfinite(held)
+    err_sq = (err[finite_held] ** 2).sum().item()
+    ref_sq = (ref[finite_held] ** 2).sum().item()
+    round_sq = ((held - ref)[finite_held] ** 2).sum().item()
+    rel = math.sqrt(err_sq / ref_sq) if ref_sq > 0 else 0.0
+    rel_bound = l2 + ROUNDING_ALLOWANCE * (math.sqrt(round_sq / ref_sq) if ref_sq > 0 else 0.0)
+    return int(violations.sum().item()), int(nonfinite.sum().item()), rel, rel_bound, err.max().item()
+
+
+def inputs(rows, cols, gen, dtype):
+    """kevo's input cases that stress these operators most, in x's dtype: spread values, values where exp overflows
+    without the row max, and rows mostly -inf (a log_softmax of -inf, exactly)."""
     normal = torch.randn(rows, cols, device="cuda", generator=gen) * 4
     high = torch.rand(rows, cols, device="cuda", generator=gen) * 500 + 500
     masked = torch.randn(rows, cols, device="cuda", generator=gen) * 4
     mask = torch.rand(rows, cols, device="cuda", generator=gen) < 0.35
     mask[torch.arange(rows, device="cuda"), torch.randint(cols, (rows,), device="cuda", generator=gen)] = False
     masked[mask] = float("-inf")
-    return {"normal-4": normal, "uniform-500-1000": high, "masked": masked}
+    return {"normal-4": normal.to(dtype), "uniform-500-1000": high.to(dtype), "masked": masked.to(dtype)}
 
 
-def check(ext, rows, cols, gen):
-    worst = {"correct": True, "relativeL2": 0.0, "maxAbsError": 0.0, "elementsOff": 0, "maxAbsDiffVsTorchFloat32": 0.0}
-    for name, x in inputs(rows, cols, gen).items():
-        y = ext.softmax(x)
-        ref = torch.softmax(x.double(), dim=-1)
-        d = (y.double() - ref).abs()
-        off = int((~(d <= TOL_ABS + TOL_REL * ref.abs())).sum().item())
-        rel = (d.norm() / ref.norm()).item()
-        ok = off == 0 and rel <= TOL_L2 and bool(torch.isfinite(y).all())
+def check(f, task, rows, cols, gen):
+    worst = {"correct": True, "relativeL2": 0.0, "maxAbsError": 0.0, "elementsOff": 0, "nonFinite": 0,
+             "maxAbsDiffVsTorch": 0.0}
+    for name, x in inputs(rows, cols, gen, task.x).items():
+        y = f(x)
+        ref = task.reference(x)
+        off, nonfinite, rel, rel_bound, max_err = kevo_check(y, ref, task)
+        ok = off == 0 and nonfinite == 0 and rel <= rel_bound and y.dtype == task.y
         worst["correct"] &= ok
         worst["relativeL2"] = max(worst["relativeL2"], rel)
-        worst["maxAbsError"] = max(worst["maxAbsError"], d.max().item())
+        worst["maxAbsError"] = max(worst["maxAbsError"], max_err)
         worst["elementsOff"] += off
-        worst["maxAbsDiffVsTorchFloat32"] = max(worst["maxAbsDiffVsTorchFloat32"],
-                                                (y - torch.softmax(x, dim=-1)).abs().max().item())
+        worst["nonFinite"] += nonfinite
+        theirs = task.in_torch(x)
+        worst["maxAbsDiffVsTorch"] = max(worst["maxAbsDiffVsTorch"], torch.where(
+            y == theirs, 0.0, (y.double() - theirs.double()).abs()).nan_to_num(nan=math.inf).max().item())
         if not ok:
             worst.setdefault("failedCases", []).append(name)
-        del x, y, ref, d
+        del x, y, ref, theirs
     return worst
 
 
+# Each misuse, as a call of f (the package's op) on x (a 4x8 CUDA tensor of the package's x dtype), and a word its
+# error must hold. XDTYPE: x's dtype as Python writes it, which the dtype error names.
 ERROR_CASES = {
-    "float64": ("ext.softmax(x.double())", "float32"),
-    "cpu": ("ext.softmax(x.cpu())", "CUDA"),
-    "non-contiguous": ("ext.softmax(x.t())", "contiguous"),
-    "dim=0": ("ext.softmax(x, 0)", "last dimension"),
-    "misaligned view": ("ext.softmax(torch.randn(40, device='cuda')[1:33].view(4, 8))", "aligned"),
+    "float64": ("f(x.double())", "XDTYPE"),
+    "cpu": ("f(x.cpu())", "CUDA"),
+    "non-contiguous": ("f(x.t())", "contiguous"),
+    "dim=0": ("f(x, 0)", "last dimension"),
+    "misaligned view": ("f(torch.randn(40, device='cuda').to(x.dtype)[1:33].view(4, 8))", "aligned"),
 }
 
 _ERROR_CHILD = """
@@ -131,7 +207,8 @@ import torch
 faulthandler.enable()
 sys.path.insert(0, sys.argv[1])
 ext = importlib.import_module(sys.argv[2])
-x = torch.randn(4, 8, device="cuda")
+f = getattr(ext, sys.argv[4])
+x = torch.randn(4, 8, device="cuda").to(getattr(torch, sys.argv[5]))
 try:
     eval(sys.argv[3])
     print(json.dumps({"raised": False}))
@@ -140,16 +217,18 @@ except RuntimeError as e:
 """
 
 
-def errors(ext):
+def errors(ext, task):
     """Each misuse must raise a RuntimeError that says what is wrong. Each runs in a process of its own, so that a
     misuse that crashes the extension (a segfault, which the H100 run once met) is reported as that case failing,
     with the child's own trace, instead of taking the whole check down."""
     folder = os.path.dirname(ext.__file__)
     name = os.path.basename(ext.__file__).split(".")[0]
+    xdtype = str(task.x).replace("torch.", "")
     out = {}
     for case, (call, word) in ERROR_CASES.items():
-        r = subprocess.run([sys.executable, "-c", _ERROR_CHILD, folder, name, call], capture_output=True, text=True,
-                           timeout=120)
+        word = word.replace("XDTYPE", str(task.x))
+        r = subprocess.run([sys.executable, "-c", _ERROR_CHILD, folder, name, call, task.op, xdtype],
+                           capture_output=True, text=True, timeout=120)
         line = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
         if r.returncode != 0 or not line.startswith("{"):
             out[case] = {"ok": False, "message": f"child exit {r.returncode}: " + (r.stderr.strip()[-600:])}
@@ -157,9 +236,10 @@ def errors(ext):
         got = json.loads(line)
         out[case] = {"ok": got["raised"] and word in got["message"],
                      "message": got.get("message", "no error raised")}
-    x = torch.randn(4, 8, device="cuda")
-    ok3d = ext.softmax(x.view(2, 2, 8))
-    out["3-d input"] = {"ok": bool(torch.allclose(ok3d.view(4, 8), torch.softmax(x, -1), atol=1e-6))}
+    x = (torch.randn(4, 8, device="cuda") * 4).to(task.x)
+    off, nonfinite, rel, rel_bound, _ = kevo_check(getattr(ext, task.op)(x.view(2, 2, 8)).view(4, 8),
+                                                   task.reference(x), task)
+    out["3-d input"] = {"ok": off == 0 and nonfinite == 0 and rel <= rel_bound}
     return out
 
 
@@ -188,7 +268,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--package", required=True)
     ap.add_argument("--kevo-json", required=True)
-    ap.add_argument("--kernel", default="bench/results/champion-default-h100.cu")
+    ap.add_argument("--kernel", required=True, help="the kernel file the package was exported from")
     ap.add_argument("--out", required=True)
     ap.add_argument("--command", default=" ".join(sys.argv))
     args = ap.parse_args()
@@ -198,8 +278,12 @@ def main():
 
     props = torch.cuda.get_device_properties(0)
     sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
-    ext, method, build_s, attempts = build(args.package)
-    print(f"built with {method} in {build_s:.1f} s", flush=True)
+    provenance = json.load(open(os.path.join(args.package, "kevo-export.json")))
+    task = Task(provenance)
+    ext, method, build_s, attempts = build(args.package, task.module)
+    f = getattr(ext, task.op)
+    print(f"{task.module}.{task.op} ({task.dtype}) built with {method} in {build_s:.1f} s; checked against "
+          f"{task.torch_name} in float64", flush=True)
     kevo_eval = json.load(open(args.kevo_json))
     kevo_file = kevo_eval["results"][0]
     kevo_us = {s["shape"]: s["candidate"]["medianMs"] * 1000 for s in kevo_file["shapes"] if s.get("candidate")}
@@ -207,7 +291,7 @@ def main():
     # has put something on the device.
     torch.zeros(1, device="cuda")
     cuda = compare_torch.Cuda()
-    nvrtc_kernel = compare_torch.KevoKernel(cuda, args.kernel, arch, sms)
+    nvrtc_kernel = compare_torch.KevoKernel(cuda, args.kernel, arch, sms, task.dtype, task.op)
     stream = torch.cuda.current_stream()
     flush = torch.empty(2 * props.L2_cache_size // 4, dtype=torch.float32, device="cuda").fill_(1)
     sink = torch.empty((), device="cuda")
@@ -225,14 +309,14 @@ def main():
     rows_out = []
     # The misuse checks first: a crash there (the H100 run once died of a segfault after the last shape) says so,
     # with a trace from faulthandler, before the timings are spent.
-    errs = errors(ext)
+    errs = errors(ext, task)
     for k, v in errs.items():
         print(f"error check {k}: {'ok' if v['ok'] else 'NO'}  {v.get('message', '')}", flush=True)
     for kind, shapes in (("suite", suite), ("random", randoms)):
         for rows, cols in shapes:
             shape = f"{rows}x{cols}"
             try:
-                row = {"shape": shape, "kind": kind, **check(ext, rows, cols, gen)}
+                row = {"shape": shape, "kind": kind, **check(f, task, rows, cols, gen)}
             except RuntimeError as e:
                 # The package runs each plan only within what kevo judged it on, and says so; a refusal is no answer.
                 row = {"shape": shape, "kind": kind, "refused": str(e).splitlines()[0]}
@@ -240,24 +324,24 @@ def main():
                 print(f"{shape:>12} {kind:6} refused: {row['refused']}", flush=True)
                 torch.cuda.empty_cache()
                 continue
-            x = torch.randn(rows, cols, device="cuda", generator=gen) * 4
-            y = torch.empty_like(x)
+            x = (torch.randn(rows, cols, device="cuda", generator=gen) * 4).to(task.x)
+            y = torch.empty(rows, cols, device="cuda", dtype=task.y)
             plan, ws = nvrtc_kernel.prepare(rows, cols)
             run = nvrtc_kernel.bind(plan, ws, x, y, stream.cuda_stream)
-            variants = {"export": lambda: ext.softmax(x), "kevo plan via NVRTC": run}
+            variants = {"export": lambda: f(x), "kevo plan via NVRTC": run}
             if kind == "suite":
-                variants["torch.softmax"] = lambda: torch.softmax(x, dim=-1)
+                variants[task.torch_name] = lambda: task.in_torch(x)
             med = time_shape(variants, ROUNDS if kind == "suite" else RANDOM_ROUNDS, flush, sink)
             row["exportUs"] = med["export"]
             row["kevoPlanNvrtcUs"] = med["kevo plan via NVRTC"]
             row["ratioExportOverNvrtc"] = med["export"] / med["kevo plan via NVRTC"]
-            if "torch.softmax" in med:
-                row["torchSoftmaxUs"] = med["torch.softmax"]
+            if task.torch_name in med:
+                row["torchUs"] = med[task.torch_name]
             if shape in kevo_us:
                 row["kevoEvalUs"] = kevo_us[shape]
                 row["ratioExportOverKevoEval"] = med["export"] / kevo_us[shape]
                 row["within10pct"] = abs(row["ratioExportOverKevoEval"] - 1) <= 0.10
-                row["doBenchExportUs"] = triton.testing.do_bench(lambda: ext.softmax(x), warmup=25, rep=100) * 1000
+                row["doBenchExportUs"] = triton.testing.do_bench(lambda: f(x), warmup=25, rep=100) * 1000
             rows_out.append(row)
             print(f"{shape:>12} {kind:6} {'ok' if row['correct'] else 'WRONG':5} export {row['exportUs']:9.1f} us"
                   + (f"  kevo eval {row['kevoEvalUs']:9.1f} us  ratio {row['ratioExportOverKevoEval']:.3f}"
@@ -269,19 +353,22 @@ def main():
     suite_rows = [r for r in rows_out if r["kind"] == "suite" and "ratioExportOverKevoEval" in r]
     geo = math.exp(sum(math.log(r["ratioExportOverKevoEval"]) for r in suite_rows) / max(1, len(suite_rows)))
     record = {
-        "what": "kevo export --to torch of the recorded champion: correctness (float64 reference, kevo's tolerance) on "
-                "the standard suite and 20 random shapes, error messages, and time against kevo eval's for the same "
-                "file in the same run",
+        "what": f"kevo export --to torch of {os.path.basename(args.kernel)} ({task.op}, {task.dtype}): correctness "
+                f"({task.torch_name} in float64, kevo's tolerance for {task.op}) on the standard suite and 20 random "
+                "shapes, error messages, and time against kevo eval's for the same file in the same run",
+        "op": task.op, "dtype": task.dtype, "torchFunction": task.torch_name,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "command": args.command, "device": torch.cuda.get_device_name(0), "nvidiaSmi": smi,
         "driver": smi.split(",")[-1].strip() if smi else None, "kevoVersion": kevo_eval.get("kevoVersion"),
         "kevoEvalDevice": kevo_eval.get("device"), "torch": torch.__version__, "triton": triton.__version__,
         "build": {"method": method, "seconds": build_s, "attempts": attempts},
-        "provenance": json.load(open(os.path.join(args.package, "kevo-export.json"))),
-        "tolerance": {"absolute": TOL_ABS, "relative": TOL_REL, "relativeL2": TOL_L2},
+        "provenance": provenance,
+        "tolerance": {"absolute": task.tolerance[0], "relative": task.tolerance[1], "relativeL2": task.tolerance[2],
+                      "perElementPlus": "1 ulp of y's type", "relativeL2Plus": f"{ROUNDING_ALLOWANCE}x the rounded "
+                      "reference's", "infinite": "exactly"},
         "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds ({RANDOM_ROUNDS} for random shapes), L2 flushed "
                   "(2x L2 read) before each launch, GPU busy while the host enqueues (torch.cuda._sleep), CUDA events, "
-                  "median; export = kevo_softmax.softmax(x) as a user calls it (allocates y and the workspace from "
+                  f"median; export = {task.module}.{task.op}(x) as a user calls it (allocates y and the workspace from "
                   "torch's caching allocator); doBenchExportUs = triton.testing.do_bench",
         "randomShapes": {"rows": "1..65536", "cols": "1..10^6", "draw": "log-uniform, redrawn above "
                          f"{MAX_ELEMENTS} elements", "seed": 2026},
@@ -295,14 +382,14 @@ def main():
     json.dump(record, open(args.out, "w"), indent=2)
     print()
     print(f"{'shape':>12} {'kind':6} {'check':5} {'export us':>10} {'kevo eval us':>12} {'ratio':>6} {'nvrtc us':>9} "
-          f"{'torch us':>9}")
+          f"{'torch us':>9}  (torch: {task.torch_name})")
     for r in rows_out:
         if "refused" in r:
             print(f"{r['shape']:>12} {r['kind']:6} refused ({r['refused']})")
             continue
         print(f"{r['shape']:>12} {r['kind']:6} {'ok' if r['correct'] else 'WRONG':5} {r['exportUs']:10.1f} "
               f"{r.get('kevoEvalUs', float('nan')):12.1f} {r.get('ratioExportOverKevoEval', float('nan')):6.3f} "
-              f"{r['kevoPlanNvrtcUs']:9.1f} {r.get('torchSoftmaxUs', float('nan')):9.1f}")
+              f"{r['kevoPlanNvrtcUs']:9.1f} {r.get('torchUs', float('nan')):9.1f}")
     print(f"errors raised as expected: {record['summary']['errorsOk']} "
           + ", ".join(f"{k}={'ok' if v['ok'] else 'NO'}" for k, v in errs.items()))
     print(f"all correct: {record['summary']['allCorrect']}; suite within 10% of kevo eval: "

@@ -23,10 +23,12 @@ import picocli.CommandLine.Spec;
         header = "Package a kernel for use outside kevo: C++ or PyTorch.",
         description = {"Writes one kernel file as a self-contained package to use outside kevo: the exact cubin kevo "
                 + "judged (the package builds no kernel from source; the source is included to read), a CUDA runtime "
-                + "launcher (kevo_softmax(x, y, rows, cols, stream)) whose plan evaluation is generated from kevo's "
+                + "launcher (kevo_<op>(x, y, rows, cols, stream), the file's operator's tensors as its parameters: "
+                + "kevo_softmax, kevo_log_softmax) whose plan evaluation is generated from kevo's "
                 + "own parse of the header and which runs each plan only on the shapes and SM counts kevo judged it "
-                + "on, and with --to torch a PyTorch "
-                + "extension (softmax(x, dim=-1)) with setup.py and a load() example. The package records where the "
+                + "on, and with --to torch a PyTorch extension (module kevo_<op>, function <op>(x, dim=-1)) with "
+                + "setup.py and a load() example. Each example checks the package against a float64 reference of "
+                + "its operator (kevo's own in example.cu, torch's in example.py). The package records where the "
                 + "kernel came from (campaign, mutant, source hash, device, score and compute-sanitizer's pass) in "
                 + "kevo-export.json and its README. Only a kernel whose exact source compute-sanitizer ran clean is "
                 + "exported: a campaign's champion is sanitized before it is named, and kevo eval --sanitize FILE "
@@ -37,7 +39,10 @@ import picocli.CommandLine.Spec;
             "  kevo export mutations/sample-h100/g0021-i0-c2 --to cpp --out softmax-cpp",
             "A kernel file of yours, once sanitized and judged at scale on a GPU host:",
             "  kevo eval mine.cu --sanitize --at-scale --json mine-at-scale.json",
-            "  kevo export mine.cu --to torch --eval-json mine-at-scale.json"})
+            "  kevo export mine.cu --to torch --eval-json mine-at-scale.json",
+            "A file of another operator (its header's op) is judged with --op and exports under that operator's names:",
+            "  kevo eval --op log_softmax mine_log.cu --sanitize --at-scale --json mine-log.json",
+            "  kevo export mine_log.cu --to torch --eval-json mine-log.json    # kevo_log_softmax.log_softmax(x)"})
 public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "FILE|DIR|DIR/ID",
@@ -111,7 +116,7 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         pkg.writeTo(folder);
         source.legacyJudgement().ifPresent(line -> err.println("kevo: " + line));
         PrintWriter o = spec.commandLine().getOut();
-        o.printf("wrote %s (%s, %d files): %s%n", folder, target.id(), pkg.files().size(),
+        o.printf("wrote %s (%s %s, %d files): %s%n", folder, pkg.provenance().op(), target.id(), pkg.files().size(),
                 pkg.provenance().judged() == null ? "not judged by any campaign"
                         : "mutant " + pkg.provenance().judged().mutantId() + " of " + pkg.provenance().judged().campaign());
         o.printf(Locale.ROOT, "  shapes of up to %,d elements: %s%n", pkg.provenance().size().maxElements(),

@@ -2,6 +2,7 @@ package dev.kevo.export;
 
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Tensor;
 import java.util.Locale;
 
 /** The README of an exported package: what it is, where it came from, how to build and call it. */
@@ -9,38 +10,49 @@ final class ExportReadme {
     private ExportReadme() {
     }
 
-    static String render(KernelFile file, ExportTarget target, Provenance p, boolean deviceState) {
+    static String render(KernelFile file, ExportTarget target, Provenance p, ApiText api, boolean deviceState) {
+        OperatorApi op = api.api();
         StringBuilder out = new StringBuilder();
-        out.append("# kevo softmax: ").append(file.name()).append("\n\n");
+        out.append("# kevo ").append(op.function()).append(": ").append(file.name()).append("\n\n");
         if (!file.description().isBlank()) {
             out.append(file.description()).append("\n\n");
         }
         out.append("Exported by ").append(p.exportedBy()).append(" on ").append(p.exportedAt()).append(" as `")
-                .append(target.id()).append("`. `y = softmax(x)` over each row of a row-major float32 matrix.\n\n");
+                .append(target.id()).append("`. `").append(api.formula()).append("` ").append(api.where())
+                .append(".\n\n");
         provenance(out, p);
         out.append("\n## Files\n\n| file | what |\n| --- | --- |\n");
-        out.append("| `kevo_softmax.cu` | the host launcher: loads the judged cubin, chooses the plan, launches |\n");
-        out.append("| `kevo_softmax.h` | the C API |\n");
-        out.append("| `kevo_softmax_plan.h` | the launch plan as host C++, generated from kevo's parsed plan (no CUDA needed) |\n");
+        out.append("| `").append(op.source()).append("` | the host launcher: loads the judged cubin, chooses the plan, "
+                + "launches |\n");
+        out.append("| `").append(op.header()).append("` | the C API |\n");
+        out.append("| `").append(op.planHeader()).append("` | the launch plan as host C++, generated from kevo's parsed "
+                + "plan (no CUDA needed) |\n");
         if (target == ExportTarget.TORCH) {
-            out.append("| `kevo_softmax_torch.cpp` | the PyTorch binding: `softmax(x, dim=-1)` |\n");
+            out.append("| `").append(op.torchBinding()).append("` | the PyTorch binding: `").append(op.function())
+                    .append("(").append(inputs(op)).append(", dim=-1)` |\n");
             out.append("| `setup.py`, `example.py` | build it with setuptools, or load it in place and check it |\n");
         } else {
-            out.append("| `example.cu` | a program that calls it and checks it against a float64 softmax |\n");
+            out.append("| `example.cu` | a program that calls it and checks it against kevo's float64 reference of ")
+                    .append(op.function()).append(" |\n");
         }
-        out.append("| `kevo_softmax_cubin.h` | the cubin kevo judged, which the launcher loads: the package builds no "
-                + "kernel from source |\n");
-        out.append("| `kevo_softmax_kernels.cu` | the source that cubin was compiled from, to read (not built) |\n");
+        out.append("| `").append(op.cubinHeader()).append("` | the cubin kevo judged, which the launcher loads: the "
+                + "package builds no kernel from source |\n");
+        out.append("| `").append(op.kernels()).append("` | the source that cubin was compiled from, to read (not "
+                + "built) |\n");
         out.append("| `kevo-export.json` | where it came from, and where it runs each plan (`plans`) |\n");
         String most = String.format(Locale.ROOT, "%,d", p.size().maxElements());
         judgedEnvelope(out, p);
         if (target == ExportTarget.TORCH) {
-            torch(out, most);
+            torch(out, api, most);
         }
-        cpp(out, target, most);
+        cpp(out, target, api, most);
         plan(out, file);
-        semantics(out, deviceState);
+        semantics(out, op, deviceState);
         return out.toString();
+    }
+
+    private static String inputs(OperatorApi op) {
+        return op.inputs().stream().map(Tensor::name).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** What the package runs, plan by plan, and what it refuses: kevo's claims are per plan. */
@@ -104,7 +116,13 @@ final class ExportReadme {
         return v == null ? "-" : String.format(Locale.ROOT, format, v);
     }
 
-    private static void torch(StringBuilder out, String most) {
+    private static void torch(StringBuilder out, ApiText api, String most) {
+        OperatorApi op = api.api();
+        String dtypes = ApiText.and(op.inputs().stream().map(t -> ExportTypes.python(t.dtype(api.dtype()))).distinct()
+                .toList());
+        // "a contiguous torch.float32 CUDA tensor" for one input, "contiguous ... tensors" for several
+        String tensors = op.inputs().size() == 1 ? "a contiguous " + dtypes + " CUDA tensor"
+                : "contiguous " + dtypes + " CUDA tensors of one shape";
         out.append("""
 
                 ## PyTorch
@@ -115,51 +133,63 @@ final class ExportReadme {
                 ```
 
                 ```python
-                import torch, kevo_softmax
-                y = kevo_softmax.softmax(x)                 # x: contiguous float32 CUDA tensor; dim=-1 only
+                import torch, MODULE
+                OUTPUTS = MODULE.FN(INPUTS)    # INPUTS: TENSORS; dim=-1 only
                 ```
 
-                `softmax(x, dim=-1)` works over the last dimension of a contiguous float32 CUDA tensor of any rank (the
-                leading dimensions are the rows) and raises a `RuntimeError` that says why for anything else: another
-                dtype, device or dimension, a non-contiguous or misaligned view, more than MOST elements (see where it
-                comes from) or 2^31-1 rows or columns, or a shape the plan does not cover. It runs on
-                `torch.cuda.current_stream()` on `x`'s device; the workspace (if the plan has one) comes from torch's
-                caching allocator on that device and stream. Set `TORCH_CUDA_ARCH_LIST` to the GPUs you build for.
-                """.replace("MOST", most));
+                `FN(INPUTS, dim=-1)` works over the last dimension of TENSORS of any rank (the leading
+                dimensions are the rows) and raises a `RuntimeError` that says why for anything else: another dtype,
+                device or dimension, a non-contiguous or misaligned view, more than MOST elements (see where it comes
+                from) or 2^31-1 rows or columns, or a shape the plan does not cover. It returns RETURNS and runs on
+                `torch.cuda.current_stream()` on the inputs' device; the workspace (if the plan has one) comes from
+                torch's caching allocator on that device and stream. Set `TORCH_CUDA_ARCH_LIST` to the GPUs you build
+                for.
+                """.replace("MODULE", op.prefix()).replace("OUTPUTS", outputs(op, t -> t.name()))
+                .replace("INPUTS", inputs(op)).replace("FN", op.function()).replace("TENSORS", tensors)
+                .replace("RETURNS", outputs(op, t -> t.name() + " in " + ExportTypes.python(t.dtype(api.dtype()))))
+                .replace("MOST", most));
     }
 
-    private static void cpp(StringBuilder out, ExportTarget target, String most) {
+    private static String outputs(OperatorApi op, java.util.function.Function<Tensor, String> each) {
+        return ApiText.and(op.outputs().stream().map(each).toList());
+    }
+
+    private static void cpp(StringBuilder out, ExportTarget target, ApiText api, String most) {
+        OperatorApi op = api.api();
         out.append(target == ExportTarget.TORCH ? "\n## The C API underneath\n" : "\n## Build and call\n");
         out.append("""
 
                 ```sh
-                nvcc -O3 -std=c++17 -c kevo_softmax.cu            # host code only: the kernels are the judged cubin
-                nvcc -O3 -std=c++17 -o example example.cu kevo_softmax.cu && ./example 4096x4096 1x1000000
+                nvcc -O3 -std=c++17 -c PREFIX.cu            # host code only: the kernels are the judged cubin
+                nvcc -O3 -std=c++17 -o example example.cu PREFIX.cu && ./example 4096x4096 1x1000000
                 ```
 
                 ```c++
-                #include "kevo_softmax.h"
-                cudaError_t e = kevo_softmax(x, y, rows, cols, stream);   // device pointers, row-major rows x cols
-                if (e != cudaSuccess) fprintf(stderr, "%s\\n", kevo_softmax_last_error());
+                #include "PREFIX.h"
+                cudaError_t e = PREFIX(TENSORS, rows, cols, stream);   // device pointers, row-major rows x cols
+                if (e != cudaSuccess) fprintf(stderr, "%s\\n", PREFIX_last_error());
                 ```
 
-                - `kevo_softmax` allocates the plan's workspace per call with `cudaMallocAsync` on the stream and frees
-                  it after the launches. To own it instead: `kevo_softmax_workspace_size(rows, cols, &bytes)`, then
-                  `kevo_softmax_with_workspace(x, y, rows, cols, ws, bytes, stream)` (256-byte aligned, as
+                - `PREFIX` allocates the plan's workspace per call with `cudaMallocAsync` on the stream and frees
+                  it after the launches. To own it instead: `PREFIX_workspace_size(rows, cols, &bytes)`, then
+                  `PREFIX_with_workspace(TENSORS, rows, cols, ws, bytes, stream)` (256-byte aligned, as
                   `cudaMalloc` gives). Its contents are undefined at each call and need no clearing.
-                - `x` and `y` must be 16-byte aligned and must not overlap (kevo judged the kernel so); rows and cols
+                - LIST must be 16-byte aligned and must not overlap (kevo judged the kernel so); rows and cols
                   at least 1, at most MOST elements (see where it comes from).
-                - Errors come back as a `cudaError_t`, never as a hang, with one line in `kevo_softmax_last_error()`
+                - Errors come back as a `cudaError_t`, never as a hang, with one line in `PREFIX_last_error()`
                   (per thread): `cudaErrorInvalidValue` for a shape no plan covers or a plan expression that fails
                   (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
                   at once (checked with the occupancy API before launching), `cudaErrorInvalidClusterSize` for a
                   thread-block cluster that cannot be resident at all, `cudaErrorInvalidConfiguration` for a block
                   over the kernel's limit, `cudaErrorNoKernelImageForDevice` on a GPU of another architecture than the
                   cubin's, or the launch's own error.
-                - No kernel is compiled here: `kevo_softmax.cu` is host code that loads the cubin kevo judged
-                  (`kevo_softmax_cubin.h`, with `cudaLibraryLoadData`; CUDA 12.0 or later). Another compiler, or
-                  another version, would make other code from `kevo_softmax_kernels.cu`, which kevo never judged.
-                """.replace("MOST", most));
+                - No kernel is compiled here: `PREFIX.cu` is host code that loads the cubin kevo judged
+                  (`PREFIX_cubin.h`, with `cudaLibraryLoadData`; CUDA 12.0 or later). Another compiler, or
+                  another version, would make other code from `PREFIX_kernels.cu`, which kevo never judged.
+                """.replace("PREFIX", op.prefix()).replace("TENSORS", op.tensors().stream().map(Tensor::name)
+                .collect(java.util.stream.Collectors.joining(", "))).replace("LIST", ApiText.and(op.tensors().stream()
+                .map(t -> "`" + t.name() + "`").toList()))
+                .replace("MOST", most));
     }
 
     private static void plan(StringBuilder out, KernelFile file) {
@@ -187,19 +217,19 @@ final class ExportReadme {
         out.append("\nworkspace: `").append(file.workspace().text()).append("` bytes\n");
     }
 
-    private static void semantics(StringBuilder out, boolean deviceState) {
+    private static void semantics(StringBuilder out, OperatorApi op, boolean deviceState) {
         out.append("""
 
                 ## How the plan is evaluated
 
-                `kevo_softmax_plan.h` is generated from kevo's own parse of the header: each expression becomes a
+                `PLAN` is generated from kevo's own parse of the header: each expression becomes a
                 function with the same grouping, `/` and `%` truncating like C, `cdiv` rounding up, `min`/`max`,
                 comparisons, and `&&`/`||` evaluating both sides as kevo does. Constant parts are folded by kevo's own
                 evaluator. kevo computes exactly; this code computes in 64-bit integers and returns an error (never a
                 wrapped value) where an intermediate value leaves them. A division by zero or a value out of kevo's
                 bounds (grid 1..2^31-1, block 1..1024, smem 0..2^31-1, workspace 0..16 GiB, int arguments) is an error,
                 as in kevo. kevo's tests compare this code with kevo's resolution on every suite shape and random ones.
-                """);
+                """.replace("PLAN", op.planHeader()));
         if (deviceState) {
             out.append("""
 

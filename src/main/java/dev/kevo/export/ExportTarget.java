@@ -9,7 +9,10 @@ import java.util.stream.Collectors;
 public enum ExportTarget {
     /** The kernels and a CUDA runtime launcher, for a C++ program built with nvcc. */
     CPP,
-    /** The same code as a PyTorch C++/CUDA extension exposing {@code softmax(x, dim=-1)}. */
+    /**
+     * The same code as a PyTorch C++/CUDA extension exposing the operator as a function of its inputs, e.g.
+     * {@code softmax(x, dim=-1)} or {@code log_softmax(x, dim=-1)}.
+     */
     TORCH;
 
     public String id() {

@@ -7,13 +7,11 @@ import dev.kevo.task.PlanResolver;
 import java.util.List;
 
 /**
- * Writes {@code kevo_softmax_plan.h}: a kernel file's launch plan as a pure host C++ function that chooses the plan
- * for a shape and evaluates its launches, in the order and with the bounds of kevo's PlanResolver. It needs no
- * CUDA, so it can be compiled and compared with kevo on any machine.
+ * Writes {@code kevo_<op>_plan.h}: a kernel file's launch plan as a pure host C++ function that chooses the plan for
+ * a shape and evaluates its launches, in the order and with the bounds of kevo's PlanResolver. It needs no CUDA, so it
+ * can be compiled and compared with kevo on any machine. Its names are the file's operator's ({@link OperatorApi}).
  */
 final class PlanHeader {
-
-    static final String FILE = "kevo_softmax_plan.h";
 
     /** PlanResolver's bounds: a workspace over 16 GiB is a mistake, grids fit an int, blocks 1024 threads. */
     private static final String WORKSPACE_MAX = "(INT64_C(1) << 34)";
@@ -24,10 +22,11 @@ final class PlanHeader {
     }
 
     /**
-     * The header: {@code kevo_softmax_resolve}, kevo's choice of plan, and {@code kevo_softmax_judged_for}, which
-     * refuses a plan outside {@code envelope} (what kevo judged it on).
+     * The header: {@code kevo_<op>_resolve}, kevo's choice of plan, and {@code kevo_<op>_judged_for}, which refuses a
+     * plan outside {@code envelope} (what kevo judged it on).
      */
     static String render(KernelFile file, String banner, PlanEnvelope envelope) {
+        OperatorApi api = OperatorApi.of(file.op());
         List<String> kernels = file.kernelNames();
         int maxLaunches = file.plans().stream().mapToInt(p -> p.launches().size()).max().orElse(1);
         int maxArgs = Math.max(1, file.plans().stream().flatMap(p -> p.launches().stream())
@@ -42,36 +41,46 @@ final class PlanHeader {
                 #include <stdbool.h>
                 """);
         out.append(Prelude.resource(PlanHeader.class, "plan-runtime.h")).append('\n');
-        out.append("enum { KEVO_ARG_X = 0, KEVO_ARG_Y = 1, KEVO_ARG_WS = 2, KEVO_ARG_INT = 3 };\n");
-        out.append("#define KEVO_SOFTMAX_KERNELS ").append(kernels.size()).append('\n');
-        out.append("#define KEVO_SOFTMAX_MAX_LAUNCHES ").append(maxLaunches).append('\n');
-        out.append("#define KEVO_SOFTMAX_MAX_ARGS ").append(maxArgs).append('\n');
-        out.append("static const char* const kevo_softmax_kernel_names[KEVO_SOFTMAX_KERNELS] = {");
+        List<String> slots = api.slots();
+        out.append("""
+                /* Where a launch's arguments come from (arg_kind): a slot, the operator's tensors in the C API's order
+                   and then the workspace; or PREFIX_ARG_INT, an int the plan computes (arg_value). */
+                """.replace("PREFIX", api.macro()));
+        out.append("#define ").append(api.macro()).append("_ARG_INT (-1)\n");
+        out.append("#define ").append(api.macro()).append("_SLOTS ").append(slots.size()).append('\n');
+        out.append("static const char* const ").append(api.prefix()).append("_slot_names[").append(api.macro())
+                .append("_SLOTS] = {").append(String.join(", ", slots.stream().map(CText::string).toList()))
+                .append("};\n");
+        out.append("#define ").append(api.macro()).append("_KERNELS ").append(kernels.size()).append('\n');
+        out.append("#define ").append(api.macro()).append("_MAX_LAUNCHES ").append(maxLaunches).append('\n');
+        out.append("#define ").append(api.macro()).append("_MAX_ARGS ").append(maxArgs).append('\n');
+        out.append("static const char* const ").append(api.prefix()).append("_kernel_names[").append(api.macro())
+                .append("_KERNELS] = {");
         for (int k = 0; k < kernels.size(); k++) {
             out.append(k == 0 ? "" : ", ").append(CText.string(kernels.get(k)));
         }
         out.append("};\n\n");
-        out.append("""
-                typedef struct kevo_softmax_launch {
-                    int kernel;  /* index into kevo_softmax_kernel_names */
+        out.append(named(api, """
+                typedef struct kevo_op_launch {
+                    int kernel;  /* index into kevo_op_kernel_names */
                     int grid, block, smem;
                     bool cooperative;
                     int cluster;  /* blocks per thread-block cluster; 1: no cluster */
                     int nargs;
-                    int arg_kind[KEVO_SOFTMAX_MAX_ARGS];   /* KEVO_ARG_* */
-                    int arg_value[KEVO_SOFTMAX_MAX_ARGS];  /* for KEVO_ARG_INT */
-                } kevo_softmax_launch;
+                    int arg_kind[KEVO_OP_MAX_ARGS];   /* a slot, or KEVO_OP_ARG_INT */
+                    int arg_value[KEVO_OP_MAX_ARGS];  /* for KEVO_OP_ARG_INT */
+                } kevo_op_launch;
 
-                typedef struct kevo_softmax_plan {
+                typedef struct kevo_op_plan {
                     int plan;            /* which of the header's plans, 0-based */
                     int64_t workspace;   /* bytes */
                     int nlaunches;
-                    kevo_softmax_launch launch[KEVO_SOFTMAX_MAX_LAUNCHES];
-                    char error[512];     /* why, when kevo_softmax_resolve returns false */
-                } kevo_softmax_plan;
+                    kevo_op_launch launch[KEVO_OP_MAX_LAUNCHES];
+                    char error[512];     /* why, when kevo_op_resolve returns false */
+                } kevo_op_plan;
 
-                """);
-        ExpressionTable table = new ExpressionTable(file.knobs().numbers());
+                """));
+        ExpressionTable table = new ExpressionTable(file.knobs().numbers(), api.prefix());
         StringBuilder body = new StringBuilder();
         List<KernelFile.Plan> plans = file.plans();
         for (int p = 0; p < plans.size(); p++) {
@@ -111,9 +120,9 @@ final class PlanHeader {
                     String arg = slot + ".arg_kind[" + a + "] = ";
                     switch (launch.args().get(a)) {
                         case KernelFile.Arg.Buffer buffer -> body.append("        ").append(arg)
-                                .append(argKind(file, buffer)).append(";\n");
+                                .append(api.slot(buffer.name())).append(";  // ").append(buffer.name()).append('\n');
                         case KernelFile.Arg.Int value -> {
-                            body.append("        ").append(arg).append("KEVO_ARG_INT;\n");
+                            body.append("        ").append(arg).append(api.macro()).append("_ARG_INT;\n");
                             bounded(body, table, value.value(), lat + " arg " + (a + 1), INT_MIN, INT_MAX,
                                     slot + ".arg_value[" + a + "]", what + " arg " + (a + 1));
                         }
@@ -124,36 +133,37 @@ final class PlanHeader {
             body.append("        return true;\n    }\n");
         }
         out.append(table.functions());
-        out.append("""
+        out.append(named(api, """
                 /* Chooses the plan for rows x cols on a device with sms multiprocessors and evaluates its launches.
                    Returns false, with the reason in p->error, where kevo would reject the shape. */
-                static inline bool kevo_softmax_resolve(int64_t rows, int64_t cols, int64_t sms, kevo_softmax_plan* p) {
+                static inline bool kevo_op_resolve(int64_t rows, int64_t cols, int64_t sms, kevo_op_plan* p) {
                     kevo_plan_ctx c = {rows, cols, sms, 0, KNOBS};
                     int64_t v = 0;
                     bool when = false;
                     memset(p, 0, sizeof *p);
                     (void)v;
-                """.replace("KNOBS", CText.string(knobText(file))));
+                """).replace("KNOBS", CText.string(knobText(file))));
         out.append(body);
         out.append("    snprintf(p->error, sizeof p->error, \"%s: no plan covers shape %lldx%lld (sms=%lld)\", ")
                 .append(CText.string(name(file))).append(", (long long)rows, (long long)cols, (long long)sms);\n");
         out.append("    return false;\n}\n\n");
-        out.append(judged(file, envelope));
+        out.append(judged(file, api, envelope));
         return out.toString();
     }
 
     /** The envelope as a table, and the function that holds a resolved plan to it. */
-    private static String judged(KernelFile file, PlanEnvelope envelope) {
+    private static String judged(KernelFile file, OperatorApi api, PlanEnvelope envelope) {
         int widest = Math.max(1, envelope.plans().stream().mapToInt(e -> e.sms().size()).max().orElse(1));
         StringBuilder out = new StringBuilder();
         out.append("/* Where this package runs each plan: kevo runs a plan only on what it judged it on (kevo-export.json,\n")
                 .append("   \"plans\"): every case on one shape, a repeated launch and compute-sanitizer's pass; at most\n")
                 .append("   max_elements elements; at the multiprocessor counts listed. */\n");
-        out.append("typedef struct kevo_softmax_judged_plan {\n    bool runs;\n    const char* why;  /* when it does not */\n")
+        out.append("typedef struct ").append(api.prefix()).append("_judged_plan {\n    bool runs;\n")
+                .append("    const char* why;  /* when it does not */\n")
                 .append("    int64_t max_elements;\n    int nsms;\n    int sms[").append(widest).append("];\n")
-                .append("} kevo_softmax_judged_plan;\n\n");
-        out.append("static const kevo_softmax_judged_plan kevo_softmax_judged[").append(envelope.plans().size())
-                .append("] = {\n");
+                .append("} ").append(api.prefix()).append("_judged_plan;\n\n");
+        out.append("static const ").append(api.prefix()).append("_judged_plan ").append(api.prefix())
+                .append("_judged[").append(envelope.plans().size()).append("] = {\n");
         for (PlanEnvelope.Entry e : envelope.plans()) {
             out.append("    {").append(e.runs()).append(", ").append(e.why() == null ? "\"\"" : CText.string(e.why()))
                     .append(", INT64_C(").append(e.maxElements()).append("), ").append(e.sms().size()).append(", {")
@@ -161,11 +171,11 @@ final class PlanHeader {
                     .append("}},  // plan ").append(e.plan()).append('\n');
         }
         out.append("};\n\n");
-        out.append("""
-                /* Whether the package runs the plan kevo_softmax_resolve chose for rows x cols on a device of sms
+        out.append(named(api, """
+                /* Whether the package runs the plan kevo_op_resolve chose for rows x cols on a device of sms
                    multiprocessors; false, with the reason in p->error, where kevo never judged it so. */
-                static inline bool kevo_softmax_judged_for(kevo_softmax_plan* p, int64_t rows, int64_t cols, int64_t sms) {
-                    const kevo_softmax_judged_plan* j = &kevo_softmax_judged[p->plan];
+                static inline bool kevo_op_judged_for(kevo_op_plan* p, int64_t rows, int64_t cols, int64_t sms) {
+                    const kevo_op_judged_plan* j = &kevo_op_judged[p->plan];
                     if (!j->runs) {
                         snprintf(p->error, sizeof p->error, "%s: shape %lldx%lld takes plan %d, which this package does not run: %s",
                                  NAME, (long long)rows, (long long)cols, p->plan + 1, j->why);
@@ -190,8 +200,16 @@ final class PlanHeader {
                              "there", NAME, p->plan + 1, (long long)rows, (long long)cols, counts, (long long)sms);
                     return false;
                 }
-                """.replace("NAME", CText.string(name(file))));
+                """).replace("NAME", CText.string(name(file))));
         return out.toString();
+    }
+
+    /**
+     * Code written with the placeholder names {@code kevo_op} and {@code KEVO_OP}, in the operator's: the plan header
+     * of every operator is one text.
+     */
+    private static String named(OperatorApi api, String code) {
+        return code.replace("KEVO_OP", api.macro()).replace("kevo_op", api.prefix());
     }
 
     private static void bounded(StringBuilder body, ExpressionTable table, Expr expr, String at, String lo, String hi,
@@ -219,9 +237,11 @@ final class PlanHeader {
         private final java.util.Map<String, String> names = new java.util.LinkedHashMap<>();
         private final StringBuilder functions = new StringBuilder();
         private final java.util.Map<String, Long> knobs;
+        private final String prefix;
 
-        ExpressionTable(java.util.Map<String, Long> knobs) {
+        ExpressionTable(java.util.Map<String, Long> knobs, String prefix) {
             this.knobs = knobs;
+            this.prefix = prefix;
         }
 
         String integer(Expr expr, String at) {
@@ -235,7 +255,7 @@ final class PlanHeader {
         private String function(Expr expr, String at, String type, String code) {
             String key = type + " " + expr.text();
             return names.computeIfAbsent(key, k -> {
-                String name = "kevo_softmax_e" + names.size();
+                String name = prefix + "_e" + names.size();
                 functions.append("// ").append(CText.comment(expr.text())).append('\n')
                         .append("static inline ").append(type).append(' ').append(name)
                         .append("(kevo_plan_ctx* c) {\n    return ").append(code).append(";\n}\n\n");
@@ -248,14 +268,4 @@ final class PlanHeader {
         }
     }
 
-    /**
-     * The launcher's kind of a buffer argument: the operator's input is the package's x, its output y, the workspace
-     * ws (the row-wise operators kevo exports have one of each).
-     */
-    private static String argKind(KernelFile file, KernelFile.Arg.Buffer buffer) {
-        if (buffer.name().equals(KernelFile.WORKSPACE)) {
-            return "KEVO_ARG_WS";
-        }
-        return buffer.name().equals(file.op().input().name()) ? "KEVO_ARG_X" : "KEVO_ARG_Y";
-    }
 }

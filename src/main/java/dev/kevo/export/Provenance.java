@@ -9,6 +9,7 @@ import java.util.List;
  * Where an exported kernel came from, written beside it as {@code kevo-export.json} and into its README.
  *
  * @param kernel the kernel file's name
+ * @param op the operator it implements, which names the package's files, C API and torch op
  * @param source the path it was read from
  * @param sourceHash kevo's identity of the source ({@code sha256:} of its exact bytes)
  * @param exportedBy the kevo version that wrote the package
@@ -23,7 +24,7 @@ import java.util.List;
  * @param plans where the package runs each plan, and why it does not run the others
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Provenance(String kernel, String source, String sourceHash, String exportedBy, String exportedAt,
+public record Provenance(String kernel, String op, String source, String sourceHash, String exportedBy, String exportedAt,
                          String target, Judged judged, String note, Size size, Sanitized sanitized, String dtype,
                          JudgedBuild build, List<PlanEnvelope.Entry> plans) {
 

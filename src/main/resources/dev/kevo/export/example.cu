@@ -1,46 +1,56 @@
-// example.cu: calls the exported softmax on random rows and checks it against a float64 softmax on the host,
-// in dtype @@DTYPE@@ (x of @@X_T@@, y of @@Y_T@@), with kevo's tolerance as written below for y's type.
-// Build: nvcc -O3 -arch=sm_90 -o example example.cu kevo_softmax.cu     Run: ./example 4096x4096 1x1000000 ...
+// example.cu: calls the exported @@FN@@ on random rows and checks it on the host
+// against kevo's own float64 reference of @@FN@@ (below), in dtype @@DTYPE@@ (@@TYPES@@),
+// with kevo's tolerance for @@FN@@, widened for @@OUT@@'s type, as written below.
+// Build: nvcc -O3 -arch=sm_90 -o example example.cu @@P@@.cu
+// Run:   ./example 4096x4096 1x1000000 ...
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <vector>
-#include "kevo_softmax.h"
+#include "@@P@@.h"
+
+#ifndef KEVO_INF
+#define KEVO_INF INFINITY
+#endif
+// ---- kevo's float64 reference of @@FN@@: the functions kevo's evaluator computes it with on the GPU,
+// compiled for the host here. A row's statistic starts empty (kv_stat_start), takes each element (kv_stat_add), is
+// prepared once (kv_row_prepare); an element's expected output then follows from its input (kv_expected).
+@@REFERENCE@@// ---- end of kevo's reference
 
 static int check(int rows, int cols) {
     size_t n = (size_t)rows * cols;
-    std::vector<@@X_T@@> x(n);
-    std::vector<@@Y_T@@> y(n);
+    std::vector<@@IN_T@@> in(n);    // @@IN@@
+    std::vector<@@OUT_T@@> out(n);  // @@OUT@@
     unsigned long long state = 0x9e3779b97f4a7c15ull ^ n;
     for (size_t i = 0; i < n; i++) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = @@TO_X@@((float)((double)(state >> 11) / 9007199254740992.0 * 16.0 - 8.0));
+        in[i] = @@TO_IN@@((float)((double)(state >> 11) / 9007199254740992.0 * 16.0 - 8.0));
     }
-    @@X_T@@* dx = nullptr;
-    @@Y_T@@* dy = nullptr;
-    if (cudaMalloc(&dx, n * sizeof(*dx)) != cudaSuccess || cudaMalloc(&dy, n * sizeof(*dy)) != cudaSuccess) {
+    @@IN_T@@* d_in = nullptr;
+    @@OUT_T@@* d_out = nullptr;
+    if (cudaMalloc(&d_in, n * sizeof(*d_in)) != cudaSuccess || cudaMalloc(&d_out, n * sizeof(*d_out)) != cudaSuccess) {
         fprintf(stderr, "%dx%d: cannot allocate device memory\n", rows, cols);
         return 1;
     }
-    cudaMemcpy(dx, x.data(), n * sizeof(*dx), cudaMemcpyHostToDevice);
-    cudaError_t e = kevo_softmax(dx, dy, rows, cols, 0);
+    cudaMemcpy(d_in, in.data(), n * sizeof(*d_in), cudaMemcpyHostToDevice);
+    cudaError_t e = @@P@@(@@CALL@@, rows, cols, 0);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        fprintf(stderr, "%dx%d: %s (%s)\n", rows, cols, cudaGetErrorString(e), kevo_softmax_last_error());
+        fprintf(stderr, "%dx%d: %s (%s)\n", rows, cols, cudaGetErrorString(e), @@P@@_last_error());
         return 1;
     }
-    cudaMemcpy(y.data(), dy, n * sizeof(*dy), cudaMemcpyDeviceToHost);
-    cudaFree(dx);
-    cudaFree(dy);
+    cudaMemcpy(out.data(), d_out, n * sizeof(*d_out), cudaMemcpyDeviceToHost);
+    cudaFree(d_in);
+    cudaFree(d_out);
     double worst = 0, diff2 = 0, ref2 = 0;
     size_t bad = 0;
     for (int r = 0; r < rows; r++) {
-        const @@X_T@@* xr = &x[(size_t)r * cols];
-        double m = -INFINITY, s = 0;
-        for (int c = 0; c < cols; c++) m = fmax(m, (double)@@FROM_X@@(xr[c]));
-        for (int c = 0; c < cols; c++) s += exp((double)@@FROM_X@@(xr[c]) - m);
+        const @@IN_T@@* xr = &in[(size_t)r * cols];
+        double2 stat = kv_stat_start();
+        for (int c = 0; c < cols; c++) stat = kv_stat_add(stat, (double)@@FROM_IN@@(xr[c]));
+        const double2 row = kv_row_prepare(stat);
         for (int c = 0; c < cols; c++) {
-            double ref = exp((double)@@FROM_X@@(xr[c]) - m) / s, got = @@FROM_Y@@(y[(size_t)r * cols + c]);
+            double ref = kv_expected((double)@@FROM_IN@@(xr[c]), row), got = @@FROM_OUT@@(out[(size_t)r * cols + c]);
             double d = fabs(got - ref);
             if (!(d <= @@ABS_TOL@@ + @@REL_TOL@@ * fabs(ref))) bad++;
             worst = fmax(worst, d);
@@ -48,7 +58,7 @@ static int check(int rows, int cols) {
             ref2 += ref * ref;
         }
     }
-    double rel = sqrt(diff2 / ref2);
+    double rel = ref2 > 0 ? sqrt(diff2 / ref2) : sqrt(diff2);
     bool ok = bad == 0 && rel <= @@REL_L2@@;
     printf("%dx%d: %s (max abs error %.3g, relative L2 %.3g, %zu elements off)\n", rows, cols, ok ? "ok" : "WRONG",
            worst, rel, bad);

@@ -14,6 +14,7 @@ import dev.kevo.TestFiles;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.Verdict;
 import dev.kevo.store.SourceHash;
+import dev.kevo.task.op.Operators;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,6 +28,7 @@ class ExportCommandTest {
     /** The sample campaign shipped for a machine without a GPU, read as shipped: export writes only under --out. */
     private static final Path SAMPLE = TestFiles.root().resolve("mutations/sample-h100");
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final OperatorApi SOFTMAX = OperatorApi.of(Operators.SOFTMAX);
 
     /** The sample campaign, copied and rehashed, with a clean sanitizer record beside each of {@code ids}. */
     private static Path sanitizedCampaign(Path tmp, String... ids) {
@@ -183,15 +185,90 @@ class ExportCommandTest {
         }
     }
 
-    /** Export's C API and bindings are softmax's: a kernel of another operator is refused in one line, not mis-wired. */
+    /**
+     * A log_softmax file exports as log_softmax, to either target: every file, symbol, macro, the torch op, the README
+     * and the examples' references are log_softmax's, and nothing of softmax's is left in any of them.
+     */
     @Test
-    void aKernelOfAnotherOperatorIsRefused(@TempDir Path tmp) {
+    void aLogSoftmaxFileExportsUnderLogSoftmaxsNamesAndChecks(@TempDir Path tmp) throws Exception {
+        for (String kernel : List.of("seeds/log_softmax/online.cu", "evaluator/baselines/log_softmax_two_pass.cu")) {
+            Path dir = Files.createDirectories(tmp.resolve(kernel.replace('/', '-')));
+            Path file = SanitizerRecords.cleanCopy(TestFiles.root().resolve(kernel), dir);
+            for (String target : List.of("cpp", "torch")) {
+                Path out = dir.resolve(target);
+                KevoCli.Outcome r = kevo("export", file.toString(), "--to", target, "--out", out.toString());
+                assertEquals(0, r.code(), kernel + " " + target + ": " + r.err());
+                assertTrue(r.out().contains("(log_softmax " + target + ","), r.out());
+                List<String> expected = new java.util.ArrayList<>(List.of("kevo_log_softmax.cu", "kevo_log_softmax.h",
+                        "kevo_log_softmax_plan.h", "kevo_log_softmax_cubin.h", "kevo_log_softmax_kernels.cu",
+                        "README.md", ExportPackage.PROVENANCE));
+                expected.addAll(target.equals("cpp") ? List.of("example.cu")
+                        : List.of("kevo_log_softmax_torch.cpp", "setup.py", "example.py"));
+                assertEquals(expected.stream().sorted().toList(), Toolchain.files(out, "").stream()
+                        .map(f -> f.getFileName().toString()).sorted().toList());
+                for (String name : expected) {
+                    String text = Files.readString(out.resolve(name));
+                    // The kernel file itself is kept as judged: its comments may say softmax (the operator's family).
+                    if (!name.endsWith("_kernels.cu")) {
+                        assertFalse(text.contains("kevo_softmax") || text.contains("KEVO_SOFTMAX")
+                                || text.contains("torch.softmax") || text.matches("(?s).*\\bsoftmax\\(.*"),
+                                kernel + " " + target + ": " + name + " speaks of softmax");
+                    }
+                }
+                JsonNode p = JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile());
+                assertEquals("log_softmax", p.at("/op").asText());
+                String header = Files.readString(out.resolve("kevo_log_softmax.h"));
+                assertTrue(header.contains("cudaError_t kevo_log_softmax(const float* x, float* y, int rows, int cols, "
+                        + "cudaStream_t stream);") && header.contains("y = log_softmax(x) over each row"), header);
+                String readme = Files.readString(out.resolve("README.md"));
+                assertTrue(readme.startsWith("# kevo log_softmax: " + file.getFileName()), readme);
+                assertTrue(readme.contains("kevo_log_softmax(x, y, rows, cols, stream)"), readme);
+                if (target.equals("cpp")) {
+                    String example = Files.readString(out.resolve("example.cu"));
+                    // log_softmax's reference (its kv_expected), not softmax's exp(v - max) / sum
+                    assertTrue(example.contains("return (v - row.x) - row.y;"), example);
+                    assertFalse(example.contains("exp(v - row.x) * row.y"), example);
+                    assertTrue(example.contains("kevo_log_softmax(d_in, d_out, rows, cols, 0)"), example);
+                } else {
+                    String binding = Files.readString(out.resolve("kevo_log_softmax_torch.cpp"));
+                    assertTrue(binding.contains("m.def(\"log_softmax\", &kevo_log_softmax_torch"), binding);
+                    assertTrue(binding.contains("\"kevo log_softmax: \" + why()"), binding);
+                    assertTrue(binding.contains("pybind11::arg(\"x\"), pybind11::arg(\"dim\") = -1"), binding);
+                    String example = Files.readString(out.resolve("example.py"));
+                    assertTrue(example.contains("ref = torch.log_softmax(*(t.double() for t in inputs.values()), "
+                            + "dim=-1)") && example.contains("out = kevo_log_softmax.log_softmax(**inputs)"), example);
+                    // log_softmax's tolerance: 1e-4 absolute, 1e-5 relative and in L2 (float32's, no widening)
+                    assertTrue(example.contains("err <= 0.0001 + 0.00001 * ref.abs()") && example.contains(
+                            "<= 0.00001\n"), example);
+                    assertTrue(Files.readString(out.resolve("setup.py")).contains(
+                            "CUDAExtension(\"kevo_log_softmax\", [\"kevo_log_softmax_torch.cpp\", \"kevo_log_softmax.cu\"]"));
+                }
+            }
+        }
+    }
+
+    /**
+     * An operator defined only in test code (y = x, tensors src and dst) exports to C++ under its own names, its
+     * tensors its parameters; torch has no function for it to check a package against, so --to torch is refused in
+     * one line and nothing is written.
+     */
+    @Test
+    void anAddedOperatorExportsToCppUnderItsTensorsNamesAndTorchIsRefused(@TempDir Path tmp) throws Exception {
         Path copy = SanitizerRecords.cleanCopy(TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu"), tmp);
-        KevoCli.Outcome r = kevo("export", copy.toString(), "--out", tmp.resolve("pkg").toString());
-        assertEquals(2, r.code(), r.err());
-        assertEquals("kevo: copy_rows.cu implements copy; kevo export packages softmax kernels only, for now",
-                r.err().strip());
-        assertFalse(Files.exists(tmp.resolve("pkg")), "nothing written");
+        Path out = tmp.resolve("cpp");
+        KevoCli.Outcome r = kevo("export", copy.toString(), "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.readString(out.resolve("kevo_copy.h")).contains(
+                "cudaError_t kevo_copy(const float* src, float* dst, int rows, int cols, cudaStream_t stream);"));
+        assertTrue(Files.readString(out.resolve("kevo_copy_plan.h")).contains(
+                "kevo_copy_slot_names[KEVO_COPY_SLOTS] = {\"src\", \"dst\", \"ws\"}"));
+        assertTrue(Files.readString(out.resolve("example.cu")).contains("kv_expected(double v, double2) { return v; }"),
+                "the copy's own reference");
+        KevoCli.Outcome torch = kevo("export", copy.toString(), "--to", "torch", "--out", tmp.resolve("t").toString());
+        assertEquals(2, torch.code(), torch.err());
+        assertEquals("kevo: copy_rows.cu implements copy, for which kevo knows no torch function to check a torch "
+                + "package against; --to cpp exports it, checked against kevo's own reference", torch.err().strip());
+        assertFalse(Files.exists(tmp.resolve("t")), "nothing written");
     }
 
     @Test
@@ -199,7 +276,7 @@ class ExportCommandTest {
         Path seed = seed("register_rows.cu", tmp);
         Path out = tmp.resolve("pkg");
         assertEquals(0, kevo("export", seed.toString(), "--out", out.toString()).code());
-        String cu = Files.readString(out.resolve(ExportPackage.KERNELS));
+        String cu = Files.readString(out.resolve(SOFTMAX.kernels()));
         assertFalse(java.util.regex.Pattern.compile("(?m)^\\s*#\\s*include\\s*\"kevo\\.h\"").matcher(cu).find(),
                 "the include is replaced");
         String prelude = Prelude.headers().get(Prelude.NAME);
@@ -208,12 +285,12 @@ class ExportCommandTest {
         String after = original.substring(original.indexOf("#include \"kevo.h\"") + "#include \"kevo.h\"".length());
         assertTrue(cu.contains(original.substring(0, original.indexOf("#include \"kevo.h\""))) && cu.contains(after),
                 "every other line of the kernel file is kept as it was");
-        assertTrue(Files.readString(out.resolve(PlanHeader.FILE)).contains("\"softmax_warp4\""),
+        assertTrue(Files.readString(out.resolve(SOFTMAX.planHeader())).contains("\"softmax_warp4\""),
                 "the launcher names each kernel of the plan");
-        String launcher = Files.readString(out.resolve(ExportPackage.SOURCE));
+        String launcher = Files.readString(out.resolve(SOFTMAX.source()));
         assertFalse(launcher.contains("__global__"), "the package compiles no kernel: it loads the judged cubin");
         assertTrue(launcher.contains("cudaLibraryLoadData(&library, kevo_softmax_cubin"), launcher);
-        String cubin = Files.readString(out.resolve(ExportPackage.CUBIN));
+        String cubin = Files.readString(out.resolve(SOFTMAX.cubinHeader()));
         byte[] judged = Files.readAllBytes(dev.kevo.store.SanitizedRecords.cubinBeside(seed));
         assertTrue(cubin.contains("kevo_softmax_cubin[" + judged.length + "]") && cubin.contains(
                 dev.kevo.cuda.CompileCache.sha256Hex(judged)), "the cubin beside the file, byte for byte");

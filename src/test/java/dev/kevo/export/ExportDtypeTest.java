@@ -36,12 +36,13 @@ class ExportDtypeTest {
         assertTrue(other.getMessage().contains("the judged cubin was built for other element types"),
                 "a cubin judged in fp32 is not shipped as bf16-fp32: " + other.getMessage());
         String binding = pkg.files().get("kevo_softmax_torch.cpp");
-        assertTrue(binding.contains("x.scalar_type() == torch::kBFloat16"), binding);
-        assertTrue(binding.contains("x.options().dtype(torch::kFloat32)"), binding);
+        assertTrue(binding.contains("{\"x\", torch::kBFloat16, false}")
+                && binding.contains("{\"y\", torch::kFloat32, true}"),
+                "x taken in bf16, y returned in float32: " + binding);
         assertTrue(binding.contains("exported for dtype bf16-fp32"), "the error says which dtype and how to get another");
-        assertTrue(pkg.files().get(ExportPackage.HEADER).contains(
+        assertTrue(pkg.files().get("kevo_softmax.h").contains(
                 "cudaError_t kevo_softmax(const __nv_bfloat16* x, float* y, int rows, int cols"), "the C API's types");
-        assertTrue(pkg.files().get(ExportPackage.KERNELS).contains("#define KEVO_X kevo_bf16\n#define KEVO_Y float\n"),
+        assertTrue(pkg.files().get("kevo_softmax_kernels.cu").contains("#define KEVO_X kevo_bf16\n#define KEVO_Y float\n"),
                 "the kernel was compiled in the dtype exported");
         assertEquals("bf16-fp32", pkg.provenance().dtype());
     }

@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cpp export of every seed, of the recorded champion and of the shipped sample's champion builds with nvcc as its
- * README says: the kernel file and launcher compiled for sm_90, and example.cu linked against it (a host program
- * calling the C API). No GPU needed.
+ * The cpp export of every seed (log_softmax's too), of the recorded champion, of the shipped sample's champion and of
+ * an operator defined only in tests builds with nvcc as its README says: the launcher compiled for sm_90, and
+ * example.cu, with its operator's reference compiled for the host, linked against it (a host program calling the C
+ * API). No GPU needed.
  */
 @NvccTest
 class NvccExportTest {
@@ -36,6 +37,8 @@ class NvccExportTest {
         assertFalse(kernels.isEmpty(), "no seeds found: the loop below would prove nothing");
         kernels.add(CHAMPION);
         kernels.add(SAMPLE);
+        kernels.add(TestFiles.root().resolve("evaluator/baselines/log_softmax_two_pass.cu"));
+        kernels.add(TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu"));
         buildAll(kernels, tmp);
     }
 
@@ -49,6 +52,17 @@ class NvccExportTest {
         buildAll(List.of(SAMPLE, TestFiles.root().resolve("seeds/cluster_rows.cu")), tmp);
     }
 
+    /**
+     * Every run builds a log_softmax export (kevo_log_softmax.cu and example.cu, which holds log_softmax's reference
+     * compiled for the host) and the test operator's, whose tensors are src and dst: the C API, launcher and example
+     * made from an operator's tensors and reference, not from softmax's.
+     */
+    @Test
+    void aLogSoftmaxSeedAndAnAddedOperatorBuildWithNvcc(@TempDir Path tmp) throws Exception {
+        buildAll(List.of(TestFiles.root().resolve("seeds/log_softmax/online.cu"),
+                TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu")), tmp);
+    }
+
     private static void buildAll(List<Path> kernels, Path tmp) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         for (Path kernel : kernels) {
@@ -57,19 +71,23 @@ class NvccExportTest {
             Path judged = Files.isDirectory(kernel) ? kernel : SanitizerRecords.cleanCopy(kernel,
                     Files.createDirectories(tmp.resolve("judged-" + kernels.indexOf(kernel))));
             ExportSource source = ExportSource.locate(judged);
+            OperatorApi api = OperatorApi.of(source.file().op());
             ExportPackage.build(source, ExportTarget.CPP, "test", Instant.now()).writeTo(out);
+            String object = api.prefix() + ".o";
             Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
-                    "kevo_softmax.cu", "-o", "kevo_softmax.o");
-            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", "example", "example.cu",
-                    "kevo_softmax.o");
+                    api.source(), "-o", object);
+            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-o",
+                    "example", "example.cu", object);
             assertTrue(Files.isExecutable(out.resolve("example")), kernel + ": example linked");
             // No kernel is built here: they are the judged cubin's, which the launcher loads.
-            String symbols = Toolchain.succeed(out, 60, "nm", "kevo_softmax.o");
+            String symbols = Toolchain.succeed(out, 60, "nm", object);
             for (String name : source.file().kernelNames()) {
                 assertFalse(symbols.contains(" " + name + "\n"), kernel + ": nvcc built kernel " + name);
             }
-            assertTrue(symbols.contains(" kevo_softmax\n") && symbols.contains(" kevo_softmax_with_workspace\n")
-                    && symbols.contains(" kevo_softmax_workspace_size\n"), kernel + ": the C API is exported");
+            for (String function : List.of("", "_with_workspace", "_workspace_size", "_last_error")) {
+                assertTrue(symbols.contains(" T " + api.prefix() + function + "\n"),
+                        kernel + ": the C API defines " + api.prefix() + function);
+            }
         }
         System.out.println("NvccExportTest: " + kernels.size() + " exports built with " + nvcc);
     }

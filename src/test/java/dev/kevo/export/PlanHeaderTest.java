@@ -25,9 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The generated kevo_softmax_plan.h against kevo's PlanResolver: for every seed, the recorded champion and a file
- * built to fail in every way a plan can, the chosen plan and every launch's grid, block, smem, cooperative flag and
- * arguments (or kevo's error message, word for word) on every suite shape and on random shapes, for several SM counts.
+ * The generated kevo_<op>_plan.h against kevo's PlanResolver: for every seed (log_softmax's too), the recorded
+ * champion, the test operator's file (its tensors src and dst) and a file built to fail in every way a plan can, the
+ * chosen plan and every launch's grid, block, smem, cooperative flag and arguments (or kevo's error message, word for
+ * word) on every suite shape and on random shapes, for several SM counts.
  */
 class PlanHeaderTest {
 
@@ -74,6 +75,8 @@ class PlanHeaderTest {
             files.add(ContractParser.read(seed));
         }
         files.add(ContractParser.read(TestFiles.root().resolve("src/test/resources/champion/champion-default-h100.cu")));
+        files.add(ContractParser.read(TestFiles.root().resolve("seeds/log_softmax/online.cu")));
+        files.add(ContractParser.read(TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu")));
         files.add(ContractParser.parse("tricky.cu", null, TRICKY));
         List<long[]> cases = cases();
         StringBuilder input = new StringBuilder();
@@ -84,11 +87,12 @@ class PlanHeaderTest {
         int errors = 0;
         int launches = 0;
         for (KernelFile file : files) {
-            Path folder = Files.createDirectories(dir.resolve(file.name().replace(".cu", "")));
-            Files.writeString(folder.resolve(PlanHeader.FILE), PlanHeader.render(file, "// test\n",
+            OperatorApi api = OperatorApi.of(file.op());
+            Path folder = Files.createDirectories(dir.resolve(file.op().id() + "-" + file.name().replace(".cu", "")));
+            Files.writeString(folder.resolve(api.planHeader()), PlanHeader.render(file, "// test\n",
                     PlanEnvelope.of(file.plans().size(), List.of(), null)));
             Path main = folder.resolve("resolve.cpp");
-            Files.writeString(main, DRIVER);
+            Files.writeString(main, named(api, DRIVER));
             Path exe = Toolchain.compileHost(Toolchain.hostCompiler().orElseThrow(), main);
             String[] generated = Toolchain.succeed(folder, 120, exe.toString(), dir.resolve("shapes.txt").toString())
                     .split("\n");
@@ -124,7 +128,8 @@ class PlanHeaderTest {
         Sanitized pass = Sanitized.builder(dev.kevo.data.Verdict.PASS).plans(List.of(1)).build();
         PlanEnvelope envelope = PlanEnvelope.of(file.plans().size(), List.of(new PlanJudgement(1, 3, "32x31", true,
                 "40x25", 1000, List.of(132, 148), List.of(), List.of())), pass);
-        Files.writeString(dir.resolve(PlanHeader.FILE), PlanHeader.render(file, "// test\n", envelope));
+        OperatorApi api = OperatorApi.of(file.op());
+        Files.writeString(dir.resolve(api.planHeader()), PlanHeader.render(file, "// test\n", envelope));
         Shape first = firstShapeOf(file, 0);
         Shape other = java.util.stream.IntStream.range(1, file.plans().size()).mapToObj(p -> firstShapeOf(file, p))
                 .filter(java.util.Objects::nonNull).findFirst().orElseThrow();
@@ -133,13 +138,18 @@ class PlanHeaderTest {
         Files.writeString(dir.resolve("shapes.txt"), String.join("\n", first.rows() + " " + first.cols() + " 132",
                 first.rows() + " " + first.cols() + " 114", tooLarge.rows() + " " + tooLarge.cols() + " 132",
                 other.rows() + " " + other.cols() + " 132") + "\n");
-        Files.writeString(dir.resolve("judged.cpp"), JUDGED_DRIVER);
+        Files.writeString(dir.resolve("judged.cpp"), named(api, JUDGED_DRIVER));
         Path exe = Toolchain.compileHost(Toolchain.hostCompiler().orElseThrow(), dir.resolve("judged.cpp"));
         String[] lines = Toolchain.succeed(dir, 120, exe.toString(), dir.resolve("shapes.txt").toString()).split("\n");
         assertEquals("RUNS plan 1", lines[0], "judged: " + first);
         assertTrue(lines[1].contains("judged at 132, 148 multiprocessors, not at this device's 114"), lines[1]);
         assertTrue(lines[2].contains("which kevo judged on shapes of at most 1000 elements"), lines[2]);
         assertTrue(lines[3].contains("which this package does not run: no shape kevo checked reaches it"), lines[3]);
+    }
+
+    /** A driver written for the placeholder names {@code kevo_op} and {@code KEVO_OP}, for {@code api}'s operator. */
+    private static String named(OperatorApi api, String driver) {
+        return driver.replace("KEVO_OP", api.macro()).replace("kevo_op", api.prefix());
     }
 
     /** A shape of at most 1000 elements that {@code file} takes plan {@code plan} (from 0) for at 132 SMs. */
@@ -159,13 +169,13 @@ class PlanHeaderTest {
 
     private static final String JUDGED_DRIVER = """
             #include <stdio.h>
-            #include "kevo_softmax_plan.h"
+            #include "kevo_op_plan.h"
             int main(int argc, char** argv) {
                 FILE* in = fopen(argv[1], "r");
                 long long rows, cols, sms;
                 while (in && fscanf(in, "%lld %lld %lld", &rows, &cols, &sms) == 3) {
-                    kevo_softmax_plan p;
-                    if (!kevo_softmax_resolve(rows, cols, sms, &p) || !kevo_softmax_judged_for(&p, rows, cols, sms)) {
+                    kevo_op_plan p;
+                    if (!kevo_op_resolve(rows, cols, sms, &p) || !kevo_op_judged_for(&p, rows, cols, sms)) {
                         printf("REFUSED %s\\n", p.error);
                     } else {
                         printf("RUNS plan %d\\n", p.plan + 1);
@@ -235,30 +245,30 @@ class PlanHeaderTest {
         return out.toString();
     }
 
+    /** Prints each buffer argument by its slot's name, which the header takes from the operator's tensors. */
     private static final String DRIVER = """
             #include <stdio.h>
-            #include "kevo_softmax_plan.h"
+            #include "kevo_op_plan.h"
             int main(int argc, char** argv) {
                 FILE* in = fopen(argv[1], "r");
                 long long rows, cols, sms;
-                static const char* const kinds[] = {"x", "y", "ws"};
                 while (in && fscanf(in, "%lld %lld %lld", &rows, &cols, &sms) == 3) {
-                    kevo_softmax_plan p;
+                    kevo_op_plan p;
                     printf("%lld %lld %lld: ", rows, cols, sms);
-                    if (!kevo_softmax_resolve(rows, cols, sms, &p)) {
+                    if (!kevo_op_resolve(rows, cols, sms, &p)) {
                         printf("ERROR %s\\n", p.error);
                         continue;
                     }
                     printf("plan %d ws %lld", p.plan, (long long)p.workspace);
                     for (int l = 0; l < p.nlaunches; l++) {
-                        const kevo_softmax_launch* k = &p.launch[l];
+                        const kevo_op_launch* k = &p.launch[l];
                         printf(" | %s grid %d block %d smem %d coop %d cluster %d args ",
-                               kevo_softmax_kernel_names[k->kernel], k->grid, k->block, k->smem, k->cooperative ? 1 : 0,
+                               kevo_op_kernel_names[k->kernel], k->grid, k->block, k->smem, k->cooperative ? 1 : 0,
                                k->cluster);
                         for (int a = 0; a < k->nargs; a++) {
                             if (a) printf(",");
-                            if (k->arg_kind[a] == KEVO_ARG_INT) printf("%d", k->arg_value[a]);
-                            else printf("%s", kinds[k->arg_kind[a]]);
+                            if (k->arg_kind[a] == KEVO_OP_ARG_INT) printf("%d", k->arg_value[a]);
+                            else printf("%s", kevo_op_slot_names[k->arg_kind[a]]);
                         }
                     }
                     printf("\\n");

@@ -1,0 +1,101 @@
+package dev.kevo.export;
+
+import dev.kevo.data.Precision;
+import dev.kevo.task.op.Tensor;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * An operator's API spelled in C, C++ and Python for one dtype pair: the slots the launcher, header and torch binding
+ * templates take. Every list here is made from the operator's tensors, so a template never names a tensor.
+ */
+record ApiText(OperatorApi api, Precision dtype) {
+
+    /** The C type of a tensor's elements. */
+    String cType(Tensor t) {
+        return ExportTypes.cType(t.dtype(dtype));
+    }
+
+    /** A tensor as a C API parameter: {@code const float* x} for an input, {@code float* y} for an output. */
+    String cParam(Tensor t) {
+        return (t.role() == Tensor.Role.INPUT ? "const " : "") + cType(t) + "* " + t.name();
+    }
+
+    /** The C API's tensor parameters, in the operator's order: {@code const float* x, float* y}. */
+    String cParams() {
+        return join(api.tensors(), this::cParam);
+    }
+
+    /** {@code y = softmax(x)}, {@code y = masked(x, mask)}: what the package computes, as a formula. */
+    String formula() {
+        List<Tensor> outs = api.outputs();
+        String result = outs.size() == 1 ? outs.getFirst().name() : "(" + join(outs, Tensor::name) + ")";
+        return result + " = " + api.function() + "(" + join(api.inputs(), Tensor::name) + ")";
+    }
+
+    /** The formula, the rows and the tensors' types: what the package computes, in one sentence. */
+    String definition() {
+        return formula() + " " + where();
+    }
+
+    /** The definition after its formula: {@code over each row ..., x of float and y of float (kevo dtype fp32, ...)}. */
+    String where() {
+        return "over each row of a row-major rows x cols matrix, " + and(api.tensors().stream()
+                .map(t -> t.name() + " of " + cType(t)).toList()) + " (kevo dtype " + dtype.id()
+                + ", accumulated in float32)";
+    }
+
+    /** {@code x and y}, {@code x, mask and y}: the tensors in a sentence. */
+    String tensorList() {
+        return and(api.tensors().stream().map(Tensor::name).toList());
+    }
+
+    static String and(List<String> items) {
+        return items.size() <= 1 ? String.join("", items)
+                : String.join(", ", items.subList(0, items.size() - 1)) + " and " + items.getLast();
+    }
+
+    private static String join(List<Tensor> tensors, Function<Tensor, String> each) {
+        return tensors.stream().map(each).collect(Collectors.joining(", "));
+    }
+
+    /** The slots of the header, launcher and torch binding templates. */
+    Map<String, String> slots() {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("P", api.prefix());
+        s.put("PU", api.macro());
+        s.put("FN", api.function());
+        s.put("DTYPE", dtype.id());
+        s.put("TYPE_INCLUDES", ExportTypes.includes(dtype));
+        s.put("DEFINITION", definition());
+        s.put("TENSOR_LIST", tensorList());
+        s.put("PARAMS", cParams());
+        s.put("TENSOR_COUNT", Integer.toString(api.tensors().size()));
+        s.put("TENSOR_NAMES", join(api.tensors(), Tensor::name));
+        s.put("TENSOR_TABLE", join(api.tensors(), t -> "{" + CText.string(t.name()) + ", sizeof(" + cType(t)
+                + "), " + (t.role() == Tensor.Role.OUTPUT) + "}"));
+        // The torch binding: its op takes the inputs by name and returns the outputs.
+        s.put("TORCH_PARAMS", join(api.inputs(), t -> "const torch::Tensor& " + t.name()));
+        s.put("TORCH_INPUTS", join(api.inputs(), Tensor::name));
+        s.put("TORCH_TENSOR_TABLE", api.tensors().stream().map(t -> "{" + CText.string(t.name()) + ", "
+                + ExportTypes.torch(t.dtype(dtype)) + ", " + (t.role() == Tensor.Role.OUTPUT) + "}")
+                .collect(Collectors.joining(",\n    ")));
+        s.put("TYPED_POINTERS", IntStream.range(0, api.tensors().size()).mapToObj(i -> {
+            Tensor t = api.tensors().get(i);
+            return "static_cast<" + (t.role() == Tensor.Role.INPUT ? "const " : "") + cType(t) + "*>(pointers[" + i
+                    + "])";
+        }).collect(Collectors.joining(",\n        ")));
+        s.put("PY_ARGS", join(api.inputs(), t -> "pybind11::arg(" + CText.string(t.name()) + ")"));
+        s.put("INPUT_COUNT", Integer.toString(api.inputs().size()));
+        s.put("OUTPUT_COUNT", Integer.toString(api.outputs().size()));
+        // One output is returned as a tensor, several as a list, in the operator's order.
+        boolean one = api.outputs().size() == 1;
+        s.put("RETURN_TYPE", one ? "torch::Tensor" : "std::vector<torch::Tensor>");
+        s.put("RESULT", one ? "outputs[0]" : "std::vector<torch::Tensor>(outputs.begin(), outputs.end())");
+        return s;
+    }
+}

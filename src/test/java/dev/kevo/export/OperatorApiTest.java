@@ -1,0 +1,95 @@
+package dev.kevo.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.KevoException;
+import dev.kevo.data.Dtype;
+import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Tensor;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What a package's names and signatures are made of: the operator's id and tensors, nothing else. */
+class OperatorApiTest {
+
+    @Test
+    void eachOperatorNamesItsPackage() {
+        OperatorApi softmax = OperatorApi.of(Operators.SOFTMAX);
+        assertEquals(List.of("kevo_softmax.cu", "kevo_softmax.h", "kevo_softmax_plan.h", "kevo_softmax_cubin.h",
+                "kevo_softmax_kernels.cu", "kevo_softmax_torch.cpp"), List.of(softmax.source(), softmax.header(),
+                softmax.planHeader(), softmax.cubinHeader(), softmax.kernels(), softmax.torchBinding()));
+        OperatorApi log = OperatorApi.of(Operators.LOG_SOFTMAX);
+        assertEquals("kevo_log_softmax", log.prefix());
+        assertEquals("KEVO_LOG_SOFTMAX", log.macro());
+        assertEquals("log_softmax", log.function());
+        assertEquals("kevo_log_softmax_torch.cpp", log.torchBinding());
+    }
+
+    /** A masked operator's two inputs become two parameters of the C API and the torch op, in its order. */
+    @Test
+    void theTensorsMakeTheSignatures() {
+        OperatorApi api = OperatorApi.of(TestOperator.masked());
+        assertEquals(List.of("x", "mask", "y", "ws"), api.slots());
+        assertEquals(1, api.slot("mask"));
+        Map<String, String> bf16 = new ApiText(api, Precision.BF16_FP32).slots();
+        assertEquals("const __nv_bfloat16* x, const __nv_bfloat16* mask, float* y", bf16.get("PARAMS"));
+        assertEquals("x, mask, y", bf16.get("TENSOR_NAMES"));
+        assertEquals("{\"x\", sizeof(__nv_bfloat16), false}, {\"mask\", sizeof(__nv_bfloat16), false}, "
+                + "{\"y\", sizeof(float), true}", bf16.get("TENSOR_TABLE"));
+        assertEquals("const torch::Tensor& x, const torch::Tensor& mask", bf16.get("TORCH_PARAMS"));
+        assertEquals("pybind11::arg(\"x\"), pybind11::arg(\"mask\")", bf16.get("PY_ARGS"));
+        assertEquals("static_cast<const __nv_bfloat16*>(pointers[0]),\n        static_cast<const __nv_bfloat16*>"
+                + "(pointers[1]),\n        static_cast<float*>(pointers[2])", bf16.get("TYPED_POINTERS"));
+        assertEquals("2", bf16.get("INPUT_COUNT"));
+        assertEquals("torch::Tensor", bf16.get("RETURN_TYPE"));
+        assertEquals("y = masked(x, mask) over each row of a row-major rows x cols matrix, x of __nv_bfloat16, mask of "
+                + "__nv_bfloat16 and y of float (kevo dtype bf16-fp32, accumulated in float32)",
+                new ApiText(api, Precision.BF16_FP32).definition());
+        assertTrue(bf16.get("TYPE_INCLUDES").equals("#include <cuda_bf16.h>\n"), bf16.get("TYPE_INCLUDES"));
+    }
+
+    @Test
+    void severalOutputsAreReturnedAsAList() {
+        OperatorApi api = OperatorApi.of(new TestOperator("split", List.of(
+                new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
+                new Tensor("lo", Tensor.Role.OUTPUT, Tensor.Element.Y),
+                new Tensor("hi", Tensor.Role.OUTPUT, Tensor.Element.Y))));
+        Map<String, String> slots = new ApiText(api, Precision.FP32).slots();
+        assertEquals("std::vector<torch::Tensor>", slots.get("RETURN_TYPE"));
+        assertEquals("std::vector<torch::Tensor>(outputs.begin(), outputs.end())", slots.get("RESULT"));
+        assertEquals("(lo, hi) = split(x)", new ApiText(api, Precision.FP32).definition().split(" over ")[0]);
+    }
+
+    /** A name the generated code gives something else, or that is not an identifier, is refused in one line. */
+    @Test
+    void namesThatCannotBeParametersAreRefused() {
+        for (String taken : List.of("rows", "dim", "stream", "tensors", "int", "lambda")) {
+            KevoException e = assertThrows(KevoException.class, () -> OperatorApi.of(new TestOperator("op", List.of(
+                    new Tensor(taken, Tensor.Role.INPUT, Tensor.Element.X),
+                    new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y)))));
+            assertEquals("operator op: tensor '" + taken + "' cannot be a parameter of the exported C API and torch op "
+                    + "(the name is taken)", e.getMessage());
+        }
+        KevoException e = assertThrows(KevoException.class,
+                () -> OperatorApi.of(new TestOperator("Soft-Max", TestOperator.masked().tensors())));
+        assertTrue(e.getMessage().contains("'Soft-Max'") && e.getMessage().contains("lower-case identifier"),
+                e.getMessage());
+    }
+
+    /** The examples check with the operator's tolerance, its relative bounds widened for a 16-bit y. */
+    @Test
+    void theExamplesToleranceIsTheOperatorsWidenedForYsType() {
+        assertEquals(Map.of("ABS_TOL", "0.000001", "REL_TOL", "0.0001", "REL_L2", "0.0001"),
+                ExampleTolerance.of(Operators.SOFTMAX.tolerance(), Dtype.FP32).slots());
+        assertEquals(Map.of("ABS_TOL", "0.0001", "REL_TOL", "0.00001", "REL_L2", "0.00001"),
+                ExampleTolerance.of(Operators.LOG_SOFTMAX.tolerance(), Dtype.FP32).slots());
+        assertEquals(Map.of("ABS_TOL", "0.0001", "REL_TOL", "0.00401", "REL_L2", "0.00401"),
+                ExampleTolerance.of(Operators.LOG_SOFTMAX.tolerance(), Dtype.BF16).slots());
+        assertEquals(Map.of("ABS_TOL", "0.000001", "REL_TOL", "0.0006", "REL_L2", "0.0006"),
+                ExampleTolerance.of(Operators.SOFTMAX.tolerance(), Dtype.FP16).slots());
+    }
+}
