@@ -40,9 +40,9 @@ import java.util.random.RandomGenerator;
  *   <li>otherwise: one to three genes stepped to nearby values.</li>
  * </ul>
  * A child equal to its parent, its mate or a recent failure (for fresh genomes: or an inspiration) is drawn
- * again. Genomes are normalized for the campaign's dtype and rendered for its operator and dtype
- * ({@link TaskContext#task()}: log_softmax's genomes differ from softmax's only in their epilogue; float32 softmax
- * for a request without a context). All randomness comes from
+ * again. Genomes are normalized and rendered for the campaign's operator and dtype ({@link TaskContext#task()}:
+ * log_softmax's genomes differ from softmax's in their epilogue and in the register share of their cluster regime,
+ * {@link Genome#normalized(Task)}; float32 softmax for a request without a context). All randomness comes from
  * {@link ProposalRequest#random()}, so the same request and random state give the same proposal.
  */
 public final class BuiltinAgent implements Agent {
@@ -269,7 +269,8 @@ public final class BuiltinAgent implements Agent {
         Precision dtype = task.dtype();
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
-            Genome child = GenomeSpace.mutate(parent, roll < 0.6 ? 1 : roll < 0.9 ? 2 : 3, random, dtype);
+            Genome child = GenomeSpace.mutate(parent, roll < 0.6 ? 1 : roll < 0.9 ? 2 : 3, random, dtype)
+                    .normalized(task);
             if (!avoid.contains(key(child))) {
                 return proposal(child, task, "mutate", GenomeSpace.changes(parent, child));
             }
@@ -284,10 +285,10 @@ public final class BuiltinAgent implements Agent {
         avoid.add(key(mate));
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             GenomeSpace.Cross cross = GenomeSpace.crossover(parent, mate, random, dtype);
-            Genome child = cross.child();
+            Genome child = cross.child().normalized(task);
             String summary = "crossover with " + mateCandidate.id() + ": " + origins(cross.origins());
             if (avoid.contains(key(child)) || random.nextDouble() < MUTATE_AFTER_CROSSOVER) {
-                Genome mutated = GenomeSpace.mutate(child, 1, random, dtype);
+                Genome mutated = GenomeSpace.mutate(child, 1, random, dtype).normalized(task);
                 summary += "; then " + GenomeSpace.changes(child, mutated);
                 child = mutated;
             }
@@ -318,7 +319,7 @@ public final class BuiltinAgent implements Agent {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
             if (roll < RANDOM_FRESH) {
-                Genome child = GenomeSpace.random(random, defaultGenome(dtype), dtype);
+                Genome child = GenomeSpace.random(random, defaultGenome(dtype), dtype).normalized(task);
                 if (!avoid.contains(key(child))) {
                     return proposal(child, task, "fresh", "fresh: random genome" + why);
                 }
@@ -326,7 +327,7 @@ public final class BuiltinAgent implements Agent {
                 // Half of the named draws take the default, the rest share the others.
                 String name = roll < RANDOM_FRESH + (1 - RANDOM_FRESH) / 2 ? names.getFirst()
                         : names.get(1 + random.nextInt(names.size() - 1));
-                Genome child = named.get(name);
+                Genome child = named.get(name).normalized(task);
                 if (!avoid.contains(key(child))) {
                     return proposal(child, task, "fresh", "fresh: named genome '" + name + "'" + why);
                 }

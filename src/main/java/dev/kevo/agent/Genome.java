@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -333,9 +335,26 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * thread and vectors held are bounded by what those vectors need and what registers hold.
      */
     public Genome normalized(Precision dtype) {
+        return normalized(dtype, 1);
+    }
+
+    /**
+     * {@link #normalized(Precision)} for {@code task}'s operator and dtype: what the agent stores and the renderer
+     * renders. An operator whose output needs x itself (every one but softmax: log_softmax writes (x - max) -
+     * log(sum)) holds x and its exponentials together while a row's sum is taken. In the cluster regime that is more
+     * than ptxas keeps in the 64 registers of two 512-thread blocks to an SM: with 8 register vectors of float x the
+     * log_softmax kernel spilled, and its cluster plans lost a tenth of softmax's speed on the H100
+     * (bench/results/log_softmax-h100/). So there it gets half the register vectors, and the ones it gives up move to
+     * shared memory, which keeps the row a cluster holds.
+     */
+    public Genome normalized(Task task) {
+        return normalized(task.dtype(), task.op().equals(Operators.SOFTMAX) ? 1 : 2);
+    }
+
+    private Genome normalized(Precision dtype, int registerShare) {
         BlockRows block = normalize(blockRows, dtype);
         return new Genome(normalize(shortRows, dtype), block, normalize(splitRows, dtype),
-                normalize(clusterRows, block.maxCols(), dtype), normalize(loopRows, dtype));
+                normalize(clusterRows, block.maxCols(), dtype, registerShare), normalize(loopRows, dtype));
     }
 
     private static ShortRows normalize(ShortRows s, Precision dtype) {
@@ -396,16 +415,19 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * block holds is held on chip, not left to the loop regime, which reads it twice and keeps it in L2 between the
      * reads only while its blocks' rows fit there (bench/results/campaign-bf16-h100/mincols/).
      */
-    private static ClusterRows normalize(ClusterRows c, int blockMaxCols, Precision dtype) {
+    private static ClusterRows normalize(ClusterRows c, int blockMaxCols, Precision dtype, int registerShare) {
         int threads = pow2(c.threads(), 128, 1024);
         // Its vectors are 16 bytes of x: floats in registers, x as it is (cp.async's copy) in shared memory.
-        int regVecs = pow2(c.regVecs(), 1, registerElems(threads, 4, dtype) / vecElems(4, dtype));
+        int regMost = registerElems(threads, 4, dtype) / vecElems(4, dtype);
+        int regVecs = pow2(c.regVecs(), 1, Math.max(1, regMost / registerShare));
+        // A share of the registers moves what it no longer holds to shared memory (below, within what fits there).
+        int moved = registerShare > 1 ? Math.max(0, pow2(c.regVecs(), 1, regMost) - regVecs) : 0;
         // With fit, the smaller blocks keep as many vectors a thread and must fit as many more to an SM.
         int smemMost = Fused.smemVectors(threads, 1024 / threads, 4);
         for (int t = 128; c.fit() && t < threads; t *= 2) {
             smemMost = Math.min(smemMost, Fused.smemVectors(t, 1024 / t, 4));
         }
-        int smemVecs = clamp(c.smemVecs(), 0, smemMost);
+        int smemVecs = clamp(c.smemVecs() + moved, 0, smemMost);
         int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
         // A group of all the shared vectors, or more, is the one wait of group 0.
         int group = c.group() <= 0 || c.group() >= smemVecs ? 0 : c.group();

@@ -103,7 +103,7 @@ public final class KernelRenderer {
     /** The complete kernel file for a genome computing {@code task}'s operator in its dtype. */
     public static String render(Genome genome, Task task) {
         Precision dtype = task.dtype();
-        Genome g = genome.normalized(dtype);
+        Genome g = genome.normalized(task);
         List<Plan> plans = plans(g, dtype);
         StringBuilder out = new StringBuilder();
         out.append("/*@kevo\n").append(header(g, task, plans)).append("\n*/\n");

@@ -44,12 +44,14 @@ class LogSoftmaxGenomeTest {
         String log = KernelRenderer.render(BuiltinAgent.defaultGenome(), task(Precision.FP32));
         assertTrue(log.startsWith("/*@kevo\n{\n  \"op\": \"log_softmax\",\n"), log.substring(0, 60));
         assertTrue(log.contains("struct Epilogue"), "log_softmax's epilogue");
-        String softmax = KernelRenderer.render(BuiltinAgent.defaultGenome(), Precision.FP32);
+        // The softmax file of the genome as log_softmax normalizes it (its cluster regime's register share).
+        String softmax = KernelRenderer.render(BuiltinAgent.defaultGenome().normalized(task(Precision.FP32)),
+                Precision.FP32);
         assertFalse(softmax.contains("Epilogue") || softmax.contains("\"op\""), "softmax's file is as it was");
         for (String file : List.of(log, softmax)) {
             assertFalse(file.contains("//@"), "section markers never reach a file");
         }
-        // The plans are the genome's, whatever the operator: only the library's epilogue lines differ.
+        // The plans are the normalized genome's, whatever the operator: only the library's epilogue lines differ.
         assertEquals(softmax.substring(softmax.indexOf("\"plans\"")), log.substring(log.indexOf("\"plans\""))
                 .replace(KernelRenderer.library(Operators.LOG_SOFTMAX), KernelRenderer.LIBRARY));
     }
@@ -81,6 +83,27 @@ class LogSoftmaxGenomeTest {
     }
 
     /**
+     * log_softmax keeps x for its epilogue while a row's exponentials are summed: its cluster kernels get half the
+     * register vectors softmax's may hold, the rest in shared memory, so a cluster holds as long a row. Softmax's
+     * normalization is untouched by it.
+     */
+    @Test
+    void logSoftmaxClusterRowsHoldHalfTheRegisterVectorsAndTheSameRow() {
+        Genome wide = BuiltinAgent.defaultGenome();  // 8 register and 8 shared vectors in its cluster regime
+        for (Precision dtype : Precision.SUPPORTED) {
+            Genome.ClusterRows soft = wide.normalized(Task.softmax(dtype)).clusterRows();
+            Genome.ClusterRows log = wide.normalized(task(dtype)).clusterRows();
+            assertEquals(wide.normalized(dtype).clusterRows(), soft, dtype + ": softmax's as before");
+            assertEquals(Math.max(1, soft.regVecs() / 2), log.regVecs(), dtype + ": half the register vectors");
+            assertEquals(soft.capacity(dtype), log.capacity(dtype),
+                    dtype + ": the row a cluster holds");
+            assertEquals(log, wide.normalized(task(dtype)).normalized(task(dtype)).clusterRows(), "idempotent");
+            assertEquals(log, wide.normalized(task(dtype)).normalized(dtype).clusterRows(),
+                    "a stored log_softmax genome reads back as it was");
+        }
+    }
+
+    /**
      * The default and named genomes and every 25th genome of each dtype's population, rendered for log_softmax, through
      * NVRTC (each distinct kernel once, as the softmax population is): every regime's kernels with the epilogue.
      */
@@ -96,7 +119,8 @@ class LogSoftmaxGenomeTest {
             }
             for (int i = 0; i < genomes.size(); i++) {
                 String name = "log-g" + i + "-" + dtype + ".cu";
-                batch.add(name, parse(name, genomes.get(i), dtype).source(), genomes.get(i), dtype);
+                batch.add(name, parse(name, genomes.get(i), dtype).source(), genomes.get(i).normalized(task(dtype)),
+                        dtype);
             }
         }
         batch.compileAll(Nvrtc.load(Optional.empty()), "sm_90");
