@@ -30,6 +30,7 @@ import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.SourcePolicy;
 import dev.kevo.task.TargetLimits;
+import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -292,6 +293,25 @@ class ContractRulesTest {
         String prompt = system(new TaskContext(c.device(), c.suite(), c.shapes(), c.task(), c.baseline(), other));
         assertTrue(prompt.contains("before every timed launch L2 is not flushed, the next of 2 input sets"), prompt);
         assertTrue(prompt.contains("|y - ref| <= 2e-6 + 1e-4 |ref|"), prompt);
+    }
+
+    /** A log_softmax campaign's prompt states log_softmax's task, tensors and tolerance, and allows its -inf. */
+    @Test
+    void aLogSoftmaxPromptStatesItsOperator() {
+        TaskContext c = Fixtures.CONTEXT;
+        Task task = new Task(Operators.LOG_SOFTMAX, Precision.FP32);
+        String prompt = system(new TaskContext(c.device(), c.suite(), c.shapes(), task, c.baseline(),
+                c.settings()));
+        assertTrue(prompt.contains(task.op().taskText().strip().lines().findFirst().orElseThrow()), prompt);
+        Matcher m = TOLERANCE.matcher(prompt);
+        assertTrue(m.find(), prompt);
+        Tolerance tolerance = task.tolerance(c.settings());
+        assertEquals(tolerance.absolute(), Double.parseDouble(m.group(1)));
+        assertEquals(tolerance.relative(), Double.parseDouble(m.group(2)));
+        assertEquals(tolerance.relativeL2(), Double.parseDouble(m.group(3)));
+        // The harness holds an infinite reference to exactly that infinity: the prompt must not forbid it.
+        assertFalse(prompt.contains("NaN or Inf"), prompt);
+        assertTrue(prompt.contains("an infinity is right only where ref is that infinity"), prompt);
     }
 
     @Test
