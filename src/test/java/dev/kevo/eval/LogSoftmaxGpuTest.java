@@ -27,6 +27,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -91,11 +92,14 @@ class LogSoftmaxGpuTest {
         }
     }
 
+    /** Every seed of seeds/log_softmax/ (each a classic design), in every dtype. */
     @ParameterizedTest
-    @ValueSource(strings = {"fp32", "bf16", "fp16", "bf16-fp32"})
-    void theSeedPassesInEveryDtypeAndIsTimedAgainstItsFloor(String dtype) {
-        CandidateResult r = judge(SEEDS.resolve("online.cu"), Precision.parse(dtype));
-        assertEquals(Verdict.PASS, r.verdict(), r.detail());
+    @CsvSource({"online.cu, fp32", "online.cu, bf16", "online.cu, fp16", "online.cu, bf16-fp32",
+            "warp_rows.cu, fp32", "warp_rows.cu, bf16", "warp_rows.cu, fp16", "warp_rows.cu, bf16-fp32",
+            "split_rows.cu, fp32", "split_rows.cu, bf16", "split_rows.cu, fp16", "split_rows.cu, bf16-fp32"})
+    void theSeedsPassInEveryDtypeAndAreTimedAgainstTheirFloor(String seed, String dtype) {
+        CandidateResult r = judge(SEEDS.resolve(seed), Precision.parse(dtype));
+        assertEquals(Verdict.PASS, r.verdict(), seed + ": " + r.detail());
         assertNotNull(r.score(), "scored over its baseline");
         assertTrue(r.score().floorFraction() > 0.05 && r.score().floorFraction() < 1.6, "floor " + r.score());
     }

@@ -65,8 +65,9 @@ class CampaignStartTest {
         Task softmax = Task.softmax(Precision.FP32);
         Task logSoftmax = new Task(Operators.LOG_SOFTMAX, Precision.BF16);
         assertTrue(CampaignStart.readSeeds(seeds, softmax).stream().allMatch(f -> f.op() == Operators.SOFTMAX));
-        assertEquals(List.of("online.cu"), CampaignStart.readSeeds(seeds.resolve("log_softmax"), logSoftmax).stream()
-                .map(KernelFile::name).toList());
+        List<KernelFile> logSeeds = CampaignStart.readSeeds(seeds.resolve("log_softmax"), logSoftmax);
+        assertTrue(logSeeds.stream().map(KernelFile::name).toList().contains("online.cu"), logSeeds.toString());
+        assertTrue(logSeeds.stream().allMatch(f -> f.op() == Operators.LOG_SOFTMAX));
 
         Path mixed = Files.createDirectories(dir.resolve("mixed"));
         Files.copy(seeds.resolve("online.cu"), mixed.resolve("a_softmax.cu"));
