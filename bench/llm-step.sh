@@ -3,7 +3,8 @@
 # OpenAI-compatible server (python3's http.server, bench/llm-server.py) answers with recorded answers, and
 # `kevo evolve` runs one generation of one island, so that LLM-born mutants are compiled, checked, timed and
 # recorded with their prompts: one whole-file answer, and one that does not compile and goes back for a repair.
-# Run from the repository root: bench/llm-step.sh   (OUT: where results go, default /tmp/llm-step; CONFIG: the
+# Run from the repository root: bench/llm-step.sh   (OUT: where results go, default /tmp/llm-step; ANSWERS: the
+# scripted answers, default bench/llm-answers (bench/llm-answers-log_softmax for a log_softmax campaign); CONFIG: the
 # campaign, default bench/llm-step.yaml; bench/llm-prompts.yaml is two islands of three children for two
 # generations, the set-up in which one generation once sent one prompt four times)
 # With --knobs [MINUTES], it goes on into the knob-tuning step (bench/llm-knobs-h100.sh): the scripted model answers
@@ -17,7 +18,7 @@ if [[ -z "${KEVO:-}" ]]; then
   source tools/unpack.sh
 fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 bench/llm-server.py --port "$port" --answers bench/llm-answers --requests "$OUT/requests" \
+python3 bench/llm-server.py --port "$port" --answers "${ANSWERS:-bench/llm-answers}" --requests "$OUT/requests" \
   > "$OUT/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null' EXIT
