@@ -572,17 +572,14 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
 }
 //@ log_softmax
 
-// take_group's (max, sum) without replacing u by its exponentials: log_softmax's epilogue needs x itself, and keeping a
-// second copy of the register part doubled a thread's registers, which held the cluster kernel to 512 threads.
+// take_group's (max, sum) without replacing u by its exponentials: log_softmax's epilogue needs x itself. A thread
+// then holds x and its exponentials at once, which is why log_softmax's cluster regime gets half the register vectors
+// (Genome.normalized(Task)).
 template <class K, int M> __device__ __forceinline__ Stat take_stat(const float* u) {
-    float m = -KEVO_INF;
+    float e[M];
 #pragma unroll
-    for (int i = 0; i < M; ++i) m = fmaxf(m, u[i]);
-    const float key = m == -KEVO_INF ? 0.0f : m;
-    float s = 0.0f;
-#pragma unroll
-    for (int i = 0; i < M; ++i) s += K::exp_from(u[i], key);
-    return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
+    for (int i = 0; i < M; ++i) e[i] = u[i];
+    return take_group<K, M>(e);
 }
 //@ end
 
