@@ -75,8 +75,11 @@ final class Inputs {
         return config != null ? config.toString() : Defaults.EVAL_CONFIG;
     }
 
+    /** The settings' suite, each of whose shapes their operator can judge (a mask kind it takes). */
     Suite suite(EvalSettings settings) {
-        return SuiteFile.load(home().suite(settings.suite()));
+        Suite suite = SuiteFile.load(home().suite(settings.suite()));
+        Task.of(settings).checkSuite(suite.name(), suite.shapes());
+        return suite;
     }
 
     Optional<Path> nvrtcPath() {

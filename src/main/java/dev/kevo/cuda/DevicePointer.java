@@ -21,6 +21,14 @@ public final class DevicePointer {
         return new DevicePointer(new CUdeviceptr());
     }
 
+    /**
+     * The null pointer, which a kernel may be handed where a tensor is absent (as a torch op gets nullptr for an
+     * absent optional tensor): a kernel that reads through it faults.
+     */
+    public static DevicePointer none() {
+        return new DevicePointer(new CUdeviceptr());
+    }
+
     /** The address {@code offset} bytes further on. */
     public DevicePointer withByteOffset(long offset) {
         return new DevicePointer(handle.withByteOffset(offset));

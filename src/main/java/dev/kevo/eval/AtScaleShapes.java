@@ -79,7 +79,7 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
                 long rows = cols < 1 ? 0 : PAST / cols + 2;
                 rows += aligned ? rows % 2 : 0;
                 if (cols >= 1 && cols <= Integer.MAX_VALUE && rows <= MAX_ROWS) {
-                    out.add(new Shape((int) rows, (int) cols));
+                    out.add(s.resized((int) rows, (int) cols));
                 }
             }
         }
@@ -97,7 +97,7 @@ record AtScaleShapes(List<Shape> shapes, Map<Integer, String> missing) {
                 cols = aligned ? Integer.MAX_VALUE / 4 * 4 : Integer.MAX_VALUE;
             }
             if (rows <= MAX_ROWS && (rows == 1 || (rows - 1) * cols >= PAST)) {
-                out.add(new Shape((int) rows, (int) cols));
+                out.add(s.resized((int) rows, (int) cols));
             }
         }
         return out;

@@ -1,6 +1,7 @@
 package dev.kevo.eval;
 
 import dev.kevo.cuda.DevicePointer;
+import dev.kevo.data.InputCase;
 import dev.kevo.data.Shape;
 
 /**
@@ -10,14 +11,17 @@ import dev.kevo.data.Shape;
  */
 interface CheckBuffers {
 
-    /** The operator's input, where the check generates it. */
-    DevicePointer x();
+    /**
+     * Generates the operator's inputs of {@code inputCase} under {@code caseSeed} here (x, the tensors the shape's mask
+     * kind reads, the scalars' values): what the launch ({@link #bindings}) and the check then read.
+     */
+    Inputs generate(TrustedKernels trusted, Shape shape, long caseSeed, InputCase inputCase);
 
     /** The operator's output, where the check compares it. */
     DevicePointer y();
 
-    /** What the launch gets, by the operator's names. */
-    Bindings bindings();
+    /** What a launch on {@code shape} gets, by the operator's names, on the inputs generated last. */
+    Bindings bindings(Shape shape);
 
     /** The output poisoned, the workspace poisoned, and guard zones armed where there are any. */
     void arm(Shape shape, long wsBytes);

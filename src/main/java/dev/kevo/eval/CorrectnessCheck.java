@@ -118,7 +118,7 @@ final class CorrectnessCheck {
         long first = bench.outputDigest(trusted, shape);
         bench.arm(shape, plan.workspaceBytes(), set);
         try {
-            runner.run(plan, bench.bindings(set));
+            runner.run(plan, bench.bindings(set, shape));
             gpu.synchronize();
         } catch (CudaError e) {
             throw Faults.reject(e, "the repeated launch");
@@ -137,7 +137,7 @@ final class CorrectnessCheck {
 
     private Measured measure(CheckBuffers buffers, Launch launch, long ws, Shape shape, long caseSeed,
                              InputCase inputCase) {
-        trusted.generate(buffers.x(), shape, caseSeed, inputCase);
+        Inputs inputs = buffers.generate(trusted, shape, caseSeed, inputCase);
         buffers.arm(shape, ws);
         String where = "case " + inputCase.id() + " (seed " + caseSeed + ")";
         gpu.synchronize();
@@ -154,7 +154,7 @@ final class CorrectnessCheck {
             gate.hold();
             try {
                 gpu.record(before);
-                launch.run(buffers.bindings());
+                launch.run(buffers.bindings(shape));
                 gpu.record(after);
             } finally {
                 gate.open();  // also when the launch call fails: the stream would otherwise wait out the gate's limit
@@ -168,8 +168,8 @@ final class CorrectnessCheck {
             gpu.destroy(after);
         }
         double wallMs = (System.nanoTime() - start) / 1e6;
-        trusted.reference(bench.stats(), bench.referenceScratch(), buffers.x(), shape);
-        CheckCounts counts = trusted.compare(buffers.y(), buffers.x(), bench.stats(), bench.checkResult(), shape,
+        trusted.reference(bench.stats(), bench.referenceScratch(), inputs, shape);
+        CheckCounts counts = trusted.compare(buffers.y(), inputs, bench.stats(), bench.checkResult(), shape,
                 caseSeed, inputCase, tolerance);
         return new Measured(counts, buffers.guardDamage(trusted, shape, ws), wallMs, gpuMs);
     }

@@ -53,7 +53,8 @@ final class CudnnBaselineRun implements BaselineRun {
 
     @Override
     public void run(int shape, Bindings buffers) {
-        softmax.run(prepared.get(shape), buffers.get(task.op().input().name()), buffers.get(task.op().output().name()),
+        softmax.run(prepared.get(shape), buffers.pointer(task.op().input().name()),
+                buffers.pointer(task.op().output().name()),
                 shapes.get(shape).toString());
     }
 

@@ -91,6 +91,7 @@ public final class Evaluator implements AutoCloseable {
         this.suite = suite;
         this.settings = settings;
         this.task = Task.of(settings);
+        task.checkSuite(suite.name(), suite.shapes());
         this.cases = task.cases(settings);
         this.tolerance = task.tolerance(settings);
         this.trusted = new TrustedKernels(gpu, nvrtc, cache, task);
@@ -161,10 +162,10 @@ public final class Evaluator implements AutoCloseable {
         double[] ms = new double[shapes.size()];
         for (int s = 0; s < shapes.size(); s++) {
             bench.reserveWorkspace(baseline.workspaceBytes(s));
-            trusted.generate(bench.x(0), shapes.get(s), BASELINE_TIMING_SEED, InputCase.NORMAL_1);
+            bench.generate(trusted, 0, shapes.get(s), BASELINE_TIMING_SEED, InputCase.NORMAL_1);
             gpu.synchronize();
             long start = System.nanoTime();
-            baseline.run(s, bench.bindings(0));
+            baseline.run(s, bench.bindings(0, shapes.get(s)));
             gpu.synchronize();
             ms[s] = (System.nanoTime() - start) / 1e6;
         }
@@ -778,7 +779,7 @@ public final class Evaluator implements AutoCloseable {
             for (int set = 0; set < bench.inputSets(); set++) {
                 setSeeds[set] = InputSalt.TIMING_SET.derive(inputSeed, s, set);
                 setCases[set] = TimedLaunchAudit.timingCase(s, set);
-                trusted.generate(bench.x(set), shape, setSeeds[set], setCases[set]);
+                bench.generate(trusted, set, shape, setSeeds[set], setCases[set]);
             }
             ShapeResult result = checked.get(s);
             try {
@@ -823,6 +824,7 @@ public final class Evaluator implements AutoCloseable {
         ResolvedPlan plan = candidate.plans().get(s);
         // A copy moves what the operator must: as many bytes read as written, its inputs' and outputs' together.
         long copyBytes = task.floorBytes(shape) / 2;
+        long copyElements = task.floorCopyElements(shape);
         double baseMs = baselineLaunchMs[s];
         ShapeResult result = checked;
         int checkedLaunches = 0;
@@ -836,13 +838,13 @@ public final class Evaluator implements AutoCloseable {
             // and its input changes every launch) or hurt the baseline, which re-reads rows from L2: the flush
             // before the baseline's launches removes pinned lines too.
             Lineup<InterleavedTimer.Variant> variants = new Lineup<>(
-                    InterleavedTimer.Variant.of("baseline", set -> baseline.run(s, bench.bindings(set)),
+                    InterleavedTimer.Variant.of("baseline", set -> baseline.run(s, bench.bindings(set, shape)),
                             InterleavedTimer.Hooks.NONE, true),
-                    InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.bindings(set)),
+                    InterleavedTimer.Variant.of("candidate", set -> candidate.runner().run(plan, bench.bindings(set, shape)),
                             session, false),
                     InterleavedTimer.Variant.of("memcpy", set -> gpu.copy(bench.y(), bench.x(set), copyBytes), InterleavedTimer.Hooks.NONE,
                             false),
-                    InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), shape.elements()),
+                    InterleavedTimer.Variant.of("copy kernel", set -> trusted.copy(bench.x(set), bench.y(), copyElements),
                             InterleavedTimer.Hooks.NONE, false));
             Lineup<double[]> samples = Lineup.ofTimingOrder(timer.samples(variants.inTimingOrder(),
                     rounds -> deadline.timingBatch(rounds, slowestCheckMs, baseMs), phases, "timing of " + shape));
@@ -861,7 +863,7 @@ public final class Evaluator implements AutoCloseable {
                 return result.withVerdict(r.verdict(), r.getMessage());
             }
             String impossible = MemoryBound.violation(stats.candidate(), copy, task.op().inputBytes(shape,
-                    task.dtype()), gpu.info());
+                    task.dtype()), (double) task.floorBytes(shape) / task.leastBytes(shape), gpu.info());
             if (impossible != null) {
                 return result.withVerdict(Verdict.FASTER_THAN_MEMORY, impossible);
             }

@@ -28,10 +28,20 @@ final class MemoryBound {
     private MemoryBound() {
     }
 
-    /** Why the candidate's time is impossible, or null when it is not. */
+    /** Why the candidate's time is impossible, or null when it is not: an operator that must move all the copy moves. */
     static String violation(Stats candidate, Stats copy, long bytes, DeviceInfo device) {
+        return violation(candidate, copy, bytes, 1.0, device);
+    }
+
+    /**
+     * Why the candidate's time is impossible, or null when it is not. {@code copyOverLeast} is the copy's bytes over
+     * the fewest any correct kernel moves ({@code Task.leastBytes}): 1 where every input must be read; more where a
+     * mask spares reads (a causal kernel need not read the keys it masks), which a kernel may skip and so beat the copy
+     * by that much more.
+     */
+    static String violation(Stats candidate, Stats copy, long bytes, double copyOverLeast, DeviceInfo device) {
         double floorLow = copy.ciLowMs() / candidate.ciHighMs();
-        if (copy.medianMs() >= MIN_COPY_MS && floorLow > FLOOR_LIMIT) {
+        if (copy.medianMs() >= MIN_COPY_MS && floorLow > FLOOR_LIMIT * copyOverLeast) {
             return String.format(Locale.ROOT, "%.1f us, %.2fx faster than a plain copy of the same bytes (%.1f us) "
                     + "even at the ends of both confidence intervals; a correct softmax reads and writes what the "
                     + "copy does", candidate.medianMs() * 1000, copy.medianMs() / candidate.medianMs(),

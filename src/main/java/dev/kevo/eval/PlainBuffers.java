@@ -3,24 +3,30 @@ package dev.kevo.eval;
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
+import dev.kevo.data.InputCase;
 import dev.kevo.data.Shape;
 import dev.kevo.task.op.Task;
+import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A shape's buffers as a user's program would allocate them: x, y and the workspace each an allocation of its own of
- * exactly the bytes it needs (y and the workspace in whole words, which the poison is written in), nothing around
- * them. A checked launch here is the one no guard zone, shift or neighbouring kevo buffer can tell from a user's
- * call; it is judged against the same reference.
+ * A shape's buffers as a user's program would allocate them: x (and each tensor the shape's mask kind reads), y and
+ * the workspace each an allocation of its own of exactly the bytes it needs (y and the workspace in whole words,
+ * which the poison is written in), nothing around them. A checked launch here is the one no guard zone, shift or
+ * neighbouring kevo buffer can tell from a user's call; it is judged against the same reference.
  */
 final class PlainBuffers implements CheckBuffers, AutoCloseable {
     private final Gpu gpu;
     private final Task task;
     private final DeviceBuffer x;
+    private final DeviceBuffer lengths;
+    private final DeviceBuffer mask;
     private final DeviceBuffer y;
     private final DeviceBuffer workspace;
     private final long yWords;
+    private Map<String, Float> scalars = Map.of();
 
     PlainBuffers(Gpu gpu, Task task, Shape shape, long wsBytes) {
         this.gpu = gpu;
@@ -28,6 +34,8 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
         List<DeviceBuffer> held = new ArrayList<>();
         try {
             x = Workbench.held(held, gpu.alloc(task.op().input().bytes(shape, task.dtype())));
+            lengths = extra(held, shape, Tensor.Extent.BATCH);
+            mask = extra(held, shape, Tensor.Extent.BATCH_QUERIES_KEYS);
             yWords = (task.op().output().bytes(shape, task.dtype()) + 3) / 4;
             y = Workbench.held(held, gpu.alloc(yWords * 4));
             long wsWords = (wsBytes + 3) / 4;
@@ -38,9 +46,27 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
         }
     }
 
+    /** The operator's input of {@code extent} at exactly its size for the shape, or null where it reads none. */
+    private DeviceBuffer extra(List<DeviceBuffer> held, Shape shape, Tensor.Extent extent) {
+        for (Tensor t : task.op().extraInputs()) {
+            if (t.extent() == extent && t.present(shape)) {
+                return Workbench.held(held, gpu.alloc(t.bytes(shape, task.dtype())));
+            }
+        }
+        return null;
+    }
+
+    private Inputs inputs() {
+        return new Inputs(x.pointer(), lengths == null ? DevicePointer.none() : lengths.pointer(),
+                mask == null ? DevicePointer.none() : mask.pointer(), scalars);
+    }
+
     @Override
-    public DevicePointer x() {
-        return x.pointer();
+    public Inputs generate(TrustedKernels trusted, Shape shape, long caseSeed, InputCase inputCase) {
+        scalars = task.scalars(caseSeed);
+        Inputs inputs = inputs();
+        trusted.generate(inputs, shape, caseSeed, inputCase);
+        return inputs;
     }
 
     @Override
@@ -49,8 +75,8 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     }
 
     @Override
-    public Bindings bindings() {
-        return Workbench.bindings(task, x.pointer(), y.pointer(), workspace.pointer());
+    public Bindings bindings(Shape shape) {
+        return inputs().bindings(task, shape, y.pointer(), workspace.pointer());
     }
 
     @Override
@@ -72,6 +98,12 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     @Override
     public void close() {
         x.close();
+        if (lengths != null) {
+            lengths.close();
+        }
+        if (mask != null) {
+            mask.close();
+        }
         y.close();
         workspace.close();
     }

@@ -1,5 +1,6 @@
 package dev.kevo.eval;
 
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Shape;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,21 +22,26 @@ final class PlanProbe {
     private PlanProbe() {
     }
 
-    /** Per plan (from 0) no shape of {@code reached} took, the smallest probe shape within {@code bounds} taking it. */
+    /**
+     * Per plan (from 0) no shape of {@code reached} took, the smallest probe shape within {@code bounds} taking it;
+     * under each mask kind of the suite's ({@code bounds.masks()}), since plans may choose by it.
+     */
     static List<Shape> unreached(Set<Integer> reached, ShapeDraw.Bounds bounds, ToIntFunction<Shape> planOf) {
         Map<Integer, Shape> smallest = new TreeMap<>();
-        for (int rows : ROWS) {
-            for (long cols : columns()) {
-                if (rows > bounds.rows() || rows * cols > bounds.budget() * 4 || cols > Integer.MAX_VALUE) {
-                    continue;
-                }
-                Shape shape = new Shape(rows, (int) cols);
-                if (!bounds.fit(shape)) {
-                    continue;
-                }
-                int plan = planOf.applyAsInt(shape);
-                if (plan >= 0 && !reached.contains(plan)) {
-                    smallest.merge(plan, shape, (a, b) -> b.elements() < a.elements() ? b : a);
+        for (MaskKind kind : bounds.masks()) {
+            for (int rows : ROWS) {
+                for (long cols : columns()) {
+                    if (rows > bounds.rows() || rows * cols > bounds.budget() * 4 || cols > Integer.MAX_VALUE) {
+                        continue;
+                    }
+                    Shape shape = new Shape(rows, (int) cols, 1, 1, kind);
+                    if (!bounds.fit(shape)) {
+                        continue;
+                    }
+                    int plan = planOf.applyAsInt(shape);
+                    if (plan >= 0 && !reached.contains(plan)) {
+                        smallest.merge(plan, shape, (a, b) -> b.elements() < a.elements() ? b : a);
+                    }
                 }
             }
         }
@@ -51,7 +57,7 @@ final class PlanProbe {
      */
     static Shape twin(Shape shape, int plan, ShapeDraw.Bounds bounds, ToIntFunction<Shape> planOf) {
         for (int rows : TWIN_ROWS) {
-            Shape candidate = new Shape(rows, shape.cols());
+            Shape candidate = shape.resized(rows, shape.cols());
             if (rows >= shape.rows() || bounds.exceeds(candidate)) {
                 break;
             }

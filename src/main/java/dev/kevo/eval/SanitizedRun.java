@@ -117,15 +117,15 @@ public final class SanitizedRun implements AutoCloseable {
                 workspaces.add(plan.workspaceBytes());
             }
             phases.entered(Phase.CHECK);
-            try (SanitizerBench bench = new SanitizerBench(gpu, shapes, task.dtype(), workspaces)) {
+            try (SanitizerBench bench = new SanitizerBench(gpu, shapes, task, workspaces)) {
                 for (int i = 0; i < shapes.size(); i++) {
                     ResolvedPlan plan = plans.get(i);
                     for (InputCase inputCase : cases) {
-                        trusted.generate(bench.x(i), shapes.get(i), InputSalt.CHECK_CASE.derive(inputSeed, i,
+                        Inputs inputs = bench.generate(trusted, i, InputSalt.CHECK_CASE.derive(inputSeed, i,
                                 inputCase.ordinal()), inputCase);
                         bench.poisonWorkspace(gpu, i);
                         try {
-                            runner.run(plan, Workbench.bindings(task, bench.x(i), bench.y(i), bench.workspace(i)));
+                            runner.run(plan, bench.bindings(i, inputs));
                             gpu.synchronize();
                         } catch (CudaError e) {
                             throw Faults.reject(e, shapes.get(i) + ": case " + inputCase.id());
@@ -209,7 +209,7 @@ public final class SanitizedRun implements AutoCloseable {
         for (int d = 1; d <= NEARBY; d += 2) {
             for (long cols : new long[] {(long) shape.cols() + d, (long) shape.cols() - d}) {
                 if (cols >= 1 && cols <= Integer.MAX_VALUE) {
-                    Shape candidate = new Shape(shape.rows(), (int) cols);
+                    Shape candidate = shape.resized(shape.rows(), (int) cols);
                     if (planOf.applyAsInt(candidate) == plan) {
                         return candidate;
                     }

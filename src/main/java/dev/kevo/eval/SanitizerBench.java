@@ -3,14 +3,16 @@ package dev.kevo.eval;
 import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
-import dev.kevo.data.Precision;
+import dev.kevo.data.InputCase;
 import dev.kevo.data.Shape;
+import dev.kevo.task.op.Task;
+import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The device memory of a sanitizer run: per shape, x, y and the workspace each allocated at exactly its size (the
- * workspace in whole words), with no guard zones. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
+ * The device memory of a sanitizer run: per shape, x (and each tensor the shape's mask kind reads), y and the
+ * workspace each allocated at exactly its size (the workspace in whole words), with no guard zones. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
  * of kevo's own memory that memcheck cannot tell from a legal one; here the byte after each buffer belongs to no
  * allocation. Everything is allocated up front, with a gap allocated behind each buffer and freed before any
  * launch, so that neither the allocator (which packs small allocations) nor a later allocation puts another
@@ -20,23 +22,32 @@ final class SanitizerBench implements AutoCloseable {
     /** As far past a buffer as the guard zones of an evaluation reach. */
     static final long GAP_BYTES = Workbench.GUARD_BYTES;
 
+    private final Task task;
+    private final List<Shape> shapes;
     private final List<DeviceBuffer> x = new ArrayList<>();
+    /** Per shape, the lengths and the additive mask where its mask kind reads them, else null. */
+    private final List<DeviceBuffer> lengths = new ArrayList<>();
+    private final List<DeviceBuffer> mask = new ArrayList<>();
     private final List<DeviceBuffer> y = new ArrayList<>();
     private final List<DeviceBuffer> workspace = new ArrayList<>();
 
     /**
-     * @param dtype the element types of x and y
+     * @param task the operator, whose tensors and element types the buffers' sizes follow
      * @param workspaceBytes each shape's workspace, in bytes, allocated in whole words (0: a one-byte buffer, which no
      *     access fits in)
      */
-    SanitizerBench(Gpu gpu, List<Shape> shapes, Precision dtype, List<Long> workspaceBytes) {
+    SanitizerBench(Gpu gpu, List<Shape> shapes, Task task, List<Long> workspaceBytes) {
+        this.task = task;
+        this.shapes = List.copyOf(shapes);
         List<DeviceBuffer> gaps = new ArrayList<>();
         try {
             for (int i = 0; i < shapes.size(); i++) {
-                long elements = shapes.get(i).elements();
-                x.add(gpu.alloc(elements * dtype.x().bytes()));
+                Shape shape = shapes.get(i);
+                x.add(gpu.alloc(task.op().input().bytes(shape, task.dtype())));
                 gaps.add(gpu.alloc(GAP_BYTES));
-                y.add(gpu.alloc(elements * dtype.y().bytes()));
+                lengths.add(extra(gpu, gaps, shape, Tensor.Extent.BATCH));
+                mask.add(extra(gpu, gaps, shape, Tensor.Extent.BATCH_QUERIES_KEYS));
+                y.add(gpu.alloc(task.op().output().bytes(shape, task.dtype())));
                 gaps.add(gpu.alloc(GAP_BYTES));
                 long words = (workspaceBytes.get(i) + 3) / 4;
                 workspace.add(gpu.alloc(words == 0 ? 1 : words * 4));
@@ -50,8 +61,40 @@ final class SanitizerBench implements AutoCloseable {
         }
     }
 
+    /** The operator's input of {@code extent} for {@code shape}, exactly its size with a gap behind, or null. */
+    private DeviceBuffer extra(Gpu gpu, List<DeviceBuffer> gaps, Shape shape, Tensor.Extent extent) {
+        for (Tensor t : task.op().extraInputs()) {
+            if (t.extent() == extent && t.present(shape)) {
+                DeviceBuffer buffer = gpu.alloc(t.bytes(shape, task.dtype()));
+                gaps.add(gpu.alloc(GAP_BYTES));
+                return buffer;
+            }
+        }
+        return null;
+    }
+
     DevicePointer x(int shape) {
         return x.get(shape).pointer();
+    }
+
+    /**
+     * Generates shape {@code shape}'s inputs of {@code inputCase} under {@code caseSeed}: x, the tensors its mask kind
+     * reads and the scalars' values; what {@link #bindings} then passes.
+     */
+    Inputs generate(TrustedKernels trusted, int shape, long caseSeed, InputCase inputCase) {
+        Inputs inputs = new Inputs(x(shape), pointer(lengths.get(shape)), pointer(mask.get(shape)),
+                task.scalars(caseSeed));
+        trusted.generate(inputs, shapes.get(shape), caseSeed, inputCase);
+        return inputs;
+    }
+
+    /** What a launch on shape {@code shape} of {@code inputs} gets, by the operator's names. */
+    Bindings bindings(int shape, Inputs inputs) {
+        return inputs.bindings(task, shapes.get(shape), y(shape), workspace(shape));
+    }
+
+    private static DevicePointer pointer(DeviceBuffer buffer) {
+        return buffer == null ? DevicePointer.none() : buffer.pointer();
     }
 
     DevicePointer y(int shape) {
@@ -78,6 +121,8 @@ final class SanitizerBench implements AutoCloseable {
     @Override
     public void close() {
         x.forEach(DeviceBuffer::close);
+        java.util.stream.Stream.concat(lengths.stream(), mask.stream()).filter(java.util.Objects::nonNull)
+                .forEach(DeviceBuffer::close);
         y.forEach(DeviceBuffer::close);
         workspace.forEach(DeviceBuffer::close);
     }

@@ -1,6 +1,7 @@
 package dev.kevo.eval;
 
 import dev.kevo.data.BeyondSuite;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.ShapeRegime;
 import dev.kevo.data.Shape;
 import java.util.ArrayList;
@@ -11,7 +12,9 @@ import java.util.SplittableRandom;
  * Draws the shapes an evaluation checks beyond its suite, from its timing secret: the same secret draws the same
  * shapes (a replay with {@code --timing-secret}), and nothing a kernel can read reveals them beforehand. Each drawn
  * shape fits the buffers the evaluation already holds for its suite ({@link Bounds}), so checking it allocates
- * nothing.
+ * nothing. Where the suite holds attention shapes (batch entries, heads or a mask kind), each drawn shape is laid out
+ * as one too, with a mask kind of the suite's and heads and batch entries drawn among its rows' divisors: plans may
+ * choose by them, and a kernel's indexing of heads and queries is as open to a suite's assumptions as its columns.
  */
 final class ShapeDraw {
     /** Widest rows the narrow and unaligned regimes draw among; one-row and large-odd go up to the size bound. */
@@ -33,12 +36,25 @@ final class ShapeDraw {
      * What the evaluation's buffers hold, sized for the suite: elements of x and y, rows of the reference's row
      * statistics, bytes of its scratch. {@code budget} bounds a drawn shape's elements to a quarter of the suite's
      * largest, so that the shapes drawn for every evaluation add little to what checking the suite costs.
+     * {@code masks} are the mask kinds the suite's shapes have, in its order, and {@code attention} whether any of them
+     * is laid out as attention (or masked): then drawn shapes are too.
      */
-    record Bounds(long elements, int rows, long referenceScratchBytes) {
+    record Bounds(long elements, int rows, long referenceScratchBytes, List<MaskKind> masks, boolean attention) {
+        Bounds {
+            masks = List.copyOf(masks);
+        }
+
+        /** Bounds of plain shapes, masked by nothing. */
+        Bounds(long elements, int rows, long referenceScratchBytes) {
+            this(elements, rows, referenceScratchBytes, List.of(MaskKind.NONE), false);
+        }
+
         static Bounds of(List<Shape> suite) {
             return new Bounds(suite.stream().mapToLong(Shape::elements).max().orElseThrow(),
                     suite.stream().mapToInt(Shape::rows).max().orElseThrow(),
-                    suite.stream().mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow());
+                    suite.stream().mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow(),
+                    suite.stream().map(Shape::mask).distinct().toList(),
+                    suite.stream().anyMatch(s -> s.batch() > 1 || s.heads() > 1 || s.mask() != MaskKind.NONE));
         }
 
         boolean fit(Shape s) {
@@ -61,7 +77,7 @@ final class ShapeDraw {
             long room = Math.max(elements, 8) * 4;
             Shape widest = new Shape((int) Math.min(Integer.MAX_VALUE, (long) rows * ROWS_BEYOND),
                     (int) Math.max(1, Math.min(Integer.MAX_VALUE, room / rows)));
-            return new Bounds(room, widest.rows(), TrustedKernels.referenceScratchBytes(widest));
+            return new Bounds(room, widest.rows(), TrustedKernels.referenceScratchBytes(widest), masks, attention);
         }
 
         /** True when {@code s} needs more than these bounds hold: it is checked in buffers of its own. */
@@ -88,8 +104,9 @@ final class ShapeDraw {
         for (int k = 0; k < regimes.size(); k++) {
             SplittableRandom random = new SplittableRandom(use.derive(secret, k, 0));
             ShapeRegime regime = regimes.get(k);
-            drawn.add(new Drawn(regime, one(regime, random, bounds, regime.heldOutOnly() ? bounds.beyondRows()
-                    : bounds)));
+            Shape shape = one(regime, random, bounds, regime.heldOutOnly() ? bounds.beyondRows() : bounds);
+            // The layout from a stream of its own: a plain suite's draws stay what they were.
+            drawn.add(new Drawn(regime, laidOut(shape, new SplittableRandom(use.derive(secret, k, 1)), bounds)));
         }
         return drawn;
     }
@@ -154,6 +171,32 @@ final class ShapeDraw {
             }
         }
         return new Shape((int) rows, (int) cols);
+    }
+
+    /** Heads of a drawn attention shape at most: a power of two up to 32, as models have them. */
+    private static final int MOST_HEADS_LOG2 = 5;
+    /** Batch entries of a drawn attention shape at most. */
+    private static final int MOST_BATCH = 8;
+
+    /**
+     * {@code shape} laid out as attention where {@code bounds} says the suite is: a mask kind of the suite's; heads a
+     * power of two dividing its rows; batch entries a divisor of the rest up to {@link #MOST_BATCH}; the rest queries.
+     */
+    static Shape laidOut(Shape shape, SplittableRandom r, Bounds bounds) {
+        if (!bounds.attention()) {
+            return shape;
+        }
+        MaskKind kind = bounds.masks().get(r.nextInt(bounds.masks().size()));
+        int heads = 1 << r.nextInt(Math.min(MOST_HEADS_LOG2, Integer.numberOfTrailingZeros(shape.rows())) + 1);
+        int rest = shape.rows() / heads;
+        List<Integer> divisors = new ArrayList<>();
+        for (int b = 1; b <= MOST_BATCH; b++) {
+            if (rest % b == 0) {
+                divisors.add(b);
+            }
+        }
+        int batch = divisors.get(r.nextInt(divisors.size()));
+        return new Shape(shape.rows(), shape.cols(), batch, heads, kind);
     }
 
     /** An integer in [lo, hi], its logarithm uniform: small and large sizes alike. */

@@ -154,8 +154,9 @@ final class TimedLaunchAudit implements AutoCloseable {
                     trusted.clearChecks(slots.pointer(), SLOTS);
                 }
                 int slot = Math.min(checked.size(), SLOTS - 1);
-                trusted.reference(stats.pointer(), bench.referenceScratch(), bench.x(set), shape);
-                trusted.compareQueued(bench.y(), bench.x(set), stats.pointer(),
+                Inputs inputs = bench.inputs(set, shape);
+                trusted.reference(stats.pointer(), bench.referenceScratch(), inputs, shape);
+                trusted.compareQueued(bench.y(), inputs, stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], setCases[set],
                         salts[set], tolerance, false);
                 checked.add(new int[] {timedLaunches, set});

@@ -9,10 +9,12 @@ import dev.kevo.cuda.Module;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Tolerance;
 import dev.kevo.data.Shape;
 import dev.kevo.task.op.Task;
+import dev.kevo.task.op.Tensor;
 import java.util.List;
 
 /**
@@ -29,6 +31,8 @@ final class TrustedKernels implements AutoCloseable {
     private final Gpu gpu;
     private final Module module;
     private final Kernel generate;
+    private final Kernel generateLengths;
+    private final Kernel generateMask;
     private final Kernel perturb;
     private final Kernel prepare;
     private final Kernel referenceChunks;
@@ -42,6 +46,9 @@ final class TrustedKernels implements AutoCloseable {
     private final Kernel gate;
     private final Kernel copy;
     private final int sms;
+    /** Whether the operator reads key lengths, and an additive mask (under their mask kinds). */
+    private final boolean takesLengths;
+    private final boolean takesMask;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
         this(gpu, nvrtc, cache, Task.softmax(Precision.FP32));
@@ -56,6 +63,8 @@ final class TrustedKernels implements AutoCloseable {
         Compilation compiled = cache.compile(nvrtc, SOURCE_NAME, source(task), Prelude.headers(), gpu.info().arch());
         this.module = gpu.load(compiled);
         this.generate = module.kernel("kevo_generate");
+        this.generateLengths = module.kernel("kevo_generate_lengths");
+        this.generateMask = module.kernel("kevo_generate_mask");
         this.perturb = module.kernel("kevo_perturb");
         this.prepare = module.kernel("kevo_prepare");
         this.referenceChunks = module.kernel("kevo_reference_chunks");
@@ -69,6 +78,9 @@ final class TrustedKernels implements AutoCloseable {
         this.gate = module.kernel("kevo_gate");
         this.copy = module.kernel("kevo_copy");
         this.sms = gpu.info().sms();
+        this.takesLengths = task.op().extraInputs().stream().anyMatch(t -> t.extent() == Tensor.Extent.BATCH);
+        this.takesMask = task.op().extraInputs().stream()
+                .anyMatch(t -> t.extent() == Tensor.Extent.BATCH_QUERIES_KEYS);
     }
 
     /** The harness and softmax's reference behind the {@link #constants} they are compiled with, in float32. */
@@ -78,19 +90,21 @@ final class TrustedKernels implements AutoCloseable {
 
     /**
      * The harness behind the {@link #constants} it is compiled with, for x and y of the task's dtype, then the
-     * operator's reference; each under its own name, so a compiler message points into the right file.
+     * operator's score and its reference; each under its own name, so a compiler message points into the right file.
      */
     static String source(Task task) {
         return constants(task.dtype()) + "#line 1 \"" + SOURCE_NAME + "\"\n"
                 + Prelude.resource(TrustedKernels.class, SOURCE_NAME)
+                + "\n" + task.op().scoreSource()
                 + "\n#line 1 \"" + task.op().id() + ".cu\"\n" + task.op().referenceSource();
     }
 
     /**
      * What harness.cu shares with Java, written from Java, so that neither side can drift: each input case's number
      * (the generator is launched with {@link InputCase#ordinal()}, and kv_value switches on these names, so a case
-     * renamed on one side does not compile, and harness.cu's count check stops a case added without a generator), and
-     * the poison patterns that Workbench's checks look for, and the element types of x and y.
+     * renamed on one side does not compile, and harness.cu's count check stops a case added without a generator), each
+     * mask kind's number (what kernels get as mask_kind), the poison patterns that Workbench's checks look for, and the
+     * element types of x and y.
      */
     static String constants(Precision dtype) {
         StringBuilder out = new StringBuilder("// Written by TrustedKernels.constants().\n");
@@ -98,6 +112,10 @@ final class TrustedKernels implements AutoCloseable {
             out.append("#define KEVO_CASE_").append(c.name()).append(' ').append(c.ordinal()).append('\n');
         }
         out.append("#define KEVO_CASE_COUNT ").append(InputCase.values().length).append('\n');
+        for (MaskKind k : MaskKind.values()) {
+            out.append("#define KEVO_MASK_").append(k.name()).append(' ').append(k.ordinal()).append('\n');
+        }
+        out.append("#define KEVO_MASK_COUNT ").append(MaskKind.values().length).append('\n');
         out.append("#define KEVO_POISON_Y ").append(hex(Workbench.poisonY(dtype.y()))).append('\n');
         out.append("#define KEVO_POISON_WS ").append(hex(Workbench.POISON_WS)).append('\n');
         out.append("#define KEVO_X ").append(dtype.x().cudaType()).append('\n');
@@ -112,6 +130,45 @@ final class TrustedKernels implements AutoCloseable {
     void generate(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase) {
         gpu.launch(generate, elementGrid(shape.elements()), THREADS, 0, x, shape.rows(), shape.cols(), caseSeed,
                 inputCase.ordinal());
+    }
+
+    /** x of {@code inputs}, and the tensors the shape's mask kind reads, for {@code inputCase} under {@code caseSeed}. */
+    void generate(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase) {
+        generate(inputs.x(), shape, caseSeed, inputCase);
+        if (readsLengths(shape)) {
+            gpu.launch(generateLengths, Math.max(1, (shape.batch() + THREADS - 1) / THREADS), THREADS, 0,
+                    inputs.lengths(), shape.batch(), shape.cols(), caseSeed, inputCase.ordinal());
+        }
+        if (readsMask(shape)) {
+            int maskRows = shape.batch() * shape.queries();
+            gpu.launch(generateMask, elementGrid((long) maskRows * shape.cols()), THREADS, 0, inputs.mask(), maskRows,
+                    shape.cols(), caseSeed, inputCase.ordinal());
+        }
+    }
+
+    private boolean readsLengths(Shape shape) {
+        return takesLengths && shape.mask() == MaskKind.PADDING;
+    }
+
+    private boolean readsMask(Shape shape) {
+        return takesMask && shape.mask() == MaskKind.ADDITIVE;
+    }
+
+    /**
+     * The arguments every reference and comparison kernel ends with: the rows' attention layout, the mask kind, the
+     * scale, and the mask's tensors where the shape reads them (null pointers where it does not, which the
+     * comparison takes as nothing to hold).
+     */
+    private Object[] attention(Inputs inputs, Shape shape) {
+        return new Object[] {shape.batch(), shape.heads(), shape.queries(), shape.mask().ordinal(), inputs.scale(),
+                readsLengths(shape) ? inputs.lengths() : DevicePointer.none(),
+                readsMask(shape) ? inputs.mask() : DevicePointer.none()};
+    }
+
+    private static Object[] concat(Object[] a, Object[] b) {
+        Object[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     /**
@@ -161,25 +218,26 @@ final class TrustedKernels implements AutoCloseable {
     }
 
     /**
-     * The operator's row statistics (softmax's: max, sum of exp(x - max)) in float64 of {@code x} as it is now. Only meaningful followed by
-     * {@link #compareQueued}, which holds every element of x to the generator: a candidate that changed x is
-     * rejected for that, whatever these statistics say. {@code partial} holds {@link #referenceScratchBytes} bytes;
-     * it is left poisoned, so only {@code stats} holds anything of the answer afterwards.
+     * The operator's row statistics (softmax's: max, sum of exp(x - max)) in float64 of the scores of {@code inputs} as
+     * they are now. Only meaningful followed by {@link #compareQueued}, which holds every element of x (and of the
+     * mask's tensors) to the generator: a candidate that changed them is rejected for that, whatever these statistics
+     * say. {@code partial} holds {@link #referenceScratchBytes} bytes; it is left poisoned, so only {@code stats} holds
+     * anything of the answer afterwards.
      */
-    void reference(DevicePointer stats, DevicePointer partial, DevicePointer x, Shape shape) {
+    void reference(DevicePointer stats, DevicePointer partial, Inputs inputs, Shape shape) {
         int chunks = chunks(shape);
         // One chunk a row: the chunk's statistics are the row's, written straight to stats, and no merge is queued.
-        gpu.launch(referenceChunks, itemGrid(shape), THREADS, 0, chunks == 1 ? stats : partial, x, shape.rows(),
-                shape.cols(), REFERENCE_CHUNK, chunks);
+        gpu.launch(referenceChunks, itemGrid(shape), THREADS, 0, concat(new Object[] {chunks == 1 ? stats : partial,
+                inputs.x(), shape.rows(), shape.cols(), REFERENCE_CHUNK, chunks}, attention(inputs, shape)));
         if (chunks > 1) {
             gpu.launch(referenceMerge, Math.min(shape.rows(), sms * 32), THREADS, 0, stats, partial, shape.rows(),
                     chunks);
         }
     }
 
-    CheckCounts compare(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape,
+    CheckCounts compare(DevicePointer y, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
                         long caseSeed, InputCase inputCase, Tolerance tolerance) {
-        compareQueued(y, x, stats, result, shape, caseSeed, inputCase, 0, tolerance, true);
+        compareQueued(y, inputs, stats, result, shape, caseSeed, inputCase, 0, tolerance, true);
         return counts(result);
     }
 
@@ -189,14 +247,15 @@ final class TrustedKernels implements AutoCloseable {
      * ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read them with
      * {@link #counts} once the stream has run.
      */
-    void compareQueued(DevicePointer y, DevicePointer x, DevicePointer stats, DevicePointer result, Shape shape,
+    void compareQueued(DevicePointer y, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
                        long caseSeed, InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
         if (fresh) {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
             gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
         }
-        gpu.launch(compare, itemGrid(shape), THREADS, 0, y, x, stats, shape.rows(), shape.cols(), REFERENCE_CHUNK,
-                chunks(shape), caseSeed, inputCase.ordinal(), salt, tolerance.absolute(), tolerance.relative(), result);
+        gpu.launch(compare, itemGrid(shape), THREADS, 0, concat(new Object[] {y, inputs.x(), stats, shape.rows(),
+                shape.cols(), REFERENCE_CHUNK, chunks(shape), caseSeed, inputCase.ordinal(), salt, tolerance.absolute(),
+                tolerance.relative(), result}, attention(inputs, shape)));
     }
 
     CheckCounts counts(DevicePointer result) {
@@ -303,7 +362,8 @@ final class TrustedKernels implements AutoCloseable {
 
     /**
      * kevo's plain copy of {@code elements} elements of x to y (converting where y's type is wider), one of the two
-     * copies the memory floor is taken from. x and y are 16-byte aligned (Workbench's guard zones are 64 KiB).
+     * copies the memory floor is taken from ({@link Task#floorCopyElements}: more than the shape's elements where the
+     * operator also reads a mask). x and y are 16-byte aligned (Workbench's guard zones are 64 KiB).
      */
     void copy(DevicePointer x, DevicePointer y, long elements) {
         int blocks = (int) Math.max(1, Math.min((elements / 8 + COPY_THREADS - 1) / COPY_THREADS, (long) sms * 4));

@@ -4,10 +4,11 @@ import dev.kevo.cuda.DeviceBuffer;
 import dev.kevo.cuda.DevicePointer;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.data.Dtype;
+import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
-import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.Task;
+import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,8 @@ import java.util.function.Consumer;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
- * The operator's input (x here) and output (y) and the workspace each sit between two guard zones, so a write just
+ * The operator's input (x here), the tensors a mask brings (key lengths, an additive mask: per input set too, where
+ * the operator reads them), its output (y) and the workspace each sit between two guard zones, so a write just
  * outside them is caught; a launch gets them by the operator's names for them ({@link #bindings}).
  *
  * <p>Where in its allocation each guarded region starts is drawn anew for every evaluation ({@link #place}), in
@@ -51,6 +53,11 @@ final class Workbench implements AutoCloseable {
     private final Task task;
     private final Precision dtype;
     private final List<DeviceBuffer> xSets = new ArrayList<>();
+    /** The operator's other input tensors ({@link dev.kevo.task.op.Operator#extraInputs}), each one buffer per set. */
+    private final List<Tensor> extras;
+    private final List<List<DeviceBuffer>> extraSets = new ArrayList<>();
+    /** Per input set, the scalars of the case last generated into it. */
+    private final List<Map<String, Float>> scalars = new ArrayList<>();
     private final DeviceBuffer y;
     private final DeviceBuffer stats;
     private final DeviceBuffer referenceScratch;
@@ -60,6 +67,7 @@ final class Workbench implements AutoCloseable {
     private DeviceBuffer workspace;
     /** Where each input set's, y's and the workspace's guarded region starts in its allocation ({@link #place}). */
     private final long[] xShift;
+    private final long[][] extraShift;
     private long yShift;
     private long wsShift;
 
@@ -74,18 +82,34 @@ final class Workbench implements AutoCloseable {
         this.gpu = gpu;
         this.task = task;
         this.dtype = task.dtype();
-        long maxElements = shapes.stream().mapToLong(Shape::elements).max().orElseThrow();
+        this.extras = task.op().extraInputs();
         long maxRows = shapes.stream().mapToLong(Shape::rows).max().orElseThrow();
         // x as large as y even where its type is narrower: the memcpy that times the floor reads as many bytes as it
-        // writes, (x's + y's) / 2 an element, from an input set.
-        long xCapacity = maxElements * Math.max(dtype.x().bytes(), dtype.y().bytes());
+        // writes, (x's + y's) / 2 an element, from an input set; and both as large as the floor's copy, which for an
+        // operator that also reads a mask moves more than x's and y's bytes (Task.floorCopyElements).
+        long copyElements = shapes.stream().mapToLong(s -> Math.max(s.elements(), task.floorCopyElements(s))).max()
+                .orElseThrow();
+        long copyCapacity = copyElements * Math.max(dtype.x().bytes(), dtype.y().bytes());
         xShift = new long[inputSets];
+        extraShift = new long[extras.size()][inputSets];
         List<DeviceBuffer> allocated = new ArrayList<>();
         try {
             for (int i = 0; i < inputSets; i++) {
-                xSets.add(held(allocated, gpu.alloc(guardedBytes(xCapacity))));
+                xSets.add(held(allocated, gpu.alloc(guardedBytes(copyCapacity))));
+                scalars.add(Map.of());
             }
-            y = held(allocated, gpu.alloc(guardedBytes(maxElements * dtype.y().bytes())));
+            for (Tensor t : extras) {
+                // As much as any layout and mask kind of the suite's sizes reads, so that a drawn shape fits too.
+                long capacity = shapes.stream().mapToLong(s -> t.extent().mostElements(s)).max().orElseThrow()
+                        * t.element().bytes(dtype);
+                List<DeviceBuffer> sets = new ArrayList<>();
+                for (int i = 0; i < inputSets; i++) {
+                    sets.add(held(allocated, gpu.alloc(guardedBytes(capacity))));
+                }
+                extraSets.add(sets);
+            }
+            y = held(allocated, gpu.alloc(guardedBytes(Math.max(copyCapacity,
+                    shapes.stream().mapToLong(Shape::elements).max().orElseThrow() * dtype.y().bytes()))));
             stats = held(allocated, gpu.alloc(maxRows * 16));
             referenceScratch = held(allocated, gpu.alloc(shapes.stream()
                     .mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow()));
@@ -139,6 +163,11 @@ final class Workbench implements AutoCloseable {
         }
         yShift = shift(secret, xShift.length);
         wsShift = shift(secret, xShift.length + 1);
+        for (int t = 0; t < extras.size(); t++) {
+            for (int set = 0; set < xShift.length; set++) {
+                extraShift[t][set] = shift(secret, xShift.length * (t + 1) + 2 + set);
+            }
+        }
     }
 
     /** The {@code k}-th shift of {@code secret}. */
@@ -166,15 +195,44 @@ final class Workbench implements AutoCloseable {
         return workspace.at(wsShift + GUARD_BYTES);
     }
 
-    /** What a plan's launch gets, by the operator's names: input set {@code set}, y and the workspace. */
-    Bindings bindings(int set) {
-        return bindings(task, x(set), y(), workspace());
+    /** Where extra input {@code t} of input set {@code set} starts. */
+    private DevicePointer extra(int t, int set) {
+        return extraSets.get(t).get(set).at(extraShift[t][set] + GUARD_BYTES);
     }
 
-    /** The operator's input, output and the workspace under the names a plan passes them by. */
-    static Bindings bindings(Task task, DevicePointer x, DevicePointer y, DevicePointer ws) {
-        return new Bindings(Map.of(task.op().input().name(), x, task.op().output().name(), y, KernelFile.WORKSPACE,
-                ws));
+    /**
+     * Input set {@code set} as kevo's kernels read it for {@code shape}: x, the tensors the shape's mask kind reads,
+     * and the scalars of the case last generated into it.
+     */
+    Inputs inputs(int set, Shape shape) {
+        DevicePointer lengths = DevicePointer.none();
+        DevicePointer mask = DevicePointer.none();
+        for (int t = 0; t < extras.size(); t++) {
+            if (extras.get(t).present(shape)) {
+                if (extras.get(t).extent() == Tensor.Extent.BATCH) {
+                    lengths = extra(t, set);
+                } else {
+                    mask = extra(t, set);
+                }
+            }
+        }
+        return new Inputs(x(set), lengths, mask, scalars.get(set));
+    }
+
+    /**
+     * Generates the operator's inputs of {@code inputCase} under {@code caseSeed} for {@code shape} into input set
+     * {@code set}: x, the tensors its mask kind reads, and the scalars' values, which later launches on the set get.
+     */
+    Inputs generate(TrustedKernels trusted, int set, Shape shape, long caseSeed, InputCase inputCase) {
+        scalars.set(set, task.scalars(caseSeed));
+        Inputs inputs = inputs(set, shape);
+        trusted.generate(inputs, shape, caseSeed, inputCase);
+        return inputs;
+    }
+
+    /** What a plan's launch on {@code shape} gets, by the operator's names: input set {@code set}, y and the workspace. */
+    Bindings bindings(int set, Shape shape) {
+        return inputs(set, shape).bindings(task, shape, y(), workspace());
     }
 
     DevicePointer stats() {
@@ -219,9 +277,15 @@ final class Workbench implements AutoCloseable {
         return (yBytes(shape) + 3) / 4;
     }
 
-    /** Guards around x (input set {@code set}), y and {@code wsBytes} of workspace; y poisoned; workspace poisoned. */
+    /**
+     * Guards around x and the other inputs (input set {@code set}), y and {@code wsBytes} of workspace; y poisoned;
+     * workspace poisoned.
+     */
     void arm(Shape shape, long wsBytes, int set) {
         armGuards(xSets.get(set), xShift[set], xBytes(shape));
+        for (int t = 0; t < extras.size(); t++) {
+            armGuards(extraSets.get(t).get(set), extraShift[t][set], extras.get(t).bytes(shape, dtype));
+        }
         armGuards(y, yShift, yBytes(shape));
         gpu.fill(y(), poisonY(dtype.y()), yWords(shape));
         armGuards(workspace, wsShift, wsBytes);
@@ -232,6 +296,9 @@ final class Workbench implements AutoCloseable {
     long guardDamage(TrustedKernels trusted, Shape shape, long wsBytes, int set) {
         return counted(c -> {
             checkGuards(trusted, xSets.get(set), xShift[set], xBytes(shape), c);
+            for (int t = 0; t < extras.size(); t++) {
+                checkGuards(trusted, extraSets.get(t).get(set), extraShift[t][set], extras.get(t).bytes(shape, dtype), c);
+            }
             checkGuards(trusted, y, yShift, yBytes(shape), c);
             checkGuards(trusted, workspace, wsShift, wsBytes, c);
         });
@@ -241,8 +308,8 @@ final class Workbench implements AutoCloseable {
     CheckBuffers checked(int set) {
         return new CheckBuffers() {
             @Override
-            public DevicePointer x() {
-                return Workbench.this.x(set);
+            public Inputs generate(TrustedKernels trusted, Shape shape, long caseSeed, InputCase inputCase) {
+                return Workbench.this.generate(trusted, set, shape, caseSeed, inputCase);
             }
 
             @Override
@@ -251,8 +318,8 @@ final class Workbench implements AutoCloseable {
             }
 
             @Override
-            public Bindings bindings() {
-                return Workbench.this.bindings(set);
+            public Bindings bindings(Shape shape) {
+                return Workbench.this.bindings(set, shape);
             }
 
             @Override
@@ -311,10 +378,24 @@ final class Workbench implements AutoCloseable {
         long xRegion = regionBytes(xBytes(shape));
         List<TrustedKernels.Range> ranges = new ArrayList<>(List.of(lines(xSets.get(set), xShift[set], xRegion),
                 lines(y, yShift, regionBytes(yBytes(shape))), lines(workspace, wsShift, regionBytes(wsBytes))));
-        if (xRegion * xSets.size() <= gpu.info().l2Bytes()) {
+        long setRegion = xRegion;
+        for (int t = 0; t < extras.size(); t++) {
+            if (extras.get(t).present(shape)) {
+                long region = regionBytes(extras.get(t).bytes(shape, dtype));
+                setRegion += region;
+                ranges.add(lines(extraSets.get(t).get(set), extraShift[t][set], region));
+            }
+        }
+        if (setRegion * xSets.size() <= gpu.info().l2Bytes()) {
             for (int other = 0; other < xSets.size(); other++) {
                 if (other != set) {
                     ranges.add(lines(xSets.get(other), xShift[other], xRegion));
+                    for (int t = 0; t < extras.size(); t++) {
+                        if (extras.get(t).present(shape)) {
+                            ranges.add(lines(extraSets.get(t).get(other), extraShift[t][other],
+                                    regionBytes(extras.get(t).bytes(shape, dtype))));
+                        }
+                    }
                 }
             }
         }
@@ -347,6 +428,7 @@ final class Workbench implements AutoCloseable {
     @Override
     public void close() {
         xSets.forEach(DeviceBuffer::close);
+        extraSets.forEach(sets -> sets.forEach(DeviceBuffer::close));
         y.close();
         stats.close();
         referenceScratch.close();

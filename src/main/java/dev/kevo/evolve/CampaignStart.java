@@ -55,6 +55,7 @@ public record CampaignStart(Path dir, FrozenCampaign frozen, String baselineSour
         EvalSettings settings = EvalSettings.load(home.root().resolve(campaign.evalConfig()))
                 .withSuite(campaign.suite()).withBaseline(campaign.baseline()).withDtype(campaign.dtype());
         Suite suite = SuiteFile.load(home.suite(settings.suite()));
+        Task.of(settings).checkSuite(suite.name(), suite.shapes());
         // Resolved once, before the folder is made: the record says which baseline (and cuDNN version) it was.
         BaselineResolver.Resolved resolved = new BaselineResolver(home::baseline, env)
                 .resolve(settings.baseline(), "campaign config", Task.of(settings));

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Scalar;
 import dev.kevo.task.op.Tensor;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
@@ -301,7 +302,8 @@ public final class ContractParser {
         private KernelFile.Arg arg(JsonNode node, At at) {
             if (node.isTextual()) {
                 String key = node.asText().trim().toLowerCase(Locale.ROOT);
-                if (key.equals(KernelFile.WORKSPACE) || op.tensors().stream().map(Tensor::name).anyMatch(key::equals)) {
+                if (key.equals(KernelFile.WORKSPACE) || op.tensors().stream().map(Tensor::name).anyMatch(key::equals)
+                        || op.scalars().stream().map(Scalar::name).anyMatch(key::equals)) {
                     return new KernelFile.Arg.Buffer(key);
                 }
             }
@@ -313,7 +315,7 @@ public final class ContractParser {
                 throw error(at, " must be an expression string or an integer");
             }
             try {
-                return Expr.parseAllowingKnobs(node.asText(), knobs);
+                return Expr.parseAllowingKnobs(node.asText(), knobs, op.planVariables());
             } catch (IllegalArgumentException e) {
                 throw error(at, ": " + e.getMessage());
             }

@@ -53,8 +53,10 @@ import java.util.stream.Stream;
  */
 public final class Expr {
 
-    /** The variables a plan may name. */
+    /** The variables every plan may name. */
     public static final Set<String> VARIABLES = Set.of("rows", "cols", "sms");
+    /** An attention shape's variables: {@link Shape#ATTENTION_VARIABLES}. */
+    public static final Set<String> ATTENTION_VARIABLES = Shape.ATTENTION_VARIABLES;
     /** What a knob's name looks like: an upper-case C identifier, so it cannot be taken for a variable. */
     public static final Pattern KNOB_NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
     /**
@@ -122,7 +124,7 @@ public final class Expr {
      * @throws IllegalArgumentException with a message naming the problem
      */
     public static Expr parse(String text) {
-        return parse(text, Set.of(), false);
+        return parse(text, Set.of(), false, Set.of());
     }
 
     /**
@@ -131,7 +133,7 @@ public final class Expr {
      * @throws IllegalArgumentException with a message naming the problem
      */
     public static Expr parse(String text, Set<String> knobs) {
-        return parse(text, knobs, false);
+        return parse(text, knobs, false, Set.of());
     }
 
     /**
@@ -139,15 +141,23 @@ public final class Expr {
      * header that declares them ({@link #knobsUsed()}).
      */
     public static Expr parseAllowingKnobs(String text) {
-        return parse(text, Set.of(), true);
+        return parse(text, Set.of(), true, Set.of());
     }
 
     /** As {@link #parseAllowingKnobs(String)}; an unknown name's message lists {@code declared}, the file's knobs. */
     public static Expr parseAllowingKnobs(String text, Set<String> declared) {
-        return parse(text, declared, true);
+        return parse(text, declared, true, Set.of());
     }
 
-    private static Expr parse(String text, Set<String> knobs, boolean anyKnob) {
+    /**
+     * As {@link #parseAllowingKnobs(String, Set)}, with {@code variables} (some of {@link #ATTENTION_VARIABLES}) allowed
+     * beside rows, cols and sms: what the operator's plans may name.
+     */
+    public static Expr parseAllowingKnobs(String text, Set<String> declared, Set<String> variables) {
+        return parse(text, declared, true, variables);
+    }
+
+    private static Expr parse(String text, Set<String> knobs, boolean anyKnob, Set<String> variables) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("empty expression");
         }
@@ -179,9 +189,10 @@ public final class Expr {
                             + (knobs.isEmpty() ? "the header declares no knobs" : "the header declares "
                             + String.join(", ", new TreeSet<>(knobs))) + ")");
                 }
-                if (!VARIABLES.contains(variable)) {
+                if (!VARIABLES.contains(variable) && !variables.contains(variable)) {
                     throw new IllegalArgumentException("'" + text + "': unknown name '" + variable
-                            + "' (expressions may use rows, cols, sms" + (knobs.isEmpty() ? ""
+                            + "' (expressions may use rows, cols, sms" + (variables.isEmpty() ? ""
+                            : ", " + String.join(", ", new TreeSet<>(variables))) + (knobs.isEmpty() ? ""
                             : " and the knobs " + String.join(", ", new TreeSet<>(knobs))) + ")");
                 }
             }
@@ -228,10 +239,11 @@ public final class Expr {
         }
     }
 
-    /** The names this expression uses that are not rows, cols or sms: knobs. */
+    /** The names this expression uses that are not rows, cols, sms or an attention shape's: knobs. */
     public Set<String> knobsUsed() {
         Set<String> used = namesUsed();
         used.removeAll(VARIABLES);
+        used.removeAll(ATTENTION_VARIABLES);
         return used;
     }
 
@@ -291,7 +303,9 @@ public final class Expr {
 
     /** A copy of the parsed expression with every name of the environment given its value. */
     private Expression bound(Env env) throws ParseException {
-        Expression bound = parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms());
+        Expression bound = parsed.copy().with("rows", env.rows()).and("cols", env.cols()).and("sms", env.sms())
+                .and("batch", env.batch()).and("heads", env.heads()).and("queries", env.queries())
+                .and("mask_kind", env.maskKind());
         for (Map.Entry<String, Long> knob : env.knobs().entrySet()) {
             bound = bound.and(knob.getKey(), knob.getValue());
         }
@@ -303,23 +317,38 @@ public final class Expr {
         return text;
     }
 
-    /** The values an expression is evaluated with: the shape, the device, and the file's integer knobs. */
-    public record Env(long rows, long cols, long sms, Map<String, Long> knobs) {
+    /**
+     * The values an expression is evaluated with: the shape (its attention layout too: a plain shape is one batch
+     * entry of one head whose queries are its rows, masked by nothing), the device, and the file's integer knobs.
+     */
+    public record Env(long rows, long cols, long sms, Map<String, Long> knobs, long batch, long heads, long queries,
+                      long maskKind) {
         public Env {
             knobs = Map.copyOf(knobs);
         }
 
+        /** A plain shape's environment. */
+        public Env(long rows, long cols, long sms, Map<String, Long> knobs) {
+            this(rows, cols, sms, knobs, 1, 1, rows, 0);
+        }
+
         public static Env of(Shape shape, int sms) {
-            return new Env(shape.rows(), shape.cols(), sms, Map.of());
+            return new Env(shape.rows(), shape.cols(), sms, Map.of(), shape.batch(), shape.heads(), shape.queries(),
+                    shape.mask().ordinal());
         }
 
         public Env withKnobs(Map<String, Long> values) {
-            return new Env(rows, cols, sms, values);
+            return new Env(rows, cols, sms, values, batch, heads, queries, maskKind);
         }
 
+        /** {@code rows=.., cols=.., sms=..}, the attention layout where it is not a plain shape's, then the knobs. */
         @Override
         public String toString() {
             StringBuilder out = new StringBuilder("rows=" + rows + ", cols=" + cols + ", sms=" + sms);
+            if (batch != 1 || heads != 1 || queries != rows || maskKind != 0) {
+                out.append(", batch=").append(batch).append(", heads=").append(heads).append(", queries=")
+                        .append(queries).append(", mask_kind=").append(maskKind);
+            }
             new TreeMap<>(knobs).forEach((k, v) -> out.append(", ").append(k).append('=').append(v));
             return out.toString();
         }

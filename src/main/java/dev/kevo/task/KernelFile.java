@@ -82,10 +82,14 @@ public record KernelFile(String name, Path path, String source, String descripti
     }
 
     /**
-     * A kernel argument: one of the operator's tensors or the workspace (by the name a plan gives it), or an integer
-     * passed as {@code int}.
+     * A kernel argument: one of the operator's tensors, its scalars or the workspace (by the name a plan gives it), or
+     * an integer passed as {@code int}.
      */
     public sealed interface Arg {
+        /**
+         * A value bound by name at launch: a tensor's or the workspace's device pointer, or a scalar's float (the
+         * operator's {@code Scalar}s; kevo export, which takes only softmax, never meets one).
+         */
         record Buffer(String name) implements Arg {
             @Override
             public String toString() {

@@ -13,12 +13,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Whether the kernels' tensor parameters (softmax's x and y) have the element types of the dtype judged. A file that declares bf16 but
+ * Whether the kernels' tensor parameters (softmax's x and y; masked_softmax's int32 lengths and its mask in x's type
+ * too) have the element types of the dtype judged. A file that declares bf16 but
  * takes {@code float* x} compiles (kevo passes device pointers, not typed arrays) and then reads two bf16 values as
  * one float: a wrong result at best, read past x's end at worst. Caught from the source, before any compile, so that
  * {@code kevo check} says so in one line, and a GPU never runs it.
  *
- * <p>Only element types kevo knows are judged ({@code float}, {@code kevo_bf16}, {@code kevo_half}, {@code double},
+ * <p>Only element types kevo knows are judged ({@code float}, {@code kevo_bf16}, {@code kevo_half}, {@code double}, {@code int},
  * and {@code KEVO_X} and {@code KEVO_Y}, which kevo defines as x's and y's): a vector type ({@code float4},
  * {@code uint4}: 16-byte loads of any dtype), {@code void*} or a type of the file's own is left to the checks on the
  * GPU.
@@ -60,14 +61,18 @@ public final class ParameterTypes {
             if (tensor.isEmpty()) {
                 continue;  // the workspace: any type
             }
-            Dtype expected = tensor.get().dtype(dtype);
+            String expected = tensor.get().element().cudaType(dtype);
             Param p = params.get(i);
             Optional<String> declared = elementType(p.type(), dtype);
-            if (declared.isPresent() && !declared.get().equals(expected.cudaType())) {
-                String macro = tensor.get().element() == Tensor.Element.X ? "KEVO_X" : "KEVO_Y";
+            if (declared.isPresent() && !declared.get().equals(expected)) {
+                String macro = switch (tensor.get().element()) {
+                    case X -> "KEVO_X";
+                    case Y -> "KEVO_Y";
+                    case INT32 -> "int";
+                };
                 return Optional.of("line " + SourcePolicy.lineOf(code, p.offset()) + ": kernel " + launch.kernel()
                         + " takes " + name + " as " + p.type() + ", but dtype " + dtype.id() + " stores "
-                        + name + " as " + expected.cudaType() + " (declare it " + macro + "*)");
+                        + name + " as " + expected + " (declare it " + macro + "*)");
             }
         }
         return Optional.empty();
@@ -85,7 +90,7 @@ public final class ParameterTypes {
         String base = bare.substring(0, bare.length() - 1).strip();
         Map<String, String> known = Map.of("KEVO_X", dtype.x().cudaType(), "KEVO_Y", dtype.y().cudaType(),
                 Dtype.FP32.cudaType(), Dtype.FP32.cudaType(), Dtype.BF16.cudaType(), Dtype.BF16.cudaType(),
-                Dtype.FP16.cudaType(), Dtype.FP16.cudaType(), "double", "double");
+                Dtype.FP16.cudaType(), Dtype.FP16.cudaType(), "double", "double", "int", "int");
         return Optional.ofNullable(known.get(base));
     }
 

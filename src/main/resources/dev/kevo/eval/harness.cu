@@ -8,10 +8,11 @@
 
 typedef unsigned long long u64;
 
-// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_POISON_Y (the 32-bit word unwritten output is filled with; for a 16-bit
-// y both halves are one 16-bit NaN pattern), KEVO_POISON_WS (workspace, a quiet NaN), and KEVO_X and KEVO_Y (the
-// element types of x and y, as candidates get them) are defined by TrustedKernels.constants() from the Java side,
-// ahead of this file. x is generated in float and rounded to KEVO_X; everything after reads it as stored.
+// KEVO_CASE_<InputCase>, KEVO_CASE_COUNT, KEVO_MASK_<MaskKind>, KEVO_MASK_COUNT, KEVO_POISON_Y (the 32-bit word
+// unwritten output is filled with; for a 16-bit y both halves are one 16-bit NaN pattern), KEVO_POISON_WS (workspace,
+// a quiet NaN), and KEVO_X and KEVO_Y (the element types of x and y, as candidates get them) are defined by
+// TrustedKernels.constants() from the Java side, ahead of this file. x (and an additive mask) is generated in float and
+// rounded to KEVO_X; everything after reads it as stored.
 
 // The bits of one element, to compare with a pattern or with what was generated.
 __device__ __forceinline__ unsigned kv_bits(float v) { return __float_as_uint(v); }
@@ -113,6 +114,46 @@ __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols
     }
 }
 
+// The mask kinds, one per MaskKind: a kind added there must get its meaning in the operators that take it.
+static_assert(KEVO_MASK_COUNT == 4, "a MaskKind the harness does not know");
+
+// The tensors an attention mask brings, generated per case like x and held to it bit for bit. The cases about masks
+// (causal, lowest-mask) put every kind at its edges: padding lengths of 0 (a batch entry's rows fully masked) and 1
+// (masked all but one), additive mask rows fully masked and masked all but one. Elsewhere the masks are ordinary: a
+// length drawn in [1, keys] (keys itself, nothing masked, in the constant case), and an additive mask about 30%
+// masked at scattered keys, never at one drawn key, with a bias on the rest (non-zero, so that a kernel that scales
+// the bias with the scores, or a maximum taken before the bias is added, is off).
+#define KV_MASK_STREAM 0x6D61736B2D6B6576ull
+__device__ __forceinline__ bool kv_mask_edges(int kase) {
+    return kase == KEVO_CASE_CAUSAL || kase == KEVO_CASE_LOWEST_MASK;
+}
+
+__device__ int kv_length(u64 seed, int kase, long long b, int keys) {
+    if (kase == KEVO_CASE_LOWEST_MASK) return b % 2 == 0 ? 0 : 1;
+    if (kase == KEVO_CASE_CAUSAL) return b % 2 == 0 ? 1 : 0;
+    if (kase == KEVO_CASE_CONSTANT) return keys;
+    return 1 + (int)(kv_draw(kv_mix(seed ^ KV_MASK_STREAM), ~(u64)b) % (u64)keys);
+}
+
+// Entry (row, c) of the additive mask, row = b * queries + q: the lowest finite value of x's type where masked, else
+// a bias.
+__device__ float kv_mask_value(u64 seed, int kase, long long row, long long c, int keys) {
+    const u64 s = kv_mix(seed ^ KV_MASK_STREAM);
+    const float masked = kv_lowest(KEVO_X{});
+    const int kind = kv_mask_edges(kase) ? (int)(row % 4) : 2;  // 0 fully masked, 1 all but one, else ordinary
+    if (kind == 0) return masked;
+    const long long keep = (long long)(kv_row_draw(s, row, 3) % (u64)keys);
+    const u64 i = (u64)(row * keys + c);
+    if (c != keep && (kind == 1 || kv_u01(s, i, 2) < 0.3f)) return masked;
+    return 2.0f * kv_normal(s, i);
+}
+
+extern "C" __global__ void kevo_generate_lengths(int* lengths, int batch, int keys, u64 seed, int kase) {
+    for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < batch; b += (long long)gridDim.x * blockDim.x) {
+        lengths[b] = kv_length(seed, kase, b, keys);
+    }
+}
+
 // While timing, each launch of the candidate reads an input set in which one element per row, at a column drawn
 // from a per-launch salt, is raised to 30 + u (u in [0, 1)): the row's new maximum by far, so an output replayed from
 // an earlier launch on the same set is wrong everywhere in the row. A kernel can only notice the change by reading
@@ -160,6 +201,14 @@ extern "C" __global__ void kevo_generate(KEVO_X* x, int rows, int cols, u64 seed
     long long n = (long long)rows * cols;
     for (KvWalk w(cols); w.i < n; w.next()) {
         x[w.i] = kevo_from_float<KEVO_X>(kv_value(seed, kase, w.r, w.c, cols));
+    }
+}
+
+// The additive mask of batch * queries rows of keys entries.
+extern "C" __global__ void kevo_generate_mask(KEVO_X* mask, int mask_rows, int keys, u64 seed, int kase) {
+    const long long n = (long long)mask_rows * keys;
+    for (KvWalk w(keys); w.i < n; w.next()) {
+        mask[w.i] = kevo_from_float<KEVO_X>(kv_mask_value(seed, kase, w.r, w.c, keys));
     }
 }
 
@@ -238,10 +287,38 @@ struct KvItems {
     __device__ __forceinline__ int end() const { return min(cols, begin() + chunk_cols); }
 };
 
-// The operator's reference, defined by its own file (compiled right after this one; docs/operators.md): a statistic
-// of each row in two doubles, folded from the row's elements in any order and merged from any split of the row, and
-// the expected output of an element from the row's statistic. The kernels below are the same for every operator:
-// they only walk rows, reduce and compare.
+// What an element's score may depend on beside the element: the rows' attention layout, the mask kind, the tensors it
+// reads and the scale (docs/operators.md). A plain shape is one batch entry of one head whose queries are its rows,
+// kind none, no tensors (null), scale 1.
+struct KvAttention {
+    int batch, heads, queries, keys, kind;
+    float scale;
+    const int* lengths;    // one per batch entry, under padding
+    const KEVO_X* mask;    // batch x queries x keys, broadcast over heads, under additive
+};
+
+// Where row r sits in that layout: worked out once a row (an item), not once an element.
+struct KvRowAt {
+    long long r;
+    int b, h, q;
+};
+
+__device__ __forceinline__ KvRowAt kv_row_at(const KvAttention& a, long long r) {
+    KvRowAt at;
+    at.r = r;
+    at.q = (int)(r % a.queries);
+    const long long bh = r / a.queries;
+    at.h = (int)(bh % a.heads);
+    at.b = (int)(bh / a.heads);
+    return at;
+}
+
+// The operator's reference, defined by its own file (compiled right after this one; docs/operators.md): the score of
+// an element (the element itself, or scaled and masked), a statistic of each row's scores in two doubles, folded in
+// any order and merged from any split of the row, and the expected output of an element from its score and the row's
+// statistic. The kernels below are the same for every operator: they only walk rows, reduce and compare.
+__device__ __forceinline__ double kv_score(const KvAttention& a, const KvRowAt& at, int c, double x);  // of element x
+__device__ __forceinline__ bool kv_exact(double score);                  // whether its output must be exactly ref
 __device__ __forceinline__ double2 kv_stat_start();                     // the statistic of no elements
 __device__ __forceinline__ double2 kv_stat_add(double2 s, double v);    // s with one more element v
 __device__ __forceinline__ double2 kv_stat_merge(double2 s, double2 t); // the statistic of both parts
@@ -276,13 +353,19 @@ __device__ double2 kv_block_merge(double2 s, double2* scratch) {
 // the generator bit for bit, so a candidate that changed x is rejected for that whatever this computed, and one
 // that did not is checked against the reference of exactly the generated input. Generating the input again here
 // cost as much as the comparison itself, on every checked timed launch.
+#define KV_ATTENTION_PARAMS int batch, int heads, int queries, int kind, float scale, const int* lengths, const KEVO_X* mask
+#define KV_ATTENTION(cols) KvAttention{batch, heads, queries, cols, kind, scale, lengths, mask}
 extern "C" __global__ void kevo_reference_chunks(double2* partial, const KEVO_X* x, int rows, int cols, int chunk_cols,
-                                                 int chunks) {
+                                                 int chunks, KV_ATTENTION_PARAMS) {
+    const KvAttention a = KV_ATTENTION(cols);
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
+        const KvRowAt at = kv_row_at(a, it.row());
         const KEVO_X* row = x + it.row() * cols;
         const int end = it.end();
         double2 s = kv_stat_start();
-        for (int c = it.begin() + it.lane; c < end; c += 32) s = kv_stat_add(s, (double)kevo_to_float(row[c]));
+        for (int c = it.begin() + it.lane; c < end; c += 32) {
+            s = kv_stat_add(s, kv_score(a, at, c, (double)kevo_to_float(row[c])));
+        }
         s = kv_warp_merge(s);
         if (it.lane == 0) partial[it.b] = s;
     }
@@ -307,7 +390,7 @@ struct KevoCheck {
     u64 unwritten;     // still holding the poison pattern
     u64 nonfinite;     // NaN written, or Inf where no answer within the tolerance of ref rounds to it in y's type
     u64 violations;    // |y - ref| > abs + rel * |ref| + one unit in the last place of y's type at ref
-    u64 x_changed;     // input bits differ from what was generated
+    u64 x_changed;     // input bits (x's, the mask's, the lengths') differ from what was generated
     u64 first_bad;     // smallest index of any of the above (initialised to ~0)
     double err_sq;     // sum (y - ref)^2 over finite, written elements whose ref y's type holds finitely
     double ref_sq;     // sum ref^2 over those whose ref y's type holds finitely
@@ -317,31 +400,49 @@ struct KevoCheck {
 
 extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const double2* stats, int rows, int cols,
                                         int chunk_cols, int chunks, u64 seed, int kase, u64 salt, double abs_tol,
-                                        double rel_tol, KevoCheck* out) {
+                                        double rel_tol, KevoCheck* out, KV_ATTENTION_PARAMS) {
     __shared__ double scratch[KV_THREADS];
+    const KvAttention a = KV_ATTENTION(cols);
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
     double err_sq = 0.0, ref_sq = 0.0, max_err = 0.0, round_sq = 0.0;
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
         const long long r = it.row();
+        const KvRowAt at = kv_row_at(a, r);
         const long long raised_col = salt != 0 ? kv_salt_col(salt, r, cols) : -1;
         const float raised = salt != 0 ? kv_salt_value(salt, r, kase) : 0.0f;
         const double2 row_stat = kv_row_prepare(stats[r]);
         const int end = it.end();
+        // The mask's tensors are held to their generator where head 0 of their row reads them: the lengths once a
+        // batch entry, the additive mask once an entry. A changed bit is a changed input, like one of x.
+        if (a.lengths != nullptr && at.h == 0 && at.q == 0 && it.begin() == 0 && it.lane == 0
+            && a.lengths[at.b] != kv_length(seed, kase, at.b, cols)) {
+            x_changed++;
+            first_bad = min(first_bad, (u64)(r * cols));
+        }
+        const long long mask_row = (long long)at.b * a.queries + at.q;
         for (int c = it.begin() + it.lane; c < end; c += 32) {
             const long long i = r * cols + c;
             const KEVO_X v = kevo_from_float<KEVO_X>(c == raised_col ? raised : kv_value(seed, kase, r, c, cols));
             bool bad = false;
             if (kv_bits(x[i]) != kv_bits(v)) { x_changed++; bad = true; }
+            if (a.mask != nullptr && at.h == 0
+                && kv_bits(a.mask[mask_row * cols + c])
+                   != kv_bits(kevo_from_float<KEVO_X>(kv_mask_value(seed, kase, mask_row, c, cols)))) {
+                x_changed++;
+                bad = true;
+            }
             const KEVO_Y stored = y[i];
             const float got = kevo_to_float(stored);
-            const double ref = kv_expected((double)kevo_to_float(v), row_stat);
+            const double score = kv_score(a, at, c, (double)kevo_to_float(v));
+            const double ref = kv_expected(score, row_stat);
             // ref as y's type holds it, rounded to nearest: infinite where ref is, and where ref lies past the type's
             // largest finite value. The whole-case errors are over the answers it holds finitely.
             const double held = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref));
             const double bound = abs_tol + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref);
             if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }
-            else if (isinf(ref)) {
-                // An infinite answer (a log-probability of a masked entry) is right only exactly.
+            else if (isinf(ref) || kv_exact(score)) {
+                // An infinite answer (a log-probability of a masked entry), or one the operator holds exact (a masked
+                // entry's 0), is right only exactly.
                 if ((double)got != ref) {
                     if (isnan(got) || isinf(got)) nonfinite++; else violations++;
                     bad = true;

@@ -91,7 +91,7 @@ class SuiteFileTest {
         Files.writeString(file, "description: typo below\nshapes: [32x128]\nshape: [1x1]\n");
         KevoException e = assertThrows(KevoException.class, () -> SuiteFile.load(file));
         assertTrue(e.getMessage().startsWith(file + ":3: unknown key 'shape'"), e::getMessage);
-        assertContains(e.getMessage(), "description, shapes");
+        assertContains(e.getMessage(), "description, masks, shapes");
         assertEquals(KevoException.Kind.INPUT, e.kind());
 
         Files.writeString(file, "descripton: typo\nshapes: [32x128]\n");
@@ -146,5 +146,31 @@ class SuiteFileTest {
         KevoException m = assertThrows(KevoException.class, () -> SuiteFile.load(malformed));
         assertTrue(m.getMessage().startsWith(malformed + ":"), m::getMessage);
         assertFalse(m.getMessage().contains("\n"), m::getMessage);
+    }
+
+    /** 'masks' judges every shape that names no kind once per kind, in order; a shape that names its kind is that alone. */
+    @Test
+    void masksExpandEveryShapeThatNamesNone(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("att.yaml");
+        Files.writeString(file, "masks: [causal, additive]\nshapes: [2x4x8x16, 1x2x3x5:padding, 7x9]\n");
+        assertEquals(List.of("2x4x8x16:causal", "2x4x8x16:additive", "1x2x3x5:padding", "7x9:causal", "7x9:additive"),
+                names(SuiteFile.load(file)));
+        Files.writeString(file, "shapes: [2x4x8x16, 1x2x3x5:padding]\n");
+        assertEquals(List.of("2x4x8x16", "1x2x3x5:padding"), names(SuiteFile.load(file)), "no masks: none");
+    }
+
+    @Test
+    void badMasksAndRepeatedShapesAreInputErrors(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("att.yaml");
+        Files.writeString(file, "masks: [causal, sliding]\nshapes: [2x4x8x16]\n");
+        KevoException kind = assertThrows(KevoException.class, () -> SuiteFile.load(file));
+        assertEquals(file + ": 'masks': unknown mask kind 'sliding' (known: none, causal, padding, additive)",
+                kind.getMessage());
+        Files.writeString(file, "masks: []\nshapes: [2x4x8x16]\n");
+        assertContains(assertThrows(KevoException.class, () -> SuiteFile.load(file)).getMessage(), file.toString(),
+                "'masks' must list at least one mask kind");
+        Files.writeString(file, "masks: [causal]\nshapes: [2x4x8x16, 2x4x8x16:causal]\n");
+        assertEquals(file + ": shape 2x4x8x16:causal is listed twice",
+                assertThrows(KevoException.class, () -> SuiteFile.load(file)).getMessage());
     }
 }

@@ -72,7 +72,7 @@ class CheckLaunchTimeGpuTest {
     void theHostsTimeEnqueueingALaunchIsNotTheKernels() {
         CorrectnessCheck.Measured m = check.measure(b -> {
             LockSupport.parkNanos(20_000_000);  // the host busy for 20 ms inside the launch, as on a first launch
-            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
+            trusted.copy(b.pointer("x"), b.pointer("y"), SHAPE.elements());
         }, 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchWallMs() >= 20, "the host saw its own 20 ms: " + m.launchWallMs());
         assertTrue(m.launchGpuMs() < 2, "a copy of 256 KB counted as " + m.launchGpuMs() + " ms");
@@ -94,7 +94,7 @@ class CheckLaunchTimeGpuTest {
         CorrectnessCheck.Measured m = check.measure(b -> {
             gpu.launch(spin, 1, 1, 0, 20_000_000L);
             LockSupport.parkNanos(20_000_000);
-            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
+            trusted.copy(b.pointer("x"), b.pointer("y"), SHAPE.elements());
         }, 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchGpuMs() >= 19, "a 20 ms spin queued before a 20 ms host pause counted as "
                 + m.launchGpuMs() + " ms");
@@ -104,9 +104,9 @@ class CheckLaunchTimeGpuTest {
     void aHostPauseBetweenTwoLaunchesIsNotTheKernels() {
         // Between two launches of one plan the GPU, on an idle stream, would wait on the host inside the interval.
         CorrectnessCheck.Measured m = check.measure(b -> {
-            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
+            trusted.copy(b.pointer("x"), b.pointer("y"), SHAPE.elements());
             LockSupport.parkNanos(20_000_000);
-            trusted.copy(b.get("x"), b.get("y"), SHAPE.elements());
+            trusted.copy(b.pointer("x"), b.pointer("y"), SHAPE.elements());
         }, 0, SHAPE, 1, InputCase.NORMAL_1);
         assertTrue(m.launchGpuMs() < 2, "two copies of 256 KB 20 ms apart on the host counted as "
                 + m.launchGpuMs() + " ms");

@@ -70,7 +70,7 @@ class LogSoftmaxGpuTest {
             float[] input = new float[n];
             gpu.download(x.pointer(), input, n * 4L);
             double[] cpu = Operators.LOG_SOFTMAX.reference(input, SHAPE.rows(), SHAPE.cols());
-            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
 
             // The CPU's answers rounded to float are right, -inf where masked; then one element is moved off by 1e-3
             // (toward 0, so that one near -3.4e38 stays finite).
@@ -84,7 +84,7 @@ class LogSoftmaxGpuTest {
             }
             out[bad] = out[bad] * 0.999f + 1e-3f;
             gpu.upload(y.pointer(), out, n * 4L);
-            CheckCounts counts = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
+            CheckCounts counts = trusted.compare(y.pointer(), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE,
                     seed, inputCase, Operators.LOG_SOFTMAX.tolerance());
             assertEquals(1, counts.violations(), "one perturbed element");
             assertEquals(bad, counts.firstBad());

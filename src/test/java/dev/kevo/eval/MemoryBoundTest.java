@@ -52,4 +52,17 @@ class MemoryBoundTest {
         assertNotNull(why);
         assertTrue(why.contains("peak memory bandwidth"), why);
     }
+
+    /**
+     * A kernel that skips what a mask spares (a causal row's hidden keys, a padded batch entry's) moves less than the
+     * floor's copy: it may beat the copy by as much more as the copy moves beyond the least any correct kernel moves.
+     */
+    @Test
+    void aMaskThatSparesReadsWidensTheRoomBeyondTheCopy() {
+        Stats copy = around(0.043, 0.01);
+        Stats twiceAsFast = around(0.0215, 0.01);
+        assertNotNull(MemoryBound.violation(twiceAsFast, copy, 1L << 20, 1.0, H100), "every byte must move: impossible");
+        assertNull(MemoryBound.violation(twiceAsFast, copy, 1L << 20, 2.0, H100), "half the bytes spared: honest");
+        assertNotNull(MemoryBound.violation(around(0.009, 0.01), copy, 1L << 20, 2.0, H100), "4.8x is not");
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Shape;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -54,5 +55,23 @@ class PlanProbeTest {
         assertEquals(drawn, PlanProbe.twin(drawn, plan, bounds, s -> s.rows() >= 1000 ? plan : plan + 1));
         assertEquals(new Shape(16, 401), PlanProbe.twin(drawn, plan, bounds, s -> s.rows() >= 9 ? plan : -1),
                 "the fewest rows tried that take it");
+    }
+
+    /** Plans may choose by mask kind: the grid is tried under each kind the suite has, and a twin keeps its shape's. */
+    @Test
+    void probesAndTwinsKeepTheSuitesMaskKinds() {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(List.of(Shape.parse("2x4x64x4096:causal"),
+                Shape.parse("2x4x64x4096:additive")));
+        assertEquals(List.of(MaskKind.CAUSAL, MaskKind.ADDITIVE), bounds.masks());
+        // plan 0 for causal rows, plan 1 for additive rows of 1000 columns or more, nothing else
+        java.util.function.ToIntFunction<Shape> plans = s -> s.mask() == MaskKind.CAUSAL ? 0
+                : s.mask() == MaskKind.ADDITIVE && s.cols() >= 1000 ? 1 : -1;
+        List<Shape> found = PlanProbe.unreached(Set.of(0), bounds, plans);
+        assertEquals(1, found.size(), found::toString);
+        assertEquals(MaskKind.ADDITIVE, found.getFirst().mask());
+        Shape drawn = Shape.parse("4x8x16x4096:additive");
+        Shape twin = PlanProbe.twin(drawn, 1, bounds, plans);
+        assertEquals(MaskKind.ADDITIVE, twin.mask(), "a twin of the same plan, so of the same kind");
+        assertTrue(twin.rows() < drawn.rows(), twin::toString);
     }
 }

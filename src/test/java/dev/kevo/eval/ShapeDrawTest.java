@@ -1,6 +1,7 @@
 package dev.kevo.eval;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.Defaults;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.ShapeRegime;
 import dev.kevo.data.Shape;
 import java.util.HashSet;
@@ -97,5 +99,18 @@ class ShapeDrawTest {
         assertTrue((long) (atScale.rows() - 1) * atScale.cols() > Integer.MAX_VALUE,
                 "so does the last row's 32-bit offset");
         assertTrue(atScale.rows() >= 16384 && atScale.cols() >= 131072, "at least 16K tokens x a 128K vocabulary");
+    }
+
+    /** A plain suite's draws stay plain: the layout comes from a stream of its own, so softmax's shapes are unchanged. */
+    @Test
+    void aPlainSuitesDrawsAreLeftPlain() {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite("standard"));
+        assertFalse(bounds.attention());
+        assertEquals(List.of(MaskKind.NONE), bounds.masks());
+        for (long secret = 0; secret < 300; secret++) {
+            for (ShapeDraw.Drawn d : both(secret, bounds)) {
+                assertEquals(new Shape(d.shape().rows(), d.shape().cols()), d.shape());
+            }
+        }
     }
 }

@@ -56,7 +56,7 @@ class TrustedKernelsGpuTest {
             gpu.download(x.pointer(), input, n * 4L);
             double[] cpu = Operators.SOFTMAX.reference(input, SHAPE.rows(), SHAPE.cols());
 
-            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
             double[] rowStats = new double[SHAPE.rows() * 2];
             gpu.download(stats.pointer(), rowStats, rowStats.length * 8L);
             for (int r = 0; r < SHAPE.rows(); r++) {
@@ -77,7 +77,7 @@ class TrustedKernelsGpuTest {
             int bad = n / 2 + 17;
             out[bad] = out[bad] * 1.01f + 1e-3f;
             gpu.upload(y.pointer(), out, n * 4L);
-            CheckCounts counts = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
+            CheckCounts counts = trusted.compare(y.pointer(), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE,
                     seed, inputCase, Tolerance.defaults());
             assertEquals(1, counts.violations(), "one perturbed element");
             assertEquals(bad, counts.firstBad());
@@ -138,14 +138,14 @@ class TrustedKernelsGpuTest {
                 out[i] = (float) cpu[i];
             }
             gpu.upload(y.pointer(), out, n * 4L);
-            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
-            trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
+            trusted.compareQueued(y.pointer(), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE, seed,
                     InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts salty = trusted.counts(result.pointer());
             assertEquals(0, salty.violations() + salty.inputChanged() + salty.unwritten() + salty.nonFinite());
             // Checked as the unsalted input, the raised elements are changed input, one a row.
-            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
-            CheckCounts plain = trusted.compare(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE,
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
+            CheckCounts plain = trusted.compare(y.pointer(), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE,
                     seed, InputCase.NORMAL_1, Tolerance.defaults());
             assertEquals(SHAPE.rows(), plain.inputChanged(), plain.toString());
             // An answer of the unsalted input (another launch's) is wrong against this launch's reference.
@@ -157,8 +157,8 @@ class TrustedKernelsGpuTest {
             }
             gpu.upload(y.pointer(), stale, n * 4L);
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
-            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), SHAPE);
-            trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), result.pointer(), SHAPE, seed,
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
+            trusted.compareQueued(y.pointer(), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE, seed,
                     InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts replayed = trusted.counts(result.pointer());
             assertEquals(0, replayed.inputChanged(), replayed.toString());
@@ -212,7 +212,7 @@ class TrustedKernelsGpuTest {
             }
             assertEquals(shortRows.rows(), raised, "one raised element per row");
 
-            trusted.reference(stats.pointer(), scratch.pointer(), x.pointer(), shortRows);
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), shortRows);
             double[] cpu = Operators.SOFTMAX.reference(salted, shortRows.rows(), shortRows.cols());
             float[] out = new float[n];
             for (int i = 0; i < n; i++) {
@@ -222,7 +222,7 @@ class TrustedKernelsGpuTest {
             gpu.upload(y.pointer(), out, n * 4L);
             gpu.fill(slots.pointer(), 0x12345678, 3 * CheckCounts.BYTES / 4);  // junk the clear must remove
             trusted.clearChecks(slots.pointer(), 3);
-            trusted.compareQueued(y.pointer(), x.pointer(), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
+            trusted.compareQueued(y.pointer(), Inputs.of(x.pointer()), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
                     seed, InputCase.NORMAL_1, salt, Tolerance.defaults(), false);
             java.util.List<CheckCounts> counts = trusted.counts(slots.pointer(), 3);
             assertEquals(1, counts.get(1).violations(), "one wrong element against the one-chunk reference");
@@ -243,7 +243,7 @@ class TrustedKernelsGpuTest {
             org.junit.jupiter.api.Assertions.assertArrayEquals(salted, after, "demotion leaves data as it was");
 
             trusted.generate(bigX.pointer(), SHAPE, seed, InputCase.NORMAL_1);
-            trusted.reference(stats.pointer(), scratch.pointer(), bigX.pointer(), SHAPE);
+            trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(bigX.pointer()), SHAPE);
             int[] scratchWords = new int[(int) (TrustedKernels.referenceScratchBytes(SHAPE) / 4)];
             gpu.download(scratch.pointer(), scratchWords, scratchWords.length * 4L);
             for (int w : scratchWords) {

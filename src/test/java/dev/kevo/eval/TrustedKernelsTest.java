@@ -73,7 +73,7 @@ class TrustedKernelsTest {
     }
 
     /**
-     * An operator's reference is five device functions the harness declares: one that leaves one out (here the
+     * An operator's reference is seven device functions the harness declares: one that leaves one out (here the
      * expected output) is a compile error, not a harness that silently computes something else.
      */
     @NeedsNvrtc

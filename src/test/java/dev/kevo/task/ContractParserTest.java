@@ -111,8 +111,14 @@ class ContractParserTest {
                 for (int i = 0; i < declared.size(); i++) {
                     boolean pointer = declared.get(i).contains("*");
                     KernelFile.Arg arg = launch.args().get(i);
-                    assertEquals(pointer, arg instanceof KernelFile.Arg.Buffer,
+                    // a binding by name is a tensor's or the workspace's pointer, or one of the operator's floats
+                    boolean scalar = arg instanceof KernelFile.Arg.Buffer b
+                            && kernel.op().scalars().stream().anyMatch(sc -> sc.name().equals(b.name()));
+                    assertEquals(pointer, arg instanceof KernelFile.Arg.Buffer && !scalar,
                             file + " " + launch.kernel() + " parameter " + declared.get(i) + " gets " + arg);
+                    if (scalar) {
+                        assertTrue(declared.get(i).startsWith("float "), file + ": a scalar is a float: " + declared.get(i));
+                    }
                     if (arg instanceof KernelFile.Arg.Buffer b && b.name().equals("x")) {
                         assertTrue(declared.get(i).startsWith("const"), "x is the input: const float*");
                     }

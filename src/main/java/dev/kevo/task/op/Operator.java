@@ -1,11 +1,13 @@
 package dev.kevo.task.op;
 
 import dev.kevo.data.InputCase;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.data.Tolerance;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What kevo judges: an operator's tensors, the bytes its floor must move, the inputs it is checked on, its float64
@@ -17,7 +19,10 @@ import java.util.Optional;
  *
  * <p>The evaluator's harness today serves the row-wise family: one input and one output of {@code rows x cols}
  * elements, and a reference that needs one statistic per row (two doubles), computed in chunks of a row and merged.
- * {@link #referenceSource()} defines that statistic and the expected output in CUDA (docs/operators.md).
+ * Rows may be laid out as attention lays them out, with a mask kind ({@link dev.kevo.data.Shape}), and an operator
+ * may take the tensors a mask brings (key lengths, an additive mask), which the harness generates and holds bit for
+ * bit like x, and a runtime float ({@link Scalar}, the scale). {@link #referenceSource()} defines, in CUDA, an
+ * element's score, that statistic and the expected output (docs/operators.md).
  */
 public interface Operator {
 
@@ -26,6 +31,27 @@ public interface Operator {
 
     /** The buffers a plan can pass, in the order a kernel usually takes them; names are unique. */
     List<Tensor> tensors();
+
+    /** Its runtime float arguments, passed by name; none by default. */
+    default List<Scalar> scalars() {
+        return List.of();
+    }
+
+    /**
+     * The mask kinds its shapes may have ({@link dev.kevo.data.Shape#mask()}): only none, by default. A suite shape of
+     * another kind is an input error for it.
+     */
+    default List<MaskKind> maskKinds() {
+        return List.of(MaskKind.NONE);
+    }
+
+    /**
+     * The names its plans may use besides rows, cols, sms and knobs: for an operator of attention shapes, some of
+     * {@link Shape#ATTENTION_VARIABLES}. None by default.
+     */
+    default Set<String> planVariables() {
+        return Set.of();
+    }
 
     /** The input cases it is checked on, by default (a config can choose among them). */
     default List<InputCase> inputCases() {
@@ -41,12 +67,32 @@ public interface Operator {
     /**
      * CUDA that defines, for the harness's generic reference and comparison kernels (eval/harness.cu): the row
      * statistic's start, how an element and a partial statistic fold into it, and the expected output of an element
-     * from the row's statistic. Compiled after the harness, in float64.
+     * from the row's statistic. Plain arithmetic on doubles (kevo export compiles it for the host, as its examples'
+     * reference). Compiled after the harness and {@link #scoreSource()}, in float64.
      */
     String referenceSource();
 
+    /**
+     * CUDA that defines an element's score from the harness's per-row context ({@code kv_score}: what the statistic
+     * folds and the expected output is taken of) and whether its output must equal the reference exactly
+     * ({@code kv_exact}). By default the element itself, nothing exact beyond an infinite answer (unmasked.cu): an
+     * operator without a scale or a mask needs nothing here. Kept apart from {@link #referenceSource()} because it
+     * reads the harness's types.
+     */
+    default String scoreSource() {
+        return OperatorText.sources(Operator.class, "unmasked.cu");
+    }
+
     /** The operator in float64 on the CPU, row by row: what the GPU reference is tested against. */
     double[] reference(float[] x, int rows, int cols);
+
+    /**
+     * The operator in float64 on the CPU for any shape and the inputs its mask kind brings; an operator without a mask
+     * or a scale reads x alone.
+     */
+    default double[] reference(ReferenceInputs inputs) {
+        return reference(inputs.x(), inputs.shape().rows(), inputs.shape().cols());
+    }
 
     /** The vendor's implementation that scores are taken over, where there is one. */
     Optional<VendorBaseline> vendor();
@@ -63,7 +109,7 @@ public interface Operator {
      */
     String taskText();
 
-    /** The one tensor the row-wise harness fills. */
+    /** The one tensor of {@code rows x cols} elements the row-wise harness fills: x. */
     default Tensor input() {
         return only(Tensor.Role.INPUT);
     }
@@ -71,6 +117,12 @@ public interface Operator {
     /** The one tensor the row-wise harness judges. */
     default Tensor output() {
         return only(Tensor.Role.OUTPUT);
+    }
+
+    /** The tensors it reads beside {@link #input()}: what a mask brings, each of another extent. */
+    default List<Tensor> extraInputs() {
+        return tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT && t.extent() != Tensor.Extent.ROWS_COLS)
+                .toList();
     }
 
     /**
@@ -81,14 +133,24 @@ public interface Operator {
         return tensors().stream().mapToLong(t -> t.bytes(shape, dtype)).sum();
     }
 
-    /** Bytes of its inputs for {@code shape}: what any correct kernel reads from device memory at least once. */
+    /**
+     * Bytes of its inputs for {@code shape}: what any correct kernel reads from device memory at least once, whatever
+     * the values. Every input, by default; an operator whose mask spares some reads says less.
+     */
     default long inputBytes(Shape shape, Precision dtype) {
         return tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT).mapToLong(t -> t.bytes(shape, dtype))
                 .sum();
     }
 
+    /** Bytes of its outputs for {@code shape}: written once by any correct kernel. */
+    default long outputBytes(Shape shape, Precision dtype) {
+        return tensors().stream().filter(t -> t.role() == Tensor.Role.OUTPUT).mapToLong(t -> t.bytes(shape, dtype))
+                .sum();
+    }
+
     private Tensor only(Tensor.Role role) {
-        List<Tensor> found = tensors().stream().filter(t -> t.role() == role).toList();
+        List<Tensor> found = tensors().stream().filter(t -> t.role() == role && t.extent() == Tensor.Extent.ROWS_COLS)
+                .toList();
         if (found.size() != 1) {
             throw new IllegalStateException(id() + ": the row-wise harness takes one " + role + " tensor, not "
                     + found.size());

@@ -6,7 +6,9 @@ import dev.kevo.data.InputCase;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.data.Tolerance;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -67,6 +69,57 @@ public record Task(Operator op, Precision dtype) {
     /** Bytes the floor's copy moves for {@code shape}: what the operator must move. */
     public long floorBytes(Shape shape) {
         return op.floorBytes(shape, dtype);
+    }
+
+    /**
+     * Elements kevo's copy kernel moves for the floor of {@code shape}, each read in x's type and written in y's: as
+     * many as take {@link #floorBytes} (rounded up), which for an operator that reads x and writes y alone is the
+     * shape's elements, and for one that also reads a mask is more.
+     */
+    public long floorCopyElements(Shape shape) {
+        long perElement = dtype.x().bytes() + dtype.y().bytes();
+        return (floorBytes(shape) + perElement - 1) / perElement;
+    }
+
+    /**
+     * The fewest bytes any correct kernel moves for {@code shape}, whatever the values: its outputs written once and
+     * what it must read ({@link Operator#inputBytes}). The floor's bytes where every input must be read.
+     */
+    public long leastBytes(Shape shape) {
+        return op.inputBytes(shape, dtype) + op.outputBytes(shape, dtype);
+    }
+
+    /**
+     * The name and value of each of the operator's scalars for the input case whose inputs derive from
+     * {@code caseSeed} ({@link Scalar#valueFor}).
+     */
+    public Map<String, Float> scalars(long caseSeed) {
+        Map<String, Float> values = new LinkedHashMap<>();
+        op.scalars().forEach(s -> values.put(s.name(), s.valueFor(caseSeed)));
+        return values;
+    }
+
+    /** The name of the scalar the harness's reference takes as the scores' scale. */
+    public static final String SCALE = "scale";
+
+    /** The scale of the scores for {@code caseSeed}'s case: the operator's {@value #SCALE}, 1 without one. */
+    public float scale(long caseSeed) {
+        return scalars(caseSeed).getOrDefault(SCALE, 1f);
+    }
+
+    /**
+     * Whether this task can judge the shapes of suite {@code suite}: each of a mask kind the operator takes.
+     *
+     * @throws KevoException (input) naming the suite and its first shape that is not
+     */
+    public void checkSuite(String suite, List<Shape> shapes) {
+        for (Shape shape : shapes) {
+            if (!op.maskKinds().contains(shape.mask())) {
+                throw KevoException.input("suite " + suite + ": shape " + shape + ": " + op.id() + " takes no "
+                        + shape.mask().id() + " mask (its mask kinds: " + op.maskKinds().stream().map(k -> k.id())
+                        .collect(Collectors.joining(", ")) + ")");
+            }
+        }
     }
 
     /** e.g. {@code softmax bf16}. */

@@ -1,19 +1,26 @@
 package dev.kevo.task.op;
 
 import dev.kevo.data.Dtype;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 
 /**
  * One device buffer of an operator: its name is the contract's argument name (a plan passes it as {@code "x"}), its
- * role says whether the evaluator fills it or judges it, and its element type is one of the task's dtype pair.
+ * role says whether the evaluator fills it or judges it, its element type is one of the task's dtype pair (or int32),
+ * and its extent says how many elements it holds for a shape.
  */
-public record Tensor(String name, Role role, Element element) {
+public record Tensor(String name, Role role, Element element, Extent extent) {
 
     public Tensor {
         if (!name.matches("[a-z][a-z0-9_]*")) {
             throw new IllegalArgumentException("tensor name '" + name + "' is not a lower-case identifier");
         }
+    }
+
+    /** A tensor of one element per (row, column): softmax's x and y. */
+    public Tensor(String name, Role role, Element element) {
+        this(name, role, element, Extent.ROWS_COLS);
     }
 
     /** What the evaluator does with the buffer. */
@@ -24,21 +31,85 @@ public record Tensor(String name, Role role, Element element) {
         OUTPUT
     }
 
-    /** Which of the task's element types the buffer holds: x's (the inputs') or y's (the outputs'). */
+    /** Which element type the buffer holds: x's (the inputs'), y's (the outputs'), or a 32-bit integer. */
     public enum Element {
-        X, Y;
+        X, Y, INT32;
 
+        /**
+         * x's or y's type in {@code dtype}.
+         *
+         * @throws IllegalStateException for int32, which is no dtype of x or y (ask {@link #cudaType} or {@link #bytes})
+         */
         public Dtype of(Precision dtype) {
-            return this == X ? dtype.x() : dtype.y();
+            return switch (this) {
+                case X -> dtype.x();
+                case Y -> dtype.y();
+                case INT32 -> throw new IllegalStateException("an int32 tensor has no float dtype");
+            };
+        }
+
+        /** Bytes of one element in {@code dtype}. */
+        public int bytes(Precision dtype) {
+            return switch (this) {
+                case X -> dtype.x().bytes();
+                case Y -> dtype.y().bytes();
+                case INT32 -> 4;
+            };
+        }
+
+        /** The type a kernel declares its pointer with: {@code float}, {@code kevo_bf16}, {@code kevo_half}, {@code int}. */
+        public String cudaType(Precision dtype) {
+            return switch (this) {
+                case X -> dtype.x().cudaType();
+                case Y -> dtype.y().cudaType();
+                case INT32 -> "int";
+            };
         }
     }
 
+    /**
+     * How many elements a tensor holds for a shape. Those an attention mask brings are read only under their mask kind:
+     * under any other the tensor holds nothing, a kernel gets a null pointer for it (as a torch op gets one for an
+     * absent optional tensor), and the floor does not count it.
+     */
+    public enum Extent {
+        /** One element per (row, column). */
+        ROWS_COLS,
+        /** One per batch entry, under {@link MaskKind#PADDING}: the key lengths. */
+        BATCH,
+        /** One per (batch entry, query, key), broadcast over heads, under {@link MaskKind#ADDITIVE}: the mask. */
+        BATCH_QUERIES_KEYS;
+
+        public long elements(Shape shape) {
+            return switch (this) {
+                case ROWS_COLS -> shape.elements();
+                case BATCH -> shape.mask() == MaskKind.PADDING ? shape.batch() : 0;
+                case BATCH_QUERIES_KEYS -> shape.mask() == MaskKind.ADDITIVE
+                        ? (long) shape.batch() * shape.queries() * shape.cols() : 0;
+            };
+        }
+
+        /** The most elements it holds for any layout and mask kind of a shape's rows and columns. */
+        public long mostElements(Shape shape) {
+            return switch (this) {
+                case ROWS_COLS, BATCH_QUERIES_KEYS -> shape.elements();
+                case BATCH -> shape.rows();
+            };
+        }
+    }
+
+    /** Its element type in {@code precision}, for a tensor of x's or y's type ({@link Element#of}). */
     public Dtype dtype(Precision precision) {
         return element.of(precision);
     }
 
-    /** Bytes the tensor holds for {@code shape}: every operator so far has one element per (row, column). */
+    /** Bytes the tensor holds for {@code shape}: 0 where its shape's mask kind does not read it. */
     public long bytes(Shape shape, Precision precision) {
-        return shape.elements() * dtype(precision).bytes();
+        return extent.elements(shape) * element.bytes(precision);
+    }
+
+    /** Whether a kernel gets it for {@code shape}: a null pointer when not. */
+    public boolean present(Shape shape) {
+        return extent.elements(shape) > 0;
     }
 }
