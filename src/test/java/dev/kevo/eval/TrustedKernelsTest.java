@@ -119,6 +119,56 @@ class TrustedKernelsTest {
         assertTrue(compile(source).definesKernel("kevo_compare"));
     }
 
+    /**
+     * masked_softmax's reference is softmax's statistic over its own scores, and compiles in every dtype with the
+     * kernels that generate the mask's tensors (the mask in x's type, whose lowest value it takes as masked).
+     */
+    @NeedsNvrtc
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void maskedSoftmaxsReferenceSharesTheStatisticAndCompilesForEveryDtype(Precision dtype) {
+        String source = TrustedKernels.source(new Task(Operators.MASKED_SOFTMAX, dtype));
+        assertTrue(source.contains("#line 1 \"row_max_sum.cu\"\n") && source.contains("#line 1 \"masked_softmax.cu\"\n"),
+                source);
+        assertFalse(source.contains("#line 1 \"unmasked.cu\""), "its own scores, not the element itself");
+        assertTrue(source.contains("#line 1 \"masked_softmax_scores.cu\"\n"), source);
+        Compilation c = compile(source);
+        for (String kernel : List.of("kevo_compare", "kevo_reference_chunks", "kevo_generate_lengths",
+                "kevo_generate_mask")) {
+            assertTrue(c.definesKernel(kernel), kernel);
+        }
+    }
+
+    /**
+     * An operator's score (the harness's types) is compiled apart from its reference, which stays plain arithmetic on
+     * doubles that kevo export compiles for the host: softmax's reference is what it was, and its score the default.
+     */
+    @Test
+    void theScoreIsCompiledBesideTheReferenceNotInIt() {
+        for (var op : List.of(Operators.SOFTMAX, Operators.LOG_SOFTMAX, Operators.MASKED_SOFTMAX)) {
+            assertFalse(op.referenceSource().contains("kv_score") || op.referenceSource().contains("KvAttention"),
+                    op.id());
+            assertTrue(op.scoreSource().contains("kv_score") && op.scoreSource().contains("kv_exact"), op.id());
+            String source = TrustedKernels.source(new Task(op, Precision.FP32));
+            assertTrue(source.indexOf(op.scoreSource()) < source.indexOf(op.referenceSource()), op.id());
+        }
+        assertTrue(Operators.SOFTMAX.scoreSource().contains("#line 1 \"unmasked.cu\""));
+        assertTrue(Operators.byId("copy").scoreSource().contains("#line 1 \"unmasked.cu\""),
+                "an operator added by adding files needs no score of its own");
+    }
+
+    /** The mask kinds' numbers come from Java as the cases' do; a kind the harness does not know stops the compile. */
+    @NeedsNvrtc
+    @Test
+    void aJavaMaskKindTheHarnessDoesNotKnowDoesNotCompile() {
+        String count = "#define KEVO_MASK_COUNT " + dev.kevo.data.MaskKind.values().length + "\n";
+        String source = TrustedKernels.source(new Task(Operators.MASKED_SOFTMAX, Precision.FP32));
+        assertTrue(source.contains(count) && source.contains("#define KEVO_MASK_CAUSAL 1\n"), source);
+        CompileException e = assertThrows(CompileException.class, () -> compile(source.replace(count,
+                "#define KEVO_MASK_COUNT " + (dev.kevo.data.MaskKind.values().length + 1) + "\n")));
+        assertTrue(e.log().contains("a MaskKind the harness does not know"), e.log());
+    }
+
     @NeedsNvrtc
     @Test
     void aJavaCaseWithoutAGeneratorDoesNotCompile() {

@@ -567,4 +567,30 @@ class ContractParserTest {
                 + " { \"kernel\": \"c\", \"grid\": 1, \"block\": 32, \"args\": [] } ] } ] }\n*/\n";
         assertEquals(List.of("b", "a", "c"), ContractParser.parse("k.cu", null, source).kernelNames());
     }
+
+    /**
+     * masked_softmax's plans may read the attention layout and pass its scale by name; softmax's may do neither (for it
+     * they would always read one batch entry, one head and no mask).
+     */
+    @Test
+    void theAttentionNamesAreForTheOperatorThatTakesThem() {
+        String launch = "\"launches\": [ { \"kernel\": \"k\", \"grid\": \"batch * heads * queries\", \"block\": 32,"
+                + " \"args\": [\"x\", \"lengths\", \"mask\", \"y\", \"scale\", \"mask_kind\"] } ]";
+        KernelFile file = ContractParser.parse("k.cu", null, "/*@kevo { \"op\": \"masked_softmax\", \"plans\": [ "
+                + "{ \"when\": \"mask_kind == 1 && queries < cols\", " + launch + " } ] } */");
+        assertEquals(List.of(new KernelFile.Arg.Buffer("x"), new KernelFile.Arg.Buffer("lengths"),
+                new KernelFile.Arg.Buffer("mask"), new KernelFile.Arg.Buffer("y"), new KernelFile.Arg.Buffer("scale")),
+                file.plans().getFirst().launches().getFirst().args().subList(0, 5));
+        ResolvedPlan plan = PlanResolver.resolve(file, dev.kevo.data.Shape.parse("2x4x8x16:causal"), 132);
+        assertEquals(64, plan.launches().getFirst().grid());
+        assertEquals(1, plan.launches().getFirst().args().getLast(), "mask_kind of causal");
+        assertThrows(PlanException.class, () -> PlanResolver.resolve(file, dev.kevo.data.Shape.parse(
+                "2x4x8x16:padding"), 132), "the plan is for causal shapes only");
+        ContractException heads = parseFails("/*@kevo { \"plans\": [ { " + launch.replace("\"lengths\", \"mask\", ", "")
+                .replace(", \"scale\", \"mask_kind\"", "") + " } ] } */");
+        assertContains(heads.getMessage(), "unknown name 'batch'", "(expressions may use rows, cols, sms)");
+        ContractException scale = parseFails(withLaunch("{ \"kernel\": \"k\", \"grid\": 1, \"block\": 32, "
+                + "\"args\": [\"x\", \"y\", \"scale\"] }"));
+        assertContains(scale.getMessage(), "unknown name 'scale'");
+    }
 }

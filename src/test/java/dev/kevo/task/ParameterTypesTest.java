@@ -91,4 +91,23 @@ class ParameterTypesTest {
             throw new UncheckedIOException(e);
         }
     }
+
+    /** masked_softmax's lengths are int32 and its mask in x's type, whatever the dtype. */
+    @Test
+    void theMasksTensorsHaveTheirOwnTypes() {
+        String args = "[\"x\", \"lengths\", \"mask\", \"y\", \"scale\"]";
+        java.util.function.BiFunction<String, Precision, Optional<String>> masked = (signature, dtype) ->
+                ParameterTypes.violation(ContractParser.parse("k.cu", null, "/*@kevo {\"op\": \"masked_softmax\", "
+                        + "\"dtype\": [\"fp32\", \"bf16\"], \"plans\": [{\"launches\": [{\"kernel\": \"k\", "
+                        + "\"grid\": \"rows\", \"block\": 32, \"args\": " + args + "}]}]} */\n#include \"kevo.h\"\n"
+                        + signature + " { }\n"), dtype);
+        assertEquals(Optional.empty(), masked.apply("extern \"C\" __global__ void k(const KEVO_X* x, const int* l, "
+                + "const KEVO_X* m, KEVO_Y* y, float s)", Precision.BF16));
+        assertEquals(Optional.of("line 3: kernel k takes lengths as const float*, but dtype fp32 stores lengths as int "
+                + "(declare it int*)"), masked.apply("extern \"C\" __global__ void k(const float* x, const float* l, "
+                + "const float* m, float* y, float s)", Precision.FP32));
+        assertEquals(Optional.of("line 3: kernel k takes mask as const float*, but dtype bf16 stores mask as kevo_bf16 "
+                + "(declare it KEVO_X*)"), masked.apply("extern \"C\" __global__ void k(const KEVO_X* x, const int* l, "
+                + "const float* m, KEVO_Y* y, float s)", Precision.BF16));
+    }
 }
