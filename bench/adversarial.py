@@ -3,14 +3,27 @@
 hostile file, and records per file: expected verdict, verdict, recovery time (the fresh worker's start, when
 the hostile file cost the worker) and the good seed's time before and after. Files that name kevo eval options in
 a `// @eval` line (`--at-scale`, `--sanitize`) go through one more supervisor per set of options, run the same way;
-with `--sanitize`, on copies in a temporary folder, since it records its outcome beside each file. Writes OUT.json;
-prints a table.
+with `--sanitize`, on copies in a temporary folder, since it records its outcome beside each file. Files of another
+operator (their header's "op") go through one more per operator, judged as it on its suite against its own
+baseline with its own known-good seed (OTHER_OPERATORS; src/test/java/dev/kevo/cli/Corpus.java holds the same).
+Writes OUT.json; prints a table.
 The supervisor's memory over many candidates is bench/memory.py's, written into the same OUT.json.
 Usage (after `source tools/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
 """
 import datetime, glob, json, math, os, re, shutil, subprocess, sys, tempfile, time
 
 GOOD = "seeds/online.cu"
+# operator: (kevo eval options that judge it, its known-good seed); softmax is judged as the eval config says.
+OTHER_OPERATORS = {
+    "masked_softmax": (("--op", "masked_softmax", "--suite", "attention", "--baseline", "masked_softmax_two_pass"),
+                       "seeds/masked_softmax/online.cu"),
+}
+
+def operator(path):
+    """The operator the file's header names ("op"), softmax where it names none."""
+    text = open(path).read()
+    m = re.search(r'"op"\s*:\s*"(\w+)"', text[:text.find("*/")])
+    return m.group(1) if m else "softmax"
 
 def expected(path):
     return re.search(r"^// @expect (\S+)", open(path).read(), re.M).group(1)
@@ -48,11 +61,11 @@ def run_sampled(cmd):
     err = proc.stderr.read()
     return proc.returncode, samples, err
 
-def run_group(kevo, tmp, corpus, extra):
+def run_group(kevo, tmp, corpus, extra, good=GOOD):
     """One kevo eval of the good seed, then each file of corpus followed by the good seed again, with options extra."""
-    files = [GOOD]
+    files = [good]
     for f in corpus:
-        files += [f, GOOD]
+        files += [f, good]
     if "--sanitize" in extra:
         folder = tempfile.mkdtemp(dir=tmp)
         copies = {f: shutil.copy(f, folder) for f in set(files)}
@@ -67,10 +80,13 @@ def main():
     kevo = os.environ["KEVO"]
     groups = {}
     for f in sorted(glob.glob("evaluator/adversarial/*.cu")):
-        groups.setdefault(options(f), []).append(f)
+        op = operator(f)
+        judged, good = OTHER_OPERATORS.get(op, ((), GOOD))
+        groups.setdefault((op != "softmax", judged + options(f), good), []).append(f)
     with tempfile.TemporaryDirectory() as tmp:
-        # Plain files first: that run's supervisor memory is the record's, as it was before files had options.
-        runs = [(extra, group, *run_group(kevo, tmp, group, extra)) for extra, group in sorted(groups.items())]
+        # Plain softmax files first: that run's supervisor memory is the record's, as it was before files had options.
+        runs = [(extra, group, *run_group(kevo, tmp, group, extra, good))
+                for (_, extra, good), group in sorted(groups.items())]
     cmd, rc, corpus_rss, record = runs[0][2:]
     rows = []
     for extra, corpus, _, _, _, group_record in runs:

@@ -24,8 +24,9 @@ final class Inputs {
     Path config;
 
     @Option(names = "--suite", paramLabel = "NAME|FILE",
-            description = "Shapes to judge on: standard, seed004, quick, long, llm (evaluator/suites/NAME.yaml), or a "
-                    + "suite file. Default: from the config.")
+            description = "Shapes to judge on: standard, seed004, quick, long, llm, attention, attention-quick "
+                    + "(evaluator/suites/NAME.yaml; attention's for masked_softmax), or a suite file. Default: from "
+                    + "the config.")
     String suite;
 
     @Option(names = "--dtype", paramLabel = "fp32|bf16|fp16|bf16-fp32",
@@ -34,8 +35,8 @@ final class Inputs {
     String dtype;
 
     @Option(names = "--op", paramLabel = "OP",
-            description = "The operator to judge: softmax or log_softmax (docs/operators.md); a kernel file declares "
-                    + "the one it implements. Default: from the config (softmax).")
+            description = "The operator to judge: softmax, log_softmax or masked_softmax (docs/operators.md); a kernel "
+                    + "file declares the one it implements. Default: from the config (softmax).")
     String op;
 
     @Option(names = "--nvrtc", paramLabel = "LIB",

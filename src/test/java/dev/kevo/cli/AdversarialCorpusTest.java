@@ -104,4 +104,33 @@ class AdversarialCorpusTest {
         assertTrue(Corpus.expected(offsets) == Verdict.UNWRITTEN_OUTPUT
                 && Corpus.expected(fixed) == Verdict.OUT_OF_BOUNDS_WRITE);
     }
+
+    /**
+     * A file of another operator names one the corpus knows how to judge (suite, baseline, known-good seed), each of
+     * which exists; the masked softmax's semantics have their three files.
+     */
+    @Test
+    void everyFileOfAnotherOperatorIsOneTheCorpusKnowsHowToJudge() throws IOException {
+        List<String> masked = new ArrayList<>();
+        for (Path path : Corpus.files()) {
+            String op = Corpus.op(Files.readString(path));
+            if (op.equals("softmax")) {
+                continue;
+            }
+            Corpus.OtherOperator how = Corpus.OTHER_OPERATORS.get(op);
+            assertTrue(how != null, path.getFileName() + ": the corpus does not know how to judge " + op);
+            for (String file : List.of("evaluator/suites/" + how.quickSuite() + ".yaml",
+                    "evaluator/suites/" + how.suite() + ".yaml", "evaluator/baselines/" + how.baseline() + ".cu",
+                    how.goodSeed())) {
+                assertTrue(Files.isRegularFile(TestFiles.root().resolve(file)), file);
+            }
+            assertEquals(op, ContractParser.read(path).op().id());
+            if (op.equals("masked_softmax")) {
+                masked.add(path.getFileName().toString());
+            }
+        }
+        assertEquals(List.of("masked_causal_top_left.cu", "masked_fully_masked_flat.cu", "masked_scale_after_max.cu"),
+                masked, "wrong only on fully masked rows, ignoring the bottom-right alignment, scaling after the max");
+        assertEquals("softmax", Corpus.op(Files.readString(TestFiles.root().resolve("evaluator/adversarial/trap.cu"))));
+    }
 }

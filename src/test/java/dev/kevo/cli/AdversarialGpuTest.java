@@ -49,22 +49,40 @@ class AdversarialGpuTest {
         EvalSettings base = EvalSettings.load(root.resolve("config/eval.yaml"));
         EvalSettings settings = base.toBuilder().limits(PhaseLimits.builder().startupSeconds(120).compileSeconds(15)
                 .checkSeconds(15).timingSeconds(60).build()).build();
-        KernelFile baseline = ContractParser.read(root.resolve("evaluator/baselines/block_two_pass.cu"));
-        KernelFile good = ContractParser.read(root.resolve("seeds/online.cu"));
         List<Path> corpus = Corpus.files();
         assertFalse(corpus.isEmpty());
+        java.util.Map<String, List<Path>> byOp = new java.util.TreeMap<>();
+        for (Path path : corpus) {
+            byOp.computeIfAbsent(Corpus.op(Files.readString(path)), op -> new ArrayList<>()).add(path);
+        }
         List<String> wrong = new ArrayList<>();
+        judge(byOp.remove("softmax"), suite, ContractParser.read(root.resolve("evaluator/baselines/block_two_pass.cu")),
+                ContractParser.read(root.resolve("seeds/online.cu")), settings, wrong);
+        // Another operator's files (the masked softmax's semantics) as that operator, on its quick suite.
+        byOp.forEach((op, files) -> {
+            Corpus.OtherOperator how = Corpus.OTHER_OPERATORS.get(op);
+            judge(files, SuiteFile.load(root.resolve("evaluator/suites/" + how.quickSuite() + ".yaml")),
+                    ContractParser.read(root.resolve("evaluator/baselines/" + how.baseline() + ".cu")),
+                    ContractParser.read(root.resolve(how.goodSeed())), settings.toBuilder().op(op).build(), wrong);
+        });
+        assertEquals(List.of(), wrong);
+    }
+
+    /** {@code files} through one supervisor, a known-good seed judged after each; what went wrong into {@code wrong}. */
+    private static void judge(List<Path> files, Suite suite, KernelFile baseline, KernelFile good,
+                              EvalSettings settings, List<String> wrong) {
         try (Supervisor supervisor = Workers.supervisor(Optional.of(0), Optional.empty(), suite, baseline, settings,
                 null, 0)) {
-            for (Path path : corpus) {
+            for (Path path : files) {
                 KernelFile hostile;
                 try {
                     hostile = ContractParser.read(path);
                 } catch (ContractException e) {
                     // Rejected before any GPU work, as kevo eval rejects it: the verdict is the contract error.
-                    if (Corpus.expected(Files.readString(path)) != Verdict.CONTRACT_ERROR) {
-                        wrong.add(path.getFileName() + ": expected " + Corpus.expected(Files.readString(path)).id()
-                                + ", got contract-error (" + e.getMessage() + ")");
+                    Verdict expected = Corpus.expected(readString(path));
+                    if (expected != Verdict.CONTRACT_ERROR) {
+                        wrong.add(path.getFileName() + ": expected " + expected.id() + ", got contract-error ("
+                                + e.getMessage() + ")");
                     }
                     continue;
                 }
@@ -85,10 +103,18 @@ class AdversarialGpuTest {
                 }
                 CandidateResult after = supervisor.evaluate(good, 12, Evaluator.Run.plain());
                 if (!after.passed()) {
-                    wrong.add("online.cu after " + hostile.name() + ": " + after.verdict().id() + " " + after.detail());
+                    wrong.add(good.name() + " after " + hostile.name() + ": " + after.verdict().id() + " "
+                            + after.detail());
                 }
             }
         }
-        assertEquals(List.of(), wrong);
+    }
+
+    private static String readString(Path path) {
+        try {
+            return Files.readString(path);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

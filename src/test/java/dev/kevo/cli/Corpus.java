@@ -18,6 +18,19 @@ final class Corpus {
     static final Pattern EVAL = Pattern.compile("^// @eval (.+)$", Pattern.MULTILINE);
     /** The options a corpus file may ask its evaluation for. */
     static final List<String> OPTIONS = List.of("--at-scale", "--sanitize");
+    private static final Pattern OP = Pattern.compile("\"op\"\\s*:\\s*\"(\\w+)\"");
+
+    /**
+     * How the corpus judges a file of an operator other than softmax: as that operator, on its suite (the GPU test's
+     * smaller one, and bench/adversarial.py's), against its own baseline, with its known-good seed judged after each
+     * file. The same as bench/adversarial.py's table.
+     */
+    record OtherOperator(String quickSuite, String suite, String baseline, String goodSeed) {
+    }
+
+    static final java.util.Map<String, OtherOperator> OTHER_OPERATORS = java.util.Map.of("masked_softmax",
+            new OtherOperator("attention-quick", "attention", "masked_softmax_two_pass",
+                    "seeds/masked_softmax/online.cu"));
 
     private Corpus() {
     }
@@ -37,6 +50,13 @@ final class Corpus {
         }
         return Stream.of(Verdict.values()).filter(v -> v.id().equals(m.group(1))).findFirst()
                 .orElseThrow(() -> new IllegalStateException("// @expect " + m.group(1) + ": no such verdict"));
+    }
+
+    /** The operator its header names ({@code op}), softmax where it names none. */
+    static String op(String source) {
+        int end = source.indexOf("*/");
+        Matcher m = OP.matcher(end < 0 ? source : source.substring(0, end));
+        return m.find() ? m.group(1) : "softmax";
     }
 
     /** The options of its {@code // @eval} line, none without one. */

@@ -173,4 +173,22 @@ class SuiteFileTest {
         assertEquals(file + ": shape 2x4x8x16:causal is listed twice",
                 assertThrows(KevoException.class, () -> SuiteFile.load(file)).getMessage());
     }
+
+    /** The attention suites judge every shape in every mask kind, prefill and decode over 128K keys among them. */
+    @Test
+    void theAttentionSuitesJudgeEveryShapeInEveryKind() {
+        for (String name : List.of("attention", "attention-quick")) {
+            Suite suite = SuiteFile.load(SUITES.resolve(name + ".yaml"));
+            java.util.Map<dev.kevo.data.MaskKind, Long> perKind = suite.shapes().stream().collect(
+                    java.util.stream.Collectors.groupingBy(Shape::mask, java.util.stream.Collectors.counting()));
+            assertEquals(4, perKind.size(), name + ": " + perKind);
+            assertEquals(1, perKind.values().stream().distinct().count(), name + ": as many shapes of each kind");
+            assertTrue(suite.shapes().stream().anyMatch(s -> s.queries() > s.keys()), name + ": more queries than keys");
+            assertTrue(suite.shapes().stream().anyMatch(s -> s.cols() >= 131072 && s.queries() <= 16),
+                    name + ": decode over 128K keys");
+            assertTrue(suite.shapes().stream().anyMatch(s -> s.batch() > 1), name + ": batches, where padding masks");
+        }
+        List<String> full = names(SuiteFile.load(SUITES.resolve("attention.yaml")));
+        assertTrue(full.contains("1x32x4096x4096:causal"), "32 heads x 4096 queries x 4096 keys, prefill");
+    }
 }

@@ -44,7 +44,7 @@ class NvrtcTest {
 
     static Stream<Path> shippedKernels() throws IOException {
         List<Path> files = new ArrayList<>();
-        for (String dir : List.of("seeds", "seeds/log_softmax", "evaluator/baselines")) {
+        for (String dir : List.of("seeds", "seeds/log_softmax", "seeds/masked_softmax", "evaluator/baselines")) {
             try (Stream<Path> s = Files.list(ROOT.resolve(dir))) {
                 s.filter(p -> p.toString().endsWith(".cu")).sorted().forEach(files::add);
             }

@@ -113,4 +113,35 @@ class ShapeDrawTest {
             }
         }
     }
+
+    /**
+     * An attention suite's draws are laid out as attention: the same sizes a plain suite of its bounds draws, each
+     * under one of its mask kinds, with heads (a power of two up to 32) and batch entries (up to 8) dividing the rows.
+     */
+    @Test
+    void anAttentionSuitesDrawsAreLaidOutUnderItsKinds() {
+        ShapeDraw.Bounds bounds = ShapeDraw.Bounds.of(suite("attention"));
+        assertTrue(bounds.attention());
+        assertEquals(List.of(MaskKind.values()), bounds.masks());
+        ShapeDraw.Bounds plain = new ShapeDraw.Bounds(bounds.elements(), bounds.rows(), bounds.referenceScratchBytes());
+        Set<MaskKind> kinds = new HashSet<>();
+        boolean heads = false;
+        boolean batches = false;
+        boolean moreQueries = false;
+        for (long secret = 0; secret < 300; secret++) {
+            List<ShapeDraw.Drawn> drawn = both(secret, bounds);
+            List<ShapeDraw.Drawn> sizes = both(secret, plain);
+            for (int k = 0; k < drawn.size(); k++) {
+                Shape s = drawn.get(k).shape();
+                assertEquals(sizes.get(k).shape(), new Shape(s.rows(), s.cols()), "the layout leaves the size");
+                assertTrue(Integer.bitCount(s.heads()) == 1 && s.heads() <= 32 && s.batch() <= 8, s::toString);
+                kinds.add(s.mask());
+                heads |= s.heads() > 1;
+                batches |= s.batch() > 1;
+                moreQueries |= s.queries() > s.keys();
+            }
+        }
+        assertEquals(Set.of(MaskKind.values()), kinds);
+        assertTrue(heads && batches && moreQueries, "heads, batches and more queries than keys are drawn");
+    }
 }

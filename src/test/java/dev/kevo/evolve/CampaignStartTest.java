@@ -82,4 +82,25 @@ class CampaignStartTest {
                 .contains("seeds/OP/"), none.getMessage());
         assertFalse(none.getMessage().contains("\n"), none.getMessage());
     }
+
+    /**
+     * config/masked_softmax.yaml starts a masked_softmax campaign on the attention suite (every shape in every mask
+     * kind) from seeds/masked_softmax/, over its own baseline (no vendor has the operator), with the built-in agent
+     * tuning knobs only (its genome renders no masked kernel yet).
+     */
+    @Test
+    void theMaskedSoftmaxCampaignStartsOnTheAttentionSuiteFromItsSeeds(@TempDir Path dir) throws IOException {
+        Path config = Files.writeString(dir.resolve("masked.yaml"), Files.readString(TestFiles.root()
+                .resolve("config/masked_softmax.yaml")) + "output: " + dir.resolve("out") + "\n");
+        List<String> notes = new java.util.ArrayList<>();
+        CampaignStart start = CampaignStart.fresh(config, new KevoHome(TestFiles.root()), "test", c -> null, Map.of(),
+                notes::add);
+        assertEquals("masked_softmax", start.frozen().eval().op());
+        assertEquals("attention", start.frozen().suiteName());
+        assertTrue(start.frozen().shapes().contains("1x32x4096x4096:causal"), start.frozen().shapes()::toString);
+        assertEquals(List.of("online.cu", "warp_rows.cu"), start.seeds().stream().map(KernelFile::name).toList());
+        assertTrue(start.seeds().stream().allMatch(f -> f.op() == Operators.MASKED_SOFTMAX));
+        assertEquals(Boolean.FALSE, start.frozen().config().freshGenomes());
+        assertTrue(start.baselineSource().contains("masked_softmax_block_two_pass"), "its own baseline");
+    }
 }
