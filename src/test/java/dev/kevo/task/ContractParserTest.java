@@ -593,4 +593,22 @@ class ContractParserTest {
                 + "\"args\": [\"x\", \"y\", \"scale\"] }"));
         assertContains(scale.getMessage(), "unknown name 'scale'");
     }
+
+    /** The contract's attention example parses, and picks its plan by mask kind and queries as it says. */
+    @Test
+    void theContractsAttentionExampleParsesAndPlansByMaskKind() throws IOException {
+        String contract = Files.readString(ROOT.resolve("docs/contract.md"));
+        int section = contract.indexOf("### Attention shapes and masks");
+        int start = contract.indexOf("```cuda\n", section) + "```cuda\n".length();
+        KernelFile example = ContractParser.parse("example.cu", null, contract.substring(start,
+                contract.indexOf("```", start)));
+        assertEquals("masked_softmax", example.op().id());
+        assertEquals(0, PlanResolver.resolve(example, dev.kevo.data.Shape.parse("8x32x1x4096:causal"), 132)
+                .planIndex());
+        assertEquals(1, PlanResolver.resolve(example, dev.kevo.data.Shape.parse("8x32x16x4096:causal"), 132)
+                .planIndex());
+        ResolvedPlan padded = PlanResolver.resolve(example, dev.kevo.data.Shape.parse("8x32x1x4096:padding"), 132);
+        assertEquals(1, padded.planIndex());
+        assertEquals(List.of(32, 1, 2), padded.launches().getFirst().args().subList(6, 9), "heads, queries, mask_kind");
+    }
 }
