@@ -33,12 +33,15 @@ public final class EvalTable {
         List<ShapeResult> baselineWrong = result.shapes().stream().filter(s -> s.baselineRelativeL2() != null
                 && !(s.baselineRelativeL2() <= tolerance)).toList();
         boolean wrongColumn = !baselineWrong.isEmpty();
-        String header = String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s%s", "shape",
+        // 12 characters hold every plain shape's name; an attention shape's (1x32x4096x4096:additive) widens the column
+        int width = Math.max(12, result.shapes().stream().mapToInt(s -> s.shape().length()).max().orElse(0));
+        String header = String.format(Locale.ROOT, "  %-" + width + "s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s%s",
+                "shape",
                 "plan", "verdict", "time(us)", "+-ci", "spread", "base(us)", "speedup", "floor", "rel.L2",
                 cold ? "   cold(us)" : "", wrongColumn ? "   base.L2" : "");
         out.println(header);
         for (ShapeResult s : result.shapes()) {
-            out.println(row(s, cold) + (wrongColumn ? String.format(Locale.ROOT, " %9s",
+            out.println(row(s, cold, width) + (wrongColumn ? String.format(Locale.ROOT, " %9s",
                     baselineWrong.contains(s) ? String.format(Locale.ROOT, "%.1e", s.baselineRelativeL2()) : "-")
                     : ""));
         }
@@ -109,10 +112,10 @@ public final class EvalTable {
                 .collect(Collectors.joining(", "));
     }
 
-    private static String row(ShapeResult s, boolean cold) {
+    private static String row(ShapeResult s, boolean cold, int width) {
         Stats c = s.candidate();
         Stats b = s.baseline();
-        return String.format(Locale.ROOT, "  %-12s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s", s.shape(),
+        return String.format(Locale.ROOT, "  %-" + width + "s %4s  %-18s %10s %7s %7s %10s %8s %6s %9s%s", s.shape(),
                 s.plan() == null ? "-" : s.plan(),
                 s.verdict().id() + (s.timingFlag() == null ? "" : " " + s.timingFlag()),
                 c == null ? "-" : us(c.medianMs()), c == null ? "-" : pct(c.relativeCi()),

@@ -131,4 +131,19 @@ class EvalTableTest {
         assertTrue(rejected.toString().contains("REJECTED  data-race: racecheck: 2 hazards in k"), rejected.toString());
         assertFalse(rejected.toString().contains("score 2.000x"), rejected.toString());
     }
+
+    /** An attention shape's longer name widens the shape column, so every row's columns still line up; plain stay 12. */
+    @Test
+    void theShapeColumnFitsAttentionShapesNames() {
+        List<String> lines = print(List.of(timed("32x128", null), timed("1x32x4096x4096:additive", null)), "b")
+                .lines().filter(l -> l.startsWith("  ")).toList();
+        int plan = lines.getFirst().indexOf("plan");
+        assertEquals("  shape" + " ".repeat("1x32x4096x4096:additive".length() - "shape".length() + 1) + "plan",
+                lines.getFirst().substring(0, plan + 4));
+        assertEquals(plan + 3, lines.get(1).indexOf("1", plan - 1), "the plan number under its header: " + lines);
+        assertEquals(lines.get(1).indexOf("pass"), lines.get(2).indexOf("pass"), lines::toString);
+        List<String> plain = print(List.of(timed("32x128", null)), "b").lines().filter(l -> l.startsWith("  "))
+                .toList();
+        assertEquals("  shape" + " ".repeat(8) + "plan", plain.getFirst().substring(0, 19), "12 wide, as before");
+    }
 }
