@@ -197,7 +197,7 @@ class MaskedSoftmaxGpuTest {
     static Stream<Arguments> seedsAndDtypes() {
         List<Arguments> out = new ArrayList<>();
         for (String file : List.of("seeds/masked_softmax/warp_rows.cu", "seeds/masked_softmax/online.cu",
-                "evaluator/baselines/masked_softmax_two_pass.cu")) {
+                "seeds/masked_softmax/split_rows.cu", "evaluator/baselines/masked_softmax_two_pass.cu")) {
             for (String dtype : List.of("fp32", "bf16", "fp16", "bf16-fp32")) {
                 out.add(Arguments.of(file, dtype));
             }

@@ -98,7 +98,8 @@ class CampaignStartTest {
         assertEquals("masked_softmax", start.frozen().eval().op());
         assertEquals("attention", start.frozen().suiteName());
         assertTrue(start.frozen().shapes().contains("1x32x4096x4096:causal"), start.frozen().shapes()::toString);
-        assertEquals(List.of("online.cu", "warp_rows.cu"), start.seeds().stream().map(KernelFile::name).toList());
+        assertEquals(List.of("online.cu", "split_rows.cu", "warp_rows.cu"),
+                start.seeds().stream().map(KernelFile::name).toList());
         assertTrue(start.seeds().stream().allMatch(f -> f.op() == Operators.MASKED_SOFTMAX));
         assertEquals(Boolean.FALSE, start.frozen().config().freshGenomes());
         assertTrue(start.baselineSource().contains("masked_softmax_block_two_pass"), "its own baseline");
