@@ -33,6 +33,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -49,6 +51,25 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MaskedSoftmaxGpuTest {
     private static final Path ROOT = TestFiles.root();
     private static final Task FP32 = new Task(Operators.MASKED_SOFTMAX, Precision.FP32);
+    /** One GPU context and one build of kevo's kernels for the 80 reference cases: each compile costs a second. */
+    private static Gpu gpu;
+    private static TrustedKernels trusted;
+
+    @BeforeAll
+    static void openOnce() {
+        gpu = Gpu.open(0);
+        trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), FP32);
+    }
+
+    @AfterAll
+    static void close() {
+        if (trusted != null) {
+            trusted.close();
+        }
+        if (gpu != null) {
+            gpu.close();
+        }
+    }
 
     private static Suite quick() {
         return SuiteFile.load(ROOT.resolve("evaluator/suites/attention-quick.yaml"));
@@ -58,9 +79,8 @@ class MaskedSoftmaxGpuTest {
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder()
                 .op("masked_softmax").dtype(dtype).build();
         KernelFile baseline = ContractParser.read(ROOT.resolve("evaluator/baselines/masked_softmax_two_pass.cu"));
-        try (Gpu gpu = Gpu.open(0);
-             Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), quick(),
-                     new Baseline.File(baseline), settings)) {
+        try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), quick(),
+                new Baseline.File(baseline), settings)) {
             return evaluator.evaluate(ContractParser.read(file), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
     }
@@ -88,9 +108,7 @@ class MaskedSoftmaxGpuTest {
         int n = (int) shape.elements();
         int maskElements = shape.batch() * shape.queries() * shape.cols();
         long seed = 9000 + 31L * inputCase.ordinal() + shape.mask().ordinal();
-        try (Gpu gpu = Gpu.open(0);
-             TrustedKernels trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), FP32);
-             DeviceBuffer x = gpu.alloc(n * 4L); DeviceBuffer y = gpu.alloc(n * 4L);
+        try (DeviceBuffer x = gpu.alloc(n * 4L); DeviceBuffer y = gpu.alloc(n * 4L);
              DeviceBuffer lengths = gpu.alloc(shape.batch() * 4L); DeviceBuffer mask = gpu.alloc(maskElements * 4L);
              DeviceBuffer stats = gpu.alloc(shape.rows() * 16L); DeviceBuffer result = gpu.alloc(CheckCounts.BYTES);
              DeviceBuffer scratch = gpu.alloc(TrustedKernels.referenceScratchBytes(shape))) {
