@@ -90,6 +90,11 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         ExportTarget target = ExportTarget.of(to);
         ExportSource source = ExportSource.locate(input, Optional.ofNullable(evalJson));
         PrintWriter err = spec.commandLine().getErr();
+        Optional<String> unsupported = ExportPackage.unsupported(source.file().op());
+        if (unsupported.isPresent()) {
+            err.println("kevo: " + source.file().name() + ": " + unsupported.get());
+            return ExitCode.USAGE;
+        }
         Optional<String> refused = source.rejection()
                 .or(() -> SourcePolicy.violation(source.file().source())
                         .map(v -> source.file().name() + ": " + v + " (kevo would reject it: source-rejected)"));

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.kevo.task.op.Operator;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -44,6 +45,11 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
 
     public ExportPackage {
         files = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(files));
+    }
+
+    /** Why {@code op} cannot be exported yet, in one line ({@link OperatorApi#unsupported}), or empty. */
+    public static Optional<String> unsupported(Operator op) {
+        return OperatorApi.unsupported(op);
     }
 
     public static ExportPackage build(ExportSource source, ExportTarget target, String kevoVersion, Instant now) {

@@ -1,5 +1,6 @@
 package dev.kevo.export;
 
+
 import dev.kevo.KevoException;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.Operator;
@@ -7,6 +8,7 @@ import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -43,7 +45,25 @@ record OperatorApi(Operator op) {
      *
      * @throws KevoException (input) where the operator's id or a tensor's name cannot be a C identifier of the package
      */
+    /**
+     * Why kevo cannot package {@code op} yet, in one line, or empty when it can: the exported C API and torch op pass
+     * tensors of one element per (row, column) and nothing else, so an operator with a runtime scalar or a tensor of
+     * another extent (masked_softmax's scale, lengths and mask) would lose arguments its kernels read.
+     */
+    static Optional<String> unsupported(Operator op) {
+        List<String> missing = new java.util.ArrayList<>();
+        op.scalars().forEach(s -> missing.add("scalar `" + s.name() + "`"));
+        op.tensors().stream().filter(t -> t.extent() != Tensor.Extent.ROWS_COLS)
+                .forEach(t -> missing.add("tensor `" + t.name() + "` (" + t.extent().name().toLowerCase(Locale.ROOT)
+                        + ")"));
+        return missing.isEmpty() ? Optional.empty() : Optional.of("kevo export does not package " + op.id()
+                + " yet: its exported API would lack " + String.join(", ", missing) + "; kevo eval judges it");
+    }
+
     static OperatorApi of(Operator op) {
+        unsupported(op).ifPresent(why -> {
+            throw KevoException.input(why);
+        });
         if (!op.id().matches("[a-z][a-z0-9_]*")) {
             throw KevoException.input("operator '" + op.id() + "': kevo export names a package's C functions and files "
                     + "after the operator's id, which must then be a lower-case identifier");
