@@ -8,6 +8,7 @@ import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.BeyondSuite;
 import dev.kevo.data.DeviceInfo;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.MeasurementMethod;
 import dev.kevo.data.Precision;
 import dev.kevo.data.ShapeRegime;
@@ -30,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -63,7 +65,7 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
                 + PlanResolver.MAX_BLOCK + " threads (both 1-D); `smem` is the dynamic shared memory in bytes (default "
                 + "0); `workspace` is 0 to " + PlanResolver.MAX_WORKSPACE + " bytes of scratch memory passed as `"
                 + KernelFile.WORKSPACE + "` (default 0). Each is an integer expression (or a JSON integer).");
-        rules.add("`args`, in the kernel's parameter order: " + tensors() + ", `" + KernelFile.WORKSPACE
+        rules.add("`args`, in the kernel's parameter order: " + tensors() + scalars() + ", `" + KernelFile.WORKSPACE
                 + "` (the workspace, any pointer type), or an integer expression such as `rows` or `cols`, passed as "
                 + "a 32-bit `int`. kevo defines the element types (below).");
         rules.add("`\"cooperative\": true` launches with `cuLaunchCooperativeKernel`: every block is resident at once, "
@@ -83,7 +85,7 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
                 + "held on chip across a cluster and its (max, sum) exchanged there. Every thread of every block of a "
                 + "cluster calls the cluster barrier; a block arrives once done reading its peers and waits before it "
                 + "exits.");
-        rules.add(expressions());
+        rules.add(expressions(task.op().planVariables()));
         return bullets(rules);
     }
 
@@ -243,11 +245,14 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
     }
 
     /** The expression grammar, from the operator and function tables of {@link Expr}. */
-    private static String expressions() {
+    private static String expressions(Set<String> planVariables) {
         String functions = Expr.FUNCTIONS.entrySet().stream().map(f -> "`" + f.getKey() + "(" + parameters(f.getValue())
                 + ")`").collect(Collectors.joining(", "));
-        return "Expressions: integer literals, `rows`, `cols`, `sms` (the multiprocessor count) and the file's "
-                + "integer knobs, with " + codes(Expr.ARITHMETIC) + " (`/` and `%` truncate toward zero, as in C; "
+        String layout = planVariables.isEmpty() ? "" : ", the attention layout's " + codes(planVariables)
+                + " (`mask_kind`: " + java.util.Arrays.stream(MaskKind.values()).map(k -> k.ordinal() + " " + k.id())
+                .collect(Collectors.joining(", ")) + "; rows are batch x heads x queries, cols the keys)";
+        return "Expressions: integer literals, `rows`, `cols`, `sms` (the multiprocessor count)" + layout
+                + " and the file's integer knobs, with " + codes(Expr.ARITHMETIC) + " (`/` and `%` truncate toward zero, as in C; "
                 + "`+` and `-` also as signs), parentheses and " + functions + " (`cdiv` divides rounding up). "
                 + "An integer expression gives a 64-bit integer; a fraction or a division by zero is an error. A "
                 + "condition (`when`, `knob_rule`) compares integers with " + codes(Expr.COMPARISONS) + " and "
@@ -270,7 +275,25 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
      */
     private String tensors() {
         return task.op().tensors().stream().map(t -> "`" + t.name() + "` (`" + (t.role() == Tensor.Role.INPUT
-                ? "const " : "") + "KEVO_" + t.element() + "*`)").collect(Collectors.joining(", "));
+                ? "const " : "") + (t.element() == Tensor.Element.INT32 ? "int" : "KEVO_" + t.element()) + "*`"
+                + (t.extent() == Tensor.Extent.ROWS_COLS ? "" : ", " + extent(t.extent())) + ")")
+                .collect(Collectors.joining(", "));
+    }
+
+    /** What a tensor that is not one element per (row, column) holds, and when it is a null pointer. */
+    private static String extent(Tensor.Extent extent) {
+        return switch (extent) {
+            case ROWS_COLS -> "";
+            case BATCH -> "one per batch entry, read under the padding mask kind, else a null pointer";
+            case BATCH_QUERIES_KEYS -> "batch x queries x keys, the same for every head, read under the additive "
+                    + "mask kind, else a null pointer";
+        };
+    }
+
+    /** The operator's runtime float arguments, passed by name: {@code , `scale` (`float`, ...)}. */
+    private String scalars() {
+        return task.op().scalars().stream().map(s -> ", `" + s.name() + "` (`float`, drawn anew for every input "
+                + "case)").collect(Collectors.joining());
     }
 
     /** A list in its own order, a set sorted: the prompt reads the same from run to run. */

@@ -314,6 +314,27 @@ class ContractRulesTest {
         assertTrue(prompt.contains("an infinity is right only where ref is that infinity"), prompt);
     }
 
+    /**
+     * A masked_softmax campaign's prompt passes every argument its kernels get, typed as the parameter checks take
+     * them (the int32 lengths as int*, the scale as float), and the attention layout's plan variables.
+     */
+    @Test
+    void aMaskedSoftmaxPromptStatesItsArgumentsAndPlanVariables() {
+        TaskContext c = Fixtures.CONTEXT;
+        Task task = new Task(Operators.byId("masked_softmax"), Precision.BF16);
+        String prompt = system(new TaskContext(c.device(), c.suite(), c.shapes(), task, c.baseline(),
+                c.settings()));
+        assertTrue(prompt.contains("`lengths` (`const int*`, one per batch entry"), prompt);
+        assertTrue(prompt.contains("`mask` (`const KEVO_X*`, batch x queries x keys"), prompt);
+        assertTrue(prompt.contains("`scale` (`float`, drawn anew for every input case)"), prompt);
+        assertFalse(prompt.contains("KEVO_INT32"), prompt);
+        for (String variable : task.op().planVariables()) {
+            assertTrue(prompt.contains("`" + variable + "`"), variable);
+        }
+        assertTrue(prompt.contains("1 causal"), prompt);
+        assertFalse(system().contains("`mask_kind`"), "softmax's prompt has no attention layout");
+    }
+
     @Test
     void theShapesBeyondTheSuiteAreTheSettingsAndEachKindIsItsCondition() {
         String prompt = system();
