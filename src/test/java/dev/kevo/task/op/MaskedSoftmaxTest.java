@@ -15,7 +15,6 @@ import dev.kevo.data.Shape;
 import dev.kevo.data.Tolerance;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,14 +30,6 @@ class MaskedSoftmaxTest {
     private static final float INF = Float.NEGATIVE_INFINITY;
     private static final float LOWEST = -Float.MAX_VALUE;
 
-    private static float[] normal(int n, double scale, long seed) {
-        Random random = new Random(seed);
-        float[] x = new float[n];
-        for (int i = 0; i < n; i++) {
-            x[i] = (float) (random.nextGaussian() * scale);
-        }
-        return x;
-    }
 
     /** softmax over the given scores of one row, in float64, the -inf ones 0 and a row of only -inf all 0. */
     private static double[] softmaxOf(double[] scores) {
@@ -162,7 +153,7 @@ class MaskedSoftmaxTest {
     void withoutAMaskItIsTheSoftmaxOfTheScaledScores() {
         int rows = 5;
         int cols = 33;
-        float[] x = normal(rows * cols, 20, 1);
+        float[] x = RandomRows.normal(rows * cols, 20, 1);
         float scale = 0.125f;
         double[] y = OP.reference(new ReferenceInputs(new Shape(rows, cols), Dtype.FP32, x, null, null, scale));
         float[] scaled = new float[x.length];
@@ -178,7 +169,7 @@ class MaskedSoftmaxTest {
     @Test
     void causalIsAlignedToTheBottomRight() {
         Shape shape = Shape.attention(1, 2, 3, 5, MaskKind.CAUSAL);
-        float[] x = normal((int) shape.elements(), 2, 2);
+        float[] x = RandomRows.normal((int) shape.elements(), 2, 2);
         double[] y = OP.reference(new ReferenceInputs(shape, Dtype.FP32, x, null, null, 0.5f));
         for (int r = 0; r < shape.rows(); r++) {
             int q = r % 3;
@@ -197,7 +188,7 @@ class MaskedSoftmaxTest {
     @Test
     void causalWithMoreQueriesThanKeysLeavesTheFirstRowsOfEveryHeadFullyMasked() {
         Shape shape = Shape.attention(1, 2, 5, 3, MaskKind.CAUSAL);
-        float[] x = normal((int) shape.elements(), 4, 3);
+        float[] x = RandomRows.normal((int) shape.elements(), 4, 3);
         double[] y = OP.reference(new ReferenceInputs(shape, Dtype.FP32, x, null, null, 0.125f));
         for (int head = 0; head < 2; head++) {
             for (int q = 0; q < 5; q++) {
@@ -217,7 +208,7 @@ class MaskedSoftmaxTest {
     @Test
     void paddingMasksKeysPastEachBatchEntrysLength() {
         Shape shape = Shape.attention(3, 2, 2, 4, MaskKind.PADDING);
-        float[] x = normal((int) shape.elements(), 4, 4);
+        float[] x = RandomRows.normal((int) shape.elements(), 4, 4);
         int[] lengths = {0, 1, 4};
         double[] y = OP.reference(new ReferenceInputs(shape, Dtype.FP32, x, lengths, null, 0.1f));
         for (int r = 0; r < shape.rows(); r++) {
@@ -239,7 +230,7 @@ class MaskedSoftmaxTest {
     @Test
     void theAdditiveMaskIsABiasAfterTheScaleAndItsLowestEntriesMask() {
         Shape shape = Shape.attention(2, 3, 2, 4, MaskKind.ADDITIVE);
-        float[] x = normal((int) shape.elements(), 8, 5);
+        float[] x = RandomRows.normal((int) shape.elements(), 8, 5);
         float[] mask = {
             1.5f, -2f, LOWEST, 0,          // b0 q0
             LOWEST, LOWEST, LOWEST, LOWEST, // b0 q1: fully masked

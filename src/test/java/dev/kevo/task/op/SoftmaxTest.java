@@ -8,14 +8,6 @@ import org.junit.jupiter.api.Test;
 
 class SoftmaxTest {
 
-    private static float[] normal(int n, double scale, long seed) {
-        Random random = new Random(seed);
-        float[] x = new float[n];
-        for (int i = 0; i < n; i++) {
-            x[i] = (float) (random.nextGaussian() * scale);
-        }
-        return x;
-    }
 
     private static double rowSum(double[] y, int row, int cols) {
         double sum = 0;
@@ -39,7 +31,7 @@ class SoftmaxTest {
     void rowsSumToOneAndAreIndependent() {
         int rows = 7;
         int cols = 301;
-        float[] x = normal(rows * cols, 4, 1);
+        float[] x = RandomRows.normal(rows * cols, 4, 1);
         double[] y = Operators.SOFTMAX.reference(x, rows, cols);
         for (int r = 0; r < rows; r++) {
             assertEquals(1.0, rowSum(y, r, cols), 1e-12, "row " + r);
@@ -60,7 +52,7 @@ class SoftmaxTest {
     void invariantToAddingAConstantToARow() {
         int rows = 3;
         int cols = 64;
-        float[] x = normal(rows * cols, 1, 2);
+        float[] x = RandomRows.normal(rows * cols, 1, 2);
         float[] shifted = x.clone();
         for (int c = 0; c < cols; c++) {
             shifted[cols + c] += 16f;  // exact in float for these magnitudes
