@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue 42 on the GPU host, in the order its open items need the GPU: each step fits one 10-minute device command and
+# leaves everything it wrote in $OUT/forward-STEP.tgz. Run from the repository root with the bundle
+# (target/kevo-*-linux-x86_64.tar.gz) and, for `tests`, target/gpu-tests.tgz carried; KEVO_COMMIT names the commit.
+#   tests      the GPU tests the forward family added or touched (the shared harness changed for masked_softmax):
+#              MaskedSoftmaxGpuTest, then the regression set (TrustedKernels, LogSoftmax, AddedOperator, Evaluator,
+#              CheckLaunchTime, Adversarial, Sanitizer)
+#   check      log_softmax's exported torch op against torch.log_softmax (bench/export-torch.sh with OP=log_softmax),
+#              and the scripted-model log_softmax campaign (bench/llm-step.sh: its prompts distinct, answers judged)
+#   campaign OP DTYPE   one default-length campaign of OP (log_softmax or masked_softmax) in DTYPE (fp32, bf16), with
+#              its champion's record, progress, show and lineage
+#   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
+#              torch and Triton, standard and llm suites, fp32 and bf16
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|family CHAMPION_FP32 CHAMPION_BF16}
+out=/tmp/forward-$step; rm -rf "$out"; mkdir -p "$out"
+trap 'tar czf "${OUT:-.}/forward-$step.tgz" -C /tmp "forward-$step"' EXIT
+source tools/unpack.sh
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  echo "kevo $($KEVO --version), commit ${KEVO_COMMIT:-unknown}, $(date -u +%FT%TZ), step: $*"; } | tee "$out/gpu.txt"
+case "$step" in
+tests)
+  bash tools/gpu-tests.sh --details=tree --include-classname '.*MaskedSoftmaxGpuTest' > "$out/masked.txt" 2>&1
+  grep -A14 "Test run finished" "$out/masked.txt"; grep -B2 -A12 "Failures (" "$out/masked.txt" | head -40
+  bash tools/gpu-tests.sh --details=tree --include-classname \
+    '.*(TrustedKernelsGpuTest|LogSoftmaxGpuTest|AddedOperatorGpuTest|EvaluatorGpuTest|CheckLaunchTimeGpuTest|AdversarialGpuTest|SanitizerGpuTest)' \
+    > "$out/regression.txt" 2>&1
+  grep -A14 "Test run finished" "$out/regression.txt"; grep -B2 -A12 "Failures (" "$out/regression.txt" | head -40 ;;
+check)
+  OP=log_softmax OUT="$out/export" timeout 330 bash bench/export-torch.sh > "$out/export.txt" 2>&1
+  echo "export exit $?"; tail -8 "$out/export.txt"
+  CONFIG=bench/llm-step-log_softmax.yaml ANSWERS=bench/llm-answers-log_softmax OUT="$out/llm" timeout 200 \
+    bash bench/llm-step.sh > "$out/llm.txt" 2>&1
+  echo "scripted campaign exit $?"; tail -3 "$out/llm.txt" ;;
+campaign)
+  op=${2:?OP}; dtype=${3:?DTYPE}
+  sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
+  echo "dtype: $dtype" >> "$out/campaign.yaml"
+  timeout 580 python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" > "$out/campaign.txt" 2>&1
+  echo "campaign exit $?"; tail -3 "$out/c/campaign-progress.txt"
+  rm -f "$out/c/campaign-folder.tar.gz" ;;
+family)
+  c32=${2:?CHAMPION_FP32}; c16=${3:?CHAMPION_BF16}
+  s32=bench/results/campaign-fp32-h100/champion-fp32-h100.cu; s16=bench/results/campaign-bf16-h100/champion-bf16-h100.cu
+  timeout 560 python3 bench/family.py --out "$out/family-h100.json" \
+    --job "log_softmax:fp32:$c32:standard" --job "softmax:fp32:$s32:standard" \
+    --job "log_softmax:fp32:$c32:llm" --job "softmax:fp32:$s32:llm" \
+    --job "log_softmax:bf16:$c16:standard" --job "softmax:bf16:$s16:standard" \
+    --job "log_softmax:bf16:$c16:llm" --job "softmax:bf16:$s16:llm" > "$out/family-h100.txt" 2>&1
+  echo "family exit $?"; grep -E '^\{' "$out/family-h100.txt" | cut -c1-220 ;;
+*)
+  echo "forward-family-h100.sh: unknown step '$step'" >&2; exit 2 ;;
+esac
