@@ -6,7 +6,8 @@
 #              MaskedSoftmaxGpuTest, then the regression set (TrustedKernels, LogSoftmax, AddedOperator, Evaluator,
 #              CheckLaunchTime, Adversarial, Sanitizer)
 #   check      log_softmax's exported torch op against torch.log_softmax (bench/export-torch.sh with OP=log_softmax),
-#              and the scripted-model log_softmax campaign (bench/llm-step.sh: its prompts distinct, answers judged)
+#              and the scripted-model campaigns of log_softmax and masked_softmax (bench/llm-step.sh: prompts distinct,
+#              answers judged)
 #   campaign OP DTYPE   one default-length campaign of OP (log_softmax or masked_softmax) in DTYPE (fp32, bf16), with
 #              its champion's record, progress, show and lineage
 #   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
@@ -32,7 +33,10 @@ check)
   echo "export exit $?"; tail -8 "$out/export.txt"
   CONFIG=bench/llm-step-log_softmax.yaml ANSWERS=bench/llm-answers-log_softmax OUT="$out/llm" timeout 200 \
     bash bench/llm-step.sh > "$out/llm.txt" 2>&1
-  echo "scripted campaign exit $?"; tail -3 "$out/llm.txt" ;;
+  echo "scripted campaign exit $?"; tail -3 "$out/llm.txt"
+  CONFIG=bench/llm-step-masked_softmax.yaml ANSWERS=bench/llm-answers-masked_softmax OUT="$out/llm-masked" \
+    timeout 150 bash bench/llm-step.sh > "$out/llm-masked.txt" 2>&1
+  echo "scripted masked campaign exit $?"; tail -3 "$out/llm-masked.txt" ;;
 campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
   sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
