@@ -30,7 +30,7 @@ A job is op:dtype:kernel:suite; a suite is a path or a name under evaluator/suit
 {"jobs": [{"op": ..., "dtype": ..., "kernel": ..., "suite": ...}, ...]}, each dtype and suite a name or a list
 (the job on each dtype and suite of its lists); YAML needs PyYAML, JSON does not.
 """
-import argparse, json, math, os, sys
+import argparse, json, math, os, struct, sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -55,39 +55,53 @@ class Op:
     """Everything that differs between the family's operators. Adding one (issue 43) is adding an entry to OPS, the
     key being kevo's op id, as a kernel file's header says it:
 
-      masked_softmax      one entry a mask kind (causal, padding, ...): inputs x and mask (the mask as stored, so
-                          that its bytes count in the floor), torch: torch.softmax(x * scale + mask, -1), the
-                          reference the same in float64;
+      masked_softmax      (here) inputs x, lengths or mask as the shape's kind reads them (the mask as stored, so its
+                          bytes count in the floor) and the scale; torch: softmax(x.view(B,H,Q,K) * scale + bias, -1);
+                          the reference kevo's, scores rounded to float32, masked keys and fully masked rows 0;
       softmax_backward    inputs y (a softmax's output) and dy, output dx: torch._softmax_backward_data(dy, y, -1,
                           x's dtype); reference y * (dy - sum(dy * y));
       log_softmax_backward  inputs y (log-probabilities) and dy: torch._log_softmax_backward_data(dy, y, -1, x's
                           dtype); reference dy - exp(y) * sum(dy);
       cross_entropy       inputs x and target (rows,), output a loss per row: torch.nn.functional.cross_entropy(x,
                           target, reduction="none"); reference logsumexp(x) - x[target].
+
+    Every callable gets the suite shape (kevo_bench.Shape: rows, cols and, for an attention shape, batch, heads,
+    queries and the mask kind) and the inputs, a dict of the operator's arguments by the names kevo's plans pass:
+    tensors, None for a tensor the shape's mask kind does not read (a null pointer for kevo's kernel, not counted in
+    the floor), and Python floats for runtime scalars (passed to kevo's kernel as C floats).
     """
-    # (rows, cols, x's torch dtype, generator) -> the input tensors by the names kevo's plans pass ("x", ...)
+    # (shape, x's torch dtype, generator) -> the inputs by the names kevo's plans pass ("x", ...)
     inputs: Callable
     # (inputs, y's torch dtype) -> the empty output that kevo's and Triton's kernels write
     output: Callable
-    # torch's op: its name in the record, and (inputs, y's dtype) -> a call of it as a user makes it
+    # torch's op: its name in the record, and (shape, inputs, y's dtype) -> a call of it as a user makes it, returning
+    # a rows x cols view of its output
     torch_name: str
     torch_call: Callable
-    # (inputs, a slice of rows) -> the float64 answer for those rows
+    # (shape, inputs, a slice of rows) -> the float64 answer for those rows; or (answer, held exactly, rows with no
+    # score left) where the op holds some answers exactly (a masked key's 0) and some rows are fully masked
     reference: Callable
     # kevo's tolerance for the op (docs/measurement.md): per element absolute + relative * |ref|, per case relative L2
     tolerance: tuple
-    # the Triton kernel written for the op: its name in the record, and (inputs, output, SMs) -> a call of it
+    # the Triton kernel written for the op: its name in the record, and (shape, inputs, output, SMs) -> a call of it
     triton_name: Optional[str] = None
     triton_call: Optional[Callable] = None
-    # (rows, cols) -> why the Triton kernel is not run on that shape, or None
-    triton_refusal: Callable = lambda rows, cols: kb.triton_rows_refusal(cols)
+    # (shape) -> why the Triton kernel is not run on that shape, or None
+    triton_refusal: Callable = lambda shape: kb.triton_rows_refusal(shape.cols)
     # the output's name in kevo's plans
     output_name: str = "y"
+    # the mask kinds its suite shapes may name (kevo's Operator.maskKinds): none only, but for masked_softmax
+    mask_kinds: tuple = ("none",)
+    # whether torch's output is held to the reference on fully masked rows too; where its op defines them otherwise
+    # (torch.softmax's NaN where every key is -inf), those rows are counted on its check instead of compared
+    torch_on_empty_rows: bool = True
+    # what the record says of the op's inputs and peers beyond their names
+    note: Optional[str] = None
 
 
-def logits(rows, cols, xt, gen):
+def logits(shape, xt, gen):
     """x as compare_torch.py draws it, normal with standard deviation 4; the same x for every op at a shape."""
-    return {"x": (torch.randn(rows, cols, device=gen.device, generator=gen) * 4).to(xt)}
+    return {"x": (torch.randn(shape.rows, shape.cols, device=gen.device, generator=gen) * 4).to(xt)}
 
 
 def like_x(inputs, yt):
@@ -97,7 +111,7 @@ def like_x(inputs, yt):
 def torch_rowwise(name):
     """torch.NAME(x, dim=-1) as a user calls it: it allocates its output, from torch's caching allocator; dtype= only
     where y is wider than x (bf16 logits, float32 out)."""
-    def call(inputs, yt):
+    def call(shape, inputs, yt):
         f, x = getattr(torch, name), inputs["x"]
         return (lambda: f(x, dim=-1)) if x.dtype == yt else (lambda: f(x, dim=-1, dtype=yt))
     return call
@@ -105,15 +119,126 @@ def torch_rowwise(name):
 
 def torch_reference(name):
     """torch.NAME over float64 rows of x."""
-    return lambda inputs, rows: getattr(torch, name)(inputs["x"][rows].double(), dim=-1)
+    return lambda shape, inputs, rows: getattr(torch, name)(inputs["x"][rows].double(), dim=-1)
 
 
 def triton_rowwise(kernel):
     """One of kevo_bench's one-program-a-row Triton kernels, launched as the tutorial launches its own."""
-    def call(inputs, y, sms):
+    def call(shape, inputs, y, sms):
         k = getattr(kb, kernel)
         return lambda: kb.triton_rows(k, inputs["x"], y, sms)
     return call
+
+
+# ---- masked_softmax (docs/operators.md#masked_softmax) ----
+# The scale of every shape: 1/sqrt(128), a head dimension of 128, as a float32 holds it (the kernels get a C float;
+# the reference takes that float's value, as kevo's does). kevo's evaluator draws one of 1/sqrt(64, 80, 96, 128, 256)
+# per input case; one is enough to time.
+ATTENTION_SCALE = struct.unpack("f", struct.pack("f", 1 / math.sqrt(128)))[0]
+ADDITIVE_MASKED = 0.3  # the share of an additive mask's keys masked, as kevo's ordinary cases draw it
+
+
+def attention_inputs(shape, xt, gen):
+    """x as every op draws it (the same x at a shape for every kind), the scale, and the tensor the shape's mask kind
+    reads, None for the other: padding's lengths, an int32 per batch entry drawn uniformly in [keys/2, keys];
+    additive's mask, [batch, queries, keys] in x's type, as kevo's ordinary cases draw it: about 30% of the keys at
+    scattered places hold x's type's lowest finite value (torch.finfo(dtype).min, as Hugging Face masks), one drawn
+    key per row never, and the rest a bias 2 N(0, 1), so a kernel that scales the bias or drops it is wrong."""
+    inputs = {**logits(shape, xt, gen), "lengths": None, "mask": None, "scale": ATTENTION_SCALE}
+    device, keys = gen.device, shape.keys
+    if shape.mask == "padding":
+        inputs["lengths"] = torch.randint(keys // 2, keys + 1, (shape.batch,), generator=gen, device=device,
+                                          dtype=torch.int32)
+    elif shape.mask == "additive":
+        n = shape.batch * shape.queries
+        bias = torch.randn(n, keys, generator=gen, device=device) * 2
+        masked = torch.rand(n, keys, generator=gen, device=device) < ADDITIVE_MASKED
+        kept = torch.randint(0, keys, (n,), generator=gen, device=device)
+        masked[torch.arange(n, device=device), kept] = False
+        inputs["mask"] = bias.masked_fill(masked, torch.finfo(xt).min).to(xt).view(shape.batch, shape.queries, keys)
+    return inputs
+
+
+def attention_bias(shape, inputs):
+    """What a user adds to the scaled scores, [.., queries, keys] broadcasting over [batch, heads, queries, keys]:
+    the additive mask as [batch, 1, queries, keys]; -inf above the bottom-right diagonal ([queries, keys], causal) or
+    at keys past the batch entry's length ([batch, 1, 1, keys], padding), 0 elsewhere, in x's type; None for none."""
+    x = inputs["x"]
+    b, q, k = shape.batch, shape.queries, shape.keys
+    if shape.mask == "additive":
+        return inputs["mask"].view(b, 1, q, k)
+    if shape.mask == "causal":
+        return torch.full((q, k), -math.inf, dtype=x.dtype, device=x.device).triu(k - q + 1)
+    if shape.mask == "padding":
+        past = torch.arange(k, device=x.device) >= inputs["lengths"].long().view(b, 1, 1, 1)
+        return torch.zeros(b, 1, 1, k, dtype=x.dtype, device=x.device).masked_fill(past, -math.inf)
+    return None
+
+
+def torch_masked_softmax(shape, inputs, yt):
+    """The composition users write: torch.softmax(x.view(B, H, Q, K) * scale + bias, dim=-1), the bias
+    (attention_bias) made once, before anything is timed, as a model makes its mask once a forward; three kernels
+    (scale, add, softmax), each allocating its output; with no mask, two."""
+    x, scale = inputs["x"], inputs["scale"]
+    x4 = x.view(shape.batch, shape.heads, shape.queries, shape.keys)
+    bias = attention_bias(shape, inputs)
+    extra = {} if x.dtype == yt else {"dtype": yt}
+    if bias is None:
+        return lambda: torch.softmax(x4 * scale, dim=-1, **extra).view(shape.rows, shape.cols)
+    return lambda: torch.softmax(x4 * scale + bias, dim=-1, **extra).view(shape.rows, shape.cols)
+
+
+def masked_reference(shape, inputs, rows):
+    """kevo's reference (masked_softmax_scores.cu, masked_softmax.cu) over a block of rows: each score scale * x +
+    bias rounded once to float32 (fma(scale, x, bias) in a kernel), -inf where masked (causal: key c > q + keys -
+    queries; padding: c >= lengths[b]; additive: a mask entry of -inf or x's type's lowest value); then softmax in
+    float64, a masked key exactly 0 and a row with no score left 0 throughout. Also what is held exactly (the masked
+    keys) and which rows have no score left."""
+    x = inputs["x"][rows].double()
+    r = torch.arange(rows.start, rows.stop, device=x.device)
+    q, b = r % shape.queries, r // (shape.queries * shape.heads)
+    c = torch.arange(shape.keys, device=x.device)
+    bias = 0.0
+    if shape.mask == "causal":
+        masked = c.view(1, -1) > (q + shape.keys - shape.queries).view(-1, 1)
+    elif shape.mask == "padding":
+        masked = c.view(1, -1) >= inputs["lengths"].long()[b].view(-1, 1)
+    elif shape.mask == "additive":
+        m = inputs["mask"].view(-1, shape.keys)[b * shape.queries + q].float()
+        masked = (m == -math.inf) | (m == torch.finfo(inputs["x"].dtype).min)
+        bias = m.double()
+    else:
+        masked = torch.zeros(x.shape, dtype=torch.bool, device=x.device)
+    scores = (inputs["scale"] * x + bias).float().double().masked_fill(masked, -math.inf)
+    top = scores.amax(dim=-1, keepdim=True)
+    empty = torch.isinf(top)  # -inf: no score left (a score is otherwise finite: x finite, the scale below 1)
+    e = torch.exp(scores - top.masked_fill(empty, 0.0))  # exp(-inf) = 0 at a masked key
+    total = e.sum(dim=-1, keepdim=True)
+    ref = (e / total).masked_fill(empty, 0.0)
+    return ref, masked, empty.view(-1)
+
+
+def triton_masked(shape, inputs, y, sms):
+    def call():
+        kb.triton_masked_softmax(inputs["x"], y, inputs["lengths"], inputs["mask"], inputs["scale"], shape.heads,
+                                 shape.queries, shape.mask_kind, sms)
+    return call
+
+
+MASKED_NOTE = (
+    f"scale {ATTENTION_SCALE!r} (1/sqrt(128) as a float32) on every shape; padding: lengths int32 per batch entry, "
+    "uniform in [keys/2, keys]; additive: mask [batch, queries, keys] in x's dtype, about 30% of keys at "
+    "torch.finfo(dtype).min (one key per row always kept), a bias 2 N(0,1) elsewhere; causal is bottom-right aligned "
+    "(query q sees keys c <= q + keys - queries) and reads no tensor. floor_bytes: x read, y written and the kind's "
+    "tensor read (lengths or mask; none for causal and none). torch: torch.softmax(x.view(B,H,Q,K) * scale + bias, "
+    "dim=-1), bias the additive mask as [B,1,Q,K], or 0/-inf as users build it ([Q,K] triu for causal, [B,1,1,K] "
+    "for padding), made before timing. torch's check skips the rows with no score left (causal with more queries than "
+    "keys: 2x8x1024x512's first 512 queries of each head), counted in checks.torch.emptyRowsNotCompared: there "
+    "torch.softmax of all -inf is NaN by its definition, not by imprecision, while kevo's contract writes 0 as SDPA "
+    "does; torch is timed as users run the composition, not with a NaN-to-0 pass added that no one runs with it. "
+    "kevo's and Triton's outputs are compared on every row, fully masked ones included (exactly 0). In bf16 torch "
+    "rounds x * scale and then + bias to bf16 (two roundings of the score) where kevo's contract rounds the score "
+    "once to float32: where that falls outside kevo's tolerance the row says so and torch is timed all the same")
 
 
 OPS = {
@@ -124,6 +249,12 @@ OPS = {
                       torch_call=torch_rowwise("log_softmax"), reference=torch_reference("log_softmax"),
                       tolerance=(1e-4, 1e-5, 1e-5), triton_name="triton log_softmax (tutorial's style)",
                       triton_call=triton_rowwise("triton_log_softmax_kernel")),
+    "masked_softmax": Op(inputs=attention_inputs, output=like_x,
+                         torch_name="torch.softmax(x.view(B,H,Q,K) * scale + bias, dim=-1)",
+                         torch_call=torch_masked_softmax, reference=masked_reference, tolerance=(1e-6, 1e-4, 1e-4),
+                         triton_name="triton masked softmax (tutorial's style: a program a row, mask from the row)",
+                         triton_call=triton_masked, mask_kinds=("none", "causal", "padding", "additive"),
+                         torch_on_empty_rows=False, note=MASKED_NOTE),
 }
 
 
@@ -209,7 +340,7 @@ def parse_args(argv):
 
 def validate(jobs, parser):
     """What can be found wrong before the GPU is touched: a dtype kevo does not know, a missing file, a kernel file
-    of another op or dtype, a suite with no shapes."""
+    of another op or dtype, a suite with no shapes or a shape kevo would refuse (a mask kind the op does not take)."""
     for job in jobs:
         if job.dtype not in kb.DTYPES:
             parser.error(f"{job.name()}: no dtype '{job.dtype}' (dtypes: {', '.join(kb.DTYPES)})")
@@ -222,8 +353,14 @@ def validate(jobs, parser):
         if job.dtype not in kb.header_dtypes(header):
             parser.error(f"{job.name()}: {job.kernel} implements dtype {header.get('dtype', 'fp32')}, not "
                          f"{job.dtype}")
-        if not kb.suite_shapes(job.suite):
-            parser.error(f"{job.name()}: {job.suite} has no shapes")
+        try:
+            shapes = kb.suite_cases(job.suite)
+        except ValueError as e:
+            parser.error(f"{job.name()}: {e}")
+        for shape in shapes:  # as kevo: a suite shape of a mask kind its operator does not take is an input error
+            if shape.mask not in OPS[job.op].mask_kinds:
+                parser.error(f"{job.name()}: {job.suite}: shape {shape}: {job.op} takes no mask kind '{shape.mask}' "
+                             f"(it takes {', '.join(OPS[job.op].mask_kinds)})")
 
 
 # ---- the check against float64 ----
@@ -237,24 +374,42 @@ def ulp(dtype, held):
     return spacing.clamp(min=info.tiny * info.eps)
 
 
-def check(op, inputs, out):
+def reference_parts(result):
+    """An op's reference for a block of rows as (answer, held exactly, rows with no score left): softmax's gives the
+    answer alone, an infinite answer held exactly and no row empty."""
+    if isinstance(result, tuple):
+        return result
+    return result, torch.zeros(result.shape, dtype=torch.bool, device=result.device), None
+
+
+def check(op, shape, inputs, out, on_empty_rows=True):
     """out against op's float64 reference, with kevo's rule: per element |out - ref| <= absolute + relative |ref| +
-    one unit in the last place of out's type, an infinite ref only exactly; per case the relative L2 error at most
-    the op's bound + 1.25x that of the reference rounded to out's type. A block of rows at a time."""
+    one unit in the last place of out's type, an infinite ref and one the op holds exactly (a masked key's 0) only
+    exactly; per case the relative L2 error at most the op's bound + 1.25x that of the reference rounded to out's
+    type. A block of rows at a time. Without on_empty_rows, rows with no score left (fully masked) are not compared
+    but counted, with what out holds there."""
     absolute, relative, l2 = op.tolerance
     per = max(1, CHECK_ELEMENTS // max(1, out[0].numel()))
-    violations = nonfinite = 0
+    violations = nonfinite = skipped = 0
+    skipped_held = {"nan": 0, "zero": 0, "other": 0}
     max_err = worst = err_sq = ref_sq = held_sq = 0.0
     for start in range(0, out.shape[0], per):
         rows = slice(start, min(out.shape[0], start + per))
-        ref = op.reference(inputs, rows)
+        ref, held_exactly, empty = reference_parts(op.reference(shape, inputs, rows))
         got = out[rows].double()
+        if not on_empty_rows and empty is not None and bool(empty.any()):
+            there = got[empty]
+            skipped += int(empty.sum())
+            skipped_held["nan"] += int(torch.isnan(there).sum())
+            skipped_held["zero"] += int((there == 0).sum())
+            skipped_held["other"] += int(there.numel() - torch.isnan(there).sum() - (there == 0).sum())
+            got = torch.where(empty.view(-1, 1), ref, got)
         held = ref.to(out.dtype).double()  # the best answer out's type holds
-        exact = torch.isinf(ref)
+        exact = torch.isinf(ref) | held_exactly
         violations += int((exact & (got != ref)).sum())
         finite = ~exact & torch.isfinite(got)
         nonfinite += int((~exact & ~torch.isfinite(got)).sum())
-        err = torch.where(finite, (got - ref).abs(), 0.0)
+        err = torch.where(finite, (got - ref).abs(), torch.zeros_like(got))
         bound = absolute + relative * ref.abs() + ulp(out.dtype, held)
         violations += int((err > bound).sum())
         if finite.any():
@@ -266,19 +421,23 @@ def check(op, inputs, out):
         held_sq += float(((held - ref)[counted] ** 2).sum())
     norm = math.sqrt(ref_sq) or 1.0
     rel_l2, l2_bound = math.sqrt(err_sq) / norm, l2 + 1.25 * math.sqrt(held_sq) / norm
-    return {"ok": violations == 0 and nonfinite == 0 and rel_l2 <= l2_bound, "maxAbsError": max_err,
-            "worstOfAllowance": worst, "violations": violations, "nonfinite": nonfinite, "relativeL2": rel_l2,
-            "relativeL2Bound": l2_bound}
+    result = {"ok": violations == 0 and nonfinite == 0 and rel_l2 <= l2_bound, "maxAbsError": max_err,
+              "worstOfAllowance": worst, "violations": violations, "nonfinite": nonfinite, "relativeL2": rel_l2,
+              "relativeL2Bound": l2_bound}
+    if not on_empty_rows:
+        result["emptyRowsNotCompared"] = skipped
+        result["emptyRowsHeld"] = skipped_held  # elements of those rows: NaN (torch.softmax's), 0 (SDPA's), other
+    return result
 
 
-def admit(role, op, inputs, first_run, timed, variants, checks):
+def admit(role, op, shape, inputs, first_run, timed, variants, checks):
     """Runs an implementation once and checks its output. kevo's is timed only if it passes, as kevo times a candidate;
     a peer's is timed all the same, its check recorded beside it, as kevo's evaluator times its vendor baseline: the
     peer is what users run, but no one should take it for the ground truth. One that cannot run is not timed."""
     try:
         out = first_run()
         torch.cuda.synchronize()
-        checks[role] = check(op, inputs, out)
+        checks[role] = check(op, shape, inputs, out, on_empty_rows=role != "torch" or op.torch_on_empty_rows)
     except Exception as e:  # noqa: BLE001 - a failure is recorded on its row, and that implementation not timed
         checks[role] = {"ok": False, "error": (str(e).strip().splitlines() or [type(e).__name__])[0][:300]}
         return
@@ -320,7 +479,7 @@ def floor_variants(nbytes, device):
     return copies
 
 
-def implementations(op, kernel, inputs, y, rows, cols, ctx, row):
+def implementations(op, kernel, shape, inputs, y, ctx, row):
     """kevo's, torch's and Triton's implementations of the op on these inputs, each run once and checked (admit):
     the calls to time, and every check or reason one is not run."""
     variants, checks = {}, {}
@@ -334,18 +493,24 @@ def implementations(op, kernel, inputs, y, rows, cols, ctx, row):
         return first_run
 
     try:
-        plan, ws = kernel.prepare(rows, cols)
-        run = kernel.bind_tensors(plan, {**inputs, op.output_name: y, "ws": ws}, rows, cols, ctx["stream"])
+        variables = shape.variables()  # batch, heads, queries, mask_kind: what an attention file's plans may read
+        plan, ws = kernel.prepare(shape.rows, shape.cols, variables)
+        run = kernel.bind_tensors(plan, {**inputs, op.output_name: y, "ws": ws}, shape.rows, shape.cols,
+                                  ctx["stream"], variables)
         row["kevo_launches"] = [launch["kernel"] for launch in plan["launches"]]
-        admit("kevo", op, inputs, poisoned(run), run, variants, checks)
+        admit("kevo", op, shape, inputs, poisoned(run), run, variants, checks)
     except Exception as e:  # noqa: BLE001 - no plan for this shape, or one that does not bind: on the row
         checks["kevo"] = {"ok": False, "error": str(e)}
-    torch_call = op.torch_call(inputs, y.dtype)
-    admit("torch", op, inputs, torch_call, torch_call, variants, checks)
-    refusal = op.triton_refusal(rows, cols) if op.triton_call else "no Triton kernel for this op"
+    try:
+        torch_call = op.torch_call(shape, inputs, y.dtype)
+    except Exception as e:  # noqa: BLE001 - a bias that cannot be made (memory): on the row, torch not timed
+        checks["torch"] = {"ok": False, "error": (str(e).strip().splitlines() or [type(e).__name__])[0][:300]}
+    else:
+        admit("torch", op, shape, inputs, torch_call, torch_call, variants, checks)
+    refusal = op.triton_refusal(shape) if op.triton_call else "no Triton kernel for this op"
     if refusal is None:
-        triton_call = op.triton_call(inputs, y, ctx["sms"])
-        admit("triton", op, inputs, poisoned(triton_call), triton_call, variants, checks)
+        triton_call = op.triton_call(shape, inputs, y, ctx["sms"])
+        admit("triton", op, shape, inputs, poisoned(triton_call), triton_call, variants, checks)
     else:
         checks["triton"] = {"ok": False, "error": refusal}
     return variants, checks
@@ -368,17 +533,18 @@ def timings(times):
     return out
 
 
-def bench_row(job, kernel, rows, cols, rounds, seed, ctx):
+def bench_row(job, kernel, shape, rounds, seed, ctx):
     """One shape of a job: inputs drawn, every implementation checked, all timed together with the floor."""
     op = OPS[job.op]
     xt, yt = kb.DTYPES[job.dtype]
     gen = torch.Generator(device=ctx["device"])
     gen.manual_seed(seed)
-    inputs = op.inputs(rows, cols, xt, gen)
+    inputs = op.inputs(shape, xt, gen)
     y = op.output(inputs, yt)
-    row = {"op": job.op, "dtype": job.dtype, "shape": f"{rows}x{cols}", "suite": job.suite, "kernel": job.kernel}
-    variants, checks = implementations(op, kernel, inputs, y, rows, cols, ctx, row)
-    row["floor_bytes"] = sum(t.nbytes for t in inputs.values()) + y.nbytes
+    row = {"op": job.op, "dtype": job.dtype, "shape": str(shape), "suite": job.suite, "kernel": job.kernel}
+    variants, checks = implementations(op, kernel, shape, inputs, y, ctx, row)
+    # the inputs' tensors read once (None: a mask tensor the kind does not read; floats: scalars) and y written once
+    row["floor_bytes"] = sum(t.nbytes for t in inputs.values() if torch.is_tensor(t)) + y.nbytes
     variants.update(floor_variants(row["floor_bytes"], y.device))
     row.update(timings(kb.time_rounds(variants, rounds, ctx["flush"])))
     row["checks"] = checks
@@ -413,12 +579,12 @@ def us_cell(us):
     return f"{us:10.1f}" if us is not None else f"{'-':>10}"
 
 
-TABLE_HEAD = (f"{'op':12} {'dtype':9} {'shape':>14} {'kevo us':>10} {'floor us':>10} {'torch us':>10} "
+TABLE_HEAD = (f"{'op':14} {'dtype':9} {'shape':>24} {'kevo us':>10} {'floor us':>10} {'torch us':>10} "
               f"{'triton us':>10}  {'floor':13} {'torch':13} {'triton':13}")
 
 
 def table_line(r):
-    return (f"{r['op']:12} {r['dtype']:9} {r['shape']:>14} {us_cell(r['kevo_us'])} {us_cell(r['floor_us'])} "
+    return (f"{r['op']:14} {r['dtype']:9} {r['shape']:>24} {us_cell(r['kevo_us'])} {us_cell(r['floor_us'])} "
             f"{us_cell(r['torch_us'])} {us_cell(r['triton_us'])}  {ratio_cell(r['floor_fraction'], r['vs_floor'])} "
             f"{ratio_cell(r['speedup_vs_torch'], r['vs_torch'])} {ratio_cell(r['speedup_vs_triton'], r['vs_triton'])}"
             + "".join(f"  [{role}: {c['error']}]" for role, c in r["checks"].items() if "error" in c))
@@ -452,7 +618,8 @@ def record_head(argv, args, rounds, cuda):
         "tie": "vs_floor, vs_torch, vs_triton: from the per-round ratios peer / kevo (a round times all back to back): "
                "faster where their median's 95% interval (order statistics, a sign test's) lies above 1, slower "
                "where it lies below 1, tie where it holds 1",
-        "peers": {name: {"torch": OPS[name].torch_name, "triton": OPS[name].triton_name}
+        "peers": {name: {"torch": OPS[name].torch_name, "triton": OPS[name].triton_name,
+                         **({"note": OPS[name].note} if OPS[name].note else {})}
                   for name in dict.fromkeys(j.op for j in args.jobs)},
         "rounds": rounds, "seed": args.seed, "jobs": [j.__dict__ for j in args.jobs]}
 
@@ -490,8 +657,8 @@ def main(argv=None):
     rows = []
     for job in args.jobs:
         print(f"== {job.name()}", flush=True)
-        for r, c in kb.suite_shapes(job.suite):
-            rows.append(bench_row(job, kernels[(job.kernel, job.dtype, job.op)], r, c, rounds, args.seed, ctx))
+        for shape in kb.suite_cases(job.suite):
+            rows.append(bench_row(job, kernels[(job.kernel, job.dtype, job.op)], shape, rounds, args.seed, ctx))
             print(table_line(rows[-1]), flush=True)
             write_record(args.out, head, args.jobs, rows, complete=False)
             torch.cuda.empty_cache()

@@ -96,6 +96,61 @@ def triton_softmax(x, y, sms):
     triton_rows(triton_softmax_kernel, x, y, sms)
 
 
+@triton.jit
+def triton_masked_softmax_kernel(output_ptr, input_ptr, lengths_ptr, mask_ptr, scale, lowest, n_rows, n_cols, heads,
+                                 queries, MASK_KIND: tl.constexpr, BLOCK_SIZE: tl.constexpr,
+                                 num_stages: tl.constexpr):
+    # masked_softmax in the tutorial's style: one program a row (programs looping over the rows), the whole row in one
+    # block. The mask comes from the row's query index (causal, bottom-right aligned: key c visible while c <= q +
+    # n_cols - queries), its batch entry's length (padding) or its row of the [batch, queries, keys] mask, broadcast
+    # over heads (additive: -inf or x's type's lowest value masks, anything else is a bias); the kind is a constexpr,
+    # so each kind compiles to its own kernel, as a Triton author writes it. The score is x * scale + bias in float32,
+    # the scale applied before the maximum; masked keys give exactly 0, and a row with no key left writes 0.
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        in_row = col_offsets < n_cols
+        q = row_idx % queries
+        b = row_idx // (queries * heads)
+        visible = in_row
+        if MASK_KIND == 1:
+            visible = visible & (col_offsets <= q + n_cols - queries)
+        if MASK_KIND == 2:
+            visible = visible & (col_offsets < tl.load(lengths_ptr + b))
+        row_offset = row_idx.to(tl.int64) * n_cols
+        # keys a causal or padding mask hides are not read
+        row = tl.load(input_ptr + row_offset + col_offsets, mask=visible, other=0.0).to(tl.float32)
+        if MASK_KIND == 3:
+            mask_offset = (b.to(tl.int64) * queries + q) * n_cols
+            bias = tl.load(mask_ptr + mask_offset + col_offsets, mask=in_row, other=0.0).to(tl.float32)
+            visible = visible & (bias != -float('inf')) & (bias != lowest)
+            score = row * scale + bias
+        else:
+            score = row * scale
+        score = tl.where(visible, score, -float('inf'))
+        row_max = tl.max(score, axis=0)
+        # where the row has no key left, row_max is -inf and score - row_max NaN: every such key is masked, so 0
+        numerator = tl.where(visible, tl.exp(score - row_max), 0.0)
+        denominator = tl.sum(numerator, axis=0)
+        inverse = tl.where(denominator > 0, 1.0 / denominator, 0.0)
+        tl.store(output_ptr + row_offset + col_offsets, numerator * inverse, mask=in_row)
+
+
+def triton_masked_softmax(x, y, lengths, mask, scale, heads, queries, mask_kind, sms):
+    """The masked_softmax kernel above, launched as the tutorial launches its kernel (triton_rows): a whole row in one
+    block, programs looping over the rows, 4 a multiprocessor. A mask tensor the kind does not read is never loaded
+    (its branch is compiled out), so x stands in for it."""
+    n_rows, n_cols = x.shape
+    block = triton.next_power_of_2(n_cols)
+    warps = 8 if block >= 2048 else 4
+    warps = 16 if block >= 4096 else warps
+    grid = (min(n_rows, sms * 4),)
+    triton_masked_softmax_kernel[grid](
+        y, x, x if lengths is None else lengths, x if mask is None else mask, scale, torch.finfo(x.dtype).min,
+        n_rows, n_cols, heads, queries, MASK_KIND=mask_kind, BLOCK_SIZE=block, num_stages=2, num_warps=warps)
+
+
 # ---- NVRTC and the driver API through ctypes (the process's CUDA context is torch's) ----
 class Cuda:
     def __init__(self):
@@ -151,7 +206,8 @@ class Cuda:
 
     def bind(self, f, grid, block, smem, cooperative, args, stream, cluster=1):
         """Everything a launch needs, resolved once, so that a timed launch is one foreign call."""
-        holders = [ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_int(a) for a in args]
+        holders = [ctypes.c_void_p(a) if isinstance(a, Ptr) else ctypes.c_float(a) if isinstance(a, F32)
+                   else ctypes.c_int(a) for a in args]
         params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
         # Static and dynamic shared memory together may take 48 KB without asking (as kevo's Module and export do).
         static = ctypes.c_int()
@@ -180,6 +236,10 @@ class Ptr(int):
     pass
 
 
+class F32(float):
+    """A runtime float argument (masked_softmax's scale): passed as a C float."""
+
+
 class LaunchAttribute(ctypes.Structure):  # CUlaunchAttribute: an id, padding, a 64-byte value union
     _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("x", ctypes.c_uint), ("y", ctypes.c_uint),
                 ("z", ctypes.c_uint), ("rest", ctypes.c_char * 52)]
@@ -191,13 +251,16 @@ class LaunchConfig(ctypes.Structure):  # CUlaunchConfig
                 ("attrs", ctypes.POINTER(LaunchAttribute)), ("n", ctypes.c_uint)]
 
 
-def expr(text, rows, cols, sms, knobs=None):
-    """A kevo plan expression: integers, C division, cdiv/min/max, comparisons and && || !, over the file's knobs."""
+def expr(text, rows, cols, sms, knobs=None, variables=None):
+    """A kevo plan expression: integers, C division, cdiv/min/max, comparisons and && || !, over the file's knobs and
+    the shape's plan variables (an attention shape's batch, heads, queries and mask_kind: plain_variables where none
+    are given)."""
     t = str(text)
     t = re.sub(r"(?<![=!<>])!(?!=)", " not ", t).replace("&&", " and ").replace("||", " or ")
     t = re.sub(r"(?<!/)/(?!/)", "//", t)
-    value = eval(t, {"__builtins__": {}}, {**(knobs or {}), "rows": rows, "cols": cols, "sms": sms, "min": min,
-                                          "max": max, "cdiv": lambda a, b: -(-a // b), "true": True, "false": False})
+    names = {**(variables or plain_variables(rows)), **(knobs or {}), "rows": rows, "cols": cols, "sms": sms,
+             "min": min, "max": max, "cdiv": lambda a, b: -(-a // b), "true": True, "false": False}
+    value = eval(t, {"__builtins__": {}}, names)
     return value
 
 
@@ -235,38 +298,42 @@ class KevoKernel:
         self.module = cuda.load(cubin)
         self.functions = {}
 
-    def value(self, text, rows, cols):
-        return int(expr(text, rows, cols, self.sms, self.knobs))
+    def value(self, text, rows, cols, variables=None):
+        return int(expr(text, rows, cols, self.sms, self.knobs, variables))
 
-    def prepare(self, rows, cols):
+    def choose(self, rows, cols, variables=None):
+        """The first plan whose "when" holds for the shape (its plan variables given for an attention shape)."""
         for plan in self.plan["plans"]:
-            if expr(plan.get("when", "true"), rows, cols, self.sms, self.knobs):
-                ws = self.value(self.plan.get("workspace", 0), rows, cols)
-                return plan, torch.empty(max(ws, 16), dtype=torch.uint8, device="cuda")
-        raise RuntimeError(f"{self.path}: no plan for {rows}x{cols}")
+            if expr(plan.get("when", "true"), rows, cols, self.sms, self.knobs, variables):
+                return plan
+        raise RuntimeError(f"{self.path}: no plan for {rows}x{cols}"
+                           + (f" ({variables})" if variables else ""))
+
+    def prepare(self, rows, cols, variables=None):
+        plan = self.choose(rows, cols, variables)
+        ws = self.value(self.plan.get("workspace", 0), rows, cols, variables)
+        return plan, torch.empty(max(ws, 16), dtype=torch.uint8, device="cuda")
 
     def bind(self, plan, ws, x, y, stream):
         """The plan's launches for x and y (softmax's tensors), as a function that enqueues them."""
         rows, cols = x.shape
         return self.bind_tensors(plan, {"x": x, "y": y, "ws": ws}, rows, cols, stream)
 
-    def bind_tensors(self, plan, tensors, rows, cols, stream):
-        """The plan's launches with its tensor arguments bound by name (the operator's tensors and "ws"), as a
-        function that enqueues them."""
+    def bind_tensors(self, plan, tensors, rows, cols, stream, variables=None):
+        """The plan's launches with the operator's arguments bound by name, as a function that enqueues them: tensors
+        (and "ws") as pointers, None as a null pointer (a mask tensor its kind does not read), a Python float as a C
+        float (the scale); any other argument an int expression over rows, cols, sms, the knobs and the plan
+        variables (batch, heads, queries, mask_kind)."""
         calls, keep = [], []
         for launch in plan["launches"]:
             name = launch["kernel"]
             if name not in self.functions:
                 self.functions[name] = self.cuda.function(self.module, name)
-            args = []
-            for a in launch["args"]:
-                key = str(a).strip().lower()
-                args.append(Ptr(tensors[key].data_ptr()) if key in tensors else self.value(a, rows, cols))
-            call, held = self.cuda.bind(self.functions[name], self.value(launch["grid"], rows, cols),
-                                        self.value(launch["block"], rows, cols),
-                                        self.value(launch.get("smem", 0), rows, cols),
-                                        bool(launch.get("cooperative")), args, stream,
-                                        self.value(launch.get("cluster", 1), rows, cols))
+            args = [self.argument(a, tensors, rows, cols, variables) for a in launch["args"]]
+            value = lambda key, default=None: self.value(launch[key] if default is None else launch.get(key, default),
+                                                         rows, cols, variables)
+            call, held = self.cuda.bind(self.functions[name], value("grid"), value("block"), value("smem", 0),
+                                        bool(launch.get("cooperative")), args, stream, value("cluster", 1))
             calls.append(call)
             keep.append(held)
 
@@ -277,10 +344,154 @@ class KevoKernel:
         run.keep = keep  # the argument buffers must outlive every launch
         return run
 
+    def argument(self, a, tensors, rows, cols, variables=None):
+        key = str(a).strip().lower()
+        if key not in tensors:
+            return self.value(a, rows, cols, variables)
+        t = tensors[key]
+        if t is None:
+            return Ptr(0)
+        if isinstance(t, float):
+            return F32(t)
+        return Ptr(t.data_ptr())
+
 
 def suite_shapes(suite):
     text = open(suite).read()
     return [tuple(int(v) for v in s.split("x")) for s in re.findall(r"\b(\d+x\d+)\b", text.split("shapes", 1)[1])]
+
+
+# ---- suites of attention shapes (kevo's Shape, MaskKind and SuiteFile, in Python) ----
+MASK_KINDS = ("none", "causal", "padding", "additive")  # MaskKind's order: the plan variable mask_kind is the index
+
+
+def plain_variables(rows):
+    """The plan variables of a plain shape: one batch entry of one head whose queries are its rows, masked by
+    nothing."""
+    return {"batch": 1, "heads": 1, "queries": rows, "mask_kind": 0}
+
+
+class Shape:
+    """A suite shape as kevo reads it (dev.kevo.data.Shape): ROWSxCOLS, or BATCHxHEADSxQUERIESxKEYS (rows = batch x
+    heads x queries, cols = keys), either with :KIND after it. Row r is query r % queries of head (r / queries) %
+    heads of batch entry r / (queries * heads)."""
+
+    def __init__(self, rows, cols, batch=1, heads=1, mask="none"):
+        if rows < 1 or cols < 1 or batch < 1 or heads < 1 or rows % (batch * heads):
+            raise ValueError(f"shape of {rows} rows x {cols}: not {batch} batch entries x {heads} heads x a whole "
+                             "number of queries")
+        if mask not in MASK_KINDS:
+            raise ValueError(f"unknown mask kind '{mask}' (known: {', '.join(MASK_KINDS)})")
+        self.rows, self.cols, self.batch, self.heads, self.mask = rows, cols, batch, heads, mask
+
+    @property
+    def queries(self):
+        return self.rows // (self.batch * self.heads)
+
+    @property
+    def keys(self):
+        return self.cols
+
+    @property
+    def mask_kind(self):
+        return MASK_KINDS.index(self.mask)
+
+    def variables(self):
+        """What a plan may read beside rows, cols and sms."""
+        return {"batch": self.batch, "heads": self.heads, "queries": self.queries, "mask_kind": self.mask_kind}
+
+    def with_mask(self, kind):
+        return Shape(self.rows, self.cols, self.batch, self.heads, kind)
+
+    @staticmethod
+    def parse(text):
+        forms = "expected ROWSxCOLS or BATCHxHEADSxQUERIESxKEYS, either followed by :MASK"
+        parts = str(text).strip().lower().split(":")
+        if len(parts) > 2:
+            raise ValueError(f"shape '{text}': {forms}")
+        mask = parts[1].strip() if len(parts) == 2 else "none"
+        try:
+            sizes = [int(v.strip()) for v in parts[0].split("x")]
+        except ValueError:
+            raise ValueError(f"shape '{text}': {forms}") from None
+        if len(sizes) == 2:
+            return Shape(sizes[0], sizes[1], mask=mask)
+        if len(sizes) == 4:
+            b, h, q, k = sizes
+            if min(sizes) < 1:
+                raise ValueError(f"shape '{text}': batch, heads, queries and keys must be positive")
+            return Shape(b * h * q, k, b, h, mask)
+        raise ValueError(f"shape '{text}': {forms}")
+
+    def __str__(self):
+        """What kevo writes: ROWSxCOLS for one batch entry of one head, else BATCHxHEADSxQUERIESxKEYS; :MASK after
+        unless none."""
+        size = (f"{self.rows}x{self.cols}" if self.batch == 1 and self.heads == 1
+                else f"{self.batch}x{self.heads}x{self.queries}x{self.cols}")
+        return size if self.mask == "none" else f"{size}:{self.mask}"
+
+    def _key(self):
+        return (self.rows, self.cols, self.batch, self.heads, self.mask)
+
+    def __eq__(self, other):
+        return isinstance(other, Shape) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    __repr__ = __str__
+
+
+def suite_keys(text):
+    """The top-level keys of a suite file that kevo reads: a scalar, or a list written [a, b] or as "- a" lines
+    (the subset of YAML the suites use; comments dropped)."""
+    keys, current = {}, None
+    for raw in text.splitlines():
+        line = re.sub(r"\s+#.*$|^#.*$", "", raw).rstrip()
+        if not line.strip():
+            continue
+        top = re.match(r"^([A-Za-z_][\w-]*):\s*(.*)$", line)
+        if top:
+            current, value = top.group(1), top.group(2).strip()
+            if value.startswith("["):
+                keys[current] = [v.strip().strip("'\"") for v in value.strip("[]").split(",") if v.strip()]
+            elif value:
+                keys[current] = value
+            else:
+                keys[current] = []
+            continue
+        item = re.match(r"^\s+-\s*(.*)$", line)
+        if item and isinstance(keys.get(current), list):
+            keys[current].append(item.group(1).strip().strip("'\""))
+    return keys
+
+
+def suite_cases(suite):
+    """A suite's shapes as kevo's SuiteFile judges them: each parsed (Shape.parse), and one that names no mask kind
+    taken once per kind of the suite's masks: list, in that order (without masks:, masked by nothing); a shape listed
+    twice is an error."""
+    keys = suite_keys(open(suite).read())
+    shapes, masks = keys.get("shapes"), keys.get("masks")
+    if not isinstance(shapes, list) or not shapes:
+        raise ValueError(f"{suite}: 'shapes' must list at least one ROWSxCOLS shape")
+    if masks is not None and (not isinstance(masks, list) or not masks):
+        raise ValueError(f"{suite}: 'masks' must list at least one mask kind ({', '.join(MASK_KINDS)}), or be left "
+                         "out")
+    kinds = [m.strip().lower() for m in masks or []]
+    for kind in kinds:
+        if kind not in MASK_KINDS:
+            raise ValueError(f"{suite}: 'masks': unknown mask kind '{kind}' (known: {', '.join(MASK_KINDS)})")
+    cases = []
+    for text in shapes:
+        try:
+            shape = Shape.parse(text)
+        except ValueError as e:
+            raise ValueError(f"{suite}: {e}") from None
+        for s in [shape] if not kinds or ":" in text else [shape.with_mask(k) for k in kinds]:
+            if s in cases:
+                raise ValueError(f"{suite}: shape {s} is listed twice")
+            cases.append(s)
+    return cases
 
 
 # ---- timing ----
