@@ -13,7 +13,14 @@ vendor baseline.
 
 The floor is the faster of two copies (torch's copy_, a Triton copy kernel) of as many bytes as the op must move:
 its inputs read once and its output written once (a mask included, when an op has one), half read and half written,
-as in kevo's evaluator. For softmax and log_softmax in one dtype that is a copy of x into y.
+as in kevo's evaluator. For softmax and log_softmax in one dtype that is a copy of x into y; for masked_softmax, x,
+y and the tensor the shape's mask kind reads (padding's lengths, additive's [batch, queries, keys] mask; nothing
+more for none and causal).
+
+Suites are read as kevo reads them (SuiteFile): ROWSxCOLS or BATCHxHEADSxQUERIESxKEYS shapes, each with an optional
+:KIND, and a suite's masks: list taking every shape that names no kind once per kind (evaluator/suites/attention.yaml:
+8 shapes, 32 rows). A kevo file's plans see batch, heads, queries and mask_kind beside rows, cols and sms, and its
+arguments are bound by name (x, lengths, mask, y, scale, ws, or an expression).
 
 Per shape the record gives the medians, three ratios (floor, torch's and Triton's median over kevo's: above 1 kevo
 is faster; the first is kevo's floor fraction) and a verdict against each: faster, slower or a tie. A round times
@@ -25,6 +32,7 @@ a tie where it holds 1, i.e. where the rounds cannot tell the two apart.
 Usage (GPU host with torch, Triton and NVRTC; from the repository root):
   KEVO_COMMIT=$(git rev-parse HEAD) python3 bench/family.py --out OUT.json \\
       --job softmax:fp32:KERNEL.cu:standard --job log_softmax:bf16:KERNEL.cu:evaluator/suites/llm.yaml ...
+  python3 bench/family.py --out OUT.json --job masked_softmax:fp32:seeds/masked_softmax/online.cu:attention
   python3 bench/family.py --out OUT.json --jobs JOBS.yaml     (or .json)
 A job is op:dtype:kernel:suite; a suite is a path or a name under evaluator/suites/. A jobs file holds
 {"jobs": [{"op": ..., "dtype": ..., "kernel": ..., "suite": ...}, ...]}, each dtype and suite a name or a list

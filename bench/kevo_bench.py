@@ -1,8 +1,10 @@
 """What the bench scripts that time kernels in one process share (compare_torch.py, family.py, and export_torch.py
 through compare_torch): kevo kernel files compiled with NVRTC (--std=c++17, kevo.h supplied in memory, knobs as
-macros) and launched by their own /*@kevo plan through the driver API; the Triton kernels timed beside them (the
-fused-softmax tutorial's kernel, a log_softmax kernel in its style, a copy kernel); the L2 flush; the memory floor's
-two copies; the interleaved timing loop; the medians with their 95% intervals; and the stamp every record carries.
+macros) and launched by their own /*@kevo plan through the driver API, arguments bound by name (tensors, null
+pointers, a float scale) and plans seeing an attention shape's batch, heads, queries and mask_kind; suites read as
+kevo reads them (attention shapes, a masks: list); the Triton kernels timed beside them (the fused-softmax tutorial's
+kernel, log_softmax and masked_softmax kernels in its style, a copy kernel); the L2 flush; the memory floor's two
+copies; the interleaved timing loop; the medians with their 95% intervals; and the stamp every record carries.
 
 One method for all, so that numbers from the scripts compare: CUDA events around each launch, L2 flushed before each
 (a 2x L2 buffer read, outside the events), the variants interleaved round by round in a rotating order, and the GPU
