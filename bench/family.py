@@ -236,17 +236,19 @@ def triton_masked(shape, inputs, y, sms):
 MASKED_NOTE = (
     f"scale {ATTENTION_SCALE!r} (1/sqrt(128) as a float32) on every shape; padding: lengths int32 per batch entry, "
     "uniform in [keys/2, keys]; additive: mask [batch, queries, keys] in x's dtype, about 30% of keys at "
-    "torch.finfo(dtype).min (one key per row always kept), a bias 2 N(0,1) elsewhere; causal is bottom-right aligned "
-    "(query q sees keys c <= q + keys - queries) and reads no tensor. floor_bytes: x read, y written and the kind's "
-    "tensor read (lengths or mask; none for causal and none). torch: torch.softmax(x.view(B,H,Q,K) * scale + bias, "
-    "dim=-1), bias the additive mask as [B,1,Q,K], or 0/-inf as users build it ([Q,K] triu for causal, [B,1,1,K] "
-    "for padding), made before timing. torch's check skips the rows with no score left (causal with more queries than "
-    "keys: 2x8x1024x512's first 512 queries of each head), counted in checks.torch.emptyRowsNotCompared: there "
-    "torch.softmax of all -inf is NaN by its definition, not by imprecision, while kevo's contract writes 0 as SDPA "
-    "does; torch is timed as users run the composition, not with a NaN-to-0 pass added that no one runs with it. "
-    "kevo's and Triton's outputs are compared on every row, fully masked ones included (exactly 0). In bf16 torch "
-    "rounds x * scale and then + bias to bf16 (two roundings of the score) where kevo's contract rounds the score "
-    "once to float32: where that falls outside kevo's tolerance the row says so and torch is timed all the same")
+    "torch.finfo(dtype).min (one key per row always kept), a bias 2 N(0,1) elsewhere; causal is bottom-right "
+    "aligned (query q sees keys c <= q + keys - queries) and reads no tensor. floor_bytes: x read, y written and "
+    "the kind's tensor read (lengths or mask; none for causal and none), all of x counted whatever the mask, so a "
+    "kernel that skips the keys a causal or padding mask hides may pass the floor (floor_fraction above 1). torch: "
+    "torch.softmax(x.view(B,H,Q,K) * scale + bias, dim=-1), bias the additive mask as [B,1,Q,K], or 0/-inf as users"
+    " build it ([Q,K] triu for causal, [B,1,1,K] for padding), made before timing. torch's check skips the rows "
+    "with no score left (causal with more queries than keys, e.g. attention.yaml's 2x8x1024x512: its first 512 "
+    "queries a head), counted in checks.torch.emptyRowsNotCompared: there torch.softmax of all -inf is NaN by its "
+    "definition, not by imprecision, while kevo's contract writes 0 as SDPA does; torch is timed as users run the "
+    "composition, not with a NaN-to-0 pass added that no one runs with it. kevo's and Triton's outputs are compared"
+    " on every row, fully masked ones included (exactly 0). In bf16 torch rounds x * scale and then + bias to bf16 "
+    "(two roundings of the score) where kevo's contract rounds the score once to float32: where that falls outside "
+    "kevo's tolerance the row says so and torch is timed all the same")
 
 
 OPS = {
