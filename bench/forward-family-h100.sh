@@ -12,9 +12,11 @@
 #              its champion's record, progress, show and lineage
 #   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
 #              torch and Triton, standard and llm suites, fp32 and bf16
+#   family-masked [KERNEL]   bench/family.py on the attention suite, every mask kind, fp32 and bf16, for KERNEL
+#              (default seeds/masked_softmax/online.cu; a masked_softmax champion once a campaign has one)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|family CHAMPION_FP32 CHAMPION_BF16}
+step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|family C32 C16|family-masked [KERNEL]}
 out=/tmp/forward-$step; rm -rf "$out"; mkdir -p "$out"
 trap 'tar czf "${OUT:-.}/forward-$step.tgz" -C /tmp "forward-$step"' EXIT
 source tools/unpack.sh
@@ -53,6 +55,12 @@ family)
     --job "log_softmax:bf16:$c16:standard" --job "softmax:bf16:$s16:standard" \
     --job "log_softmax:bf16:$c16:llm" --job "softmax:bf16:$s16:llm" > "$out/family-h100.txt" 2>&1
   echo "family exit $?"; grep -E '^\{' "$out/family-h100.txt" | cut -c1-220 ;;
+family-masked)
+  ms=${2:-seeds/masked_softmax/online.cu}
+  timeout 560 python3 bench/family.py --out "$out/family-masked-h100.json" \
+    --job "masked_softmax:fp32:$ms:attention" --job "masked_softmax:bf16:$ms:attention" \
+    > "$out/family-masked-h100.txt" 2>&1
+  echo "family exit $?"; grep -E '^\{' "$out/family-masked-h100.txt" | cut -c1-220 ;;
 *)
   echo "forward-family-h100.sh: unknown step '$step'" >&2; exit 2 ;;
 esac
