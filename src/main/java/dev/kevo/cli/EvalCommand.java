@@ -160,9 +160,9 @@ public final class EvalCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
             // Said once a worker is ready: on a host without a GPU the one line is that.
             resolved.note().ifPresent(note -> spec.commandLine().getErr().println("kevo: " + note));
             DeviceInfo gpu = ready.device();
-            out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; suite %s (%d shapes), dtype %s, baseline %s, "
-                            + "input seed %d%n", Version.current(), gpu.name(), gpu.arch(), gpu.sms(),
-                    gpu.driverVersion(), ready.nvrtcVersion(), suite.name(), suite.shapes().size(),
+            out.printf("kevo %s on %s (%s, %d SMs, driver %s), NVRTC %s; op %s, suite %s (%d shapes), dtype %s, "
+                            + "baseline %s, input seed %d%n", Version.current(), gpu.name(), gpu.arch(), gpu.sms(),
+                    gpu.driverVersion(), ready.nvrtcVersion(), settings.op(), suite.name(), suite.shapes().size(),
                     settings.dtype().id(), choice.describe(), inputSeed);
             sanitizer.ifPresent(cs -> out.println("sanitizer: compute-sanitizer " + cs.version()));
             out.flush();

@@ -124,8 +124,9 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
             CampaignConfig campaign = store.frozen().config();
             PrintWriter out = spec.commandLine().getOut();
             out.println((start.resumed() ? "resuming " : "campaign ") + store.dir());
-            out.printf("on %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
-                    describe(workers.ready()), suite.name(), suite.shapes().size(), baseline.choice().describe(),
+            out.printf("on %s, op %s, dtype %s, suite %s (%d shapes), baseline %s, %d seeds, %d islands x %d%n",
+                    describe(workers.ready()), store.frozen().settings().op(), store.frozen().settings().dtype().id(),
+                    suite.name(), suite.shapes().size(), baseline.choice().describe(),
                     start.seeds().size(), campaign.islands(), campaign.population());
             out.flush();
             Campaign run = wiring.campaign(store, workers, new CampaignProgress(mode(), out, campaign.stop()),

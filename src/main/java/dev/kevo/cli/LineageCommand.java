@@ -52,8 +52,9 @@ public final class LineageCommand implements Callable<ExitCode>, ExitCodeHelp.Do
                 .orElseThrow(() -> KevoException.input(campaign + ": no champion yet; name a mutant with --id"));
         Lineage lineage = new Lineage(store.mutants(), target);
         spec.commandLine().getOut().print(switch (format) {
-            case tree -> "scores are x over " + store.frozen().baseline().label() + " in "
-                    + store.frozen().settings().dtype().id() + " (geometric-mean speedup); "
+            case tree -> "scores are x over " + store.frozen().baseline().label() + ", "
+                    + store.frozen().settings().op() + " in " + store.frozen().settings().dtype().id()
+                    + " (geometric-mean speedup); "
                     + "floor: the fraction of memory speed reached (geometric mean)\n" + lineage.text();
             case dot -> lineage.dot();
             case mermaid -> lineage.mermaid();

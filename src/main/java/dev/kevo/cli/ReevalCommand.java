@@ -130,8 +130,9 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                 ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
                 : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
                         baseline, settings, Tools.sanitizing(sanitizer))), null, System.err::println)) {
-            out.printf("re-evaluating %d mutant(s) of %s on %s, suite %s, baseline %s%n", chosen.size(), campaign,
-                    supervisor.ready().getFirst().judgedOn(), judged.name(), baseline.choice().describe());
+            out.printf("re-evaluating %d mutant(s) of %s on %s, op %s, dtype %s, suite %s, baseline %s%n",
+                    chosen.size(), campaign, supervisor.ready().getFirst().judgedOn(), settings.op(),
+                    settings.dtype().id(), judged.name(), baseline.choice().describe());
             out.printf("  %-18s %-14s %-14s %10s %10s %11s%n", "mutant", "recorded", "now", "score", "then", "change");
             for (MutantRecord m : chosen) {
                 KernelFile file = ContractParser.parse(m.id() + ".cu", store.sourcePath(m.id()), store.source(m.id()));

@@ -58,9 +58,9 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
         CampaignState state = store.state().orElse(null);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("campaign %s (kevo %s, started %s)%n", store.dir(), frozen.kevoVersion(), frozen.createdAt());
-        out.printf("  suite %s (%d shapes), dtype %s, baseline %s, %d islands x %d, %d children/generation, migration "
-                        + "every %d, agents %s, seed %d%n", frozen.suiteName(), frozen.shapes().size(),
-                frozen.settings().dtype().id(), frozen.baseline().describe(),
+        out.printf("  op %s, suite %s (%d shapes), dtype %s, baseline %s, %d islands x %d, %d children/generation, "
+                        + "migration every %d, agents %s, seed %d%n", frozen.settings().op(), frozen.suiteName(),
+                frozen.shapes().size(), frozen.settings().dtype().id(), frozen.baseline().describe(),
                 c.islands(), c.population(), c.childrenPerGeneration(), c.migrationInterval(),
                 c.agents().stream().map(a -> a.name() + (a.weight() == null ? "" : "x" + a.weight()))
                         .collect(Collectors.joining(", ")), c.randomSeed());

@@ -101,7 +101,7 @@ public final class CampaignReport {
                 .orElse(evaluations.isEmpty() ? 0 : evaluations.getLast().minutes());
         Summary.Builder summary = Summary.builder(store.dir().toAbsolutePath().normalize().getFileName().toString())
                 .recorded(frozen.kevoVersion(), frozen.createdAt()).suite(frozen.suiteName(), frozen.shapes())
-                .dtype(frozen.settings().dtype().id()).baseline(frozen.baseline().label())
+                .op(frozen.settings().op()).dtype(frozen.settings().dtype().id()).baseline(frozen.baseline().label())
                 .islands(islands, frozen.config().population(),
                         frozen.config().agents().stream().map(a -> a.name()).toList())
                 .generation(state.map(CampaignState::generation).orElse(null))

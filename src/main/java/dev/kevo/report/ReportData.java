@@ -1,6 +1,7 @@
 package dev.kevo.report;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.kevo.data.Defaults;
 import dev.kevo.data.Score;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
      * @param championStanding what speaks against the champion now ({@link ChampionStanding}): a later judgement
      *     rejected it, or it was never checked on input cases kevo checks now; null when nothing does
      */
-    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String dtype,
+    public record Summary(String campaign, String kevoVersion, String createdAt, String suite, String op, String dtype,
                           String baseline,
                           List<String> shapes, int islands, int population, List<String> agents, Integer generation,
                           int evaluations, int mutants, int cacheHits, int rejected, double minutes,
@@ -51,6 +52,7 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
             private String kevoVersion;
             private String createdAt;
             private String suite;
+            private String op = Defaults.OP;
             private String dtype;
             private String baseline;
             private List<String> shapes = List.of();
@@ -86,6 +88,12 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
             public Builder suite(String name, List<String> suiteShapes) {
                 suite = name;
                 shapes = suiteShapes;
+                return this;
+            }
+
+            /** The operator judged (softmax where not set: every campaign before the key). */
+            public Builder op(String value) {
+                op = value;
                 return this;
             }
 
@@ -166,7 +174,7 @@ public record ReportData(String kind, Summary summary, List<ScorePoint> evaluati
             }
 
             public Summary build() {
-                return new Summary(campaign, kevoVersion, createdAt, suite, dtype, baseline, shapes, islands,
+                return new Summary(campaign, kevoVersion, createdAt, suite, op, dtype, baseline, shapes, islands,
                         population, agents, generation, evaluations, mutants, cacheHits, rejected, minutes, championId,
                         championScore, championScoreCi, championFloor, championSanitized, championConfirmed,
                         championStanding, verdicts);

@@ -7,13 +7,13 @@
     el('p', { class: 'big', text: s.championId
       ? `champion ${s.championId}: score ${fmt.score(s.championScore)}`
         + (s.championScoreCi ? ` (95% CI ${fmt.score(s.championScoreCi[0])}-${fmt.score(s.championScoreCi[1])})` : '')
-        + ` over ${s.baseline} in ${s.dtype}, memory floor ${fmt.floor(s.championFloor)} (geometric means over the suite)`
+        + ` over ${s.baseline}, ${s.op} in ${s.dtype}, memory floor ${fmt.floor(s.championFloor)} (geometric means over the suite)`
       : 'no champion yet: no mutant has passed' }),
     ...(s.championStanding ? [el('p', { class: 'standing', text: s.championStanding })] : []),
     ...(s.championId ? [el('p', { text: 'compute-sanitizer: ' + (s.championSanitized
       || 'not run on the champion (kevo eval --sanitize FILE records it; kevo export asks for it)') })] : []),
     ...(s.championConfirmed ? [el('p', { text: s.championConfirmed })] : []),
-    el('p', { text: `suite ${s.suite} (${s.shapes.length} shapes), dtype ${s.dtype}, baseline ${s.baseline}, ${s.islands} islands x ${s.population}, `
+    el('p', { text: `op ${s.op}, suite ${s.suite} (${s.shapes.length} shapes), dtype ${s.dtype}, baseline ${s.baseline}, ${s.islands} islands x ${s.population}, `
       + `agents ${s.agents.join(', ')}; ${s.generation == null ? 0 : s.generation} generations, ${s.evaluations} evaluations `
       + `(${s.mutants} mutants: ${s.cacheHits} cache hits, ${s.rejected} rejected) in ${fmt.min(s.minutes)} min; `
       + `started ${s.createdAt} with kevo ${s.kevoVersion}` }));

@@ -18,7 +18,7 @@
       row('score', mutantScore),
       row('memory floor', side => (side.mutant ? fmt.floor(side.mutant.floor) : '-')),
       row('campaign', side => side.summary.campaign),
-      row('suite, dtype, baseline', side => `${side.summary.suite}, ${side.summary.dtype}, ${side.summary.baseline}`),
+      row('op, suite, dtype, baseline', side => `${side.summary.op}, ${side.summary.suite}, ${side.summary.dtype}, ${side.summary.baseline}`),
       row('evaluations', side => side.summary.evaluations),
       row('wall time (min)', side => fmt.min(side.summary.minutes)),
       row('generations', side => (side.summary.generation == null ? '-' : side.summary.generation)),

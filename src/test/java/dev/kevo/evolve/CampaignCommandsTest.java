@@ -37,6 +37,7 @@ class CampaignCommandsTest {
         assertTrue(r.out().contains("generation 5"), r.out());
         assertTrue(r.out().contains("champion " + state.bestId()), r.out());
         assertTrue(r.out().contains("verdicts: pass"), r.out());
+        assertTrue(r.out().contains("op softmax, suite "), "every figure names the operator: " + r.out());
     }
 
     @Test
@@ -44,8 +45,8 @@ class CampaignCommandsTest {
         Outcome r = kevo("lineage", folder.toString());
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
-        assertTrue(lines.getFirst().startsWith("scores are x over b in fp32 (geometric-mean speedup)"),
-                "the baseline and the dtype first");
+        assertTrue(lines.getFirst().startsWith("scores are x over b, softmax in fp32 (geometric-mean speedup)"),
+                "the baseline, the operator and the dtype first");
         lines = lines.subList(1, lines.size());
         assertTrue(lines.getFirst().startsWith("seed-"), r.out());
         assertTrue(lines.getLast().contains(state.bestId()), r.out());

@@ -66,6 +66,17 @@ class CampaignReportTest {
     }
 
     @Test
+    void theSummaryNamesTheCampaignsOperator(@TempDir Path tmp) throws IOException {
+        // the fixture was recorded before campaigns named their operator: softmax, as every such campaign judged
+        assertEquals("softmax", data.summary().op());
+        Path copy = ReportFixture.copy(tmp);
+        Path frozen = copy.resolve("campaign.yaml");
+        Files.writeString(frozen, Files.readString(frozen).replace("\neval:\n", "\neval:\n  op: \"log_softmax\"\n"));
+        assertEquals("log_softmax", CampaignReport.gather(CampaignStore.open(copy), 5, tmp.resolve("pages")).summary()
+                .op());
+    }
+
+    @Test
     void theChampionsScoreIntervalIsShownWhenItsResultHasOne(@TempDir Path tmp) throws IOException {
         assertNull(data.summary().championScoreCi(), "the fixture was saved before scores had an interval");
         Path copy = ReportFixture.copy(tmp);
