@@ -201,6 +201,12 @@ class RowDotBackwardTest {
                 () -> Task.of(EvalSettings.builder().op("softmax_backward").build()));
         assertEquals(KevoException.Kind.INPUT, e.kind());
         assertTrue(e.getMessage().contains("softmax_backward") && !e.getMessage().contains("\n"), e.getMessage());
+        for (String op : new String[] {"softmax_backward", "log_softmax_backward"}) {
+            EvalSettings shipped = EvalSettings.load(dev.kevo.TestFiles.root().resolve("config/eval-" + op + ".yaml"));
+            assertEquals(op, shipped.op());
+            KevoException refused = assertThrows(KevoException.class, () -> Task.of(shipped));
+            assertTrue(refused.getMessage().startsWith("op: " + op + " is defined"), refused.getMessage());
+        }
     }
 
     /** The largest per-element error in units of the element's scale. */
