@@ -8,11 +8,14 @@ import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The backward operators' GPU reference (row_dot.cu and each operator's own file) compiles behind kevo.h and defines
@@ -60,5 +63,34 @@ class BackwardReferenceCompileTest {
         String without = source.replaceAll("(?m)^.*kv_backward\\(double y, double dy, double2 dot\\) \\{.*$", "");
         assertTrue(without.length() < source.length(), "the definition was taken out");
         assertThrows(CompileException.class, () -> compile(without));
+    }
+
+    static List<Precision> dtypes() {
+        return Precision.SUPPORTED;
+    }
+
+    /**
+     * harness_backward.cu (the backward's generation of y and dy, its dot product and its comparison) compiles in every
+     * dtype behind what it is to be compiled after: the constants, harness.cu, the forward's score and reference (what
+     * y is) and the backward's reference, and defines every kernel the evaluator is to launch, beside the forward's.
+     * The composition is the one TrustedKernels.source is to make for a backward task (issue 43's next part).
+     */
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void theBackwardHarnessCompilesInEveryDtype(Precision dtype) {
+        for (Operator op : List.of(Operators.SOFTMAX_BACKWARD, Operators.LOG_SOFTMAX_BACKWARD)) {
+            Operator forward = op == Operators.SOFTMAX_BACKWARD ? Operators.SOFTMAX : Operators.LOG_SOFTMAX;
+            String source = TrustedKernels.constants(dtype)
+                    + "#line 1 \"" + TrustedKernels.SOURCE_NAME + "\"\n"
+                    + Prelude.resource(TrustedKernels.class, TrustedKernels.SOURCE_NAME) + "\n"
+                    + forward.scoreSource() + forward.referenceSource() + op.referenceSource()
+                    + "#line 1 \"harness_backward.cu\"\n" + Prelude.resource(TrustedKernels.class, "harness_backward.cu");
+            Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(),
+                    "sm_90");
+            for (String kernel : List.of("kevo_generate_backward", "kevo_perturb_backward", "kevo_dot_chunks",
+                    "kevo_dot_merge", "kevo_compare_backward", "kevo_reference_chunks", "kevo_generate")) {
+                assertTrue(c.definesKernel(kernel), op.id() + " " + dtype.id() + ": " + kernel);
+            }
+        }
     }
 }

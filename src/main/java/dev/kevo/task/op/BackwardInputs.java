@@ -55,7 +55,11 @@ record BackwardInputs(float[] y, float[] dy) {
         return new BackwardInputs(y, dy);
     }
 
-    /** A column of the row whose x is finite (its probability is not a masked 0): a loss's label is never masked. */
+    /**
+     * A column of the row whose x is finite (its probability is not a masked 0): a loss's label is never masked. The
+     * GPU's generator (harness_backward.cu's kv_label) takes the drawn column where finite, else a column its case
+     * keeps finite; any finite column meets the specification.
+     */
     private static int label(float[] x, int base, int cols, SplittableRandom random) {
         int start = random.nextInt(cols);
         for (int k = 0; k < cols; k++) {
