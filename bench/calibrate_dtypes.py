@@ -12,7 +12,14 @@ For log_softmax (src/main/java/dev/kevo/task/op/LogSoftmax.java: per element 1e-
 float32 output is calibrated too, an infinite ref (a masked entry's -inf) must be met exactly (counted apart), and an
 answer that is infinite where a finite ref rounds to infinity in y's type (fp16 log-probabilities of entries masked
 with the lowest value) is counted apart too, as kevo's comparison accepts it and leaves it out of the case's L2.
-Usage (on a GPU host with torch): python3 bench/calibrate_dtypes.py OUT.json [--op softmax|log_softmax]
+With --op softmax_backward or log_softmax_backward it calibrates torch._softmax_backward_data /
+torch._log_softmax_backward_data instead (src/main/java/dev/kevo/task/op/RowDotBackward.java, provisional): y is the
+forward's float64 answer on each case's x rounded to x's type, dy is drawn per row as BackwardInputs draws it (row r of
+kind r % 4: normal, sparse, p - onehot, -onehot / rows), both in x's type; the rule is per element |dx - ref| <=
+1e-4 scale + 1 ulp of dx's type, scale = |dy| + w(y) sum_row |term|, and per case ||dx - ref|| <= 1e-4 ||scale|| +
+1.25 ||ref rounded - ref||; masked entries (y = 0, or -inf) must be exact (0, or dy) and are counted apart.
+Usage (on a GPU host with torch): python3 bench/calibrate_dtypes.py OUT.json
+    [--op softmax|log_softmax|softmax_backward|log_softmax_backward]
 """
 import datetime, json, math, os, subprocess, sys
 import torch
@@ -21,6 +28,76 @@ SHAPES = [(32, 128), (1823, 781), (1024, 4096), (8, 128256), (1, 1000000)]
 ROUNDING = 1.25
 # Each operator: torch's function, and kevo's tolerance for it (absolute, relative per element; relative L2 per case).
 OPS = {"softmax": (torch.softmax, 1e-6, 1e-4, 1e-4), "log_softmax": (torch.log_softmax, 1e-4, 1e-5, 1e-5)}
+# The backward operators: the forward that makes y, torch's backward, the dot product's term, the weight that carries it
+# onto an element, and kevo's (provisional) tolerance: absolute in units of each element's scale, relative L2 over the
+# scales' norm (RowDotBackward.TOLERANCE).
+BACKWARD = {
+    "softmax_backward": (torch.softmax, torch._softmax_backward_data, lambda y, dy: y * dy, lambda y: y, 1e-4, 1e-4),
+    "log_softmax_backward": (torch.log_softmax, torch._log_softmax_backward_data, lambda y, dy: dy, torch.exp,
+                             1e-4, 1e-4),
+}
+
+def gradients(p, x, g):
+    """dy as BackwardInputs draws it, in float64: row r of kind r % 4 (normal, sparse, p - onehot, -onehot / rows), the
+    label never on a masked entry (x = -inf)."""
+    rows, cols = p.shape
+    normal = torch.randn(rows, cols, generator=g, device="cuda", dtype=torch.float64)
+    sparse = torch.where(torch.rand(rows, cols, generator=g, device="cuda") < 0.9, 0.0, normal)
+    pick = torch.rand(rows, cols, generator=g, device="cuda").masked_fill(torch.isneginf(x), -1.0)
+    onehot = torch.zeros_like(p).scatter_(1, pick.argmax(dim=1, keepdim=True), 1.0)
+    kind = (torch.arange(rows, device="cuda") % 4)[:, None]
+    return torch.where(kind == 0, normal, torch.where(kind == 1, sparse,
+                       torch.where(kind == 2, p - onehot, -onehot / rows)))
+
+def backward_case(op, x, xt, yt, g):
+    """torch's backward on consistent y and dy of x, kevo's float64 reference, each element's scale and where the
+    answer must be exact."""
+    fwd, bwd, term, weight, _, _ = BACKWARD[op]
+    y = fwd(x.double(), dim=-1).to(xt)
+    dy = gradients(weight(y.double()), x, g).to(xt)
+    # bf16-fp32: bf16 y and dy, float32 dx; torch's backward then runs in float32 on the bf16 values.
+    dx = bwd(dy.to(yt), y.to(y.dtype if yt == xt else yt), -1, yt).double()
+    y64, dy64 = y.double(), dy.double()
+    t = term(y64, dy64)
+    dot = t.sum(dim=-1, keepdim=True)
+    ref = y64 * (dy64 - dot) if op == "softmax_backward" else dy64 - torch.exp(y64) * dot
+    scale = dy64.abs() + weight(y64) * t.abs().sum(dim=-1, keepdim=True)
+    exact = (y64 == 0) if op == "softmax_backward" else torch.isneginf(y64)
+    return dx, ref, scale, exact
+
+def calibrate_backward(op, out):
+    *_, ABS, REL_L2 = BACKWARD[op]
+    g = torch.Generator(device="cuda").manual_seed(7)
+    pairs = {"fp32": (torch.float32, torch.float32), "bf16": (torch.bfloat16, torch.bfloat16),
+             "fp16": (torch.float16, torch.float16), "bf16-fp32": (torch.bfloat16, torch.float32)}
+    rows = []
+    for name, (xt, yt) in pairs.items():
+        for (r, c) in SHAPES:
+            for case, x32 in cases(r, c, g):
+                x = x32.to(xt).float()
+                dx, ref, scale, exact = backward_case(op, x, xt, yt, g)
+                judged = ~exact
+                err = (dx - ref).abs()[judged]
+                allowance = (ABS * scale + ulp(ref, yt))[judged]
+                best = (ref.to(yt).double() - ref)[judged]
+                scale_l2 = scale[judged].norm().item()
+                rel_l2 = err.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
+                best_l2 = best.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
+                rows.append({"dtype": name, "shape": f"{r}x{c}", "case": case,
+                             "worstElementRatio": (err / allowance).max().item() if err.numel() else 0.0,
+                             "relativeL2": rel_l2, "bestRelativeL2": best_l2,
+                             "caseRatio": rel_l2 / (REL_L2 + ROUNDING * best_l2),
+                             "exactMissed": int((dx[exact] != ref[exact]).sum().item())})
+    summary = {}
+    for name in pairs:
+        mine = [x for x in rows if x["dtype"] == name]
+        summary[name] = {"worstElementRatio": max(x["worstElementRatio"] for x in mine),
+                         "worstCaseRatio": max(x["caseRatio"] for x in mine),
+                         "exactMissed": sum(x["exactMissed"] for x in mine)}
+        print(f"{name}: torch's worst element at {summary[name]['worstElementRatio']:.3f} of its allowance, worst "
+              f"case at {summary[name]['worstCaseRatio']:.3f} of its bound; exact answers missed "
+              f"{summary[name]['exactMissed']}")
+    return pairs, rows, summary, {"absoluteOfScale": ABS, "relativeL2OfScale": REL_L2, "roundingAllowance": ROUNDING}
 
 def cases(rows, cols, g):
     n = lambda s: torch.randn(rows, cols, generator=g, device="cuda") * s
@@ -55,6 +132,12 @@ def ulp(ref, dtype):
 def main():
     out = sys.argv[1]
     op = sys.argv[sys.argv.index("--op") + 1] if "--op" in sys.argv else "softmax"
+    if op not in OPS and op not in BACKWARD:
+        sys.exit(f"--op {op}: not one of {', '.join(list(OPS) + list(BACKWARD))}")
+    if op in BACKWARD:
+        pairs, rows, summary, rule = calibrate_backward(op, out)
+        record(out, op, pairs, rows, summary, rule)
+        return
     fn, ABS, REL, REL_L2 = OPS[op]
     g = torch.Generator(device="cuda").manual_seed(7)
     pairs = {"bf16": (torch.bfloat16, torch.bfloat16), "fp16": (torch.float16, torch.float16),
@@ -96,13 +179,16 @@ def main():
               f"case at {summary[name]['worstCaseRatio']:.3f} of its bound, relative L2 at most "
               f"{summary[name]['worstOverBest']:.3f}x the best answer's; infinite refs missed "
               f"{summary[name]['infiniteRefsMissed']}, answers overflowed to infinity {summary[name]['overflowedToInfinity']}")
+    record(out, op, pairs, rows, summary, {"absolute": ABS, "relative": REL, "relativeL2": REL_L2,
+                                           "roundingAllowance": ROUNDING})
+
+def record(out, op, pairs, rows, summary, rule):
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     json.dump({"what": f"torch.{op} in {', '.join(pairs)} against kevo's tolerance for {op}", "op": op,
                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                "command": "python3 bench/calibrate_dtypes.py " + " ".join(sys.argv[1:]), "commit": os.environ.get("KEVO_COMMIT", "unknown"),
-               "nvidiaSmi": smi, "torch": torch.__version__, "rule": {"absolute": ABS, "relative": REL,
-               "relativeL2": REL_L2, "roundingAllowance": ROUNDING}, "summary": summary, "rows": rows},
+               "nvidiaSmi": smi, "torch": torch.__version__, "rule": rule, "summary": summary, "rows": rows},
               open(out, "w"), indent=1)
 
 main()

@@ -18,7 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * cuDNN's legacy softmax through java.lang.foreign: {@code cudnnSoftmaxForward} with {@code CUDNN_SOFTMAX_ACCURATE}
+ * cuDNN's legacy softmax through java.lang.foreign: {@code cudnnSoftmaxForward} (and {@code cudnnSoftmaxBackward}, the
+ * backward operators' intended baseline) with {@code CUDNN_SOFTMAX_ACCURATE}
  * (the row maximum subtracted) and {@code CUDNN_SOFTMAX_MODE_CHANNEL} over an NCHW float tensor of rows x cols x 1
  * x 1, which is kevo's row-major rows x cols. The library alone (its version) needs no GPU; {@link #softmax(Gpu)}
  * runs on the GPU's context and stream.
@@ -44,6 +45,7 @@ public final class Cudnn {
     private final MethodHandle setTensor4d;
     private final MethodHandle destroyTensor;
     private final MethodHandle softmaxForward;
+    private final MethodHandle softmaxBackward;
 
     private Cudnn(CudnnLocator.Found found) {
         this.location = found.location();
@@ -60,6 +62,9 @@ public final class Cudnn {
         destroyTensor = handle(linker, lib, "cudnnDestroyTensorDescriptor", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         softmaxForward = handle(linker, lib, "cudnnSoftmaxForward", FunctionDescriptor.of(JAVA_INT, ADDRESS,
                 JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        // handle, algorithm, mode, alpha, (y's descriptor, y), (dy's, dy), beta, (dx's, dx)
+        softmaxBackward = handle(linker, lib, "cudnnSoftmaxBackward", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+                JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         try {
             this.rawVersion = (long) getVersion.invokeExact();
         } catch (Throwable t) {
@@ -118,11 +123,14 @@ public final class Cudnn {
         return softmax(gpu, type, Algorithm.ACCURATE);
     }
 
-    /** cudnnSoftmaxAlgorithm_t: what {@code cudnnSoftmaxForward} computes of each row. */
+    /**
+     * cudnnSoftmaxAlgorithm_t: what {@code cudnnSoftmaxForward} computes of each row, and whose gradient
+     * {@code cudnnSoftmaxBackward} takes.
+     */
     public enum Algorithm {
-        /** exp(x - max) / sum. */
+        /** exp(x - max) / sum; backward, y * (dy - sum(y * dy)). */
         ACCURATE(CUDNN_SOFTMAX_ACCURATE),
-        /** x - max - log(sum exp(x - max)). */
+        /** x - max - log(sum exp(x - max)); backward, dy - exp(y) * sum(dy). */
         LOG(CUDNN_SOFTMAX_LOG);
 
         private final int value;
@@ -182,6 +190,20 @@ public final class Cudnn {
             MemorySegment outY = MemorySegment.ofAddress(NativeAddress.of(y.handle()));
             call(() -> (int) softmaxForward.invokeExact(handle, algorithm, CUDNN_SOFTMAX_MODE_CHANNEL,
                     alpha, descriptor, in, beta, descriptor, outY), "cudnnSoftmaxForward", where);
+        }
+
+        /**
+         * dx = the gradient of the algorithm's softmax over each row, from its output y and the incoming gradient dy,
+         * queued on the GPU's stream: softmax_backward's (ACCURATE) and log_softmax_backward's (LOG) vendor baseline.
+         * The three tensors share the prepared shape's descriptor and type.
+         */
+        public void runBackward(int prepared, DevicePointer y, DevicePointer dy, DevicePointer dx, String where) {
+            MemorySegment descriptor = descriptors.get(prepared);
+            MemorySegment inY = MemorySegment.ofAddress(NativeAddress.of(y.handle()));
+            MemorySegment inDy = MemorySegment.ofAddress(NativeAddress.of(dy.handle()));
+            MemorySegment outDx = MemorySegment.ofAddress(NativeAddress.of(dx.handle()));
+            call(() -> (int) softmaxBackward.invokeExact(handle, algorithm, CUDNN_SOFTMAX_MODE_CHANNEL,
+                    alpha, descriptor, inY, descriptor, inDy, beta, descriptor, outDx), "cudnnSoftmaxBackward", where);
         }
 
         @Override

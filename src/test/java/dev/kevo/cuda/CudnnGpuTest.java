@@ -89,4 +89,66 @@ class CudnnGpuTest {
             assertTrue(!e.getMessage().contains("\n"), e.getMessage());
         }
     }
+
+    /**
+     * cudnnSoftmaxBackward in both algorithms on rows of a softmax's (or log_softmax's) output and a normal-like dy:
+     * dx matches the float64 formula within the backward operators' tolerance (1e-4 of each element's dy scale), and
+     * (softmax's) differs from what dy's mean in place of the dot product would give, so the rows can tell them apart.
+     */
+    @Test
+    void softmaxBackwardInBothAlgorithmsIsTheGradient() {
+        assumeTrue(cudnn != null, "no cuDNN");
+        int rows = 3;
+        int cols = 777;
+        for (Cudnn.Algorithm algorithm : Cudnn.Algorithm.values()) {
+            boolean log = algorithm == Cudnn.Algorithm.LOG;
+            float[] y = new float[rows * cols];
+            float[] dy = new float[rows * cols];
+            for (int r = 0; r < rows; r++) {
+                double sum = 0;
+                for (int c = 0; c < cols; c++) {
+                    sum += Math.exp(Math.sin(c * 0.61 + r) * 4 * (r + 1));
+                }
+                for (int c = 0; c < cols; c++) {
+                    double x = Math.sin(c * 0.61 + r) * 4 * (r + 1);
+                    y[r * cols + c] = (float) (log ? x - Math.log(sum) : Math.exp(x) / sum);
+                    dy[r * cols + c] = (float) Math.cos(c * 1.3 + 7 * r);
+                }
+            }
+            long bytes = y.length * 4L;
+            try (DeviceBuffer dY = gpu.alloc(bytes); DeviceBuffer dDy = gpu.alloc(bytes); DeviceBuffer dDx = gpu.alloc(bytes);
+                 Cudnn.Softmax softmax = cudnn.softmax(gpu, dev.kevo.data.Dtype.FP32, algorithm)) {
+                gpu.upload(dY.pointer(), y, bytes);
+                gpu.upload(dDy.pointer(), dy, bytes);
+                gpu.fill(dDx.pointer(), 0x7FBADBAD, y.length);
+                softmax.runBackward(softmax.prepare(rows, cols), dY.pointer(), dDy.pointer(), dDx.pointer(), "3x777");
+                float[] dx = new float[y.length];
+                gpu.download(dDx.pointer(), dx, bytes);
+                int meanOff = 0;
+                for (int r = 0; r < rows; r++) {
+                    double dot = 0;
+                    double abs = 0;
+                    double mean = 0;
+                    for (int c = 0; c < cols; c++) {
+                        double term = log ? dy[r * cols + c] : (double) y[r * cols + c] * dy[r * cols + c];
+                        dot += term;
+                        abs += Math.abs(term);
+                        mean += dy[r * cols + c] / (double) cols;
+                    }
+                    for (int c = 0; c < cols; c++) {
+                        int i = r * cols + c;
+                        double w = log ? Math.exp(y[i]) : y[i];
+                        double ref = log ? dy[i] - w * dot : y[i] * (dy[i] - dot);
+                        double wrong = y[i] * (dy[i] - mean);  // softmax's backward with dy's mean for the dot
+                        double bound = 1e-4 * (Math.abs(dy[i]) + w * abs);
+                        int at = i;
+                        assertTrue(Math.abs(dx[i] - ref) <= bound, () -> algorithm + " element " + at + ": " + dx[at]
+                                + " vs " + ref);
+                        meanOff += !log && Math.abs(wrong - ref) > bound ? 1 : 0;
+                    }
+                }
+                assertTrue(log || meanOff > 0, "the test's rows cannot tell dy's mean from the dot product");
+            }
+        }
+    }
 }

@@ -44,7 +44,8 @@ class NvrtcTest {
 
     static Stream<Path> shippedKernels() throws IOException {
         List<Path> files = new ArrayList<>();
-        for (String dir : List.of("seeds", "seeds/log_softmax", "seeds/masked_softmax", "evaluator/baselines")) {
+        for (String dir : List.of("seeds", "seeds/log_softmax", "seeds/masked_softmax", "seeds/softmax_backward",
+                "seeds/log_softmax_backward", "evaluator/baselines")) {
             try (Stream<Path> s = Files.list(ROOT.resolve(dir))) {
                 s.filter(p -> p.toString().endsWith(".cu")).sorted().forEach(files::add);
             }

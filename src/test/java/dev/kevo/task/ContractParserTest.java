@@ -31,7 +31,8 @@ class ContractParserTest {
     /** Every kernel file shipped with kevo: the seeds, the reference kernels beside them and the baselines. */
     static Stream<Path> shippedKernels() throws IOException {
         List<Path> files = new ArrayList<>();
-        for (String dir : List.of("seeds", "seeds/reference", "seeds/log_softmax", "seeds/masked_softmax", "evaluator/baselines")) {
+        for (String dir : List.of("seeds", "seeds/reference", "seeds/log_softmax", "seeds/masked_softmax",
+                "seeds/softmax_backward", "seeds/log_softmax_backward", "evaluator/baselines")) {
             try (Stream<Path> s = Files.list(ROOT.resolve(dir))) {
                 s.filter(p -> p.toString().endsWith(".cu")).sorted().forEach(files::add);
             }

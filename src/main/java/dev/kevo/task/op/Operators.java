@@ -15,6 +15,8 @@ public final class Operators {
     public static final Operator SOFTMAX = new Softmax();
     public static final Operator LOG_SOFTMAX = new LogSoftmax();
     public static final Operator MASKED_SOFTMAX = new MaskedSoftmax();
+    public static final Operator SOFTMAX_BACKWARD = new SoftmaxBackward();
+    public static final Operator LOG_SOFTMAX_BACKWARD = new LogSoftmaxBackward();
     private static final Map<String, Operator> KNOWN = load();
     /** The operator of a kernel file without an {@code op} header key, and of a config without {@code op}. */
     public static final Operator DEFAULT = byId(Defaults.OP);
@@ -24,7 +26,7 @@ public final class Operators {
 
     private static Map<String, Operator> load() {
         Map<String, Operator> known = new LinkedHashMap<>();
-        for (Operator op : List.of(SOFTMAX, LOG_SOFTMAX, MASKED_SOFTMAX)) {
+        for (Operator op : List.of(SOFTMAX, LOG_SOFTMAX, MASKED_SOFTMAX, SOFTMAX_BACKWARD, LOG_SOFTMAX_BACKWARD)) {
             known.put(op.id(), op);
         }
         for (Operator op : ServiceLoader.load(Operator.class, Operators.class.getClassLoader())) {

@@ -1,0 +1,96 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.NeedsNvrtc;
+import dev.kevo.cuda.Compilation;
+import dev.kevo.cuda.CompileException;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.cuda.Prelude;
+import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Operators;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The backward operators' GPU reference (row_dot.cu and each operator's own file) compiles behind kevo.h and defines
+ * what the harness's walk over y and dy will call: the dot product's start, fold and merge, and the expected dx. Until
+ * the harness walks two row inputs, a stand-in walk here (a warp a row, the chunks merged by shuffles, as
+ * kevo_reference_chunks folds a row) uses every function, so a reference that leaves one out fails to compile here.
+ */
+@NeedsNvrtc
+class BackwardReferenceCompileTest {
+    private static final String WALK = """
+            extern "C" __global__ void bw_reference(double* dx, double* scale, const float* y, const float* dy, int rows,
+                                                    int cols) {
+                const long long r = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+                const int lane = threadIdx.x & 31;
+                if (r >= rows) return;
+                double2 s = kv_dot_start();
+                for (int c = lane; c < cols; c += 32) s = kv_dot_add(s, y[r * cols + c], dy[r * cols + c]);
+                for (int o = 16; o > 0; o >>= 1) {
+                    s = kv_dot_merge(s, make_double2(__shfl_xor_sync(0xffffffffu, s.x, o),
+                                                     __shfl_xor_sync(0xffffffffu, s.y, o)));
+                }
+                for (int c = lane; c < cols; c += 32) {
+                    const long long i = r * cols + c;
+                    dx[i] = kv_backward(y[i], dy[i], s);
+                    scale[i] = fabs((double)dy[i]) + kv_weight(y[i]) * s.y;
+                }
+            }
+            """;
+
+    private static Compilation compile(String reference) {
+        return Nvrtc.load(Optional.empty()).compile("backward.cu", "#include \"kevo.h\"\n" + reference + WALK,
+                Prelude.headers(), "sm_90");
+    }
+
+    @Test
+    void eachBackwardReferenceCompilesAndServesTheWalk() {
+        for (Operator op : List.of(Operators.SOFTMAX_BACKWARD, Operators.LOG_SOFTMAX_BACKWARD)) {
+            assertTrue(compile(op.referenceSource()).definesKernel("bw_reference"), op.id());
+        }
+    }
+
+    @Test
+    void aReferenceWithoutItsExpectedOutputDoesNotCompile() {
+        String source = Operators.SOFTMAX_BACKWARD.referenceSource();
+        String without = source.replaceAll("(?m)^.*kv_backward\\(double y, double dy, double2 dot\\) \\{.*$", "");
+        assertTrue(without.length() < source.length(), "the definition was taken out");
+        assertThrows(CompileException.class, () -> compile(without));
+    }
+
+    static List<Precision> dtypes() {
+        return Precision.SUPPORTED;
+    }
+
+    /**
+     * harness_backward.cu (the backward's generation of y and dy, its dot product and its comparison) compiles in every
+     * dtype behind what it is to be compiled after: the constants, harness.cu, the forward's score and reference (what
+     * y is) and the backward's reference, and defines every kernel the evaluator is to launch, beside the forward's.
+     * The composition is the one TrustedKernels.source is to make for a backward task (issue 43's next part).
+     */
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void theBackwardHarnessCompilesInEveryDtype(Precision dtype) {
+        for (Operator op : List.of(Operators.SOFTMAX_BACKWARD, Operators.LOG_SOFTMAX_BACKWARD)) {
+            Operator forward = op == Operators.SOFTMAX_BACKWARD ? Operators.SOFTMAX : Operators.LOG_SOFTMAX;
+            String source = TrustedKernels.constants(dtype)
+                    + "#line 1 \"" + TrustedKernels.SOURCE_NAME + "\"\n"
+                    + Prelude.resource(TrustedKernels.class, TrustedKernels.SOURCE_NAME) + "\n"
+                    + forward.scoreSource() + forward.referenceSource() + op.referenceSource()
+                    + "#line 1 \"harness_backward.cu\"\n" + Prelude.resource(TrustedKernels.class, "harness_backward.cu");
+            Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(),
+                    "sm_90");
+            for (String kernel : List.of("kevo_generate_backward", "kevo_perturb_backward", "kevo_dot_chunks",
+                    "kevo_dot_merge", "kevo_compare_backward", "kevo_reference_chunks", "kevo_generate")) {
+                assertTrue(c.definesKernel(kernel), op.id() + " " + dtype.id() + ": " + kernel);
+            }
+        }
+    }
+}
