@@ -4,6 +4,7 @@ package dev.kevo.export;
 import dev.kevo.KevoException;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,10 @@ record OperatorApi(Operator op) {
      * another extent (masked_softmax's scale, lengths and mask) would lose arguments its kernels read.
      */
     static Optional<String> unsupported(Operator op) {
+        Optional<String> unjudged = Task.notJudgedYet(op);
+        if (unjudged.isPresent()) {
+            return Optional.of("kevo export packages only what kevo judged: " + unjudged.get());
+        }
         List<String> missing = new java.util.ArrayList<>();
         op.scalars().forEach(s -> missing.add("scalar `" + s.name() + "`"));
         op.tensors().stream().filter(t -> t.extent() != Tensor.Extent.ROWS_COLS)

@@ -404,6 +404,17 @@ class ExportCommandTest {
         }
     }
 
+    /** A backward operator kevo cannot judge yet is refused for that, not asked for a sanitizer record it cannot get. */
+    @Test
+    void anOperatorKevoCannotJudgeYetIsRefusedForThat(@TempDir Path tmp) throws Exception {
+        Path file = Files.copy(TestFiles.root().resolve("seeds/softmax_backward/block_dot.cu"), tmp.resolve("b.cu"));
+        KevoCli.Outcome r = kevo("export", file.toString(), "--to", "cpp", "--out", tmp.resolve("pkg").toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("packages only what kevo judged") && r.err().contains("softmax_backward"), r.err());
+        assertFalse(r.err().contains("sanitize"), r.err());
+    }
+
     @Test
     void aKernelWithNoSanitizerRecordIsRefusedWithHowToGetOne(@TempDir Path tmp) throws Exception {
         Path file = Files.copy(TestFiles.root().resolve("seeds/online.cu"), tmp.resolve("online.cu"));

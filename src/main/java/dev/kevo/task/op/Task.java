@@ -32,11 +32,21 @@ public record Task(Operator op, Precision dtype) {
         } catch (IllegalArgumentException e) {
             throw KevoException.input("op: " + e.getMessage());
         }
-        if (op instanceof RowDotBackward) {
-            throw KevoException.input("op: " + op.id() + " is defined (its reference, tolerance and seeds) but kevo's "
-                    + "evaluator does not generate and judge its two row inputs (y, dy) yet (issue 43)");
-        }
+        notJudgedYet(op).ifPresent(why -> {
+            throw KevoException.input("op: " + why);
+        });
         return new Task(op, settings.dtype());
+    }
+
+    /**
+     * Why kevo cannot judge {@code op} yet, in a phrase, or empty when it can: the backward operators are defined (their
+     * reference, tolerance and seeds) before the evaluator generates their two row inputs. What would rest on a
+     * judgement (an evaluation, a campaign, an export) refuses them with this.
+     */
+    public static Optional<String> notJudgedYet(Operator op) {
+        return op instanceof RowDotBackward ? Optional.of(op.id() + " is defined (its reference, tolerance and seeds) "
+                + "but kevo's evaluator does not generate and judge its two row inputs (y, dy) yet (issue 43)")
+                : Optional.empty();
     }
 
     /**
