@@ -398,6 +398,25 @@ struct KevoCheck {
     double round_sq;   // sum (ref rounded to y's type - ref)^2: the error of the best answer y's type can hold
 };
 
+// One block's counts into the whole comparison's: the counters and the first bad index as they are, the sums of
+// squares summed over the block first (one atomic a block, not one a thread). Every compare kernel ends with it.
+__device__ void kv_publish(KevoCheck* out, KevoCheck mine, double max_err, double* scratch) {
+    if (mine.unwritten) atomicAdd(&out->unwritten, mine.unwritten);
+    if (mine.nonfinite) atomicAdd(&out->nonfinite, mine.nonfinite);
+    if (mine.violations) atomicAdd(&out->violations, mine.violations);
+    if (mine.x_changed) atomicAdd(&out->x_changed, mine.x_changed);
+    if (mine.first_bad != ~0ull) atomicMin(&out->first_bad, mine.first_bad);
+    if (max_err > 0.0) atomicMax(&out->max_err_bits, (u64)__double_as_longlong(max_err));
+    const double err_sq = kv_block_sum(mine.err_sq, scratch);
+    const double ref_sq = kv_block_sum(mine.ref_sq, scratch);
+    const double round_sq = kv_block_sum(mine.round_sq, scratch);
+    if (threadIdx.x == 0) {
+        atomicAdd(&out->err_sq, err_sq);
+        atomicAdd(&out->ref_sq, ref_sq);
+        atomicAdd(&out->round_sq, round_sq);
+    }
+}
+
 extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const double2* stats, int rows, int cols,
                                         int chunk_cols, int chunks, u64 seed, int kase, u64 salt, double abs_tol,
                                         double rel_tol, KevoCheck* out, KV_ATTENTION_PARAMS) {
@@ -466,20 +485,8 @@ extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const 
             if (bad && (u64)i < first_bad) first_bad = (u64)i;
         }
     }
-    if (unwritten) atomicAdd(&out->unwritten, unwritten);
-    if (nonfinite) atomicAdd(&out->nonfinite, nonfinite);
-    if (violations) atomicAdd(&out->violations, violations);
-    if (x_changed) atomicAdd(&out->x_changed, x_changed);
-    if (first_bad != ~0ull) atomicMin(&out->first_bad, first_bad);
-    if (max_err > 0.0) atomicMax(&out->max_err_bits, (u64)__double_as_longlong(max_err));
-    err_sq = kv_block_sum(err_sq, scratch);
-    ref_sq = kv_block_sum(ref_sq, scratch);
-    round_sq = kv_block_sum(round_sq, scratch);
-    if (threadIdx.x == 0) {
-        atomicAdd(&out->err_sq, err_sq);
-        atomicAdd(&out->ref_sq, ref_sq);
-        atomicAdd(&out->round_sq, round_sq);
-    }
+    kv_publish(out, KevoCheck{unwritten, nonfinite, violations, x_changed, first_bad, err_sq, ref_sq, 0, round_sq},
+               max_err, scratch);
 }
 
 // Zeroes n results for kevo_compare to add up into.

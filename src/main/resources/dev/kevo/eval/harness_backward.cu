@@ -185,18 +185,7 @@ extern "C" __global__ void kevo_compare_backward(const KEVO_Y* dx, const KEVO_X*
             if (bad && (u64)i < first_bad) first_bad = (u64)i;
         }
     }
-    if (unwritten) atomicAdd(&out->unwritten, unwritten);
-    if (nonfinite) atomicAdd(&out->nonfinite, nonfinite);
-    if (violations) atomicAdd(&out->violations, violations);
-    if (x_changed) atomicAdd(&out->x_changed, x_changed);
-    if (first_bad != ~0ull) atomicMin(&out->first_bad, first_bad);
-    if (max_err > 0.0) atomicMax(&out->max_err_bits, (u64)__double_as_longlong(max_err));
-    err_sq = kv_block_sum(err_sq, scratch);
-    scale_sq = kv_block_sum(scale_sq, scratch);
-    round_sq = kv_block_sum(round_sq, scratch);
-    if (threadIdx.x == 0) {
-        atomicAdd(&out->err_sq, err_sq);
-        atomicAdd(&out->ref_sq, scale_sq);
-        atomicAdd(&out->round_sq, round_sq);
-    }
+    // The case's L2 is against the scales, not dx (which cancels to about 0 on one-hot rows): ref_sq holds them.
+    kv_publish(out, KevoCheck{unwritten, nonfinite, violations, x_changed, first_bad, err_sq, scale_sq, 0, round_sq},
+               max_err, scratch);
 }
