@@ -108,7 +108,7 @@ final class Examples {
             out.append("#define KEVO_MASK_").append(k.name()).append(' ').append(k.ordinal()).append('\n');
         }
         out.append("#define KEVO_MASK_COUNT ").append(MaskKind.values().length).append('\n');
-        out.append("static const char* const kevo_mask_names[KEVO_MASK_COUNT] = {").append(Arrays.stream(
+        out.append("[[maybe_unused]] static const char* const kevo_mask_names[KEVO_MASK_COUNT] = {").append(Arrays.stream(
                 MaskKind.values()).map(k -> CText.string(k.id())).collect(Collectors.joining(", "))).append("};\n");
         return out.toString();
     }
