@@ -90,7 +90,7 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         ExportTarget target = ExportTarget.of(to);
         ExportSource source = ExportSource.locate(input, Optional.ofNullable(evalJson));
         PrintWriter err = spec.commandLine().getErr();
-        Optional<String> unsupported = ExportPackage.unsupported(source.file().op());
+        Optional<String> unsupported = ExportPackage.unsupported(source.file().op(), target);
         if (unsupported.isPresent()) {
             err.println("kevo: " + source.file().name() + ": " + unsupported.get());
             return ExitCode.USAGE;

@@ -1,6 +1,8 @@
 package dev.kevo.export;
 
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
+import dev.kevo.data.Shape;
 import dev.kevo.task.op.Tensor;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +19,12 @@ record ApiText(OperatorApi api, Precision dtype) {
 
     /** The C type of a tensor's elements. */
     String cType(Tensor t) {
-        return ExportTypes.cType(t.dtype(dtype));
+        return t.element() == Tensor.Element.INT32 ? "int" : ExportTypes.cType(t.dtype(dtype));
+    }
+
+    /** The torch dtype of a tensor's elements. */
+    String torchType(Tensor t) {
+        return t.element() == Tensor.Element.INT32 ? "torch::kInt32" : ExportTypes.torch(t.dtype(dtype));
     }
 
     /** A tensor as a C API parameter: {@code const float* x} for an input, {@code float* y} for an output. */
@@ -25,9 +32,21 @@ record ApiText(OperatorApi api, Precision dtype) {
         return (t.role() == Tensor.Role.INPUT ? "const " : "") + cType(t) + "* " + t.name();
     }
 
-    /** The C API's tensor parameters, in the operator's order: {@code const float* x, float* y}. */
+    /**
+     * The C API's value parameters: the tensors in the operator's order, then its scalars ({@code const float* x,
+     * float* y}; {@code ..., float* y, float scale}).
+     */
     String cParams() {
-        return join(api.tensors(), this::cParam);
+        return join(api.tensors(), this::cParam) + api.scalars().stream().map(s -> ", float " + s.name())
+                .collect(Collectors.joining());
+    }
+
+    /**
+     * The C API's shape parameters: {@code int rows, int cols}, or attention's layout and mask kind for an operator of
+     * attention shapes ({@link OperatorApi#attention}).
+     */
+    String shapeParams() {
+        return api.attention() ? "int batch, int heads, int queries, int keys, int mask_kind" : "int rows, int cols";
     }
 
     /** {@code y = softmax(x)}, {@code y = masked(x, mask)}: what the package computes, as a formula. */
@@ -44,9 +63,32 @@ record ApiText(OperatorApi api, Precision dtype) {
 
     /** The definition after its formula: {@code over each row ..., x of float and y of float (kevo dtype fp32, ...)}. */
     String where() {
-        return "over each row of a row-major rows x cols matrix, " + and(api.tensors().stream()
+        return (api.attention() ? "over each row of a row-major [batch, heads, queries, keys] tensor (rows = batch * "
+                + "heads * queries of keys columns), masked as mask_kind says (" + masks() + ")"
+                : "over each row of a row-major rows x cols matrix") + ", " + and(api.tensors().stream()
                 .map(t -> t.name() + " of " + cType(t)).toList()) + " (kevo dtype " + dtype.id()
                 + ", accumulated in float32)";
+    }
+
+    /** The mask kinds by number, and the tensor each reads beside x: {@code 0 none, 1 causal, 2 padding (lengths)}. */
+    String masks() {
+        return java.util.Arrays.stream(MaskKind.values()).map(k -> k.ordinal() + " " + k.id() + api.tensors().stream()
+                .filter(t -> t.extent() != Tensor.Extent.ROWS_COLS && t.present(exampleOf(k)))
+                .map(t -> " (" + t.name() + ")").collect(Collectors.joining())).collect(Collectors.joining(", "));
+    }
+
+    private static Shape exampleOf(MaskKind kind) {
+        return Shape.attention(1, 1, 1, 1, kind);
+    }
+
+    /** The C API's value arguments by name: the tensors, then the scalars ({@code x, lengths, mask, y, scale}). */
+    String callArgs() {
+        return String.join(", ", api.slots().subList(0, api.slots().size() - 1));
+    }
+
+    /** The C API's shape arguments by name: {@code rows, cols}, or {@code batch, heads, queries, keys, mask_kind}. */
+    String shapeArgs() {
+        return api.attention() ? "batch, heads, queries, keys, mask_kind" : "rows, cols";
     }
 
     /** {@code x and y}, {@code x, mask and y}: the tensors in a sentence. */
@@ -74,15 +116,28 @@ record ApiText(OperatorApi api, Precision dtype) {
         s.put("DEFINITION", definition());
         s.put("TENSOR_LIST", tensorList());
         s.put("PARAMS", cParams());
+        s.put("SHAPE_PARAMS", shapeParams());
+        // The launcher's shape, from the C API's shape parameters.
+        s.put("MAKE_SHAPE", api.attention() ? "shape_of(batch, heads, queries, keys, mask_kind, true, &shape)"
+                : "shape_of(1, 1, rows, cols, 0, false, &shape)");
+        s.put("MASK_LIST", api.attention() ? masks() : "0 none");
+        s.put("SCALAR_COUNT", Integer.toString(api.scalars().size()));
+        // A C array may not be empty: the scalars' values, then a 0 that no slot names.
+        s.put("SCALAR_VALUES", api.scalars().stream().map(x -> x.name() + ", ").collect(Collectors.joining()) + "0");
+        s.put("EXTENT_ROWS_COLS", Integer.toString(Tensor.Extent.ROWS_COLS.ordinal()));
+        s.put("EXTENT_BATCH", Integer.toString(Tensor.Extent.BATCH.ordinal()));
+        s.put("EXTENT_BATCH_QUERIES_KEYS", Integer.toString(Tensor.Extent.BATCH_QUERIES_KEYS.ordinal()));
+        s.put("MASK_PADDING", Integer.toString(MaskKind.PADDING.ordinal()));
+        s.put("MASK_ADDITIVE", Integer.toString(MaskKind.ADDITIVE.ordinal()));
         s.put("TENSOR_COUNT", Integer.toString(api.tensors().size()));
         s.put("TENSOR_NAMES", join(api.tensors(), Tensor::name));
         s.put("TENSOR_TABLE", join(api.tensors(), t -> "{" + CText.string(t.name()) + ", sizeof(" + cType(t)
-                + "), " + (t.role() == Tensor.Role.OUTPUT) + "}"));
+                + "), " + (t.role() == Tensor.Role.OUTPUT) + ", " + t.extent().ordinal() + "}"));
         // The torch binding: its op takes the inputs by name and returns the outputs.
         s.put("TORCH_PARAMS", join(api.inputs(), t -> "const torch::Tensor& " + t.name()));
         s.put("TORCH_INPUTS", join(api.inputs(), Tensor::name));
         s.put("TORCH_TENSOR_TABLE", api.tensors().stream().map(t -> "{" + CText.string(t.name()) + ", "
-                + ExportTypes.torch(t.dtype(dtype)) + ", " + (t.role() == Tensor.Role.OUTPUT) + "}")
+                + torchType(t) + ", " + (t.role() == Tensor.Role.OUTPUT) + "}")
                 .collect(Collectors.joining(",\n    ")));
         s.put("TYPED_POINTERS", IntStream.range(0, api.tensors().size()).mapToObj(i -> {
             Tensor t = api.tensors().get(i);

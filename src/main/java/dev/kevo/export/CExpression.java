@@ -204,7 +204,8 @@ final class CExpression {
 
     private static boolean usesVariables(ASTNode node) {
         if (node.getToken().getType() == Token.TokenType.VARIABLE_OR_CONSTANT
-                && Expr.VARIABLES.contains(node.getToken().getValue())) {
+                && (Expr.VARIABLES.contains(node.getToken().getValue())
+                || Expr.ATTENTION_VARIABLES.contains(node.getToken().getValue()))) {
             return true;
         }
         for (ASTNode p : node.getParameters()) {

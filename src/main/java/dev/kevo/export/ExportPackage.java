@@ -47,9 +47,9 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
         files = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(files));
     }
 
-    /** Why {@code op} cannot be exported yet, in one line ({@link OperatorApi#unsupported}), or empty. */
-    public static Optional<String> unsupported(Operator op) {
-        return OperatorApi.unsupported(op);
+    /** Why {@code op} cannot be exported to {@code target} yet, in one line ({@link OperatorApi#unsupported}), or empty. */
+    public static Optional<String> unsupported(Operator op, ExportTarget target) {
+        return OperatorApi.unsupported(op, target);
     }
 
     public static ExportPackage build(ExportSource source, ExportTarget target, String kevoVersion, Instant now) {
@@ -61,6 +61,9 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
                                       String kevoVersion, Instant now) {
         KernelFile file = source.file();
         OperatorApi api = OperatorApi.of(file.op());
+        OperatorApi.unsupported(file.op(), target).ifPresent(why -> {
+            throw KevoException.input(why);
+        });
         Optional<String> torchReference = TorchReference.of(file.op());
         if (target == ExportTarget.TORCH && torchReference.isEmpty()) {
             // The torch example checks the op against torch's own function for it; without one it could not.

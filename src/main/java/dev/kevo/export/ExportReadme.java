@@ -161,22 +161,22 @@ final class ExportReadme {
 
                 ```sh
                 nvcc -O3 -std=c++17 -c PREFIX.cu            # host code only: the kernels are the judged cubin
-                nvcc -O3 -std=c++17 -o example example.cu PREFIX.cu && ./example 4096x4096 1x1000000
+                nvcc -O3 -std=c++17 -o example example.cu PREFIX.cu && ./example EXAMPLE_SHAPES
                 ```
 
                 ```c++
                 #include "PREFIX.h"
-                cudaError_t e = PREFIX(TENSORS, rows, cols, stream);   // device pointers, row-major rows x cols
+                cudaError_t e = PREFIX(TENSORS, SHAPE, stream);   // device pointers, row-major ROWS
                 if (e != cudaSuccess) fprintf(stderr, "%s\\n", PREFIX_last_error());
                 ```
 
                 - `PREFIX` allocates the plan's workspace per call with `cudaMallocAsync` on the stream and frees
-                  it after the launches. To own it instead: `PREFIX_workspace_size(rows, cols, &bytes)`, then
-                  `PREFIX_with_workspace(TENSORS, rows, cols, ws, bytes, stream)` (256-byte aligned, as
+                  it after the launches. To own it instead: `PREFIX_workspace_size(SHAPE, &bytes)`, then
+                  `PREFIX_with_workspace(TENSORS, SHAPE, ws, bytes, stream)` (256-byte aligned, as
                   `cudaMalloc` gives). Its contents are undefined at each call and need no clearing.
                 - LIST must be 16-byte aligned and must not overlap (kevo judged the kernel so); rows and cols
                   at least 1, at most MOST elements (see where it comes from).
-                - Errors come back as a `cudaError_t`, never as a hang, with one line in `PREFIX_last_error()`
+                ATTENTION                - Errors come back as a `cudaError_t`, never as a hang, with one line in `PREFIX_last_error()`
                   (per thread): `cudaErrorInvalidValue` for a shape no plan covers or a plan expression that fails
                   (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
                   at once (checked with the occupancy API before launching), `cudaErrorInvalidClusterSize` for a
@@ -186,8 +186,17 @@ final class ExportReadme {
                 - No kernel is compiled here: `PREFIX.cu` is host code that loads the cubin kevo judged
                   (`PREFIX_cubin.h`, with `cudaLibraryLoadData`; CUDA 12.0 or later). Another compiler, or
                   another version, would make other code from `PREFIX_kernels.cu`, which kevo never judged.
-                """.replace("PREFIX", op.prefix()).replace("TENSORS", op.tensors().stream().map(Tensor::name)
-                .collect(java.util.stream.Collectors.joining(", "))).replace("LIST", ApiText.and(op.tensors().stream()
+                """.replace("ATTENTION", op.attention() ? """
+                - The rows are attention's: x is `[batch, heads, queries, keys]`, rows = batch * heads * queries of
+                  `keys` columns, and `mask_kind` says how they are masked: MASKS. A tensor the kind does not read
+                  may be null. A row with no key left (fully masked) is written 0, as PyTorch's SDPA writes it
+                  (`torch.softmax` would give NaN there).
+                """.replace("MASKS", api.masks()) : "")
+                .replace("EXAMPLE_SHAPES", op.attention() ? "2x8x128x128:causal 1x16x1x8192:padding"
+                        : "4096x4096 1x1000000")
+                .replace("SHAPE", api.shapeArgs()).replace("ROWS", op.attention()
+                        ? "[batch, heads, queries, keys]" : "rows x cols")
+                .replace("PREFIX", op.prefix()).replace("TENSORS", api.callArgs()).replace("LIST", ApiText.and(op.tensors().stream()
                 .map(t -> "`" + t.name() + "`").toList()))
                 .replace("MOST", most));
     }

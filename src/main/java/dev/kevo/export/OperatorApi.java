@@ -2,8 +2,10 @@ package dev.kevo.export;
 
 
 import dev.kevo.KevoException;
+import dev.kevo.data.MaskKind;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Scalar;
 import dev.kevo.task.op.Task;
 import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ record OperatorApi(Operator op) {
      * C++'s keywords: a tensor named like one of them could not be a parameter.
      */
     private static final Set<String> RESERVED = Set.of("rows", "cols", "stream", "workspace", "workspace_bytes",
-            "bytes", "tensors", "outputs", "dim",
+            "bytes", "tensors", "outputs", "dim", "batch", "heads", "queries", "keys", "mask_kind", "shape", "scalars",
             "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
             "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
             "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default",
@@ -42,33 +44,35 @@ record OperatorApi(Operator op) {
             "in", "is", "lambda", "nonlocal", "pass", "raise", "with", "yield");
 
     /**
-     * The API of {@code op}.
-     *
-     * @throws KevoException (input) where the operator's id or a tensor's name cannot be a C identifier of the package
+     * Why kevo cannot package {@code op} for {@code target} yet, in one line, or empty when it can. The C API passes
+     * every tensor, scalar and attention variable; the torch op passes tensors of one element per (row, column) only,
+     * so an operator with a runtime scalar or a tensor of another extent (masked_softmax's scale, lengths and mask)
+     * would lose arguments its kernels read there.
      */
-    /**
-     * Why kevo cannot package {@code op} yet, in one line, or empty when it can: the exported C API and torch op pass
-     * tensors of one element per (row, column) and nothing else, so an operator with a runtime scalar or a tensor of
-     * another extent (masked_softmax's scale, lengths and mask) would lose arguments its kernels read.
-     */
-    static Optional<String> unsupported(Operator op) {
+    static Optional<String> unsupported(Operator op, ExportTarget target) {
         Optional<String> unjudged = Task.notJudgedYet(op);
         if (unjudged.isPresent()) {
             return Optional.of("kevo export packages only what kevo judged: " + unjudged.get());
         }
-        List<String> missing = new java.util.ArrayList<>();
+        if (target != ExportTarget.TORCH) {
+            return Optional.empty();
+        }
+        List<String> missing = new ArrayList<>();
         op.scalars().forEach(s -> missing.add("scalar `" + s.name() + "`"));
         op.tensors().stream().filter(t -> t.extent() != Tensor.Extent.ROWS_COLS)
                 .forEach(t -> missing.add("tensor `" + t.name() + "` (" + t.extent().name().toLowerCase(Locale.ROOT)
                         + ")"));
-        return missing.isEmpty() ? Optional.empty() : Optional.of("kevo export does not package " + op.id()
-                + " yet: its exported API would lack " + String.join(", ", missing) + "; kevo eval judges it");
+        return missing.isEmpty() ? Optional.empty() : Optional.of("kevo export --to torch does not package " + op.id()
+                + " yet: its torch op would lack " + String.join(", ", missing) + "; --to cpp exports it");
     }
 
+    /**
+     * The API of {@code op}.
+     *
+     * @throws KevoException (input) where the operator's id or a tensor's or scalar's name cannot be a C identifier of
+     *                       the package
+     */
     static OperatorApi of(Operator op) {
-        unsupported(op).ifPresent(why -> {
-            throw KevoException.input(why);
-        });
         if (!op.id().matches("[a-z][a-z0-9_]*")) {
             throw KevoException.input("operator '" + op.id() + "': kevo export names a package's C functions and files "
                     + "after the operator's id, which must then be a lower-case identifier");
@@ -77,6 +81,13 @@ record OperatorApi(Operator op) {
             if (RESERVED.contains(t.name()) || t.name().equals(KernelFile.WORKSPACE)) {
                 throw KevoException.input("operator " + op.id() + ": tensor '" + t.name() + "' cannot be a parameter "
                         + "of the exported C API and torch op (the name is taken)");
+            }
+        }
+        for (Scalar s : op.scalars()) {
+            if (RESERVED.contains(s.name()) || s.name().equals(KernelFile.WORKSPACE)
+                    || op.tensors().stream().anyMatch(t -> t.name().equals(s.name()))) {
+                throw KevoException.input("operator " + op.id() + ": scalar '" + s.name() + "' cannot be a parameter "
+                        + "of the exported C API (the name is taken)");
             }
         }
         return new OperatorApi(op);
@@ -142,13 +153,28 @@ record OperatorApi(Operator op) {
         return op.tensors().stream().filter(t -> t.role() == Tensor.Role.OUTPUT).toList();
     }
 
+    /** The operator's runtime floats, in its order: the C API's float parameters after the tensors. */
+    List<Scalar> scalars() {
+        return op.scalars();
+    }
+
+    /**
+     * Whether the shape is attention's ({@code batch x heads x queries} rows of {@code keys} columns, a mask kind):
+     * for an operator whose plans may name the layout or whose shapes may be masked. Its C API takes the layout
+     * instead of rows and cols, so a plan sees what kevo's evaluator gave it.
+     */
+    boolean attention() {
+        return !op.planVariables().isEmpty() || op.maskKinds().stream().anyMatch(k -> k != MaskKind.NONE);
+    }
+
     /**
      * Where a launch's buffer argument comes from, by the name a plan passes it as: the tensors in the operator's
-     * order, then the workspace. A runtime value the caller passes (a scale) would be one more slot: the launcher
-     * hands the kernel the address of each slot's value, whatever its type.
+     * order, then its scalars, then the workspace. The launcher hands the kernel the address of each slot's value,
+     * whatever its type: a device pointer's, or a scalar's float.
      */
     List<String> slots() {
         List<String> slots = new ArrayList<>(op.tensors().stream().map(Tensor::name).toList());
+        op.scalars().forEach(s -> slots.add(s.name()));
         slots.add(KernelFile.WORKSPACE);
         return List.copyOf(slots);
     }
@@ -157,8 +183,8 @@ record OperatorApi(Operator op) {
     int slot(String name) {
         int index = slots().indexOf(name);
         if (index < 0) {
-            throw new IllegalStateException(op.id() + " has no tensor '" + name + "' (the contract parser admits "
-                    + "only the operator's tensors and ws)");
+            throw new IllegalStateException(op.id() + " has no tensor or scalar '" + name + "' (the contract parser "
+                    + "admits only the operator's tensors, scalars and ws)");
         }
         return index;
     }

@@ -1,9 +1,11 @@
 package dev.kevo.export;
 
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.MaskKind;
 import dev.kevo.task.Expr;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.PlanResolver;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -43,14 +45,19 @@ final class PlanHeader {
         out.append(Prelude.resource(PlanHeader.class, "plan-runtime.h")).append('\n');
         List<String> slots = api.slots();
         out.append("""
-                /* Where a launch's arguments come from (arg_kind): a slot, the operator's tensors in the C API's order
-                   and then the workspace; or PREFIX_ARG_INT, an int the plan computes (arg_value). */
+                /* Where a launch's arguments come from (arg_kind): a slot, the operator's tensors in the C API's order,
+                   its scalars, then the workspace; or PREFIX_ARG_INT, an int the plan computes (arg_value). */
                 """.replace("PREFIX", api.macro()));
         out.append("#define ").append(api.macro()).append("_ARG_INT (-1)\n");
         out.append("#define ").append(api.macro()).append("_SLOTS ").append(slots.size()).append('\n');
         out.append("static const char* const ").append(api.prefix()).append("_slot_names[").append(api.macro())
                 .append("_SLOTS] = {").append(String.join(", ", slots.stream().map(CText::string).toList()))
                 .append("};\n");
+        out.append("/* The mask kinds by their number, the plan variable mask_kind (MaskKind's order). */\n");
+        out.append("#define ").append(api.macro()).append("_MASK_KINDS ").append(MaskKind.values().length).append('\n');
+        out.append("static const char* const ").append(api.prefix()).append("_mask_names[").append(api.macro())
+                .append("_MASK_KINDS] = {").append(String.join(", ", Arrays.stream(MaskKind.values())
+                        .map(k -> CText.string(k.id())).toList())).append("};\n");
         out.append("#define ").append(api.macro()).append("_KERNELS ").append(kernels.size()).append('\n');
         out.append("#define ").append(api.macro()).append("_MAX_LAUNCHES ").append(maxLaunches).append('\n');
         out.append("#define ").append(api.macro()).append("_MAX_ARGS ").append(maxArgs).append('\n');
@@ -134,19 +141,40 @@ final class PlanHeader {
         }
         out.append(table.functions());
         out.append(named(api, """
-                /* Chooses the plan for rows x cols on a device with sms multiprocessors and evaluates its launches.
-                   Returns false, with the reason in p->error, where kevo would reject the shape. */
-                static inline bool kevo_op_resolve(int64_t rows, int64_t cols, int64_t sms, kevo_op_plan* p) {
-                    kevo_plan_ctx c = {rows, cols, sms, 0, KNOBS};
+                /* Chooses the plan for a shape of rows x cols, laid out as batch x heads x queries rows and masked
+                   as mask_kind says (MaskKind's ordinal), on a device with sms multiprocessors, and evaluates its
+                   launches. Returns false, with the reason in p->error, where kevo would reject the shape. */
+                static inline bool kevo_op_resolve_at(int64_t rows, int64_t cols, int64_t batch, int64_t heads,
+                                                      int64_t queries, int64_t mask_kind, int64_t sms, kevo_op_plan* p) {
+                    kevo_plan_ctx c = {rows, cols, sms, 0, KNOBS, batch, heads, queries, mask_kind, ""};
                     int64_t v = 0;
                     bool when = false;
                     memset(p, 0, sizeof *p);
                     (void)v;
                 """).replace("KNOBS", CText.string(knobText(file))));
         out.append(body);
-        out.append("    snprintf(p->error, sizeof p->error, \"%s: no plan covers shape %lldx%lld (sms=%lld)\", ")
-                .append(CText.string(name(file))).append(", (long long)rows, (long long)cols, (long long)sms);\n");
-        out.append("    return false;\n}\n\n");
+        out.append(named(api, """
+                    /* The shape as kevo writes it (Shape.toString): BxHxQxK for an attention layout, :MASK after it. */
+                    char shape[160];
+                    int used = batch == 1 && heads == 1
+                            ? snprintf(shape, sizeof shape, "%lldx%lld", (long long)rows, (long long)cols)
+                            : snprintf(shape, sizeof shape, "%lldx%lldx%lldx%lld", (long long)batch, (long long)heads,
+                                       (long long)queries, (long long)cols);
+                    if (mask_kind != 0 && used > 0 && (size_t)used < sizeof shape) {
+                        snprintf(shape + used, sizeof shape - (size_t)used, ":%s",
+                                 mask_kind > 0 && mask_kind < KEVO_OP_MASK_KINDS ? kevo_op_mask_names[mask_kind] : "?");
+                    }
+                    snprintf(p->error, sizeof p->error, "%s: no plan covers shape %s (sms=%lld)", NAME, shape,
+                             (long long)sms);
+                    return false;
+                }
+
+                /* A plain shape: one batch entry of one head whose queries are its rows, masked by nothing. */
+                static inline bool kevo_op_resolve(int64_t rows, int64_t cols, int64_t sms, kevo_op_plan* p) {
+                    return kevo_op_resolve_at(rows, cols, 1, 1, rows, 0, sms, p);
+                }
+
+                """).replace("NAME", CText.string(name(file))));
         out.append(judged(file, api, envelope));
         return out.toString();
     }

@@ -1,58 +1,114 @@
-// example.cu: calls the exported @@FN@@ on random rows and checks it on the host
+// example.cu: calls the exported @@FN@@ on random inputs and checks it on the host
 // against kevo's own float64 reference of @@FN@@ (below), in dtype @@DTYPE@@ (@@TYPES@@),
 // with kevo's tolerance for @@FN@@, widened for @@OUT@@'s type, as written below.
 // Build: nvcc -O3 -arch=sm_90 -o example example.cu @@P@@.cu
-// Run:   ./example 4096x4096 1x1000000 ...
+// Run:   ./example @@USAGE@@ ...
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 #include "@@P@@.h"
 
 #ifndef KEVO_INF
 #define KEVO_INF INFINITY
 #endif
-// ---- kevo's float64 reference of @@FN@@: the functions kevo's evaluator computes it with on the GPU,
-// compiled for the host here. A row's statistic starts empty (kv_stat_start), takes each element (kv_stat_add), is
-// prepared once (kv_row_prepare); an element's expected output then follows from its input (kv_expected).
-@@REFERENCE@@// ---- end of kevo's reference
+// ---- what an element's score may depend on beside the element (kevo's eval/harness.cu, compiled for the host):
+// the rows' attention layout, the mask kind, the tensors a mask brings and the scale.
+typedef @@IN_T@@ KEVO_X;
+@@MASK_DEFINES@@[[maybe_unused]] static inline float kevo_to_float(float v) { return v; }
+#ifdef __CUDA_BF16_TYPES_EXIST__
+[[maybe_unused]] static inline float kevo_to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+#endif
+#ifdef __CUDA_FP16_TYPES_EXIST__
+[[maybe_unused]] static inline float kevo_to_float(__half v) { return __half2float(v); }
+#endif
+// The lowest finite value of x's type (torch.finfo(dtype).min), as the harness's kv_lowest gives it.
+[[maybe_unused]] static inline float kv_lowest(KEVO_X) { return @@LOWEST@@; }
+@@CONTEXT@@// ---- kevo's float64 reference of @@FN@@: the functions kevo's evaluator computes it with on the GPU,
+// compiled for the host here. An element's score (kv_score) is what a row's statistic starts empty with
+// (kv_stat_start), takes each score (kv_stat_add), is prepared once (kv_row_prepare); an element's expected output
+// then follows from its score (kv_expected), exactly where kv_exact says so.
+@@SCORE@@@@REFERENCE@@// ---- end of kevo's reference
 
-static int check(int rows, int cols) {
-    size_t n = (size_t)rows * cols;
-    std::vector<@@IN_T@@> in(n);    // @@IN@@
-    std::vector<@@OUT_T@@> out(n);  // @@OUT@@
-    unsigned long long state = 0x9e3779b97f4a7c15ull ^ n;
-    for (size_t i = 0; i < n; i++) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        in[i] = @@TO_IN@@((float)((double)(state >> 11) / 9007199254740992.0 * 16.0 - 8.0));
+// One tensor of the C API, on the host and on the device: its elements for the shape (0 where the mask kind does not
+// read it, and then the C API gets null).
+struct Buffer {
+    std::vector<unsigned char> host;
+    void* device = nullptr;
+};
+
+static unsigned long long state;
+
+static double uniform() {  // in [0, 1)
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(state >> 11) / 9007199254740992.0;
+}
+
+static int check(const char* text) {
+    int batch = 1, heads = 1, queries = 0, keys = 0, kind = -1, end = 0;
+    const bool parsed = @@ATTENTION@@
+            ? sscanf(text, "%dx%dx%dx%d%n", &batch, &heads, &queries, &keys, &end) == 4
+            : sscanf(text, "%dx%d%n", &queries, &keys, &end) == 2;
+    const char* mask = !parsed ? "?" : text[end] == ':' && @@ATTENTION@@ ? text + end + 1 : text[end] ? "?" : "none";
+    for (int k = 0; k < KEVO_MASK_COUNT; k++) {
+        if (strcmp(mask, kevo_mask_names[k]) == 0) kind = k;
     }
-    @@IN_T@@* d_in = nullptr;
-    @@OUT_T@@* d_out = nullptr;
-    if (cudaMalloc(&d_in, n * sizeof(*d_in)) != cudaSuccess || cudaMalloc(&d_out, n * sizeof(*d_out)) != cudaSuccess) {
-        fprintf(stderr, "%dx%d: cannot allocate device memory\n", rows, cols);
-        return 1;
+    if (kind < 0 || batch < 1 || heads < 1 || queries < 1 || keys < 1) {
+        fprintf(stderr, "%s: expected @@USAGE@@\n", text);
+        return 2;
     }
-    cudaMemcpy(d_in, in.data(), n * sizeof(*d_in), cudaMemcpyHostToDevice);
-    cudaError_t e = @@P@@(@@CALL@@, rows, cols, 0);
+    const int rows = batch * heads * queries, cols = keys;
+    @@SCALAR@@
+    state = 0x9e3779b97f4a7c15ull ^ ((size_t)rows * cols) ^ ((unsigned long long)kind << 40);
+    const size_t counts[] = {(size_t)rows * cols, kind == KEVO_MASK_PADDING ? (size_t)batch : 0,
+                             kind == KEVO_MASK_ADDITIVE ? (size_t)batch * queries * cols : 0};  // by extent
+    const int extent[] = {@@EXTENTS@@};
+    const size_t bytes[] = {@@ELEMENT_BYTES@@};
+    const bool output[] = {@@OUTPUTS@@};
+    Buffer t[@@TENSORS@@];
+    for (int i = 0; i < @@TENSORS@@; i++) {
+        t[i].host.resize(counts[extent[i]] * bytes[i]);
+        if (!t[i].host.empty() && cudaMalloc(&t[i].device, t[i].host.size()) != cudaSuccess) {
+            fprintf(stderr, "%s: cannot allocate device memory\n", text);
+            return 1;
+        }
+    }
+    // x spread over [-8, 8); each batch entry's length in [0, keys] (0: its rows fully masked); an additive mask of
+    // small biases with a quarter of its keys masked by x's type's lowest value, and every fourth row masked through.
+    KEVO_X* x = (KEVO_X*)t[@@X@@].host.data();
+    for (size_t i = 0; i < counts[0]; i++) x[i] = @@TO_IN@@((float)(uniform() * 16.0 - 8.0));
+    const int* lengths = nullptr;
+    const KEVO_X* bias = nullptr;
+    @@FILL_MASKS@@
+    for (int i = 0; i < @@TENSORS@@; i++) {
+        if (!output[i] && t[i].device) cudaMemcpy(t[i].device, t[i].host.data(), t[i].host.size(), cudaMemcpyHostToDevice);
+    }
+    cudaError_t e = @@P@@(@@CALL@@, 0);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        fprintf(stderr, "%dx%d: %s (%s)\n", rows, cols, cudaGetErrorString(e), @@P@@_last_error());
+        fprintf(stderr, "%s: %s (%s)\n", text, cudaGetErrorString(e), @@P@@_last_error());
         return 1;
     }
-    cudaMemcpy(out.data(), d_out, n * sizeof(*d_out), cudaMemcpyDeviceToHost);
-    cudaFree(d_in);
-    cudaFree(d_out);
+    const @@OUT_T@@* y = (const @@OUT_T@@*)t[@@Y@@].host.data();
+    cudaMemcpy(t[@@Y@@].host.data(), t[@@Y@@].device, t[@@Y@@].host.size(), cudaMemcpyDeviceToHost);
+    for (Buffer& b : t) cudaFree(b.device);
+    const KvAttention a = {batch, heads, queries, cols, kind, @@SCALE@@, lengths, bias};
     double worst = 0, diff2 = 0, ref2 = 0;
     size_t bad = 0;
     for (int r = 0; r < rows; r++) {
-        const @@IN_T@@* xr = &in[(size_t)r * cols];
+        const KvRowAt at = kv_row_at(a, r);
+        const KEVO_X* xr = &x[(size_t)r * cols];
         double2 stat = kv_stat_start();
-        for (int c = 0; c < cols; c++) stat = kv_stat_add(stat, (double)@@FROM_IN@@(xr[c]));
+        for (int c = 0; c < cols; c++) stat = kv_stat_add(stat, kv_score(a, at, c, (double)@@FROM_IN@@(xr[c])));
         const double2 row = kv_row_prepare(stat);
         for (int c = 0; c < cols; c++) {
-            double ref = kv_expected((double)@@FROM_IN@@(xr[c]), row), got = @@FROM_OUT@@(out[(size_t)r * cols + c]);
+            const double score = kv_score(a, at, c, (double)@@FROM_IN@@(xr[c]));
+            double ref = kv_expected(score, row), got = @@FROM_OUT@@(y[(size_t)r * cols + c]);
             double d = fabs(got - ref);
-            if (!(d <= @@ABS_TOL@@ + @@REL_TOL@@ * fabs(ref))) bad++;
+            if (kv_exact(score) ? got != ref : !(d <= @@ABS_TOL@@ + @@REL_TOL@@ * fabs(ref))) bad++;
             worst = fmax(worst, d);
             diff2 += d * d;
             ref2 += ref * ref;
@@ -60,21 +116,21 @@ static int check(int rows, int cols) {
     }
     double rel = ref2 > 0 ? sqrt(diff2 / ref2) : sqrt(diff2);
     bool ok = bad == 0 && rel <= @@REL_L2@@;
-    printf("%dx%d: %s (max abs error %.3g, relative L2 %.3g, %zu elements off)\n", rows, cols, ok ? "ok" : "WRONG",
-           worst, rel, bad);
+    printf("%s: %s (max abs error %.3g, relative L2 %.3g, %zu elements off)\n", text, ok ? "ok" : "WRONG", worst, rel,
+           bad);
     return ok ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
     int failed = 0;
     for (int i = 1; i < argc; i++) {
-        int rows, cols;
-        if (sscanf(argv[i], "%dx%d", &rows, &cols) != 2) {
-            fprintf(stderr, "%s: expected ROWSxCOLS\n", argv[i]);
-            return 2;
-        }
-        failed += check(rows, cols);
+        const int r = check(argv[i]);
+        if (r == 2) return 2;
+        failed += r;
     }
-    if (argc == 1) failed += check(1024, 1000) + check(8, 128256);
+    if (argc == 1) {
+        static const char* const shapes[] = {@@DEFAULT_SHAPES@@};
+        for (const char* s : shapes) failed += check(s);
+    }
     return failed ? 1 : 0;
 }

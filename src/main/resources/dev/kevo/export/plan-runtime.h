@@ -13,7 +13,26 @@ typedef struct kevo_plan_ctx {
     int64_t rows, cols, sms;
     const char* failure;
     const char* knobs;  /* ", NAME=value" for each integer knob, as kevo's messages list them; "" for none */
+    /* The attention layout (Expr.Env): a plain shape is one batch entry of one head whose queries are its rows,
+       masked by nothing (mask_kind 0). */
+    int64_t batch, heads, queries, mask_kind;
+    char env[256];  /* the values as kevo's messages list them, written by kevo_env */
 } kevo_plan_ctx;
+
+/* The values an expression was evaluated with, as Expr.Env writes them: rows, cols and sms, the attention layout
+   where it is not a plain shape's, then the knobs. */
+static inline const char* kevo_env(kevo_plan_ctx* c) {
+    int used = snprintf(c->env, sizeof c->env, "rows=%lld, cols=%lld, sms=%lld", (long long)c->rows,
+                        (long long)c->cols, (long long)c->sms);
+    if (used > 0 && (size_t)used < sizeof c->env
+        && (c->batch != 1 || c->heads != 1 || c->queries != c->rows || c->mask_kind != 0)) {
+        used += snprintf(c->env + used, sizeof c->env - (size_t)used, ", batch=%lld, heads=%lld, queries=%lld, "
+                         "mask_kind=%lld", (long long)c->batch, (long long)c->heads, (long long)c->queries,
+                         (long long)c->mask_kind);
+    }
+    if (used > 0 && (size_t)used < sizeof c->env) snprintf(c->env + used, sizeof c->env - (size_t)used, "%s", c->knobs);
+    return c->env;
+}
 
 static inline int64_t kevo_fail(kevo_plan_ctx* c, const char* why) {
     if (!c->failure) c->failure = why;
@@ -72,14 +91,12 @@ static inline bool kevo_or(bool a, bool b) { return a || b; }
 static inline bool kevo_bounded(kevo_plan_ctx* c, int64_t value, int64_t lo, int64_t hi, int64_t* out,
                                 const char* what, const char* text, char* err, size_t n) {
     if (c->failure) {
-        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld%s: %s", what, text, (long long)c->rows,
-                 (long long)c->cols, (long long)c->sms, c->knobs, c->failure);
+        snprintf(err, n, "%s: '%s' at %s: %s", what, text, kevo_env(c), c->failure);
         return false;
     }
     if (value < lo || value > hi) {
-        snprintf(err, n, "%s: '%s' = %lld at rows=%lld, cols=%lld, sms=%lld%s, outside [%lld, %lld]", what, text,
-                 (long long)value, (long long)c->rows, (long long)c->cols, (long long)c->sms, c->knobs, (long long)lo,
-                 (long long)hi);
+        snprintf(err, n, "%s: '%s' = %lld at %s, outside [%lld, %lld]", what, text, (long long)value,
+                 kevo_env(c), (long long)lo, (long long)hi);
         return false;
     }
     *out = value;
@@ -91,14 +108,13 @@ static inline bool kevo_bounded(kevo_plan_ctx* c, int64_t value, int64_t lo, int
 static inline bool kevo_cluster_rules(kevo_plan_ctx* c, int grid, int cluster, bool cooperative, const char* what,
                                       char* err, size_t n) {
     if (grid % cluster != 0) {
-        snprintf(err, n, "%s: grid %d is not a multiple of cluster %d at rows=%lld, cols=%lld, sms=%lld%s (a cluster "
-                 "is that many consecutive blocks)", what, grid, cluster, (long long)c->rows, (long long)c->cols,
-                 (long long)c->sms, c->knobs);
+        snprintf(err, n, "%s: grid %d is not a multiple of cluster %d at %s (a cluster is that many consecutive "
+                 "blocks)", what, grid, cluster, kevo_env(c));
         return false;
     }
     if (cluster > 1 && cooperative) {
-        snprintf(err, n, "%s: a launch is cooperative or clustered, not both (cluster %d at rows=%lld, cols=%lld, "
-                 "sms=%lld%s)", what, cluster, (long long)c->rows, (long long)c->cols, (long long)c->sms, c->knobs);
+        snprintf(err, n, "%s: a launch is cooperative or clustered, not both (cluster %d at %s)", what, cluster,
+                 kevo_env(c));
         return false;
     }
     return true;
@@ -107,8 +123,7 @@ static inline bool kevo_cluster_rules(kevo_plan_ctx* c, int grid, int cluster, b
 static inline bool kevo_condition(kevo_plan_ctx* c, bool value, bool* out, const char* what, const char* text,
                                   char* err, size_t n) {
     if (c->failure) {
-        snprintf(err, n, "%s: '%s' at rows=%lld, cols=%lld, sms=%lld%s: %s", what, text, (long long)c->rows,
-                 (long long)c->cols, (long long)c->sms, c->knobs, c->failure);
+        snprintf(err, n, "%s: '%s' at %s: %s", what, text, kevo_env(c), c->failure);
         return false;
     }
     *out = value;

@@ -228,7 +228,8 @@ class ExportCommandTest {
                     // log_softmax's reference (its kv_expected), not softmax's exp(v - max) / sum
                     assertTrue(example.contains("return (v - row.x) - row.y;"), example);
                     assertFalse(example.contains("exp(v - row.x) * row.y"), example);
-                    assertTrue(example.contains("kevo_log_softmax(d_in, d_out, rows, cols, 0)"), example);
+                    assertTrue(example.contains("kevo_log_softmax((const float*)t[0].device, (float*)t[1].device, rows, cols, 0)"),
+                            example);
                 } else {
                     String binding = Files.readString(out.resolve("kevo_log_softmax_torch.cpp"));
                     assertTrue(binding.contains("m.def(\"log_softmax\", &kevo_log_softmax_torch"), binding);
@@ -387,20 +388,58 @@ class ExportCommandTest {
     }
 
     /**
-     * masked_softmax's kernels read a scale and the mask's tensors that the exported API does not pass yet: export
-     * says so in one line before asking for anything else, and writes nothing.
+     * A masked_softmax file exports to cpp under masked_softmax's names with everything its kernels read: the C API
+     * takes lengths and mask, the scale and attention's layout and mask kind; the plan header resolves with the
+     * attention variables; the example checks with the operator's own score (scale, mask kinds, exact zeros). The
+     * torch op, which cannot pass the scale and the mask's tensors yet, is refused in one line before anything else.
      */
     @Test
-    void anOperatorTheExportCannotPassEveryArgumentOfIsRefusedFirst(@TempDir Path tmp) throws Exception {
-        Path file = Files.copy(TestFiles.root().resolve("seeds/masked_softmax/online.cu"), tmp.resolve("online.cu"));
-        Path out = tmp.resolve("pkg");
-        for (String to : List.of("cpp", "torch")) {
-            KevoCli.Outcome r = kevo("export", file.toString(), "--to", to, "--out", out.toString());
-            assertEquals(2, r.code(), r.err());
-            assertEquals(1, r.err().strip().lines().count(), r.err());
-            assertTrue(r.err().contains("does not package masked_softmax") && r.err().contains("scalar `scale`")
-                    && r.err().contains("tensor `lengths`") && r.err().contains("tensor `mask`"), r.err());
-            assertFalse(Files.exists(out));
+    void aMaskedSoftmaxFileExportsItsScaleMaskAndLayoutToCpp(@TempDir Path tmp) throws Exception {
+        Path file = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/masked_softmax/online.cu"), tmp);
+        Path out = tmp.resolve("cpp");
+        KevoCli.Outcome r = kevo("export", file.toString(), "--to", "cpp", "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("kevo_masked_softmax.cu", "kevo_masked_softmax.h", "kevo_masked_softmax_plan.h",
+                "kevo_masked_softmax_cubin.h", "kevo_masked_softmax_kernels.cu", "example.cu", "README.md",
+                ExportPackage.PROVENANCE).stream().sorted().toList(), listing(out));
+        assertEquals("masked_softmax", JSON.readTree(out.resolve(ExportPackage.PROVENANCE).toFile()).at("/op").asText());
+        String header = Files.readString(out.resolve("kevo_masked_softmax.h"));
+        assertTrue(header.contains("cudaError_t kevo_masked_softmax(const float* x, const int* lengths, const float* "
+                + "mask, float* y, float scale, int batch, int heads, int queries, int keys, int mask_kind, "
+                + "cudaStream_t stream);"), header);
+        String plan = Files.readString(out.resolve("kevo_masked_softmax_plan.h"));
+        assertTrue(plan.contains("static const char* const kevo_masked_softmax_slot_names[KEVO_MASKED_SOFTMAX_SLOTS] "
+                + "= {\"x\", \"lengths\", \"mask\", \"y\", \"scale\", \"ws\"};"), plan);
+        // the plan passes heads, queries and mask_kind from the shape, not folded as a plain shape's 1, rows and 0
+        assertTrue(plan.contains("c->heads") && plan.contains("c->queries") && plan.contains("c->mask_kind"), plan);
+        assertTrue(plan.contains("kevo_masked_softmax_resolve_at("), plan);
+        String example = Files.readString(out.resolve("example.cu"));
+        assertTrue(example.contains("kevo_masked_softmax((const float*)t[0].device, (const int*)t[1].device, "
+                + "(const float*)t[2].device, (float*)t[3].device, scale, batch, heads, queries, keys, kind, 0)"),
+                example);
+        assertTrue(example.contains("if (a.kind == KEVO_MASK_CAUSAL)") && example.contains("struct KvAttention {"),
+                example);
+        String readme = Files.readString(out.resolve("README.md"));
+        assertTrue(readme.contains("kevo_masked_softmax(x, lengths, mask, y, scale, batch, heads, queries, keys, "
+                + "mask_kind, stream)") && readme.contains("fully masked"), readme);
+        for (String f : listing(out)) {
+            String text = Files.readString(out.resolve(f));
+            assertFalse(text.contains("kevo_softmax") || text.contains("KEVO_SOFTMAX"), f);
+        }
+
+        Path torch = tmp.resolve("torch");
+        KevoCli.Outcome refused = kevo("export", file.toString(), "--to", "torch", "--out", torch.toString());
+        assertEquals(2, refused.code(), refused.err());
+        assertEquals(1, refused.err().strip().lines().count(), refused.err());
+        assertTrue(refused.err().contains("--to torch does not package masked_softmax yet")
+                && refused.err().contains("scalar `scale`") && refused.err().contains("--to cpp exports it"),
+                refused.err());
+        assertFalse(Files.exists(torch));
+    }
+
+    private static List<String> listing(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).sorted().toList();
         }
     }
 

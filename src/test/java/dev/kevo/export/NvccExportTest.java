@@ -54,12 +54,15 @@ class NvccExportTest {
 
     /**
      * Every run builds a log_softmax export (kevo_log_softmax.cu and example.cu, which holds log_softmax's reference
-     * compiled for the host) and the test operator's, whose tensors are src and dst: the C API, launcher and example
-     * made from an operator's tensors and reference, not from softmax's.
+     * compiled for the host), a masked_softmax export (its scale, lengths, mask and attention layout in the C API and
+     * plan; its score code, the harness's per-row context and its reference compiled for the host in example.cu) and
+     * the test operator's, whose tensors are src and dst: the C API, launcher and example made from an operator's
+     * tensors, scalars and reference, not from softmax's.
      */
     @Test
-    void aLogSoftmaxSeedAndAnAddedOperatorBuildWithNvcc(@TempDir Path tmp) throws Exception {
+    void aLogSoftmaxSeedAMaskedSoftmaxSeedAndAnAddedOperatorBuildWithNvcc(@TempDir Path tmp) throws Exception {
         buildAll(List.of(TestFiles.root().resolve("seeds/log_softmax/online.cu"),
+                TestFiles.root().resolve("seeds/masked_softmax/online.cu"),
                 TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu")), tmp);
     }
 
@@ -96,28 +99,39 @@ class NvccExportTest {
     @Test
     @Exhaustive
     void aSeedThatImplementsEveryDtypeBuildsInEach(@TempDir Path tmp) throws Exception {
-        buildInDtypes(tmp, "bf16", "fp16", "bf16-fp32");
+        buildInDtypes(tmp, "seeds/online.cu", "bf16", "fp16", "bf16-fp32");
     }
 
     /** bf16 in, float32 out: both of CUDA's types in one C API, which every run builds. */
     @Test
     void aSeedBuildsWithDifferentDtypesForXAndY(@TempDir Path tmp) throws Exception {
-        buildInDtypes(tmp, "bf16-fp32");
+        buildInDtypes(tmp, "seeds/online.cu", "bf16-fp32");
     }
 
-    private static void buildInDtypes(Path tmp, String... dtypes) throws Exception {
+    /**
+     * masked_softmax's example reads its mask in x's type through the harness's context and kv_lowest of that type:
+     * in bf16 and fp16 both compile, -Werror.
+     */
+    @Test
+    void aMaskedSoftmaxSeedBuildsIn16BitTypes(@TempDir Path tmp) throws Exception {
+        buildInDtypes(tmp, "seeds/masked_softmax/online.cu", "bf16", "fp16");
+    }
+
+    private static void buildInDtypes(Path tmp, String seed, String... dtypes) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         for (String id : dtypes) {
-            Path online = Files.copy(TestFiles.root().resolve("seeds/online.cu"),
+            Path online = Files.copy(TestFiles.root().resolve(seed),
                     Files.createDirectories(tmp.resolve("judged-" + id)).resolve("online.cu"));
             SanitizerRecords.write(online, dev.kevo.data.Verdict.PASS, null, Precision.parse(id));
             Path out = tmp.resolve(id);
-            ExportPackage.build(ExportSource.locate(online), ExportTarget.CPP, Optional.of(Precision.parse(id)), "test",
+            ExportSource source = ExportSource.locate(online);
+            OperatorApi api = OperatorApi.of(source.file().op());
+            ExportPackage.build(source, ExportTarget.CPP, Optional.of(Precision.parse(id)), "test",
                     Instant.now()).writeTo(out);
             Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-c",
-                    "kevo_softmax.cu", "-o", "kevo_softmax.o");
-            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-o", "example", "example.cu",
-                    "kevo_softmax.o");
+                    api.source(), "-o", api.prefix() + ".o");
+            Toolchain.succeed(out, 300, nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-o",
+                    "example", "example.cu", api.prefix() + ".o");
             assertTrue(Files.isExecutable(out.resolve("example")), id + ": example linked");
         }
     }

@@ -6,14 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
+import dev.kevo.data.Dtype;
 import dev.kevo.data.JudgedBuild;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
+import dev.kevo.data.Shape;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.Expr;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knobs;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.ReferenceInputs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,6 +88,107 @@ class NvccOperatorTest {
                     assertTrue(Math.abs(got - expected[i]) <= 1e-12 * Math.max(1, Math.abs(expected[i])), at);
                 }
             }
+        }
+    }
+
+    /**
+     * masked_softmax's example.cu checks with kevo's own score and reference compiled for the host, read through the
+     * harness's per-row context: that code, cut from the generated example, computes what kevo's CPU reference does in
+     * every mask kind (scale, causal from the bottom right, a length of 0, an additive mask with lowest and -inf
+     * entries and a row masked throughout), masked entries exactly 0.
+     */
+    @Test
+    void theMaskedExamplesScoreAndReferenceAreKevos(@TempDir Path tmp) throws Exception {
+        String nvcc = Toolchain.nvcc().orElseThrow().toString();
+        String example = Examples.cpp(OperatorApi.of(Operators.MASKED_SOFTMAX), Precision.FP32);
+        String end = "// ---- end of kevo's reference";
+        String reference = example.substring(example.indexOf("#ifndef KEVO_INF"), example.indexOf(end) + end.length());
+        Files.writeString(tmp.resolve("reference.cu"), """
+                #include <float.h>
+                #include <math.h>
+                #include <stdio.h>
+                #include <stdlib.h>
+                #include <string.h>
+                REFERENCE
+                int main(int argc, char** argv) {
+                    FILE* in = fopen(argv[1], "r");
+                    int batch, heads, queries, keys, kind;
+                    float scale;
+                    char word[64];
+                    if (!in || fscanf(in, "%d %d %d %d %d %f", &batch, &heads, &queries, &keys, &kind, &scale) != 6) {
+                        return 2;
+                    }
+                    const int rows = batch * heads * queries;
+                    int* lengths = (int*)malloc(sizeof(int) * batch);
+                    float* mask = (float*)malloc(sizeof(float) * batch * queries * keys);
+                    float* x = (float*)malloc(sizeof(float) * rows * keys);
+                    for (int i = 0; i < batch; i++) if (fscanf(in, "%d", &lengths[i]) != 1) return 2;
+                    for (int i = 0; i < batch * queries * keys + rows * keys; i++) {
+                        if (fscanf(in, "%63s", word) != 1) return 2;
+                        const float v = strcmp(word, "-inf") == 0 ? -INFINITY : strtof(word, NULL);
+                        if (i < batch * queries * keys) mask[i] = v; else x[i - batch * queries * keys] = v;
+                    }
+                    const KvAttention a = {batch, heads, queries, keys, kind, scale, lengths, mask};
+                    for (int r = 0; r < rows; r++) {
+                        const KvRowAt at = kv_row_at(a, r);
+                        double2 s = kv_stat_start();
+                        for (int c = 0; c < keys; c++) s = kv_stat_add(s, kv_score(a, at, c, x[r * keys + c]));
+                        const double2 row = kv_row_prepare(s);
+                        for (int c = 0; c < keys; c++) printf("%a\\n", kv_expected(kv_score(a, at, c, x[r * keys + c]), row));
+                    }
+                    return 0;
+                }
+                """.replace("REFERENCE", reference));
+        Toolchain.succeed(tmp, 300, nvcc, "-std=c++17", "-Werror", "all-warnings", "-o", "reference", "reference.cu");
+        Random random = new Random(11);
+        int batch = 3;
+        int heads = 2;
+        int queries = 5;
+        int keys = 7;
+        for (MaskKind kind : MaskKind.values()) {
+            Shape shape = Shape.attention(batch, heads, queries, keys, kind);
+            int[] lengths = {4, 0, keys};
+            float[] mask = new float[batch * queries * keys];
+            for (int i = 0; i < mask.length; i++) {
+                int row = i / keys;
+                mask[i] = row == 2 ? -Float.MAX_VALUE : i % 5 == 0 ? Float.NEGATIVE_INFINITY
+                        : i % 3 == 0 ? -Float.MAX_VALUE : (float) random.nextGaussian();
+            }
+            float[] x = new float[shape.rows() * keys];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = (float) (random.nextGaussian() * 40);
+            }
+            float scale = 0.125f;
+            StringBuilder in = new StringBuilder(batch + " " + heads + " " + queries + " " + keys + " "
+                    + kind.ordinal() + " " + Float.toHexString(scale) + "\n");
+            for (int l : lengths) {
+                in.append(l).append('\n');
+            }
+            for (float[] values : List.of(mask, x)) {
+                for (float v : values) {
+                    in.append(v == Float.NEGATIVE_INFINITY ? "-inf" : Float.toHexString(v)).append('\n');
+                }
+            }
+            Files.writeString(tmp.resolve("in.txt"), in);
+            List<String> lines = Toolchain.succeed(tmp, 60, tmp.resolve("reference").toString(),
+                    tmp.resolve("in.txt").toString()).lines().toList();
+            double[] expected = Operators.MASKED_SOFTMAX.reference(new ReferenceInputs(shape, Dtype.FP32, x, lengths,
+                    mask, scale));
+            assertEquals(expected.length, lines.size(), kind.id());
+            int zeros = 0;
+            for (int i = 0; i < expected.length; i++) {
+                double got = parse(lines.get(i));
+                String at = kind.id() + " at row " + i / keys + " col " + i % keys + ": " + got + ", kevo's "
+                        + expected[i];
+                if (expected[i] == 0) {
+                    assertEquals(0.0, got, at);
+                    zeros++;
+                } else {
+                    assertTrue(Math.abs(got - expected[i]) <= 1e-12 * Math.max(1, Math.abs(expected[i])), at);
+                }
+            }
+            // every kind but none masks some entries here, and the example must hold them to exactly 0
+            assertTrue(kind == MaskKind.NONE ? zeros == 0 : zeros > 0, kind.id() + ": " + zeros + " zeros");
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.kevo.export;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,8 +39,9 @@ class OperatorApiTest {
         Map<String, String> bf16 = new ApiText(api, Precision.BF16_FP32).slots();
         assertEquals("const __nv_bfloat16* x, const __nv_bfloat16* mask, float* y", bf16.get("PARAMS"));
         assertEquals("x, mask, y", bf16.get("TENSOR_NAMES"));
-        assertEquals("{\"x\", sizeof(__nv_bfloat16), false}, {\"mask\", sizeof(__nv_bfloat16), false}, "
-                + "{\"y\", sizeof(float), true}", bf16.get("TENSOR_TABLE"));
+        assertEquals("{\"x\", sizeof(__nv_bfloat16), false, 0}, {\"mask\", sizeof(__nv_bfloat16), false, 0}, "
+                + "{\"y\", sizeof(float), true, 0}", bf16.get("TENSOR_TABLE"));
+        assertEquals("int rows, int cols", bf16.get("SHAPE_PARAMS"));
         assertEquals("const torch::Tensor& x, const torch::Tensor& mask", bf16.get("TORCH_PARAMS"));
         assertEquals("pybind11::arg(\"x\"), pybind11::arg(\"mask\")", bf16.get("PY_ARGS"));
         assertEquals("static_cast<const __nv_bfloat16*>(pointers[0]),\n        static_cast<const __nv_bfloat16*>"
@@ -50,6 +52,44 @@ class OperatorApiTest {
                 + "__nv_bfloat16 and y of float (kevo dtype bf16-fp32, accumulated in float32)",
                 new ApiText(api, Precision.BF16_FP32).definition());
         assertTrue(bf16.get("TYPE_INCLUDES").equals("#include <cuda_bf16.h>\n"), bf16.get("TYPE_INCLUDES"));
+    }
+
+    /**
+     * masked_softmax's API comes from its Operator value: the tensors in its order (lengths int32 whatever the dtype),
+     * its scalar after them, attention's layout and mask kind for the shape, and the scalar as a slot of the plan
+     * between the tensors and the workspace.
+     */
+    @Test
+    void maskedSoftmaxsTensorsScalarAndLayoutMakeItsApi() {
+        OperatorApi api = OperatorApi.of(Operators.MASKED_SOFTMAX);
+        assertTrue(api.attention());
+        assertEquals(List.of("x", "lengths", "mask", "y", "scale", "ws"), api.slots());
+        assertEquals(4, api.slot("scale"));
+        Map<String, String> fp16 = new ApiText(api, Precision.FP16).slots();
+        assertEquals("const __half* x, const int* lengths, const __half* mask, __half* y, float scale",
+                fp16.get("PARAMS"));
+        assertEquals("int batch, int heads, int queries, int keys, int mask_kind", fp16.get("SHAPE_PARAMS"));
+        assertEquals("{\"x\", sizeof(__half), false, 0}, {\"lengths\", sizeof(int), false, 1}, "
+                + "{\"mask\", sizeof(__half), false, 2}, {\"y\", sizeof(__half), true, 0}", fp16.get("TENSOR_TABLE"));
+        assertEquals("scale, 0", fp16.get("SCALAR_VALUES"));
+        assertTrue(fp16.get("DEFINITION").contains("masked as mask_kind says (0 none, 1 causal, 2 padding (lengths), "
+                + "3 additive (mask))"), fp16.get("DEFINITION"));
+        // softmax has no scalar: the C array of values holds only its filler
+        assertEquals("0", new ApiText(OperatorApi.of(Operators.SOFTMAX), Precision.FP32).slots().get("SCALAR_VALUES"));
+        assertFalse(OperatorApi.of(Operators.SOFTMAX).attention());
+    }
+
+    /**
+     * What the torch op cannot pass yet (a scalar, a tensor of another extent) is refused there in one line; the C
+     * API passes everything, so cpp refuses nothing.
+     */
+    @Test
+    void theTorchOpRefusesWhatItCannotPassInOneLine() {
+        assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(Operators.MASKED_SOFTMAX, ExportTarget.CPP));
+        assertEquals("kevo export --to torch does not package masked_softmax yet: its torch op would lack scalar "
+                + "`scale`, tensor `lengths` (batch), tensor `mask` (batch_queries_keys); --to cpp exports it",
+                OperatorApi.unsupported(Operators.MASKED_SOFTMAX, ExportTarget.TORCH).orElseThrow());
+        assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(Operators.SOFTMAX, ExportTarget.TORCH));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
 import dev.kevo.config.SuiteFile;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.PlanJudgement;
 import dev.kevo.data.Sanitized;
 import dev.kevo.task.ContractParser;
@@ -113,6 +114,100 @@ class PlanHeaderTest {
                 files.size(), cases.size(), errors, launches);
         // The tricky file must have reached its failures, or this test proves less than it says.
         assertTrue(errors > 100, "too few failures compared: " + errors);
+    }
+
+    /** Plans of attention shapes that read the layout and the mask kind, and fail on some, as PlanResolver fails. */
+    static final String ATTENTION = """
+            /*@kevo
+            {
+              "op": "masked_softmax",
+              "plans": [
+                { "when": "queries == 1 && mask_kind != 2", "launches": [
+                  { "kernel": "a", "grid": "batch * heads", "block": "min(1024, cols)",
+                    "args": ["x", "lengths", "mask", "y", "scale", "heads", "queries", "mask_kind"] } ] },
+                { "when": "mask_kind == 3", "launches": [
+                  { "kernel": "a", "grid": "rows / (heads - 3)", "block": 128, "args": ["mask", "batch * 1000000000"] } ] },
+                { "when": "mask_kind == 1 && batch > 2", "launches": [
+                  { "kernel": "a", "grid": "cdiv(rows, queries)", "block": 64, "smem": "queries * 4 - 8",
+                    "args": ["y", "x", "rows / batch"] } ] },
+                { "when": "heads % 3 == 0", "launches": [
+                  { "kernel": "a", "grid": "rows", "block": 64, "args": ["x", "y", "scale"] } ] }
+              ]
+            }
+            */
+            extern "C" __global__ void a() {}
+            """;
+
+    /**
+     * With attention's variables, the generated header chooses and evaluates as kevo does on attention shapes in every
+     * mask kind: masked_softmax's seeds and a file whose plans read batch, heads, queries and mask_kind and fail on
+     * some, on the attention suites' shapes and random layouts, each with kevo's message word for word.
+     */
+    @Test
+    @HostCompilerTest
+    void generatedPlansReadTheAttentionVariablesAsKevoDoes(@TempDir Path dir) throws Exception {
+        List<KernelFile> files = new ArrayList<>();
+        try (var seeds = Files.list(TestFiles.root().resolve("seeds/masked_softmax"))) {
+            for (Path seed : seeds.filter(p -> p.toString().endsWith(".cu")).sorted().toList()) {
+                files.add(ContractParser.read(seed));
+            }
+        }
+        files.add(ContractParser.parse("attention.cu", null, ATTENTION));
+        Set<Shape> shapes = new LinkedHashSet<>();
+        for (String suite : List.of("attention.yaml", "attention-quick.yaml")) {
+            for (Shape s : SuiteFile.load(TestFiles.root().resolve("evaluator/suites/" + suite)).shapes()) {
+                for (MaskKind kind : MaskKind.values()) {
+                    shapes.add(s.withMask(kind));
+                }
+            }
+        }
+        Random random = new Random(7);
+        while (shapes.size() < 600) {
+            int batch = 1 + random.nextInt(8);
+            int heads = 1 + random.nextInt(40);
+            int queries = random.nextInt(4) == 0 ? 1 : 1 + random.nextInt(4096);
+            int keys = 1 + random.nextInt(70000);
+            if ((long) batch * heads * queries * keys <= Integer.MAX_VALUE) {
+                shapes.add(Shape.attention(batch, heads, queries, keys,
+                        MaskKind.values()[random.nextInt(MaskKind.values().length)]));
+            }
+        }
+        StringBuilder input = new StringBuilder();
+        List<Object[]> cases = new ArrayList<>();
+        for (Shape s : shapes) {
+            int sms = SMS[cases.size() % SMS.length];
+            cases.add(new Object[] {s, sms});
+            input.append(s.rows()).append(' ').append(s.cols()).append(' ').append(s.batch()).append(' ')
+                    .append(s.heads()).append(' ').append(s.queries()).append(' ').append(s.mask().ordinal())
+                    .append(' ').append(sms).append('\n');
+        }
+        Files.writeString(dir.resolve("shapes.txt"), input);
+        int errors = 0;
+        for (KernelFile file : files) {
+            OperatorApi api = OperatorApi.of(file.op());
+            Path folder = Files.createDirectories(dir.resolve(file.name().replace(".cu", "")));
+            Files.writeString(folder.resolve(api.planHeader()), PlanHeader.render(file, "// test\n",
+                    PlanEnvelope.of(file.plans().size(), List.of(), null)));
+            Files.writeString(folder.resolve("resolve.cpp"), named(api, DRIVER
+                    .replace("long long rows, cols, sms;", "long long rows, cols, batch, heads, queries, kind, sms;")
+                    .replace("fscanf(in, \"%lld %lld %lld\", &rows, &cols, &sms) == 3",
+                            "fscanf(in, \"%lld %lld %lld %lld %lld %lld %lld\", &rows, &cols, &batch, &heads, "
+                                    + "&queries, &kind, &sms) == 7")
+                    .replace("kevo_op_resolve(rows, cols, sms, &p)",
+                            "kevo_op_resolve_at(rows, cols, batch, heads, queries, kind, sms, &p)")));
+            Path exe = Toolchain.compileHost(Toolchain.hostCompiler().orElseThrow(), folder.resolve("resolve.cpp"));
+            String[] generated = Toolchain.succeed(folder, 120, exe.toString(), dir.resolve("shapes.txt").toString())
+                    .split("\n");
+            assertEquals(cases.size(), generated.length, file.name() + ": lines printed");
+            for (int i = 0; i < cases.size(); i++) {
+                Shape shape = (Shape) cases.get(i)[0];
+                String kevo = kevo(file, shape, (int) cases.get(i)[1]);
+                assertEquals(kevo, generated[i], file.name() + " at " + shape);
+                errors += kevo.contains("ERROR") ? 1 : 0;
+            }
+        }
+        // The attention file must have failed in its ways (no plan, division by zero, bounds), or this proves less.
+        assertTrue(errors > 50, "too few failures compared: " + errors);
     }
 
     /**
