@@ -3,6 +3,7 @@ package dev.kevo.eval;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
@@ -75,22 +76,37 @@ class BackwardReferenceCompileTest {
      * y is) and the backward's reference, and defines every kernel the evaluator is to launch, beside the forward's.
      * The composition is the one TrustedKernels.source is to make for a backward task (issue 43's next part).
      */
+    @Exhaustive
     @ParameterizedTest
     @MethodSource("dtypes")
     void theBackwardHarnessCompilesInEveryDtype(Precision dtype) {
         for (Operator op : List.of(Operators.SOFTMAX_BACKWARD, Operators.LOG_SOFTMAX_BACKWARD)) {
-            Operator forward = op == Operators.SOFTMAX_BACKWARD ? Operators.SOFTMAX : Operators.LOG_SOFTMAX;
-            String source = TrustedKernels.constants(dtype)
-                    + "#line 1 \"" + TrustedKernels.SOURCE_NAME + "\"\n"
-                    + Prelude.resource(TrustedKernels.class, TrustedKernels.SOURCE_NAME) + "\n"
-                    + forward.scoreSource() + forward.referenceSource() + op.referenceSource()
-                    + "#line 1 \"harness_backward.cu\"\n" + Prelude.resource(TrustedKernels.class, "harness_backward.cu");
-            Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(),
-                    "sm_90");
-            for (String kernel : List.of("kevo_generate_backward", "kevo_perturb_backward", "kevo_dot_chunks",
-                    "kevo_dot_merge", "kevo_compare_backward", "kevo_reference_chunks", "kevo_generate")) {
-                assertTrue(c.definesKernel(kernel), op.id() + " " + dtype.id() + ": " + kernel);
-            }
+            harnessCompiles(op, dtype);
+        }
+    }
+
+    /**
+     * Every run: each operator once, one in float32 and one in a 16-bit type with a float32 dx (each compile of the
+     * harness takes NVRTC seconds on two cores); CI's second pass compiles both in every dtype.
+     */
+    @Test
+    void theBackwardHarnessCompilesForEachOperator() {
+        harnessCompiles(Operators.SOFTMAX_BACKWARD, Precision.FP32);
+        harnessCompiles(Operators.LOG_SOFTMAX_BACKWARD, Precision.BF16_FP32);
+    }
+
+    private static void harnessCompiles(Operator op, Precision dtype) {
+        Operator forward = op == Operators.SOFTMAX_BACKWARD ? Operators.SOFTMAX : Operators.LOG_SOFTMAX;
+        String source = TrustedKernels.constants(dtype)
+                + "#line 1 \"" + TrustedKernels.SOURCE_NAME + "\"\n"
+                + Prelude.resource(TrustedKernels.class, TrustedKernels.SOURCE_NAME) + "\n"
+                + forward.scoreSource() + forward.referenceSource() + op.referenceSource()
+                + "#line 1 \"harness_backward.cu\"\n" + Prelude.resource(TrustedKernels.class, "harness_backward.cu");
+        Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(),
+                "sm_90");
+        for (String kernel : List.of("kevo_generate_backward", "kevo_perturb_backward", "kevo_dot_chunks",
+                "kevo_dot_merge", "kevo_compare_backward", "kevo_reference_chunks", "kevo_generate")) {
+            assertTrue(c.definesKernel(kernel), op.id() + " " + dtype.id() + ": " + kernel);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
 import dev.kevo.cuda.Compilation;
@@ -103,12 +104,25 @@ class TrustedKernelsTest {
 
     /**
      * log_softmax's reference is the shared (max, sum) statistic and its own two functions, each under its own file
-     * name, and compiles in every dtype (the harness's overflow check included, which only fp16 y really needs).
+     * name, and compiles in every dtype (the harness's overflow check included, which only fp16 y really needs). Each
+     * compile of the harness takes NVRTC seconds on two cores, and softmax's test above already builds the harness's
+     * types in every dtype: every run compiles fp16 here, CI's second pass every dtype.
      */
     @NeedsNvrtc
+    @Test
+    void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompilesInFp16() {
+        logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(Precision.FP16);
+    }
+
+    @NeedsNvrtc
+    @Exhaustive
     @ParameterizedTest
     @MethodSource("dtypes")
     void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompilesForEveryDtype(Precision dtype) {
+        logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(dtype);
+    }
+
+    private static void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(Precision dtype) {
         String source = TrustedKernels.source(new Task(Operators.LOG_SOFTMAX, dtype));
         assertTrue(source.contains("#line 1 \"row_max_sum.cu\"\n") && source.contains("#line 1 \"log_softmax.cu\"\n"),
                 source);
@@ -121,12 +135,24 @@ class TrustedKernelsTest {
 
     /**
      * masked_softmax's reference is softmax's statistic over its own scores, and compiles in every dtype with the
-     * kernels that generate the mask's tensors (the mask in x's type, whose lowest value it takes as masked).
+     * kernels that generate the mask's tensors (the mask in x's type, whose lowest value it takes as masked). Every run
+     * compiles bf16 (a 16-bit mask), CI's second pass every dtype, as for log_softmax above.
      */
     @NeedsNvrtc
+    @Test
+    void maskedSoftmaxsReferenceSharesTheStatisticAndCompilesInBf16() {
+        maskedSoftmaxsReferenceSharesTheStatisticAndCompiles(Precision.BF16);
+    }
+
+    @NeedsNvrtc
+    @Exhaustive
     @ParameterizedTest
     @MethodSource("dtypes")
     void maskedSoftmaxsReferenceSharesTheStatisticAndCompilesForEveryDtype(Precision dtype) {
+        maskedSoftmaxsReferenceSharesTheStatisticAndCompiles(dtype);
+    }
+
+    private static void maskedSoftmaxsReferenceSharesTheStatisticAndCompiles(Precision dtype) {
         String source = TrustedKernels.source(new Task(Operators.MASKED_SOFTMAX, dtype));
         assertTrue(source.contains("#line 1 \"row_max_sum.cu\"\n") && source.contains("#line 1 \"masked_softmax.cu\"\n"),
                 source);
