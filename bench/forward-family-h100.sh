@@ -17,8 +17,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|family C32 C16|family-masked [KERNEL]}
-out=/tmp/forward-$step; rm -rf "$out"; mkdir -p "$out"
-trap 'tar czf "${OUT:-.}/forward-$step.tgz" -C /tmp "forward-$step"' EXIT
+# Steps may run side by side, one per GPU (CUDA_VISIBLE_DEVICES): each gets its own folder and its own unpacked bundle.
+tag=forward-$step${2:+-$2}${3:+-$3}; tag=${tag//\//_}
+out=/tmp/$tag; rm -rf "$out"; mkdir -p "$out"
+trap 'tar czf "${OUT:-.}/$tag.tgz" -C /tmp "$tag"' EXIT
+export KEVO_UNPACK=${KEVO_UNPACK:-/tmp/kevo-bundle-$tag}
 source tools/unpack.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   echo "kevo $($KEVO --version), commit ${KEVO_COMMIT:-unknown}, $(date -u +%FT%TZ), step: $*"; } | tee "$out/gpu.txt"
