@@ -7,7 +7,7 @@
 }
 */
 // @expect wrong-result
-// why: a fully masked row must be exactly 0 (SDPA's answer), and 1/cols is not, however long the row; the cases about masks make such rows under padding (a length of 0) and additive masks (a row of lowest values), and a causal mask with more queries than keys makes them in every case, so the first shape of those kinds fails while every other row is right
+// why: a fully masked row must be exactly 0 (SDPA's answer), and 1/cols is not, however long the row; such rows come from a causal mask's first query, which sees one key that an input case's -inf can hide, from padding lengths of 0, additive rows of lowest values, and causal masks with more queries than keys, so the first causal shape fails while every row that keeps a key is right
 #include "kevo.h"
 
 // The mask kinds as kevo numbers them (the plan variable mask_kind).
