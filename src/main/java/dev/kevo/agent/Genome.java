@@ -340,15 +340,29 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
 
     /**
      * {@link #normalized(Precision)} for {@code task}'s operator and dtype: what the agent stores and the renderer
-     * renders. An operator whose output needs x itself (every one but softmax: log_softmax writes (x - max) -
-     * log(sum)) holds x and its exponentials together while a row's sum is taken. In the cluster regime that is more
+     * renders. An operator whose output needs x itself (log_softmax writes (x - max) - log(sum)) holds x and its
+     * exponentials together while a row's sum is taken. In the cluster regime that is more
      * than ptxas keeps in the 64 registers of two 512-thread blocks to an SM: with 8 register vectors of float x the
      * log_softmax kernel spilled, and its cluster plans lost a tenth of softmax's speed on the H100
      * (bench/results/log_softmax-h100/). So there it gets half the register vectors, and the ones it gives up move to
      * shared memory, which keeps the row a cluster holds.
      */
     public Genome normalized(Task task) {
-        return normalized(task.dtype(), task.op().equals(Operators.SOFTMAX) ? 1 : 2);
+        // masked_softmax's scores take registers too (the row's mask, its additive mask's entries): with a 16-bit x,
+        // whose vectors are twice as many elements, ptxas spilled its cluster kernels at softmax's share.
+        boolean masked16 = task.op().equals(Operators.MASKED_SOFTMAX) && task.dtype().x().bytes() == 2;
+        Genome g = normalized(task.dtype(), task.op().equals(Operators.LOG_SOFTMAX) || masked16 ? 2 : 1);
+        if (!task.op().equals(Operators.MASKED_SOFTMAX)) {
+            return g;
+        }
+        // A masked row may have no score left: the register regimes' reduce of (max, sum) pairs takes such a row's
+        // exponentials against 0, where a max first would take them against -inf (NaN).
+        ShortRows s = g.shortRows;
+        BlockRows b = g.blockRows;
+        return new Genome(new ShortRows(s.maxCols(), s.minLanes(), s.growth(), s.threads(), s.vec(), true, s.exp(),
+                s.load(), s.store()), new BlockRows(b.maxCols(), b.minThreads(), b.maxThreads(), b.elems(),
+                b.firstElems(), b.vec(), true, b.reduce(), b.exp(), b.load(), b.store()), g.splitRows, g.clusterRows,
+                g.loopRows);
     }
 
     private Genome normalized(Precision dtype, int registerShare) {

@@ -104,7 +104,7 @@ public final class KernelRenderer {
     public static String render(Genome genome, Task task) {
         Precision dtype = task.dtype();
         Genome g = genome.normalized(task);
-        List<Plan> plans = plans(g, dtype);
+        List<Plan> plans = plans(g, task);
         StringBuilder out = new StringBuilder();
         out.append("/*@kevo\n").append(header(g, task, plans)).append("\n*/\n");
         out.append("#include \"kevo.h\"\n\n");
@@ -114,6 +114,11 @@ public final class KernelRenderer {
         plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct()
                 .forEach(k -> out.append(k.definition()));
         return out.toString();
+    }
+
+    /** The launch plans of {@code task}'s file, as its header lists them ({@link #plans(Genome, Precision)}). */
+    public static List<Plan> plans(Genome genome, Task task) {
+        return forOperator(plans(genome.normalized(task), task.dtype()), task);
     }
 
     /**
@@ -323,6 +328,30 @@ public final class KernelRenderer {
                 new Launch(norm, grid, List.of("x", "y", "ws", "cols", chunks))));
     }
 
+    private static final List<String> ATTENTION_ARGS = List.of("lengths", "mask", "scale", "heads", "queries",
+            "mask_kind");
+
+    /**
+     * {@code plans} as {@code task}'s operator launches them: masked_softmax's kernels take the attention arguments
+     * after softmax's and hand them to the library (Attention::set) before the template runs, which then reads x
+     * through masked_softmax's prologue; every other operator's kernels are softmax's.
+     */
+    private static List<Plan> forOperator(List<Plan> plans, Task task) {
+        if (!task.op().equals(Operators.MASKED_SOFTMAX)) {
+            return plans;
+        }
+        String params = ", const int* __restrict__ lengths, const " + task.dtype().x().cudaType()
+                + "* __restrict__ mask, float scale, int heads, int queries, int mask_kind";
+        String set = "Attention::set(x, lengths, mask, scale, heads, queries, cols, mask_kind);\n    ";
+        return plans.stream().map(p -> new Plan(p.when(), p.launches().stream().map(l -> {
+            Kernel k = l.kernel();
+            List<String> args = new ArrayList<>(l.args());
+            args.addAll(ATTENTION_ARGS);
+            return new Launch(new Kernel(k.name(), k.threads(), k.minBlocks(), k.params() + params, set + k.call()),
+                    l.grid(), l.smem(), l.cooperative(), l.cluster(), args);
+        }).toList())).toList();
+    }
+
     /** The header JSON, a plan per line so that it reads like the hand-written seeds. */
     private static String header(Genome g, Task task, List<Plan> plans) {
         Precision dtype = task.dtype();
@@ -479,8 +508,8 @@ public final class KernelRenderer {
 
     /**
      * Device code shared by every rendered file of {@code op}, copied into each as it is; the *Cfg structs and
-     * kernels after it pick instances. The library is one text for every operator: a line {@code //@ <op id>} starts
-     * lines only that operator's files get, {@code //@ end} returns to lines every file gets, and marker lines
+     * kernels after it pick instances. The library is one text for every operator: a line {@code //@ <op id> ...}
+     * starts lines only those operators' files get, {@code //@ end} returns to lines every file gets, and marker lines
      * themselves are dropped. The sections are the epilogue and the few lines around it (keeping x for it instead of
      * its exponentials), so a kernel is written once for all operators.
      */
@@ -496,12 +525,13 @@ public final class KernelRenderer {
         String section = null;
         for (String line : text.split("(?<=\n)")) {
             if (line.startsWith(SECTION)) {
-                String name = line.substring(SECTION.length()).strip();
-                if (name.equals("end")) {
+                String names = line.substring(SECTION.length()).strip();
+                if (names.equals("end")) {
                     section = null;
                 } else {
-                    Operators.byId(name);  // a misspelt operator would silently drop its lines from every file
-                    section = name;
+                    List<String> ids = List.of(names.split(" +"));
+                    ids.forEach(Operators::byId);  // a misspelt operator would silently drop its lines from every file
+                    section = ids.contains(id) ? id : "";
                 }
             } else if (section == null || section.equals(id)) {
                 out.append(line);

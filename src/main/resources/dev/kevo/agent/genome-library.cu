@@ -153,6 +153,83 @@ struct Epilogue {
     }
 };
 //@ end
+//@ masked_softmax
+
+// masked_softmax's prologue, the one place a score is formed: every kernel below reads x through it, so that what it
+// folds and writes are scores, scale * x + mask, -inf where the mask kind masks the key; the rest is softmax's, and
+// a row with no score left writes 0 (its max is -inf: kernels take its exponentials against 0 and scale them by 0).
+// The launch's attention arguments are set once a block, by thread 0 before a barrier (Attention::set, called by
+// every kernel's entry), so that the templates keep softmax's parameters; a row's mask is found from its x pointer.
+enum { MASK_NONE = 0, MASK_CAUSAL = 1, MASK_PADDING = 2, MASK_ADDITIVE = 3 };
+
+struct Attention {
+    const void* x;
+    const int* lengths;
+    const void* mask;
+    float scale;
+    int heads, queries, cols, kind;
+
+    static __device__ __forceinline__ Attention& block() { __shared__ Attention a; return a; }
+    template <class X> static __device__ __forceinline__ void set(const X* x, const int* lengths, const X* mask,
+                                                                  float scale, int heads, int queries, int cols,
+                                                                  int kind) {
+        if (threadIdx.x == 0) block() = Attention{x, lengths, mask, scale, heads, queries, cols, kind};
+        __syncthreads();
+    }
+};
+
+// The lowest finite value of x's type (torch.finfo(dtype).min): an additive mask's entry of it, or -inf, masks its key.
+__device__ __forceinline__ float lowest_of(float) { return -FLT_MAX; }
+__device__ __forceinline__ float lowest_of(kevo_bf16) { return __uint_as_float(0xFF7F0000u); }
+__device__ __forceinline__ float lowest_of(kevo_half) { return -65504.0f; }
+
+// One row's mask: keys at or past `limit` are masked (causal aligned to the bottom right: query q sees keys up to
+// q + cols - queries; padding: the batch entry's length), and `bias` is the row's additive mask, null under the other
+// kinds. The score is one rounding of the exact value, as the reference rounds it: scale * x, or fma(scale, x, bias).
+template <class X> struct Prologue {
+    float scale;
+    int limit;
+    const X* bias;
+
+    __device__ __forceinline__ explicit Prologue(const X* xr) {
+        const Attention& a = Attention::block();
+        const long long row = (xr - static_cast<const X*>(a.x)) / a.cols;
+        const long long q = row % a.queries, b = row / ((long long)a.queries * a.heads);
+        scale = a.scale;
+        limit = a.cols;
+        bias = nullptr;
+        if (a.kind == MASK_CAUSAL) limit = (int)max(0LL, min((long long)a.cols, q + a.cols - a.queries + 1));
+        else if (a.kind == MASK_PADDING) limit = max(0, min(a.cols, a.lengths[b]));
+        else if (a.kind == MASK_ADDITIVE) bias = static_cast<const X*>(a.mask) + (b * a.queries + q) * a.cols;
+    }
+
+    __device__ __forceinline__ float score(float v, int c, float m) const {
+        if (c >= limit) return -KEVO_INF;
+        if (bias == nullptr) return v * scale;
+        return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
+    }
+
+    // The scores of n consecutive elements from column c, in place; the mask is read as a vector where aligned.
+    template <int n> __device__ __forceinline__ void apply(float* v, int c) const {
+        float m[n];
+        if (bias != nullptr) {
+            if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
+                Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
+            } else {
+#pragma unroll
+                for (int i = 0; i < n; ++i) m[i] = c + i < limit ? kevo_to_float(bias[c + i]) : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
+    }
+
+    __device__ __forceinline__ float one(float v, int c) const {
+        apply<1>(&v, c);
+        return v;
+    }
+};
+//@ end
 
 template <int EXP> struct MergeOp {
     __device__ __forceinline__ Stat operator()(Stat a, Stat b) const {
@@ -257,6 +334,19 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         if (lane < p.head) h = load_one<C::LOAD>(xr + lane);
         if (lane < p.tail) t = load_one<C::LOAD>(xr + p.head + p.nv * V + lane);
     }
+//@ masked_softmax
+    static_assert(C::ONLINE, "a row with no score left takes its exponentials against 0 in the online reduce only");
+    if (live) {
+        const Prologue<X> pro(xr);
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            const int q = lane + k * G;
+            if (q < p.nv) pro.template apply<V>(v + k * V, p.head + q * V);
+        }
+        if (V > 1 && lane < p.head) h = pro.one(h, lane);
+        if (V > 1 && lane < p.tail) t = pro.one(t, p.head + p.nv * V + lane);
+    }
+//@ end
     float m = fmaxf(h, t);
 #pragma unroll
     for (int i = 0; i < N * V; ++i) m = fmaxf(m, v[i]);
@@ -282,6 +372,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         t = K::exp_from(t, kr);
         const Stat st = group_reduce<G, C::REDUCE>(Stat{km, s + h + t}, MergeOp<C::EXP>());
         scale = K::exp_from(km, st.m) / st.s;
+//@ masked_softmax
+        if (st.m == -KEVO_INF) scale = 0.0f;  // no score left: 0, as SDPA writes it
+//@ end
 //@ log_softmax
         rowMax = st.m;
         rowInv = 1.0f / st.s;
@@ -359,6 +452,9 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     Stat st = {-KEVO_INF, 0.0f};
+//@ masked_softmax
+    const Prologue<X> pro(xr);
+//@ end
 #pragma unroll C::UNROLL
     for (unsigned q = q0 + threadIdx.x; q < q1; q += T * TILE) {
         float v[TILE * V];
@@ -367,6 +463,9 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
             const unsigned qj = q + j * T;
             if (qj < q1) {
                 Vec<X, V>::unpack(load<C::STATS_LOAD>(xv + qj), v + j * V);
+//@ masked_softmax
+                pro.template apply<V>(v + j * V, p.head + (int)qj * V);
+//@ end
             } else {
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = -KEVO_INF;
@@ -375,8 +474,14 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
         accumulate<C, TILE * V>(st, v);
     }
     if (V > 1 && extras) {
+//@ softmax log_softmax
         const float e[2] = {(int)threadIdx.x < p.head ? load_one<C::STATS_LOAD>(xr + threadIdx.x) : -KEVO_INF,
                             (int)threadIdx.x < p.tail ? load_one<C::STATS_LOAD>(xr + p.head + p.nv * V + threadIdx.x) : -KEVO_INF};
+//@ masked_softmax
+        const int tc = p.head + p.nv * V + threadIdx.x;
+        const float e[2] = {(int)threadIdx.x < p.head ? pro.one(load_one<C::STATS_LOAD>(xr + threadIdx.x), threadIdx.x) : -KEVO_INF,
+                            (int)threadIdx.x < p.tail ? pro.one(load_one<C::STATS_LOAD>(xr + tc), tc) : -KEVO_INF};
+//@ end
         accumulate<C, 2>(st, e);
     }
     return st;
@@ -386,11 +491,17 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
 template <class C, class X, class Y> __device__ __forceinline__ void stream_write(const X* xr, Y* yr, Peel p,
         unsigned q0, unsigned q1, bool extras, float k, float inv) {
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
-//@ softmax
+//@ softmax masked_softmax
     typedef Num<C::EXP> K;
 //@ log_softmax
     const Epilogue epi(k, inv);
     inv = 1.0f;
+//@ masked_softmax
+    const Prologue<X> pro(xr);
+    if (k == -KEVO_INF) {  // no score left: exponentials against 0, scaled by 0, as SDPA writes the row
+        k = 0.0f;
+        inv = 0.0f;
+    }
 //@ end
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
@@ -402,11 +513,17 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
             const unsigned qj = q + j * T;
             if (qj < q1) Vec<X, V>::unpack(load<C::NORM_LOAD>(xv + qj), v + j * V);
         }
+//@ masked_softmax
+#pragma unroll
+        for (int j = 0; j < TILE; ++j) {
+            if (q + j * T < q1) pro.template apply<V>(v + j * V, p.head + (int)(q + j * T) * V);
+        }
+//@ end
 #pragma unroll
         for (int j = 0; j < TILE; ++j) {
             const unsigned qj = q + j * T;
             if (qj < q1) {
-//@ softmax
+//@ softmax masked_softmax
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
 //@ log_softmax
@@ -420,6 +537,9 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
         if ((int)threadIdx.x < p.head) {
 //@ softmax
             store_one<C::STORE>(yr + threadIdx.x, K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k), inv);
+//@ masked_softmax
+            store_one<C::STORE>(yr + threadIdx.x,
+                                K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + threadIdx.x), threadIdx.x), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + threadIdx.x, epi(load_one<C::NORM_LOAD>(xr + threadIdx.x)), inv);
 //@ end
@@ -428,6 +548,8 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
             const int c = p.head + p.nv * V + threadIdx.x;
 //@ softmax
             store_one<C::STORE>(yr + c, K::exp_from(load_one<C::NORM_LOAD>(xr + c), k), inv);
+//@ masked_softmax
+            store_one<C::STORE>(yr + c, K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + c), c), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + c, epi(load_one<C::NORM_LOAD>(xr + c)), inv);
 //@ end
@@ -666,7 +788,17 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         if ((int)threadIdx.x < p.head) v[N * V] = load_one<C::LOAD>(xr + threadIdx.x);
         if ((int)threadIdx.x < p.tail) v[N * V + 1] = load_one<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
     }
-//@ softmax
+//@ masked_softmax
+    const Prologue<X> pro(xr);
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const unsigned q = c.q0 + threadIdx.x + j * THREADS;
+        if (q < c.q1) pro.template apply<V>(v + j * V, p.head + (int)q * V);
+    }
+    if (extras && (int)threadIdx.x < p.head) v[N * V] = pro.one(v[N * V], threadIdx.x);
+    if (extras && (int)threadIdx.x < p.tail) v[N * V + 1] = pro.one(v[N * V + 1], p.head + p.nv * V + threadIdx.x);
+//@ end
+//@ softmax masked_softmax
     const Stat reg = take_group<K, N * V + 2>(v);
 //@ log_softmax
     const Stat reg = take_stat<K, N * V + 2>(v);  // v keeps x for the epilogue
@@ -682,6 +814,9 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
             if (q < c.q1) {
                 float u[V];
                 Vec<X, V>::unpack(load<C::LOAD>(xv + q), u);
+//@ masked_softmax
+                pro.template apply<V>(u, p.head + (int)q * V);
+//@ end
                 H::put(held, j, u);
 #pragma unroll
                 for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
@@ -695,7 +830,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
                 float u[V];
                 H::get(held, j, u);
 #pragma unroll
-//@ softmax
+//@ softmax masked_softmax
                 for (int e = 0; e < V; ++e) { u[e] = K::exp_from(u[e], key); sum += u[e]; }
                 H::put(held, j, u);
 //@ log_softmax
@@ -712,7 +847,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     publish_partial(tag, Stat{kb, sb});
     const Stat rs = await_row<C, THREADS>(tag, chunks);
     const float inv = 1.0f / rs.s;  // s >= 1: the row max adds exp(0)
-//@ softmax
+//@ softmax masked_softmax
     const float fr = group_scale<K>(reg, rs.m, inv);
 //@ log_softmax
     const Epilogue epi(rs.m, inv);
@@ -726,7 +861,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-//@ softmax
+//@ softmax masked_softmax
         const float f = group_scale<K>(grp[g], rs.m, inv);
 //@ log_softmax
         const float f = 1.0f;
@@ -816,7 +951,7 @@ template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
     constexpr int V = 16 / sizeof(X);
     constexpr int GS = C::GROUP > 0 && C::GROUP < S ? C::GROUP : (S > 0 ? S : 1), G = (S + GS - 1) / GS;
-//@ softmax
+//@ softmax masked_softmax
     constexpr bool KEEP = sizeof(X) == sizeof(float);
     constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
 //@ log_softmax
@@ -859,7 +994,17 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
-//@ softmax
+//@ masked_softmax
+    const Prologue<X> pro(x + base);
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int i = v0 + t + k * THREADS;
+        if (i < v1) pro.template apply<V>(r + k * V, p.head + i * V);
+    }
+    if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
+    if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
+//@ end
+//@ softmax masked_softmax
     const Stat reg = take_group<K, N * V + 2>(r);
 //@ log_softmax
     const Stat reg = take_stat<K, N * V + 2>(r);  // r keeps x for the epilogue
@@ -874,6 +1019,9 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
             if (v0 + t + (N + k) * THREADS < v1) {
                 float w[V];
                 XV::unpack(held[k * THREADS + t], w);
+//@ masked_softmax
+                pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+//@ end
                 m = fmaxf(m, tree<V>(w, MaxOp()));
             }
         }
@@ -884,6 +1032,9 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
             if (v0 + t + (N + k) * THREADS < v1) {
                 float w[V];
                 XV::unpack(held[k * THREADS + t], w);
+//@ masked_softmax
+                pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+//@ end
 #pragma unroll
                 for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
                 s += tree<V>(w, SumOp());
@@ -903,7 +1054,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         kevo_cluster_arrive();  // done reading the peers' shared memory
     }
     const float inv = 1.0f / row.s;  // s >= 1 unless the row is all -inf: the row max adds exp(0)
-//@ softmax
+//@ softmax masked_softmax
     const float fr = group_scale<K>(reg, row.m, inv);
 //@ log_softmax
     const Epilogue epi(row.m, inv);
@@ -917,7 +1068,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-//@ softmax
+//@ softmax masked_softmax
         const float f = group_scale<K>(grp[g], row.m, inv);
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 //@ log_softmax
@@ -934,7 +1085,9 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                     XV::unpack(held[k * THREADS + t], w);
                 }
                 if constexpr (!KEEP && !KEEP_HALF) {
-//@ softmax
+//@ masked_softmax
+                    pro.template apply<V>(w, p.head + i * V);
+//@ softmax masked_softmax
 #pragma unroll
                     for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
 //@ log_softmax

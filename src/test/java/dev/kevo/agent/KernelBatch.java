@@ -9,6 +9,7 @@ import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Task;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,8 +67,14 @@ final class KernelBatch {
 
     /** Adds a rendered file: its source and the genome and dtype it was rendered from. */
     void add(String name, String source, Genome genome, Precision dtype) {
+        add(name, source, genome, Task.softmax(dtype));
+    }
+
+    /** Adds a file rendered for {@code task}: its source and the genome it was rendered from. */
+    void add(String name, String source, Genome genome, Task task) {
+        Precision dtype = task.dtype();
         sources.put(name, source);
-        List<KernelRenderer.Kernel> fileKernels = KernelRenderer.plans(genome, dtype).stream()
+        List<KernelRenderer.Kernel> fileKernels = KernelRenderer.plans(genome, task).stream()
                 .flatMap(p -> p.launches().stream()).map(KernelRenderer.Launch::kernel).distinct().toList();
         String definitions = String.join("", fileKernels.stream().map(KernelRenderer.Kernel::definition).toList());
         int at = source.indexOf(library);

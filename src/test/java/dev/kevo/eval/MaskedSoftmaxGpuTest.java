@@ -76,10 +76,14 @@ class MaskedSoftmaxGpuTest {
     }
 
     private static CandidateResult judge(Path file, Precision dtype) {
+        return judge(file, dtype, quick());
+    }
+
+    private static CandidateResult judge(Path file, Precision dtype, Suite suite) {
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder()
                 .op("masked_softmax").dtype(dtype).build();
         KernelFile baseline = ContractParser.read(ROOT.resolve("evaluator/baselines/masked_softmax_two_pass.cu"));
-        try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), quick(),
+        try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), suite,
                 new Baseline.File(baseline), settings)) {
             return evaluator.evaluate(ContractParser.read(file), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
@@ -237,6 +241,35 @@ class MaskedSoftmaxGpuTest {
         assertEquals(quick().shapes().stream().map(Shape::toString).toList(),
                 r.shapes().stream().map(ShapeResult::shape).toList(), "every shape in every kind");
         assertTrue(r.freshShapes().stream().allMatch(s -> s.verdict() == Verdict.PASS), r.freshShapes()::toString);
+    }
+
+    /**
+     * The built-in agent's default genome rendered for masked_softmax passes in every dtype, every mask kind and every
+     * regime its plans route to: rows held by lanes (64, 781 keys), by a block (8192), by a cluster (40000 keys, more
+     * rows than SMs), split over blocks in one launch (few rows of 131072 and 3000000 keys), and the block loop (300000
+     * keys, more rows than SMs). The genome's values, which no test without a GPU sees.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fp32", "bf16", "fp16", "bf16-fp32"})
+    void theDefaultGenomePassesEveryRegimeInEveryKindAndDtype(String dtype) throws Exception {
+        Precision p = Precision.parse(dtype);
+        List<String> shapes = new ArrayList<>();
+        for (String shape : List.of("2x4x64x64", "3x2x5x781", "1x2x96x8192", "1x1x200x40000", "1x2x4x131072",
+                "1x1x2x3000000", "1x1x150x300000")) {
+            for (MaskKind kind : MaskKind.values()) {
+                shapes.add(kind == MaskKind.NONE ? shape : shape + ":" + kind.id());
+            }
+        }
+        Path file = java.nio.file.Files.createTempFile("masked-softmax-default-genome", ".cu");
+        try {
+            java.nio.file.Files.writeString(file, dev.kevo.agent.KernelRenderer.render(
+                    dev.kevo.agent.BuiltinAgent.defaultGenome(), new Task(Operators.MASKED_SOFTMAX, p)));
+            CandidateResult r = judge(file, p, Suite.of("regimes", shapes));
+            assertEquals(Verdict.PASS, r.verdict(), r.detail());
+            assertEquals(shapes, r.shapes().stream().map(ShapeResult::shape).toList(), "every shape in every kind");
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
     }
 
     /** The corpus's masked semantics: each wrong on the rows its defect touches, and rejected there. */

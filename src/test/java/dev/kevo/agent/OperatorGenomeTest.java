@@ -12,28 +12,38 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ParameterTypes;
 import dev.kevo.task.SourcePolicy;
+import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The genome rendered for log_softmax: the same kernels as softmax's with log_softmax's epilogue, a file that says
- * its operator, and the agent rendering it for a log_softmax campaign. Whether its values are right takes a GPU
- * (LogSoftmaxGpuTest judges the default genome); here every sampled file must compile, as kevo check compiles it.
+ * The genome rendered for the operators beside softmax: log_softmax (softmax's kernels with its epilogue) and
+ * masked_softmax (softmax's kernels reading x through its prologue, with the attention arguments), each a file that
+ * says its operator, and the agent rendering it for a campaign of that operator. Whether their values are right takes
+ * a GPU (LogSoftmaxGpuTest and MaskedSoftmaxGpuTest judge the default genome); here every sampled file must compile,
+ * as kevo check compiles it.
  */
 @NeedsNvrtc
-class LogSoftmaxGenomeTest {
+class OperatorGenomeTest {
 
     private static Task task(Precision dtype) {
         return new Task(Operators.LOG_SOFTMAX, dtype);
     }
 
     private static KernelFile parse(String name, Genome genome, Precision dtype) {
-        KernelFile file = ContractParser.parse(name, null, KernelRenderer.render(genome, task(dtype)));
-        assertEquals(Operators.LOG_SOFTMAX, file.op(), name + " says it is log_softmax");
+        return parse(name, genome, task(dtype));
+    }
+
+    private static KernelFile parse(String name, Genome genome, Task task) {
+        Precision dtype = task.dtype();
+        KernelFile file = ContractParser.parse(name, null, KernelRenderer.render(genome, task));
+        assertEquals(task.op(), file.op(), name + " says its operator");
         assertEquals(List.of(dtype), file.dtypes(), name);
         assertEquals(Optional.empty(), SourcePolicy.violation(file.source()), name);
         assertEquals(Optional.empty(), ParameterTypes.violation(file, dtype), name);
@@ -110,20 +120,49 @@ class LogSoftmaxGenomeTest {
      * run compiles them in float32, as KernelRendererTest does softmax's named genomes, and the default genome in every
      * dtype; CI's second pass compiles the rest in every dtype.
      */
-    @Test
-    void theDefaultNamedAndSampledGenomesCompileInFloat32AndTheDefaultInEveryDtype() throws Exception {
-        compile(Precision.SUPPORTED, List.of(Precision.FP32));
+    @ParameterizedTest
+    @ValueSource(strings = {"log_softmax", "masked_softmax"})
+    void theDefaultNamedAndSampledGenomesCompileInFloat32AndTheDefaultInEveryDtype(String op) throws Exception {
+        compile(Operators.byId(op), Precision.SUPPORTED, List.of(Precision.FP32));
     }
 
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"log_softmax", "masked_softmax"})
     @Exhaustive
-    void theNamedAndSampledGenomesCompileInEveryOtherDtype() throws Exception {
-        compile(List.of(), Precision.SUPPORTED.stream().filter(d -> d != Precision.FP32).toList());
+    void theNamedAndSampledGenomesCompileInEveryOtherDtype(String op) throws Exception {
+        compile(Operators.byId(op), List.of(), Precision.SUPPORTED.stream().filter(d -> d != Precision.FP32).toList());
+    }
+
+    /**
+     * masked_softmax's file: its kernels take the attention arguments after softmax's, in the order its header lists
+     * them, and set them for the library before anything else; the plans route shapes as softmax's do.
+     */
+    @Test
+    void maskedSoftmaxKernelsTakeTheAttentionArgumentsAndRouteShapesAsSoftmaxDoes() {
+        Task masked = new Task(Operators.MASKED_SOFTMAX, Precision.BF16);
+        KernelFile file = parse("masked.cu", BuiltinAgent.defaultGenome(), masked);
+        assertTrue(file.source().contains("struct Prologue") && !file.source().contains("struct Epilogue"),
+                "masked_softmax's prologue, not log_softmax's epilogue");
+        Genome g = BuiltinAgent.defaultGenome().normalized(masked);
+        List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.BF16);
+        assertEquals(softmax.size(), file.plans().size(), "a plan for each of softmax's");
+        for (int i = 0; i < softmax.size(); i++) {
+            assertEquals(softmax.get(i).when(), file.plans().get(i).when().text());
+            for (int j = 0; j < softmax.get(i).launches().size(); j++) {
+                List<String> args = file.plans().get(i).launches().get(j).args().stream().map(Object::toString)
+                        .toList();
+                assertEquals(softmax.get(i).launches().get(j).args(), args.subList(0, args.size() - 6));
+                assertEquals(List.of("lengths", "mask", "scale", "heads", "queries", "mask_kind"),
+                        args.subList(args.size() - 6, args.size()));
+            }
+        }
+        assertTrue(g.shortRows().online() && g.blockRows().online(),
+                "register rows reduce (max, sum) pairs: a fully masked row's exponentials are taken against 0");
     }
 
     /** The default genome in each of {@code defaults}; it, the named and sampled genomes in each of {@code all}. */
-    private static void compile(List<Precision> defaults, List<Precision> all) throws Exception {
-        KernelBatch batch = new KernelBatch(KernelRenderer.library(Operators.LOG_SOFTMAX));
+    private static void compile(Operator op, List<Precision> defaults, List<Precision> all) throws Exception {
+        KernelBatch batch = new KernelBatch(KernelRenderer.library(op));
         for (Precision dtype : Precision.SUPPORTED) {
             if (!defaults.contains(dtype) && !all.contains(dtype)) {
                 continue;
@@ -136,10 +175,10 @@ class LogSoftmaxGenomeTest {
                     genomes.add(population.get(i));
                 }
             }
+            Task task = new Task(op, dtype);
             for (int i = 0; i < genomes.size(); i++) {
-                String name = "log-g" + i + "-" + dtype + ".cu";
-                batch.add(name, parse(name, genomes.get(i), dtype).source(), genomes.get(i).normalized(task(dtype)),
-                        dtype);
+                String name = op.id() + "-g" + i + "-" + dtype + ".cu";
+                batch.add(name, parse(name, genomes.get(i), task).source(), genomes.get(i).normalized(task), task);
             }
         }
         batch.compileAll(Nvrtc.load(Optional.empty()), "sm_90");
