@@ -77,11 +77,10 @@ final class Breeding {
         }
         // Across islands: early on every island holds the same seeds, and a question is no less the same for that.
         Set<String> asked = new HashSet<>();
-        Set<List<String>> requests = new HashSet<>();
         Map<String, Integer> variants = new HashMap<>();
         for (int i = 0; i < islands.size(); i++) {
             for (int c = 0; c < config.childrenPerGeneration(); c++) {
-                children.add(plan(i, c, asked, requests, variants));
+                children.add(plan(i, c, asked, variants));
             }
         }
     }
@@ -90,15 +89,12 @@ final class Breeding {
      * A child's parents, agent and inspirations, drawn here in child order so that they never depend on which
      * thread runs first. An agent that wants distinct requests gets, for each further request of the generation, a
      * parent not yet asked about (a tournament among the island's passing kernels not yet used, while any are left)
-     * and other islands' kernels further down their ranking as inspirations, never its parent's own source, turned
-     * further while the request so made was already made this generation.
+     * and other islands' kernels further down their ranking as inspirations.
      *
      * @param asked the kernels (source hash, or id) already given as parents to such an agent this generation
-     * @param requests the requests (parent, mate and inspirations, as kernels) such agents had this generation
      * @param variants per agent, how many requests it has had this generation so far
      */
-    private Child plan(int island, int index, Set<String> asked, Set<List<String>> requests,
-                       Map<String, Integer> variants) {
+    private Child plan(int island, int index, Set<String> asked, Map<String, Integer> variants) {
         List<MutantRecord> members = islands.get(island);
         SplittableRandom random = new SplittableRandom(SplitMix.derive(config.randomSeed(), gen * 1000 + island,
                 index));
@@ -111,8 +107,7 @@ final class Breeding {
         }
         Agent agent = agents.pick(random);
         int variant = 0;
-        boolean distinct = agent.wantsDistinctRequests();
-        if (distinct) {
+        if (agent.wantsDistinctRequests()) {
             variant = variants.merge(agent.name(), 1, Integer::sum) - 1;
             if (asked.contains(kernel(parent))) {
                 List<MutantRecord> fresh = members.stream().filter(m -> m.passed() && !asked.contains(kernel(m)))
@@ -125,51 +120,20 @@ final class Breeding {
             String parentId = parent.id();
             mate = mate.filter(m -> !m.id().equals(parentId));
         }
-        List<MutantRecord> inspirations = inspirations(island, parent, mate, variant, distinct ? requests : null);
-        return new Child(island, index, children.size(), new Plan(parent, mate, agent, random,
-                new RequestSlot(gen, variant), inspirations, screens.get(island)));
-    }
-
-    /**
-     * One kernel of each other island: its best passing one turned by {@code variant}. With {@code requests} (an
-     * agent that wants distinct requests), the parent's own source is left out and the turn goes on while the
-     * request (parent, mate, inspirations) is one already made, so that two children of a generation whose islands
-     * still hold the same seeds are not asked the same question.
-     */
-    private List<MutantRecord> inspirations(int island, MutantRecord parent, Optional<MutantRecord> mate,
-                                            int variant, Set<List<String>> requests) {
-        List<List<MutantRecord>> pools = new ArrayList<>();
+        List<MutantRecord> inspirations = new ArrayList<>();
         for (int other = 0; other < islands.size(); other++) {
             if (other != island) {
                 List<MutantRecord> ranked = islands.get(other).stream().sorted(Selection.BEST_FIRST).toList();
-                List<MutantRecord> pool = ranked.stream().filter(MutantRecord::passed).toList();
-                if (pool.isEmpty() && !ranked.isEmpty()) {
-                    pool = List.of(ranked.getFirst());
-                }
-                if (requests != null) {
-                    pool = pool.stream().filter(m -> !kernel(m).equals(kernel(parent))).toList();
-                }
-                if (!pool.isEmpty()) {
-                    pools.add(pool);
+                List<MutantRecord> passing = ranked.stream().filter(MutantRecord::passed).toList();
+                if (!passing.isEmpty()) {
+                    inspirations.add(passing.get(variant % passing.size()));
+                } else if (!ranked.isEmpty()) {
+                    inspirations.add(ranked.getFirst());
                 }
             }
         }
-        int turns = Math.max(1, pools.stream().mapToInt(List::size).max().orElse(1));
-        List<MutantRecord> first = null;
-        for (int turn = 0; turn < turns; turn++) {
-            int t = variant + turn;
-            List<MutantRecord> picked = pools.stream().map(p -> p.get(t % p.size())).toList();
-            if (requests == null) {
-                return picked;
-            }
-            first = first == null ? picked : first;
-            List<String> request = new ArrayList<>(List.of(kernel(parent), mate.map(Breeding::kernel).orElse("")));
-            picked.forEach(m -> request.add(kernel(m)));
-            if (requests.add(request)) {
-                return picked;
-            }
-        }
-        return first;
+        return new Child(island, index, children.size(), new Plan(parent, mate, agent, random,
+                new RequestSlot(gen, variant), inspirations, screens.get(island)));
     }
 
     private static String kernel(MutantRecord m) {
@@ -177,7 +141,7 @@ final class Breeding {
     }
 
     /** What a child was given to work from, fixed before any child runs. */
-    record Plan(MutantRecord parent, Optional<MutantRecord> mate, Agent agent, SplittableRandom random,
+    private record Plan(MutantRecord parent, Optional<MutantRecord> mate, Agent agent, SplittableRandom random,
                         RequestSlot slot, List<MutantRecord> inspirations, Screen screen) {
     }
 
@@ -265,10 +229,6 @@ final class Breeding {
             this.index = index;
             this.position = position;
             this.plan = plan;
-        }
-
-        Plan plan() {
-            return plan;
         }
 
         /** The child's records, repairs included; empty when the budget ran out before it was judged. */
