@@ -110,8 +110,14 @@ public final class CampaignProgress implements CampaignListener {
         double byWall = stop.wallMinutes() > 0 ? stop.wallMinutes() - state.elapsedMillis() / 60_000.0
                 : Double.POSITIVE_INFINITY;
         double eta = Math.min(byEvals, byWall);
-        return Double.isInfinite(eta) ? "ETA -" : String.format(Locale.ROOT, "ETA %dm%02ds", (int) eta,
-                (int) Math.round((eta - Math.floor(eta)) * 60) % 60);
+        if (Double.isInfinite(eta)) {
+            return "ETA -";
+        }
+        if (eta <= 0) {
+            return "finishing";  // past a limit: the evaluations already started end, then the champion is confirmed
+        }
+        long seconds = Math.round(eta * 60);
+        return String.format(Locale.ROOT, "ETA %dm%02ds", seconds / 60, seconds % 60);
     }
 
     static String worstShape(MutantRecord mutant) {
