@@ -26,6 +26,8 @@ final class Budget {
     private long elapsedBefore;
     private int evaluated;
     private Spend spend = Spend.NONE;
+    private long generationStart = -1;
+    private long lastGenerationMillis;
 
     /** @param clock milliseconds; only differences are used */
     Budget(CampaignConfig.Stop stop, LongSupplier clock) {
@@ -58,6 +60,19 @@ final class Budget {
         evaluated++;
     }
 
+    /** A generation starts now. */
+    synchronized void generationStarted() {
+        generationStart = clock.getAsLong();
+    }
+
+    /** The generation started last has ended: its length is what the next one is expected to take. */
+    synchronized void generationEnded() {
+        if (generationStart >= 0) {
+            lastGenerationMillis = clock.getAsLong() - generationStart;
+            generationStart = -1;
+        }
+    }
+
     /** Adds what a model call cost (nothing for no call). */
     synchronized void pay(ModelUsage usage) {
         spend = spend.plus(usage);
@@ -71,6 +86,12 @@ final class Budget {
     /** Why the campaign ends now, between generations; empty to go on. */
     synchronized Optional<String> stopReason(int generationsDone, int generationsStale) {
         return exhausted().or(() -> {
+            // A generation's children claim their evaluations as it starts, so one begun near the wall limit runs its
+            // whole length past it, before the champion is confirmed: on the attention suite, most of a minute.
+            if (stop.wallMinutes() > 0 && lastGenerationMillis > 0
+                    && elapsed() + lastGenerationMillis > stop.wallMinutes() * 60_000) {
+                return Optional.of("wall time: " + stop.wallMinutes() + " min (the next generation would end past it)");
+            }
             if (lastGeneration(generationsDone)) {
                 return Optional.of("generations: " + stop.generations());
             }

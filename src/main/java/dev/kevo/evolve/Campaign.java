@@ -100,7 +100,9 @@ public final class Campaign {
                     listener.finished(finished, champion, stop.get());
                     return finished;
                 }
+                budget.generationStarted();
                 Optional<CampaignState> next = generation(state, children);
+                budget.generationEnded();
                 if (next.isEmpty()) {
                     continue;  // stopped mid-generation: the loop reports why
                 }

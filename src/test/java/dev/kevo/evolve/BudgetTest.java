@@ -81,6 +81,24 @@ class BudgetTest {
         assertEquals(Optional.of("wall time: 2.0 min"), b.stopReason(1, 0));
     }
 
+    /**
+     * A generation whose predecessor took longer than the time left is not started: its children would claim their
+     * evaluations at once and run it whole past the limit. Evaluations still start until the limit itself.
+     */
+    @Test
+    void noGenerationStartsThatTheLastOneSaysWouldEndPastTheWallTime() {
+        Budget b = budget(0, 2, 0, 0, 0);
+        b.generationStarted();
+        now.addAndGet(40_000);
+        b.generationEnded();
+        assertEquals(Optional.empty(), b.stopReason(1, 0), "80 s left, a generation takes 40");
+        now.addAndGet(40_000);
+        assertEquals(Optional.empty(), b.stopReason(1, 0), "40 s left, just enough");
+        now.addAndGet(1);
+        assertEquals(Optional.of("wall time: 2.0 min (the next generation would end past it)"), b.stopReason(2, 0));
+        assertTrue(b.claim(), "an evaluation still starts: the limit itself is not reached");
+    }
+
     @Test
     void earlierRunsTimeAndEvaluationsCountAfterAResume() {
         Budget b = budget(10, 2, 0, 0, 0);
