@@ -97,14 +97,17 @@ public final class LlmAgent implements Agent {
         ServerProbe.check(spec, key, where + ".model");
     }
 
+    /** How many times one question is asked in a generation, each time asking for another change. */
+    private static final int MAX_REPEATS = 8;
+
     @Override
     public boolean wantsDistinctRequests() {
         return true;
     }
 
     /**
-     * @throws AgentException also when the prompt is the same as one already sent in the request's generation: it
-     *     is not sent again (the record keeps the prompt, at no cost)
+     * @throws AgentException also when the same question was already asked {@link #MAX_REPEATS} more times in the
+     *     request's generation: it is not sent again (the record keeps the prompt, at no cost)
      */
     @Override
     public Proposal propose(ProposalRequest request) {
@@ -117,6 +120,14 @@ public final class LlmAgent implements Agent {
         int generation = request.slot().generation();
         Integer before = request.slot().inGeneration() ? asked.putIfAbsent(digest(prompt.transcript()), generation)
                 : null;
+        // A question already asked this generation (islands that still hold the same seeds give the same parents and
+        // inspirations) is asked again with a line that says so and asks for another change: a reason for the model
+        // to answer differently, and a prompt of its own.
+        PromptBuilder.Prompt first = prompt;
+        for (int repeat = 1; repeat <= MAX_REPEATS && before != null && before == generation; repeat++) {
+            prompt = PromptBuilder.repeated(first, repeat);
+            before = asked.putIfAbsent(digest(prompt.transcript()), generation);
+        }
         if (before != null && before == generation) {
             throw new AgentException("not sent: the same prompt was already sent in generation " + generation,
                     new ModelCall(prompt.transcript(), "", ModelUsage.of(label(), 0, 0, 0, 0, 0)

@@ -50,6 +50,20 @@ final class PromptBuilder {
         }
     }
 
+    /**
+     * {@code prompt} asked for the {@code repeat}-th time in its generation (1: the first repeat): the same evidence,
+     * with a closing line that says so and asks for a change other than the first that comes to mind, so that the
+     * model has a reason to answer differently and no two requests of a generation are the same.
+     */
+    static Prompt repeated(Prompt prompt, int repeat) {
+        String note = "\n\nThis question was already asked " + (repeat == 1 ? "once" : repeat + " times")
+                + " in this generation, about the same parent with the same evidence. Propose a change other than the"
+                + " first one that comes to mind" + (repeat == 1 ? "" : ", and other than the " + repeat
+                + " most obvious ones") + ".\n";
+        return new Prompt(prompt.template(), prompt.system(), prompt.user().stripTrailing() + note, prompt.base(),
+                prompt.subject(), prompt.choice());
+    }
+
     /** How far apart the temperatures of one generation's requests are: enough to sample differently, no more. */
     static final double TEMPERATURE_STEP = 0.2;
 
