@@ -176,6 +176,20 @@ struct Attention {
         if (threadIdx.x == 0) block() = Attention{x, lengths, mask, scale, heads, queries, cols, kind};
         __syncthreads();
     }
+
+    // The row a kernel's `visit`-th row is. Under an additive mask rows are visited query by query, a query's heads
+    // one after another, so that its mask row, which every head adds, comes from DRAM once and from L2 for the other
+    // heads: a head's queries in turn read a mask larger than L2 (4096 x 4096 floats) again for every head, twice
+    // the bytes of x. A bijection of [0, rows), and a visit past the last row is past it still. Only the kernels of
+    // many rows (lanes, blocks, the loop) take it: rows split over blocks or clusters are few a launch, and a query's
+    // heads already run side by side there.
+    static __device__ __forceinline__ long long row(long long visit) {
+        const Attention& a = block();
+        if (a.kind != MASK_ADDITIVE || a.heads == 1) return visit;
+        // 32-bit division: a launch's rows are an int, and a visit is at most a block's rows past them.
+        const unsigned v = (unsigned)visit, h = v % (unsigned)a.heads, t = v / (unsigned)a.heads;
+        return ((long long)(t / (unsigned)a.queries) * a.heads + h) * a.queries + t % (unsigned)a.queries;
+    }
 };
 
 // The lowest finite value of x's type (torch.finfo(dtype).min): an additive mask's entry of it, or -inf, masks its key.
@@ -309,7 +323,11 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     // operation" on a row loop around this body when V == 2 and N >= 4.
     // A warp with no row leaves as a whole, so the shuffles below always have all 32 lanes.
     if (G <= 32 && (long long)blockIdx.x * RPB + (threadIdx.x >> 5) * (32 / G) >= rows) return;
+//@ softmax log_softmax
     const long long row = (long long)blockIdx.x * RPB + threadIdx.x / G;
+//@ masked_softmax
+    const long long row = Attention::row((long long)blockIdx.x * RPB + threadIdx.x / G);
+//@ end
     const bool live = row < rows;  // false only for groups past the last row in a shared warp
     const long long base = row * cols;
     const Peel p = peel<V>(base, cols);
@@ -901,7 +919,12 @@ template <class C, class X, class Y> __device__ __forceinline__ void split_fused
 // block merge, then a second pass that re-reads the row (from L2 unless the row is huge) and writes.
 template <class C, class X, class Y> __device__ __forceinline__ void loop_rows(const X* __restrict__ x,
         Y* __restrict__ y, int rows, int cols) {
+//@ softmax log_softmax
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+//@ masked_softmax
+    for (long long visit = blockIdx.x; visit < rows; visit += gridDim.x) {
+        const long long row = Attention::row(visit);
+//@ end
         const long long base = row * cols;
         const Peel p = peel<C::VEC>(base, cols);
         Stat st = stream_stats<C>(x + base, p, 0, p.nv, true);
