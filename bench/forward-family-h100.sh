@@ -9,14 +9,15 @@
 #              and the scripted-model campaigns of log_softmax and masked_softmax (bench/llm-step.sh: prompts distinct,
 #              answers judged)
 #   campaign OP DTYPE   one default-length campaign of OP (log_softmax or masked_softmax) in DTYPE (fp32, bf16), with
-#              its champion's record, progress, show and lineage
+#              its champion's record, progress, show and lineage; cut by the slot, its folder for campaign-resume
+#   campaign-resume CAMPAIGN_FOLDER_TGZ   finishes a cut campaign (kevo evolve --resume) and records it
 #   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
 #              torch and Triton, standard and llm suites, fp32 and bf16
 #   family-masked [KERNEL]   bench/family.py on the attention suite, every mask kind, fp32 and bf16, for KERNEL
 #              (default seeds/masked_softmax/online.cu; a masked_softmax champion once a campaign has one)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|family C32 C16|family-masked [KERNEL]}
+step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [KERNEL]}
 # Steps may run side by side, one per GPU (CUDA_VISIBLE_DEVICES): each gets its own folder and its own unpacked bundle.
 tag=forward-$step${2:+-$2}${3:+-$3}; tag=${tag//\//_}
 out=/tmp/$tag; rm -rf "$out"; mkdir -p "$out"
@@ -46,9 +47,25 @@ campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
   sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
   echo "dtype: $dtype" >> "$out/campaign.yaml"
-  timeout 580 python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" > "$out/campaign.txt" 2>&1
-  echo "campaign exit $?"; tail -3 "$out/c/campaign-progress.txt"
-  rm -f "$out/c/campaign-folder.tar.gz" ;;
+  timeout 560 python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" > "$out/campaign.txt" 2>&1
+  rc=$?; echo "campaign exit $rc"; tail -3 "$out/c/campaign-progress.txt"
+  rm -f "$out/c/campaign-folder.tar.gz"
+  if [[ $rc -ne 0 ]]; then
+    # Cut by the slot (a masked campaign's last generation and its champion's confirmation can outrun it): keep the
+    # folder, compiled files left out, for `campaign-resume` in the next call; a kill loses at most one evaluation.
+    folder=$(ls -dt mutations/$op-$dtype-* 2>/dev/null | head -1)
+    [[ -n $folder ]] && tar czf "$out/campaign-folder.tgz" --exclude='*.cubin' "$folder" \
+      && echo "kept $folder for campaign-resume"
+  fi ;;
+campaign-resume)
+  # The folder a cut campaign step kept (its campaign-folder.tgz carried back to the repository root): finished with
+  # kevo evolve --resume, then recorded as a campaign step records it.
+  archive=${2:?CAMPAIGN_FOLDER_TGZ}
+  folder=$(tar tzf "$archive" | head -1 | cut -d/ -f1-2); tar xzf "$archive"
+  timeout 560 "$KEVO" evolve --resume "$folder" --lines > "$out/resume.txt" 2>&1
+  echo "resume exit $?"; tail -3 "$out/resume.txt"
+  "$KEVO" show "$folder" > "$out/show.txt" 2>&1; "$KEVO" lineage "$folder" > "$out/lineage.txt" 2>&1
+  cp "$folder/champion.cu" "$folder/champion.json" "$out/" 2>/dev/null ;;
 family)
   c32=${2:?CHAMPION_FP32}; c16=${3:?CHAMPION_BF16}
   s32=bench/results/campaign-fp32-h100/champion-fp32-h100.cu; s16=bench/results/campaign-bf16-h100/champion-bf16-h100.cu
