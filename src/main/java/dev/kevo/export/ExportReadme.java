@@ -210,7 +210,8 @@ final class ExportReadme {
                 that says why: another dtype or device, a rank other than 4, `dim` other than -1 (or 3), a
                 non-contiguous or misaligned view, an unknown `mask_kind`, a tensor its kind reads missing or one it
                 does not read given, a tensor of another shape, a non-finite float, more than MOST elements (see where
-                it comes from) or 2^31-1 rows or keys, or a shape or multiprocessor count no plan was judged at. It runs
+                it comes from) or 2^31-1 rows or keys, or a shape or multiprocessor count no plan was judged at (an
+                argument of the wrong Python type, such as `mask_kind=1`, is pybind's `TypeError`). It runs
                 on `torch.cuda.current_stream()` on x's device; the workspace (if the plan has one) comes from torch's
                 caching allocator on that device and stream. Set `TORCH_CUDA_ARCH_LIST` to the GPUs you build for.
                 """.replace("MODULE", op.prefix()).replace("CALLS", calls).replace("SIGNATURE", api.pySignature())
