@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# kevo export on the GPU host, for either operator: judges a kernel file at scale under compute-sanitizer (what export
-# ships: its cubin, each plan within what it was judged on), exports it as C++ and as a PyTorch extension with the
-# bundle's kevo, measures the same file with `kevo eval --json`, builds and runs the C++ examples with nvcc (each checks
-# against kevo's own float64 reference of the operator), then builds the torch package with the torch venv and checks
-# it against torch's function for the operator on every suite shape and times it (bench/export_torch.py). Writes
-# $OUT/$NAME.json (the lead copies it to bench/results/), the kevo eval records and the logs. About 4-6 minutes on an
-# H100.
+# kevo export on the GPU host, for any operator it packages: judges a kernel file at scale under compute-sanitizer (what
+# export ships: its cubin, each plan within what it was judged on), exports it as C++ and as a PyTorch extension with
+# the bundle's kevo, measures the same file with `kevo eval --json`, builds and runs the C++ examples with nvcc (each
+# checks against kevo's own float64 reference of the operator), then builds the torch package with the torch venv and
+# checks it in float64 against torch's function for the operator (masked_softmax: torch.softmax of the scaled, masked
+# scores, fully masked rows 0) on every suite shape and random ones, checks its misuse errors and times it
+# (bench/export_torch.py). Writes $OUT/$NAME.json (the lead copies it to bench/results/), the kevo eval records and the
+# logs. About 4-6 minutes on an H100.
 # Usage (repository root, target/kevo-*-linux-x86_64.tar.gz carried):
 #   OUT=/some/dir bash bench/export-torch.sh                    # softmax: the recorded fp32 champion
 #   OP=log_softmax OUT=/some/dir bash bench/export-torch.sh     # log_softmax: seeds/log_softmax/online.cu
 #   OP=masked_softmax OUT=/some/dir bash bench/export-torch.sh  # masked_softmax: seeds/masked_softmax/online.cu, judged
-#                                   on the attention suite; its C++ examples run every attention shape in every mask
-#                                   kind (kevo export --to torch refuses masked_softmax still, and says so here)
+#                                   on the attention suite; its C++ examples and its torch package run every attention
+#                                   shape in every mask kind, the torch package 8 random attention layouts too;
+#                                   masked_softmax(x, scale, mask_kind, lengths=, mask=)'s misuse errors are checked
+#                                   and the package's example.py runs (needs ninja)
 # CHAMPION=FILE exports another kernel file of the operator; SECOND=FILE names the second file whose C++ example runs
 # (softmax's default, block_stats, takes a workspace); DTYPE=bf16 (fp16, bf16-fp32) judges and exports both in that
 # dtype instead of the file's default: log_softmax's two defaults implement every dtype, softmax's (the fp32 champion,
@@ -100,16 +103,23 @@ second_rc=${PIPESTATUS[0]}
 
 torch_rc=0
 if [[ $torch_package == 1 ]]; then
-  echo "== the torch package: build, check against torch's $OP, time ($PYTHON)"
+  echo "== the torch package: build, check against torch in float64, check its errors, time ($PYTHON)"
   "$PYTHON" -c "import torch.utils.cpp_extension as c; print('ninja available:', c.is_ninja_available())"
   "$PYTHON" bench/export_torch.py --package "$work/torch" --kevo-json "$OUT/$NAME-kevo-eval.json" --kernel "$champion" \
     --out "$OUT/$NAME.json" --command "OP=$OP DTYPE=$DTYPE bash bench/export-torch.sh" 2>&1 | tee "$OUT/$NAME.txt"
   torch_rc=${PIPESTATUS[0]}
-elif [[ $OP != masked_softmax ]]; then
-  echo "== kevo export --to torch refused $OP" >&2
-  torch_rc=1
+  if [[ $OP == masked_softmax ]]; then
+    # The package's own example.py (new with this operator's torch op: every mask kind against its float64
+    # reference): it builds with load(), which needs ninja; a WRONG line or a failure fails the torch check.
+    echo "== the torch package's example.py"
+    (cd "$work/torch" && "$PYTHON" example.py) 2>&1 | tee "$OUT/$NAME-torch-example.txt"
+    if [[ ${PIPESTATUS[0]} != 0 ]] || grep -q WRONG "$OUT/$NAME-torch-example.txt"; then
+      torch_rc=1
+    fi
+  fi
 else
-  echo "== no torch package: kevo export --to torch does not package $OP yet (its line is in $NAME-export.txt)"
+  echo "== kevo export --to torch refused $OP (its line is in $NAME-export.txt)" >&2
+  torch_rc=1
 fi
 echo "== done in $(( $(date +%s) - started )) s ($OP): cpp example exit $cpp_rc ($(basename "$champion")), $second_rc" \
   "($(basename "$second")); torch check exit $torch_rc"

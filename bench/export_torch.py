@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""kevo export's torch package of a kernel on the GPU, of either operator: builds it with this Python's torch, checks it
-against torch's float64 function for the package's operator (torch.softmax, torch.log_softmax: OPERATORS below, the
-operator and dtype read from the package's kevo-export.json) with kevo's tolerance for that operator as kevo's
-evaluator applies it (per element absolute + relative |ref| + one unit in the last place of y's type; an infinite
-answer, a masked entry's log-probability, only exactly; the relative L2 bound plus 1.25x the best answer's rounding)
-on the standard suite and 20 random shapes (rows 1..65536, cols 1..10^6, log-uniform, at most MAX_ELEMENTS elements
-so the float64 reference fits in time), on three input cases each; checks its errors for other dtypes, devices,
-layouts and dims; then times it beside the same file launched from kevo's own plan through NVRTC
+"""kevo export's torch package of a kernel on the GPU, of any operator it packages: builds it with this Python's torch,
+checks it in float64 against torch's function for the package's operator (torch.softmax, torch.log_softmax:
+OPERATORS below, the operator and dtype read from the package's kevo-export.json) with kevo's tolerance for that
+operator as kevo's evaluator applies it (per element absolute + relative |ref| + one unit in the last place of y's
+type; an infinite answer, a masked entry's log-probability, only exactly; the relative L2 bound plus 1.25x the best
+answer's rounding) on the standard suite and 20 random shapes (rows 1..65536, cols 1..10^6, log-uniform, at most
+MAX_ELEMENTS elements so the float64 reference fits in time), on three input cases each; checks its errors for other
+dtypes, devices, layouts and dims; then times it beside the same file launched from kevo's own plan through NVRTC
 (bench/compare_torch.py's KevoKernel) and torch's function, with compare_torch.py's method (one process, interleaved
 rounds, L2 flushed before each launch, the GPU kept busy while the host enqueues, CUDA events, medians) and with
 triton.testing.do_bench, and compares each shape's time with what `kevo eval --json` measured for the same file in
 the same run.
+
+masked_softmax, which torch has no one function for, is checked on every shape of the attention suite in every mask
+kind of its masks: key (evaluator/suites/attention.yaml) and on 8 random attention layouts (two per kind), against
+torch.softmax(scale * x + bias, dim=-1) in float64 (family.py's masked_reference: kevo's own reference, each score
+rounded once to float32 as a kernel's fma holds it, bias -inf at a masked key, a fully masked row 0, checked a block
+of rows at a time), masked keys and fully masked rows held to exactly 0; each case draws a scale of kevo's and the
+kind's tensor at its edges (lengths of 0, mask rows masked throughout, -inf entries). It is timed beside the
+composition users write (torch.softmax(x * scale + bias), family.py's torch_masked_softmax), and its misuse checks
+cover the mask kind and the lengths and mask tensors.
 Usage: python bench/export_torch.py --package DIR --kevo-json EVAL.json --kernel FILE --out OUT.json [--command TEXT]
 """
 import argparse, datetime, faulthandler, importlib, json, math, os, statistics, subprocess, sys, time
@@ -19,6 +28,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_torch  # noqa: E402  (kevo's plan launched through NVRTC, and the timing method)
+import family  # noqa: E402  (masked_softmax's inputs, float64 reference and torch composition)
+import kevo_bench  # noqa: E402  (suites of attention shapes)
 
 # Each operator kevo exports to torch: the torch function it is checked against and timed beside, and kevo's float32
 # tolerance for it (absolute, relative, relative L2): Defaults.TOLERANCE_* for softmax, LogSoftmax.TOLERANCE. Kept
@@ -26,11 +37,19 @@ import compare_torch  # noqa: E402  (kevo's plan launched through NVRTC, and the
 OPERATORS = {
     "softmax": {"torch": torch.softmax, "name": "torch.softmax", "tolerance": (1e-6, 1e-4, 1e-4)},
     "log_softmax": {"torch": torch.log_softmax, "name": "torch.log_softmax", "tolerance": (1e-4, 1e-5, 1e-5)},
+    # No one torch function: its float64 reference and the torch composition it is timed beside are family.py's.
+    "masked_softmax": {"torch": None, "name": "torch.softmax(x * scale + bias, dim=-1)",
+                       "tolerance": (1e-6, 1e-4, 1e-4), "attention": True},
 }
 ROUNDING_ALLOWANCE = 1.25  # CheckCounts.ROUNDING_ALLOWANCE
 MAX_ELEMENTS = 1 << 25
 ROUNDS, WARMUP = 60, 10
 RANDOM_ROUNDS = 20
+ATTENTION_SUITE = "evaluator/suites/attention.yaml"
+RANDOM_ATTENTION = 8  # random attention layouts, two in each mask kind
+CHECK_ELEMENTS = 1 << 24  # an attention shape's float64 check goes a block of rows of about this many elements at a time
+# kevo's scales (MaskedSoftmax.SCALE): 1/sqrt(d) for head dimensions 64, 80, 96, 128, 256, as float32s
+SCALES = [torch.tensor(1 / math.sqrt(d), dtype=torch.float32).item() for d in (64, 80, 96, 128, 256)]
 
 
 def build(package, module):
@@ -106,6 +125,7 @@ class Task:
                              f"(known: {', '.join(OPERATORS)})")
         known = OPERATORS[self.op]
         self.torch, self.torch_name, self.tolerance = known["torch"], known["name"], known["tolerance"]
+        self.attention = known.get("attention", False)
         self.x, self.y = compare_torch.DTYPES[self.dtype]
         self.module = "kevo_" + self.op
 
@@ -134,7 +154,22 @@ def kevo_check(y, ref, task):
     where the answer moved by that bound rounds to infinity in y's type; the relative L2 error, over the answers y's
     type holds finitely, within its bound plus 1.25x the rounded reference's own. Returns the elements off, the
     non-finite outputs, the relative L2 error, its bound and the largest error."""
-    absolute, relative, l2 = task.tolerance
+    sums = kevo_sums(y, ref, task)
+    return (sums[0], sums[1], *kevo_l2(sums, task), sums[5])
+
+
+def kevo_l2(sums, task):
+    """The relative L2 error and its bound, from kevo_sums (added up over blocks of rows, where a check goes so)."""
+    _, _, err_sq, ref_sq, round_sq, _ = sums
+    rel = math.sqrt(err_sq / ref_sq) if ref_sq > 0 else 0.0
+    rel_bound = task.tolerance[2] + ROUNDING_ALLOWANCE * (math.sqrt(round_sq / ref_sq) if ref_sq > 0 else 0.0)
+    return rel, rel_bound
+
+
+def kevo_sums(y, ref, task):
+    """kevo_check's counts and sums for y against ref: the elements off, the non-finite outputs, the squared error,
+    answer and rounding of the answers y's type holds finitely, and the largest error."""
+    absolute, relative, _ = task.tolerance
     got = y.double()
     inf_ref = torch.isinf(ref)
     finite_ref = ref.nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
@@ -152,9 +187,8 @@ def kevo_check(y, ref, task):
     err_sq = (err[finite_held] ** 2).sum().item()
     ref_sq = (ref[finite_held] ** 2).sum().item()
     round_sq = ((held - ref)[finite_held] ** 2).sum().item()
-    rel = math.sqrt(err_sq / ref_sq) if ref_sq > 0 else 0.0
-    rel_bound = l2 + ROUNDING_ALLOWANCE * (math.sqrt(round_sq / ref_sq) if ref_sq > 0 else 0.0)
-    return int(violations.sum().item()), int(nonfinite.sum().item()), rel, rel_bound, err.max().item()
+    return (int(violations.sum().item()), int(nonfinite.sum().item()), err_sq, ref_sq, round_sq,
+            err.max().item() if err.numel() else 0.0)
 
 
 def inputs(rows, cols, gen, dtype):
@@ -191,6 +225,82 @@ def check(f, task, rows, cols, gen):
     return worst
 
 
+def attention_cases(shape, task, gen):
+    """The input cases of an attention shape (kevo_bench.Shape): x as inputs() draws it for each of its three cases
+    (spread, values where exp overflows without the row max, -inf entries), as rows x keys; with a scale of kevo's,
+    and the tensor the shape's mask kind reads (None for the other) drawn as family.attention_inputs draws it and
+    pushed to its edges: every fourth batch entry's length 0 (its rows fully masked) and the third's keys; every fourth
+    query's mask row masked throughout and a few -inf entries beside the lowest ones."""
+    base = family.attention_inputs(shape, task.x, gen)
+    del base["x"]
+    if base["lengths"] is not None:
+        base["lengths"][1::4] = 0
+        base["lengths"][2::4] = shape.keys
+    if base["mask"] is not None:
+        base["mask"][:, 3::4] = torch.finfo(task.x).min
+        base["mask"].view(-1)[::97] = float("-inf")
+    for i, (name, x) in enumerate(inputs(shape.rows, shape.cols, gen, task.x).items()):
+        yield name, {**base, "x": x, "scale": SCALES[(i + shape.mask_kind) % len(SCALES)]}
+
+
+def call_attention(f, shape, case):
+    """The package's op as a user calls it on a case: x as [batch, heads, queries, keys]; y as rows x keys."""
+    x = case["x"].view(shape.batch, shape.heads, shape.queries, shape.keys)
+    return f(x, case["scale"], shape.mask, lengths=case["lengths"], mask=case["mask"]).view(shape.rows, shape.cols)
+
+
+def check_attention_case(y, shape, case, task):
+    """y against the float64 reference (family.masked_reference), a block of rows at a time, with kevo's tolerance;
+    and exactly 0 where kevo holds it so: a masked key, an entry of x that is -inf, a row with no key left. Returns
+    what check() records of a case, and the entries that are not 0 where they must be."""
+    block = max(1, CHECK_ELEMENTS // shape.cols)
+    sums, exact_off = [0, 0, 0.0, 0.0, 0.0, 0.0], 0
+    for start in range(0, shape.rows, block):
+        rows = slice(start, min(shape.rows, start + block))
+        ref, masked, empty = family.masked_reference(shape, case, rows)
+        part = kevo_sums(y[rows], ref, task)
+        sums = [a + b for a, b in zip(sums[:5], part[:5])] + [max(sums[5], part[5])]
+        exact = masked | torch.isneginf(case["x"][rows]) | empty.view(-1, 1)
+        exact_off += int((exact & (y[rows] != 0)).sum().item())
+        del ref, masked, empty, exact
+    rel, rel_bound = kevo_l2(sums, task)
+    return sums[0], sums[1], rel, rel_bound, sums[5], exact_off
+
+
+def check_attention(f, task, shape, gen):
+    """check() for an attention shape: its three cases through the package's op, each against the float64
+    reference, masked entries and fully masked rows exactly 0."""
+    worst = {"correct": True, "relativeL2": 0.0, "maxAbsError": 0.0, "elementsOff": 0, "nonFinite": 0,
+             "notExactlyZero": 0}
+    for name, case in attention_cases(shape, task, gen):
+        y = call_attention(f, shape, case)
+        off, nonfinite, rel, rel_bound, max_err, exact_off = check_attention_case(y, shape, case, task)
+        ok = off == 0 and nonfinite == 0 and exact_off == 0 and rel <= rel_bound and y.dtype == task.y
+        worst["correct"] &= ok
+        worst["relativeL2"] = max(worst["relativeL2"], rel)
+        worst["maxAbsError"] = max(worst["maxAbsError"], max_err)
+        worst["elementsOff"] += off
+        worst["nonFinite"] += nonfinite
+        worst["notExactlyZero"] += exact_off
+        if not ok:
+            worst.setdefault("failedCases", []).append(name)
+        del case, y
+    return worst
+
+
+def random_attention_shapes(rng):
+    """RANDOM_ATTENTION attention layouts, log-uniform: batch 1..8, heads 1..32, queries 1..2048, keys 1..32768, at
+    most MAX_ELEMENTS elements (redrawn above), in the mask kinds in turn."""
+    shapes = []
+    while len(shapes) < RANDOM_ATTENTION:
+        u = torch.rand(4, generator=rng).tolist()
+        b, h, q, k = (max(1, round(math.exp(v * math.log(top)))) for v, top in zip(u, (8, 32, 2048, 32768)))
+        if b * h * q * k <= MAX_ELEMENTS:
+            kind = kevo_bench.MASK_KINDS[len(shapes) % len(kevo_bench.MASK_KINDS)]
+            shapes.append(kevo_bench.Shape(b * h * q, k, b, h, kind))
+    return shapes
+
+
 # Each misuse, as a call of f (the package's op) on x (a 4x8 CUDA tensor of the package's x dtype), and a word its
 # error must hold. XDTYPE: x's dtype as Python writes it, which the dtype error names.
 ERROR_CASES = {
@@ -200,19 +310,61 @@ ERROR_CASES = {
     "dim=0": ("f(x, 0)", "last dimension"),
     "misaligned view": ("f(torch.randn(40, device='cuda').to(x.dtype)[1:33].view(4, 8))", "aligned"),
 }
+ROWWISE_SETUP = 'x = torch.randn(4, 8, device="cuda").to(dtype)'
+
+# masked_softmax's misuses, on x of [batch 2, heads 3, queries 4, keys 8], lengths (int32, [2]) and mask ([2, 4, 8]),
+# all CUDA tensors of the package's dtypes. A third element names the error expected where it is not a RuntimeError
+# (pybind's own TypeError for an argument of the wrong Python type).
+ATTENTION_SETUP = """
+x = torch.randn(2, 3, 4, 8, device="cuda").to(dtype)
+lengths = torch.tensor([3, 0], dtype=torch.int32, device="cuda")
+mask = torch.zeros(2, 4, 8, device="cuda").to(dtype)
+"""
+ATTENTION_ERROR_CASES = {
+    "float64": ("f(x.double(), 0.125)", "XDTYPE"),
+    "cpu": ("f(x.cpu(), 0.125)", "must be a CUDA tensor"),
+    "non-contiguous": ("f(x.transpose(2, 3), 0.125)", "contiguous"),
+    "dim=0": ("f(x, 0.125, dim=0)", "last dimension"),
+    "dim=2": ("f(x, 0.125, dim=2)", "last dimension"),
+    "misaligned view": ("f(torch.randn(200, device='cuda').to(x.dtype)[1:193].view(2, 3, 4, 8), 0.125)", "aligned"),
+    "3 dimensions": ("f(x[0], 0.125)", "4 dimensions"),
+    "5 dimensions": ("f(x.view(1, 2, 3, 4, 8), 0.125)", "4 dimensions"),
+    "unknown mask kind": ("f(x, 0.125, 'diagonal')", "not a mask kind"),
+    "padding without lengths": ("f(x, 0.125, 'padding')", "reads lengths"),
+    "additive without mask": ("f(x, 0.125, 'additive')", "reads mask"),
+    "lengths under causal": ("f(x, 0.125, 'causal', lengths=lengths)", "lengths=None"),
+    "mask under none": ("f(x, 0.125, mask=mask)", "mask=None"),
+    "mask under padding": ("f(x, 0.125, 'padding', lengths=lengths, mask=mask)", "mask=None"),
+    "lengths int64": ("f(x, 0.125, 'padding', lengths=lengths.long())", "torch.int32"),
+    "lengths on cpu": ("f(x, 0.125, 'padding', lengths=lengths.cpu())", "must be a CUDA tensor"),
+    "lengths of another batch": ("f(x, 0.125, 'padding', lengths=lengths[:1])", "[batch]"),
+    "mask of another shape": ("f(x, 0.125, 'additive', mask=mask[:, :2])", "[batch, queries, keys]"),
+    "mask per head": ("f(x, 0.125, 'additive', mask=torch.zeros(2, 3, 4, 8, device='cuda').to(x.dtype))",
+                      "[batch, queries, keys]"),
+    "mask float64": ("f(x, 0.125, 'additive', mask=mask.double())", "XDTYPE"),
+    "mask on cpu": ("f(x, 0.125, 'additive', mask=mask.cpu())", "must be a CUDA tensor"),
+    "mask non-contiguous": ("f(x, 0.125, 'additive', mask=torch.zeros(2, 8, 4, device='cuda').to(x.dtype)"
+                            ".transpose(1, 2))", "contiguous"),
+    "mask misaligned": ("f(x, 0.125, 'additive', mask=torch.zeros(72, device='cuda').to(x.dtype)[1:65]"
+                        ".view(2, 4, 8))", "aligned"),
+    "scale nan": ("f(x, float('nan'))", "scale"),
+    "scale past float32": ("f(x, 1e39)", "scale"),
+    "mask_kind not a string": ("f(x, 0.125, 1)", "incompatible function arguments", "TypeError"),
+}
 
 _ERROR_CHILD = """
-import faulthandler, importlib, json, sys
+import builtins, faulthandler, importlib, json, sys
 import torch
 faulthandler.enable()
 sys.path.insert(0, sys.argv[1])
 ext = importlib.import_module(sys.argv[2])
 f = getattr(ext, sys.argv[4])
-x = torch.randn(4, 8, device="cuda").to(getattr(torch, sys.argv[5]))
+dtype = getattr(torch, sys.argv[5])
+exec(sys.argv[6])
 try:
     eval(sys.argv[3])
     print(json.dumps({"raised": False}))
-except RuntimeError as e:
+except getattr(builtins, sys.argv[7]) as e:
     print(json.dumps({"raised": True, "message": str(e).splitlines()[0]}))
 """
 
@@ -220,15 +372,17 @@ except RuntimeError as e:
 def errors(ext, task):
     """Each misuse must raise a RuntimeError that says what is wrong. Each runs in a process of its own, so that a
     misuse that crashes the extension (a segfault, which the H100 run once met) is reported as that case failing,
-    with the child's own trace, instead of taking the whole check down."""
+    with the child's own trace, instead of taking the whole check down. Then what must be accepted: a 3-d input (a
+    row-wise op), or masked_softmax's Hugging Face mask layout, defaults and fully masked rows (accepted())."""
     folder = os.path.dirname(ext.__file__)
     name = os.path.basename(ext.__file__).split(".")[0]
     xdtype = str(task.x).replace("torch.", "")
     out = {}
-    for case, (call, word) in ERROR_CASES.items():
+    cases, setup = (ATTENTION_ERROR_CASES, ATTENTION_SETUP) if task.attention else (ERROR_CASES, ROWWISE_SETUP)
+    for case, (call, word, *raised) in cases.items():
         word = word.replace("XDTYPE", str(task.x))
-        r = subprocess.run([sys.executable, "-c", _ERROR_CHILD, folder, name, call, task.op, xdtype],
-                           capture_output=True, text=True, timeout=120)
+        r = subprocess.run([sys.executable, "-c", _ERROR_CHILD, folder, name, call, task.op, xdtype, setup,
+                            raised[0] if raised else "RuntimeError"], capture_output=True, text=True, timeout=120)
         line = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
         if r.returncode != 0 or not line.startswith("{"):
             out[case] = {"ok": False, "message": f"child exit {r.returncode}: " + (r.stderr.strip()[-600:])}
@@ -236,11 +390,43 @@ def errors(ext, task):
         got = json.loads(line)
         out[case] = {"ok": got["raised"] and word in got["message"],
                      "message": got.get("message", "no error raised")}
+    if task.attention:
+        out.update(accepted(getattr(ext, task.op), task))
+        return out
     x = (torch.randn(4, 8, device="cuda") * 4).to(task.x)
     off, nonfinite, rel, rel_bound, _ = kevo_check(getattr(ext, task.op)(x.view(2, 2, 8)).view(4, 8),
                                                    task.reference(x), task)
     out["3-d input"] = {"ok": off == 0 and nonfinite == 0 and rel <= rel_bound}
     return out
+
+
+def accepted(f, task):
+    """What masked_softmax must accept, each held to the float64 reference: the additive mask as [batch, 1, queries,
+    keys] (Hugging Face's layout), giving what [batch, queries, keys] gives; the defaults (mask_kind "none", no
+    tensors, dim=-1) and dim=3 spelled out; a batch entry of length 0, its rows all 0."""
+    shape = kevo_bench.Shape(2 * 3 * 4, 8, 2, 3, "additive")
+    x = (torch.randn(2, 3, 4, 8, device="cuda") * 4).to(task.x)
+    mask = (torch.randn(2, 4, 8, device="cuda") * 2).to(task.x)
+    mask[0, 1] = torch.finfo(task.x).min
+    mask[1, 2, ::3] = float("-inf")
+    lengths = torch.tensor([3, 0], dtype=torch.int32, device="cuda")
+
+    def held(kind, y, **given):
+        case = {"x": x.view(shape.rows, shape.cols), "scale": SCALES[0], "lengths": None, "mask": None, **given}
+        off, nonfinite, rel, rel_bound, _, exact_off = check_attention_case(
+            y.view(shape.rows, shape.cols), shape.with_mask(kind), case, task)
+        return off == 0 and nonfinite == 0 and exact_off == 0 and rel <= rel_bound
+
+    hf = f(x, SCALES[0], "additive", mask=mask.view(2, 1, 4, 8))
+    plain = f(x, SCALES[0])
+    spelled = f(x, scale=SCALES[0], mask_kind="none", lengths=None, mask=None, dim=3)
+    padded = f(x, SCALES[0], "padding", lengths=lengths)
+    return {
+        "mask [batch, 1, queries, keys]": {"ok": bool(torch.equal(hf, f(x, SCALES[0], "additive", mask=mask)))
+                                           and held("additive", hf, mask=mask)},
+        "defaults": {"ok": bool(torch.equal(plain, spelled)) and held("none", plain)},
+        "a length of 0": {"ok": bool((padded[1] == 0).all()) and held("padding", padded, lengths=lengths)},
+    }
 
 
 def time_shape(variants, rounds, flush, sink):
@@ -264,6 +450,36 @@ def time_shape(variants, rounds, flush, sink):
     return {n: statistics.median(s.elapsed_time(e) * 1000 for s, e in pairs) for n, pairs in times.items()}
 
 
+def rowwise_timing(f, task, nvrtc_kernel, stream, dims, gen):
+    """What a row-wise shape times: the export as a user calls it, the same file's plan through NVRTC, and torch's
+    function, on x spread as kevo's normal cases draw it. The tensors live as long as the calls."""
+    rows, cols = dims
+    x = (torch.randn(rows, cols, device="cuda", generator=gen) * 4).to(task.x)
+    y = torch.empty(rows, cols, device="cuda", dtype=task.y)
+    plan, ws = nvrtc_kernel.prepare(rows, cols)
+    run = nvrtc_kernel.bind(plan, ws, x, y, stream.cuda_stream)
+    run.tensors = (x, y, ws)
+    return (lambda: f(x)), run, (lambda: task.in_torch(x))
+
+
+def attention_timing(f, task, nvrtc_kernel, stream, shape, gen):
+    """What an attention shape times, on inputs as family.py times them (family.attention_inputs: x spread, a scale of
+    1/sqrt(128), lengths in [keys/2, keys], a mask with 30% of its keys masked): the export as a user calls it, the same
+    file's plan through NVRTC (the plan sees batch, heads, queries and mask_kind) and the torch composition users
+    write (family.torch_masked_softmax: x * scale + bias, its bias made before timing, then torch.softmax)."""
+    case = family.attention_inputs(shape, task.x, gen)
+    x4 = case["x"].view(shape.batch, shape.heads, shape.queries, shape.keys)
+    y = torch.empty(shape.rows, shape.cols, device="cuda", dtype=task.y)
+    variables = shape.variables()
+    plan, ws = nvrtc_kernel.prepare(shape.rows, shape.cols, variables)
+    run = nvrtc_kernel.bind_tensors(plan, {**case, "y": y, "ws": ws}, shape.rows, shape.cols, stream.cuda_stream,
+                                    variables)
+    run.tensors = (case, y, ws)
+    scale, kind, lengths, mask = case["scale"], shape.mask, case["lengths"], case["mask"]
+    return (lambda: f(x4, scale, kind, lengths=lengths, mask=mask)), run, family.torch_masked_softmax(shape, case,
+                                                                                                      task.y)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--package", required=True)
@@ -275,6 +491,7 @@ def main():
     faulthandler.enable()
     import triton
     import triton.testing
+    family.load_gpu_modules()
 
     props = torch.cuda.get_device_properties(0)
     sms, arch = props.multi_processor_count, f"sm_{props.major}{props.minor}"
@@ -298,14 +515,18 @@ def main():
     gen = torch.Generator(device="cuda")
     gen.manual_seed(18)
     rng = torch.Generator().manual_seed(2026)
-    suite = compare_torch.suite_shapes("evaluator/suites/standard.yaml")
-    randoms = []
-    while len(randoms) < 20:
-        u = torch.rand(2, generator=rng).tolist()
-        rows = max(1, min(65536, round(math.exp(u[0] * math.log(65536)))))
-        cols = max(1, min(10 ** 6, round(math.exp(u[1] * math.log(10 ** 6)))))
-        if rows * cols <= MAX_ELEMENTS:
-            randoms.append((rows, cols))
+    if task.attention:
+        suite, randoms = kevo_bench.suite_cases(ATTENTION_SUITE), random_attention_shapes(rng)
+    else:
+        suite = compare_torch.suite_shapes("evaluator/suites/standard.yaml")
+        randoms = []
+        while len(randoms) < 20:
+            u = torch.rand(2, generator=rng).tolist()
+            rows = max(1, min(65536, round(math.exp(u[0] * math.log(65536)))))
+            cols = max(1, min(10 ** 6, round(math.exp(u[1] * math.log(10 ** 6)))))
+            if rows * cols <= MAX_ELEMENTS:
+                randoms.append((rows, cols))
+    width = 24 if task.attention else 12  # BATCHxHEADSxQUERIESxKEYS:MASK, or ROWSxCOLS
     rows_out = []
     # The misuse checks first: a crash there (the H100 run once died of a segfault after the last shape) says so,
     # with a trace from faulthandler, before the timings are spent.
@@ -313,24 +534,23 @@ def main():
     for k, v in errs.items():
         print(f"error check {k}: {'ok' if v['ok'] else 'NO'}  {v.get('message', '')}", flush=True)
     for kind, shapes in (("suite", suite), ("random", randoms)):
-        for rows, cols in shapes:
-            shape = f"{rows}x{cols}"
+        for dims in shapes:
+            shape = str(dims) if task.attention else f"{dims[0]}x{dims[1]}"
             try:
-                row = {"shape": shape, "kind": kind, **check(f, task, rows, cols, gen)}
+                checked = check_attention(f, task, dims, gen) if task.attention else check(f, task, *dims, gen)
+                row = {"shape": shape, "kind": kind, **checked}
             except RuntimeError as e:
                 # The package runs each plan only within what kevo judged it on, and says so; a refusal is no answer.
                 row = {"shape": shape, "kind": kind, "refused": str(e).splitlines()[0]}
                 rows_out.append(row)
-                print(f"{shape:>12} {kind:6} refused: {row['refused']}", flush=True)
+                print(f"{shape:>{width}} {kind:6} refused: {row['refused']}", flush=True)
                 torch.cuda.empty_cache()
                 continue
-            x = (torch.randn(rows, cols, device="cuda", generator=gen) * 4).to(task.x)
-            y = torch.empty(rows, cols, device="cuda", dtype=task.y)
-            plan, ws = nvrtc_kernel.prepare(rows, cols)
-            run = nvrtc_kernel.bind(plan, ws, x, y, stream.cuda_stream)
-            variants = {"export": lambda: f(x), "kevo plan via NVRTC": run}
+            export, run, theirs = (attention_timing if task.attention else rowwise_timing)(
+                f, task, nvrtc_kernel, stream, dims, gen)
+            variants = {"export": export, "kevo plan via NVRTC": run}
             if kind == "suite":
-                variants[task.torch_name] = lambda: task.in_torch(x)
+                variants[task.torch_name] = theirs
             med = time_shape(variants, ROUNDS if kind == "suite" else RANDOM_ROUNDS, flush, sink)
             row["exportUs"] = med["export"]
             row["kevoPlanNvrtcUs"] = med["kevo plan via NVRTC"]
@@ -341,21 +561,24 @@ def main():
                 row["kevoEvalUs"] = kevo_us[shape]
                 row["ratioExportOverKevoEval"] = med["export"] / kevo_us[shape]
                 row["within10pct"] = abs(row["ratioExportOverKevoEval"] - 1) <= 0.10
-                row["doBenchExportUs"] = triton.testing.do_bench(lambda: f(x), warmup=25, rep=100) * 1000
+                row["doBenchExportUs"] = triton.testing.do_bench(export, warmup=25, rep=100) * 1000
             rows_out.append(row)
-            print(f"{shape:>12} {kind:6} {'ok' if row['correct'] else 'WRONG':5} export {row['exportUs']:9.1f} us"
+            print(f"{shape:>{width}} {kind:6} {'ok' if row['correct'] else 'WRONG':5} export {row['exportUs']:9.1f} us"
                   + (f"  kevo eval {row['kevoEvalUs']:9.1f} us  ratio {row['ratioExportOverKevoEval']:.3f}"
                      if "kevoEvalUs" in row else f"  nvrtc {row['kevoPlanNvrtcUs']:9.1f} us"), flush=True)
-            del x, y, ws
+            del export, run, theirs, variants
             torch.cuda.empty_cache()
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     suite_rows = [r for r in rows_out if r["kind"] == "suite" and "ratioExportOverKevoEval" in r]
     geo = math.exp(sum(math.log(r["ratioExportOverKevoEval"]) for r in suite_rows) / max(1, len(suite_rows)))
+    checked_on = (f"every shape of {ATTENTION_SUITE} in every mask kind and {RANDOM_ATTENTION} random attention "
+                  "layouts, masked keys and fully masked rows exactly 0" if task.attention
+                  else "the standard suite and 20 random shapes")
     record = {
         "what": f"kevo export --to torch of {os.path.basename(args.kernel)} ({task.op}, {task.dtype}): correctness "
-                f"({task.torch_name} in float64, kevo's tolerance for {task.op}) on the standard suite and 20 random "
-                "shapes, error messages, and time against kevo eval's for the same file in the same run",
+                f"({task.torch_name} in float64, kevo's tolerance for {task.op}) on {checked_on}, error messages, and "
+                "time against kevo eval's for the same file in the same run",
         "op": task.op, "dtype": task.dtype, "torchFunction": task.torch_name,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "command": args.command, "device": torch.cuda.get_device_name(0), "nvidiaSmi": smi,
@@ -368,10 +591,15 @@ def main():
                       "reference's", "infinite": "exactly"},
         "method": f"{WARMUP} warm-up rounds, {ROUNDS} interleaved rounds ({RANDOM_ROUNDS} for random shapes), L2 flushed "
                   "(2x L2 read) before each launch, GPU busy while the host enqueues (torch.cuda._sleep), CUDA events, "
-                  f"median; export = {task.module}.{task.op}(x) as a user calls it (allocates y and the workspace from "
-                  "torch's caching allocator); doBenchExportUs = triton.testing.do_bench",
-        "randomShapes": {"rows": "1..65536", "cols": "1..10^6", "draw": "log-uniform, redrawn above "
-                         f"{MAX_ELEMENTS} elements", "seed": 2026},
+                  f"median; export = {task.module}.{task.op}("
+                  + ("x, scale, mask_kind, lengths=, mask=" if task.attention else "x")
+                  + ") as a user calls it (allocates y and the workspace from torch's caching allocator); "
+                  "doBenchExportUs = triton.testing.do_bench",
+        "randomShapes": {"batch": "1..8", "heads": "1..32", "queries": "1..2048", "keys": "1..32768",
+                         "masks": "each kind in turn", "draw": f"log-uniform, redrawn above {MAX_ELEMENTS} elements",
+                         "seed": 2026} if task.attention
+        else {"rows": "1..65536", "cols": "1..10^6", "draw": "log-uniform, redrawn above "
+              f"{MAX_ELEMENTS} elements", "seed": 2026},
         "errors": errs,
         "summary": {"allCorrect": all(r.get("correct", True) for r in rows_out), "shapes": len(rows_out),
                     "refused": [r["shape"] for r in rows_out if "refused" in r],
@@ -381,13 +609,13 @@ def main():
     }
     json.dump(record, open(args.out, "w"), indent=2)
     print()
-    print(f"{'shape':>12} {'kind':6} {'check':5} {'export us':>10} {'kevo eval us':>12} {'ratio':>6} {'nvrtc us':>9} "
-          f"{'torch us':>9}  (torch: {task.torch_name})")
+    print(f"{'shape':>{width}} {'kind':6} {'check':5} {'export us':>10} {'kevo eval us':>12} {'ratio':>6} "
+          f"{'nvrtc us':>9} {'torch us':>9}  (torch: {task.torch_name})")
     for r in rows_out:
         if "refused" in r:
-            print(f"{r['shape']:>12} {r['kind']:6} refused ({r['refused']})")
+            print(f"{r['shape']:>{width}} {r['kind']:6} refused ({r['refused']})")
             continue
-        print(f"{r['shape']:>12} {r['kind']:6} {'ok' if r['correct'] else 'WRONG':5} {r['exportUs']:10.1f} "
+        print(f"{r['shape']:>{width}} {r['kind']:6} {'ok' if r['correct'] else 'WRONG':5} {r['exportUs']:10.1f} "
               f"{r.get('kevoEvalUs', float('nan')):12.1f} {r.get('ratioExportOverKevoEval', float('nan')):6.3f} "
               f"{r['kevoPlanNvrtcUs']:9.1f} {r.get('torchUs', float('nan')):9.1f}")
     print(f"errors raised as expected: {record['summary']['errorsOk']} "

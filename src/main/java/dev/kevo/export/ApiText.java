@@ -3,6 +3,7 @@ package dev.kevo.export;
 import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
+import dev.kevo.task.op.Scalar;
 import dev.kevo.task.op.Tensor;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,6 +106,87 @@ record ApiText(OperatorApi api, Precision dtype) {
         return tensors.stream().map(each).collect(Collectors.joining(", "));
     }
 
+    /**
+     * The torch op's parameters in Python, in order: the inputs of one element per (row, column) ({@code x}), the
+     * scalars ({@code scale}), then for an operator of attention shapes the mask kind by name and the tensors a mask
+     * brings, None unless its kind reads them; then {@code dim}. {@code softmax(x, dim=-1)}, {@code masked_softmax(x,
+     * scale, mask_kind="none", lengths=None, mask=None, dim=-1)}.
+     */
+    String pySignature() {
+        List<String> params = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::rowwise)
+                .map(Tensor::name).toList());
+        api.scalars().forEach(x -> params.add(x.name()));
+        if (api.attention()) {
+            params.add("mask_kind=\"" + MaskKind.NONE.id() + "\"");
+            api.inputs().stream().filter(t -> !rowwise(t)).forEach(t -> params.add(t.name() + "=None"));
+        }
+        params.add("dim=-1");
+        return api.function() + "(" + String.join(", ", params) + ")";
+    }
+
+    private static boolean rowwise(Tensor t) {
+        return t.extent() == Tensor.Extent.ROWS_COLS;
+    }
+
+    /** The mask kinds under which a kernel reads the tensor ({@link Tensor#present}): all for x, padding for lengths. */
+    static List<MaskKind> readBy(Tensor t) {
+        return java.util.Arrays.stream(MaskKind.values()).filter(k -> t.present(exampleOf(k))).toList();
+    }
+
+    /** Bit k set where a shape of mask kind k reads the tensor. */
+    private static int reads(Tensor t) {
+        return readBy(t).stream().mapToInt(k -> 1 << k.ordinal()).reduce(0, (a, b) -> a | b);
+    }
+
+    /**
+     * The torch binding's slots: its op takes the inputs and scalars by name in {@link #pySignature}'s order (a tensor
+     * a mask brings as an optional one) and returns the outputs; the table of the tensors says which mask kinds read
+     * each; the C API gets the scalars as floats and the shape as {@link #shapeParams} says.
+     */
+    private Map<String, String> torchSlots() {
+        Map<String, String> s = new LinkedHashMap<>();
+        List<String> params = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::rowwise)
+                .map(t -> "const torch::Tensor& " + t.name()).toList());
+        List<String> args = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::rowwise)
+                .map(t -> "pybind11::arg(" + CText.string(t.name()) + ")").toList());
+        api.scalars().forEach(x -> {
+            params.add("double " + x.name());
+            args.add("pybind11::arg(" + CText.string(x.name()) + ")");
+        });
+        if (api.attention()) {
+            params.add("const std::string& mask_kind");
+            args.add("pybind11::arg(\"mask_kind\") = " + CText.string(MaskKind.NONE.id()));
+            api.inputs().stream().filter(t -> !rowwise(t)).forEach(t -> {
+                params.add("const std::optional<torch::Tensor>& " + t.name());
+                args.add("pybind11::arg(" + CText.string(t.name()) + ") = pybind11::none()");
+            });
+        }
+        s.put("TORCH_PARAMS", String.join(", ", params));
+        s.put("PY_ARGS", String.join(", ", args));
+        s.put("PY_SIGNATURE", pySignature());
+        // The inputs in the operator's order: an undefined tensor for an optional one given as None.
+        s.put("TORCH_INPUTS", join(api.inputs(), t -> rowwise(t) ? t.name() : t.name() + ".value_or(torch::Tensor())"));
+        s.put("TORCH_SCALARS", api.scalars().stream().map(Scalar::name).collect(Collectors.joining(", ")));
+        s.put("TORCH_MASK_KIND", api.attention() ? "mask_kind" : CText.string(MaskKind.NONE.id()));
+        s.put("SCALAR_NAMES", api.scalars().stream().map(x -> CText.string(x.name())).collect(Collectors.joining(", ")));
+        s.put("TORCH_SCALAR_ARGS", IntStream.range(0, api.scalars().size())
+                .mapToObj(i -> "\n        static_cast<float>(scalars[" + i + "]),").collect(Collectors.joining()));
+        s.put("TORCH_SHAPE_ARGS", api.attention() ? "static_cast<int>(s.batch), static_cast<int>(s.heads), "
+                + "static_cast<int>(s.queries), static_cast<int>(s.cols), s.mask_kind"
+                : "static_cast<int>(s.rows), static_cast<int>(s.cols)");
+        s.put("ATTENTION", Boolean.toString(api.attention()));
+        s.put("TORCH_MASK_KINDS", api.op().maskKinds().stream().map(k -> "{" + CText.string(k.id()) + ", "
+                + k.ordinal() + "}").collect(Collectors.joining(", ")));
+        s.put("TORCH_TENSOR_TABLE", api.tensors().stream().map(t -> "{" + CText.string(t.name()) + ", "
+                + torchType(t) + ", " + (t.role() == Tensor.Role.OUTPUT) + ", " + t.extent().ordinal() + ", 0x"
+                + Integer.toHexString(reads(t)) + "}").collect(Collectors.joining(",\n    ")));
+        s.put("TORCH_DOC", CText.string(api.attention()
+                ? pySignature() + " over the last dimension (the keys) of a contiguous CUDA tensor [batch, heads, "
+                        + "queries, keys], masked as mask_kind says (" + masks() + "), kevo dtype " + dtype.id()
+                : api.function() + " over the last dimension of contiguous CUDA tensors, kevo dtype " + dtype.id()));
+        return s;
+    }
+
     /** The slots of the header, launcher and torch binding templates. */
     Map<String, String> slots() {
         Map<String, String> s = new LinkedHashMap<>();
@@ -133,18 +215,12 @@ record ApiText(OperatorApi api, Precision dtype) {
         s.put("TENSOR_NAMES", join(api.tensors(), Tensor::name));
         s.put("TENSOR_TABLE", join(api.tensors(), t -> "{" + CText.string(t.name()) + ", sizeof(" + cType(t)
                 + "), " + (t.role() == Tensor.Role.OUTPUT) + ", " + t.extent().ordinal() + "}"));
-        // The torch binding: its op takes the inputs by name and returns the outputs.
-        s.put("TORCH_PARAMS", join(api.inputs(), t -> "const torch::Tensor& " + t.name()));
-        s.put("TORCH_INPUTS", join(api.inputs(), Tensor::name));
-        s.put("TORCH_TENSOR_TABLE", api.tensors().stream().map(t -> "{" + CText.string(t.name()) + ", "
-                + torchType(t) + ", " + (t.role() == Tensor.Role.OUTPUT) + "}")
-                .collect(Collectors.joining(",\n    ")));
+        s.putAll(torchSlots());
         s.put("TYPED_POINTERS", IntStream.range(0, api.tensors().size()).mapToObj(i -> {
             Tensor t = api.tensors().get(i);
             return "static_cast<" + (t.role() == Tensor.Role.INPUT ? "const " : "") + cType(t) + "*>(pointers[" + i
                     + "])";
         }).collect(Collectors.joining(",\n        ")));
-        s.put("PY_ARGS", join(api.inputs(), t -> "pybind11::arg(" + CText.string(t.name()) + ")"));
         s.put("INPUT_COUNT", Integer.toString(api.inputs().size()));
         s.put("OUTPUT_COUNT", Integer.toString(api.outputs().size()));
         // One output is returned as a tensor, several as a list, in the operator's order.

@@ -19,9 +19,10 @@ import java.util.stream.Collectors;
  * A package's example programs, each checking the package against a float64 reference of its operator: example.cu
  * calls the C API on random rows and checks on the host with kevo's own reference (the operator's
  * {@link Operator#referenceSource()}, compiled for the host: the very functions kevo's evaluator judges with), and
- * example.py calls the torch op and checks it against torch's function for the operator ({@link TorchReference}).
- * Both are written for the row-wise family the evaluator judges: one input and one output of rows x cols elements,
- * and in C the tensors a mask brings and a scale, read through the harness's own per-row context.
+ * example.py calls the torch op and checks it against torch's function for the operator, or torch's composition of it
+ * ({@link TorchReference}). Both are written for the row-wise family the evaluator judges: one input and one output
+ * of rows x cols elements, and the tensors a mask brings and a scale (in C read through the harness's own per-row
+ * context).
  */
 final class Examples {
     /** A {@code #line} directive, which names a file of kevo's jar: a comment in the example instead. */
@@ -154,21 +155,114 @@ final class Examples {
         return host(harness.substring(start, end + 3));
     }
 
-    /** example.py, in {@code dtype}, checked against {@code torchFunction}. */
-    static String torch(OperatorApi api, Precision dtype, String torchFunction) {
+    /**
+     * example.py, in {@code dtype}, checked against {@code reference}. x is drawn spread, as kevo's normal cases draw
+     * it; for an operator of attention shapes, on a few attention shapes in each of its mask kinds, its scalars drawn
+     * among the operator's values and the tensors a mask brings drawn where the kind reads them (None elsewhere), at
+     * their edges as example.cu draws them (a length of 0, rows masked throughout).
+     */
+    static String torch(OperatorApi api, Precision dtype, TorchReference reference) {
+        Tensor in = rowwise(api, Tensor.Role.INPUT);
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
         Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
         s.put("P", api.prefix());
         s.put("FN", api.function());
         s.put("DTYPE", dtype.id());
-        s.put("TORCH_REF", torchFunction);
-        // Each input by the op's keyword for it: spread values, as kevo's normal cases draw them, in its dtype.
-        s.put("PY_INPUTS", api.inputs().stream().map(t -> "\"" + t.name() + "\": (torch.randn(rows, cols, "
-                + "device=\"cuda\") * 4).to(" + ExportTypes.python(t.dtype(dtype)) + ")")
-                .collect(Collectors.joining(", ")));
+        s.put("TORCH_REF", reference.name());
+        s.put("PY_REF", reference.call());
+        String x = ExportTypes.python(in.dtype(dtype));
+        List<String> inputs = new java.util.ArrayList<>();
+        StringBuilder helpers = new StringBuilder();
+        if (api.attention()) {
+            // Every kind on one shape, more queries than keys (rows with no key left), and a decode row.
+            s.put("PY_LOOP", "batch, heads, queries, keys, mask_kind in [" + api.op().maskKinds().stream()
+                    .map(k -> "(2, 8, 128, 128, \"" + k.id() + "\")").collect(Collectors.joining(", "))
+                    + ",\n        (2, 4, 256, 128, \"" + api.op().maskKinds().stream().filter(k -> k == MaskKind.CAUSAL)
+                    .findFirst().orElse(MaskKind.NONE).id() + "\"), (1, 16, 1, 8192, \""
+                    + api.op().maskKinds().getLast().id() + "\")]");
+            s.put("PY_SHAPE", "{batch}x{heads}x{queries}x{keys}:{mask_kind}");
+            inputs.add("\"" + in.name() + "\": (torch.randn(batch, heads, queries, keys, device=\"cuda\") * 4).to("
+                    + x + ")");
+        } else {
+            s.put("PY_LOOP", "rows, cols in [(1024, 1000), (32, 50257), (1, 1000000)]");
+            s.put("PY_SHAPE", "{rows}x{cols}");
+            // Each input by the op's keyword for it: spread values, as kevo's normal cases draw them, in its dtype.
+            api.inputs().forEach(t -> inputs.add("\"" + t.name() + "\": (torch.randn(rows, cols, device=\"cuda\") * 4)"
+                    + ".to(" + ExportTypes.python(t.dtype(dtype)) + ")"));
+        }
+        if (!api.scalars().isEmpty()) {
+            helpers.append(PY_DRAW);
+        }
+        api.scalars().forEach(v -> inputs.add("\"" + v.name() + "\": draw((" + v.values().stream()
+                .map(f -> Float.toString(f)).collect(Collectors.joining(", ")) + "))"));
+        if (api.attention()) {
+            inputs.add("\"mask_kind\": mask_kind");
+            for (Tensor t : api.inputs()) {
+                if (t.extent() == Tensor.Extent.ROWS_COLS) {
+                    continue;
+                }
+                String draw = switch (t.extent()) {
+                    case BATCH -> {
+                        once(helpers, PY_BATCH);
+                        yield "batch_entries(batch, keys)";
+                    }
+                    case BATCH_QUERIES_KEYS -> {
+                        once(helpers, PY_BATCH_QUERIES_KEYS);
+                        yield "batch_queries_keys(batch, queries, keys, " + ExportTypes.python(t.dtype(dtype)) + ")";
+                    }
+                    case ROWS_COLS -> throw new IllegalStateException("skipped above");
+                };
+                List<String> kinds = ApiText.readBy(t).stream().map(k -> "\"" + k.id() + "\"").toList();
+                inputs.add("\"" + t.name() + "\": " + draw + " if mask_kind in (" + String.join(", ", kinds)
+                        + (kinds.size() == 1 ? "," : "") + ") else None");
+            }
+        }
+        if (!reference.definition().isEmpty()) {
+            helpers.append("\n\n").append(reference.definition());
+        }
+        s.put("PY_HELPERS", helpers.isEmpty() ? "" : helpers + "\n");
+        s.put("PY_INPUTS", String.join(inputs.size() > 2 ? ",\n              " : ", ", inputs));
         s.put("PY_OUT", out.name() + " is " + ExportTypes.python(out.dtype(dtype)));
         return Template.fill("example.py", s);
     }
+
+    private static void once(StringBuilder code, String definition) {
+        if (code.indexOf(definition) < 0) {
+            code.append(definition);
+        }
+    }
+
+    /** A scalar of the example's inputs, drawn among the operator's values as kevo draws it per case. */
+    private static final String PY_DRAW = """
+
+
+            def draw(values):
+                return values[int(torch.randint(len(values), ()))]
+            """;
+
+    /** A tensor of one element per batch entry (lengths), drawn as example.cu draws it: 0 for every fourth. */
+    private static final String PY_BATCH = """
+
+
+            def batch_entries(batch, keys):
+                \"""One int32 per batch entry, 1 to keys, every fourth from the second 0 (its rows fully masked).\"""
+                v = torch.randint(1, keys + 1, (batch,), device="cuda", dtype=torch.int32)
+                v[1::4] = 0
+                return v
+            """;
+
+    /** A tensor of one element per batch entry, query and key (an additive mask), drawn as example.cu draws it. */
+    private static final String PY_BATCH_QUERIES_KEYS = """
+
+
+            def batch_queries_keys(batch, queries, keys, dtype):
+                \"""[batch, queries, keys] in x's dtype: biases, a quarter of them and every fourth query's row masked
+                (torch.finfo(dtype).min, as Hugging Face masks).\"""
+                m = torch.randn(batch, queries, keys, device="cuda")
+                masked = torch.rand(batch, queries, keys, device="cuda") < 0.25
+                masked[:, 3::4] = True
+                return m.masked_fill(masked, torch.finfo(dtype).min).to(dtype)
+            """;
 
     /**
      * kevo's reference of {@code op} as host code: its CUDA functions with {@code __device__} made {@code __host__},

@@ -64,7 +64,7 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
         OperatorApi.unsupported(file.op(), target).ifPresent(why -> {
             throw KevoException.input(why);
         });
-        Optional<String> torchReference = TorchReference.of(file.op());
+        Optional<TorchReference> torchReference = TorchReference.of(file.op());
         if (target == ExportTarget.TORCH && torchReference.isEmpty()) {
             // The torch example checks the op against torch's own function for it; without one it could not.
             throw KevoException.input(file.name() + " implements " + file.op().id() + ", for which kevo knows no "

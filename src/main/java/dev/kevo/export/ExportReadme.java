@@ -1,9 +1,11 @@
 package dev.kevo.export;
 
+import dev.kevo.data.MaskKind;
 import dev.kevo.store.SourceHash;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.Tensor;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** The README of an exported package: what it is, where it came from, how to build and call it. */
 final class ExportReadme {
@@ -28,8 +30,8 @@ final class ExportReadme {
         out.append("| `").append(op.planHeader()).append("` | the launch plan as host C++, generated from kevo's parsed "
                 + "plan (no CUDA needed) |\n");
         if (target == ExportTarget.TORCH) {
-            out.append("| `").append(op.torchBinding()).append("` | the PyTorch binding: `").append(op.function())
-                    .append("(").append(inputs(op)).append(", dim=-1)` |\n");
+            out.append("| `").append(op.torchBinding()).append("` | the PyTorch binding: `").append(api.pySignature())
+                    .append("` |\n");
             out.append("| `setup.py`, `example.py` | build it with setuptools, or load it in place and check it |\n");
         } else {
             out.append("| `example.cu` | a program that calls it and checks it against kevo's float64 reference of ")
@@ -118,19 +120,16 @@ final class ExportReadme {
 
     private static void torch(StringBuilder out, ApiText api, String most) {
         OperatorApi op = api.api();
+        if (op.attention()) {
+            attentionTorch(out, api, most);
+            return;
+        }
         String dtypes = ApiText.and(op.inputs().stream().map(t -> ExportTypes.python(t.dtype(api.dtype()))).distinct()
                 .toList());
         // "a contiguous torch.float32 CUDA tensor" for one input, "contiguous ... tensors" for several
         String tensors = op.inputs().size() == 1 ? "a contiguous " + dtypes + " CUDA tensor"
                 : "contiguous " + dtypes + " CUDA tensors of one shape";
-        out.append("""
-
-                ## PyTorch
-
-                ```sh
-                TORCH_CUDA_ARCH_LIST=9.0 pip install .      # or: python setup.py build_ext --inplace
-                python example.py                           # or build in place with torch.utils.cpp_extension.load (needs ninja)
-                ```
+        out.append(TORCH_BUILD).append("""
 
                 ```python
                 import torch, MODULE
@@ -148,6 +147,82 @@ final class ExportReadme {
                 .replace("INPUTS", inputs(op)).replace("FN", op.function()).replace("TENSORS", tensors)
                 .replace("RETURNS", outputs(op, t -> t.name() + " in " + ExportTypes.python(t.dtype(api.dtype()))))
                 .replace("MOST", most));
+    }
+
+    private static final String TORCH_BUILD = """
+
+            ## PyTorch
+
+            ```sh
+            TORCH_CUDA_ARCH_LIST=9.0 pip install .      # or: python setup.py build_ext --inplace
+            python example.py                           # or build in place with torch.utils.cpp_extension.load (needs ninja)
+            ```
+            """;
+
+    /**
+     * The torch op of an operator of attention shapes: x's layout, the mask kind by name, the scalars, and the tensors
+     * a mask brings, each given only under a kind that reads it ({@link ApiText#pySignature}).
+     */
+    private static void attentionTorch(StringBuilder out, ApiText api, String most) {
+        OperatorApi op = api.api();
+        Tensor x = op.inputs().getFirst();
+        String scalars = op.scalars().stream().map(s -> s.name() + ", ").collect(Collectors.joining());
+        StringBuilder calls = new StringBuilder();
+        StringBuilder tensors = new StringBuilder();
+        for (MaskKind kind : op.op().maskKinds()) {
+            String read = op.inputs().stream().filter(t -> t != x && ApiText.readBy(t).contains(kind))
+                    .map(t -> ", " + t.name() + "=" + t.name()).collect(Collectors.joining());
+            calls.append(outputs(op, Tensor::name)).append(" = ").append(op.prefix()).append('.').append(op.function())
+                    .append('(').append(x.name()).append(", ").append(scalars).append("mask_kind=\"").append(kind.id())
+                    .append('"').append(read).append(")\n");
+        }
+        for (Tensor t : op.inputs()) {
+            if (t == x) {
+                continue;
+            }
+            String type = t.element() == Tensor.Element.INT32 ? "torch.int32"
+                    : ExportTypes.python(t.dtype(api.dtype()));
+            tensors.append("- `").append(t.name()).append("`, read only under ").append(ApiText.and(ApiText.readBy(t)
+                    .stream().map(k -> "`mask_kind=\"" + k.id() + "\"`").toList())).append(" and `None` under the "
+                    + "others: a contiguous ").append(type).append(" CUDA tensor on `").append(x.name())
+                    .append("`'s device, ").append(switch (t.extent()) {
+                        case BATCH -> "of shape `[batch]`, one entry per batch entry; keys at or past `" + t.name()
+                                + "[b]` are masked. Its values must lie in 0..keys, as kevo judged the kernel: they are "
+                                + "not checked, since reading them would wait for the GPU.";
+                        case BATCH_QUERIES_KEYS -> "of shape `[batch, queries, keys]` (or `[batch, 1, queries, keys]`, "
+                                + "as Hugging Face passes an attention mask), broadcast over heads: an entry of `-inf` "
+                                + "or `torch.finfo(dtype).min` masks its key, any other is added to the scaled score.";
+                        case ROWS_COLS -> "of x's shape.";
+                    }).append('\n');
+        }
+        out.append(TORCH_BUILD).append("""
+
+                ```python
+                import torch, MODULE
+                CALLS```
+
+                `SIGNATURE` works over the last dimension (the keys) of `X`, a contiguous XTYPE CUDA tensor of
+                4 dimensions `[batch, heads, queries, keys]` (rows = batch * heads * queries of keys columns), masked as
+                `mask_kind` says: MASKS. SCALARS
+                TENSORS
+                A key the mask kind masks is 0 in RETURNS, and a row with no key left (fully masked) is 0 throughout, as
+                PyTorch's SDPA writes it (`torch.softmax` alone gives NaN there). Anything else raises a `RuntimeError`
+                that says why: another dtype or device, a rank other than 4, `dim` other than -1 (or 3), a
+                non-contiguous or misaligned view, an unknown `mask_kind`, a tensor its kind reads missing or one it
+                does not read given, a tensor of another shape, a non-finite float, more than MOST elements (see where
+                it comes from) or 2^31-1 rows or keys, or a shape or multiprocessor count no plan was judged at (an
+                argument of the wrong Python type, such as `mask_kind=1`, is pybind's `TypeError`). It runs
+                on `torch.cuda.current_stream()` on x's device; the workspace (if the plan has one) comes from torch's
+                caching allocator on that device and stream. Set `TORCH_CUDA_ARCH_LIST` to the GPUs you build for.
+                """.replace("MODULE", op.prefix()).replace("CALLS", calls).replace("SIGNATURE", api.pySignature())
+                .replace("XTYPE", ExportTypes.python(x.dtype(api.dtype()))).replace("MASKS", ApiText.and(op.op()
+                        .maskKinds().stream().map(k -> "`\"" + k.id() + "\"`").toList()))
+                .replace("SCALARS", op.scalars().isEmpty() ? "" : ApiText.and(op.scalars().stream()
+                        .map(s -> "`" + s.name() + "`").toList()) + " is a Python float, passed to the kernel as a "
+                        + "float32.")
+                .replace("TENSORS", tensors).replace("RETURNS", outputs(op, t -> "`" + t.name() + "` ("
+                        + ExportTypes.python(t.dtype(api.dtype())) + ", x's shape)"))
+                .replace("`X`", "`" + x.name() + "`").replace("MOST", most));
     }
 
     private static String outputs(OperatorApi op, java.util.function.Function<Tensor, String> each) {

@@ -18,8 +18,8 @@ import java.util.Set;
  * How an exported package names and calls one operator, read from the operator itself: every C symbol, macro and
  * file starts with {@code kevo_<op>} ({@code kevo_softmax}, {@code kevo_log_softmax}), the torch function is the
  * operator's id (as {@code torch.softmax} and {@code torch.log_softmax} are named), and the parameters are the
- * operator's tensors in its order, each typed by its element. Nothing here knows a particular operator: one with more
- * tensors gets more parameters.
+ * operator's tensors in its order, each typed by its element, then its scalars. Nothing here knows a particular
+ * operator: one with more tensors gets more parameters.
  */
 record OperatorApi(Operator op) {
 
@@ -45,9 +45,11 @@ record OperatorApi(Operator op) {
 
     /**
      * Why kevo cannot package {@code op} for {@code target} yet, in one line, or empty when it can. The C API passes
-     * every tensor, scalar and attention variable; the torch op passes tensors of one element per (row, column) only,
-     * so an operator with a runtime scalar or a tensor of another extent (masked_softmax's scale, lengths and mask)
-     * would lose arguments its kernels read there.
+     * every tensor, scalar and attention variable. The torch op takes its first input's shape as the op's (any rank,
+     * or attention's [batch, heads, queries, keys]), the scalars as floats, and for an operator of attention shapes the
+     * mask kind by name and the tensors a mask brings as optional ones ({@link ApiText#pySignature}); it cannot make
+     * an output of another extent than its first input's, nor say when a tensor of another extent is read without a
+     * mask kind.
      */
     static Optional<String> unsupported(Operator op, ExportTarget target) {
         Optional<String> unjudged = Task.notJudgedYet(op);
@@ -58,10 +60,15 @@ record OperatorApi(Operator op) {
             return Optional.empty();
         }
         List<String> missing = new ArrayList<>();
-        op.scalars().forEach(s -> missing.add("scalar `" + s.name() + "`"));
-        op.tensors().stream().filter(t -> t.extent() != Tensor.Extent.ROWS_COLS)
-                .forEach(t -> missing.add("tensor `" + t.name() + "` (" + t.extent().name().toLowerCase(Locale.ROOT)
-                        + ")"));
+        List<Tensor> inputs = op.tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT).toList();
+        if (inputs.isEmpty() || inputs.getFirst().extent() != Tensor.Extent.ROWS_COLS) {
+            missing.add("a first input of one element per row and column, whose shape is the op's");
+        }
+        boolean masked = op.maskKinds().stream().anyMatch(k -> k != MaskKind.NONE);
+        op.tensors().stream().filter(t -> t.extent() != Tensor.Extent.ROWS_COLS
+                        && (t.role() == Tensor.Role.OUTPUT || !masked))
+                .forEach(t -> missing.add((t.role() == Tensor.Role.OUTPUT ? "output" : "tensor") + " `" + t.name()
+                        + "` (" + t.extent().name().toLowerCase(Locale.ROOT) + ")"));
         return missing.isEmpty() ? Optional.empty() : Optional.of("kevo export --to torch does not package " + op.id()
                 + " yet: its torch op would lack " + String.join(", ", missing) + "; --to cpp exports it");
     }

@@ -390,11 +390,11 @@ class ExportCommandTest {
     /**
      * A masked_softmax file exports to cpp under masked_softmax's names with everything its kernels read: the C API
      * takes lengths and mask, the scale and attention's layout and mask kind; the plan header resolves with the
-     * attention variables; the example checks with the operator's own score (scale, mask kinds, exact zeros). The
-     * torch op, which cannot pass the scale and the mask's tensors yet, is refused in one line before anything else.
+     * attention variables; the example checks with the operator's own score (scale, mask kinds, exact zeros). To torch
+     * it exports as kevo_masked_softmax.masked_softmax(x, scale, mask_kind, lengths, mask), refusing nothing.
      */
     @Test
-    void aMaskedSoftmaxFileExportsItsScaleMaskAndLayoutToCpp(@TempDir Path tmp) throws Exception {
+    void aMaskedSoftmaxFileExportsItsScaleMaskAndLayoutToCppAndTorch(@TempDir Path tmp) throws Exception {
         Path file = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/masked_softmax/online.cu"), tmp);
         Path out = tmp.resolve("cpp");
         KevoCli.Outcome r = kevo("export", file.toString(), "--to", "cpp", "--out", out.toString());
@@ -428,13 +428,45 @@ class ExportCommandTest {
         }
 
         Path torch = tmp.resolve("torch");
-        KevoCli.Outcome refused = kevo("export", file.toString(), "--to", "torch", "--out", torch.toString());
-        assertEquals(2, refused.code(), refused.err());
-        assertEquals(1, refused.err().strip().lines().count(), refused.err());
-        assertTrue(refused.err().contains("--to torch does not package masked_softmax yet")
-                && refused.err().contains("scalar `scale`") && refused.err().contains("--to cpp exports it"),
-                refused.err());
-        assertFalse(Files.exists(torch));
+        KevoCli.Outcome t = kevo("export", file.toString(), "--to", "torch", "--out", torch.toString());
+        assertEquals(0, t.code(), t.err());
+        assertTrue(t.out().contains("(masked_softmax torch,"), t.out());
+        assertEquals(List.of("kevo_masked_softmax.cu", "kevo_masked_softmax.h", "kevo_masked_softmax_plan.h",
+                "kevo_masked_softmax_cubin.h", "kevo_masked_softmax_kernels.cu", "kevo_masked_softmax_torch.cpp",
+                "setup.py", "example.py", "README.md", ExportPackage.PROVENANCE).stream().sorted().toList(),
+                listing(torch));
+        assertEquals("torch", JSON.readTree(torch.resolve(ExportPackage.PROVENANCE).toFile()).at("/target").asText());
+        String binding = Files.readString(torch.resolve("kevo_masked_softmax_torch.cpp"));
+        assertTrue(binding.contains("m.def(\"masked_softmax\", &kevo_masked_softmax_torch"), binding);
+        assertTrue(binding.contains("pybind11::arg(\"x\"), pybind11::arg(\"scale\"), pybind11::arg(\"mask_kind\") = "
+                + "\"none\", pybind11::arg(\"lengths\") = pybind11::none(), pybind11::arg(\"mask\") = pybind11::none(), "
+                + "pybind11::arg(\"dim\") = -1"), binding);
+        // the C API gets the scale as a float and the attention layout and kind, as example.cu calls it
+        assertTrue(binding.contains("e = kevo_masked_softmax_with_workspace(static_cast<const float*>(pointers[0]),\n"
+                + "        static_cast<const int*>(pointers[1]),\n        static_cast<const float*>(pointers[2]),\n"
+                + "        static_cast<float*>(pointers[3]),\n        static_cast<float>(scalars[0]),\n"
+                + "        static_cast<int>(s.batch), static_cast<int>(s.heads), static_cast<int>(s.queries), "
+                + "static_cast<int>(s.cols), s.mask_kind,"), binding);
+        assertTrue(binding.contains("kevo_masked_softmax_workspace_size(static_cast<int>(s.batch), "
+                + "static_cast<int>(s.heads), static_cast<int>(s.queries), static_cast<int>(s.cols), s.mask_kind, "
+                + "&bytes)"), binding);
+        assertTrue(binding.contains("\"kevo masked_softmax: \" + why()"), binding);
+        String py = Files.readString(torch.resolve("example.py"));
+        assertTrue(py.contains("out = kevo_masked_softmax.masked_softmax(**inputs)")
+                && py.contains("ref = reference(**inputs)") && py.contains("def reference(x, scale, "
+                + "mask_kind=\"none\", lengths=None, mask=None):"), py);
+        assertTrue(py.contains("\"lengths\": batch_entries(batch, keys) if mask_kind in (\"padding\",) else None")
+                && py.contains("\"mask\": batch_queries_keys(batch, queries, keys, torch.float32) if mask_kind in "
+                + "(\"additive\",) else None"), py);
+        String torchReadme = Files.readString(torch.resolve("README.md"));
+        assertTrue(torchReadme.contains("`masked_softmax(x, scale, mask_kind=\"none\", lengths=None, mask=None, "
+                + "dim=-1)` works over the last dimension (the keys) of `x`") && torchReadme.contains(
+                "y = kevo_masked_softmax.masked_softmax(x, scale, mask_kind=\"padding\", lengths=lengths)"),
+                torchReadme);
+        for (String f : listing(torch)) {
+            String text = Files.readString(torch.resolve(f));
+            assertFalse(text.contains("kevo_softmax") || text.contains("KEVO_SOFTMAX"), f);
+        }
     }
 
     private static List<String> listing(Path dir) throws java.io.IOException {

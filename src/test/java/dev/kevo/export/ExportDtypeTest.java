@@ -36,8 +36,8 @@ class ExportDtypeTest {
         assertTrue(other.getMessage().contains("the judged cubin was built for other element types"),
                 "a cubin judged in fp32 is not shipped as bf16-fp32: " + other.getMessage());
         String binding = pkg.files().get("kevo_softmax_torch.cpp");
-        assertTrue(binding.contains("{\"x\", torch::kBFloat16, false}")
-                && binding.contains("{\"y\", torch::kFloat32, true}"),
+        assertTrue(binding.contains("{\"x\", torch::kBFloat16, false, 0, 0xf}")
+                && binding.contains("{\"y\", torch::kFloat32, true, 0, 0xf}"),
                 "x taken in bf16, y returned in float32: " + binding);
         assertTrue(binding.contains("exported for dtype bf16-fp32"), "the error says which dtype and how to get another");
         assertTrue(pkg.files().get("kevo_softmax.h").contains(

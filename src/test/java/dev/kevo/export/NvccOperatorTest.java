@@ -262,7 +262,8 @@ class NvccOperatorTest {
         String binding = Template.fill("torch_binding.cpp", with(text.slots(), Map.of("DOC", "test",
                 "MAX_ELEMENTS", "1000")));
         assertTrue(binding.contains("torch::Tensor kevo_masked_torch(const torch::Tensor& x, const torch::Tensor& mask, "
-                + "int64_t dim) {\n    const kevo_masked_outputs outputs = kevo_masked_run({x, mask}, dim);"), binding);
+                + "int64_t dim) {\n    const kevo_masked_outputs outputs = kevo_masked_run({x, mask}, {}, \"none\", dim);"),
+                binding);
     }
 
     private static Map<String, String> with(Map<String, String> a, Map<String, String> b) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
 import dev.kevo.data.Dtype;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Tensor;
@@ -80,16 +81,77 @@ class OperatorApiTest {
     }
 
     /**
-     * What the torch op cannot pass yet (a scalar, a tensor of another extent) is refused there in one line; the C
-     * API passes everything, so cpp refuses nothing.
+     * The torch op passes the scale, the mask kind and the tensors a mask brings (masked_softmax: nothing refused
+     * there any more); what it still cannot make, an output of another extent than its first input's or a first input
+     * that is not of one element per row and column, or a tensor of another extent in an operator no mask kind says
+     * when to read it for, is refused there in one line. The C API passes everything, so cpp refuses nothing.
      */
     @Test
-    void theTorchOpRefusesWhatItCannotPassInOneLine() {
+    void theTorchOpRefusesOnlyWhatItCannotPassInOneLine() {
         assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(Operators.MASKED_SOFTMAX, ExportTarget.CPP));
-        assertEquals("kevo export --to torch does not package masked_softmax yet: its torch op would lack scalar "
-                + "`scale`, tensor `lengths` (batch), tensor `mask` (batch_queries_keys); --to cpp exports it",
-                OperatorApi.unsupported(Operators.MASKED_SOFTMAX, ExportTarget.TORCH).orElseThrow());
+        assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(Operators.MASKED_SOFTMAX, ExportTarget.TORCH));
         assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(Operators.SOFTMAX, ExportTarget.TORCH));
+        assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(TestOperator.masked(), ExportTarget.TORCH));
+        TestOperator perBatch = new TestOperator("stats", List.of(
+                new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
+                new Tensor("lengths", Tensor.Role.INPUT, Tensor.Element.INT32, Tensor.Extent.BATCH),
+                new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y, Tensor.Extent.BATCH_QUERIES_KEYS)));
+        assertEquals("kevo export --to torch does not package stats yet: its torch op would lack tensor `lengths` "
+                + "(batch), output `y` (batch_queries_keys); --to cpp exports it",
+                OperatorApi.unsupported(perBatch, ExportTarget.TORCH).orElseThrow());
+        assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(perBatch, ExportTarget.CPP));
+        TestOperator lengthsFirst = new TestOperator("late", List.of(
+                new Tensor("lengths", Tensor.Role.INPUT, Tensor.Element.INT32, Tensor.Extent.BATCH),
+                new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
+                new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y)));
+        assertTrue(OperatorApi.unsupported(lengthsFirst, ExportTarget.TORCH).orElseThrow().contains(
+                "a first input of one element per row and column"));
+    }
+
+    /**
+     * masked_softmax's torch op, from its Operator value: x, then the scale (a Python float, a float32 to the kernel),
+     * the mask kind by name (default none) and lengths and mask as optional tensors, each read under the kind that
+     * reads it; the C API gets the attention layout and mask kind. softmax's keeps its signature.
+     */
+    @Test
+    void maskedSoftmaxsTorchOpTakesScaleMaskKindAndOptionalMaskTensors() {
+        OperatorApi api = OperatorApi.of(Operators.MASKED_SOFTMAX);
+        ApiText text = new ApiText(api, Precision.BF16);
+        Map<String, String> bf16 = text.slots();
+        assertEquals("masked_softmax(x, scale, mask_kind=\"none\", lengths=None, mask=None, dim=-1)",
+                text.pySignature());
+        assertEquals("const torch::Tensor& x, double scale, const std::string& mask_kind, "
+                + "const std::optional<torch::Tensor>& lengths, const std::optional<torch::Tensor>& mask",
+                bf16.get("TORCH_PARAMS"));
+        assertEquals("pybind11::arg(\"x\"), pybind11::arg(\"scale\"), pybind11::arg(\"mask_kind\") = \"none\", "
+                + "pybind11::arg(\"lengths\") = pybind11::none(), pybind11::arg(\"mask\") = pybind11::none()",
+                bf16.get("PY_ARGS"));
+        assertEquals("x, lengths.value_or(torch::Tensor()), mask.value_or(torch::Tensor())", bf16.get("TORCH_INPUTS"));
+        assertEquals("scale", bf16.get("TORCH_SCALARS"));
+        assertEquals("mask_kind", bf16.get("TORCH_MASK_KIND"));
+        // each tensor's extent and the mask kinds that read it: x always, lengths under padding, mask under additive
+        assertEquals("{\"x\", torch::kBFloat16, false, 0, 0xf},\n    {\"lengths\", torch::kInt32, false, 1, 0x4},\n    "
+                + "{\"mask\", torch::kBFloat16, false, 2, 0x8},\n    {\"y\", torch::kBFloat16, true, 0, 0xf}",
+                bf16.get("TORCH_TENSOR_TABLE"));
+        assertEquals("{\"none\", 0}, {\"causal\", 1}, {\"padding\", 2}, {\"additive\", 3}", bf16.get("TORCH_MASK_KINDS"));
+        assertEquals("\n        static_cast<float>(scalars[0]),", bf16.get("TORCH_SCALAR_ARGS"));
+        assertEquals("static_cast<int>(s.batch), static_cast<int>(s.heads), static_cast<int>(s.queries), "
+                + "static_cast<int>(s.cols), s.mask_kind", bf16.get("TORCH_SHAPE_ARGS"));
+        assertEquals("true", bf16.get("ATTENTION"));
+        assertEquals(List.of(MaskKind.PADDING), ApiText.readBy(Operators.MASKED_SOFTMAX.tensors().get(1)));
+        assertEquals(List.of(MaskKind.ADDITIVE), ApiText.readBy(Operators.MASKED_SOFTMAX.tensors().get(2)));
+
+        ApiText softmax = new ApiText(OperatorApi.of(Operators.SOFTMAX), Precision.FP32);
+        Map<String, String> plain = softmax.slots();
+        assertEquals("softmax(x, dim=-1)", softmax.pySignature());
+        assertEquals("const torch::Tensor& x", plain.get("TORCH_PARAMS"));
+        assertEquals("pybind11::arg(\"x\")", plain.get("PY_ARGS"));
+        assertEquals("", plain.get("TORCH_SCALARS"));
+        assertEquals("", plain.get("TORCH_SCALAR_ARGS"));
+        assertEquals("\"none\"", plain.get("TORCH_MASK_KIND"));
+        assertEquals("static_cast<int>(s.rows), static_cast<int>(s.cols)", plain.get("TORCH_SHAPE_ARGS"));
+        assertEquals("false", plain.get("ATTENTION"));
+        assertEquals("{\"none\", 0}", plain.get("TORCH_MASK_KINDS"));
     }
 
     @Test

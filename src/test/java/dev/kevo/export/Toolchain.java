@@ -25,6 +25,67 @@ final class Toolchain {
         return find("CXX", "c++", List.of()).or(() -> find("CXX", "g++", List.of())).or(Toolchain::nvcc);
     }
 
+    /** Python 3: $KEVO_PYTHON, else python3 on the PATH. */
+    static Optional<Path> python() {
+        return find("KEVO_PYTHON", "python3", List.of());
+    }
+
+    /**
+     * A Python with torch, and what a torch extension is compiled with there.
+     *
+     * @param includes torch's include folders ({@code cpp_extension.include_paths()})
+     * @param std      the C++ standard torch's cpp_extension compiles extensions with ({@code c++17}, {@code c++20})
+     */
+    record Torch(Path python, String version, List<String> includes, String pythonInclude, int cxx11Abi, String std) {
+        @Override
+        public String toString() {
+            return "torch " + version + " (" + python + ")";
+        }
+    }
+
+    private static final String TORCH_PROBE = """
+            import json, sysconfig, torch
+            from torch.utils import cpp_extension
+            source = open(cpp_extension.__file__).read()
+            print(json.dumps({"version": torch.__version__, "includes": cpp_extension.include_paths(),
+                              "python": sysconfig.get_paths()["include"], "abi": int(torch._C._GLIBCXX_USE_CXX11_ABI),
+                              "std": "c++20" if "-std=c++20" in source else "c++17"}))
+            """;
+
+    private static Optional<Torch> torch;
+
+    /**
+     * $KEVO_TORCH_PYTHON, else python3 on the PATH, where it imports torch (asked once: importing torch takes
+     * seconds).
+     */
+    static synchronized Optional<Torch> torch() {
+        if (torch == null) {
+            torch = find("KEVO_TORCH_PYTHON", "python3", List.of()).flatMap(Toolchain::probeTorch);
+        }
+        return torch;
+    }
+
+    private static Optional<Torch> probeTorch(Path python) {
+        try {
+            Path dir = Files.createTempDirectory("kevo-torch-probe");
+            Result r = run(dir, 120, List.of(python.toString(), "-c", TORCH_PROBE));
+            String last = r.output().strip().lines().reduce((a, b) -> b).orElse("");
+            if (r.code() != 0 || !last.startsWith("{")) {
+                return Optional.empty();
+            }
+            var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(last);
+            List<String> includes = new ArrayList<>();
+            json.get("includes").forEach(n -> includes.add(n.asText()));
+            return Optional.of(new Torch(python, json.get("version").asText(), List.copyOf(includes),
+                    json.get("python").asText(), json.get("abi").asInt(), json.get("std").asText()));
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
     private static Optional<Path> find(String variable, String command, List<String> fallbacks) {
         String named = System.getenv(variable);
         if (named != null && !named.isBlank() && Files.isExecutable(Path.of(named))) {

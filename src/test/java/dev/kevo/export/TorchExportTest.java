@@ -1,0 +1,264 @@
+package dev.kevo.export;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.SanitizerRecords;
+import dev.kevo.TestFiles;
+import dev.kevo.data.Dtype;
+import dev.kevo.data.MaskKind;
+import dev.kevo.data.Precision;
+import dev.kevo.data.Shape;
+import dev.kevo.data.Verdict;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.ReferenceInputs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The torch packages kevo writes, masked_softmax's above all, checked without a GPU: the binding's text in each dtype;
+ * with Python, that example.py and setup.py compile; with torch (a CPU build is enough), that example.py's reference
+ * is kevo's own reference of masked_softmax in every mask kind; with nvcc and torch's headers, that each binding
+ * compiles as torch's cpp_extension compiles it. What only a GPU runs (the op itself) is bench/export-torch.sh's.
+ */
+class TorchExportTest {
+
+    /** The kernels exported here, each with a dtype it implements. */
+    private static final List<String[]> PACKAGES = List.of(
+            new String[]{"seeds/online.cu", "fp32"},
+            new String[]{"seeds/log_softmax/online.cu", "bf16"},
+            new String[]{"seeds/masked_softmax/online.cu", "fp32"},
+            new String[]{"seeds/masked_softmax/online.cu", "bf16"},
+            new String[]{"seeds/masked_softmax/online.cu", "fp16"});
+
+    /** The torch package of {@code kernel} in {@code dtype}, as kevo eval --sanitize would leave the file judged. */
+    private static Path export(Path tmp, String kernel, String dtype) throws Exception {
+        String name = kernel.replace('/', '-').replace(".cu", "") + "-" + dtype;
+        Path file = Files.copy(TestFiles.root().resolve(kernel),
+                Files.createDirectories(tmp.resolve("judged-" + name)).resolve("k.cu"));
+        SanitizerRecords.write(file, Verdict.PASS, null, Precision.parse(dtype));
+        Path out = tmp.resolve(name);
+        ExportPackage.build(ExportSource.locate(file), ExportTarget.TORCH, Optional.of(Precision.parse(dtype)), "test",
+                Instant.now()).writeTo(out);
+        return out;
+    }
+
+    /**
+     * In every dtype, the masked binding types x and mask as the dtype exported and lengths as int32 whatever it is,
+     * and no template slot is left; softmax's keeps its plain signature.
+     */
+    @Test
+    void eachBindingTypesItsTensorsInTheDtypeExported(@TempDir Path tmp) throws Exception {
+        for (String[] p : PACKAGES) {
+            Path out = export(tmp, p[0], p[1]);
+            String op = Files.readString(out.resolve(ExportPackage.PROVENANCE)).replaceAll("(?s).*\"op\" : \"(\\w+)\".*",
+                    "$1");
+            String binding = Files.readString(out.resolve("kevo_" + op + "_torch.cpp"));
+            String x = ExportTypes.torch(Precision.parse(p[1]).x());
+            assertFalse(binding.contains("@@"), p[0] + " " + p[1]);
+            assertTrue(binding.contains("{\"x\", " + x + ", false, 0, 0xf}"), binding);
+            if (op.equals("masked_softmax")) {
+                assertTrue(binding.contains("{\"lengths\", torch::kInt32, false, 1, 0x4},\n    {\"mask\", " + x
+                        + ", false, 2, 0x8}"), binding);
+                assertTrue(binding.contains("static constexpr bool kevo_masked_softmax_attention = true;"), binding);
+            } else {
+                assertTrue(binding.contains("PyTorch op, " + op + "(x, dim=-1). Generated"), binding);
+                assertTrue(binding.contains("pybind11::arg(\"x\"), pybind11::arg(\"dim\") = -1);"), binding);
+                assertTrue(binding.contains("static constexpr bool kevo_" + op + "_attention = false;"), binding);
+            }
+        }
+    }
+
+    /** Every package's Python compiles: example.py (with masked_softmax's reference and input helpers) and setup.py. */
+    @Test
+    @PythonTest
+    void theGeneratedPythonCompiles(@TempDir Path tmp) throws Exception {
+        String python = Toolchain.python().orElseThrow().toString();
+        for (String[] p : PACKAGES) {
+            Path out = export(tmp, p[0], p[1]);
+            for (String f : List.of("example.py", "setup.py")) {
+                Toolchain.succeed(out, 60, python, "-m", "py_compile", f);
+            }
+        }
+    }
+
+    /**
+     * example.py's reference of masked_softmax, torch.softmax of the scaled scores with masked keys at -inf and fully
+     * masked rows 0, equals kevo's own CPU reference in every mask kind, in float32 and bf16: masked entries, x's -inf
+     * entries and fully masked rows (a length of 0, a mask row of lowest values, more queries than keys) exactly 0,
+     * the rest within what kevo's rounding of a score to float32 moves a probability. Run on torch's CPU.
+     */
+    @Test
+    @TorchTest
+    void theExamplesMaskedReferenceIsKevosInEveryMaskKind(@TempDir Path tmp) throws Exception {
+        Path out = export(tmp, "seeds/masked_softmax/online.cu", "fp32");
+        String example = Files.readString(out.resolve("example.py"));
+        int start = example.indexOf("def reference(");
+        int end = example.indexOf("\n\n\nfor ", start);
+        assertTrue(start > 0 && end > start, example);
+        Path script = Files.writeString(tmp.resolve("reference.py"), """
+                import sys
+                import torch
+
+                DEFINITION
+                out = open(sys.argv[2], "w")
+                lines = iter(open(sys.argv[1]).read().splitlines())
+                for head in lines:
+                    batch, heads, queries, keys, kind, scale, dtype, mask4 = head.split()
+                    batch, heads, queries, keys = int(batch), int(heads), int(queries), int(keys)
+                    dtype = getattr(torch, dtype)
+                    x = torch.tensor([float(v) for v in next(lines).split()], dtype=torch.float32)
+                    x = x.view(batch, heads, queries, keys).to(dtype)
+                    lengths = next(lines).split()
+                    lengths = torch.tensor([int(v) for v in lengths], dtype=torch.int32) if lengths else None
+                    mask = next(lines).split()
+                    if mask:
+                        mask = torch.tensor([float(v) for v in mask], dtype=torch.float32).to(dtype)
+                        mask = mask.view(batch, 1, queries, keys) if mask4 == "1" else mask.view(batch, queries, keys)
+                    else:
+                        mask = None
+                    y = reference(x, float(scale), kind, lengths, mask)
+                    out.write(" ".join(repr(v) for v in y.flatten().tolist()) + "\\n")
+                """.replace("DEFINITION", example.substring(start, end)));
+        Random random = new Random(43);
+        List<ReferenceInputs> cases = new ArrayList<>();
+        StringBuilder input = new StringBuilder();
+        for (Dtype dtype : List.of(Dtype.FP32, Dtype.BF16)) {
+            for (MaskKind kind : MaskKind.values()) {
+                for (int[] s : List.of(new int[]{2, 3, 5, 7}, new int[]{1, 2, 6, 4}, new int[]{3, 1, 1, 33})) {
+                    ReferenceInputs in = maskedCase(random, dtype, Shape.attention(s[0], s[1], s[2], s[3], kind));
+                    cases.add(in);
+                    input.append(s[0]).append(' ').append(s[1]).append(' ').append(s[2]).append(' ').append(s[3])
+                            .append(' ').append(kind.id()).append(' ').append(in.scale()).append(' ')
+                            .append(dtype == Dtype.FP32 ? "float32" : "bfloat16").append(' ')
+                            .append(cases.size() % 2).append('\n');
+                    input.append(floats(in.x())).append('\n');
+                    input.append(in.lengths() == null ? "" : String.join(" ", java.util.Arrays.stream(in.lengths())
+                            .mapToObj(Integer::toString).toList())).append('\n');
+                    input.append(in.mask() == null ? "" : floats(in.mask())).append('\n');
+                }
+            }
+        }
+        Path inputs = Files.writeString(tmp.resolve("inputs.txt"), input);
+        Path answers = tmp.resolve("answers.txt");
+        Toolchain.succeed(tmp, 300, Toolchain.torch().orElseThrow().python().toString(), script.toString(),
+                inputs.toString(), answers.toString());
+        List<String> lines = Files.readAllLines(answers);
+        assertEquals(cases.size(), lines.size());
+        int zeros = 0;
+        for (int c = 0; c < cases.size(); c++) {
+            ReferenceInputs in = cases.get(c);
+            double[] kevo = Operators.MASKED_SOFTMAX.reference(in);
+            String[] torch = lines.get(c).split(" ");
+            assertEquals(kevo.length, torch.length);
+            for (int i = 0; i < kevo.length; i++) {
+                double t = Double.parseDouble(torch[i]);
+                String at = in.shape() + " in " + in.xType() + ", element " + i + ": kevo " + kevo[i] + ", torch " + t;
+                if (kevo[i] == 0) {
+                    zeros++;
+                    assertEquals(0.0, t, at);
+                } else {
+                    // kevo rounds each score to float32 (as a kernel's fma does); this is float64 throughout
+                    assertTrue(Math.abs(t - kevo[i]) <= 1e-12 + 1e-5 * Math.abs(kevo[i]), at);
+                }
+            }
+        }
+        assertTrue(zeros > 100, "masked entries and fully masked rows were checked: " + zeros);
+    }
+
+    /**
+     * A case of masked_softmax as kevo's cases draw it at its edges, every value held in x's type: x spread with a few
+     * -inf entries and one row -inf throughout; lengths from 0 to keys; a mask of biases with lowest and -inf entries
+     * and one row of lowest values; the scale one of the operator's, or 1.
+     */
+    private static ReferenceInputs maskedCase(Random random, Dtype dtype, Shape shape) {
+        int keys = (int) shape.cols();
+        float[] x = new float[(int) shape.elements()];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = i / keys == 1 || random.nextInt(20) == 0 ? Float.NEGATIVE_INFINITY
+                    : held(dtype, (float) (random.nextGaussian() * 4));
+        }
+        ReferenceInputs plain = new ReferenceInputs(shape, dtype, x, null, null, 1f);
+        int[] lengths = null;
+        float[] mask = null;
+        if (shape.mask() == MaskKind.PADDING) {
+            lengths = new int[(int) shape.batch()];
+            for (int b = 0; b < lengths.length; b++) {
+                lengths[b] = b == 0 ? 0 : b == 1 ? keys : random.nextInt(keys + 1);
+            }
+        } else if (shape.mask() == MaskKind.ADDITIVE) {
+            mask = new float[(int) (shape.batch() * shape.queries() * keys)];
+            for (int i = 0; i < mask.length; i++) {
+                int draw = random.nextInt(10);
+                mask[i] = i / keys == 0 || draw < 3 ? plain.lowest() : draw == 3 ? Float.NEGATIVE_INFINITY
+                        : held(dtype, (float) (random.nextGaussian() * 2));
+            }
+        }
+        List<Float> scales = new ArrayList<>(Operators.MASKED_SOFTMAX.scalars().getFirst().values());
+        scales.add(1f);
+        return new ReferenceInputs(shape, dtype, x, lengths, mask, scales.get(random.nextInt(scales.size())));
+    }
+
+    /** v as x's type holds it: bf16 keeps a float's top 16 bits (rounded to nearest even). */
+    private static float held(Dtype dtype, float v) {
+        if (dtype == Dtype.FP32) {
+            return v;
+        }
+        int bits = Float.floatToRawIntBits(v);
+        return Float.intBitsToFloat((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000);
+    }
+
+    private static String floats(float[] values) {
+        StringBuilder out = new StringBuilder();
+        for (float v : values) {
+            out.append(out.isEmpty() ? "" : " ").append(v);
+        }
+        return out.toString();
+    }
+
+    /**
+     * Each package's binding compiles with nvcc against torch's headers, as torch's cpp_extension compiles it (its C++
+     * standard, TORCH_EXTENSION_NAME, torch's include folders): warnings in the generated file are errors. Where the
+     * CUDA toolkit lacks the math libraries' headers that torch's CUDA headers include (cusparse.h: a toolkit of the
+     * compiler alone), it says so and skips.
+     */
+    @Test
+    @NvccTest
+    @TorchTest
+    void eachBindingCompilesAgainstTorchsHeaders(@TempDir Path tmp) throws Exception {
+        String nvcc = Toolchain.nvcc().orElseThrow().toString();
+        Toolchain.Torch torch = Toolchain.torch().orElseThrow();
+        for (String[] p : PACKAGES.subList(0, 4)) {
+            Path out = export(tmp, p[0], p[1]);
+            Path binding = Toolchain.files(out, "_torch.cpp").getFirst();
+            String module = binding.getFileName().toString().replace("_torch.cpp", "");
+            List<String> command = new ArrayList<>(List.of(nvcc, "-std=" + torch.std(), "-O1", "-c",
+                    binding.getFileName().toString(), "-o", module + "_torch.o", "-DTORCH_EXTENSION_NAME=" + module,
+                    "-DTORCH_API_INCLUDE_EXTENSION_H", "-D_GLIBCXX_USE_CXX11_ABI=" + torch.cxx11Abi(),
+                    "-Xcompiler", "-fPIC,-Wall,-Wextra,-Werror"));
+            for (String include : torch.includes()) {
+                command.addAll(List.of("-isystem", include));
+            }
+            command.addAll(List.of("-isystem", torch.pythonInclude()));
+            Toolchain.Result r = Toolchain.run(out, 600, command);
+            if (r.code() != 0 && r.output().matches("(?s).*\\b(cusparse|cublas_v2|cublasLt|cusolverDn|cusolver_common)"
+                    + "\\.h: No such file.*")) {
+                String message = "SKIPPED torch test eachBindingCompilesAgainstTorchsHeaders: torch " + torch.version()
+                        + "'s CUDA headers include the CUDA math libraries' headers, which " + nvcc + "'s toolkit lacks";
+                System.err.println(message);
+                Assumptions.abort(message);
+            }
+            assertEquals(0, r.code(), p[0] + " " + p[1] + ": " + Toolchain.tail(r.output()));
+        }
+        System.out.println("TorchExportTest: bindings compiled against " + torch);
+    }
+}
