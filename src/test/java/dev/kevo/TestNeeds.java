@@ -2,6 +2,8 @@ package dev.kevo;
 
 import dev.kevo.export.HostCompilerTest;
 import dev.kevo.export.NvccTest;
+import dev.kevo.export.PythonTest;
+import dev.kevo.export.TorchTest;
 import dev.kevo.worker.SlurmTest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,7 +39,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.platform.commons.annotation.Testable;
 
 /**
- * Which test methods reach something a fresh machine lacks (NVRTC, a GPU, Chromium, nvcc, a C++ compiler, Slurm)
+ * Which test methods reach something a fresh machine lacks (NVRTC, a GPU, Chromium, nvcc, a C++ compiler, python3, torch, Slurm)
  * without the annotation that skips them there. It reads bytecode rather than source, so that a fully qualified
  * name, a static import, a lambda or a helper class cannot hide a call; and it follows calls into kevo's own classes
  * (test support such as KernelBatch, and production code) to any depth.
@@ -60,6 +62,8 @@ public final class TestNeeds {
         BROWSER("Chromium", BrowserTest.class),
         NVCC("nvcc", NvccTest.class),
         HOST_COMPILER("a C++ compiler", HostCompilerTest.class, NvccTest.class),
+        PYTHON("python3", PythonTest.class, TorchTest.class),
+        TORCH("a Python with torch", TorchTest.class),
         SLURM("Slurm", SlurmTest.class);
 
         private final String what;
@@ -99,7 +103,9 @@ public final class TestNeeds {
             new Ref("dev/kevo/cuda/Gpu", "<init>", ""), Need.GPU,
             new Ref("dev/kevo/export/Toolchain", "nvcc", ""), Need.NVCC,
             new Ref("dev/kevo/export/Toolchain", "hostCompiler", ""), Need.HOST_COMPILER,
-            new Ref("dev/kevo/export/Toolchain", "compileHost", ""), Need.HOST_COMPILER);
+            new Ref("dev/kevo/export/Toolchain", "compileHost", ""), Need.HOST_COMPILER,
+            new Ref("dev/kevo/export/Toolchain", "python", ""), Need.PYTHON,
+            new Ref("dev/kevo/export/Toolchain", "torch", ""), Need.TORCH);
     private static final String SELENIUM = "org/openqa/selenium/";
     private static final Set<String> SLURM_COMMANDS = Set.of("salloc", "sbatch", "srun", "sinfo", "squeue",
             "scancel", "scontrol");
