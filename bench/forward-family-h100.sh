@@ -5,9 +5,9 @@
 #   tests      the GPU tests the forward family added or touched (the shared harness changed for masked_softmax):
 #              MaskedSoftmaxGpuTest, then the regression set (TrustedKernels, LogSoftmax, AddedOperator, Evaluator,
 #              CheckLaunchTime, Adversarial, Sanitizer)
-#   check      log_softmax's exported torch op against torch.log_softmax (bench/export-torch.sh with OP=log_softmax),
-#              and the scripted-model campaigns of log_softmax and masked_softmax (bench/llm-step.sh: prompts distinct,
-#              answers judged)
+#   check      each operator's exported torch op against torch (bench/export-torch.sh with OP=masked_softmax, softmax,
+#              log_softmax: their seeds or recorded champion), and the scripted-model campaigns of log_softmax and
+#              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
 #   campaign OP DTYPE   one default-length campaign of OP (log_softmax or masked_softmax) in DTYPE (fp32, bf16), with
 #              its champion's record, progress, show and lineage; cut by the slot, its folder for campaign-resume
 #   campaign-resume CAMPAIGN_FOLDER_TGZ   finishes a cut campaign (kevo evolve --resume) and records it
@@ -35,13 +35,16 @@ tests)
     > "$out/regression.txt" 2>&1
   grep -A14 "Test run finished" "$out/regression.txt"; grep -B2 -A12 "Failures (" "$out/regression.txt" | head -40 ;;
 check)
-  OP=log_softmax OUT="$out/export" timeout 330 bash bench/export-torch.sh > "$out/export.txt" 2>&1
-  echo "export exit $?"; tail -8 "$out/export.txt"
-  CONFIG=bench/llm-step-log_softmax.yaml ANSWERS=bench/llm-answers-log_softmax OUT="$out/llm" timeout 200 \
+  # The torch binding is one template for every operator: each operator's export, checked against torch.
+  for op in masked_softmax softmax log_softmax; do
+    OP=$op OUT="$out/export-$op" timeout $((400 - SECONDS)) bash bench/export-torch.sh > "$out/export-$op.txt" 2>&1
+    echo "export $op exit $?"; tail -6 "$out/export-$op.txt"
+  done
+  CONFIG=bench/llm-step-log_softmax.yaml ANSWERS=bench/llm-answers-log_softmax OUT="$out/llm" timeout $((510 - SECONDS)) \
     bash bench/llm-step.sh > "$out/llm.txt" 2>&1
   echo "scripted campaign exit $?"; tail -3 "$out/llm.txt"
   CONFIG=bench/llm-step-masked_softmax.yaml ANSWERS=bench/llm-answers-masked_softmax OUT="$out/llm-masked" \
-    timeout 150 bash bench/llm-step.sh > "$out/llm-masked.txt" 2>&1
+    timeout $((585 - SECONDS)) bash bench/llm-step.sh > "$out/llm-masked.txt" 2>&1
   echo "scripted masked campaign exit $?"; tail -3 "$out/llm-masked.txt" ;;
 campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
