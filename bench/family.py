@@ -66,10 +66,10 @@ class Op:
       masked_softmax      (here) inputs x, lengths or mask as the shape's kind reads them (the mask as stored, so its
                           bytes count in the floor) and the scale; torch: softmax(x.view(B,H,Q,K) * scale + bias, -1);
                           the reference kevo's, scores rounded to float32, masked keys and fully masked rows 0;
-      softmax_backward    inputs y (a softmax's output) and dy, output dx: torch._softmax_backward_data(dy, y, -1,
-                          x's dtype); reference y * (dy - sum(dy * y));
-      log_softmax_backward  inputs y (log-probabilities) and dy: torch._log_softmax_backward_data(dy, y, -1, x's
-                          dtype); reference dy - exp(y) * sum(dy);
+      softmax_backward    (here) inputs y (a softmax's output) and dy, output dx: torch._softmax_backward_data(dy,
+                          y, -1, x's dtype); reference y * (dy - sum(dy * y)), held to dy's scale;
+      log_softmax_backward  (here) inputs y (log-probabilities) and dy: torch._log_softmax_backward_data(dy, y, -1,
+                          x's dtype); reference dy - exp(y) * sum(dy), held to dy's scale;
       cross_entropy       inputs x and target (rows,), output a loss per row: torch.nn.functional.cross_entropy(x,
                           target, reduction="none"); reference logsumexp(x) - x[target].
 
@@ -105,6 +105,10 @@ class Op:
     torch_on_empty_rows: bool = True
     # what the record says of the op's inputs and peers beyond their names
     note: Optional[str] = None
+    # (shape, inputs, a slice of rows) -> each element's scale, where the op's absolute tolerance is a multiple of it
+    # and a case's L2 error is relative to the scales' (the backward ops: |dy| + w(y) sum_row |term|,
+    # docs/measurement.md); None: an absolute tolerance of 1 and the L2 error relative to the reference's
+    scale: Optional[Callable] = None
 
 
 def logits(shape, xt, gen):
@@ -251,6 +255,65 @@ MASKED_NOTE = (
     "kevo's tolerance the row says so and torch is timed all the same")
 
 
+# ---- softmax_backward and log_softmax_backward (docs/operators.md#softmax_backward-and-log_softmax_backward) ----
+def backward_inputs(forward):
+    """y, the forward's answer on x as every op draws it (computed in float32, rounded to x's type, as a forward
+    kernel would hand it on), and dy standard normal in x's type: what training's backward gets."""
+    def make(shape, xt, gen):
+        x = logits(shape, xt, gen)["x"]
+        y = getattr(torch, forward)(x.float(), dim=-1).to(xt)
+        dy = torch.randn(shape.rows, shape.cols, device=gen.device, generator=gen).to(xt)
+        return {"y": y, "dy": dy}
+    return make
+
+
+def like_y(inputs, yt):
+    return torch.empty(inputs["y"].shape, dtype=yt, device=inputs["y"].device)
+
+
+def torch_backward(name):
+    """torch.NAME(dy, y, -1, x's dtype) as autograd calls it; it takes one dtype, so not for bf16 in, float32 out."""
+    def call(shape, inputs, yt):
+        y, dy = inputs["y"], inputs["dy"]
+        if y.dtype != yt:
+            raise ValueError(f"torch.{name} takes y, dy and dx in one dtype, not {y.dtype} in and {yt} out")
+        f = getattr(torch, name)
+        return lambda: f(dy, y, -1, yt)
+    return call
+
+
+def backward_reference(log):
+    """dx in float64 from y and dy as stored: dy - exp(y) sum(dy) (LOG), y (dy - sum(y dy)) otherwise."""
+    def reference(shape, inputs, rows):
+        y, dy = inputs["y"][rows].double(), inputs["dy"][rows].double()
+        if log:
+            return dy - torch.exp(y) * dy.sum(dim=-1, keepdim=True)
+        return y * (dy - (y * dy).sum(dim=-1, keepdim=True))
+    return reference
+
+
+def backward_scale(log):
+    """Each element's scale, |dy| + w(y) sum_row |term|, (term, w) = (dy, exp(y)) for LOG, else (y dy, y): what an
+    honest float32 dot product's error is a few units of (RowDotBackward.TOLERANCE, docs/measurement.md)."""
+    def scale(shape, inputs, rows):
+        y, dy = inputs["y"][rows].double(), inputs["dy"][rows].double()
+        w, term = (torch.exp(y), dy) if log else (y, y * dy)
+        return dy.abs() + w.abs() * term.abs().sum(dim=-1, keepdim=True)
+    return scale
+
+
+def triton_backward(log):
+    def call(shape, inputs, dx, sms):
+        return lambda: kb.triton_backward(inputs["y"], inputs["dy"], dx, log, sms)
+    return call
+
+
+BACKWARD_NOTE = ("y is the forward's float32 answer on x (normal, standard deviation 4) rounded to x's type, dy "
+                 "standard normal; floor_bytes: y and dy read once, dx written once. The check is kevo's for these "
+                 "operators: per element 1e-4 of each element's scale |dy| + w(y) sum_row |term| plus one unit of dx's "
+                 "type, the case's L2 error relative to the scales' (docs/measurement.md)")
+
+
 OPS = {
     "softmax": Op(inputs=logits, output=like_x, torch_name="torch.softmax", torch_call=torch_rowwise("softmax"),
                   reference=torch_reference("softmax"), tolerance=(1e-6, 1e-4, 1e-4),
@@ -265,6 +328,18 @@ OPS = {
                          triton_name="triton masked softmax (tutorial's style: a program a row, mask from the row)",
                          triton_call=triton_masked, mask_kinds=("none", "causal", "padding", "additive"),
                          torch_on_empty_rows=False, note=MASKED_NOTE),
+    "softmax_backward": Op(inputs=backward_inputs("softmax"), output=like_y, output_name="dx",
+                           torch_name="torch._softmax_backward_data", torch_call=torch_backward("_softmax_backward_data"),
+                           reference=backward_reference(False), scale=backward_scale(False),
+                           tolerance=(1e-4, 0.0, 1e-4), triton_name="triton softmax backward (tutorial's style)",
+                           triton_call=triton_backward(False), note=BACKWARD_NOTE),
+    "log_softmax_backward": Op(inputs=backward_inputs("log_softmax"), output=like_y, output_name="dx",
+                               torch_name="torch._log_softmax_backward_data",
+                               torch_call=torch_backward("_log_softmax_backward_data"),
+                               reference=backward_reference(True), scale=backward_scale(True),
+                               tolerance=(1e-4, 0.0, 1e-4),
+                               triton_name="triton log_softmax backward (tutorial's style)",
+                               triton_call=triton_backward(True), note=BACKWARD_NOTE),
 }
 
 
@@ -420,14 +495,15 @@ def check(op, shape, inputs, out, on_empty_rows=True):
         finite = ~exact & torch.isfinite(got)
         nonfinite += int((~exact & ~torch.isfinite(got)).sum())
         err = torch.where(finite, (got - ref).abs(), torch.zeros_like(got))
-        bound = absolute + relative * ref.abs() + ulp(out.dtype, held)
+        scale = op.scale(shape, inputs, rows) if op.scale else None
+        bound = absolute * (scale if scale is not None else 1.0) + relative * ref.abs() + ulp(out.dtype, held)
         violations += int((err > bound).sum())
         if finite.any():
             max_err = max(max_err, float(err.max()))
             worst = max(worst, float((err / bound).max()))
         counted = finite & torch.isfinite(held)  # whole-case errors over the answers out's type holds finitely
         err_sq += float((err[counted] ** 2).sum())
-        ref_sq += float((ref[counted] ** 2).sum())
+        ref_sq += float(((scale if scale is not None else ref)[counted] ** 2).sum())
         held_sq += float(((held - ref)[counted] ** 2).sum())
     norm = math.sqrt(ref_sq) or 1.0
     rel_l2, l2_bound = math.sqrt(err_sq) / norm, l2 + 1.25 * math.sqrt(held_sq) / norm

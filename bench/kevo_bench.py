@@ -62,6 +62,34 @@ def triton_log_softmax_kernel(output_ptr, input_ptr, input_row_stride, output_ro
 
 
 @triton.jit
+def triton_softmax_backward_kernel(dx_ptr, y_ptr, dy_ptr, row_stride, n_rows, n_cols, LOG: tl.constexpr,
+                                   BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    # The tutorial's style for the backward of softmax (LOG False: dx = y * (dy - sum(y * dy))) and of log_softmax
+    # (LOG True: dx = dy - exp(y) * sum(dy)): a whole row of y and dy in one program, the row's dot product in float32.
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        mask = col_offsets < n_cols
+        y = tl.load(y_ptr + row_idx * row_stride + col_offsets, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row_idx * row_stride + col_offsets, mask=mask, other=0.0).to(tl.float32)
+        if LOG:
+            dx = dy - tl.exp(y) * tl.sum(dy, axis=0)
+        else:
+            dx = y * (dy - tl.sum(y * dy, axis=0))
+        tl.store(dx_ptr + row_idx * row_stride + col_offsets, dx, mask=mask)
+
+
+def triton_backward(y, dy, dx, log, sms):
+    """triton_softmax_backward_kernel launched as the tutorial launches its softmax (triton_rows)."""
+    n_rows, n_cols = y.shape
+    block = triton.next_power_of_2(n_cols)
+    warps = 16 if block >= 4096 else 8 if block >= 2048 else 4
+    triton_softmax_backward_kernel[(min(n_rows, sms * 4),)](dx, y, dy, y.stride(0), n_rows, n_cols, LOG=log,
+                                                            BLOCK_SIZE=block, num_stages=2, num_warps=warps)
+
+
+@triton.jit
 def triton_copy_kernel(dst_ptr, src_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
