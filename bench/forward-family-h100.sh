@@ -15,9 +15,11 @@
 #              torch and Triton, standard and llm suites, fp32 and bf16
 #   family-masked [KERNEL]   bench/family.py on the attention suite, every mask kind, fp32 and bf16, for KERNEL
 #              (default seeds/masked_softmax/online.cu; a masked_softmax champion once a campaign has one)
+#   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
+#              default their block_dot seeds)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [KERNEL]}
+step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [KERNEL]|family-backward [SB LSB]}
 # Steps may run side by side, one per GPU (CUDA_VISIBLE_DEVICES): each gets its own folder and its own unpacked bundle.
 tag=forward-$step${2:+-$2}${3:+-$3}; tag=${tag//\//_}
 out=/tmp/$tag; rm -rf "$out"; mkdir -p "$out"
@@ -84,6 +86,15 @@ family-masked)
     --job "masked_softmax:fp32:$ms:attention" --job "masked_softmax:bf16:$ms:attention" \
     > "$out/family-masked-h100.txt" 2>&1
   echo "family exit $?"; grep -E '^\{' "$out/family-masked-h100.txt" | cut -c1-220 ;;
+family-backward)
+  # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
+  # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.
+  sb=${2:-seeds/softmax_backward/block_dot.cu}; lsb=${3:-seeds/log_softmax_backward/block_dot.cu}
+  timeout 560 python3 bench/family.py --out "$out/family-backward-h100.json" \
+    --job "softmax_backward:fp32:$sb:llm" --job "log_softmax_backward:fp32:$lsb:llm" \
+    --job "softmax_backward:bf16:$sb:llm" --job "log_softmax_backward:bf16:$lsb:llm" \
+    > "$out/family-backward-h100.txt" 2>&1
+  echo "family exit $?"; grep -E '^\{' "$out/family-backward-h100.txt" | cut -c1-220 ;;
 *)
   echo "forward-family-h100.sh: unknown step '$step'" >&2; exit 2 ;;
 esac
