@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs steps of bench/forward-family-h100.sh side by side on a host of several GPUs, the i-th argument on GPU i
+# (CUDA_VISIBLE_DEVICES), so that one 10-minute device command holds as many steps as the host has GPUs; an argument
+# may chain steps with ';', run one after another on its GPU. Everything the steps leave in $OUT is packed into
+# $OUT/steps.tgz with their logs, one file, whatever their number (the device tool brings back at most 8).
+# Usage (repository root, the bundle and for `tests` target/gpu-tests.tgz carried):
+#   KEVO_COMMIT=$(cat .commit) bash tools/parallel-steps.sh "tests" "campaign masked_softmax fp32" \
+#       "campaign masked_softmax bf16" "check; family-backward"
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+[[ $# -ge 1 ]] || { echo "usage: tools/parallel-steps.sh STEPS [STEPS ...] (one argument a GPU)" >&2; exit 2; }
+gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+if (( $# > gpus )); then echo "parallel-steps: $# arguments, $gpus GPUs" >&2; exit 2; fi
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+final=${OUT:?OUT: where the packed results go}
+work=$(mktemp -d /tmp/parallel-steps.XXXXXX)
+i=0
+for chain in "$@"; do
+  mkdir -p "$work/gpu$i"
+  (
+    export CUDA_VISIBLE_DEVICES=$i OUT="$work/gpu$i"
+    IFS=';' read -ra steps <<< "$chain"
+    for step in "${steps[@]}"; do
+      read -ra words <<< "$step"
+      echo "== GPU $i: ${words[*]} ($(date -u +%T))"
+      bash bench/forward-family-h100.sh "${words[@]}"
+      echo "== GPU $i: ${words[0]} exit $? ($(date -u +%T))"
+    done
+  ) > "$work/gpu$i.log" 2>&1 &
+  i=$((i + 1))
+  sleep 10  # the steps unpack the bundle and start their JVMs a little apart
+done
+wait
+for log in "$work"/gpu*.log; do echo "=== $(basename "$log")"; cat "$log"; done
+tar czf "$final/steps.tgz" -C "$work" .
+ls -la "$final"
