@@ -87,10 +87,25 @@ public final class Evaluator implements AutoCloseable {
     /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against,
                      EvalSettings settings) {
+        this(gpu, nvrtc, cache, suite, against, settings, Task.of(settings));
+    }
+
+    /**
+     * As the evaluator of {@code settings}, for {@code task} as given: also one that {@link Task#of} refuses for the
+     * command line because it has not been judged on a GPU yet ({@link Task#notJudgedYet}), as its GPU tests judge it.
+     *
+     * @throws IllegalArgumentException where {@code task} is not the settings' {@code op} and {@code dtype}
+     */
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against, EvalSettings settings,
+                     Task task) {
+        if (!task.op().id().equals(settings.op().trim()) || !task.dtype().equals(settings.dtype())) {
+            throw new IllegalArgumentException("task " + task + " under settings of " + settings.op() + " "
+                    + settings.dtype().id());
+        }
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.task = Task.of(settings);
+        this.task = task;
         task.checkSuite(suite.name(), suite.shapes());
         this.cases = task.cases(settings);
         this.tolerance = task.tolerance(settings);
@@ -118,12 +133,7 @@ public final class Evaluator implements AutoCloseable {
             throw KevoException.input(why + ": judge against a kernel file (baseline: auto or "
                     + "evaluator/baselines/NAME.cu)");
         });
-        Cudnn.Algorithm algorithm = switch (task.op().vendor().orElseThrow()) {
-            case CUDNN_SOFTMAX_ACCURATE -> Cudnn.Algorithm.ACCURATE;
-            case CUDNN_SOFTMAX_LOG -> Cudnn.Algorithm.LOG;
-        };
-        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, task.dtype().x(), algorithm), task,
-                suite.shapes());
+        CudnnBaselineRun vendor = CudnnBaselineRun.of(cudnn, gpu, task, suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
             vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);

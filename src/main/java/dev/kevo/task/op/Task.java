@@ -39,14 +39,16 @@ public record Task(Operator op, Precision dtype) {
     }
 
     /**
-     * Why kevo cannot judge {@code op} yet, in a phrase, or empty when it can: the backward operators are defined (their
-     * reference, tolerance and seeds) before the evaluator generates their two row inputs. What would rest on a
-     * judgement (an evaluation, a campaign, an export) refuses them with this.
+     * Why kevo does not judge {@code op} yet, in a phrase, or empty when it does: the backward operators' evaluator
+     * (their two row inputs generated, referenced and compared by harness_backward.cu) is written but has not run on a
+     * GPU, and their tolerance is not calibrated there. What would rest on a judgement (the CLI's evaluation, a
+     * campaign, an export) refuses them with this; the evaluator itself judges them for its GPU tests
+     * ({@code BackwardGpuTest}).
      */
     public static Optional<String> notJudgedYet(Operator op) {
         return op instanceof RowDotBackward ? Optional.of(op.id() + " is defined (its reference, tolerance and seeds) "
-                + "but kevo's evaluator does not generate and judge its two row inputs (y, dy) yet (issue 43)")
-                : Optional.empty();
+                + "and kevo's evaluator can judge its two row inputs (y, dy), but that has not yet run on a GPU "
+                + "(issue 43)") : Optional.empty();
     }
 
     /**

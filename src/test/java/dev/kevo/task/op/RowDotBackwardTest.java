@@ -179,6 +179,36 @@ class RowDotBackwardTest {
         }
     }
 
+    /**
+     * What the evaluator is driven by: each is the gradient of its forward, whose x and statistics its inputs derive
+     * from, and reads two row inputs in the harness's order (y, then dy); cuDNN's backward of the forward's algorithm is
+     * its vendor baseline, which serves one dtype for every tensor and so not bf16-fp32.
+     */
+    @Test
+    void isTheGradientOfItsForwardWithTwoRowInputsAndCudnnsBackward() {
+        assertEquals(java.util.Optional.of(Operators.SOFTMAX), SOFTMAX_BW.gradientOf());
+        assertEquals(java.util.Optional.of(Operators.LOG_SOFTMAX), LOG_SOFTMAX_BW.gradientOf());
+        assertEquals(VendorBaseline.CUDNN_SOFTMAX_BACKWARD_ACCURATE, SOFTMAX_BW.vendor().orElseThrow());
+        assertEquals(VendorBaseline.CUDNN_SOFTMAX_BACKWARD_LOG, LOG_SOFTMAX_BW.vendor().orElseThrow());
+        for (RowDotBackward op : new RowDotBackward[] {SOFTMAX_BW, LOG_SOFTMAX_BW}) {
+            assertEquals(java.util.List.of("y", "dy"), op.rowInputs().stream().map(Tensor::name).toList(), op.id());
+            assertTrue(op.extraInputs().isEmpty(), op.id());
+            assertThrows(IllegalStateException.class, op::input, "two row inputs, not one x");
+            assertTrue(new Task(op, Precision.FP32).vendorCannotServe().isEmpty(), op.id());
+            assertTrue(new Task(op, Precision.BF16).vendorCannotServe().isEmpty(), op.id());
+            assertTrue(new Task(op, Precision.BF16_FP32).vendorCannotServe().isPresent(), op.id());
+        }
+    }
+
+    /** The forward operators are no gradient, and their one row input is x, as the harness always read it. */
+    @Test
+    void forwardOperatorsReadOneRowInputAndAreNoGradient() {
+        for (Operator op : new Operator[] {Operators.SOFTMAX, Operators.LOG_SOFTMAX, Operators.MASKED_SOFTMAX}) {
+            assertTrue(op.gradientOf().isEmpty(), op.id());
+            assertEquals(java.util.List.of(op.input()), op.rowInputs(), op.id());
+        }
+    }
+
     /** Two reads and a write: y and dy in x's type, dx in y's; bf16-fp32 reads 16-bit y and dy and writes float. */
     @Test
     void floorIsTwoReadsAndAWrite() {
