@@ -18,7 +18,8 @@ import java.util.SplittableRandom;
  * <p>Before every launch of the candidate while timing (warm-up included), y and the workspace are poisoned,
  * outside the timed events, as before a checked launch; the candidate therefore cannot tell a checked launch from an
  * unchecked one by reading either: what it would read is the same poison either way. Its input set is also changed in one element per row, at a
- * column drawn anew for every launch (raised just above the row: harness.cu, kv_salt_value), so an output
+ * column drawn anew for every launch (raised just above the row: harness.cu, kv_salt_value; for a gradient, dy's
+ * element raised to 2 + u, which moves the row's dot product: harness_backward.cu, kv_dy_salted), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
  * launches drawn, x is held to that launch's input set bit for bit and y to the float64 reference, and the candidate's
@@ -130,7 +131,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         @Override
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
-            trusted.prepare(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
+            trusted.prepare(bench.inputs(set, shape), shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
                     ablation.poison() ? 0 : bench.yWords(shape), bench.workspace(),
                     ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
@@ -181,7 +182,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         void verify() {
             for (int set = 0; set < salts.length; set++) {
                 if (salts[set] != 0) {
-                    trusted.perturb(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], 0);
+                    trusted.perturb(bench.inputs(set, shape), shape, setSeeds[set], setCases[set], salts[set], 0);
                     salts[set] = 0;
                 }
             }
