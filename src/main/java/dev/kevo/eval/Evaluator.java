@@ -90,22 +90,13 @@ public final class Evaluator implements AutoCloseable {
         this(gpu, nvrtc, cache, suite, against, settings, Task.of(settings));
     }
 
-    /**
-     * As the evaluator of {@code settings}, for {@code task} as given: also one that {@link Task#of} refuses for the
-     * command line because it has not been judged on a GPU yet ({@link Task#notJudgedYet}), as its GPU tests judge it.
-     *
-     * @throws IllegalArgumentException where {@code task} is not the settings' {@code op} and {@code dtype}
-     */
+    /** As above, for the settings' task as given ({@link Task#under}): also one the command line refuses yet. */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against, EvalSettings settings,
                      Task task) {
-        if (!task.op().id().equals(settings.op().trim()) || !task.dtype().equals(settings.dtype())) {
-            throw new IllegalArgumentException("task " + task + " under settings of " + settings.op() + " "
-                    + settings.dtype().id());
-        }
+        this.task = task.under(settings);
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.task = task;
         task.checkSuite(suite.name(), suite.shapes());
         this.cases = task.cases(settings);
         this.tolerance = task.tolerance(settings);
@@ -908,11 +899,6 @@ public final class Evaluator implements AutoCloseable {
             throw new Rejection(verdict, "after timing, " + r.verdict().id() + ": " + r.getMessage());
         }
     }
-
-
-
-
-
 
     @Override
     public void close() {

@@ -115,6 +115,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         private final SplittableRandom draw;
         private final List<int[]> checked = new ArrayList<>();  // {timed launch, input set}
         private final long[] salts;  // per input set, the salt it is under now (0: as generated)
+        private final Inputs[] inputs;  // per input set, where its inputs lie (what a salt moves)
         private int timedLaunches;
 
         private Session(Shape shape, long workspaceBytes, long[] setSeeds, InputCase[] setCases,
@@ -125,13 +126,17 @@ final class TimedLaunchAudit implements AutoCloseable {
             this.setCases = setCases;
             this.draw = draw;
             this.salts = new long[setSeeds.length];
+            this.inputs = new Inputs[setSeeds.length];
+            for (int set = 0; set < setSeeds.length; set++) {
+                inputs[set] = bench.inputs(set, shape);
+            }
         }
 
         /** One launch: the input set to its next salt, y and the workspace poisoned as before a checked launch. */
         @Override
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
-            trusted.prepare(bench.inputs(set, shape), shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
+            trusted.prepare(inputs[set], shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
                     ablation.poison() ? 0 : bench.yWords(shape), bench.workspace(),
                     ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
@@ -182,7 +187,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         void verify() {
             for (int set = 0; set < salts.length; set++) {
                 if (salts[set] != 0) {
-                    trusted.perturb(bench.inputs(set, shape), shape, setSeeds[set], setCases[set], salts[set], 0);
+                    trusted.perturb(inputs[set], shape, setSeeds[set], setCases[set], salts[set], 0);
                     salts[set] = 0;
                 }
             }

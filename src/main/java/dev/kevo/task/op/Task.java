@@ -52,6 +52,21 @@ public record Task(Operator op, Precision dtype) {
     }
 
     /**
+     * This task, where it is the one {@code settings} name ({@code op}, {@code dtype}), without {@link #of}'s refusal of
+     * an operator not judged on a GPU yet ({@link #notJudgedYet}): for what judges such a task on purpose, as the
+     * evaluator's GPU tests of the backward operators do.
+     *
+     * @throws IllegalArgumentException where it is not
+     */
+    public Task under(EvalSettings settings) {
+        if (!op.id().equals(settings.op().trim()) || !dtype.equals(settings.dtype())) {
+            throw new IllegalArgumentException("task " + this + " under settings of " + settings.op() + " "
+                    + settings.dtype().id());
+        }
+        return this;
+    }
+
+    /**
      * The input cases an evaluation checks: those of {@code settings} that the operator is checked on, in the
      * settings' order.
      *

@@ -239,6 +239,20 @@ class RowDotBackwardTest {
         }
     }
 
+    /**
+     * What judges one on purpose (the evaluator's GPU tests) takes the task as given, under settings naming it, where
+     * Task.of refuses it; settings of another operator or dtype are a programming error.
+     */
+    @Test
+    void isTakenAsGivenUnderSettingsThatNameIt() {
+        EvalSettings settings = EvalSettings.builder().op("log_softmax_backward").dtype(Precision.BF16).build();
+        Task task = new Task(LOG_SOFTMAX_BW, Precision.BF16);
+        assertSame(task, task.under(settings));
+        assertThrows(IllegalArgumentException.class, () -> new Task(LOG_SOFTMAX_BW, Precision.FP32).under(settings));
+        assertThrows(IllegalArgumentException.class, () -> new Task(SOFTMAX_BW, Precision.BF16).under(settings));
+        assertThrows(KevoException.class, () -> Task.of(settings));
+    }
+
     /** The largest per-element error in units of the element's scale. */
     private static double worst(double[] got, double[] ref, double[] scale) {
         double worst = 0;
