@@ -358,10 +358,14 @@ class BackwardGpuTest {
     @ParameterizedTest
     @MethodSource("ops")
     void aKernelThatTakesDysMeanForTheDotProductIsWrong(Operator op) throws IOException {
-        Path file = BackwardKernelFiles.meanForDot(op);
+        CandidateResult r = judgeOnce(op, BackwardKernelFiles.meanForDot(op));
+        assertEquals(Verdict.WRONG_RESULT, r.verdict(), r.detail());
+    }
+
+    /** {@code file} judged in float32 against the own baseline, then deleted. */
+    private static CandidateResult judgeOnce(Operator op, Path file) throws IOException {
         try {
-            CandidateResult r = judge(op, file, Precision.FP32, ownBaseline(op));
-            assertEquals(Verdict.WRONG_RESULT, r.verdict(), r.detail());
+            return judge(op, file, Precision.FP32, ownBaseline(op));
         } finally {
             Files.deleteIfExists(file);
         }
@@ -377,14 +381,9 @@ class BackwardGpuTest {
     @ParameterizedTest
     @MethodSource("ops")
     void aKernelThatReplaysAnEarlierOutputIsCaughtByTheSalts(Operator op) throws IOException {
-        Path file = BackwardKernelFiles.memo(op);
-        try {
-            CandidateResult r = judge(op, file, Precision.FP32, ownBaseline(op));
-            assertEquals(Verdict.TIMED_OUTPUT_WRONG, r.verdict(), r.detail());
-            assertTrue(r.detail().contains("changed per launch"), r.detail());
-            assertNotEquals(Verdict.PASS, r.shapes().getFirst().verdict(), "caught on the first shape timed");
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        CandidateResult r = judgeOnce(op, BackwardKernelFiles.memo(op));
+        assertEquals(Verdict.TIMED_OUTPUT_WRONG, r.verdict(), r.detail());
+        assertTrue(r.detail().contains("changed per launch"), r.detail());
+        assertNotEquals(Verdict.PASS, r.shapes().getFirst().verdict(), "caught on the first shape timed");
     }
 }

@@ -55,10 +55,11 @@ class GradientInputsTest {
     /** A launch gets y, dy, dx and the workspace by the operator's names, each the buffer it is. */
     @Test
     void aGradientsLaunchGetsYDyAndDxByName() {
-        DevicePointer y = DevicePointer.unallocated();
-        DevicePointer dy = DevicePointer.unallocated();
-        DevicePointer dx = DevicePointer.unallocated();
-        DevicePointer ws = DevicePointer.unallocated();
+        DevicePointer[] p = pointers(4);
+        DevicePointer y = p[0];
+        DevicePointer dy = p[1];
+        DevicePointer dx = p[2];
+        DevicePointer ws = p[3];
         Inputs inputs = new Inputs(List.of(y, dy), DevicePointer.none(), DevicePointer.none(), Map.of(), null);
         for (Operator op : GRADIENTS) {
             Bindings b = inputs.bindings(new Task(op, Precision.BF16), new Shape(3, 5), dx, ws);
@@ -74,21 +75,29 @@ class GradientInputsTest {
     /** A forward operator's launch is bound as it always was: x, the mask's tensors where read, y, ws, the scale. */
     @Test
     void aForwardLaunchIsBoundAsBefore() {
-        DevicePointer x = DevicePointer.unallocated();
-        DevicePointer lengths = DevicePointer.unallocated();
-        DevicePointer mask = DevicePointer.unallocated();
-        DevicePointer y = DevicePointer.unallocated();
-        Inputs inputs = new Inputs(x, lengths, mask, Map.of(Task.SCALE, 0.125f));
+        DevicePointer[] p = pointers(3);
+        DevicePointer x = p[0];
+        Inputs inputs = new Inputs(x, p[1], p[2], Map.of(Task.SCALE, 0.125f));
         assertEquals(List.of(x), inputs.rowInputs());
         assertNull(inputs.source(), "a forward operator's inputs are derived from nothing");
         Shape padded = Shape.parse("2x3x4x5").withMask(MaskKind.PADDING);
+        DevicePointer y = DevicePointer.unallocated();
         Bindings b = inputs.bindings(new Task(Operators.MASKED_SOFTMAX, Precision.FP32), padded, y,
                 DevicePointer.unallocated());
         assertSame(x, b.pointer("x"));
-        assertSame(lengths, b.pointer("lengths"));
-        assertFalse(b.pointer("mask") == mask, "a padding shape reads no additive mask");
+        assertSame(p[1], b.pointer("lengths"));
+        assertFalse(b.pointer("mask") == p[2], "a padding shape reads no additive mask");
         assertSame(y, b.pointer("y"));
         assertEquals(0.125f, b.get("scale"));
+    }
+
+    /** {@code n} distinct pointers to nothing, told apart by identity. */
+    private static DevicePointer[] pointers(int n) {
+        DevicePointer[] out = new DevicePointer[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = DevicePointer.unallocated();
+        }
+        return out;
     }
 
     /** cuDNN's backward for a gradient, its forward otherwise, each with the algorithm of the operator's function. */
