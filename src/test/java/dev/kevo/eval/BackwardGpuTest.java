@@ -57,6 +57,8 @@ class BackwardGpuTest {
     /** Rows longer than two reference chunks (2048 columns), so the chunked dot product and its merge both run. */
     private static final Shape LONG = new Shape(37, 4099);
     private static Gpu gpu;
+    /** One build of kevo's kernels per operator (float32) for the reference and salt cases: each costs a second. */
+    private static final Map<Operator, TrustedKernels> TRUSTED = new java.util.HashMap<>();
 
     @BeforeAll
     static void openOnce() {
@@ -65,9 +67,15 @@ class BackwardGpuTest {
 
     @AfterAll
     static void close() {
+        TRUSTED.values().forEach(TrustedKernels::close);
         if (gpu != null) {
             gpu.close();
         }
+    }
+
+    private static TrustedKernels trusted(Task task) {
+        return TRUSTED.computeIfAbsent(task.op(), op -> new TrustedKernels(gpu, Nvrtc.load(Optional.empty()),
+                CompileCache.none(), task));
     }
 
     private static Suite quick() {
@@ -191,8 +199,8 @@ class BackwardGpuTest {
         Task task = new Task(op, Precision.FP32);
         Shape shape = LONG;
         long seed = 6100 + 13L * inputCase.ordinal();
-        try (TrustedKernels trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), task);
-             Buffers b = Buffers.of(task, shape)) {
+        TrustedKernels trusted = trusted(task);
+        try (Buffers b = Buffers.of(task, shape)) {
             trusted.generate(b.inputs(), shape, seed, inputCase);
             float[] y = b.download(b.y(), shape);
             float[] dy = b.download(b.dy(), shape);
@@ -256,8 +264,8 @@ class BackwardGpuTest {
         Shape shape = new Shape(64, 300);
         long seed = 77;
         long salt = 0x5A17_0001L;
-        try (TrustedKernels trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), task);
-             Buffers b = Buffers.of(task, shape)) {
+        TrustedKernels trusted = trusted(task);
+        try (Buffers b = Buffers.of(task, shape)) {
             trusted.generate(b.inputs(), shape, seed, InputCase.NORMAL_1);
             float[] y = b.download(b.y(), shape);
             float[] dy = b.download(b.dy(), shape);
