@@ -23,7 +23,7 @@ public record Task(Operator op, Precision dtype) {
      * The task a configuration judges: its {@code op} and {@code dtype}.
      *
      * @throws KevoException (input) for an operator kevo does not know, naming those it does, and for a backward
-     *     operator, which the harness cannot judge yet
+     *     operator, which has not been judged on a GPU yet ({@link #notJudgedYet})
      */
     public static Task of(EvalSettings settings) {
         Operator op;
