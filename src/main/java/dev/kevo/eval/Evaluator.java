@@ -87,10 +87,16 @@ public final class Evaluator implements AutoCloseable {
     /** @param cache where kevo's own kernels' cubins are kept between runs; candidates are always compiled */
     public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against,
                      EvalSettings settings) {
+        this(gpu, nvrtc, cache, suite, against, settings, Task.of(settings));
+    }
+
+    /** As above, for the settings' task as given ({@link Task#under}): also one the command line refuses yet. */
+    public Evaluator(Gpu gpu, Nvrtc nvrtc, CompileCache cache, Suite suite, Baseline against, EvalSettings settings,
+                     Task task) {
+        this.task = task.under(settings);
         this.gpu = gpu;
         this.suite = suite;
         this.settings = settings;
-        this.task = Task.of(settings);
         task.checkSuite(suite.name(), suite.shapes());
         this.cases = task.cases(settings);
         this.tolerance = task.tolerance(settings);
@@ -118,12 +124,7 @@ public final class Evaluator implements AutoCloseable {
             throw KevoException.input(why + ": judge against a kernel file (baseline: auto or "
                     + "evaluator/baselines/NAME.cu)");
         });
-        Cudnn.Algorithm algorithm = switch (task.op().vendor().orElseThrow()) {
-            case CUDNN_SOFTMAX_ACCURATE -> Cudnn.Algorithm.ACCURATE;
-            case CUDNN_SOFTMAX_LOG -> Cudnn.Algorithm.LOG;
-        };
-        CudnnBaselineRun vendor = new CudnnBaselineRun(cudnn.softmax(gpu, task.dtype().x(), algorithm), task,
-                suite.shapes());
+        CudnnBaselineRun vendor = CudnnBaselineRun.of(cudnn, gpu, task, suite.shapes());
         try {
             // The file baseline's check cases: every worker start pays for this, and the start has a budget.
             vendor.measureErrors(correctness, BASELINE_CASES, BASELINE_CHECK_SEED);
@@ -898,11 +899,6 @@ public final class Evaluator implements AutoCloseable {
             throw new Rejection(verdict, "after timing, " + r.verdict().id() + ": " + r.getMessage());
         }
     }
-
-
-
-
-
 
     @Override
     public void close() {

@@ -12,15 +12,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A shape's buffers as a user's program would allocate them: x (and each tensor the shape's mask kind reads), y and
- * the workspace each an allocation of its own of exactly the bytes it needs (y and the workspace in whole words,
- * which the poison is written in), nothing around them. A checked launch here is the one no guard zone, shift or
- * neighbouring kevo buffer can tell from a user's call; it is judged against the same reference.
+ * A shape's buffers as a user's program would allocate them: x (a gradient's y and dy; and each tensor the shape's mask
+ * kind reads), y and the workspace each an allocation of its own of exactly the bytes it needs (y and the workspace in
+ * whole words, which the poison is written in), nothing around them. A checked launch here is the one no guard zone,
+ * shift or neighbouring kevo buffer can tell from a user's call; it is judged against the same reference. A gradient's
+ * inputs are derived through kevo's own memory beside them ({@link ForwardScratch}).
  */
 final class PlainBuffers implements CheckBuffers, AutoCloseable {
     private final Gpu gpu;
     private final Task task;
     private final DeviceBuffer x;
+    /** A gradient's row inputs after the first (dy), each exactly its size; none for a forward operator. */
+    private final List<DeviceBuffer> moreRows = new ArrayList<>();
+    private final ForwardScratch forward;
     private final DeviceBuffer lengths;
     private final DeviceBuffer mask;
     private final DeviceBuffer y;
@@ -33,13 +37,18 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
         this.task = task;
         List<DeviceBuffer> held = new ArrayList<>();
         try {
-            x = Workbench.held(held, gpu.alloc(task.op().input().bytes(shape, task.dtype())));
+            List<Tensor> rows = task.op().rowInputs();
+            x = Workbench.held(held, gpu.alloc(rows.getFirst().bytes(shape, task.dtype())));
+            for (Tensor t : rows.subList(1, rows.size())) {
+                moreRows.add(Workbench.held(held, gpu.alloc(t.bytes(shape, task.dtype()))));
+            }
             lengths = extra(held, shape, Tensor.Extent.BATCH);
             mask = extra(held, shape, Tensor.Extent.BATCH_QUERIES_KEYS);
             yWords = (task.op().output().bytes(shape, task.dtype()) + 3) / 4;
             y = Workbench.held(held, gpu.alloc(yWords * 4));
             long wsWords = (wsBytes + 3) / 4;
             workspace = Workbench.held(held, gpu.alloc(wsWords == 0 ? 1 : wsWords * 4));
+            forward = ForwardScratch.of(gpu, task, List.of(shape), 1);
         } catch (RuntimeException e) {
             held.forEach(DeviceBuffer::close);
             throw e;
@@ -57,8 +66,10 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     }
 
     private Inputs inputs() {
-        return new Inputs(x.pointer(), lengths == null ? DevicePointer.none() : lengths.pointer(),
-                mask == null ? DevicePointer.none() : mask.pointer(), scalars);
+        List<DevicePointer> rows = new ArrayList<>(List.of(x.pointer()));
+        moreRows.forEach(b -> rows.add(b.pointer()));
+        return new Inputs(rows, lengths == null ? DevicePointer.none() : lengths.pointer(),
+                mask == null ? DevicePointer.none() : mask.pointer(), scalars, forward == null ? null : forward.source(0));
     }
 
     @Override
@@ -98,6 +109,10 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     @Override
     public void close() {
         x.close();
+        moreRows.forEach(DeviceBuffer::close);
+        if (forward != null) {
+            forward.close();
+        }
         if (lengths != null) {
             lengths.close();
         }

@@ -11,8 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The device memory of a sanitizer run: per shape, x (and each tensor the shape's mask kind reads), y and the
- * workspace each allocated at exactly its size (the workspace in whole words), with no guard zones. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
+ * The device memory of a sanitizer run: per shape, x (a gradient's y and dy; and each tensor the shape's mask kind
+ * reads), y and the workspace each allocated at exactly its size (the workspace in whole words), with no guard zones;
+ * for a gradient, kevo's own memory its inputs are derived through ({@link ForwardScratch}), once for every shape. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
  * of kevo's own memory that memcheck cannot tell from a legal one; here the byte after each buffer belongs to no
  * allocation. Everything is allocated up front, with a gap allocated behind each buffer and freed before any
  * launch, so that neither the allocator (which packs small allocations) nor a later allocation puts another
@@ -25,6 +26,9 @@ final class SanitizerBench implements AutoCloseable {
     private final Task task;
     private final List<Shape> shapes;
     private final List<DeviceBuffer> x = new ArrayList<>();
+    /** Per shape, a gradient's row inputs after the first (dy); none for a forward operator. */
+    private final List<List<DeviceBuffer>> moreRows = new ArrayList<>();
+    private ForwardScratch forward;
     /** Per shape, the lengths and the additive mask where its mask kind reads them, else null. */
     private final List<DeviceBuffer> lengths = new ArrayList<>();
     private final List<DeviceBuffer> mask = new ArrayList<>();
@@ -43,8 +47,15 @@ final class SanitizerBench implements AutoCloseable {
         try {
             for (int i = 0; i < shapes.size(); i++) {
                 Shape shape = shapes.get(i);
-                x.add(gpu.alloc(task.op().input().bytes(shape, task.dtype())));
+                List<Tensor> rows = task.op().rowInputs();
+                x.add(gpu.alloc(rows.getFirst().bytes(shape, task.dtype())));
                 gaps.add(gpu.alloc(GAP_BYTES));
+                List<DeviceBuffer> more = new ArrayList<>();
+                moreRows.add(more);
+                for (Tensor t : rows.subList(1, rows.size())) {
+                    more.add(gpu.alloc(t.bytes(shape, task.dtype())));
+                    gaps.add(gpu.alloc(GAP_BYTES));
+                }
                 lengths.add(extra(gpu, gaps, shape, Tensor.Extent.BATCH));
                 mask.add(extra(gpu, gaps, shape, Tensor.Extent.BATCH_QUERIES_KEYS));
                 y.add(gpu.alloc(task.op().output().bytes(shape, task.dtype())));
@@ -53,6 +64,7 @@ final class SanitizerBench implements AutoCloseable {
                 workspace.add(gpu.alloc(words == 0 ? 1 : words * 4));
                 gaps.add(gpu.alloc(GAP_BYTES));
             }
+            forward = ForwardScratch.of(gpu, task, shapes, 1);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -82,8 +94,10 @@ final class SanitizerBench implements AutoCloseable {
      * reads and the scalars' values; what {@link #bindings} then passes.
      */
     Inputs generate(TrustedKernels trusted, int shape, long caseSeed, InputCase inputCase) {
-        Inputs inputs = new Inputs(x(shape), pointer(lengths.get(shape)), pointer(mask.get(shape)),
-                task.scalars(caseSeed));
+        List<DevicePointer> rows = new ArrayList<>(List.of(x(shape)));
+        moreRows.get(shape).forEach(b -> rows.add(b.pointer()));
+        Inputs inputs = new Inputs(rows, pointer(lengths.get(shape)), pointer(mask.get(shape)),
+                task.scalars(caseSeed), forward == null ? null : forward.source(0));
         trusted.generate(inputs, shapes.get(shape), caseSeed, inputCase);
         return inputs;
     }
@@ -121,6 +135,10 @@ final class SanitizerBench implements AutoCloseable {
     @Override
     public void close() {
         x.forEach(DeviceBuffer::close);
+        moreRows.forEach(more -> more.forEach(DeviceBuffer::close));
+        if (forward != null) {
+            forward.close();
+        }
         java.util.stream.Stream.concat(lengths.stream(), mask.stream()).filter(java.util.Objects::nonNull)
                 .forEach(DeviceBuffer::close);
         y.forEach(DeviceBuffer::close);

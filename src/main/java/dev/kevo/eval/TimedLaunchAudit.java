@@ -18,7 +18,8 @@ import java.util.SplittableRandom;
  * <p>Before every launch of the candidate while timing (warm-up included), y and the workspace are poisoned,
  * outside the timed events, as before a checked launch; the candidate therefore cannot tell a checked launch from an
  * unchecked one by reading either: what it would read is the same poison either way. Its input set is also changed in one element per row, at a
- * column drawn anew for every launch (raised just above the row: harness.cu, kv_salt_value), so an output
+ * column drawn anew for every launch (raised just above the row: harness.cu, kv_salt_value; for a gradient, dy's
+ * element raised to 2 + u, which moves the row's dot product: harness_backward.cu, kv_dy_salted), so an output
  * remembered from an earlier launch on the same set, under a key read from part of x, is wrong; noticing the change
  * takes reading the whole row, which is what computing the softmax costs. After the launch, outside the events, for the
  * launches drawn, x is held to that launch's input set bit for bit and y to the float64 reference, and the candidate's
@@ -114,6 +115,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         private final SplittableRandom draw;
         private final List<int[]> checked = new ArrayList<>();  // {timed launch, input set}
         private final long[] salts;  // per input set, the salt it is under now (0: as generated)
+        private final Inputs[] inputs;  // per input set, where its inputs lie (what a salt moves)
         private int timedLaunches;
 
         private Session(Shape shape, long workspaceBytes, long[] setSeeds, InputCase[] setCases,
@@ -124,13 +126,17 @@ final class TimedLaunchAudit implements AutoCloseable {
             this.setCases = setCases;
             this.draw = draw;
             this.salts = new long[setSeeds.length];
+            this.inputs = new Inputs[setSeeds.length];
+            for (int set = 0; set < setSeeds.length; set++) {
+                inputs[set] = bench.inputs(set, shape);
+            }
         }
 
         /** One launch: the input set to its next salt, y and the workspace poisoned as before a checked launch. */
         @Override
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
-            trusted.prepare(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
+            trusted.prepare(inputs[set], shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
                     ablation.poison() ? 0 : bench.yWords(shape), bench.workspace(),
                     ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
@@ -181,7 +187,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         void verify() {
             for (int set = 0; set < salts.length; set++) {
                 if (salts[set] != 0) {
-                    trusted.perturb(bench.x(set), shape, setSeeds[set], setCases[set], salts[set], 0);
+                    trusted.perturb(inputs[set], shape, setSeeds[set], setCases[set], salts[set], 0);
                     salts[set] = 0;
                 }
             }

@@ -13,6 +13,7 @@ import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.data.Tolerance;
 import dev.kevo.data.Shape;
+import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Task;
 import dev.kevo.task.op.Tensor;
 import java.util.List;
@@ -20,7 +21,9 @@ import java.util.List;
 /**
  * kevo's own kernels: the shared harness (harness.cu: input generation, the walk of the float64 reference and the
  * comparison, guard checks, digests, the flush, the gate, the copy) compiled with the operator's reference
- * ({@link dev.kevo.task.op.Operator#referenceSource()}).
+ * ({@link dev.kevo.task.op.Operator#referenceSource()}). For a gradient operator the harness is compiled with its
+ * forward's reference, which generates x and its statistics, and the gradient's own kernels follow
+ * ({@link BackwardKernels}): generating, referencing, comparing and salting inputs then go to those.
  */
 final class TrustedKernels implements AutoCloseable {
     static final String SOURCE_NAME = "harness.cu";
@@ -49,6 +52,8 @@ final class TrustedKernels implements AutoCloseable {
     /** Whether the operator reads key lengths, and an additive mask (under their mask kinds). */
     private final boolean takesLengths;
     private final boolean takesMask;
+    /** A gradient operator's own kernels, which take over its inputs' generation, reference and comparison; else null. */
+    private final BackwardKernels backward;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
         this(gpu, nvrtc, cache, Task.softmax(Precision.FP32));
@@ -81,6 +86,7 @@ final class TrustedKernels implements AutoCloseable {
         this.takesLengths = task.op().extraInputs().stream().anyMatch(t -> t.extent() == Tensor.Extent.BATCH);
         this.takesMask = task.op().extraInputs().stream()
                 .anyMatch(t -> t.extent() == Tensor.Extent.BATCH_QUERIES_KEYS);
+        this.backward = task.op().gradientOf().isPresent() ? new BackwardKernels(gpu, module) : null;
     }
 
     /** The harness and softmax's reference behind the {@link #constants} they are compiled with, in float32. */
@@ -91,12 +97,17 @@ final class TrustedKernels implements AutoCloseable {
     /**
      * The harness behind the {@link #constants} it is compiled with, for x and y of the task's dtype, then the
      * operator's score and its reference; each under its own name, so a compiler message points into the right file.
+     * For a gradient operator, its forward's score and reference (what x's statistics and y are), then the
+     * gradient's reference and kernels ({@link BackwardKernels#source}).
      */
     static String source(Task task) {
-        return constants(task.dtype()) + "#line 1 \"" + SOURCE_NAME + "\"\n"
+        Operator op = task.op();
+        Operator scored = op.gradientOf().orElse(op);
+        String harness = constants(task.dtype()) + "#line 1 \"" + SOURCE_NAME + "\"\n"
                 + Prelude.resource(TrustedKernels.class, SOURCE_NAME)
-                + "\n" + task.op().scoreSource()
-                + "\n#line 1 \"" + task.op().id() + ".cu\"\n" + task.op().referenceSource();
+                + "\n" + scored.scoreSource()
+                + "\n#line 1 \"" + scored.id() + ".cu\"\n" + scored.referenceSource();
+        return op.gradientOf().isEmpty() ? harness : harness + BackwardKernels.source(op);
     }
 
     /**
@@ -132,8 +143,19 @@ final class TrustedKernels implements AutoCloseable {
                 inputCase.ordinal());
     }
 
-    /** x of {@code inputs}, and the tensors the shape's mask kind reads, for {@code inputCase} under {@code caseSeed}. */
+    /**
+     * x of {@code inputs}, and the tensors the shape's mask kind reads, for {@code inputCase} under {@code caseSeed}.
+     * For a gradient operator, its row inputs: the forward's x generated into {@code inputs.source()}, its row
+     * statistics there, then y and dy derived from them.
+     */
     void generate(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase) {
+        if (backward != null) {
+            Inputs.Source from = inputs.source();
+            generate(from.x(), shape, caseSeed, inputCase);
+            statistics(from.stats(), from.partial(), Inputs.of(from.x()), shape);
+            backward.generate(inputs, shape, caseSeed, inputCase);
+            return;
+        }
         generate(inputs.x(), shape, caseSeed, inputCase);
         if (readsLengths(shape)) {
             gpu.launch(generateLengths, Math.max(1, (shape.batch() + THREADS - 1) / THREADS), THREADS, 0,
@@ -177,8 +199,22 @@ final class TrustedKernels implements AutoCloseable {
      * kv_salt_col, kv_salt_value). Salt 0 is the generated input itself.
      */
     void perturb(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt) {
-        gpu.launch(perturb, (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32)),
-                THREADS, 0, x, shape.rows(), shape.cols(), caseSeed, inputCase.ordinal(), oldSalt, newSalt);
+        gpu.launch(perturb, rowGrid(shape, sms), THREADS, 0, x, shape.rows(), shape.cols(), caseSeed,
+                inputCase.ordinal(), oldSalt, newSalt);
+    }
+
+    /** As {@link #perturb(DevicePointer, Shape, long, InputCase, long, long)} of x, or of a gradient's dy. */
+    void perturb(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt) {
+        if (backward != null) {
+            backward.perturb(inputs, shape, caseSeed, inputCase, oldSalt, newSalt);
+        } else {
+            perturb(inputs.x(), shape, caseSeed, inputCase, oldSalt, newSalt);
+        }
+    }
+
+    /** Blocks for one thread a row, at most 32 a multiprocessor. */
+    static int rowGrid(Shape shape, int sms) {
+        return (int) Math.max(1, Math.min((shape.rows() + THREADS - 1) / THREADS, (long) sms * 32));
     }
 
     /**
@@ -188,11 +224,27 @@ final class TrustedKernels implements AutoCloseable {
      */
     void prepare(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
                  DevicePointer y, long yWords, DevicePointer ws, long wsWords) {
-        long words = Math.max(yWords, wsWords);
-        int grid = (int) Math.max(1, Math.min(Math.max((shape.rows() + THREADS - 1) / THREADS,
+        gpu.launch(prepare, prepareGrid(shape, Math.max(yWords, wsWords), sms), THREADS, 0, x, shape.rows(),
+                shape.cols(), caseSeed, inputCase.ordinal(), oldSalt, newSalt, y, yWords, ws, wsWords);
+    }
+
+    /**
+     * As {@link #prepare(DevicePointer, Shape, long, InputCase, long, long, DevicePointer, long, DevicePointer, long)}
+     * of x, or of a gradient's dy.
+     */
+    void prepare(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
+                 DevicePointer y, long yWords, DevicePointer ws, long wsWords) {
+        if (backward != null) {
+            backward.prepare(inputs, shape, caseSeed, inputCase, oldSalt, newSalt, y, yWords, ws, wsWords);
+        } else {
+            prepare(inputs.x(), shape, caseSeed, inputCase, oldSalt, newSalt, y, yWords, ws, wsWords);
+        }
+    }
+
+    /** Blocks for one thread a row and for 16-byte stores of {@code words}, at most 32 a multiprocessor. */
+    static int prepareGrid(Shape shape, long words, int sms) {
+        return (int) Math.max(1, Math.min(Math.max((shape.rows() + THREADS - 1) / THREADS,
                 (words / 4 + THREADS - 1) / THREADS), (long) sms * 32));
-        gpu.launch(prepare, grid, THREADS, 0, x, shape.rows(), shape.cols(), caseSeed, inputCase.ordinal(), oldSalt,
-                newSalt, y, yWords, ws, wsWords);
     }
 
     /**
@@ -207,12 +259,16 @@ final class TrustedKernels implements AutoCloseable {
         return (long) shape.rows() * chunks(shape) * 16;
     }
 
-    private static int chunks(Shape shape) {
+    static int chunks(Shape shape) {
         return (shape.cols() + REFERENCE_CHUNK - 1) / REFERENCE_CHUNK;
     }
 
     /** Blocks for one warp per (row, chunk) item, at most 32 a multiprocessor (a grid-stride walk does the rest). */
     private int itemGrid(Shape shape) {
+        return itemGrid(shape, sms);
+    }
+
+    static int itemGrid(Shape shape, int sms) {
         long items = (long) shape.rows() * chunks(shape);
         return (int) Math.max(1, Math.min((items + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK, (long) sms * 32));
     }
@@ -222,9 +278,19 @@ final class TrustedKernels implements AutoCloseable {
      * they are now. Only meaningful followed by {@link #compareQueued}, which holds every element of x (and of the
      * mask's tensors) to the generator: a candidate that changed them is rejected for that, whatever these statistics
      * say. {@code partial} holds {@link #referenceScratchBytes} bytes; it is left poisoned, so only {@code stats} holds
-     * anything of the answer afterwards.
+     * anything of the answer afterwards. For a gradient operator, each row's dot product of y and dy instead
+     * ({@link BackwardKernels#reference}).
      */
     void reference(DevicePointer stats, DevicePointer partial, Inputs inputs, Shape shape) {
+        if (backward != null) {
+            backward.reference(stats, partial, inputs, shape);
+        } else {
+            statistics(stats, partial, inputs, shape);
+        }
+    }
+
+    /** The forward operator's row statistics of x (and the mask's tensors) in {@code inputs}, as {@link #reference}. */
+    private void statistics(DevicePointer stats, DevicePointer partial, Inputs inputs, Shape shape) {
         int chunks = chunks(shape);
         // One chunk a row: the chunk's statistics are the row's, written straight to stats, and no merge is queued.
         gpu.launch(referenceChunks, itemGrid(shape), THREADS, 0, concat(new Object[] {chunks == 1 ? stats : partial,
@@ -252,6 +318,10 @@ final class TrustedKernels implements AutoCloseable {
         if (fresh) {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
             gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
+        }
+        if (backward != null) {
+            backward.compareQueued(y, inputs, stats, result, shape, caseSeed, inputCase, salt, tolerance);
+            return;
         }
         gpu.launch(compare, itemGrid(shape), THREADS, 0, concat(new Object[] {y, inputs.x(), stats, shape.rows(),
                 shape.cols(), REFERENCE_CHUNK, chunks(shape), caseSeed, inputCase.ordinal(), salt, tolerance.absolute(),

@@ -16,9 +16,10 @@ import java.util.function.Consumer;
 
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
- * The operator's input (x here), the tensors a mask brings (key lengths, an additive mask: per input set too, where
- * the operator reads them), its output (y) and the workspace each sit between two guard zones, so a write just
- * outside them is caught; a launch gets them by the operator's names for them ({@link #bindings}).
+ * The operator's input (x here; a gradient's y, with its dy beside it), the tensors a mask brings (key lengths, an
+ * additive mask: per input set too, where the operator reads them), its output (y; a gradient's dx) and the workspace
+ * each sit between two guard zones, so a write just outside them is caught; a launch gets them by the operator's names
+ * for them ({@link #bindings}). A gradient's inputs are derived through memory of kevo's own ({@link ForwardScratch}).
  *
  * <p>Where in its allocation each guarded region starts is drawn anew for every evaluation ({@link #place}), in
  * {@link #SHIFT_STEP} steps over {@link #SHIFT_SPAN}: a kernel cannot tell kevo's buffers by their addresses (once
@@ -53,7 +54,7 @@ final class Workbench implements AutoCloseable {
     private final Task task;
     private final Precision dtype;
     private final List<DeviceBuffer> xSets = new ArrayList<>();
-    /** The operator's other input tensors ({@link dev.kevo.task.op.Operator#extraInputs}), each one buffer per set. */
+    /** The operator's other input tensors ({@link #besideFirst}), each one buffer per set. */
     private final List<Tensor> extras;
     private final List<List<DeviceBuffer>> extraSets = new ArrayList<>();
     /** Per input set, the scalars of the case last generated into it. */
@@ -65,6 +66,8 @@ final class Workbench implements AutoCloseable {
     private final DeviceBuffer counter;
     private final DeviceBuffer flush;
     private DeviceBuffer workspace;
+    /** Where a gradient operator's inputs are derived through; null for a forward operator. */
+    private final ForwardScratch forward;
     /** Where each input set's, y's and the workspace's guarded region starts in its allocation ({@link #place}). */
     private final long[] xShift;
     private final long[][] extraShift;
@@ -82,14 +85,9 @@ final class Workbench implements AutoCloseable {
         this.gpu = gpu;
         this.task = task;
         this.dtype = task.dtype();
-        this.extras = task.op().extraInputs();
+        this.extras = besideFirst(task.op());
         long maxRows = shapes.stream().mapToLong(Shape::rows).max().orElseThrow();
-        // x as large as y even where its type is narrower: the memcpy that times the floor reads as many bytes as it
-        // writes, (x's + y's) / 2 an element, from an input set; and both as large as the floor's copy, which for an
-        // operator that also reads a mask moves more than x's and y's bytes (Task.floorCopyElements).
-        long copyElements = shapes.stream().mapToLong(s -> Math.max(s.elements(), task.floorCopyElements(s))).max()
-                .orElseThrow();
-        long copyCapacity = copyElements * Math.max(dtype.x().bytes(), dtype.y().bytes());
+        long copyCapacity = copyCapacity(task, shapes);
         xShift = new long[inputSets];
         extraShift = new long[extras.size()][inputSets];
         List<DeviceBuffer> allocated = new ArrayList<>();
@@ -117,6 +115,7 @@ final class Workbench implements AutoCloseable {
             counter = held(allocated, gpu.alloc(8));
             flush = held(allocated, gpu.alloc(Math.max(2 * gpu.info().l2Bytes(), 64L << 20) / 128 * 128));
             workspace = held(allocated, gpu.alloc(guardedBytes(0)));
+            forward = ForwardScratch.of(gpu, task, shapes, inputSets);
         } catch (RuntimeException e) {
             allocated.forEach(DeviceBuffer::close);
             throw e;
@@ -129,11 +128,33 @@ final class Workbench implements AutoCloseable {
     }
 
     /**
+     * Bytes of each input set's first row input (x, a gradient's y) and of y (a gradient's dx), at least: x as large as
+     * y even where its type is narrower, since the memcpy that times the floor reads as many bytes as it writes, (x's +
+     * y's) / 2 an element, from an input set; and both as large as the floor's copy, which for an operator that also
+     * reads a mask, or a second row input, moves more than x's and y's bytes (Task.floorCopyElements).
+     */
+    static long copyCapacity(Task task, List<Shape> shapes) {
+        long copyElements = shapes.stream().mapToLong(s -> Math.max(s.elements(), task.floorCopyElements(s))).max()
+                .orElseThrow();
+        return copyElements * Math.max(task.dtype().x().bytes(), task.dtype().y().bytes());
+    }
+
+    /**
      * Returns every persisting L2 line to normal (cuCtxResetPersistingL2Cache); called before a shape is timed.
      * Not ordered with the stream, so only between synchronised stretches of work.
      */
     void resetPersistingL2() {
         gpu.resetPersistingL2();
+    }
+
+    /**
+     * The input tensors of {@code op} beside its first row input, in its order: what a mask brings (each of another
+     * extent: {@link dev.kevo.task.op.Operator#extraInputs}, for a forward operator all of them) and a gradient's second
+     * row input, dy. Each gets a guarded buffer per input set as the first one does.
+     */
+    static List<Tensor> besideFirst(dev.kevo.task.op.Operator op) {
+        Tensor first = op.rowInputs().getFirst();
+        return op.tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT && !t.equals(first)).toList();
     }
 
     /** {@code buffer}, added to {@code allocated}, so that a later failed allocation can free it. */
@@ -205,18 +226,19 @@ final class Workbench implements AutoCloseable {
      * and the scalars of the case last generated into it.
      */
     Inputs inputs(int set, Shape shape) {
+        List<DevicePointer> rows = new ArrayList<>(List.of(x(set)));
         DevicePointer lengths = DevicePointer.none();
         DevicePointer mask = DevicePointer.none();
         for (int t = 0; t < extras.size(); t++) {
             if (extras.get(t).present(shape)) {
-                if (extras.get(t).extent() == Tensor.Extent.BATCH) {
-                    lengths = extra(t, set);
-                } else {
-                    mask = extra(t, set);
+                switch (extras.get(t).extent()) {
+                    case ROWS_COLS -> rows.add(extra(t, set));
+                    case BATCH -> lengths = extra(t, set);
+                    case BATCH_QUERIES_KEYS -> mask = extra(t, set);
                 }
             }
         }
-        return new Inputs(x(set), lengths, mask, scalars.get(set));
+        return new Inputs(rows, lengths, mask, scalars.get(set), forward == null ? null : forward.source(set));
     }
 
     /**
@@ -436,5 +458,8 @@ final class Workbench implements AutoCloseable {
         counter.close();
         flush.close();
         workspace.close();
+        if (forward != null) {
+            forward.close();
+        }
     }
 }

@@ -1,9 +1,9 @@
 // kevo's own kernels for a backward operator (softmax_backward, log_softmax_backward): the consistent inputs y and dy,
-// the float64 dot product of each row, and the comparison of dx. Not yet launched by the evaluator (issue 43: the
-// Java side still judges one row input); compiled after the harness (harness.cu: the generators, the row walk, the
-// ulp), the forward's score and reference (its kv_stat_*, kv_row_prepare and kv_expected: what y is), and the
-// backward's own reference (row_dot.cu and the operator's file: kv_dot_*, kv_term, kv_weight, kv_backward), in that
-// order. BackwardInputs is the same generation on the CPU.
+// the float64 dot product of each row, and the comparison of dx, launched by the evaluator's BackwardKernels in place
+// of the forward's generation, reference and comparison; compiled after the harness (harness.cu: the generators, the
+// row walk, the ulp), the forward's score and reference (its kv_stat_*, kv_row_prepare and kv_expected: what y is),
+// and the backward's own reference (row_dot.cu and the operator's file: kv_dot_*, kv_term, kv_weight, kv_backward), in
+// that order (TrustedKernels.source). BackwardInputs is the same generation on the CPU.
 
 // dy's own counters, far from x's and the mask's.
 #define KV_DY_STREAM 0x64792D6B65766F21ull
@@ -80,8 +80,8 @@ extern "C" __global__ void kevo_generate_backward(KEVO_X* y, KEVO_X* dy, const d
 
 // Moves dy from old_salt to new_salt: per row, the old salted element gets its generated value back, then the new one
 // is raised. One thread per row.
-extern "C" __global__ void kevo_perturb_backward(KEVO_X* dy, const KEVO_X* y, int rows, int cols, u64 seed, int kase,
-                                                 u64 old_salt, u64 new_salt) {
+__device__ __forceinline__ void kv_perturb_dy(KEVO_X* dy, const KEVO_X* y, int rows, int cols, u64 seed, int kase,
+                                              u64 old_salt, u64 new_salt) {
     for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {
         const long long label = kv_label(seed, kase, r, cols);
         if (old_salt != 0) {
@@ -93,6 +93,22 @@ extern "C" __global__ void kevo_perturb_backward(KEVO_X* dy, const KEVO_X* y, in
             dy[r * cols + c] = kevo_from_float<KEVO_X>(kv_dy_salted(new_salt, r));
         }
     }
+}
+
+extern "C" __global__ void kevo_perturb_backward(KEVO_X* dy, const KEVO_X* y, int rows, int cols, u64 seed, int kase,
+                                                 u64 old_salt, u64 new_salt) {
+    kv_perturb_dy(dy, y, rows, cols, seed, kase, old_salt, new_salt);
+}
+
+// Everything queued before one timed launch of a candidate, in one launch, as kevo_prepare is for a forward operator:
+// dy moves to its new salt, dx_words of dx get the unwritten-output poison and ws_words of the workspace the workspace
+// poison.
+extern "C" __global__ void kevo_prepare_backward(KEVO_X* dy, const KEVO_X* y, int rows, int cols, u64 seed, int kase,
+                                                 u64 old_salt, u64 new_salt, unsigned* dx, long long dx_words,
+                                                 unsigned* ws, long long ws_words) {
+    kv_perturb_dy(dy, y, rows, cols, seed, kase, old_salt, new_salt);
+    kv_fill(dx, dx_words, KEVO_POISON_Y);
+    kv_fill(ws, ws_words, KEVO_POISON_WS);
 }
 
 __device__ __forceinline__ double2 kv_dot_warp_merge(double2 s) {

@@ -1,10 +1,12 @@
 package dev.kevo.eval;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
+import dev.kevo.TestFiles;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
@@ -12,17 +14,22 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The backward operators' GPU reference (row_dot.cu and each operator's own file) compiles behind kevo.h and defines
- * what the harness's walk over y and dy will call: the dot product's start, fold and merge, and the expected dx. Until
- * the harness walks two row inputs, a stand-in walk here (a warp a row, the chunks merged by shuffles, as
- * kevo_reference_chunks folds a row) uses every function, so a reference that leaves one out fails to compile here.
+ * what the harness's walk over y and dy calls: the dot product's start, fold and merge, and the expected dx. A stand-in
+ * walk here (a warp a row, the chunks merged by shuffles, as kevo_dot_chunks folds a row) uses every function apart
+ * from the harness, so a reference that leaves one out fails to compile here; and the harness's own build of them
+ * defines every kernel the evaluator launches.
  */
 @NeedsNvrtc
 class BackwardReferenceCompileTest {
@@ -71,15 +78,15 @@ class BackwardReferenceCompileTest {
     }
 
     /**
-     * harness_backward.cu (the backward's generation of y and dy, its dot product and its comparison) compiles in every
-     * dtype behind what it is to be compiled after: the constants, harness.cu, the forward's score and reference (what
-     * y is) and the backward's reference, and defines every kernel the evaluator is to launch, beside the forward's.
-     * The composition is the one TrustedKernels.source is to make for a backward task (issue 43's next part).
+     * A gradient's build of kevo's kernels (TrustedKernels.source: the constants, harness.cu, the forward's score and
+     * reference, what y is, then the backward's reference and harness_backward.cu) compiles in every dtype and defines
+     * every kernel the evaluator looks up by name, the backward's (BackwardKernels) beside the forward's
+     * (TrustedKernels), so that a kernel renamed on one side does not wait for a GPU to be found missing.
      */
     @Exhaustive
     @ParameterizedTest
     @MethodSource("dtypes")
-    void theBackwardHarnessCompilesInEveryDtype(Precision dtype) {
+    void theBackwardHarnessCompilesInEveryDtype(Precision dtype) throws IOException {
         for (Operator op : List.of(Operators.SOFTMAX_BACKWARD, Operators.LOG_SOFTMAX_BACKWARD)) {
             harnessCompiles(op, dtype);
         }
@@ -90,23 +97,29 @@ class BackwardReferenceCompileTest {
      * harness takes NVRTC seconds on two cores); CI's second pass compiles both in every dtype.
      */
     @Test
-    void theBackwardHarnessCompilesForEachOperator() {
+    void theBackwardHarnessCompilesForEachOperator() throws IOException {
         harnessCompiles(Operators.SOFTMAX_BACKWARD, Precision.FP32);
         harnessCompiles(Operators.LOG_SOFTMAX_BACKWARD, Precision.BF16_FP32);
     }
 
-    private static void harnessCompiles(Operator op, Precision dtype) {
-        Operator forward = op == Operators.SOFTMAX_BACKWARD ? Operators.SOFTMAX : Operators.LOG_SOFTMAX;
-        String source = TrustedKernels.constants(dtype)
-                + "#line 1 \"" + TrustedKernels.SOURCE_NAME + "\"\n"
-                + Prelude.resource(TrustedKernels.class, TrustedKernels.SOURCE_NAME) + "\n"
-                + forward.scoreSource() + forward.referenceSource() + op.referenceSource()
-                + "#line 1 \"harness_backward.cu\"\n" + Prelude.resource(TrustedKernels.class, "harness_backward.cu");
-        Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(),
-                "sm_90");
-        for (String kernel : List.of("kevo_generate_backward", "kevo_perturb_backward", "kevo_dot_chunks",
-                "kevo_dot_merge", "kevo_compare_backward", "kevo_reference_chunks", "kevo_generate")) {
+    /** The kernels a class of kevo's evaluator looks up by name ({@code module.kernel("...")}). */
+    private static List<String> lookedUp(String javaFile) throws IOException {
+        return Pattern.compile("module\\.kernel\\(\"(\\w+)\"\\)")
+                .matcher(Files.readString(TestFiles.root().resolve("src/main/java/dev/kevo/eval/" + javaFile)))
+                .results().map(m -> m.group(1)).toList();
+    }
+
+    private static void harnessCompiles(Operator op, Precision dtype) throws IOException {
+        Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME,
+                TrustedKernels.source(new Task(op, dtype)), Prelude.headers(), "sm_90");
+        List<String> backward = lookedUp("BackwardKernels.java");
+        assertTrue(backward.containsAll(List.of("kevo_generate_backward", "kevo_prepare_backward",
+                "kevo_perturb_backward", "kevo_dot_chunks", "kevo_dot_merge", "kevo_compare_backward")),
+                backward::toString);
+        for (String kernel : java.util.stream.Stream.concat(backward.stream(), lookedUp("TrustedKernels.java").stream())
+                .toList()) {
             assertTrue(c.definesKernel(kernel), op.id() + " " + dtype.id() + ": " + kernel);
         }
+        assertFalse(c.definesKernel("kv_perturb_dy"), "a __device__ function is not a kernel");
     }
 }

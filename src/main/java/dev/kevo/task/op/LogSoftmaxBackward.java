@@ -18,6 +18,11 @@ final class LogSoftmaxBackward extends RowDotBackward {
     }
 
     @Override
+    VendorBaseline vendorBackward() {
+        return VendorBaseline.CUDNN_SOFTMAX_BACKWARD_LOG;
+    }
+
+    @Override
     double term(double y, double dy) {
         return dy;
     }

@@ -56,10 +56,16 @@ abstract class RowDotBackward implements Operator {
         return TOLERANCE;
     }
 
-    /** The two row inputs, y then dy: the evaluator's harness judges one row input so far (Task.of refuses these). */
+    /** Two row inputs, y then dy ({@link #rowInputs}), not one x. */
     @Override
     public final Tensor input() {
         throw new IllegalStateException(id() + " reads two row inputs (y, dy), not one x");
+    }
+
+    /** Its forward: y is that operator's output, which the harness generates from the forward's input x. */
+    @Override
+    public final Optional<Operator> gradientOf() {
+        return Optional.of(forward());
     }
 
     /**
@@ -104,11 +110,14 @@ abstract class RowDotBackward implements Operator {
         return scale;
     }
 
-    /** cuDNN's cudnnSoftmaxBackward is the intended vendor baseline; the evaluator does not run it yet. */
+    /** cuDNN's cudnnSoftmaxBackward, with the algorithm of the forward's cudnnSoftmaxForward. */
     @Override
     public final Optional<VendorBaseline> vendor() {
-        return Optional.empty();
+        return Optional.of(vendorBackward());
     }
+
+    /** cudnnSoftmaxBackward with ACCURATE (softmax's) or LOG (log_softmax's). */
+    abstract VendorBaseline vendorBackward();
 
     @Override
     public final String ownBaseline() {

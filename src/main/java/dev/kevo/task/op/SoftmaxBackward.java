@@ -18,6 +18,11 @@ final class SoftmaxBackward extends RowDotBackward {
     }
 
     @Override
+    VendorBaseline vendorBackward() {
+        return VendorBaseline.CUDNN_SOFTMAX_BACKWARD_ACCURATE;
+    }
+
+    @Override
     double term(double y, double dy) {
         return y * dy;
     }

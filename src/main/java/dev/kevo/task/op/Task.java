@@ -23,7 +23,7 @@ public record Task(Operator op, Precision dtype) {
      * The task a configuration judges: its {@code op} and {@code dtype}.
      *
      * @throws KevoException (input) for an operator kevo does not know, naming those it does, and for a backward
-     *     operator, which the harness cannot judge yet
+     *     operator, which has not been judged on a GPU yet ({@link #notJudgedYet})
      */
     public static Task of(EvalSettings settings) {
         Operator op;
@@ -39,14 +39,31 @@ public record Task(Operator op, Precision dtype) {
     }
 
     /**
-     * Why kevo cannot judge {@code op} yet, in a phrase, or empty when it can: the backward operators are defined (their
-     * reference, tolerance and seeds) before the evaluator generates their two row inputs. What would rest on a
-     * judgement (an evaluation, a campaign, an export) refuses them with this.
+     * Why kevo does not judge {@code op} yet, in a phrase, or empty when it does: the backward operators' evaluator
+     * (their two row inputs generated, referenced and compared by harness_backward.cu) is written but has not run on a
+     * GPU, and their tolerance is not calibrated there. What would rest on a judgement (the CLI's evaluation, a
+     * campaign, an export) refuses them with this; the evaluator itself judges them for its GPU tests
+     * ({@code BackwardGpuTest}).
      */
     public static Optional<String> notJudgedYet(Operator op) {
         return op instanceof RowDotBackward ? Optional.of(op.id() + " is defined (its reference, tolerance and seeds) "
-                + "but kevo's evaluator does not generate and judge its two row inputs (y, dy) yet (issue 43)")
-                : Optional.empty();
+                + "and kevo's evaluator can judge its two row inputs (y, dy), but that has not yet run on a GPU "
+                + "(issue 43)") : Optional.empty();
+    }
+
+    /**
+     * This task, where it is the one {@code settings} name ({@code op}, {@code dtype}), without {@link #of}'s refusal of
+     * an operator not judged on a GPU yet ({@link #notJudgedYet}): for what judges such a task on purpose, as the
+     * evaluator's GPU tests of the backward operators do.
+     *
+     * @throws IllegalArgumentException where it is not
+     */
+    public Task under(EvalSettings settings) {
+        if (!op.id().equals(settings.op().trim()) || !dtype.equals(settings.dtype())) {
+            throw new IllegalArgumentException("task " + this + " under settings of " + settings.op() + " "
+                    + settings.dtype().id());
+        }
+        return this;
     }
 
     /**

@@ -2,7 +2,8 @@
 // y * dy (softmax's backward) or dy (log_softmax's), defined by the operator's own file as kv_term. The first is the
 // dot product an element's dx is taken of; the second is what float32 rounding of that dot product is proportional
 // to, which scales the tolerance (RowDot on the CPU). Both fold and merge by addition, in any order and from any split
-// of the row. Compiled after the harness, which will declare these functions and walk the rows of y and dy.
+// of the row. Compiled after the harness; the backward's own kernels (eval/harness_backward.cu, compiled after this)
+// walk the rows of y and dy with these functions.
 
 __device__ __forceinline__ double kv_term(double y, double dy);
 

@@ -179,6 +179,36 @@ class RowDotBackwardTest {
         }
     }
 
+    /**
+     * What the evaluator is driven by: each is the gradient of its forward, whose x and statistics its inputs derive
+     * from, and reads two row inputs in the harness's order (y, then dy); cuDNN's backward of the forward's algorithm is
+     * its vendor baseline, which serves one dtype for every tensor and so not bf16-fp32.
+     */
+    @Test
+    void isTheGradientOfItsForwardWithTwoRowInputsAndCudnnsBackward() {
+        assertEquals(java.util.Optional.of(Operators.SOFTMAX), SOFTMAX_BW.gradientOf());
+        assertEquals(java.util.Optional.of(Operators.LOG_SOFTMAX), LOG_SOFTMAX_BW.gradientOf());
+        assertEquals(VendorBaseline.CUDNN_SOFTMAX_BACKWARD_ACCURATE, SOFTMAX_BW.vendor().orElseThrow());
+        assertEquals(VendorBaseline.CUDNN_SOFTMAX_BACKWARD_LOG, LOG_SOFTMAX_BW.vendor().orElseThrow());
+        for (RowDotBackward op : new RowDotBackward[] {SOFTMAX_BW, LOG_SOFTMAX_BW}) {
+            assertEquals(java.util.List.of("y", "dy"), op.rowInputs().stream().map(Tensor::name).toList(), op.id());
+            assertTrue(op.extraInputs().isEmpty(), op.id());
+            assertThrows(IllegalStateException.class, op::input, "two row inputs, not one x");
+            assertTrue(new Task(op, Precision.FP32).vendorCannotServe().isEmpty(), op.id());
+            assertTrue(new Task(op, Precision.BF16).vendorCannotServe().isEmpty(), op.id());
+            assertTrue(new Task(op, Precision.BF16_FP32).vendorCannotServe().isPresent(), op.id());
+        }
+    }
+
+    /** The forward operators are no gradient, and their one row input is x, as the harness always read it. */
+    @Test
+    void forwardOperatorsReadOneRowInputAndAreNoGradient() {
+        for (Operator op : new Operator[] {Operators.SOFTMAX, Operators.LOG_SOFTMAX, Operators.MASKED_SOFTMAX}) {
+            assertTrue(op.gradientOf().isEmpty(), op.id());
+            assertEquals(java.util.List.of(op.input()), op.rowInputs(), op.id());
+        }
+    }
+
     /** Two reads and a write: y and dy in x's type, dx in y's; bf16-fp32 reads 16-bit y and dy and writes float. */
     @Test
     void floorIsTwoReadsAndAWrite() {
@@ -207,6 +237,20 @@ class RowDotBackwardTest {
             KevoException refused = assertThrows(KevoException.class, () -> Task.of(shipped));
             assertTrue(refused.getMessage().startsWith("op: " + op + " is defined"), refused.getMessage());
         }
+    }
+
+    /**
+     * What judges one on purpose (the evaluator's GPU tests) takes the task as given, under settings naming it, where
+     * Task.of refuses it; settings of another operator or dtype are a programming error.
+     */
+    @Test
+    void isTakenAsGivenUnderSettingsThatNameIt() {
+        EvalSettings settings = EvalSettings.builder().op("log_softmax_backward").dtype(Precision.BF16).build();
+        Task task = new Task(LOG_SOFTMAX_BW, Precision.BF16);
+        assertSame(task, task.under(settings));
+        assertThrows(IllegalArgumentException.class, () -> new Task(LOG_SOFTMAX_BW, Precision.FP32).under(settings));
+        assertThrows(IllegalArgumentException.class, () -> new Task(SOFTMAX_BW, Precision.BF16).under(settings));
+        assertThrows(KevoException.class, () -> Task.of(settings));
     }
 
     /** The largest per-element error in units of the element's scale. */
