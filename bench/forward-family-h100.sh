@@ -2,9 +2,9 @@
 # Issue 42 on the GPU host, in the order its open items need the GPU: each step fits one 10-minute device command and
 # leaves everything it wrote in $OUT/forward-STEP.tgz. Run from the repository root with the bundle
 # (target/kevo-*-linux-x86_64.tar.gz) and, for `tests`, target/gpu-tests.tgz carried; KEVO_COMMIT names the commit.
-#   tests      the GPU tests the forward family added or touched (the shared harness changed for masked_softmax):
-#              MaskedSoftmaxGpuTest, then the regression set (TrustedKernels, LogSoftmax, AddedOperator, Evaluator,
-#              CheckLaunchTime, Adversarial, Sanitizer)
+#   tests      the GPU tests the families added or touched (the shared harness and evaluator changed for masked_softmax
+#              and the backward operators): MaskedSoftmaxGpuTest, BackwardGpuTest, then the regression set
+#              (TrustedKernels, LogSoftmax, AddedOperator, Evaluator, CheckLaunchTime, Adversarial, Sanitizer)
 #   check      each operator's exported torch op against torch (bench/export-torch.sh with OP=masked_softmax, softmax,
 #              log_softmax: their seeds or recorded champion), and the scripted-model campaigns of log_softmax and
 #              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
@@ -32,6 +32,8 @@ case "$step" in
 tests)
   bash tools/gpu-tests.sh --details=tree --include-classname '.*MaskedSoftmaxGpuTest' > "$out/masked.txt" 2>&1
   grep -A14 "Test run finished" "$out/masked.txt"; grep -B2 -A12 "Failures (" "$out/masked.txt" | head -40
+  bash tools/gpu-tests.sh --details=tree --include-classname '.*BackwardGpuTest' > "$out/backward.txt" 2>&1
+  grep -A14 "Test run finished" "$out/backward.txt"; grep -B2 -A12 "Failures (" "$out/backward.txt" | head -40
   bash tools/gpu-tests.sh --details=tree --include-classname \
     '.*(TrustedKernelsGpuTest|LogSoftmaxGpuTest|AddedOperatorGpuTest|EvaluatorGpuTest|CheckLaunchTimeGpuTest|AdversarialGpuTest|SanitizerGpuTest)' \
     > "$out/regression.txt" 2>&1
