@@ -44,6 +44,10 @@ class LogSoftmaxGpuTest {
     private static final Shape SHAPE = new Shape(37, 20011);
 
     private static CandidateResult judge(Path file, Precision dtype) {
+        return judge(ContractParser.read(file), dtype);
+    }
+
+    private static CandidateResult judge(KernelFile file, Precision dtype) {
         Suite suite = SuiteFile.load(TestFiles.root().resolve("evaluator/suites/quick.yaml"));
         EvalSettings settings = EvalSettings.load(TestFiles.root().resolve("config/eval.yaml")).toBuilder()
                 .op("log_softmax").dtype(dtype).build();
@@ -51,7 +55,7 @@ class LogSoftmaxGpuTest {
         try (Gpu gpu = Gpu.open(0);
              Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), suite,
                      new Baseline.File(baseline), settings)) {
-            return evaluator.evaluate(ContractParser.read(file), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
+            return evaluator.evaluate(file, 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
     }
 
@@ -110,18 +114,11 @@ class LogSoftmaxGpuTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"fp32", "bf16", "fp16", "bf16-fp32"})
-    void theDefaultGenomePassesInEveryDtype(String dtype) throws Exception {
+    void theDefaultGenomePassesInEveryDtype(String dtype) {
         Precision p = Precision.parse(dtype);
-        Path file = java.nio.file.Files.createTempFile("log-softmax-default-genome", ".cu");
-        try {
-            java.nio.file.Files.writeString(file, dev.kevo.agent.KernelRenderer.render(
-                    dev.kevo.agent.BuiltinAgent.defaultGenome(), new Task(Operators.LOG_SOFTMAX, p)));
-            CandidateResult r = judge(file, p);
-            assertEquals(Verdict.PASS, r.verdict(), r.detail());
-            assertNotNull(r.score(), "scored over its baseline");
-        } finally {
-            java.nio.file.Files.deleteIfExists(file);
-        }
+        CandidateResult r = judge(RenderedGenome.defaultFor(new Task(Operators.LOG_SOFTMAX, p)), p);
+        assertEquals(Verdict.PASS, r.verdict(), r.detail());
+        assertNotNull(r.score(), "scored over its baseline");
     }
 
     @Test

@@ -80,12 +80,16 @@ class MaskedSoftmaxGpuTest {
     }
 
     private static CandidateResult judge(Path file, Precision dtype, Suite suite) {
+        return judge(ContractParser.read(file), dtype, suite);
+    }
+
+    private static CandidateResult judge(KernelFile file, Precision dtype, Suite suite) {
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder()
                 .op("masked_softmax").dtype(dtype).build();
         KernelFile baseline = ContractParser.read(ROOT.resolve("evaluator/baselines/masked_softmax_two_pass.cu"));
         try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), suite,
                 new Baseline.File(baseline), settings)) {
-            return evaluator.evaluate(ContractParser.read(file), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
+            return evaluator.evaluate(file, 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
     }
 
@@ -252,7 +256,7 @@ class MaskedSoftmaxGpuTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"fp32", "bf16", "fp16", "bf16-fp32"})
-    void theDefaultGenomePassesEveryRegimeInEveryKindAndDtype(String dtype) throws Exception {
+    void theDefaultGenomePassesEveryRegimeInEveryKindAndDtype(String dtype) {
         Precision p = Precision.parse(dtype);
         List<String> shapes = new ArrayList<>();
         for (String shape : List.of("2x4x64x64", "3x2x5x781", "1x2x96x8192", "1x1x200x40000", "1x2x4x131072",
@@ -261,19 +265,12 @@ class MaskedSoftmaxGpuTest {
                 shapes.add(kind == MaskKind.NONE ? shape : shape + ":" + kind.id());
             }
         }
-        Path file = java.nio.file.Files.createTempFile("masked-softmax-default-genome", ".cu");
-        try {
-            java.nio.file.Files.writeString(file, dev.kevo.agent.KernelRenderer.render(
-                    dev.kevo.agent.BuiltinAgent.defaultGenome(), new Task(Operators.MASKED_SOFTMAX, p)));
-            Suite suite = Suite.of("regimes", shapes);
-            CandidateResult r = judge(file, p, suite);
-            assertEquals(Verdict.PASS, r.verdict(), r.detail());
-            // A shape of one batch entry and one head reads back as plain rows x keys.
-            assertEquals(suite.shapes().stream().map(Shape::toString).toList(),
-                    r.shapes().stream().map(ShapeResult::shape).toList(), "every shape in every kind");
-        } finally {
-            java.nio.file.Files.deleteIfExists(file);
-        }
+        Suite suite = Suite.of("regimes", shapes);
+        CandidateResult r = judge(RenderedGenome.defaultFor(new Task(Operators.MASKED_SOFTMAX, p)), p, suite);
+        assertEquals(Verdict.PASS, r.verdict(), r.detail());
+        // A shape of one batch entry and one head reads back as plain rows x keys.
+        assertEquals(suite.shapes().stream().map(Shape::toString).toList(),
+                r.shapes().stream().map(ShapeResult::shape).toList(), "every shape in every kind");
     }
 
     /** The corpus's masked semantics: each wrong on the rows its defect touches, and rejected there. */

@@ -1,0 +1,18 @@
+package dev.kevo.eval;
+
+import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.KernelRenderer;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Task;
+
+/** The built-in agent's default genome rendered for a task, read as kevo reads a kernel file (none on disk). */
+final class RenderedGenome {
+    private RenderedGenome() {
+    }
+
+    static KernelFile defaultFor(Task task) {
+        return ContractParser.parse("default-genome-" + task.op().id() + "-" + task.dtype().id() + ".cu", null,
+                KernelRenderer.render(BuiltinAgent.defaultGenome(), task));
+    }
+}
