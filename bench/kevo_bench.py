@@ -80,15 +80,6 @@ def triton_softmax_backward_kernel(dx_ptr, y_ptr, dy_ptr, row_stride, n_rows, n_
         tl.store(dx_ptr + row_idx * row_stride + col_offsets, dx, mask=mask)
 
 
-def triton_backward(y, dy, dx, log, sms):
-    """triton_softmax_backward_kernel launched as the tutorial launches its softmax (triton_rows)."""
-    n_rows, n_cols = y.shape
-    block = triton.next_power_of_2(n_cols)
-    warps = 16 if block >= 4096 else 8 if block >= 2048 else 4
-    triton_softmax_backward_kernel[(min(n_rows, sms * 4),)](dx, y, dy, y.stride(0), n_rows, n_cols, LOG=log,
-                                                            BLOCK_SIZE=block, num_stages=2, num_warps=warps)
-
-
 @triton.jit
 def triton_copy_kernel(dst_ptr, src_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -111,15 +102,26 @@ def triton_rows_refusal(cols):
     return f"a row is held by one program: not for rows over {TRITON_MAX_BLOCK} columns"
 
 
-def triton_rows(kernel, x, y, sms):
-    """The tutorial's launch of a one-program-a-row kernel (its signature): a whole row in one block of
-    next_power_of_2(cols), programs looping over the rows, 4 a multiprocessor."""
-    n_rows, n_cols = x.shape
+def tutorial_launch(n_rows, n_cols, sms):
+    """The tutorial's launch of a one-program-a-row kernel: a whole row in one block of next_power_of_2(cols),
+    programs looping over the rows, 4 a multiprocessor. The grid, and the launch's keyword arguments."""
     block = triton.next_power_of_2(n_cols)
-    warps = 8 if block >= 2048 else 4
-    warps = 16 if block >= 4096 else warps
-    grid = (min(n_rows, sms * 4),)
-    kernel[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE=block, num_stages=2, num_warps=warps)
+    warps = 16 if block >= 4096 else 8 if block >= 2048 else 4
+    return (min(n_rows, sms * 4),), {"BLOCK_SIZE": block, "num_stages": 2, "num_warps": warps}
+
+
+def triton_rows(kernel, x, y, sms):
+    """A one-program-a-row kernel of the tutorial's signature, launched as the tutorial launches it."""
+    n_rows, n_cols = x.shape
+    grid, launch = tutorial_launch(n_rows, n_cols, sms)
+    kernel[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols, **launch)
+
+
+def triton_backward(y, dy, dx, log, sms):
+    """triton_softmax_backward_kernel, launched as the tutorial launches its softmax."""
+    n_rows, n_cols = y.shape
+    grid, launch = tutorial_launch(n_rows, n_cols, sms)
+    triton_softmax_backward_kernel[grid](dx, y, dy, y.stride(0), n_rows, n_cols, LOG=log, **launch)
 
 
 def triton_softmax(x, y, sms):
@@ -168,17 +170,14 @@ def triton_masked_softmax_kernel(output_ptr, input_ptr, lengths_ptr, mask_ptr, s
 
 
 def triton_masked_softmax(x, y, lengths, mask, scale, heads, queries, mask_kind, sms):
-    """The masked_softmax kernel above, launched as the tutorial launches its kernel (triton_rows): a whole row in one
+    """The masked_softmax kernel above, launched as the tutorial launches its kernel (tutorial_launch): a whole row in one
     block, programs looping over the rows, 4 a multiprocessor. A mask tensor the kind does not read is never loaded
     (its branch is compiled out), so x stands in for it."""
     n_rows, n_cols = x.shape
-    block = triton.next_power_of_2(n_cols)
-    warps = 8 if block >= 2048 else 4
-    warps = 16 if block >= 4096 else warps
-    grid = (min(n_rows, sms * 4),)
+    grid, launch = tutorial_launch(n_rows, n_cols, sms)
     triton_masked_softmax_kernel[grid](
         y, x, x if lengths is None else lengths, x if mask is None else mask, scale, torch.finfo(x.dtype).min,
-        n_rows, n_cols, heads, queries, MASK_KIND=mask_kind, BLOCK_SIZE=block, num_stages=2, num_warps=warps)
+        n_rows, n_cols, heads, queries, MASK_KIND=mask_kind, **launch)
 
 
 # ---- NVRTC and the driver API through ctypes (the process's CUDA context is torch's) ----
