@@ -170,9 +170,8 @@ def triton_masked_softmax_kernel(output_ptr, input_ptr, lengths_ptr, mask_ptr, s
 
 
 def triton_masked_softmax(x, y, lengths, mask, scale, heads, queries, mask_kind, sms):
-    """The masked_softmax kernel above, launched as the tutorial launches its kernel (tutorial_launch): a whole row in one
-    block, programs looping over the rows, 4 a multiprocessor. A mask tensor the kind does not read is never loaded
-    (its branch is compiled out), so x stands in for it."""
+    """The masked_softmax kernel above, launched as the tutorial launches its kernel (tutorial_launch). A mask tensor
+    the kind does not read is never loaded (its branch is compiled out), so x stands in for it."""
     n_rows, n_cols = x.shape
     grid, launch = tutorial_launch(n_rows, n_cols, sms)
     triton_masked_softmax_kernel[grid](
