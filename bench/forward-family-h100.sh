@@ -13,13 +13,13 @@
 #   campaign-resume CAMPAIGN_FOLDER_TGZ   finishes a cut campaign (kevo evolve --resume) and records it
 #   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
 #              torch and Triton, standard and llm suites, fp32 and bf16
-#   family-masked [KERNEL]   bench/family.py on the attention suite, every mask kind, fp32 and bf16, for KERNEL
-#              (default seeds/masked_softmax/online.cu; a masked_softmax champion once a campaign has one)
+#   family-masked [K32 [K16]]   bench/family.py on the attention suite, every mask kind, K32 in fp32 and K16 in bf16
+#              (default seeds/masked_softmax/online.cu for both; each dtype's campaign champion once there are some)
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
-step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [KERNEL]|family-backward [SB LSB]}
+step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [K32 [K16]]|family-backward [SB LSB]}
 # Steps may run side by side, one per GPU (CUDA_VISIBLE_DEVICES): each gets its own folder and its own unpacked bundle.
 tag=forward-$step${2:+-$2}${3:+-$3}; tag=${tag//\//_}
 out=/tmp/$tag; rm -rf "$out"; mkdir -p "$out"
@@ -28,6 +28,14 @@ export KEVO_UNPACK=${KEVO_UNPACK:-/tmp/kevo-bundle-$tag}
 source tools/unpack.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   echo "kevo $($KEVO --version), commit ${KEVO_COMMIT:-unknown}, $(date -u +%FT%TZ), step: $*"; } | tee "$out/gpu.txt"
+# bench/family.py on JOBS (op:dtype:kernel:suite), its record and log NAME.json and NAME.txt in the step's folder.
+family_bench() {
+  local name=$1 jobs=() job; shift
+  for job in "$@"; do jobs+=(--job "$job"); done
+  timeout 560 python3 bench/family.py --out "$out/$name.json" "${jobs[@]}" > "$out/$name.txt" 2>&1
+  echo "family exit $?"; grep -E '^\{' "$out/$name.txt" | cut -c1-220
+}
+
 case "$step" in
 tests)
   bash tools/gpu-tests.sh --details=tree --include-classname '.*MaskedSoftmaxGpuTest' > "$out/masked.txt" 2>&1
@@ -76,27 +84,19 @@ campaign-resume)
 family)
   c32=${2:?CHAMPION_FP32}; c16=${3:?CHAMPION_BF16}
   s32=bench/results/campaign-fp32-h100/champion-fp32-h100.cu; s16=bench/results/campaign-bf16-h100/champion-bf16-h100.cu
-  timeout 560 python3 bench/family.py --out "$out/family-h100.json" \
-    --job "log_softmax:fp32:$c32:standard" --job "softmax:fp32:$s32:standard" \
-    --job "log_softmax:fp32:$c32:llm" --job "softmax:fp32:$s32:llm" \
-    --job "log_softmax:bf16:$c16:standard" --job "softmax:bf16:$s16:standard" \
-    --job "log_softmax:bf16:$c16:llm" --job "softmax:bf16:$s16:llm" > "$out/family-h100.txt" 2>&1
-  echo "family exit $?"; grep -E '^\{' "$out/family-h100.txt" | cut -c1-220 ;;
+  family_bench family-h100 "log_softmax:fp32:$c32:standard" "softmax:fp32:$s32:standard" \
+    "log_softmax:fp32:$c32:llm" "softmax:fp32:$s32:llm" "log_softmax:bf16:$c16:standard" \
+    "softmax:bf16:$s16:standard" "log_softmax:bf16:$c16:llm" "softmax:bf16:$s16:llm" ;;
 family-masked)
-  ms=${2:-seeds/masked_softmax/online.cu}
-  timeout 560 python3 bench/family.py --out "$out/family-masked-h100.json" \
-    --job "masked_softmax:fp32:$ms:attention" --job "masked_softmax:bf16:$ms:attention" \
-    > "$out/family-masked-h100.txt" 2>&1
-  echo "family exit $?"; grep -E '^\{' "$out/family-masked-h100.txt" | cut -c1-220 ;;
+  # A rendered genome implements one dtype: a campaign's champions come one a dtype; the seed implements both.
+  m32=${2:-seeds/masked_softmax/online.cu}; m16=${3:-$m32}
+  family_bench family-masked-h100 "masked_softmax:fp32:$m32:attention" "masked_softmax:bf16:$m16:attention" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
   # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.
   sb=${2:-seeds/softmax_backward/block_dot.cu}; lsb=${3:-seeds/log_softmax_backward/block_dot.cu}
-  timeout 560 python3 bench/family.py --out "$out/family-backward-h100.json" \
-    --job "softmax_backward:fp32:$sb:llm" --job "log_softmax_backward:fp32:$lsb:llm" \
-    --job "softmax_backward:bf16:$sb:llm" --job "log_softmax_backward:bf16:$lsb:llm" \
-    > "$out/family-backward-h100.txt" 2>&1
-  echo "family exit $?"; grep -E '^\{' "$out/family-backward-h100.txt" | cut -c1-220 ;;
+  family_bench family-backward-h100 "softmax_backward:fp32:$sb:llm" "log_softmax_backward:fp32:$lsb:llm" \
+    "softmax_backward:bf16:$sb:llm" "log_softmax_backward:bf16:$lsb:llm" ;;
 *)
   echo "forward-family-h100.sh: unknown step '$step'" >&2; exit 2 ;;
 esac
