@@ -148,9 +148,18 @@ extern "C" __global__ void kevo_dot_merge(double2* stats, double2* partial, int 
     }
 }
 
+// What flushing float32's subnormals to zero may cost an element: a weight below FLT_MIN (log_softmax's exp(y) past
+// y = -87, a softmax y that small) taken as 0, and with it the dot product's and dy's share of the element, at most
+// FLT_MIN (|dy| + sum|term|). A kernel built with fast math flushes them; without this floor, where dy is 0 (sparse
+// rows), the element's scale is w(y) sum|term|, itself subnormal, and an answer of 0 would fail.
+__device__ __forceinline__ double kv_flushed(double dy, double2 dot) {
+    return (double)FLT_MIN * (fabs(dy) + dot.y);
+}
+
 // dx against the reference, into the harness's KevoCheck, with two differences from the forward's comparison: the
 // per-element bound is abs_tol times the element's scale (|dy| + w(y) sum|term|: what float32 rounding of the dot
-// product and of the element's arithmetic is proportional to) plus rel_tol |ref| and y's ulp, and ref_sq sums the
+// product and of the element's arithmetic is proportional to) plus rel_tol |ref|, y's ulp and the cost of flushing
+// subnormals (kv_flushed), and ref_sq sums the
 // scales' squares, so that the case's relative L2 is taken against dy's scale, not against a dx that cancels. Where
 // the weight is 0 (softmax's y = 0, log_softmax's y = -inf) the dot product does not reach the element: its answer
 // (0, or dy) is held exactly. y and dy are held to the generator bit for bit (y from x's forward statistics, kept).
@@ -178,7 +187,8 @@ extern "C" __global__ void kevo_compare_backward(const KEVO_Y* dx, const KEVO_X*
             const double w = kv_weight(yd);
             const double scale = fabs(dyd) + w * dot.y;
             const double held = (double)kevo_to_float(kevo_from_float<KEVO_Y>((float)ref));
-            const double bound = abs_tol * scale + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref);
+            const double bound = abs_tol * scale + rel_tol * fabs(ref) + kv_ulp(KEVO_Y{}, ref)
+                                 + kv_flushed(dyd, dot);
             const KEVO_Y stored = dx[i];
             const float got = kevo_to_float(stored);
             if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }

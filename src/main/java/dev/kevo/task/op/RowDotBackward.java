@@ -28,7 +28,8 @@ abstract class RowDotBackward implements Operator {
     /**
      * Provisional (docs/measurement.md, "softmax_backward and log_softmax_backward"): per element
      * {@code |dx - ref| <= 1e-4 scale}, where the element's scale ({@link #scale}) is what float32 rounding of the dot
-     * product and of the element's own arithmetic is proportional to; per case {@code ||dx - ref|| <= 1e-4 ||scale||}.
+     * product and of the element's own arithmetic is proportional to, plus dx's ulp and what flushing subnormals may
+     * cost (harness_backward.cu's kv_flushed); per case {@code ||dx - ref|| <= 1e-4 ||scale||}.
      * {@code absolute} is a multiple of the scale here, not of 1; {@code relative} adds nothing (0): the reference
      * cancels to near 0 on dominated rows, where a bound relative to it would demand more than float32 holds.
      */
