@@ -380,8 +380,8 @@ class BackwardGpuTest {
     }
 
     /**
-     * A correct kernel that memoises each row's dx under a key hashed from the row's first 8 elements of y and dy and
-     * replays it when the key comes back: every checked launch has new inputs and computes, but the timed launches
+     * A correct kernel that memoises each row's dx under a key hashed from the row's y and dy and replays it when the
+     * key comes back: every checked launch has new inputs and computes, but the timed launches
      * rotate over a few input sets, so the keys come back; dy's element raised at a column drawn anew before every
      * timed launch moves the row's dot product, the replayed rows are wrong, and the first timed launches are always
      * checked. Without the salt, the replay would be exactly right.

@@ -85,8 +85,12 @@ final class BackwardKernelFiles {
     }
 
     /**
-     * A correct kernel that memoises each row's dx under a key hashed from the row's first 8 elements of y and dy and
-     * replays it when the key comes back, as it does when timing rotates over a few input sets.
+     * A correct kernel that memoises each row's dx under a key hashed from the row's whole y and its first 8 elements
+     * of dy, and replays it when the key comes back, as it does when timing rotates over a few input sets. The whole
+     * y, so that no two checked cases share a key (they share their first elements where dy is sparse or one-hot,
+     * and a key of those replays a wrong row while checking: seen on the H100); 8 of dy's, so that a timed launch's
+     * salt, one element of dy a row, is mostly outside the key and the row is replayed (a key of the whole dy sees
+     * the salt, computes anew, and is right).
      */
     static Path memo(Operator op) throws IOException {
         String globals = """
@@ -96,7 +100,7 @@ final class BackwardKernelFiles {
                 __device__ float cache[SLOTS][CACHE_FLOATS];
                 __device__ unsigned long long keys[SLOTS][CACHE_ROWS];
                 """;
-        return kernel(op, "adversarial: memoises each row's dx under its first 8 y and dy", globals, """
+        return kernel(op, "adversarial: memoises each row's dx under a hash of its y and first 8 dy", globals, """
                     __shared__ int hit;
                     __shared__ unsigned long long key;
                     const int row = blockIdx.x;
@@ -104,11 +108,13 @@ final class BackwardKernelFiles {
                     if (cacheable) {
                         if (threadIdx.x == 0) {
                             unsigned long long h = 1469598103934665603ull ^ (unsigned long long)cols;
-                            for (int c = 0; c < min(cols, 8); c++) {
+                            for (int c = 0; c < cols; c++) {
                                 h ^= __float_as_uint(yr[c]);
                                 h *= 1099511628211ull;
-                                h ^= __float_as_uint(dyr[c]);
-                                h *= 1099511628211ull;
+                                if (c < 8) {
+                                    h ^= __float_as_uint(dyr[c]);
+                                    h *= 1099511628211ull;
+                                }
                             }
                             key = h | 1ull;
                             hit = -1;
