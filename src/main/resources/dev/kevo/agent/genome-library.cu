@@ -223,19 +223,50 @@ template <class X> struct Prologue {
         return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
     }
 
-    // The scores of n consecutive elements from column c, in place; the mask is read as a vector where aligned.
-    template <int n> __device__ __forceinline__ void apply(float* v, int c) const {
-        float m[n];
-        if (bias != nullptr) {
-            if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
-                Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
-            } else {
+    // The mask's values at n consecutive elements from column c, read as a vector where aligned; apart from their
+    // use (scores), so that a kernel can issue all its loads of a row's mask before it waits for any (apply_all).
+    template <int n> __device__ __forceinline__ void bias_at(float* m, int c) const {
+        if (bias == nullptr) return;
+        if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
+            Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
+        } else {
 #pragma unroll
-                for (int i = 0; i < n; ++i) m[i] = c + i < limit ? kevo_to_float(bias[c + i]) : 0.0f;
-            }
+            for (int i = 0; i < n; ++i) m[i] = c + i < limit ? kevo_to_float(bias[c + i]) : 0.0f;
         }
+    }
+
+    // The scores of n consecutive elements from column c, in place, from the mask's values there (bias_at).
+    template <int n> __device__ __forceinline__ void scores(float* v, const float* m, int c) const {
 #pragma unroll
         for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
+    }
+
+    // The scores of n consecutive elements from column c, in place.
+    template <int n> __device__ __forceinline__ void apply(float* v, int c) const {
+        float m[n];
+        bias_at<n>(m, c);
+        scores<n>(v, m, c);
+    }
+
+    // The scores of a thread's N vectors of V held in registers (the k-th at v + k * V, from column col(k), there
+    // where has(k)). For float x and up to 16 values, every mask load first, then every score, so that a row's mask
+    // vectors are in flight together and the thread waits for them once: a load a vector, each used before the next
+    // is issued, waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of the
+    // others that way (bench/results/forward-family-h100/README.md). Past 16 values the mask's registers spill
+    // (ptxas, sm_90, at the 64 registers of 512-thread kernels); with 16-bit x the batch measured slower in every
+    // kind, the mask's registers costing more than the wait they save. A vector at a time there.
+    template <int N, int V, class Col, class Has>
+    __device__ __forceinline__ void apply_all(float* v, Col col, Has has) const {
+        if constexpr (N * V <= 16 && sizeof(X) == 4) {
+            float m[N * V];
+#pragma unroll
+            for (int k = 0; k < N; ++k) if (has(k)) bias_at<V>(m + k * V, col(k));
+#pragma unroll
+            for (int k = 0; k < N; ++k) if (has(k)) scores<V>(v + k * V, m + k * V, col(k));
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; ++k) if (has(k)) apply<V>(v + k * V, col(k));
+        }
     }
 
     __device__ __forceinline__ float one(float v, int c) const {
@@ -356,11 +387,8 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     static_assert(C::ONLINE, "a row with no score left takes its exponentials against 0 in the online reduce only");
     if (live) {
         const Prologue<X> pro(xr);
-#pragma unroll
-        for (int k = 0; k < N; ++k) {
-            const int q = lane + k * G;
-            if (q < p.nv) pro.template apply<V>(v + k * V, p.head + q * V);
-        }
+        pro.template apply_all<N, V>(v, [&](int k) { return p.head + (lane + k * G) * V; },
+                                     [&](int k) { return lane + k * G < p.nv; });
         if (V > 1 && lane < p.head) h = pro.one(h, lane);
         if (V > 1 && lane < p.tail) t = pro.one(t, p.head + p.nv * V + lane);
     }
@@ -808,11 +836,8 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 //@ masked_softmax
     const Prologue<X> pro(xr);
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-        const unsigned q = c.q0 + threadIdx.x + j * THREADS;
-        if (q < c.q1) pro.template apply<V>(v + j * V, p.head + (int)q * V);
-    }
+    pro.template apply_all<N, V>(v, [&](int j) { return p.head + (int)(c.q0 + threadIdx.x + j * THREADS) * V; },
+                                 [&](int j) { return c.q0 + threadIdx.x + j * THREADS < c.q1; });
     if (extras && (int)threadIdx.x < p.head) v[N * V] = pro.one(v[N * V], threadIdx.x);
     if (extras && (int)threadIdx.x < p.tail) v[N * V + 1] = pro.one(v[N * V + 1], p.head + p.nv * V + threadIdx.x);
 //@ end
@@ -1019,11 +1044,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
 //@ masked_softmax
     const Prologue<X> pro(x + base);
-#pragma unroll
-    for (int k = 0; k < N; ++k) {
-        const int i = v0 + t + k * THREADS;
-        if (i < v1) pro.template apply<V>(r + k * V, p.head + i * V);
-    }
+    pro.template apply_all<N, V>(r, [&](int k) { return p.head + (v0 + t + k * THREADS) * V; },
+                                 [&](int k) { return v0 + t + k * THREADS < v1; });
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
 //@ end
