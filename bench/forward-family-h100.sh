@@ -15,6 +15,7 @@
 #              torch and Triton, standard and llm suites, fp32 and bf16
 #   family-masked [K32 [K16]]   bench/family.py on the attention suite, every mask kind, K32 in fp32 and K16 in bf16
 #              (default seeds/masked_softmax/online.cu for both; each dtype's campaign champion once there are some)
+#   probes     bench/family.py: the bf16 log_softmax champion and its two cp.async-group probes on the llm suite
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 set -uo pipefail
@@ -91,6 +92,13 @@ family-masked)
   # A rendered genome implements one dtype: a campaign's champions come one a dtype; the seed implements both.
   m32=${2:-seeds/masked_softmax/online.cu}; m16=${3:-$m32}
   family_bench family-masked-h100 "masked_softmax:fp32:$m32:attention" "masked_softmax:bf16:$m16:attention" ;;
+probes)
+  # The bf16 log_softmax gap (bench/results/forward-family-h100/probes/README.md): its champion beside the same genome
+  # with cp.async groups of 2 and 4 in the cluster kernel, on the llm suite, where six LM-head shapes were under 0.90.
+  p=bench/results/forward-family-h100
+  family_bench probes-h100 "log_softmax:bf16:$p/campaign-log_softmax-bf16/champion-log_softmax-bf16-h100.cu:llm" \
+    "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-g2.cu:llm" \
+    "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-g4.cu:llm" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
   # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.

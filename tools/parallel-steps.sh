@@ -3,6 +3,9 @@
 # (CUDA_VISIBLE_DEVICES), so that one 10-minute device command holds as many steps as the host has GPUs; an argument
 # may chain steps with ';', run one after another on its GPU. Everything the steps leave in $OUT is packed into
 # $OUT/steps.tgz with their logs, one file, whatever their number (the device tool brings back at most 8).
+# Every step ends by a deadline, STEPS_SECONDS after the start (default 560), so that the packing runs inside the
+# device command's limit however long the steps would take: a step cut by it keeps what it wrote (its own EXIT trap),
+# and a step with under 20 seconds left is not begun.
 # Usage (repository root, the bundle and for `tests` target/gpu-tests.tgz carried):
 #   KEVO_COMMIT=$(cat .commit) bash tools/parallel-steps.sh "tests" "campaign masked_softmax fp32" \
 #       "campaign masked_softmax bf16" "check; family-backward"
@@ -14,6 +17,7 @@ if (( $# > gpus )); then echo "parallel-steps: $# arguments, $gpus GPUs" >&2; ex
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 final=${OUT:?OUT: where the packed results go}
 work=$(mktemp -d /tmp/parallel-steps.XXXXXX)
+deadline=$((SECONDS + ${STEPS_SECONDS:-560}))
 i=0
 for chain in "$@"; do
   mkdir -p "$work/gpu$i"
@@ -22,8 +26,10 @@ for chain in "$@"; do
     IFS=';' read -ra steps <<< "$chain"
     for step in "${steps[@]}"; do
       read -ra words <<< "$step"
-      echo "== GPU $i: ${words[*]} ($(date -u +%T))"
-      bash bench/forward-family-h100.sh "${words[@]}"
+      left=$((deadline - SECONDS))
+      if (( left < 20 )); then echo "== GPU $i: ${words[*]} not begun, ${left}s left"; continue; fi
+      echo "== GPU $i: ${words[*]} ($(date -u +%T), ${left}s left)"
+      timeout "$left" bash bench/forward-family-h100.sh "${words[@]}"
       echo "== GPU $i: ${words[0]} exit $? ($(date -u +%T))"
     done
   ) > "$work/gpu$i.log" 2>&1 &
