@@ -23,7 +23,7 @@ public record Task(Operator op, Precision dtype) {
      * The task a configuration judges: its {@code op} and {@code dtype}.
      *
      * @throws KevoException (input) for an operator kevo does not know, naming those it does, and for a backward
-     *     operator, which has not been judged on a GPU yet ({@link #notJudgedYet})
+     *     operator, which the command line does not judge yet ({@link #notJudgedYet})
      */
     public static Task of(EvalSettings settings) {
         Operator op;
@@ -40,14 +40,15 @@ public record Task(Operator op, Precision dtype) {
 
     /**
      * Why kevo does not judge {@code op} yet, in a phrase, or empty when it does: the backward operators' evaluator
-     * (their two row inputs generated, referenced and compared by harness_backward.cu) is written but has not run on a
-     * GPU, and their tolerance is not calibrated there. What would rest on a judgement (the CLI's evaluation, a
-     * campaign, an export) refuses them with this; the evaluator itself judges them for its GPU tests
-     * ({@code BackwardGpuTest}).
+     * (their two row inputs generated, referenced and compared by harness_backward.cu) has judged them on a GPU in its
+     * tests, but their tolerance is not calibrated on torch across kevo's input cases and the command line's path has
+     * not run them. What would rest on a judgement (the CLI's evaluation, a campaign, an export) refuses them with
+     * this; the evaluator itself judges them for its GPU tests ({@code BackwardGpuTest}).
      */
     public static Optional<String> notJudgedYet(Operator op) {
         return op instanceof RowDotBackward ? Optional.of(op.id() + " is defined (its reference, tolerance and seeds) "
-                + "and kevo's evaluator can judge its two row inputs (y, dy), but that has not yet run on a GPU "
+                + "and kevo's evaluator judges its two row inputs (y, dy) in its GPU tests, but its tolerance is not "
+                + "yet calibrated on torch nor its evaluation, campaign and export run from the command line "
                 + "(issue 43)") : Optional.empty();
     }
 
