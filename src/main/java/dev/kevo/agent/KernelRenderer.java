@@ -118,6 +118,9 @@ public final class KernelRenderer {
 
     /** The launch plans of {@code task}'s file, as its header lists them ({@link #plans(Genome, Precision)}). */
     public static List<Plan> plans(Genome genome, Task task) {
+        if (task.op().gradientOf().isPresent()) {
+            return GradientPlans.plans(genome.normalized(task), task.dtype());
+        }
         return forOperator(plans(genome.normalized(task), task.dtype()), task);
     }
 
@@ -359,9 +362,13 @@ public final class KernelRenderer {
         if (!task.op().equals(Operators.SOFTMAX)) {  // softmax's header stays as it was: the default needs no key
             out.append("  \"op\": ").append(quote(task.op().id())).append(",\n");
         }
-        out.append("  \"description\": ").append(quote(description(g, dtype))).append(",\n");
+        boolean gradient = task.op().gradientOf().isPresent();
+        out.append("  \"description\": ").append(quote(gradient ? GradientPlans.description(g, dtype)
+                : description(g, dtype))).append(",\n");
         out.append("  \"dtype\": ").append(quote(dtype.id())).append(",\n");
-        out.append("  \"workspace\": ").append(quote(workspace(g))).append(",\n");
+        if (!gradient) {  // the backward kernels exchange nothing between blocks
+            out.append("  \"workspace\": ").append(quote(workspace(g))).append(",\n");
+        }
         out.append("  \"plans\": [\n");
         for (int p = 0; p < plans.size(); p++) {
             Plan plan = plans.get(p);
@@ -504,6 +511,9 @@ public final class KernelRenderer {
     /** {@code genome-library.cu} beside this class, with its operator sections ({@link #library(Operator)}). */
     private static final String SOURCE = Prelude.resource(KernelRenderer.class, "genome-library.cu");
 
+    /** {@code genome-backward.cu}: the backward operators' kernels, after the library ({@link #library(Operator)}). */
+    private static final String BACKWARD = Prelude.resource(KernelRenderer.class, "genome-backward.cu");
+
     private static final String SECTION = "//@ ";
 
     /**
@@ -516,6 +526,10 @@ public final class KernelRenderer {
     static String library(Operator op) {
         // Cut afresh for each file: one pass over the library's lines, little beside the file's compile, where a cache
         // would be state shared by every campaign in the process.
+        if (op.gradientOf().isPresent()) {
+            // A gradient's kernels use the forward library's accesses and reductions, as softmax's file has them.
+            return sections(SOURCE, Operators.SOFTMAX.id()) + "\n" + sections(BACKWARD, op.id());
+        }
         return sections(SOURCE, op.id());
     }
 

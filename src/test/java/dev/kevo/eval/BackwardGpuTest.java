@@ -24,6 +24,7 @@ import dev.kevo.data.Shape;
 import dev.kevo.data.ShapeResult;
 import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
 import dev.kevo.task.Suite;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
@@ -48,7 +49,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * them, its reference the formula on them and its comparison seeing one bad element, dy's salt; the seeds and the own
  * baselines passing in every dtype on the quick suite, timed against the floor; cuDNN's backward as the baseline; a
  * kernel that takes dy's mean for the dot product rejected as wrong, and one that replays an earlier launch's output
- * caught by the salts of the timed launches. Written before a GPU ran it.
+ * caught by the salts of the timed launches; the built-in agent's genome rendered for each. First run on the H100 on
+ * 2026-11-28.
  */
 @GpuTest
 class BackwardGpuTest {
@@ -83,11 +85,15 @@ class BackwardGpuTest {
     }
 
     private static CandidateResult judge(Operator op, Path file, Precision dtype, Baseline against) {
+        return judge(op, ContractParser.read(file), dtype, against);
+    }
+
+    private static CandidateResult judge(Operator op, KernelFile file, Precision dtype, Baseline against) {
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder().op(op.id())
                 .dtype(dtype).build();
         try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), quick(),
                 against, settings, new Task(op, dtype))) {
-            return evaluator.evaluate(ContractParser.read(file), 7, Evaluator.Run.plain(), Phase.Listener.NONE);
+            return evaluator.evaluate(file, 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
     }
 
@@ -334,6 +340,23 @@ class BackwardGpuTest {
             assertNotNull(s.copy(), s.shape() + ": the floor's copy timed beside it");
             assertTrue(s.checkedLaunches() != null && s.checkedLaunches() > 0, s.shape() + ": timed launches checked");
         }
+        assertTrue(r.freshShapes().stream().allMatch(s -> s.verdict() == Verdict.PASS), r.freshShapes()::toString);
+    }
+
+    static Stream<Arguments> opsAndDtypes() {
+        return OPS.stream().flatMap(op -> Precision.SUPPORTED.stream().map(dtype -> Arguments.of(op, dtype)));
+    }
+
+    /**
+     * The built-in agent's default genome rendered for each backward operator passes every shape of the quick suite and
+     * the fresh shapes in every dtype: its register regimes (rows of 128 a row per lanes, 781 and 4096 per block) and
+     * its loop (a row of 100000, read twice, each thread's sum compensated).
+     */
+    @ParameterizedTest
+    @MethodSource("opsAndDtypes")
+    void theBuiltinGenomesKernelsPassInEveryDtype(Operator op, Precision dtype) {
+        CandidateResult r = judge(op, RenderedGenome.defaultFor(new Task(op, dtype)), dtype, ownBaseline(op));
+        assertEquals(Verdict.PASS, r.verdict(), op.id() + " " + dtype.id() + ": " + r.detail());
         assertTrue(r.freshShapes().stream().allMatch(s -> s.verdict() == Verdict.PASS), r.freshShapes()::toString);
     }
 

@@ -1,0 +1,134 @@
+// The backward operators' kernels, after the forward library (whose accesses, peel and reductions they use): dx from
+// y and dy, both in x's type, whose row statistic is one dot product, the sum of term(y, dy) over the row, where the
+// forward's is (max, sum). Accumulation is float32; the dot product is a sum of a few terms a thread, then a tree.
+// A kernel here takes the genome's register and loop regimes' genes; the operator is the Grad struct of its section.
+//@ softmax_backward
+
+// softmax's backward: term y dy, dx = y (dy - dot). Where y is 0 (a masked entry) dx is exactly 0.
+template <int EXP> struct Grad {
+    static __device__ __forceinline__ float term(float y, float dy) { return y * dy; }
+    static __device__ __forceinline__ float dx(float y, float dy, float dot) { return y * (dy - dot); }
+};
+//@ log_softmax_backward
+
+// log_softmax's backward: term dy, dx = dy - exp(y) dot. Where y is -inf (a masked entry) exp(y) is 0 in every exp
+// mode and dx is exactly dy.
+template <int EXP> struct Grad {
+    static __device__ __forceinline__ float term(float, float dy) { return dy; }
+    static __device__ __forceinline__ float dx(float y, float dy, float dot) {
+        return dy - Num<EXP>::exp_from(y, 0.0f) * dot;
+    }
+};
+//@ end
+
+// Whole rows of y and dy in registers, as register_rows holds x: a row belongs to a group of G threads (G <= 32 lanes
+// of one warp, or the whole block), each thread keeps N vectors of each and, for unaligned rows, one head and one tail
+// element of each. The plan guarantees cols <= G * N * V. y and dy are read once and dx written once. Padding is
+// 0 in both, whose term is 0 for either operator.
+template <class C, int THREADS, int G, int N, class X, class Y>
+__device__ __forceinline__ void grad_register_rows(const X* __restrict__ y, const X* __restrict__ dy,
+                                                   Y* __restrict__ dx, int rows, int cols) {
+    if (warp_without_row<THREADS, G>(rows)) return;
+    constexpr int V = C::VEC;
+    typedef Grad<C::EXP> D;
+    const int lane = threadIdx.x & (G - 1);
+    const long long row = (long long)blockIdx.x * (THREADS / G) + threadIdx.x / G;
+    const bool live = row < rows;  // false only for groups past the last row in a shared warp
+    const long long base = row * cols;
+    const Peel p = peel<V>(base, cols);
+    const VecW<X, V>* yv = reinterpret_cast<const VecW<X, V>*>(y + base + p.head);
+    const VecW<X, V>* gv = reinterpret_cast<const VecW<X, V>*>(dy + base + p.head);
+    VecW<Y, V>* dv = reinterpret_cast<VecW<Y, V>*>(dx + base + p.head);
+
+    float a[N * V], g[N * V];
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int q = lane + k * G;
+        if (live && q < p.nv) {
+            Vec<X, V>::unpack(load<C::LOAD>(yv + q), a + k * V);
+            Vec<X, V>::unpack(load<C::LOAD>(gv + q), g + k * V);
+        } else {
+#pragma unroll
+            for (int e = 0; e < V; ++e) a[k * V + e] = g[k * V + e] = 0.0f;
+        }
+    }
+    const long long tail = base + p.head + (long long)p.nv * V + lane;
+    float ha = 0.0f, hg = 0.0f, ta = 0.0f, tg = 0.0f;
+    if (V > 1 && live) {
+        if (lane < p.head) { ha = load_one<C::LOAD>(y + base + lane); hg = load_one<C::LOAD>(dy + base + lane); }
+        if (lane < p.tail) { ta = load_one<C::LOAD>(y + tail); tg = load_one<C::LOAD>(dy + tail); }
+    }
+    float s = D::term(ha, hg) + D::term(ta, tg);
+#pragma unroll
+    for (int i = 0; i < N * V; ++i) s += D::term(a[i], g[i]);
+    const float dot = group_reduce<G, C::REDUCE>(s, SumOp());
+    if (!live) return;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int q = lane + k * G;
+        if (q < p.nv) {
+            float o[V];
+#pragma unroll
+            for (int e = 0; e < V; ++e) o[e] = D::dx(a[k * V + e], g[k * V + e], dot);
+            store<C::STORE>(dv + q, Vec<Y, V>::pack(o, 1.0f));
+        }
+    }
+    if (V > 1) {
+        if (lane < p.head) store_one<C::STORE>(dx + base + lane, D::dx(ha, hg, dot), 1.0f);
+        if (lane < p.tail) store_one<C::STORE>(dx + tail, D::dx(ta, tg, dot), 1.0f);
+    }
+}
+
+// Rows of any length, a block per row (grid-stride over rows): a pass that sums the row's terms, a block sum, then a
+// pass that re-reads y and dy (from L2 unless the row is huge) and writes dx. A thread's sum is compensated (Kahan):
+// a row of 10^7 columns gives a thread tens of thousands of terms, whose plain float32 sum could lose more than the
+// tolerance allows against the sum of their magnitudes; compensated, the error does not grow with their number.
+template <class C, class X, class Y> __device__ __forceinline__ void grad_loop_rows(const X* __restrict__ y,
+        const X* __restrict__ dy, Y* __restrict__ dx, int rows, int cols) {
+    constexpr int V = C::VEC;
+    typedef Vec<X, V> XV;
+    typedef Vec<Y, V> YV;
+    typedef Grad<C::EXP> D;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const long long base = row * cols;
+        const Peel p = peel<V>(base, cols);
+        const VecW<X, V>* yv = reinterpret_cast<const VecW<X, V>*>(y + base + p.head);
+        const VecW<X, V>* gv = reinterpret_cast<const VecW<X, V>*>(dy + base + p.head);
+        VecW<Y, V>* dv = reinterpret_cast<VecW<Y, V>*>(dx + base + p.head);
+        const long long tail = base + p.head + (long long)p.nv * V + threadIdx.x;
+        float s = 0.0f, c = 0.0f;  // the running sum and its lost low part
+        for (unsigned q = threadIdx.x; q < (unsigned)p.nv; q += C::THREADS) {
+            float a[V], g[V];
+            XV::unpack(load<C::STATS_LOAD>(yv + q), a);
+            XV::unpack(load<C::STATS_LOAD>(gv + q), g);
+            float t = 0.0f;
+#pragma unroll
+            for (int e = 0; e < V; ++e) t += D::term(a[e], g[e]);
+            const float u = t - c, w = s + u;
+            c = (w - s) - u;
+            s = w;
+        }
+        if ((int)threadIdx.x < p.head) s += D::term(load_one<C::STATS_LOAD>(y + base + threadIdx.x),
+                                                     load_one<C::STATS_LOAD>(dy + base + threadIdx.x));
+        if ((int)threadIdx.x < p.tail) s += D::term(load_one<C::STATS_LOAD>(y + tail),
+                                                     load_one<C::STATS_LOAD>(dy + tail));
+        const float dot = group_reduce<C::THREADS, C::REDUCE>(s - c, SumOp());
+        for (unsigned q = threadIdx.x; q < (unsigned)p.nv; q += C::THREADS) {
+            float a[V], g[V], o[V];
+            XV::unpack(load<C::NORM_LOAD>(yv + q), a);
+            XV::unpack(load<C::NORM_LOAD>(gv + q), g);
+#pragma unroll
+            for (int e = 0; e < V; ++e) o[e] = D::dx(a[e], g[e], dot);
+            store<C::STORE>(dv + q, YV::pack(o, 1.0f));
+        }
+        if ((int)threadIdx.x < p.head) {
+            store_one<C::STORE>(dx + base + threadIdx.x, D::dx(load_one<C::NORM_LOAD>(y + base + threadIdx.x),
+                                                              load_one<C::NORM_LOAD>(dy + base + threadIdx.x), dot),
+                                1.0f);
+        }
+        if ((int)threadIdx.x < p.tail) {
+            store_one<C::STORE>(dx + tail, D::dx(load_one<C::NORM_LOAD>(y + tail), load_one<C::NORM_LOAD>(dy + tail),
+                                                 dot), 1.0f);
+        }
+    }
+}

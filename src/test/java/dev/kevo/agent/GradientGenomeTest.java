@@ -1,0 +1,149 @@
+package dev.kevo.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.NeedsNvrtc;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.data.Precision;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.ParameterTypes;
+import dev.kevo.task.SourcePolicy;
+import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The genome rendered for the backward operators (GradientPlans, genome-backward.cu): files that say their operator,
+ * take y, dy and dx, hold in registers no longer a row than each plan admits, and compile. Whether their values are
+ * right takes a GPU (BackwardGpuTest judges the default genome).
+ */
+class GradientGenomeTest {
+    private static final List<Operator> OPS = List.of(Operators.SOFTMAX_BACKWARD, Operators.LOG_SOFTMAX_BACKWARD);
+    private static final Pattern CONDITION = Pattern.compile("cols <= (\\d+)");
+    private static final Pattern TEMPLATE = Pattern.compile("grad_register_rows<(ShortCfg|BlockCfg), (\\d+), (\\d+), "
+            + "(\\d+)>");
+
+    static Stream<Arguments> tasks() {
+        return OPS.stream().flatMap(op -> Precision.SUPPORTED.stream().map(d -> Arguments.of(op.id(), d.id())));
+    }
+
+    private static Task task(String op, String dtype) {
+        return new Task(Operators.byId(op), Precision.parse(dtype));
+    }
+
+    /** The default genome and every 50th of the dtype's population. */
+    private static List<Genome> genomes(Precision dtype) {
+        List<Genome> genomes = new ArrayList<>(List.of(BuiltinAgent.defaultGenome()));
+        List<Genome> population = AgentPopulation.genomes(dtype);
+        for (int i = 0; i < population.size(); i += 50) {
+            genomes.add(population.get(i));
+        }
+        return genomes;
+    }
+
+    /**
+     * Each register plan's kernel holds G * N vectors of V elements of a row (each of y and dy), at least the columns
+     * its condition admits, and admits more than the plan before it; the last plan takes every row, with the loop.
+     */
+    @ParameterizedTest
+    @MethodSource("tasks")
+    void everyRegisterPlanHoldsTheRowsItsConditionAdmits(String op, String dtype) {
+        Task task = task(op, dtype);
+        for (Genome genome : genomes(task.dtype())) {
+            Genome g = genome.normalized(task);
+            List<KernelRenderer.Plan> plans = KernelRenderer.plans(genome, task);
+            long last = 0;
+            for (KernelRenderer.Plan plan : plans.subList(0, plans.size() - 1)) {
+                Matcher when = CONDITION.matcher(plan.when());
+                assertTrue(when.matches(), plan.when());
+                long cols = Long.parseLong(when.group(1));
+                assertTrue(cols > last, "plans admit longer rows in turn: " + plan.when() + " after " + last);
+                last = cols;
+                KernelRenderer.Kernel kernel = plan.launches().getFirst().kernel();
+                Matcher t = TEMPLATE.matcher(kernel.call());
+                assertTrue(t.find(), kernel.call());
+                int vec = t.group(1).equals("ShortCfg") ? g.shortRows().vec() : g.blockRows().vec();
+                long holds = Long.parseLong(t.group(3)) * Long.parseLong(t.group(4)) * Genome.vecElems(vec,
+                        task.dtype());
+                assertTrue(holds >= cols, kernel.name() + " holds " + holds + " of a row, its plan admits " + cols);
+                assertEquals(Integer.parseInt(t.group(2)), kernel.threads(), kernel.name());
+            }
+            KernelRenderer.Plan loop = plans.getLast();
+            assertEquals("true", loop.when());
+            assertTrue(loop.launches().getFirst().kernel().call().startsWith("grad_loop_rows<"), loop.toString());
+            for (KernelRenderer.Plan plan : plans) {
+                assertEquals(List.of("y", "dy", "dx", "rows", "cols"), plan.launches().getFirst().args());
+            }
+        }
+    }
+
+    /** A file says its operator, holds its own Grad and no other's, and reads as any kernel file does. */
+    @ParameterizedTest
+    @MethodSource("tasks")
+    void theFileSaysItsOperatorAndHoldsItsOwnGradient(String op, String dtype) {
+        Task task = task(op, dtype);
+        String source = KernelRenderer.render(BuiltinAgent.defaultGenome(), task);
+        KernelFile file = ContractParser.parse("g.cu", null, source);
+        assertEquals(task.op(), file.op());
+        assertEquals(List.of(task.dtype()), file.dtypes());
+        assertEquals(Optional.empty(), SourcePolicy.violation(file.source()));
+        assertEquals(Optional.empty(), ParameterTypes.violation(file, task.dtype()));
+        assertEquals(1, source.split("struct Grad \\{", -1).length - 1, "one gradient");
+        assertEquals(task.op().equals(Operators.LOG_SOFTMAX_BACKWARD), source.contains("exp_from(y, 0.0f)"),
+                "exp(y) carries log_softmax's dot product, y softmax's");
+        assertFalse(source.contains("//@") || source.contains("struct Epilogue") || source.contains("struct Prologue"),
+                "softmax's library, no section markers");
+    }
+
+    /** A backward campaign's agent renders that operator's files, fresh and bred alike. */
+    @Test
+    void theAgentRendersTheCampaignsBackwardOperator() {
+        BuiltinAgent agent = new BuiltinAgent();
+        Task task = new Task(Operators.LOG_SOFTMAX_BACKWARD, Precision.BF16);
+        TaskContext context = new TaskContext(null, "quick", List.of(), task, task.op().ownBaseline());
+        Candidate parent = AgentPopulation.seed("block_dot.cu");  // no knobs: its child is a fresh genome
+        java.util.SplittableRandom random = new java.util.SplittableRandom(43);
+        for (int i = 0; i < 10; i++) {
+            Proposal p = agent.propose(ProposalRequest.builder(parent, random.split()).context(context).build());
+            Genome genome = Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome());
+            assertEquals(KernelRenderer.render(genome, task), p.source(), "the proposal is the genome's file");
+            assertEquals(task.op(), ContractParser.parse("child-" + i + ".cu", null, p.source()).op());
+            parent = new Candidate("child-" + i, p.source(), p.genome(), null);
+        }
+    }
+
+    /**
+     * The default genome in every dtype and a sample of float32's population, for both operators, through NVRTC (each
+     * distinct kernel once): the 16-bit kernels are the same templates with other element types.
+     */
+    @Test
+    @NeedsNvrtc
+    void theDefaultGenomeCompilesInEveryDtypeAndASampleInFloat32() throws Exception {
+        for (Operator op : OPS) {
+            KernelBatch batch = new KernelBatch(KernelRenderer.library(op));
+            for (Precision dtype : Precision.SUPPORTED) {
+                Task task = new Task(op, dtype);
+                List<Genome> genomes = dtype == Precision.FP32 ? genomes(dtype) : List.of(BuiltinAgent.defaultGenome());
+                for (int i = 0; i < genomes.size(); i++) {
+                    String name = op.id() + "-g" + i + "-" + dtype + ".cu";
+                    batch.add(name, KernelRenderer.render(genomes.get(i), task), genomes.get(i).normalized(task),
+                            task);
+                }
+            }
+            batch.compileAll(Nvrtc.load(Optional.empty()), "sm_90");
+        }
+    }
+}
