@@ -11,13 +11,14 @@ import java.util.List;
 /**
  * The launch plans of a backward operator's file (softmax_backward, log_softmax_backward: an operator with
  * {@code gradientOf}), rendered from the same genome as the forward's: its short and block regimes' buckets hold y and
- * dy in registers, and its loop regime takes every longer row, reading y and dy twice. The kernels are
- * genome-backward.cu's, whose row statistic is one dot product.
+ * dy in registers, its cluster regime holds a longer row across a cluster's blocks, and its loop regime takes every
+ * longer row still, reading y and dy twice. The kernels are genome-backward.cu's, whose row statistic is one dot
+ * product.
  *
- * <p>A thread holds two inputs where the forward's holds one, so each register bucket keeps half the forward's vectors
- * (at least one) and so half its columns: the registers the genome's normalization budgets for x then hold y and dy.
- * The forward's split, fused and cluster regimes have no backward kernels yet: rows past the block buckets go to the
- * loop.
+ * <p>A thread holds two inputs where the forward's holds one, so each register bucket and each cluster block keeps
+ * half the forward's vectors (at least one) and so half its columns: the registers and shared memory the genome's
+ * normalization budgets for x then hold y and dy. The forward's split and fused regimes (few long rows) have no
+ * backward kernels yet: those rows go to the cluster or the loop.
  */
 final class GradientPlans {
     private static final List<String> ARGS = List.of("y", "dy", "dx", "rows", "cols");
@@ -50,12 +51,49 @@ final class GradientPlans {
                 plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ARGS))));
             }
         }
+        Genome.ClusterRows c = g.clusterRows();
+        long registerMax = plans.isEmpty() ? 0 : Long.parseLong(plans.getLast().when().substring("cols <= ".length()));
+        if (c.enabled() && (long) clusterCapacity(c, dtype) * c.maxCluster() > registerMax) {
+            plans.add(clusterPlan(c, dtype, params));
+        }
         Genome.LoopRows loop = g.loopRows();
         Kernel kernel = new Kernel("grad_loop", loop.pass().threads(), params,
                 "grad_loop_rows<LoopCfg>(y, dy, dx, rows, cols)");
         String grid = loop.gridCap() == 0 ? "rows" : "min(rows, " + loop.gridCap() + " * sms)";
         plans.add(new Plan("true", List.of(new Launch(kernel, grid, ARGS))));
         return plans;
+    }
+
+    /** Vectors of y (and as many of dy) a cluster block's thread holds in registers: half the forward's x, at least 1. */
+    static int clusterRegVecs(Genome.ClusterRows c) {
+        return Math.max(1, c.regVecs() / 2);
+    }
+
+    /** Vectors of y (and as many of dy) it holds in shared memory: half the forward's, so the same bytes. */
+    static int clusterSmemVecs(Genome.ClusterRows c) {
+        return c.smemVecs() / 2;
+    }
+
+    /** Columns one cluster block holds in {@code dtype}: its threads' 16-byte vectors of y. */
+    static int clusterCapacity(Genome.ClusterRows c, Precision dtype) {
+        return c.threads() * Genome.vecElems(4, dtype) * (clusterRegVecs(c) + clusterSmemVecs(c));
+    }
+
+    /**
+     * Rows past the block buckets up to what a cluster of {@code maxCluster} blocks holds: a row per cluster of
+     * cdiv(cols, capacity) blocks, each holding its share of y and dy on chip ({@code grad_cluster_rows}).
+     */
+    private static Plan clusterPlan(Genome.ClusterRows c, Precision dtype, String params) {
+        int n = clusterRegVecs(c);
+        int smem = clusterSmemVecs(c);
+        int capacity = clusterCapacity(c, dtype);
+        Kernel kernel = new Kernel("grad_cluster_t" + c.threads() + "_r" + n + "_s" + smem, c.threads(),
+                1024 / c.threads(), params.replace("int rows, int cols", "int cols"),
+                "grad_cluster_rows<ClusterCfg, " + c.threads() + ", " + n + ", " + smem + ">(y, dy, dx, cols)");
+        String blocks = "cdiv(cols, " + capacity + ")";
+        String smemBytes = smem > 0 ? Long.toString(2L * c.threads() * smem * 16) : null;
+        return new Plan("cols <= " + (long) capacity * c.maxCluster(), List.of(new Launch(kernel, "rows * " + blocks,
+                smemBytes, false, c.maxCluster() > 1 ? blocks : null, List.of("y", "dy", "dx", "cols"))));
     }
 
     /**
@@ -78,11 +116,15 @@ final class GradientPlans {
 
     /** One line for people, as the forward's description is. */
     static String description(Genome g, Precision dtype) {
-        List<Plan> plans = plans(g, dtype);
-        String registers = plans.size() > 1 ? plans.get(plans.size() - 2).when() : "none";
+        List<Plan> plans = plans(g, dtype).stream().filter(p -> p.launches().getFirst().kernel().call()
+                .startsWith("grad_register_rows")).toList();
+        String registers = plans.isEmpty() ? "none" : plans.getLast().when();
+        Genome.ClusterRows c = g.clusterRows();
+        String cluster = c.enabled() ? "; then a row on chip per cluster of up to " + c.maxCluster() + " blocks of "
+                + c.threads() + " threads, to " + (long) clusterCapacity(c, dtype) * c.maxCluster() + " columns" : "";
         return "builtin genome, backward: y and dy in registers, a row per " + g.shortRows().minLanes()
                 + "-32 lanes or a block of " + g.blockRows().minThreads() + "-" + g.blockRows().maxThreads()
-                + " threads, up to the last register plan (" + registers + "); else a block per row, y and dy read "
-                + "twice, each thread's sum compensated";
+                + " threads, up to the last register plan (" + registers + ")" + cluster + "; else a block per row, "
+                + "y and dy read twice, each thread's sum compensated";
     }
 }

@@ -132,3 +132,103 @@ template <class C, class X, class Y> __device__ __forceinline__ void grad_loop_r
         }
     }
 }
+
+// Rows of many held on chip across a thread-block cluster (launched with "cluster": cdiv(cols, capacity)), as
+// cluster_rows holds x: block `rank` of the cluster holds a contiguous share of the row's aligned 16-byte vectors of y
+// and of dy, N of each per thread in registers and S of each in shared memory (fetched by cp.async, so they do not
+// pass through registers); the up to V - 1 unaligned elements at each end go to the first and last block, with the
+// register part. The block's terms are summed, the blocks' sums once across the cluster in distributed shared memory,
+// and each block writes dx for its share. y and dy are read once and dx written once. The exponential of
+// log_softmax's weight is exp2f's, as the forward cluster kernel's (its config names no exp mode).
+template <class C, int THREADS, int N, int S, class X, class Y>
+__device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const X* __restrict__ dy,
+                                                  Y* __restrict__ dx, int cols) {
+    constexpr int V = 16 / sizeof(X);
+    typedef Vec<X, V> XV;
+    typedef Vec<Y, V> YV;
+    typedef Grad<EXP_EXP2> D;
+    extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
+    VecW<X, V>* held_y = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
+    VecW<X, V>* held_g = held_y + S * THREADS;
+    __shared__ float block_dot;
+    const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
+    const long long base = (long long)(blockIdx.x / size) * cols;
+    const Peel p = peel<V>(base, cols);
+    const int per = kevo_cdiv(p.nv, (int)size);
+    const int v0 = (int)rank * per, v1 = min(v0 + per, p.nv);
+    const VecW<X, V>* yv = reinterpret_cast<const VecW<X, V>*>(y + base + p.head);
+    const VecW<X, V>* gv = reinterpret_cast<const VecW<X, V>*>(dy + base + p.head);
+    VecW<Y, V>* dv = reinterpret_cast<VecW<Y, V>*>(dx + base + p.head);
+    const long long tail = base + p.head + (long long)V * p.nv + threadIdx.x;
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        const int i = v0 + t + (N + k) * THREADS;
+        kevo_cp_async16(&held_y[k * THREADS + t], yv + (i < v1 ? i : 0), i < v1);
+        kevo_cp_async16(&held_g[k * THREADS + t], gv + (i < v1 ? i : 0), i < v1);
+    }
+    cp_async_commit();
+    float a[N * V + 2], g[N * V + 2];  // the register part, then the row's head and tail elements
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int i = v0 + t + k * THREADS;
+        if (i < v1) {
+            XV::unpack(load<C::LOAD>(yv + i), a + k * V);
+            XV::unpack(load<C::LOAD>(gv + i), g + k * V);
+        } else {
+#pragma unroll
+            for (int e = 0; e < V; ++e) a[k * V + e] = g[k * V + e] = 0.0f;
+        }
+    }
+    const bool head = rank == 0 && t < p.head, end = rank == size - 1 && t < p.tail;
+    a[N * V] = head ? load_one<C::LOAD>(y + base + t) : 0.0f;
+    g[N * V] = head ? load_one<C::LOAD>(dy + base + t) : 0.0f;
+    a[N * V + 1] = end ? load_one<C::LOAD>(y + tail) : 0.0f;
+    g[N * V + 1] = end ? load_one<C::LOAD>(dy + tail) : 0.0f;
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N * V + 2; ++i) s += D::term(a[i], g[i]);
+    cp_async_wait_pending(0);
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        if (v0 + t + (N + k) * THREADS < v1) {
+            float u[V], w[V];
+            XV::unpack(held_y[k * THREADS + t], u);
+            XV::unpack(held_g[k * THREADS + t], w);
+#pragma unroll
+            for (int e = 0; e < V; ++e) s += D::term(u[e], w[e]);
+        }
+    }
+    float dot = group_reduce<THREADS, REDUCE_SHUFFLE>(s, SumOp());
+    if (size > 1) {
+        if (t == 0) block_dot = dot;
+        kevo_cluster_sync();
+        dot = warp_reduce<32>((t & 31) < (int)size ? kevo_cluster_ld_f32(&block_dot, t & 31) : 0.0f, SumOp());
+        kevo_cluster_arrive();  // done reading the peers' shared memory
+    }
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        const int i = v0 + t + k * THREADS;
+        if (i < v1) {
+            float o[V];
+#pragma unroll
+            for (int e = 0; e < V; ++e) o[e] = D::dx(a[k * V + e], g[k * V + e], dot);
+            store<C::STORE>(dv + i, YV::pack(o, 1.0f));
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+        const int i = v0 + t + (N + k) * THREADS;
+        if (i < v1) {
+            float u[V], w[V];
+            XV::unpack(held_y[k * THREADS + t], u);
+            XV::unpack(held_g[k * THREADS + t], w);
+#pragma unroll
+            for (int e = 0; e < V; ++e) u[e] = D::dx(u[e], w[e], dot);
+            store<C::STORE>(dv + i, YV::pack(u, 1.0f));
+        }
+    }
+    if (head) store_one<C::STORE>(dx + base + t, D::dx(a[N * V], g[N * V], dot), 1.0f);
+    if (end) store_one<C::STORE>(dx + tail, D::dx(a[N * V + 1], g[N * V + 1], dot), 1.0f);
+    if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's sum
+}

@@ -35,6 +35,7 @@ class GradientGenomeTest {
     private static final Pattern CONDITION = Pattern.compile("cols <= (\\d+)");
     private static final Pattern TEMPLATE = Pattern.compile("grad_register_rows<(ShortCfg|BlockCfg), (\\d+), (\\d+), "
             + "(\\d+)>");
+    private static final Pattern CLUSTER = Pattern.compile("grad_cluster_rows<ClusterCfg, (\\d+), (\\d+), (\\d+)>");
 
     static Stream<Arguments> tasks() {
         return OPS.stream().flatMap(op -> Precision.SUPPORTED.stream().map(d -> Arguments.of(op.id(), d.id())));
@@ -73,6 +74,11 @@ class GradientGenomeTest {
                 assertTrue(cols > last, "plans admit longer rows in turn: " + plan.when() + " after " + last);
                 last = cols;
                 KernelRenderer.Kernel kernel = plan.launches().getFirst().kernel();
+                Matcher cluster = CLUSTER.matcher(kernel.call());
+                if (cluster.find()) {
+                    assertClusterHolds(plan, cluster, cols, task.dtype(), g.clusterRows());
+                    continue;
+                }
                 Matcher t = TEMPLATE.matcher(kernel.call());
                 assertTrue(t.find(), kernel.call());
                 int vec = t.group(1).equals("ShortCfg") ? g.shortRows().vec() : g.blockRows().vec();
@@ -85,9 +91,31 @@ class GradientGenomeTest {
             assertEquals("true", loop.when());
             assertTrue(loop.launches().getFirst().kernel().call().startsWith("grad_loop_rows<"), loop.toString());
             for (KernelRenderer.Plan plan : plans) {
-                assertEquals(List.of("y", "dy", "dx", "rows", "cols"), plan.launches().getFirst().args());
+                List<String> args = plan.launches().getFirst().args();
+                assertEquals(plan.launches().getFirst().kernel().call().startsWith("grad_cluster_rows")
+                        ? List.of("y", "dy", "dx", "cols") : List.of("y", "dy", "dx", "rows", "cols"), args);
             }
         }
+    }
+
+    /**
+     * A cluster plan's blocks each hold threads * (N + S) vectors of y (and of dy), so many of them as the launch's
+     * cluster holds at least the columns its condition admits, within the most blocks a cluster may have; its dynamic
+     * shared memory is S vectors each of y and dy a thread, within a block's limit.
+     */
+    private static void assertClusterHolds(KernelRenderer.Plan plan, Matcher template, long cols, Precision dtype,
+                                           Genome.ClusterRows c) {
+        KernelRenderer.Launch launch = plan.launches().getFirst();
+        int threads = Integer.parseInt(template.group(1));
+        int n = Integer.parseInt(template.group(2));
+        int s = Integer.parseInt(template.group(3));
+        long block = (long) threads * (n + s) * Genome.vecElems(4, dtype);
+        assertEquals("rows * cdiv(cols, " + block + ")", launch.grid(), "a block per share of the row");
+        assertTrue(block * c.maxCluster() >= cols, plan.when() + ": " + c.maxCluster() + " blocks of " + block);
+        assertTrue(c.maxCluster() <= 8, "a portable cluster");
+        assertEquals(s > 0 ? Long.toString(2L * threads * s * 16) : null, launch.smem());
+        assertTrue(launch.smem() == null || Long.parseLong(launch.smem()) <= 227 * 1024, launch.smem());
+        assertEquals(List.of("y", "dy", "dx", "cols"), launch.args());
     }
 
     /** A file says its operator, holds its own Grad and no other's, and reads as any kernel file does. */

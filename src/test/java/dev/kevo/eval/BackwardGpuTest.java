@@ -89,9 +89,14 @@ class BackwardGpuTest {
     }
 
     private static CandidateResult judge(Operator op, KernelFile file, Precision dtype, Baseline against) {
+        return judge(op, file, dtype, against, quick());
+    }
+
+    private static CandidateResult judge(Operator op, KernelFile file, Precision dtype, Baseline against,
+                                         Suite suite) {
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder().op(op.id())
                 .dtype(dtype).build();
-        try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), quick(),
+        try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), suite,
                 against, settings, new Task(op, dtype))) {
             return evaluator.evaluate(file, 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
@@ -348,14 +353,16 @@ class BackwardGpuTest {
     }
 
     /**
-     * The built-in agent's default genome rendered for each backward operator passes every shape of the quick suite and
-     * the fresh shapes in every dtype: its register regimes (rows of 128 a row per lanes, 781 and 4096 per block) and
-     * its loop (a row of 100000, read twice, each thread's sum compensated).
+     * The built-in agent's default genome rendered for each backward operator passes in every dtype, on shapes that
+     * take each of its regimes: rows held by lanes (128), by a block (781, 4096), by a cluster (40000: three blocks in
+     * float32; 100000) and the loop's (300000 and 3000000 columns, read twice, each thread's sum compensated).
      */
     @ParameterizedTest
     @MethodSource("opsAndDtypes")
     void theBuiltinGenomesKernelsPassInEveryDtype(Operator op, Precision dtype) {
-        CandidateResult r = judge(op, RenderedGenome.defaultFor(new Task(op, dtype)), dtype, ownBaseline(op));
+        Suite regimes = Suite.of("backward-regimes", List.of("32x128", "1823x781", "64x4096", "200x40000", "1x100000",
+                "150x300000", "2x3000000"));
+        CandidateResult r = judge(op, RenderedGenome.defaultFor(new Task(op, dtype)), dtype, ownBaseline(op), regimes);
         assertEquals(Verdict.PASS, r.verdict(), op.id() + " " + dtype.id() + ": " + r.detail());
         assertTrue(r.freshShapes().stream().allMatch(s -> s.verdict() == Verdict.PASS), r.freshShapes()::toString);
     }
