@@ -21,6 +21,13 @@ template <int EXP> struct Grad {
 };
 //@ end
 
+// Whether this thread's warp holds no row of a register kernel (register_rows, grad_register_rows) whose groups of G threads hold a row each, THREADS a
+// block: such a warp leaves as a whole, so that the shuffles of the warps that stay always have all 32 lanes. A group
+// of the whole block never leaves here (the grid has no block past the last row).
+template <int THREADS, int G> __device__ __forceinline__ bool warp_without_row(int rows) {
+    return G <= 32 && (long long)blockIdx.x * (THREADS / G) + (threadIdx.x >> 5) * (32 / G) >= rows;
+}
+
 // Whole rows of y and dy in registers, as register_rows holds x: a row belongs to a group of G threads (G <= 32 lanes
 // of one warp, or the whole block), each thread keeps N vectors of each and, for unaligned rows, one head and one tail
 // element of each. The plan guarantees cols <= G * N * V. y and dy are read once and dx written once. Padding is

@@ -338,13 +338,6 @@ template <int V> __device__ __forceinline__ Peel peel(long long base, int cols) 
     return Peel{head, nv, cols - head - nv * V};
 }
 
-// Whether this thread's warp holds no row of a register kernel whose groups of G threads hold a row each, THREADS a
-// block: such a warp leaves as a whole, so that the shuffles of the warps that stay always have all 32 lanes. A group
-// of the whole block never leaves here (the grid has no block past the last row).
-template <int THREADS, int G> __device__ __forceinline__ bool warp_without_row(int rows) {
-    return G <= 32 && (long long)blockIdx.x * (THREADS / G) + (threadIdx.x >> 5) * (32 / G) >= rows;
-}
-
 // Whole rows in registers. A row belongs to a group of G threads: G <= 32 lanes of one warp (a warp
 // holds 32 / G rows) or the whole block (G == THREADS). Each thread keeps N vectors and, for unaligned
 // rows, one head and one tail element (threads below head / tail, so G >= V - 1). The plan guarantees
@@ -359,7 +352,8 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     const int lane = threadIdx.x & (G - 1);
     // No row loop: the grid, cdiv(rows, RPB), never exceeds rows, and NVRTC 11.8 fails with "unsupported
     // operation" on a row loop around this body when V == 2 and N >= 4.
-    if (warp_without_row<THREADS, G>(rows)) return;
+    // A warp with no row leaves as a whole, so the shuffles below always have all 32 lanes.
+    if (G <= 32 && (long long)blockIdx.x * RPB + (threadIdx.x >> 5) * (32 / G) >= rows) return;
 //@ softmax log_softmax
     const long long row = (long long)blockIdx.x * RPB + threadIdx.x / G;
 //@ masked_softmax
