@@ -18,6 +18,7 @@
 #   probes     bench/family.py: the bf16 log_softmax champion and its two cp.async-group probes on the llm suite
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
+#   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [K32 [K16]]|family-backward [SB LSB]}
@@ -105,6 +106,16 @@ family-backward)
   sb=${2:-seeds/softmax_backward/block_dot.cu}; lsb=${3:-seeds/log_softmax_backward/block_dot.cu}
   family_bench family-backward-h100 "softmax_backward:fp32:$sb:llm" "log_softmax_backward:fp32:$lsb:llm" \
     "softmax_backward:bf16:$sb:llm" "log_softmax_backward:bf16:$lsb:llm" ;;
+family-backward-all)
+  # Every backward kernel kevo has, on the llm suite beside torch and Triton, fp32 and bf16: the block_dot and held_rows
+  # seeds and the built-in genome's default rendering (bench/results/forward-family-h100/probes/README.md).
+  p=bench/results/forward-family-h100/probes jobs=()
+  for op in softmax_backward log_softmax_backward; do
+    for d in fp32 bf16; do
+      jobs+=("$op:$d:seeds/$op/block_dot.cu:llm" "$op:$d:seeds/$op/held_rows.cu:llm" "$op:$d:$p/genome-$op-$d.cu:llm")
+    done
+  done
+  family_bench family-backward-all-h100 "${jobs[@]}" ;;
 *)
   echo "forward-family-h100.sh: unknown step '$step'" >&2; exit 2 ;;
 esac

@@ -319,7 +319,7 @@ class BackwardGpuTest {
         List<Arguments> out = new ArrayList<>();
         for (Operator op : OPS) {
             for (String file : List.of("seeds/" + op.id() + "/block_dot.cu", "seeds/" + op.id() + "/warp_rows.cu",
-                    "evaluator/baselines/" + op.ownBaseline() + ".cu")) {
+                    "seeds/" + op.id() + "/held_rows.cu", "evaluator/baselines/" + op.ownBaseline() + ".cu")) {
                 for (Precision dtype : Precision.SUPPORTED) {
                     out.add(Arguments.of(op, file, dtype));
                 }
