@@ -15,7 +15,7 @@
 #              torch and Triton, standard and llm suites, fp32 and bf16
 #   family-masked [K32 [K16]]   bench/family.py on the attention suite, every mask kind, K32 in fp32 and K16 in bf16
 #              (default seeds/masked_softmax/online.cu for both; each dtype's campaign champion once there are some)
-#   probes     bench/family.py: the bf16 log_softmax champion and its two cp.async-group probes on the llm suite
+#   probes     bench/family.py: the bf16 log_softmax champion and its cluster probes on the llm suite
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -95,11 +95,14 @@ family-masked)
   family_bench family-masked-h100 "masked_softmax:fp32:$m32:attention" "masked_softmax:bf16:$m16:attention" ;;
 probes)
   # The bf16 log_softmax gap (bench/results/forward-family-h100/probes/README.md): its champion beside the same genome
-  # with cp.async groups of 2 and 4 in the cluster kernel, on the llm suite, where six LM-head shapes were under 0.90.
+  # with cp.async groups of 2 and with blocks holding longer shares (11 or 13 shared vectors a thread), on the llm
+  # suite, where its clustered LM-head shapes are under 0.90.
   p=bench/results/forward-family-h100
   family_bench probes-h100 "log_softmax:bf16:$p/campaign-log_softmax-bf16/champion-log_softmax-bf16-h100.cu:llm" \
     "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-g2.cu:llm" \
-    "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-g4.cu:llm" ;;
+    "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-s11-g2.cu:llm" \
+    "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-s13-g2.cu:llm" \
+    "log_softmax:bf16:$p/probes/log_softmax-bf16-champion-s13-g0.cu:llm" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
   # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.
