@@ -81,6 +81,39 @@ def triton_softmax_backward_kernel(dx_ptr, y_ptr, dy_ptr, row_stride, n_rows, n_
 
 
 @triton.jit
+def triton_softmax_backward_tiled_kernel(dx_ptr, y_ptr, dy_ptr, row_stride, n_rows, n_cols, LOG: tl.constexpr,
+                                         TILE: tl.constexpr):
+    # Rows longer than one program holds (the tutorial's kernel runs out of shared memory past 16384 float32 columns):
+    # the row's dot product over tiles of TILE columns, accumulated per lane in float32 and summed once, then a second
+    # pass over the tiles that re-reads y and dy (from L2 while the rows in flight fit it) and writes dx, as Liger's and
+    # Unsloth's kernels split long rows. log_softmax's dot product is sum(dy): its first pass reads dy alone.
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step):
+        base = row_idx * row_stride
+        acc = tl.zeros([TILE], dtype=tl.float32)
+        for start in tl.range(0, n_cols, TILE):
+            cols = start + tl.arange(0, TILE)
+            mask = cols < n_cols
+            dy = tl.load(dy_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            if LOG:
+                acc += dy
+            else:
+                acc += tl.load(y_ptr + base + cols, mask=mask, other=0.0).to(tl.float32) * dy
+        dot = tl.sum(acc, axis=0)
+        for start in tl.range(0, n_cols, TILE):
+            cols = start + tl.arange(0, TILE)
+            mask = cols < n_cols
+            y = tl.load(y_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            dy = tl.load(dy_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+            if LOG:
+                dx = dy - tl.exp(y) * dot
+            else:
+                dx = y * (dy - dot)
+            tl.store(dx_ptr + base + cols, dx, mask=mask)
+
+
+@triton.jit
 def triton_copy_kernel(dst_ptr, src_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
@@ -117,11 +150,20 @@ def triton_rows(kernel, x, y, sms):
     kernel[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols, **launch)
 
 
+TRITON_BACKWARD_WHOLE_ROW = 1 << 14  # past this the tutorial's kernel needs more shared memory than an SM has
+
+
 def triton_backward(y, dy, dx, log, sms):
-    """triton_softmax_backward_kernel, launched as the tutorial launches its softmax."""
+    """triton_softmax_backward_kernel, launched as the tutorial launches its softmax, for rows one program holds;
+    longer rows take triton_softmax_backward_tiled_kernel, a program a row (programs looping over the rows, 4 a
+    multiprocessor) over tiles of 4096 columns."""
     n_rows, n_cols = y.shape
-    grid, launch = tutorial_launch(n_rows, n_cols, sms)
-    triton_softmax_backward_kernel[grid](dx, y, dy, y.stride(0), n_rows, n_cols, LOG=log, **launch)
+    if triton.next_power_of_2(n_cols) <= TRITON_BACKWARD_WHOLE_ROW:
+        grid, launch = tutorial_launch(n_rows, n_cols, sms)
+        triton_softmax_backward_kernel[grid](dx, y, dy, y.stride(0), n_rows, n_cols, LOG=log, **launch)
+    else:
+        triton_softmax_backward_tiled_kernel[(min(n_rows, sms * 4),)](dx, y, dy, y.stride(0), n_rows, n_cols, LOG=log,
+                                                                      TILE=4096, num_warps=8)
 
 
 def triton_softmax(x, y, sms):
