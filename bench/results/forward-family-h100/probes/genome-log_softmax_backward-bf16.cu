@@ -1,7 +1,7 @@
 /*@kevo
 {
   "op": "log_softmax_backward",
-  "description": "builtin genome, backward: y and dy in registers, a row per 16-32 lanes or a block of 128-512 threads, up to the last register plan (cols <= 8192); then a row on chip per cluster of up to 8 blocks of 512 threads, to 196608 columns; else a block per row, y and dy read twice, each thread's sum compensated",
+  "description": "builtin genome, backward: y and dy in registers, a row per 16-32 lanes or a block of 128-512 threads, up to 8192 columns; then a row on chip per cluster of up to 8 blocks of 512 threads, to 196608 columns; else a block per row, y and dy read twice, each thread's sum compensated",
   "dtype": "bf16",
   "plans": [
     { "when": "cols <= 128", "launches": [

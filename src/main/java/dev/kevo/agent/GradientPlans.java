@@ -26,24 +26,21 @@ final class GradientPlans {
     private GradientPlans() {
     }
 
-    /** The plans in {@code dtype} for a genome already normalized, in header order: short, block, loop. */
+    /** The plans in {@code dtype} for a genome already normalized, in header order: short, block, cluster, loop. */
     static List<Plan> plans(Genome g, Precision dtype) {
         Genome.ShortRows s = g.shortRows();
-        String params = "const " + dtype.x().cudaType() + "* __restrict__ y, const " + dtype.x().cudaType()
-                + "* __restrict__ dy, " + dtype.y().cudaType() + "* __restrict__ dx, int rows, int cols";
+        String params = params(dtype, "int rows, int cols");
         List<Plan> plans = new ArrayList<>();
-        int shortMax = 0;
-        for (Bucket k : halved(KernelRenderer.shortBuckets(s, dtype), Genome.vecElems(s.vec(), dtype))) {
+        for (Bucket k : shortBuckets(g, dtype)) {
             int rowsPerBlock = s.threads() / k.group();
             Kernel kernel = new Kernel("grad_short_g" + k.group() + "_n" + k.vectors(), s.threads(), params,
                     "grad_register_rows<ShortCfg, " + s.threads() + ", " + k.group() + ", " + k.vectors()
                             + ">(y, dy, dx, rows, cols)");
             String grid = rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
             plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, grid, ARGS))));
-            shortMax = k.cols();
         }
-        Genome.BlockRows b = g.blockRows();
-        for (Bucket k : halved(KernelRenderer.blockBuckets(b, dtype), Genome.vecElems(b.vec(), dtype))) {
+        int shortMax = last(shortBuckets(g, dtype));
+        for (Bucket k : blockBuckets(g, dtype)) {
             if (k.cols() > shortMax) {  // narrower buckets are shadowed by the short plans
                 Kernel kernel = new Kernel("grad_block_t" + k.group() + "_n" + k.vectors(), k.group(), params,
                         "grad_register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors()
@@ -51,10 +48,8 @@ final class GradientPlans {
                 plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ARGS))));
             }
         }
-        Genome.ClusterRows c = g.clusterRows();
-        long registerMax = plans.isEmpty() ? 0 : Long.parseLong(plans.getLast().when().substring("cols <= ".length()));
-        if (c.enabled() && (long) clusterCapacity(c, dtype) * c.maxCluster() > registerMax) {
-            plans.add(clusterPlan(c, dtype, params));
+        if (clusterTakesRows(g, dtype)) {
+            plans.add(clusterPlan(g.clusterRows(), dtype));
         }
         Genome.LoopRows loop = g.loopRows();
         Kernel kernel = new Kernel("grad_loop", loop.pass().threads(), params,
@@ -62,6 +57,37 @@ final class GradientPlans {
         String grid = loop.gridCap() == 0 ? "rows" : "min(rows, " + loop.gridCap() + " * sms)";
         plans.add(new Plan("true", List.of(new Launch(kernel, grid, ARGS))));
         return plans;
+    }
+
+    /** The kernel parameters y, dy and dx, in the dtype's element types, then {@code rest}. */
+    private static String params(Precision dtype, String rest) {
+        String x = dtype.x().cudaType();
+        return "const " + x + "* __restrict__ y, const " + x + "* __restrict__ dy, " + dtype.y().cudaType()
+                + "* __restrict__ dx, " + rest;
+    }
+
+    private static List<Bucket> shortBuckets(Genome g, Precision dtype) {
+        return halved(KernelRenderer.shortBuckets(g.shortRows(), dtype), Genome.vecElems(g.shortRows().vec(), dtype));
+    }
+
+    private static List<Bucket> blockBuckets(Genome g, Precision dtype) {
+        return halved(KernelRenderer.blockBuckets(g.blockRows(), dtype), Genome.vecElems(g.blockRows().vec(), dtype));
+    }
+
+    /** The columns the last of {@code buckets} holds; 0 for none. */
+    private static int last(List<Bucket> buckets) {
+        return buckets.isEmpty() ? 0 : buckets.getLast().cols();
+    }
+
+    /** The longest row the register plans hold: the short or block regime's last bucket. */
+    private static int registerCols(Genome g, Precision dtype) {
+        return Math.max(last(shortBuckets(g, dtype)), last(blockBuckets(g, dtype)));
+    }
+
+    /** Whether the cluster regime is on and holds longer rows than the register plans: then it has a plan. */
+    private static boolean clusterTakesRows(Genome g, Precision dtype) {
+        Genome.ClusterRows c = g.clusterRows();
+        return c.enabled() && (long) clusterCapacity(c, dtype) * c.maxCluster() > registerCols(g, dtype);
     }
 
     /** Vectors of y (and as many of dy) a cluster block's thread holds in registers: half the forward's x, at least 1. */
@@ -83,12 +109,12 @@ final class GradientPlans {
      * Rows past the block buckets up to what a cluster of {@code maxCluster} blocks holds: a row per cluster of
      * cdiv(cols, capacity) blocks, each holding its share of y and dy on chip ({@code grad_cluster_rows}).
      */
-    private static Plan clusterPlan(Genome.ClusterRows c, Precision dtype, String params) {
+    private static Plan clusterPlan(Genome.ClusterRows c, Precision dtype) {
         int n = clusterRegVecs(c);
         int smem = clusterSmemVecs(c);
         int capacity = clusterCapacity(c, dtype);
         Kernel kernel = new Kernel("grad_cluster_t" + c.threads() + "_r" + n + "_s" + smem, c.threads(),
-                1024 / c.threads(), params.replace("int rows, int cols", "int cols"),
+                1024 / c.threads(), params(dtype, "int cols"),
                 "grad_cluster_rows<ClusterCfg, " + c.threads() + ", " + n + ", " + smem + ">(y, dy, dx, cols)");
         String blocks = "cdiv(cols, " + capacity + ")";
         String smemBytes = smem > 0 ? Long.toString(2L * c.threads() * smem * 16) : null;
@@ -116,15 +142,13 @@ final class GradientPlans {
 
     /** One line for people, as the forward's description is. */
     static String description(Genome g, Precision dtype) {
-        List<Plan> plans = plans(g, dtype).stream().filter(p -> p.launches().getFirst().kernel().call()
-                .startsWith("grad_register_rows")).toList();
-        String registers = plans.isEmpty() ? "none" : plans.getLast().when();
         Genome.ClusterRows c = g.clusterRows();
-        String cluster = c.enabled() ? "; then a row on chip per cluster of up to " + c.maxCluster() + " blocks of "
-                + c.threads() + " threads, to " + (long) clusterCapacity(c, dtype) * c.maxCluster() + " columns" : "";
+        String cluster = clusterTakesRows(g, dtype) ? "; then a row on chip per cluster of up to " + c.maxCluster()
+                + " blocks of " + c.threads() + " threads, to " + (long) clusterCapacity(c, dtype) * c.maxCluster()
+                + " columns" : "";
         return "builtin genome, backward: y and dy in registers, a row per " + g.shortRows().minLanes()
                 + "-32 lanes or a block of " + g.blockRows().minThreads() + "-" + g.blockRows().maxThreads()
-                + " threads, up to the last register plan (" + registers + ")" + cluster + "; else a block per row, "
+                + " threads, up to " + registerCols(g, dtype) + " columns" + cluster + "; else a block per row, "
                 + "y and dy read twice, each thread's sum compensated";
     }
 }

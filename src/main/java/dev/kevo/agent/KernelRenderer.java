@@ -528,7 +528,7 @@ public final class KernelRenderer {
         // would be state shared by every campaign in the process.
         if (op.gradientOf().isPresent()) {
             // A gradient's kernels use the forward library's accesses and reductions, as softmax's file has them.
-            return sections(SOURCE, Operators.SOFTMAX.id()) + "\n" + sections(BACKWARD, op.id());
+            return LIBRARY + "\n" + sections(BACKWARD, op.id());
         }
         return sections(SOURCE, op.id());
     }
