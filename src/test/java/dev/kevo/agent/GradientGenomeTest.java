@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.Precision;
@@ -154,21 +155,33 @@ class GradientGenomeTest {
     }
 
     /**
-     * The default genome in every dtype and a sample of float32's population, for both operators, through NVRTC (each
-     * distinct kernel once): the 16-bit kernels are the same templates with other element types.
+     * The default genome in every dtype, for both operators, through NVRTC: every regime's kernels, the 16-bit ones the
+     * same templates with other element types. Every run.
      */
     @Test
     @NeedsNvrtc
-    void theDefaultGenomeCompilesInEveryDtypeAndASampleInFloat32() throws Exception {
+    void theDefaultGenomeCompilesInEveryDtype() throws Exception {
+        compile(Precision.SUPPORTED, dtype -> List.of(BuiltinAgent.defaultGenome()));
+    }
+
+    /** Every 50th genome of float32's population as well, in CI's second pass (each distinct kernel once). */
+    @Test
+    @NeedsNvrtc
+    @Exhaustive
+    void aSampleOfTheFloat32PopulationCompiles() throws Exception {
+        compile(List.of(Precision.FP32), GradientGenomeTest::genomes);
+    }
+
+    private static void compile(List<Precision> dtypes, java.util.function.Function<Precision, List<Genome>> genomes)
+            throws Exception {
         for (Operator op : OPS) {
             KernelBatch batch = new KernelBatch(KernelRenderer.library(op));
-            for (Precision dtype : Precision.SUPPORTED) {
+            for (Precision dtype : dtypes) {
                 Task task = new Task(op, dtype);
-                List<Genome> genomes = dtype == Precision.FP32 ? genomes(dtype) : List.of(BuiltinAgent.defaultGenome());
-                for (int i = 0; i < genomes.size(); i++) {
+                List<Genome> list = genomes.apply(dtype);
+                for (int i = 0; i < list.size(); i++) {
                     String name = op.id() + "-g" + i + "-" + dtype + ".cu";
-                    batch.add(name, KernelRenderer.render(genomes.get(i), task), genomes.get(i).normalized(task),
-                            task);
+                    batch.add(name, KernelRenderer.render(list.get(i), task), list.get(i).normalized(task), task);
                 }
             }
             batch.compileAll(Nvrtc.load(Optional.empty()), "sm_90");
