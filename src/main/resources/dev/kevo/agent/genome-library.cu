@@ -235,8 +235,16 @@ template <class X> struct Prologue {
         }
     }
 
-    // The scores of n consecutive elements from column c, in place, from the mask's values there (bias_at).
+    // The scores of n consecutive elements from column c, in place, from the mask's values there (bias_at). A vector
+    // wholly before the limit and without a mask tensor, a row's usual one under every kind but the additive, takes
+    // one test and a product an element: the test an element cost 16-bit rows, whose arithmetic per byte is twice
+    // a float row's, more than their memory time allows (the masked bf16 campaign's rows trailed fp32's everywhere).
     template <int n> __device__ __forceinline__ void scores(float* v, const float* m, int c) const {
+        if (bias == nullptr && c + n <= limit) {
+#pragma unroll
+            for (int i = 0; i < n; ++i) v[i] *= scale;
+            return;
+        }
 #pragma unroll
         for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
     }
@@ -257,6 +265,14 @@ template <class X> struct Prologue {
     // kind, the mask's registers costing more than the wait they save. A vector at a time there.
     template <int N, int V, class Col, class Has>
     __device__ __forceinline__ void apply_all(float* v, Col col, Has has) const {
+        if (bias == nullptr && limit == Attention::block().cols) {  // no key masked: the row's scores, one test
+#pragma unroll
+            for (int k = 0; k < N; ++k) {
+#pragma unroll
+                for (int i = 0; i < V; ++i) v[k * V + i] *= scale;
+            }
+            return;
+        }
         if constexpr (N * V <= 16 && sizeof(X) == 4) {
             float m[N * V];
 #pragma unroll
@@ -1066,6 +1082,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 XV::unpack(held[k * THREADS + t], w);
 //@ masked_softmax
                 pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+                if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);  // scores, formed (and masks read) once
 //@ end
                 m = fmaxf(m, tree<V>(w, MaxOp()));
             }
@@ -1078,7 +1095,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 float w[V];
                 XV::unpack(held[k * THREADS + t], w);
 //@ masked_softmax
-                pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+                if constexpr (!KEEP) pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
 //@ end
 #pragma unroll
                 for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
