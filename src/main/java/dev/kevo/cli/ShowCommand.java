@@ -103,10 +103,14 @@ public final class ShowCommand implements Callable<ExitCode>, ExitCodeHelp.Docum
                             + "speedups per shape %.2fx to %.2fx)%n", champion.id(), champion.fitness(),
                     frozen.baseline().label(), champion.result().score().floorFraction(), speedups.getMin(),
                     speedups.getMax());
-            out.printf("  %-12s %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
+            // Attention's shapes carry their mask kind (4x32x16x32768:additive): the column fits the longest.
+            String shapeColumn = "  %-" + champion.result().shapes().stream()
+                    .mapToInt(s -> s.shape().length()).reduce("shape".length(), Math::max) + "s";
+            out.printf(shapeColumn + " %10s %10s %8s %6s%n", "shape", "time(us)", "base(us)", "speedup", "floor");
             for (ShapeResult s : champion.result().shapes()) {
-                out.printf(Locale.ROOT, "  %-12s %10.1f %10.1f %7.2fx %6.2f%n", s.shape(), s.candidate().medianMs() * 1000,
-                        s.baseline().medianMs() * 1000, s.speedup(), s.floorFraction());
+                out.printf(Locale.ROOT, shapeColumn + " %10.1f %10.1f %7.2fx %6.2f%n", s.shape(),
+                        s.candidate().medianMs() * 1000, s.baseline().medianMs() * 1000, s.speedup(),
+                        s.floorFraction());
             }
             if (champion.result().deterministic() != null) {
                 out.println("  " + EvalTable.determinism(champion.result()));

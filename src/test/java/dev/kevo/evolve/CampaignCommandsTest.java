@@ -8,7 +8,12 @@ import dev.kevo.KevoCli.Outcome;
 import dev.kevo.cli.Main;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.ShapeResult;
+import dev.kevo.data.Stats;
+import dev.kevo.data.Verdict;
 import dev.kevo.store.CampaignStore;
+import dev.kevo.task.KernelFile;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,6 +43,41 @@ class CampaignCommandsTest {
         assertTrue(r.out().contains("champion " + state.bestId()), r.out());
         assertTrue(r.out().contains("verdicts: pass"), r.out());
         assertTrue(r.out().contains("op softmax, suite "), "every figure names the operator: " + r.out());
+    }
+
+    @Test
+    void showLinesUpTheChampionsTableWhateverItsShapesNames(@TempDir Path tmp) {
+        // Attention's cases carry their mask kind: names longer than a plain shape's must not push their rows out.
+        List<String> names = List.of("4x100", "4x32x16x32768:additive");
+        Judge gpu = new Judge() {
+            @Override
+            public CandidateResult evaluate(KernelFile file, long inputSeed) {
+                CandidateResult r = CampaignTest.FakeGpu.judge(file, inputSeed);
+                return r.verdict() != Verdict.PASS ? r : CandidateResult.builder(file.name(), Verdict.PASS, inputSeed)
+                        .score(r.score()).compiled(1.0, null, null).evaluationMs(1.0)
+                        .shapes(names.stream().map(n -> ShapeResult.checked(n, 1, 0, 0, null).withTiming(
+                                ms(0.0123), ms(0.0456), ms(0.0111), "memcpy")).toList()).build();
+            }
+
+            @Override
+            public CandidateResult confirm(KernelFile file, long inputSeed) {
+                return evaluate(file, inputSeed);
+            }
+        };
+        CampaignConfig config = CampaignTest.config(2);
+        Path attention = tmp.resolve("c");
+        CampaignTest.run(CampaignTest.store(attention, config), config, gpu);
+        List<String> table = kevo("show", attention.toString()).out().lines()
+                .filter(l -> l.trim().startsWith("shape ") || names.stream().anyMatch(n -> l.startsWith("  " + n + " ")))
+                .toList();
+        assertEquals(1 + names.size(), table.size(), String.join("\n", table));
+        int timeEnds = table.getFirst().indexOf("time(us)") + "time(us)".length();
+        assertTrue(table.stream().skip(1).allMatch(l -> l.indexOf("12.3") + "12.3".length() == timeEnds),
+                String.join("\n", table));
+    }
+
+    private static Stats ms(double median) {
+        return new Stats(20, median, median, median, median, median, median);
     }
 
     @Test
