@@ -2,9 +2,10 @@
 # Issue 42 on the GPU host, in the order its open items need the GPU: each step fits one 10-minute device command and
 # leaves everything it wrote in $OUT/forward-STEP.tgz. Run from the repository root with the bundle
 # (target/kevo-*-linux-x86_64.tar.gz) and, for `tests`, target/gpu-tests.tgz carried; KEVO_COMMIT names the commit.
-#   tests      the GPU tests the families added or touched (the shared harness and evaluator changed for masked_softmax
-#              and the backward operators): MaskedSoftmaxGpuTest, BackwardGpuTest, then the regression set
-#              (TrustedKernels, LogSoftmax, AddedOperator, Evaluator, CheckLaunchTime, Adversarial, Sanitizer)
+#   tests [GROUP...]   the GPU tests the families added or touched (the shared harness and evaluator changed for
+#              masked_softmax and the backward operators), by group, all three in this order by default: masked
+#              (MaskedSoftmaxGpuTest), backward (BackwardGpuTest), regression (TrustedKernels, LogSoftmax,
+#              AddedOperator, Evaluator, CheckLaunchTime, Adversarial, Sanitizer)
 #   check      each operator's exported torch op against torch (bench/export-torch.sh with OP=masked_softmax, softmax,
 #              log_softmax: their seeds or recorded champion), and the scripted-model campaigns of log_softmax and
 #              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
@@ -15,6 +16,7 @@
 #              torch and Triton, standard and llm suites, fp32 and bf16
 #   family-masked [K32 [K16]]   bench/family.py on the attention suite, every mask kind, K32 in fp32 and K16 in bf16
 #              (default seeds/masked_softmax/online.cu for both; each dtype's campaign champion once there are some)
+#   family-masked-pairs A32 B32 A16 B16   the same, two kernels a dtype side by side (before and after a change)
 #   probes     bench/family.py: the bf16 log_softmax champion and its cluster probes on the llm suite
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
@@ -38,16 +40,23 @@ family_bench() {
   echo "family exit $?"; grep -E '^\{' "$out/$name.txt" | cut -c1-220
 }
 
+# GPU tests by group, each's log GROUP.txt in the step's folder with its summary and failures echoed.
+gpu_tests() {
+  local group=$1 pattern
+  case "$group" in
+  masked) pattern='.*MaskedSoftmaxGpuTest' ;;
+  backward) pattern='.*BackwardGpuTest' ;;
+  regression) pattern='.*(TrustedKernels|LogSoftmax|AddedOperator|Evaluator|CheckLaunchTime|Adversarial|Sanitizer)GpuTest' ;;
+  *) echo "forward-family-h100.sh: unknown test group '$group'" >&2; return 2 ;;
+  esac
+  bash tools/gpu-tests.sh --details=tree --include-classname "$pattern" > "$out/$group.txt" 2>&1
+  grep -A14 "Test run finished" "$out/$group.txt"; grep -B2 -A12 "Failures (" "$out/$group.txt" | head -40
+}
+
 case "$step" in
 tests)
-  bash tools/gpu-tests.sh --details=tree --include-classname '.*MaskedSoftmaxGpuTest' > "$out/masked.txt" 2>&1
-  grep -A14 "Test run finished" "$out/masked.txt"; grep -B2 -A12 "Failures (" "$out/masked.txt" | head -40
-  bash tools/gpu-tests.sh --details=tree --include-classname '.*BackwardGpuTest' > "$out/backward.txt" 2>&1
-  grep -A14 "Test run finished" "$out/backward.txt"; grep -B2 -A12 "Failures (" "$out/backward.txt" | head -40
-  bash tools/gpu-tests.sh --details=tree --include-classname \
-    '.*(TrustedKernelsGpuTest|LogSoftmaxGpuTest|AddedOperatorGpuTest|EvaluatorGpuTest|CheckLaunchTimeGpuTest|AdversarialGpuTest|SanitizerGpuTest)' \
-    > "$out/regression.txt" 2>&1
-  grep -A14 "Test run finished" "$out/regression.txt"; grep -B2 -A12 "Failures (" "$out/regression.txt" | head -40 ;;
+  # tests [GROUP...]: masked, backward, regression (the default: all three, in that order)
+  shift; for group in "${@:-masked backward regression}"; do for g in $group; do gpu_tests "$g"; done; done ;;
 check)
   # The torch binding is one template for every operator: each operator's export, checked against torch.
   for op in masked_softmax softmax log_softmax; do
@@ -93,6 +102,10 @@ family-masked)
   # A rendered genome implements one dtype: a campaign's champions come one a dtype; the seed implements both.
   m32=${2:-seeds/masked_softmax/online.cu}; m16=${3:-$m32}
   family_bench family-masked-h100 "masked_softmax:fp32:$m32:attention" "masked_softmax:bf16:$m16:attention" ;;
+family-masked-pairs)
+  # Kernels before and after a change, side by side in one run: family-masked-pairs A32 B32 A16 B16.
+  family_bench family-masked-pairs-h100 "masked_softmax:fp32:${2:?A32}:attention" \
+    "masked_softmax:fp32:${3:?B32}:attention" "masked_softmax:bf16:${4:?A16}:attention" "masked_softmax:bf16:${5:?B16}:attention" ;;
 probes)
   # The bf16 log_softmax gap (bench/results/forward-family-h100/probes/README.md): its champion beside the same genome
   # with cp.async groups of 2 and with blocks holding longer shares (11 or 13 shared vectors a thread), on the llm
