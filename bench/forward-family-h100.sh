@@ -17,6 +17,7 @@
 #   family-masked [K32 [K16]]   bench/family.py on the attention suite, every mask kind, K32 in fp32 and K16 in bf16
 #              (default seeds/masked_softmax/online.cu for both; each dtype's campaign champion once there are some)
 #   family-masked-pairs A32 B32 A16 B16   the same, two kernels a dtype side by side (before and after a change)
+#   decode-probes   bench/family.py on probes/decode.yaml: the masked champions and one-gene variants on their weak rows
 #   probes     bench/family.py: the bf16 log_softmax champion and its cluster probes on the llm suite
 #   calibrate OP...   bench/calibrate_dtypes.py --op OP for each OP (softmax_backward, log_softmax_backward)
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
@@ -107,6 +108,18 @@ family-masked-pairs)
   # Kernels before and after a change, side by side in one run: family-masked-pairs A32 B32 A16 B16.
   family_bench family-masked-pairs-h100 "masked_softmax:fp32:${2:?A32}:attention" \
     "masked_softmax:fp32:${3:?B32}:attention" "masked_softmax:bf16:${4:?A16}:attention" "masked_softmax:bf16:${5:?B16}:attention" ;;
+decode-probes)
+  # The masked champions' weak rows (probes/decode.yaml): each champion's file, its genome after the prologue change,
+  # and one-gene variants (block.elems, no split regime), beside softmax's champions on the same rows unmasked.
+  p=bench/results/forward-family-h100 jobs=()
+  for d in fp32 bf16; do
+    jobs+=("masked_softmax:$d:$p/campaign-masked_softmax-$d/champion-masked_softmax-$d-h100.cu:$p/probes/decode.yaml")
+    for v in champion-$d-scores $d-block-e8 $d-block-e16 $d-block-e32 $d-no-split; do
+      [[ -f $p/probes/masked-$v.cu ]] && jobs+=("masked_softmax:$d:$p/probes/masked-$v.cu:$p/probes/decode.yaml")
+    done
+    jobs+=("softmax:$d:bench/results/campaign-$d-h100/champion-$d-h100.cu:$p/probes/decode-plain.yaml")
+  done
+  family_bench decode-probes-h100 "${jobs[@]}" ;;
 probes)
   # The bf16 log_softmax gap (bench/results/forward-family-h100/probes/README.md): its champion beside the same genome
   # with cp.async groups of 2 and with blocks holding longer shares (11 or 13 shared vectors a thread), on the llm
