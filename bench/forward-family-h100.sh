@@ -52,13 +52,17 @@ gpu_tests() {
   *) echo "forward-family-h100.sh: unknown test group '$group'" >&2; return 2 ;;
   esac
   bash tools/gpu-tests.sh --details=tree --include-classname "$pattern" > "$out/$group.txt" 2>&1
+  local rc=$?
   grep -A14 "Test run finished" "$out/$group.txt"; grep -B2 -A12 "Failures (" "$out/$group.txt" | head -40
+  return $rc  # the tests' status, not the last grep's (no failures to show read as exit 1)
 }
 
 case "$step" in
 tests)
   # tests [GROUP...]: masked, backward, regression (the default: all three, in that order)
-  shift; for group in "${@:-masked backward regression}"; do for g in $group; do gpu_tests "$g"; done; done ;;
+  shift; rc=0
+  for group in "${@:-masked backward regression}"; do for g in $group; do gpu_tests "$g" || rc=1; done; done
+  exit $rc ;;
 check)
   # The torch binding is one template for every operator: each operator's export, checked against torch.
   for op in masked_softmax softmax log_softmax; do
@@ -81,9 +85,17 @@ campaign)
   if [[ $rc -ne 0 ]]; then
     # Cut by the slot (a masked campaign's last generation and its champion's confirmation can outrun it): keep the
     # folder, compiled files left out, for `campaign-resume` in the next call; a kill loses at most one evaluation.
+    # A campaign that had ended (its champion confirmed) when the wrapper was cut still gets its show and lineage,
+    # which read the folder and need no GPU: call 8's bf16 campaign ended with 8 s left and had neither.
     folder=$(ls -dt mutations/$op-$dtype-* 2>/dev/null | head -1)
-    [[ -n $folder ]] && tar czf "$out/campaign-folder.tgz" --exclude='*.cubin' "$folder" \
-      && echo "kept $folder for campaign-resume"
+    if [[ -n $folder ]]; then
+      tar czf "$out/campaign-folder.tgz" --exclude='*.cubin' "$folder" && echo "kept $folder for campaign-resume"
+      if [[ -f $folder/confirmation.json ]]; then
+        "$KEVO" show "$folder" > "$out/c/campaign-show.txt" 2>&1
+        "$KEVO" lineage "$folder" > "$out/c/campaign-lineage.txt" 2>&1
+        cp "$folder/champion.cu" "$folder/champion.json" "$out/c/" 2>/dev/null
+      fi
+    fi
   fi ;;
 campaign-resume)
   # The folder a cut campaign step kept (its campaign-folder.tgz carried back to the repository root): finished with
