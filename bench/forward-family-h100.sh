@@ -20,6 +20,7 @@
 #   decode-probes   bench/family.py on probes/decode.yaml: the masked champions and one-gene variants on their weak rows
 #   probes     bench/family.py: the bf16 log_softmax champion and its cluster probes on the llm suite
 #   calibrate OP...   bench/calibrate_dtypes.py --op OP for each OP (softmax_backward, log_softmax_backward)
+#   backward-probes   bench/family.py on probes/backward-long.yaml: the backward genome with a larger cluster share
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -149,6 +150,17 @@ calibrate)
     timeout 240 python3 bench/calibrate_dtypes.py "$out/calibration-$op.json" --op "$op" > "$out/calibration-$op.txt" 2>&1
     echo "calibrate $op exit $?"; tail -12 "$out/calibration-$op.txt"
   done ;;
+backward-probes)
+  # The backward rows past the default cluster (probes/backward-long.yaml): the default genome, its cluster share
+  # raised (-s14: cluster.smemVecs 14; -t1024-s14: and 1024 threads a block), and the held_rows seeds.
+  p=bench/results/forward-family-h100/probes jobs=()
+  for op in softmax_backward log_softmax_backward; do
+    for v in fp32 fp32-s14 fp32-t1024-s14 bf16 bf16-s14; do
+      jobs+=("$op:${v%%-*}:$p/genome-$op-$v.cu:$p/backward-long.yaml")
+    done
+    jobs+=("$op:fp32:seeds/$op/held_rows.cu:$p/backward-long.yaml" "$op:bf16:seeds/$op/held_rows.cu:$p/backward-long.yaml")
+  done
+  family_bench backward-probes-h100 "${jobs[@]}" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
   # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.
