@@ -265,7 +265,9 @@ template <class X> struct Prologue {
     // kind, the mask's registers costing more than the wait they save. A vector at a time there.
     template <int N, int V, class Col, class Has>
     __device__ __forceinline__ void apply_all(float* v, Col col, Has has) const {
-        if (bias == nullptr && limit == Attention::block().cols) {  // no key masked: the row's scores, one test
+        // No key masked: the row's scores with one test. A thread's padding vectors (not has) are -inf and stay so
+        // under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general path.
+        if (bias == nullptr && limit == Attention::block().cols && scale > 0.0f) {
 #pragma unroll
             for (int k = 0; k < N; ++k) {
 #pragma unroll
