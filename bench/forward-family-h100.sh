@@ -132,6 +132,9 @@ decode-probes)
     done
     jobs+=("softmax:$d:bench/results/campaign-$d-h100/champion-$d-h100.cu:$p/probes/decode-plain.yaml")
   done
+  # where the masked kernels' extra microsecond at 4096 keys goes: the prologue's division, or its mask arithmetic
+  jobs+=("masked_softmax:fp32:$p/probes/masked-fp32-div32.cu:$p/probes/decode.yaml"
+         "masked_softmax:fp32:$p/probes/masked-fp32-nomask.cu:$p/probes/decode-none.yaml")
   family_bench decode-probes-h100 "${jobs[@]}" ;;
 probes)
   # The bf16 log_softmax gap (bench/results/forward-family-h100/probes/README.md): its champion beside the same genome
