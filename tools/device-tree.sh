@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The GPU machine gets a copy of the working tree, tracked files included, within a size limit that the tracked
-# campaign reports (self-contained HTML pages under bench/results/) and the bundle together exceed. This moves the
-# reports out of the tree for the length of a device call, and back.
+# results under bench/results/ (campaign reports, records) and the bundle together exceed. This moves them out of the
+# tree for the length of a device call, and back.
 #   tools/device-tree.sh hide      move every tracked bench/**/*.html to $KEVO_HIDDEN (default /tmp/kevo-hidden-reports)
+#   tools/device-tree.sh slim      move every tracked file under bench/results/ there instead, except those a GPU step
+#                                  reads ($KEVO_KEEP, an extended regex; by default the champions and probes that
+#                                  bench/forward-family-h100.sh names): for a bundle and gpu-tests.tgz carried together
 #   tools/device-tree.sh restore   move them back
 #   tools/device-tree.sh status    say whether any are hidden
-# Never commit while they are hidden: git would record them deleted. `hide` refuses when some are hidden already.
+# Never commit while they are hidden: git would record them deleted. `hide` and `slim` refuse when some are hidden.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${KEVO_HIDDEN:-/tmp/kevo-hidden-reports}
-hidden() { [[ -d $store ]] && find "$store" -type f -name '*.html' | grep -q .; }
+# (not `find | grep -q`: under pipefail, grep's early exit fails the pipe once find has more to write)
+hidden() { [[ -d $store && -n $(find "$store" -type f -print -quit) ]]; }
+keep=${KEVO_KEEP:-'^bench/results/(campaign-(fp32|bf16)-h100/champion-[^/]*\.cu|forward-family-h100/(campaign-[^/]+/[^/]*\.cu|probes/.*))$'}
 case "${1:-}" in
 hide)
     if hidden; then echo "reports already hidden in $store: run 'restore' first" >&2; exit 1; fi
@@ -19,17 +24,27 @@ hide)
     done
     echo "hidden: $(find "$store" -type f -name '*.html' | wc -l) reports in $store (restore before committing)"
     ;;
+slim)
+    if hidden; then echo "files already hidden in $store: run 'restore' first" >&2; exit 1; fi
+    git ls-files bench/results | grep -Ev "$keep" | while read -r f; do
+        [[ -f $f ]] || continue
+        mkdir -p "$store/$(dirname "$f")" && mv "$f" "$store/$f"
+    done
+    echo "hidden: $(find "$store" -type f | wc -l) files in $store; bench/results keeps $(du -sh bench/results | cut -f1)" \
+         "(restore before committing)"
+    ;;
 restore)
     if ! hidden; then echo "nothing hidden"; exit 0; fi
-    (cd "$store" && find . -type f -name '*.html') | while read -r f; do
+    (cd "$store" && find . -type f) | while read -r f; do
         mkdir -p "$(dirname "$f")" && mv "$store/$f" "$f"
     done
-    echo "restored; git sees $(git status --short -- 'bench/*.html' | grep -c '^ D' || true) reports missing"
+    rm -rf "$store"
+    echo "restored; git sees $(git status --short -- bench | grep -c '^ D' || true) files missing"
     ;;
 status)
-    if hidden; then echo "hidden: $(find "$store" -type f -name '*.html' | wc -l) reports in $store"; else echo "nothing hidden"; fi
+    if hidden; then echo "hidden: $(find "$store" -type f | wc -l) files in $store"; else echo "nothing hidden"; fi
     ;;
 *)
-    echo "usage: tools/device-tree.sh hide|restore|status" >&2; exit 2
+    echo "usage: tools/device-tree.sh hide|slim|restore|status" >&2; exit 2
     ;;
 esac
