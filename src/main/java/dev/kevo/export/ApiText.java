@@ -206,6 +206,11 @@ record ApiText(OperatorApi api, Precision dtype) {
         s.put("SCALAR_COUNT", Integer.toString(api.scalars().size()));
         // A C array may not be empty: the scalars' values, then a 0 that no slot names.
         s.put("SCALAR_VALUES", api.scalars().stream().map(x -> x.name() + ", ").collect(Collectors.joining()) + "0");
+        // Each scalar's name and whether kevo judged it at positive values only, each followed by a comma: the C
+        // arrays end with one entry no slot names.
+        s.put("SCALAR_C_NAMES", api.scalars().stream().map(x -> CText.string(x.name()) + ", ")
+                .collect(Collectors.joining()));
+        s.put("SCALAR_POSITIVE", api.scalars().stream().map(x -> x.positive() + ", ").collect(Collectors.joining()));
         s.put("EXTENT_ROWS_COLS", Integer.toString(Tensor.Extent.ROWS_COLS.ordinal()));
         s.put("EXTENT_BATCH", Integer.toString(Tensor.Extent.BATCH.ordinal()));
         s.put("EXTENT_BATCH_QUERIES_KEYS", Integer.toString(Tensor.Extent.BATCH_QUERIES_KEYS.ordinal()));

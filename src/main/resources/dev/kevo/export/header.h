@@ -12,7 +12,8 @@ extern "C" {
    @@TENSOR_LIST@@ must be device pointers, 16-byte aligned, and must not overlap; a tensor the shape's mask kind
    does not read may be null (the kernel gets null for it, as in kevo). Allocates the plan's workspace (if
    any) on the stream with cudaMallocAsync and frees it after the launches. Returns cudaSuccess, or an error with
-   the reason in @@P@@_last_error(): a shape no plan covers, a launch the device cannot run (a
+   the reason in @@P@@_last_error(): a runtime float outside what kevo judged (not finite, or not positive where
+   kevo judged positive values only), a shape no plan covers, a launch the device cannot run (a
    cooperative grid that cannot be resident at once is refused here, never launched to hang), a launch error. */
 cudaError_t @@P@@(@@PARAMS@@, @@SHAPE_PARAMS@@, cudaStream_t stream);
 

@@ -1,5 +1,6 @@
 package dev.kevo.export;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,6 +65,42 @@ class NvccExportTest {
         buildAll(List.of(TestFiles.root().resolve("seeds/log_softmax/online.cu"),
                 TestFiles.root().resolve("seeds/masked_softmax/online.cu"),
                 TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu")), tmp);
+    }
+
+    /**
+     * masked_softmax's export refuses a scale kevo never judged it with (0, below 0, not finite) in one line, before
+     * anything touches a device: a host program calls the C API with null tensors, so this runs without a GPU. A
+     * positive scale passes that check (and, with no GPU here, fails later, for another reason).
+     */
+    @Test
+    void aMaskedSoftmaxExportRefusesAScaleKevoNeverJudged(@TempDir Path tmp) throws Exception {
+        Path kernel = TestFiles.root().resolve("seeds/masked_softmax/online.cu");
+        buildAll(List.of(kernel), tmp);
+        Path out = tmp.resolve("online");
+        OperatorApi api = OperatorApi.of(dev.kevo.task.op.Operators.MASKED_SOFTMAX);
+        String nulls = String.join(", ", java.util.Collections.nCopies(api.tensors().size(), "nullptr"));
+        Files.writeString(out.resolve("probe.cu"), """
+                #include <cmath>
+                #include <cstdio>
+                #include "%s"
+                int main() {
+                    const float scales[] = {0.0f, -0.125f, NAN, 0.125f};
+                    for (float scale : scales) {
+                        cudaError_t e = %s(%s, scale, 1, 1, 1, 64, 0, (cudaStream_t)0);
+                        std::printf("%%g|%%d|%%s\\n", scale, (int)e, %s_last_error());
+                    }
+                    return 0;
+                }
+                """.formatted(api.header(), api.prefix(), nulls, api.prefix()));
+        String nvcc = Toolchain.nvcc().orElseThrow().toString();
+        Toolchain.succeed(out, 300, nvcc, "-std=c++17", "-arch=sm_90", "-o", "probe", "probe.cu", api.prefix() + ".o");
+        List<String> lines = Toolchain.succeed(out, 60, out.resolve("probe").toString()).lines().toList();
+        assertEquals(4, lines.size(), String.join("\n", lines));
+        for (String refused : lines.subList(0, 3)) {
+            assertTrue(refused.contains("|1|scale is ") && refused.endsWith(
+                    "kevo judged the kernel with positive, finite values of it only"), refused);
+        }
+        assertFalse(lines.get(3).contains("judged the kernel with"), "0.125 is a scale kevo judges: " + lines.get(3));
     }
 
     private static void buildAll(List<Path> kernels, Path tmp) throws Exception {

@@ -19,6 +19,14 @@ public record Scalar(String name, List<Float> values) {
         }
     }
 
+    /**
+     * Whether kevo judges it at positive values only: then an export takes no other (a scale of 0 or below would make
+     * masked_softmax's -inf inputs NaN, which kevo never checked).
+     */
+    public boolean positive() {
+        return values.stream().allMatch(v -> v > 0);
+    }
+
     /** The value of the input case whose inputs derive from {@code caseSeed}. */
     public float valueFor(long caseSeed) {
         // splitmix64's finaliser, so that neighbouring case seeds draw independently
