@@ -70,8 +70,9 @@ class Op:
                           y, -1, x's dtype); reference y * (dy - sum(dy * y)), held to dy's scale;
       log_softmax_backward  (here) inputs y (log-probabilities) and dy: torch._log_softmax_backward_data(dy, y, -1,
                           x's dtype); reference dy - exp(y) * sum(dy), held to dy's scale;
-      cross_entropy       inputs x and target (rows,), output a loss per row: torch.nn.functional.cross_entropy(x,
-                          target, reduction="none"); reference logsumexp(x) - x[target].
+      cross_entropy       (not built; its contract is docs/operators.md's "cross_entropy") inputs x and int64
+                          labels, outputs the reduced loss and dx in one pass, as training runs F.cross_entropy and
+                          its backward: two outputs, which this table's one output name does not yet describe.
 
     Every callable gets the suite shape (kevo_bench.Shape: rows, cols and, for an attention shape, batch, heads,
     queries and the mask kind) and the inputs, a dict of the operator's arguments by the names kevo's plans pass:
