@@ -27,7 +27,9 @@ import java.util.Map;
  *     crashed), how long that took: the cost of recovering from the file before
  * @param device the GPU that measured it ({@code ordinal name}), set by the supervisor that ran it
  * @param phaseMs where the evaluator's time went, by phase ({@code compile}, {@code check}, {@code timing}:
- *     settle included), in milliseconds
+ *     settle included), in milliseconds; then the check's parts, which its figure includes: {@code check.suite}
+ *     (every suite shape on every case), {@code check.plain} (a shape a plan in plain buffers) and
+ *     {@code check.beyond} (the shapes drawn beyond the suite, and with at-scale checks the rest of them)
  * @param freshShapes the shapes drawn beyond the suite for this evaluation (from its timing secret), each checked
  *     like a suite shape but untimed, in the order drawn; empty when none were drawn or the suite already failed
  * @param atScaleShapes with {@code kevo eval --at-scale} and in champion confirmation: the held-out shapes, then the

@@ -246,7 +246,7 @@ public final class Evaluator implements AutoCloseable {
     }
 
     private CandidateResult checkAndTime(KernelFile file, long inputSeed, long timingSecret, Run run,
-                                         Phase.Listener phases) {
+                                         PhaseClock phases) {
         boolean cold = run.cold();
         if (contextLostBy != null) {
             throw KevoException.environment("the GPU context was lost to a fault in " + contextLostBy
@@ -266,9 +266,14 @@ public final class Evaluator implements AutoCloseable {
         try {
             phases.entered(Phase.CHECK);
             double[] slowestCheckMs = new double[suite.shapes().size()];
+            // The check's parts, so that a record says which of them a suite's cost is in.
+            long partStart = System.nanoTime();
             List<ShapeResult> shapes = checkAll(loaded, cases, inputSeed, cold, phases, slowestCheckMs);
+            phases.part("suite", partStart);
             if (firstFailed(shapes) == null) {
+                partStart = System.nanoTime();
                 shapes = checkInPlainBuffers(loaded, shapes, inputSeed, phases);
+                phases.part("plain", partStart);
             }
             ShapeResult failed = firstFailed(shapes);
             String detail = failed == null ? null : failed.shape() + ": " + failed.detail();
@@ -279,7 +284,9 @@ public final class Evaluator implements AutoCloseable {
                     ledger.passed(loaded.plans().get(s).planIndex(), suite.shapes().get(s), gpu.info().sms(), true,
                             shapes.get(s).deterministic());
                 }
+                partStart = System.nanoTime();
                 beyond = checkBeyondSuite(loaded, inputSeed, timingSecret, run.atScale(), ledger, phases);
+                phases.part("beyond", partStart);
                 failed = beyond.firstFailed();
                 detail = failed == null ? null : beyond.label(failed) + ": " + failed.detail();
             }
