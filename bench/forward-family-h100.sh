@@ -9,6 +9,7 @@
 #   check      each operator's exported torch op against torch (bench/export-torch.sh with OP=masked_softmax, softmax,
 #              log_softmax: their recorded fp32 champions), and the scripted-model campaigns of log_softmax and
 #              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
+#   exports DTYPE   log_softmax's and masked_softmax's recorded champions in DTYPE exported and checked against torch
 #   campaign OP DTYPE   one default-length campaign of OP (log_softmax or masked_softmax) in DTYPE (fp32, bf16), with
 #              its champion's record, progress, show and lineage; cut by the slot, its folder for campaign-resume
 #   campaign-resume CAMPAIGN_FOLDER_TGZ   finishes a cut campaign (kevo evolve --resume) and records it
@@ -82,6 +83,15 @@ check)
   CONFIG=bench/llm-step-masked_softmax.yaml ANSWERS=bench/llm-answers-masked_softmax OUT="$out/llm-masked" \
     timeout $((585 - SECONDS)) bash bench/llm-step.sh > "$out/llm-masked.txt" 2>&1
   echo "scripted masked campaign exit $?"; tail -3 "$out/llm-masked.txt" ;;
+exports)
+  # exports DTYPE: log_softmax's and masked_softmax's recorded campaign champions in DTYPE (fp32, bf16) exported and
+  # checked against torch (bench/export-torch.sh), without check's scripted campaigns.
+  dtype=${2:?DTYPE}; p=bench/results/forward-family-h100
+  for op in masked_softmax log_softmax; do
+    OP=$op DTYPE=$dtype CHAMPION=$p/campaign-$op-$dtype/champion-$op-$dtype-h100.cu OUT="$out/export-$op-$dtype" \
+      timeout $((540 - SECONDS)) bash bench/export-torch.sh > "$out/export-$op-$dtype.txt" 2>&1
+    echo "export $op $dtype exit $?"; tail -6 "$out/export-$op-$dtype.txt"
+  done ;;
 campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
   sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
