@@ -55,20 +55,20 @@ class NvccExportTest {
 
     /**
      * Every run builds a log_softmax export (kevo_log_softmax.cu and example.cu, which holds log_softmax's reference
-     * compiled for the host), a masked_softmax export (its scale, lengths, mask and attention layout in the C API and
-     * plan; its score code, the harness's per-row context and its reference compiled for the host in example.cu) and
-     * the test operator's, whose tensors are src and dst: the C API, launcher and example made from an operator's
-     * tensors, scalars and reference, not from softmax's.
+     * compiled for the host) and the test operator's, whose tensors are src and dst: the C API, launcher and example
+     * made from an operator's tensors, scalars and reference, not from softmax's. masked_softmax's export is built by
+     * {@link #aMaskedSoftmaxExportRefusesAScaleKevoNeverJudged}, which then calls it.
      */
     @Test
-    void aLogSoftmaxSeedAMaskedSoftmaxSeedAndAnAddedOperatorBuildWithNvcc(@TempDir Path tmp) throws Exception {
+    void aLogSoftmaxSeedAndAnAddedOperatorBuildWithNvcc(@TempDir Path tmp) throws Exception {
         buildAll(List.of(TestFiles.root().resolve("seeds/log_softmax/online.cu"),
-                TestFiles.root().resolve("seeds/masked_softmax/online.cu"),
                 TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu")), tmp);
     }
 
     /**
-     * masked_softmax's export refuses a scale kevo never judged it with (0, below 0, not finite) in one line, before
+     * Every run builds a masked_softmax export as the others are built (its scale, lengths, mask and attention layout
+     * in the C API and plan; its score code, the harness's per-row context and its reference compiled for the host in
+     * example.cu), and it refuses a scale kevo never judged it with (0, below 0, not finite) in one line, before
      * anything touches a device: a host program calls the C API with null tensors, so this runs without a GPU. A
      * positive scale passes that check (and, with no GPU here, fails later, for another reason).
      */
