@@ -44,6 +44,17 @@ family_bench() {
   echo "family exit $?"; grep -E '^\{' "$out/$name.txt" | cut -c1-220
 }
 
+# export_champion OP DTYPE DEADLINE: bench/export-torch.sh on OP's recorded campaign champion in DTYPE (empty: the
+# champion's own, fp32; softmax: export-torch.sh's default, its recorded champion), ended by DEADLINE seconds into the
+# step; its record and log export-OP[-DTYPE] in the step's folder.
+export_champion() {
+  local op=$1 dtype=$2 deadline=$3 name=export-$1${2:+-$2} own=${2:-fp32} champion=""
+  [[ $op != softmax ]] && champion=bench/results/forward-family-h100/campaign-$op-$own/champion-$op-$own-h100.cu
+  OP=$op DTYPE=$dtype CHAMPION=$champion OUT="$out/$name" timeout $((deadline - SECONDS)) bash bench/export-torch.sh \
+    > "$out/$name.txt" 2>&1
+  echo "export $op${dtype:+ $dtype} exit $?"; tail -6 "$out/$name.txt"
+}
+
 # GPU tests by group, each's log GROUP.txt in the step's folder with its summary and failures echoed.
 gpu_tests() {
   local group=$1 pattern
@@ -69,14 +80,7 @@ check)
   # The torch binding is one template for every operator: each operator's export, checked against torch; for
   # log_softmax and masked_softmax their recorded fp32 campaign champions (issue 42 asks for the champions' exports),
   # for softmax its recorded champion (export-torch.sh's default).
-  p=bench/results/forward-family-h100
-  for op in masked_softmax softmax log_softmax; do
-    champion=""
-    [[ $op != softmax ]] && champion=$p/campaign-$op-fp32/champion-$op-fp32-h100.cu
-    OP=$op CHAMPION=$champion OUT="$out/export-$op" timeout $((400 - SECONDS)) bash bench/export-torch.sh \
-      > "$out/export-$op.txt" 2>&1
-    echo "export $op exit $?"; tail -6 "$out/export-$op.txt"
-  done
+  for op in masked_softmax softmax log_softmax; do export_champion "$op" "" 400; done
   CONFIG=bench/llm-step-log_softmax.yaml ANSWERS=bench/llm-answers-log_softmax OUT="$out/llm" timeout $((510 - SECONDS)) \
     bash bench/llm-step.sh > "$out/llm.txt" 2>&1
   echo "scripted campaign exit $?"; tail -3 "$out/llm.txt"
@@ -86,12 +90,8 @@ check)
 exports)
   # exports DTYPE: log_softmax's and masked_softmax's recorded campaign champions in DTYPE (fp32, bf16) exported and
   # checked against torch (bench/export-torch.sh), without check's scripted campaigns.
-  dtype=${2:?DTYPE}; p=bench/results/forward-family-h100
-  for op in masked_softmax log_softmax; do
-    OP=$op DTYPE=$dtype CHAMPION=$p/campaign-$op-$dtype/champion-$op-$dtype-h100.cu OUT="$out/export-$op-$dtype" \
-      timeout $((540 - SECONDS)) bash bench/export-torch.sh > "$out/export-$op-$dtype.txt" 2>&1
-    echo "export $op $dtype exit $?"; tail -6 "$out/export-$op-$dtype.txt"
-  done ;;
+  dtype=${2:?DTYPE}
+  for op in masked_softmax log_softmax; do export_champion "$op" "$dtype" 540; done ;;
 campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
   sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
