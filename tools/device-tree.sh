@@ -15,21 +15,21 @@ store=${KEVO_HIDDEN:-/tmp/kevo-hidden-reports}
 # (not `find | grep -q`: under pipefail, grep's early exit fails the pipe once find has more to write)
 hidden() { [[ -d $store && -n $(find "$store" -type f -print -quit) ]]; }
 keep=${KEVO_KEEP:-'^bench/results/(campaign-(fp32|bf16)-h100/champion-[^/]*\.cu|forward-family-h100/(campaign-[^/]+/[^/]*\.cu|probes/.*))$'}
-case "${1:-}" in
-hide)
-    if hidden; then echo "reports already hidden in $store: run 'restore' first" >&2; exit 1; fi
-    git ls-files 'bench/*.html' | while read -r f; do
+# Moves the tracked files named on stdin (those still in the tree) to $store; refuses when some are hidden already.
+stash() {
+    if hidden; then echo "files already hidden in $store: run 'restore' first" >&2; exit 1; fi
+    while read -r f; do
         [[ -f $f ]] || continue
         mkdir -p "$store/$(dirname "$f")" && mv "$f" "$store/$f"
     done
+}
+case "${1:-}" in
+hide)
+    git ls-files 'bench/*.html' | stash
     echo "hidden: $(find "$store" -type f -name '*.html' | wc -l) reports in $store (restore before committing)"
     ;;
 slim)
-    if hidden; then echo "files already hidden in $store: run 'restore' first" >&2; exit 1; fi
-    git ls-files bench/results | grep -Ev "$keep" | while read -r f; do
-        [[ -f $f ]] || continue
-        mkdir -p "$store/$(dirname "$f")" && mv "$f" "$store/$f"
-    done
+    git ls-files bench/results | grep -Ev "$keep" | stash
     echo "hidden: $(find "$store" -type f | wc -l) files in $store; bench/results keeps $(du -sh bench/results | cut -f1)" \
          "(restore before committing)"
     ;;
