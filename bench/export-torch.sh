@@ -10,6 +10,8 @@
 # Usage (repository root, target/kevo-*-linux-x86_64.tar.gz carried):
 #   OUT=/some/dir bash bench/export-torch.sh                    # softmax: the recorded fp32 champion
 #   OP=log_softmax OUT=/some/dir bash bench/export-torch.sh     # log_softmax: seeds/log_softmax/online.cu
+#   OP=softmax_backward OUT=/some/dir bash bench/export-torch.sh  # a gradient (log_softmax_backward too): its
+#                                   held_rows seed, then block_dot; the torch package checked by its example.py
 #   OP=masked_softmax OUT=/some/dir bash bench/export-torch.sh  # masked_softmax: seeds/masked_softmax/online.cu, judged
 #                                   on the attention suite; its C++ examples and its torch package run every attention
 #                                   shape in every mask kind, the torch package 8 random attention layouts too;
@@ -35,8 +37,12 @@ case "$OP" in
     CHAMPION=${CHAMPION:-seeds/masked_softmax/online.cu}
     SECOND=${SECOND:-evaluator/baselines/masked_softmax_two_pass.cu}
     NAME=${NAME:-export-masked_softmax-h100} ;;
+  softmax_backward|log_softmax_backward)
+    CHAMPION=${CHAMPION:-seeds/$OP/held_rows.cu}
+    SECOND=${SECOND:-seeds/$OP/block_dot.cu}
+    NAME=${NAME:-export-$OP-h100} ;;
   *)
-    echo "export-torch.sh: OP=$OP: softmax, log_softmax or masked_softmax" >&2
+    echo "export-torch.sh: OP=$OP: softmax, log_softmax, masked_softmax, softmax_backward or log_softmax_backward" >&2
     exit 2 ;;
 esac
 # The shapes each C++ example runs: rows x cols, or for masked_softmax the attention suite's shapes in every mask kind
@@ -102,7 +108,15 @@ cpp_rc=${PIPESTATUS[0]}
 second_rc=${PIPESTATUS[0]}
 
 torch_rc=0
-if [[ $torch_package == 1 ]]; then
+if [[ $torch_package == 1 && $OP == *_backward ]]; then
+  # A gradient's torch package is checked by its own example.py (y from torch's forward, dx against torch's backward in
+  # float64, kevo's dy-scaled bound); export_torch.py's cases, misuse checks and timing are the forward's.
+  echo "== the torch package's example.py ($PYTHON)"
+  (cd "$work/torch" && "$PYTHON" example.py) 2>&1 | tee "$OUT/$NAME-torch-example.txt"
+  if [[ ${PIPESTATUS[0]} != 0 ]] || grep -q WRONG "$OUT/$NAME-torch-example.txt"; then
+    torch_rc=1
+  fi
+elif [[ $torch_package == 1 ]]; then
   echo "== the torch package: build, check against torch in float64, check its errors, time ($PYTHON)"
   "$PYTHON" -c "import torch.utils.cpp_extension as c; print('ninja available:', c.is_ninja_available())"
   "$PYTHON" bench/export_torch.py --package "$work/torch" --kevo-json "$OUT/$NAME-kevo-eval.json" --kernel "$champion" \

@@ -22,6 +22,8 @@
 #   probes     bench/family.py: the bf16 log_softmax champion and its cluster probes on the llm suite
 #   calibrate OP...   bench/calibrate_dtypes.py --op OP for each OP (softmax_backward, log_softmax_backward)
 #   backward-probes   bench/family.py on probes/backward-long.yaml: the backward genome with a larger cluster share
+#   backward-cli     kevo eval of the backward operators' seeds (fp32, bf16) and a short campaign of each, by the CLI
+#   export-backward OP [DTYPE]   bench/export-torch.sh for softmax_backward or log_softmax_backward
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -180,6 +182,36 @@ backward-probes)
     jobs+=("$op:fp32:seeds/$op/held_rows.cu:$p/backward-long.yaml" "$op:bf16:seeds/$op/held_rows.cu:$p/backward-long.yaml")
   done
   family_bench backward-probes-h100 "${jobs[@]}" ;;
+backward-cli)
+  # Issue 43's operators through the command line, as a user runs them: kevo eval of each operator's seeds in fp32 and
+  # bf16 (standard suite, cuDNN's backward the baseline where it serves the dtype), then a short campaign of each in
+  # fp32 (built-in agent, SHORT_MINUTES, default 1.5) with its show and lineage.
+  for op in softmax_backward log_softmax_backward; do
+    for d in fp32 bf16; do
+      timeout 150 "$KEVO" eval --op "$op" --dtype "$d" seeds/$op/*.cu --json "$out/eval-$op-$d.json" \
+        > "$out/eval-$op-$d.txt" 2>&1
+      echo "eval $op $d exit $?"; grep -E "score|^[a-z_]+\.cu|verdict|error" "$out/eval-$op-$d.txt" | head -8
+    done
+  done
+  for op in softmax_backward log_softmax_backward; do
+    { sed -e "s/^name: $op/name: $op-short/" "config/$op.yaml"
+      printf 'stop:\n  wall_minutes: %s\n' "${SHORT_MINUTES:-1.5}"; } > "$out/$op-short.yaml"
+    timeout 200 "$KEVO" evolve --config "$out/$op-short.yaml" --lines > "$out/campaign-$op.txt" 2>&1
+    echo "campaign $op exit $?"; tail -4 "$out/campaign-$op.txt"
+    folder=$(ls -dt mutations/$op-short* 2>/dev/null | head -1)
+    if [[ -n $folder ]]; then
+      "$KEVO" show "$folder" > "$out/campaign-$op-show.txt" 2>&1
+      "$KEVO" lineage "$folder" > "$out/campaign-$op-lineage.txt" 2>&1
+      cp "$folder/champion.cu" "$out/campaign-$op-champion.cu" 2>/dev/null
+      head -30 "$out/campaign-$op-show.txt"
+    fi
+  done ;;
+export-backward)
+  # export-backward OP [DTYPE]: bench/export-torch.sh for a gradient (its held_rows seed judged at scale, sanitized
+  # and exported; the C++ examples and the torch package's example.py run on the GPU).
+  op=${2:?OP}; dtype=${3:-}
+  OP=$op DTYPE=$dtype OUT="$out/export" timeout 540 bash bench/export-torch.sh > "$out/export-$op.txt" 2>&1
+  echo "export $op${dtype:+ $dtype} exit $?"; tail -12 "$out/export-$op.txt" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
   # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.

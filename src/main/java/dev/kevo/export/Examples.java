@@ -38,12 +38,77 @@ final class Examples {
      * element is checked against kevo's own score and reference compiled for the host.
      */
     static String cpp(OperatorApi api, Precision dtype) {
+        if (api.op().gradientOf().isPresent()) {
+            return cppGradient(api, dtype);
+        }
         Tensor in = rowwise(api, Tensor.Role.INPUT);
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
         if (api.scalars().size() > 1) {
             throw KevoException.input("operator " + api.op().id() + ": kevo export's C example passes one scalar (the "
                     + "harness's scale), not " + api.scalars().size());
         }
+        List<Tensor> tensors = api.tensors();
+        Map<String, String> s = cppSlots(api, dtype, in, out);
+        s.put("SCORE", host(api.op().scoreSource()));
+        s.put("REFERENCE", hostReference(api.op()));
+        s.put("ATTENTION", Boolean.toString(api.attention()));
+        s.put("USAGE", api.attention() ? "BATCHxHEADSxQUERIESxKEYS:MASK (MASK one of " + MaskKind.ids() + ")"
+                : "ROWSxCOLS");
+        s.put("DEFAULT_SHAPES", api.attention()
+                ? api.op().maskKinds().stream().map(k -> CText.string("2x8x128x128:" + k.id()))
+                        .collect(Collectors.joining(", ")) + ", " + CText.string("1x16x1x8192:" + api.op().maskKinds()
+                        .getLast().id())
+                : CText.string("1024x1000") + ", " + CText.string("8x128256"));
+        s.put("EXTENTS", tensors.stream().map(t -> Integer.toString(t.extent().ordinal()))
+                .collect(Collectors.joining(", ")));
+        s.put("OUTPUTS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
+                .collect(Collectors.joining(", ")));
+        s.put("X", Integer.toString(tensors.indexOf(in)));
+        s.put("Y", Integer.toString(tensors.indexOf(out)));
+        s.put("FILL_MASKS", fillMasks(api, ExportTypes.fromFloat(in.dtype(dtype))));
+        // The scale is drawn per shape among the operator's values, as kevo draws it per case.
+        s.put("SCALAR", api.scalars().stream().map(x -> "static const float " + x.name() + "_values[] = {"
+                + x.values().stream().map(v -> Float.toHexString(v) + "f").collect(Collectors.joining(", "))
+                + "};\n    const float " + x.name() + " = " + x.name() + "_values[(int)(uniform() * "
+                + x.values().size() + ")];").collect(Collectors.joining()));
+        s.put("SCALE", api.scalars().isEmpty() ? "1.0f" : api.scalars().getFirst().name());
+        StringBuilder call = new StringBuilder(deviceArguments(api, dtype));
+        api.scalars().forEach(x -> call.append(", ").append(x.name()));
+        call.append(api.attention() ? ", batch, heads, queries, keys, kind" : ", rows, cols");
+        s.put("CALL", call.toString());
+        return Template.fill("example.cu", s);
+    }
+
+    /**
+     * example.cu of a gradient ({@link Operator#gradientOf}): its two row inputs made as training gives them, the
+     * forward's output (kevo's reference of the forward on spread x, rounded to its type) and a spread incoming
+     * gradient, and each element checked against kevo's reference of the gradient with kevo's bound, relative to dy's
+     * scale (docs/measurement.md).
+     */
+    private static String cppGradient(OperatorApi api, Precision dtype) {
+        Operator forward = api.op().gradientOf().orElseThrow();
+        List<Tensor> rows = api.op().rowInputs();
+        Tensor out = rowwise(api, Tensor.Role.OUTPUT);
+        if (rows.size() != 2 || !api.scalars().isEmpty() || api.attention()) {
+            throw KevoException.input("operator " + api.op().id() + ": kevo export's C example of a gradient takes two "
+                    + "row inputs (the forward's output and its gradient) and no scalar or mask");
+        }
+        Map<String, String> s = cppSlots(api, dtype, rows.getFirst(), out);
+        s.put("FORWARD", forward.id());
+        s.put("Y", rows.get(0).name());
+        s.put("DY", rows.get(1).name());
+        s.put("Y_AT", Integer.toString(api.tensors().indexOf(rows.get(0))));
+        s.put("DY_AT", Integer.toString(api.tensors().indexOf(rows.get(1))));
+        s.put("OUT_AT", Integer.toString(api.tensors().indexOf(out)));
+        s.put("FORWARD_SCORE", host(forward.scoreSource()));
+        s.put("FORWARD_REFERENCE", hostReference(forward));
+        s.put("REFERENCE", hostReference(api.op()));
+        s.put("CALL", deviceArguments(api, dtype) + ", rows, cols");
+        return Template.fill("example_backward.cu", s);
+    }
+
+    /** What both C examples say the same way: names, types, the host context and the tolerance. */
+    private static Map<String, String> cppSlots(OperatorApi api, Precision dtype, Tensor in, Tensor out) {
         ApiText text = new ApiText(api, dtype);
         List<Tensor> tensors = api.tensors();
         Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
@@ -60,42 +125,22 @@ final class Examples {
         s.put("LOWEST", LOWEST.get(in.dtype(dtype)));
         s.put("MASK_DEFINES", maskDefines());
         s.put("CONTEXT", hostContext());
-        s.put("SCORE", host(api.op().scoreSource()));
-        s.put("REFERENCE", hostReference(api.op()));
-        s.put("ATTENTION", Boolean.toString(api.attention()));
-        s.put("USAGE", api.attention() ? "BATCHxHEADSxQUERIESxKEYS:MASK (MASK one of " + MaskKind.ids() + ")"
-                : "ROWSxCOLS");
-        s.put("DEFAULT_SHAPES", api.attention()
-                ? api.op().maskKinds().stream().map(k -> CText.string("2x8x128x128:" + k.id()))
-                        .collect(Collectors.joining(", ")) + ", " + CText.string("1x16x1x8192:" + api.op().maskKinds()
-                        .getLast().id())
-                : CText.string("1024x1000") + ", " + CText.string("8x128256"));
         s.put("TENSORS", Integer.toString(tensors.size()));
-        s.put("EXTENTS", tensors.stream().map(t -> Integer.toString(t.extent().ordinal()))
-                .collect(Collectors.joining(", ")));
         s.put("ELEMENT_BYTES", tensors.stream().map(t -> "sizeof(" + text.cType(t) + ")")
                 .collect(Collectors.joining(", ")));
-        s.put("OUTPUTS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
-                .collect(Collectors.joining(", ")));
-        s.put("X", Integer.toString(tensors.indexOf(in)));
-        s.put("Y", Integer.toString(tensors.indexOf(out)));
-        s.put("FILL_MASKS", fillMasks(api, ExportTypes.fromFloat(in.dtype(dtype))));
-        // The scale is drawn per shape among the operator's values, as kevo draws it per case.
-        s.put("SCALAR", api.scalars().stream().map(x -> "static const float " + x.name() + "_values[] = {"
-                + x.values().stream().map(v -> Float.toHexString(v) + "f").collect(Collectors.joining(", "))
-                + "};\n    const float " + x.name() + " = " + x.name() + "_values[(int)(uniform() * "
-                + x.values().size() + ")];").collect(Collectors.joining()));
-        s.put("SCALE", api.scalars().isEmpty() ? "1.0f" : api.scalars().getFirst().name());
+        return s;
+    }
+
+    /** The C API's tensor arguments, each buffer's device pointer cast to its type: {@code (const float*)t[0].device}. */
+    private static String deviceArguments(OperatorApi api, Precision dtype) {
+        ApiText text = new ApiText(api, dtype);
         StringBuilder call = new StringBuilder();
-        for (int i = 0; i < tensors.size(); i++) {
-            Tensor t = tensors.get(i);
+        for (int i = 0; i < api.tensors().size(); i++) {
+            Tensor t = api.tensors().get(i);
             call.append(i == 0 ? "" : ", ").append('(').append(t.role() == Tensor.Role.INPUT ? "const " : "")
                     .append(text.cType(t)).append("*)t[").append(i).append("].device");
         }
-        api.scalars().forEach(x -> call.append(", ").append(x.name()));
-        call.append(api.attention() ? ", batch, heads, queries, keys, kind" : ", rows, cols");
-        s.put("CALL", call.toString());
-        return Template.fill("example.cu", s);
+        return call.toString();
     }
 
     /** The lowest finite value of each x type, as the harness's kv_lowest gives it. */
@@ -162,9 +207,20 @@ final class Examples {
      * their edges as example.cu draws them (a length of 0, rows masked throughout).
      */
     static String torch(OperatorApi api, Precision dtype, TorchReference reference) {
-        Tensor in = rowwise(api, Tensor.Role.INPUT);
+        Tensor in = api.op().rowInputs().getFirst();
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
-        Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
+        ExampleTolerance tolerance = tolerance(api, out, dtype);
+        Map<String, String> s = new LinkedHashMap<>(tolerance.slots());
+        Map<String, String> bound = tolerance.slots();
+        if (reference.scale().isEmpty()) {
+            s.put("PY_SCALE", "");
+            s.put("PY_BOUND", bound.get("ABS_TOL") + " + " + bound.get("REL_TOL") + " * ref.abs()");
+            s.put("PY_L2_OF", "ref");
+        } else {
+            s.put("PY_SCALE", "\n    scale = " + reference.scale() + "  # what kevo bounds an element's error relative to");
+            s.put("PY_BOUND", bound.get("ABS_TOL") + " * scale + " + bound.get("REL_TOL") + " * ref.abs()");
+            s.put("PY_L2_OF", "scale");
+        }
         s.put("P", api.prefix());
         s.put("FN", api.function());
         s.put("DTYPE", dtype.id());
@@ -186,9 +242,11 @@ final class Examples {
         } else {
             s.put("PY_LOOP", "rows, cols in [(1024, 1000), (32, 50257), (1, 1000000)]");
             s.put("PY_SHAPE", "{rows}x{cols}");
-            // Each input by the op's keyword for it: spread values, as kevo's normal cases draw them, in its dtype.
-            api.inputs().forEach(t -> inputs.add("\"" + t.name() + "\": (torch.randn(rows, cols, device=\"cuda\") * 4)"
-                    + ".to(" + ExportTypes.python(t.dtype(dtype)) + ")"));
+            if (reference.inputs().isEmpty()) {
+                // Each input by the op's keyword for it: spread values, as kevo's normal cases draw them, in its dtype.
+                api.inputs().forEach(t -> inputs.add("\"" + t.name() + "\": (torch.randn(rows, cols, device=\"cuda\") "
+                        + "* 4).to(" + ExportTypes.python(t.dtype(dtype)) + ")"));
+            }
         }
         if (!api.scalars().isEmpty()) {
             helpers.append(PY_DRAW);
@@ -221,7 +279,9 @@ final class Examples {
             helpers.append("\n\n").append(reference.definition());
         }
         s.put("PY_HELPERS", helpers.isEmpty() ? "" : helpers + "\n");
-        s.put("PY_INPUTS", String.join(inputs.size() > 2 ? ",\n              " : ", ", inputs));
+        s.put("PY_INPUTS", reference.inputs().isEmpty()
+                ? "{" + String.join(inputs.size() > 2 ? ",\n              " : ", ", inputs) + "}"
+                : reference.inputs() + "(rows, cols, " + x + ")");
         s.put("PY_OUT", out.name() + " is " + ExportTypes.python(out.dtype(dtype)));
         return Template.fill("example.py", s);
     }

@@ -10,11 +10,19 @@ import java.util.Optional;
  * composition of it (masked_softmax: {@code torch.softmax} of the scaled, masked scores). An operator with none here
  * exports to C++ only, whose example checks it against kevo's own reference.
  *
+ * <p>A gradient's example draws its inputs as training gives them ({@link #inputs}: the forward's output on spread x,
+ * and an incoming gradient) and bounds each element's error as kevo does, relative to dy's scale ({@link #scale}),
+ * not to dx, which cancels.
+ *
  * @param name       what the example says it checks against
- * @param definition Python the example defines before its checks (a function the call uses), or ""
+ * @param definition Python the example defines before its checks (functions the other expressions use), or ""
  * @param call       a Python expression of {@code inputs}, the op's keyword arguments by name: the answer in float64
+ * @param inputs     a Python function of {@code (rows, cols, dtype)} that the definition defines, giving
+ *                   {@code inputs}, or "" where the example draws each input spread, as kevo's normal cases do
+ * @param scale      a Python expression of {@code inputs}: what an element's error is bounded relative to, or "" for
+ *                   the answer's magnitude
  */
-record TorchReference(String name, String definition, String call) {
+record TorchReference(String name, String definition, String call, String inputs, String scale) {
 
     /**
      * masked_softmax as its definition says (docs/operators.md#masked_softmax), in torch: softmax of scale * x + bias
@@ -44,16 +52,46 @@ record TorchReference(String name, String definition, String call) {
                 return torch.softmax(scores, dim=-1).masked_fill(empty, 0.0)
             """;
 
+    /**
+     * A gradient of the softmax family: its inputs y (FORWARD of spread x, in float64 then rounded to dtype, as a
+     * forward pass gives it) and dy (spread), and kevo's scale of an element's error, |dy| + WEIGHT * sum over the row
+     * of |TERM| (docs/measurement.md).
+     */
+    private static final String GRADIENT = """
+            def gradient_inputs(rows, cols, dtype):
+                \"""y as the forward pass gives it (FORWARD of spread x, rounded to dtype) and a spread incoming gradient.\"""
+                x = torch.randn(rows, cols, device="cuda", dtype=torch.float64) * 4
+                return {"y": FORWARD(x, dim=-1).to(dtype), "dy": torch.randn(rows, cols, device="cuda").to(dtype)}
+
+
+            def gradient_scale(y, dy):
+                \"""kevo's scale of an element's error: |dy| + WEIGHT * (sum over the row of |TERM|).\"""
+                y, dy = y.double(), dy.double()
+                return dy.abs() + WEIGHT * (TERM).abs().sum(dim=-1, keepdim=True)
+            """;
+
     /** Operator id to its reference; each computes what kevo's reference does, in float64. */
     private static final Map<String, TorchReference> REFERENCES = Map.of(
             "softmax", function("torch.softmax"),
             "log_softmax", function("torch.log_softmax"),
             "masked_softmax", new TorchReference("torch.softmax of the scaled, masked scores (reference() below)",
-                    MASKED_SOFTMAX, "reference(**inputs)"));
+                    MASKED_SOFTMAX, "reference(**inputs)", "", ""),
+            "softmax_backward", gradient("torch._softmax_backward_data", "torch.softmax", "y", "y * dy"),
+            "log_softmax_backward", gradient("torch._log_softmax_backward_data", "torch.log_softmax", "y.exp()", "dy"));
 
     /** torch's function of the same name over the inputs in float64, {@code torch.softmax(x.double(), dim=-1)}. */
     private static TorchReference function(String name) {
-        return new TorchReference(name, "", name + "(*(t.double() for t in inputs.values()), dim=-1)");
+        return new TorchReference(name, "", name + "(*(t.double() for t in inputs.values()), dim=-1)", "", "");
+    }
+
+    /**
+     * torch's backward function {@code name(dy, y, dim, dtype)} in float64, on inputs of {@code forward}, with kevo's
+     * scale from the gradient's weight and term (Python of y and dy).
+     */
+    private static TorchReference gradient(String name, String forward, String weight, String term) {
+        String definition = GRADIENT.replace("FORWARD", forward).replace("WEIGHT", weight).replace("TERM", term);
+        return new TorchReference(name, definition, name + "(inputs[\"dy\"].double(), inputs[\"y\"].double(), -1, "
+                + "torch.float64)", "gradient_inputs", "gradient_scale(**inputs)");
     }
 
     static Optional<TorchReference> of(Operator op) {

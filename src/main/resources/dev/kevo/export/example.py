@@ -12,9 +12,9 @@ here = os.path.dirname(os.path.abspath(__file__))
     extra_cflags=["-O3"], extra_cuda_cflags=["-O3"], verbose=False)
 @@PY_HELPERS@@
 for @@PY_LOOP@@:
-    inputs = {@@PY_INPUTS@@}   # kevo dtype @@DTYPE@@
+    inputs = @@PY_INPUTS@@   # kevo dtype @@DTYPE@@
     out = @@P@@.@@FN@@(**inputs)  # on torch.cuda.current_stream(); @@PY_OUT@@
     ref = @@PY_REF@@
-    err = (out.double() - ref).abs()
-    ok = bool((err <= @@ABS_TOL@@ + @@REL_TOL@@ * ref.abs()).all()) and (err.norm() / ref.norm()).item() <= @@REL_L2@@
+    err = (out.double() - ref).abs()@@PY_SCALE@@
+    ok = bool((err <= @@PY_BOUND@@).all()) and (err.norm() / @@PY_L2_OF@@.norm()).item() <= @@REL_L2@@
     print(f"@@PY_SHAPE@@: {'ok' if ok else 'WRONG'} (max abs error {err.max().item():.3g})")

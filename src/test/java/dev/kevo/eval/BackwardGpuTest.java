@@ -44,8 +44,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * softmax_backward and log_softmax_backward judged end to end by the evaluator, constructed with the task directly
- * (the command line refuses them until this has run: Task.notJudgedYet): the harness's y and dy as the operators define
+ * softmax_backward and log_softmax_backward judged end to end by the evaluator, constructed with the task directly:
+ * the harness's y and dy as the operators define
  * them, its reference the formula on them and its comparison seeing one bad element, dy's salt; the seeds and the own
  * baselines passing in every dtype on the quick suite, timed against the floor; cuDNN's backward as the baseline; a
  * kernel that takes dy's mean for the dot product rejected as wrong, and one that replays an earlier launch's output

@@ -475,15 +475,48 @@ class ExportCommandTest {
         }
     }
 
-    /** A backward operator kevo cannot judge yet is refused for that, not asked for a sanitizer record it cannot get. */
+    /**
+     * A gradient exports under its own names and takes its two row inputs (y, then dy); its examples make them as
+     * training does (y the forward's output on spread x, through kevo's reference of the forward in C and torch's in
+     * Python) and bound each element's error relative to dy's scale, as kevo does, not to dx, which cancels.
+     */
     @Test
-    void anOperatorKevoCannotJudgeYetIsRefusedForThat(@TempDir Path tmp) throws Exception {
-        Path file = Files.copy(TestFiles.root().resolve("seeds/softmax_backward/block_dot.cu"), tmp.resolve("b.cu"));
-        KevoCli.Outcome r = kevo("export", file.toString(), "--to", "cpp", "--out", tmp.resolve("pkg").toString());
-        assertEquals(2, r.code(), r.err());
-        assertEquals(1, r.err().strip().lines().count(), r.err());
-        assertTrue(r.err().contains("packages only what kevo judged") && r.err().contains("softmax_backward"), r.err());
-        assertFalse(r.err().contains("sanitize"), r.err());
+    void aGradientExportsItsTwoInputsAndChecksAgainstTheForwardsOutput(@TempDir Path tmp) throws Exception {
+        for (String op : List.of("softmax_backward", "log_softmax_backward")) {
+            Path dir = Files.createDirectories(tmp.resolve(op));
+            Path file = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/" + op + "/block_dot.cu"), dir);
+            String forward = op.replace("_backward", "");
+            for (String target : List.of("cpp", "torch")) {
+                Path out = dir.resolve(target);
+                KevoCli.Outcome r = kevo("export", file.toString(), "--to", target, "--out", out.toString());
+                assertEquals(0, r.code(), op + " " + target + ": " + r.err());
+                assertTrue(r.out().contains("(" + op + " " + target + ","), r.out());
+                String header = Files.readString(out.resolve("kevo_" + op + ".h"));
+                assertTrue(header.contains("cudaError_t kevo_" + op + "(const float* y, const float* dy, float* dx, "
+                        + "int rows, int cols, cudaStream_t stream);"), header);
+                if (target.equals("cpp")) {
+                    String example = Files.readString(out.resolve("example.cu"));
+                    // the forward's reference makes y; the gradient's reference and kevo's dy-scaled bound check dx
+                    assertTrue(example.contains("kv_expected(kv_score(a, at, c, x[c]), row)")
+                            && example.contains("kv_backward(yc, dyc, dot)")
+                            && example.contains("0.0001 * scale + 0 * fabs(ref)"), example);
+                    assertTrue(example.contains("kevo_" + op + "((const float*)t[0].device, (const float*)t[1].device, "
+                            + "(float*)t[2].device, rows, cols, 0)"), example);
+                } else {
+                    String binding = Files.readString(out.resolve("kevo_" + op + "_torch.cpp"));
+                    assertTrue(binding.contains("pybind11::arg(\"y\"), pybind11::arg(\"dy\"), pybind11::arg(\"dim\") = -1"),
+                            binding);
+                    String example = Files.readString(out.resolve("example.py"));
+                    assertTrue(example.contains("return {\"y\": torch." + forward + "(x, dim=-1).to(dtype)"), example);
+                    assertTrue(example.contains("inputs = gradient_inputs(rows, cols, torch.float32)"), example);
+                    assertTrue(example.contains("ref = torch._" + forward + "_backward_data(inputs[\"dy\"].double(), "
+                            + "inputs[\"y\"].double(), -1, torch.float64)"), example);
+                    assertTrue(example.contains("scale = gradient_scale(**inputs)")
+                            && example.contains("err <= 0.0001 * scale + 0 * ref.abs()")
+                            && example.contains("(err.norm() / scale.norm())"), example);
+                }
+            }
+        }
     }
 
     @Test

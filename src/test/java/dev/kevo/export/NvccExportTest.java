@@ -66,6 +66,16 @@ class NvccExportTest {
     }
 
     /**
+     * Every run builds a gradient's export: its C API of two row inputs, and an example.cu holding both the forward's
+     * reference (which makes y) and the gradient's (which checks dx), in float32 and in bf16.
+     */
+    @Test
+    void aGradientsExportBuildsWithNvccInFloatAndBf16(@TempDir Path tmp) throws Exception {
+        buildAll(List.of(TestFiles.root().resolve("seeds/softmax_backward/block_dot.cu")), tmp);
+        buildInDtypes(tmp, "seeds/log_softmax_backward/block_dot.cu", "bf16");
+    }
+
+    /**
      * Every run builds a masked_softmax export as the others are built (its scale, lengths, mask and attention layout
      * in the C API and plan; its score code, the harness's per-row context and its reference compiled for the host in
      * example.cu), and it refuses a scale kevo never judged it with (0, below 0, not finite) in one line, before

@@ -22,40 +22,19 @@ public record Task(Operator op, Precision dtype) {
     /**
      * The task a configuration judges: its {@code op} and {@code dtype}.
      *
-     * @throws KevoException (input) for an operator kevo does not know, naming those it does, and for a backward
-     *     operator, which the command line does not judge yet ({@link #notJudgedYet})
+     * @throws KevoException (input) for an operator kevo does not know, naming those it does
      */
     public static Task of(EvalSettings settings) {
-        Operator op;
         try {
-            op = Operators.byId(settings.op());
+            return new Task(Operators.byId(settings.op()), settings.dtype());
         } catch (IllegalArgumentException e) {
             throw KevoException.input("op: " + e.getMessage());
         }
-        notJudgedYet(op).ifPresent(why -> {
-            throw KevoException.input("op: " + why);
-        });
-        return new Task(op, settings.dtype());
     }
 
     /**
-     * Why kevo does not judge {@code op} yet, in a phrase, or empty when it does: the backward operators' evaluator
-     * (their two row inputs generated, referenced and compared by harness_backward.cu) has judged them on a GPU in its
-     * tests, but their tolerance is not calibrated on torch across kevo's input cases and the command line's path has
-     * not run them. What would rest on a judgement (the CLI's evaluation, a campaign, an export) refuses them with
-     * this; the evaluator itself judges them for its GPU tests ({@code BackwardGpuTest}).
-     */
-    public static Optional<String> notJudgedYet(Operator op) {
-        return op instanceof RowDotBackward ? Optional.of(op.id() + " is defined (its reference, tolerance and seeds) "
-                + "and kevo's evaluator judges its two row inputs (y, dy) in its GPU tests, but its tolerance is not "
-                + "yet calibrated on torch nor its evaluation, campaign and export run from the command line "
-                + "(issue 43)") : Optional.empty();
-    }
-
-    /**
-     * This task, where it is the one {@code settings} name ({@code op}, {@code dtype}), without {@link #of}'s refusal of
-     * an operator not judged on a GPU yet ({@link #notJudgedYet}): for what judges such a task on purpose, as the
-     * evaluator's GPU tests of the backward operators do.
+     * This task, where it is the one {@code settings} name ({@code op}, {@code dtype}): an evaluator's settings and
+     * task must agree.
      *
      * @throws IllegalArgumentException where it is not
      */
