@@ -16,7 +16,7 @@ With --op softmax_backward or log_softmax_backward it calibrates torch._softmax_
 torch._log_softmax_backward_data instead (src/main/java/dev/kevo/task/op/RowDotBackward.java, provisional): y is the
 forward's float64 answer on each case's x rounded to x's type, dy is drawn per row as BackwardInputs draws it (row r of
 kind r % 4: normal, sparse, p - onehot, -onehot / rows), both in x's type; the rule is per element |dx - ref| <=
-1e-4 scale + 1 ulp of dx's type + FLT_MIN (|dy| + sum_row |term|) (a flushed subnormal's cost), scale =
+1e-4 scale + 1 ulp of dx's type + FLT_MIN (1 + |dy| + sum_row |term|) (a flushed subnormal's cost), scale =
 |dy| + w(y) sum_row |term|, and per case ||dx - ref|| <= 1e-4 ||scale|| +
 1.25 ||ref rounded - ref||; masked entries (y = 0, or -inf) must be exact (0, or dy) and are counted apart.
 Usage (on a GPU host with torch): python3 bench/calibrate_dtypes.py OUT.json
@@ -65,9 +65,10 @@ def backward_case(op, x, xt, yt, g):
     ref = y64 * (dy64 - dot) if op == "softmax_backward" else dy64 - torch.exp(y64) * dot
     term_abs = t.abs().sum(dim=-1, keepdim=True)
     scale = dy64.abs() + weight(y64) * term_abs
-    # What flushing a subnormal w(y) may cost (harness_backward.cu's kv_flushed): the harness's bound adds it, so the
-    # calibration does too, or it would fail torch wherever exp(y) is subnormal (y < -87) for a bound kevo never applies.
-    flushed = FLT_MIN * (dy64.abs() + term_abs)
+    # What flushing a subnormal w(y), or a subnormal answer, may cost (harness_backward.cu's kv_flushed): the harness's
+    # bound adds it, so the calibration does too, or it would fail torch wherever exp(y) is subnormal (y < -87) for a
+    # bound kevo never applies.
+    flushed = FLT_MIN * (1 + dy64.abs() + term_abs)
     exact = (y64 == 0) if op == "softmax_backward" else torch.isneginf(y64)
     return dx, ref, scale, flushed, exact
 

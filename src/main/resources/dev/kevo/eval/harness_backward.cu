@@ -150,10 +150,12 @@ extern "C" __global__ void kevo_dot_merge(double2* stats, double2* partial, int 
 
 // What flushing float32's subnormals to zero may cost an element: a weight below FLT_MIN (log_softmax's exp(y) past
 // y = -87, a softmax y that small) taken as 0, and with it the dot product's and dy's share of the element, at most
-// FLT_MIN (|dy| + sum|term|). A kernel built with fast math flushes them; without this floor, where dy is 0 (sparse
-// rows), the element's scale is w(y) sum|term|, itself subnormal, and an answer of 0 would fail.
+// FLT_MIN (|dy| + sum|term|); and an answer below FLT_MIN written as 0, at most FLT_MIN (softmax's y (dy - dot) where
+// dy - dot cancels: a squared error's gradient on a dominated row). A kernel built with fast math flushes both; without
+// this floor, where dy is 0 (sparse rows) or cancels, the element's scale is itself subnormal, and an answer of 0 would
+// fail.
 __device__ __forceinline__ double kv_flushed(double dy, double2 dot) {
-    return (double)FLT_MIN * (fabs(dy) + dot.y);
+    return (double)FLT_MIN * (1.0 + fabs(dy) + dot.y);
 }
 
 // dx against the reference, into the harness's KevoCheck, with two differences from the forward's comparison: the
