@@ -17,6 +17,10 @@ GOOD = "seeds/online.cu"
 OTHER_OPERATORS = {
     "masked_softmax": (("--op", "masked_softmax", "--suite", "attention", "--baseline", "masked_softmax_two_pass"),
                        "seeds/masked_softmax/online.cu"),
+    "softmax_backward": (("--op", "softmax_backward", "--suite", "standard", "--baseline", "softmax_backward_block"),
+                         "seeds/softmax_backward/block_dot.cu"),
+    "log_softmax_backward": (("--op", "log_softmax_backward", "--suite", "standard", "--baseline",
+                              "log_softmax_backward_block"), "seeds/log_softmax_backward/block_dot.cu"),
 }
 
 def operator(path):

@@ -107,11 +107,12 @@ class AdversarialCorpusTest {
 
     /**
      * A file of another operator names one the corpus knows how to judge (suite, baseline, known-good seed), each of
-     * which exists; the masked softmax's semantics have their three files.
+     * which exists; the masked softmax's semantics have their three files, the backward's their two.
      */
     @Test
     void everyFileOfAnotherOperatorIsOneTheCorpusKnowsHowToJudge() throws IOException {
         List<String> masked = new ArrayList<>();
+        List<String> backward = new ArrayList<>();
         for (Path path : Corpus.files()) {
             String op = Corpus.op(Files.readString(path));
             if (op.equals("softmax")) {
@@ -127,10 +128,14 @@ class AdversarialCorpusTest {
             assertEquals(op, ContractParser.read(path).op().id());
             if (op.equals("masked_softmax")) {
                 masked.add(path.getFileName().toString());
+            } else if (op.endsWith("_backward")) {
+                backward.add(path.getFileName().toString());
             }
         }
         assertEquals(List.of("masked_causal_top_left.cu", "masked_fully_masked_flat.cu", "masked_scale_after_max.cu"),
                 masked, "wrong only on fully masked rows, ignoring the bottom-right alignment, scaling after the max");
+        assertEquals(List.of("backward_dy_mean.cu", "backward_log_times_y.cu"), backward,
+                "dy's mean for the dot product, y for exp(y)");
         assertEquals("softmax", Corpus.op(Files.readString(TestFiles.root().resolve("evaluator/adversarial/trap.cu"))));
     }
 }

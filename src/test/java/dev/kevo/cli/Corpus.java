@@ -28,9 +28,13 @@ final class Corpus {
     record OtherOperator(String quickSuite, String suite, String baseline, String goodSeed) {
     }
 
-    static final java.util.Map<String, OtherOperator> OTHER_OPERATORS = java.util.Map.of("masked_softmax",
-            new OtherOperator("attention-quick", "attention", "masked_softmax_two_pass",
-                    "seeds/masked_softmax/online.cu"));
+    static final java.util.Map<String, OtherOperator> OTHER_OPERATORS = java.util.Map.of(
+            "masked_softmax", new OtherOperator("attention-quick", "attention", "masked_softmax_two_pass",
+                    "seeds/masked_softmax/online.cu"),
+            "softmax_backward", new OtherOperator("quick", "standard", "softmax_backward_block",
+                    "seeds/softmax_backward/block_dot.cu"),
+            "log_softmax_backward", new OtherOperator("quick", "standard", "log_softmax_backward_block",
+                    "seeds/log_softmax_backward/block_dot.cu"));
 
     private Corpus() {
     }
