@@ -28,6 +28,8 @@ final class Examples {
     /** A {@code #line} directive, which names a file of kevo's jar: a comment in the example instead. */
     private static final Pattern LINE = Pattern.compile("(?m)^#line \\d+ \"([^\"\\n]*)\"[^\\n]*$");
     private static final Pattern DEVICE = Pattern.compile("\\b__device__\\b");
+    /** The shapes a row-wise example.cu checks when given none: a block-sized row and an LM head's few long ones. */
+    private static final String DEFAULT_ROWS = CText.string("1024x1000") + ", " + CText.string("8x128256");
 
     private Examples() {
     }
@@ -58,7 +60,8 @@ final class Examples {
                 ? api.op().maskKinds().stream().map(k -> CText.string("2x8x128x128:" + k.id()))
                         .collect(Collectors.joining(", ")) + ", " + CText.string("1x16x1x8192:" + api.op().maskKinds()
                         .getLast().id())
-                : CText.string("1024x1000") + ", " + CText.string("8x128256"));
+                : DEFAULT_ROWS);
+        s.put("MAIN", Template.fill("example_main.cu", s));
         s.put("EXTENTS", tensors.stream().map(t -> Integer.toString(t.extent().ordinal()))
                 .collect(Collectors.joining(", ")));
         s.put("OUTPUTS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
@@ -104,6 +107,8 @@ final class Examples {
         s.put("FORWARD_REFERENCE", hostReference(forward));
         s.put("REFERENCE", hostReference(api.op()));
         s.put("CALL", deviceArguments(api, dtype) + ", rows, cols");
+        s.put("DEFAULT_SHAPES", DEFAULT_ROWS);
+        s.put("MAIN", Template.fill("example_main.cu", s));
         return Template.fill("example_backward.cu", s);
     }
 
@@ -128,8 +133,11 @@ final class Examples {
         s.put("TENSORS", Integer.toString(tensors.size()));
         s.put("ELEMENT_BYTES", tensors.stream().map(t -> "sizeof(" + text.cType(t) + ")")
                 .collect(Collectors.joining(", ")));
+        s.put("PRELUDE", Template.fill("example_prelude.cu", s));
+        s.put("SUPPORT", Template.plain("example_support.cu"));
         return s;
     }
+
 
     /** The C API's tensor arguments, each buffer's device pointer cast to its type: {@code (const float*)t[0].device}. */
     private static String deviceArguments(OperatorApi api, Precision dtype) {

@@ -3,51 +3,15 @@
 // with kevo's tolerance for @@FN@@, widened for @@OUT@@'s type, as written below.
 // Build: nvcc -O3 -arch=sm_90 -o example example.cu @@P@@.cu
 // Run:   ./example @@USAGE@@ ...
-#include <float.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <vector>
-#include "@@P@@.h"
-
-#ifndef KEVO_INF
-#define KEVO_INF INFINITY
-#endif
-// ---- what an element's score may depend on beside the element (kevo's eval/harness.cu, compiled for the host):
+@@PRELUDE@@// ---- what an element's score may depend on beside the element (kevo's eval/harness.cu, compiled for the host):
 // the rows' attention layout, the mask kind, the tensors a mask brings and the scale.
-typedef @@IN_T@@ KEVO_X;
-@@MASK_DEFINES@@[[maybe_unused]] static inline float kevo_to_float(float v) { return v; }
-#ifdef __CUDA_BF16_TYPES_EXIST__
-[[maybe_unused]] static inline float kevo_to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-#endif
-#ifdef __CUDA_FP16_TYPES_EXIST__
-[[maybe_unused]] static inline float kevo_to_float(__half v) { return __half2float(v); }
-#endif
-// The lowest finite value of x's type (torch.finfo(dtype).min), as the harness's kv_lowest gives it.
-[[maybe_unused]] static inline float kv_lowest(KEVO_X) { return @@LOWEST@@; }
 @@CONTEXT@@// ---- kevo's float64 reference of @@FN@@: the functions kevo's evaluator computes it with on the GPU,
 // compiled for the host here. An element's score (kv_score) is what a row's statistic starts empty with
 // (kv_stat_start), takes each score (kv_stat_add), is prepared once (kv_row_prepare); an element's expected output
 // then follows from its score (kv_expected), exactly where kv_exact says so.
 @@SCORE@@@@REFERENCE@@// ---- end of kevo's reference
 
-// One tensor of the C API, on the host and on the device: its elements for the shape (0 where the mask kind does not
-// read it, and then the C API gets null).
-struct Buffer {
-    std::vector<unsigned char> host;
-    void* device = nullptr;
-};
-
-static unsigned long long state;
-
-static double uniform() {  // in [0, 1)
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(state >> 11) / 9007199254740992.0;
-}
-
-static int check(const char* text) {
+@@SUPPORT@@static int check(const char* text) {
     int batch = 1, heads = 1, queries = 0, keys = 0, kind = -1, end = 0;
     const bool parsed = @@ATTENTION@@
             ? sscanf(text, "%dx%dx%dx%d%n", &batch, &heads, &queries, &keys, &end) == 4
@@ -121,16 +85,4 @@ static int check(const char* text) {
     return ok ? 0 : 1;
 }
 
-int main(int argc, char** argv) {
-    int failed = 0;
-    for (int i = 1; i < argc; i++) {
-        const int r = check(argv[i]);
-        if (r == 2) return 2;
-        failed += r;
-    }
-    if (argc == 1) {
-        static const char* const shapes[] = {@@DEFAULT_SHAPES@@};
-        for (const char* s : shapes) failed += check(s);
-    }
-    return failed ? 1 : 0;
-}
+@@MAIN@@

@@ -4,47 +4,14 @@
 // @@Y@@ is @@FORWARD@@ of spread x rows (kevo's reference of @@FORWARD@@, rounded to its type), @@DY@@ is spread values.
 // Build: nvcc -O3 -arch=sm_90 -o example example.cu @@P@@.cu
 // Run:   ./example ROWSxCOLS ...
-#include <float.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <vector>
-#include "@@P@@.h"
-
-#ifndef KEVO_INF
-#define KEVO_INF INFINITY
-#endif
-typedef @@IN_T@@ KEVO_X;
-@@MASK_DEFINES@@[[maybe_unused]] static inline float kevo_to_float(float v) { return v; }
-#ifdef __CUDA_BF16_TYPES_EXIST__
-[[maybe_unused]] static inline float kevo_to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-#endif
-#ifdef __CUDA_FP16_TYPES_EXIST__
-[[maybe_unused]] static inline float kevo_to_float(__half v) { return __half2float(v); }
-#endif
-[[maybe_unused]] static inline float kv_lowest(KEVO_X) { return @@LOWEST@@; }
-@@CONTEXT@@// ---- kevo's float64 reference of @@FORWARD@@, which makes @@Y@@ as the forward pass would have: the functions kevo's
+@@PRELUDE@@@@CONTEXT@@// ---- kevo's float64 reference of @@FORWARD@@, which makes @@Y@@ as the forward pass would have: the functions kevo's
 // evaluator computes it with on the GPU, compiled for the host here.
 @@FORWARD_SCORE@@@@FORWARD_REFERENCE@@// ---- kevo's float64 reference of @@FN@@: a row's dot product (kv_dot_start, kv_dot_add: the sum of the
 // terms and of their magnitudes), then an element's expected output (kv_backward) and the weight that carries the dot
 // product's rounding onto it (kv_weight).
 @@REFERENCE@@// ---- end of kevo's reference
 
-struct Buffer {
-    std::vector<unsigned char> host;
-    void* device = nullptr;
-};
-
-static unsigned long long state;
-
-static double uniform() {  // in [0, 1)
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(state >> 11) / 9007199254740992.0;
-}
-
-static int check(const char* text) {
+@@SUPPORT@@static int check(const char* text) {
     int rows = 0, cols = 0, end = 0;
     if (sscanf(text, "%dx%d%n", &rows, &cols, &end) != 2 || text[end] || rows < 1 || cols < 1) {
         fprintf(stderr, "%s: expected ROWSxCOLS\n", text);
@@ -118,16 +85,4 @@ static int check(const char* text) {
     return ok ? 0 : 1;
 }
 
-int main(int argc, char** argv) {
-    int failed = 0;
-    for (int i = 1; i < argc; i++) {
-        const int r = check(argv[i]);
-        if (r == 2) return 2;
-        failed += r;
-    }
-    if (argc == 1) {
-        static const char* const shapes[] = {"1024x1000", "8x128256"};
-        for (const char* s : shapes) failed += check(s);
-    }
-    return failed ? 1 : 0;
-}
+@@MAIN@@
