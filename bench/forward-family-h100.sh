@@ -25,6 +25,7 @@
 #   backward-cli     kevo eval of the backward operators' seeds (fp32, bf16) and a short campaign of each, by the CLI
 #   backward-heldout   softmax_backward's held_rows seed on probes/backward-heldout.yaml (call 12's held-out shapes)
 #   export-backward OP [DTYPE]   bench/export-torch.sh for softmax_backward or log_softmax_backward
+#   export-training OP [DTYPE]   bench/export-training.sh for softmax or log_softmax with its gradient
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -221,6 +222,12 @@ export-backward)
   op=${2:?OP}; dtype=${3:-}
   OP=$op DTYPE=$dtype OUT="$out/export" timeout 540 bash bench/export-torch.sh > "$out/export-$op.txt" 2>&1
   echo "export $op${dtype:+ $dtype} exit $?"; tail -12 "$out/export-$op.txt" ;;
+export-training)
+  # export-training OP [DTYPE]: bench/export-training.sh (a forward and its gradient as one torch package for
+  # training, its train_check.py run).
+  op=${2:?OP}; dtype=${3:-fp32}
+  OP=$op DTYPE=$dtype OUT="$out/export" timeout 540 bash bench/export-training.sh > "$out/export-training-$op.txt" 2>&1
+  echo "export-training $op $dtype exit $?"; tail -8 "$out/export-training-$op.txt" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
   # backward seeds (or champions) beside torch's backward ops and a Triton kernel, fp32 and bf16, llm suite.

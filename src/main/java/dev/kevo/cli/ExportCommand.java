@@ -5,6 +5,7 @@ import dev.kevo.data.Precision;
 import dev.kevo.export.ExportPackage;
 import dev.kevo.export.ExportSource;
 import dev.kevo.export.ExportTarget;
+import dev.kevo.export.TrainingPackage;
 import dev.kevo.task.SourcePolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -43,7 +44,9 @@ import picocli.CommandLine.Spec;
             "  kevo export mine.cu --to torch --eval-json mine-at-scale.json",
             "A file of another operator (its header's op) is judged with --op and exports under that operator's names:",
             "  kevo eval --op log_softmax mine_log.cu --sanitize --at-scale --json mine-log.json",
-            "  kevo export mine_log.cu --to torch --eval-json mine-log.json    # kevo_log_softmax.log_softmax(x)"})
+            "  kevo export mine_log.cu --to torch --eval-json mine-log.json    # kevo_log_softmax.log_softmax(x)",
+            "A forward and its gradient as one package for training (torch.autograd), each judged so:",
+            "  kevo export mine.cu --to torch --backward mine_backward.cu --out softmax-training"})
 public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Documented {
 
     @Parameters(paramLabel = "FILE|DIR|DIR/ID",
@@ -69,6 +72,16 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                     + "its campaign judged it in, else fp32 where the file implements it, else the first it declares.")
     String dtype;
 
+    @Option(names = "--backward", paramLabel = "FILE|DIR|DIR/ID",
+            description = "With --to torch: a kernel of the operator's gradient (softmax_backward for softmax, "
+                    + "log_softmax_backward for log_softmax), exported beside it with a torch.autograd.Function that "
+                    + "joins the two (<prefix>_autograd.py) and train_check.py, which checks x.grad against torch.")
+    Path backward;
+
+    @Option(names = "--backward-eval-json", paramLabel = "RECORD",
+            description = "A kevo eval --at-scale --json record of the --backward file, as --eval-json is of FILE.")
+    Path backwardEvalJson;
+
     @Spec
     CommandSpec spec;
 
@@ -89,45 +102,76 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     @Override
     public ExitCode call() {
         ExportTarget target = ExportTarget.of(to);
-        ExportSource source = ExportSource.locate(input, Optional.ofNullable(evalJson));
         PrintWriter err = spec.commandLine().getErr();
-        Optional<String> unsupported = ExportPackage.unsupported(source.file().op(), target);
-        if (unsupported.isPresent()) {
-            err.println("kevo: " + source.file().name() + ": " + unsupported.get());
-            return ExitCode.USAGE;
-        }
-        Optional<String> refused = source.rejection()
-                .or(() -> SourcePolicy.violation(source.file().source())
-                        .map(v -> source.file().name() + ": " + v + " (kevo would reject it: source-rejected)"));
-        if (refused.isPresent()) {
-            err.println("kevo: " + refused.get() + "; kevo exports only kernels it would judge");
-            return ExitCode.REJECTED;
-        }
         Optional<Precision> asked = Optional.ofNullable(dtype).map(Inputs::precision);
-        source.dtype(asked);
-        Optional<String> unsanitized = source.unsanitized();
-        if (unsanitized.isPresent()) {
-            err.println("kevo: " + unsanitized.get() + "; kevo exports only kernels compute-sanitizer ran clean");
-            return source.sanitized() != null ? ExitCode.REJECTED
-                    : source.unverified() != null ? ExitCode.UNVERIFIED : ExitCode.USAGE;
-        }
-        Optional<String> unshippable = source.unshippable();
-        if (unshippable.isPresent()) {
-            err.println("kevo: " + unshippable.get());
-            return ExitCode.UNVERIFIED;
+        ExportSource source = ExportSource.locate(input, Optional.ofNullable(evalJson));
+        Optional<Refusal> refused = refusal(source, target, asked);
+        if (refused.isPresent()) {
+            err.println("kevo: " + refused.get().line());
+            return refused.get().code();
         }
         ExportPackage pkg = ExportPackage.build(source, target, asked, Version.current(), Instant.now());
+        if (backward != null) {
+            if (target != ExportTarget.TORCH) {
+                err.println("kevo: --backward joins a forward and its gradient for torch's autograd: give --to torch");
+                return ExitCode.USAGE;
+            }
+            Precision forwardDtype = Precision.parse(pkg.provenance().dtype());
+            ExportSource gradient = ExportSource.locate(backward, Optional.ofNullable(backwardEvalJson));
+            Optional<String> mismatch = TrainingPackage.mismatch(source.file().op(), gradient.file().op(),
+                    forwardDtype);
+            Optional<Refusal> gradientRefused = mismatch.map(m -> new Refusal(ExitCode.USAGE, m))
+                    .or(() -> refusal(gradient, target, Optional.of(forwardDtype)));
+            if (gradientRefused.isPresent()) {
+                err.println("kevo: " + gradientRefused.get().line() + " (--backward)");
+                return gradientRefused.get().code();
+            }
+            pkg = TrainingPackage.join(pkg, ExportPackage.build(gradient, target, Optional.of(forwardDtype),
+                    Version.current(), Instant.now()), Version.current());
+        }
         Path folder = out != null ? out
                 : Path.of(source.file().name().replaceFirst("\\.cu$", "") + "-" + target.id());
         pkg.writeTo(folder);
         source.legacyJudgement().ifPresent(line -> err.println("kevo: " + line));
         PrintWriter o = spec.commandLine().getOut();
-        o.printf("wrote %s (%s %s, %d files): %s%n", folder, pkg.provenance().op(), target.id(), pkg.files().size(),
+        o.printf("wrote %s (%s %s, %d files): %s%n", folder, pkg.provenance().op()
+                        + (backward != null ? " and its gradient" : ""), target.id(), pkg.files().size(),
                 pkg.provenance().judged() == null ? "not judged by any campaign"
                         : "mutant " + pkg.provenance().judged().mutantId() + " of " + pkg.provenance().judged().campaign());
         o.printf(Locale.ROOT, "  shapes of up to %,d elements: %s%n", pkg.provenance().size().maxElements(),
                 pkg.provenance().size().why());
         o.println("  see " + folder.resolve("README.md") + " to build and call it");
         return ExitCode.OK;
+    }
+
+    /** Why kevo will not export a source, in one line, with the exit code that says so. */
+    record Refusal(ExitCode code, String line) {
+    }
+
+    /**
+     * Why {@code source} cannot be exported to {@code target} in {@code asked}, or empty when it can: an operator the
+     * target does not package, a rejected mutant or a source kevo's rules reject, a dtype it does not implement, no
+     * clean compute-sanitizer record, or nothing judged to ship.
+     */
+    private static Optional<Refusal> refusal(ExportSource source, ExportTarget target, Optional<Precision> asked) {
+        Optional<String> unsupported = ExportPackage.unsupported(source.file().op(), target);
+        if (unsupported.isPresent()) {
+            return Optional.of(new Refusal(ExitCode.USAGE, source.file().name() + ": " + unsupported.get()));
+        }
+        Optional<String> rejected = source.rejection()
+                .or(() -> SourcePolicy.violation(source.file().source())
+                        .map(v -> source.file().name() + ": " + v + " (kevo would reject it: source-rejected)"));
+        if (rejected.isPresent()) {
+            return Optional.of(new Refusal(ExitCode.REJECTED, rejected.get() + "; kevo exports only kernels it would "
+                    + "judge"));
+        }
+        source.dtype(asked);
+        Optional<String> unsanitized = source.unsanitized();
+        if (unsanitized.isPresent()) {
+            return Optional.of(new Refusal(source.sanitized() != null ? ExitCode.REJECTED
+                    : source.unverified() != null ? ExitCode.UNVERIFIED : ExitCode.USAGE,
+                    unsanitized.get() + "; kevo exports only kernels compute-sanitizer ran clean"));
+        }
+        return source.unshippable().map(line -> new Refusal(ExitCode.UNVERIFIED, line));
     }
 }

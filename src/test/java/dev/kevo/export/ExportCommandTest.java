@@ -519,6 +519,67 @@ class ExportCommandTest {
         }
     }
 
+    /**
+     * --backward joins a forward and its gradient for training: one torch package with both extensions, each with its
+     * own record, setup.py building both, the autograd module and train_check.py; a gradient of another operator,
+     * another target, or a dtype autograd cannot pass (bf16 in, float32 out) is one line, exit 2, nothing written.
+     */
+    @Test
+    void aForwardAndItsGradientExportAsOneTrainingPackage(@TempDir Path tmp) throws Exception {
+        Path forward = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/online.cu"),
+                Files.createDirectories(tmp.resolve("f")));
+        Path backward = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/softmax_backward/block_dot.cu"),
+                Files.createDirectories(tmp.resolve("b")));
+        Path out = tmp.resolve("training");
+        KevoCli.Outcome r = kevo("export", forward.toString(), "--to", "torch", "--backward", backward.toString(),
+                "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("(softmax and its gradient torch,"), r.out());
+        for (String file : List.of("kevo_softmax.cu", "kevo_softmax_torch.cpp", "kevo_softmax_cubin.h",
+                "kevo_softmax_backward.cu", "kevo_softmax_backward_torch.cpp", "kevo_softmax_backward_cubin.h",
+                "kevo_softmax_autograd.py", "train_check.py", "setup.py", "example.py", ExportPackage.PROVENANCE,
+                TrainingPackage.BACKWARD_PROVENANCE)) {
+            assertTrue(Files.isRegularFile(out.resolve(file)), file);
+        }
+        assertEquals("softmax_backward", JSON.readTree(out.resolve(TrainingPackage.BACKWARD_PROVENANCE).toFile())
+                .at("/op").asText());
+        String setup = Files.readString(out.resolve("setup.py"));
+        assertTrue(setup.contains("CUDAExtension(\"kevo_softmax\", [\"kevo_softmax_torch.cpp\", \"kevo_softmax.cu\"]")
+                && setup.contains("CUDAExtension(\"kevo_softmax_backward\", [\"kevo_softmax_backward_torch.cpp\", "
+                + "\"kevo_softmax_backward.cu\"]") && setup.contains("py_modules=[\"kevo_softmax_autograd\"]"), setup);
+        String autograd = Files.readString(out.resolve("kevo_softmax_autograd.py"));
+        assertTrue(autograd.contains("class KevoSoftmaxFunction(torch.autograd.Function):")
+                && autograd.contains("return _backward.softmax_backward(y, dy.contiguous(), dim=ctx.dim), None"), autograd);
+        String check = Files.readString(out.resolve("train_check.py"));
+        assertTrue(check.contains("def gradient_scale(y, dy):") && check.contains(".to(torch.float32)")
+                && check.contains("rounding = ref.abs() * 0.0"), check);
+        assertTrue(Files.readString(out.resolve("README.md")).contains("## Training: softmax with kevo's gradient"));
+
+        Path logBackward = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/log_softmax_backward/block_dot.cu"),
+                Files.createDirectories(tmp.resolve("lb")));
+        List<List<String>> misuses = List.of(
+                List.of(forward.toString(), "--to", "torch", "--backward", logBackward.toString()),
+                List.of(forward.toString(), "--to", "cpp", "--backward", backward.toString()),
+                List.of(backward.toString(), "--to", "torch", "--backward", backward.toString()));
+        List<String> why = List.of("not of log_softmax_backward (the gradient of log_softmax)", "give --to torch",
+                "takes a kernel of softmax_backward's gradient");
+        for (int i = 0; i < misuses.size(); i++) {
+            Path refusedOut = tmp.resolve("refused-" + i);
+            List<String> args = new java.util.ArrayList<>(List.of("export"));
+            args.addAll(misuses.get(i));
+            args.addAll(List.of("--out", refusedOut.toString()));
+            KevoCli.Outcome refused = kevo(args.toArray(String[]::new));
+            assertEquals(2, refused.code(), refused.err());
+            assertEquals(1, refused.err().strip().lines().count(), refused.err());
+            assertTrue(refused.err().contains(why.get(i)), refused.err());
+            assertFalse(Files.exists(refusedOut), refusedOut.toString());
+        }
+        assertTrue(TrainingPackage.mismatch(dev.kevo.task.op.Operators.SOFTMAX, dev.kevo.task.op.Operators.SOFTMAX_BACKWARD,
+                dev.kevo.data.Precision.BF16_FP32).orElseThrow().contains("not bf16-fp32"));
+        assertTrue(TrainingPackage.mismatch(dev.kevo.task.op.Operators.SOFTMAX, dev.kevo.task.op.Operators.SOFTMAX_BACKWARD,
+                dev.kevo.data.Precision.BF16).isEmpty());
+    }
+
     @Test
     void aKernelWithNoSanitizerRecordIsRefusedWithHowToGetOne(@TempDir Path tmp) throws Exception {
         Path file = Files.copy(TestFiles.root().resolve("seeds/online.cu"), tmp.resolve("online.cu"));

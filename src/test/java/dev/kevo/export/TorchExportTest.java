@@ -91,6 +91,62 @@ class TorchExportTest {
         }
     }
 
+    /** The training package of a forward and its gradient (their block-per-row seeds), judged as export wants them. */
+    private static Path training(Path tmp, String forward, String backward, String dtype) throws Exception {
+        Path f = Files.copy(TestFiles.root().resolve(forward), Files.createDirectories(tmp.resolve("judged-f")).resolve("f.cu"));
+        Path b = Files.copy(TestFiles.root().resolve(backward), Files.createDirectories(tmp.resolve("judged-b")).resolve("b.cu"));
+        SanitizerRecords.write(f, Verdict.PASS, null, Precision.parse(dtype));
+        SanitizerRecords.write(b, Verdict.PASS, null, Precision.parse(dtype));
+        Optional<Precision> d = Optional.of(Precision.parse(dtype));
+        Path out = tmp.resolve("training");
+        TrainingPackage.join(ExportPackage.build(ExportSource.locate(f), ExportTarget.TORCH, d, "test", Instant.now()),
+                ExportPackage.build(ExportSource.locate(b), ExportTarget.TORCH, d, "test", Instant.now()), "test")
+                .writeTo(out);
+        return out;
+    }
+
+    /** A training package's Python compiles: both setup.py's extensions, the autograd module and train_check.py. */
+    @Test
+    @PythonTest
+    void aTrainingPackagesPythonCompiles(@TempDir Path tmp) throws Exception {
+        String python = Toolchain.python().orElseThrow().toString();
+        Path out = training(tmp, "seeds/log_softmax/online.cu", "seeds/log_softmax_backward/block_dot.cu", "bf16");
+        for (String f : List.of("setup.py", "example.py", "kevo_log_softmax_autograd.py", "train_check.py")) {
+            Toolchain.succeed(out, 60, python, "-m", "py_compile", f);
+        }
+    }
+
+    /**
+     * The autograd module wires kevo's two ops as torch's own softmax is differentiated: with the two extensions stood
+     * in for by torch's forward and backward functions (same names, same arguments), torch.autograd.gradcheck passes on
+     * it in float64 on the CPU, for softmax and log_softmax. A Function that saved x instead of y, passed dy before y,
+     * or left the gradient of dim out would fail it.
+     */
+    @Test
+    @TorchTest
+    void theAutogradModuleJoinsForwardAndBackwardAsTorchDoes(@TempDir Path tmp) throws Exception {
+        String python = Toolchain.torch().orElseThrow().python().toString();
+        for (String op : List.of("softmax", "log_softmax")) {
+            Path dir = Files.createDirectories(tmp.resolve(op));
+            Path out = training(dir, op.equals("softmax") ? "seeds/online.cu" : "seeds/log_softmax/online.cu",
+                    "seeds/" + op + "_backward/block_dot.cu", "fp32");
+            Files.writeString(out.resolve("kevo_" + op + ".py"), "import torch\n\ndef " + op
+                    + "(x, dim=-1):\n    return torch." + op + "(x, dim=dim)\n");
+            Files.writeString(out.resolve("kevo_" + op + "_backward.py"), "import torch\n\ndef " + op
+                    + "_backward(y, dy, dim=-1):\n    return torch._" + op + "_backward_data(dy, y, dim, y.dtype)\n");
+            Files.writeString(out.resolve("check.py"), """
+                    import torch
+                    from kevo_OP_autograd import OP
+                    x = (torch.randn(6, 37, dtype=torch.float64) * 3).requires_grad_()
+                    assert torch.autograd.gradcheck(lambda t: OP(t), (x,))
+                    y = OP(x)
+                    (y * torch.randn_like(y)).sum().backward()
+                    print("ok", x.grad.shape[1])
+                    """.replace("OP", op));
+            assertTrue(Toolchain.succeed(out, 120, python, "check.py").contains("ok 37"), op);
+        }
+    }
+
     /**
      * example.py's reference of masked_softmax, torch.softmax of the scaled scores with masked keys at -inf and fully
      * masked rows 0, equals kevo's own CPU reference in every mask kind, in float32 and bf16: masked entries, x's -inf
