@@ -25,6 +25,7 @@
 #   backward-cli     kevo eval of the backward operators' seeds (fp32, bf16) and a short campaign of each, by the CLI
 #   backward-heldout   softmax_backward's held_rows seed on probes/backward-heldout.yaml (call 12's held-out shapes)
 #   export-backward OP [DTYPE]   bench/export-torch.sh for softmax_backward or log_softmax_backward
+#   llm-backward     the scripted-model campaign of softmax_backward (bench/llm-step.sh)
 #   export-training OP [DTYPE]   bench/export-training.sh for softmax or log_softmax with its gradient
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
@@ -222,6 +223,12 @@ export-backward)
   op=${2:?OP}; dtype=${3:-}
   OP=$op DTYPE=$dtype OUT="$out/export" timeout 540 bash bench/export-torch.sh > "$out/export-$op.txt" 2>&1
   echo "export $op${dtype:+ $dtype} exit $?"; tail -12 "$out/export-$op.txt" ;;
+llm-backward)
+  # The scripted-model campaign of softmax_backward (bench/llm-step.sh: its prompts distinct, its answers judged, one
+  # that does not compile repaired).
+  CONFIG=bench/llm-step-softmax_backward.yaml ANSWERS=bench/llm-answers-softmax_backward OUT="$out/llm" \
+    timeout 540 bash bench/llm-step.sh > "$out/llm.txt" 2>&1
+  echo "scripted softmax_backward campaign exit $?"; tail -3 "$out/llm.txt" ;;
 export-training)
   # export-training OP [DTYPE]: bench/export-training.sh (a forward and its gradient as one torch package for
   # training, its train_check.py run).
