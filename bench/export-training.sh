@@ -6,7 +6,9 @@
 # Usage (repository root, target/kevo-*-linux-x86_64.tar.gz carried):
 #   OUT=/some/dir bash bench/export-training.sh                      # softmax: seeds/online.cu + held_rows
 #   OP=log_softmax DTYPE=bf16 OUT=/some/dir bash bench/export-training.sh
-# FORWARD=FILE and BACKWARD=FILE export other kernel files (a campaign's champions).
+# FORWARD=FILE and BACKWARD=FILE export other kernel files (a campaign's champions). AT_SCALE=0 sanitizes without
+# judging at scale (faster: the package then takes shapes of up to 2^31-1 elements) and judges the two side by side;
+# SUITE=quick judges them on the quick suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OP=${OP:-softmax}
@@ -30,14 +32,18 @@ forward=$work/f/$(basename "$FORWARD"); backward=$work/b/$(basename "$BACKWARD")
 {
   echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), kevo $("$KEVO" --version)," \
     "commit ${KEVO_COMMIT:-unknown}, $(date -u +%FT%TZ): OP=$OP DTYPE=$DTYPE bash bench/export-training.sh"
+  scale=(--at-scale); [[ ${AT_SCALE:-1} == 0 ]] && scale=()
   for pair in "$OP:$forward:forward" "${OP}_backward:$backward:backward"; do
     IFS=: read -r op file role <<< "$pair"
-    "$KEVO" eval --op "$op" --dtype "$DTYPE" --at-scale --sanitize "$file" --json "$OUT/$NAME-$role-at-scale.json" \
-      > "$OUT/$NAME-$role-sanitize.txt" 2>&1 || true
-    echo "$role: $(grep -E 'PASS|FAIL|score' "$OUT/$NAME-$role-sanitize.txt" | tail -1)"
+    "$KEVO" eval --op "$op" --dtype "$DTYPE" --suite "${SUITE:-standard}" "${scale[@]}" --sanitize "$file" --json "$OUT/$NAME-$role-eval.json" \
+      > "$OUT/$NAME-$role-sanitize.txt" 2>&1 &
+    [[ ${AT_SCALE:-1} == 0 ]] || wait
   done
-  "$KEVO" export "$forward" --dtype "$DTYPE" --eval-json "$OUT/$NAME-forward-at-scale.json" --to torch \
-    --backward "$backward" --backward-eval-json "$OUT/$NAME-backward-at-scale.json" --out "$work/pkg"
+  wait
+  for role in forward backward; do echo "$role: $(grep -E 'PASS|FAIL' "$OUT/$NAME-$role-sanitize.txt" | tail -1)"; done
+  records=(); [[ ${AT_SCALE:-1} == 0 ]] || records=(--eval-json "$OUT/$NAME-forward-eval.json"
+    --backward-eval-json "$OUT/$NAME-backward-eval.json")
+  "$KEVO" export "$forward" --dtype "$DTYPE" "${records[@]}" --to torch --backward "$backward" --out "$work/pkg"
   cp "$work/pkg/kevo-export.json" "$OUT/$NAME-provenance.json"
   cp "$work/pkg/kevo-export-backward.json" "$OUT/$NAME-provenance-backward.json"
   echo "== train_check.py ($PYTHON)"

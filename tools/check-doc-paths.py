@@ -22,7 +22,8 @@ skip = re.compile(r"[<>*{}$ ]|\.\.\.|^(target|/tmp|/usr|/dev|~|\$|http|mutations
 # Files a campaign folder or an exported package holds once kevo has written them: named, never in the tree.
 written = {"campaign.yaml", "baseline.cu", "champion.cu", "champion.json", "state.json", "confirmation.json",
            "events.jsonl", "report.html", "kevo_softmax.cu", "kevo_softmax.h", "kevo_softmax_plan.h", "example.cu",
-           "example.py", "setup.py", "kevo-export.json", "kevo_softmax_torch.cpp", "repair.md"}
+           "example.py", "setup.py", "kevo-export.json", "kevo_softmax_torch.cpp", "repair.md",
+           "kevo-export-backward.json", "train_check.py"}
 
 def candidates(text):
     for m in re.finditer(r"`([^`\n]+)`", text):
