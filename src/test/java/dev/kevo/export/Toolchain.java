@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /** The compilers the export tests build generated code with, and running what they build. */
-final class Toolchain {
+public final class Toolchain {
     private Toolchain() {
     }
 
@@ -36,7 +36,7 @@ final class Toolchain {
      * @param includes torch's include folders ({@code cpp_extension.include_paths()})
      * @param std      the C++ standard torch's cpp_extension compiles extensions with ({@code c++17}, {@code c++20})
      */
-    record Torch(Path python, String version, List<String> includes, String pythonInclude, int cxx11Abi, String std) {
+    public record Torch(Path python, String version, List<String> includes, String pythonInclude, int cxx11Abi, String std) {
         @Override
         public String toString() {
             return "torch " + version + " (" + python + ")";
@@ -58,7 +58,7 @@ final class Toolchain {
      * $KEVO_TORCH_PYTHON, else python3 on the PATH, where it imports torch (asked once: importing torch takes
      * seconds).
      */
-    static synchronized Optional<Torch> torch() {
+    public static synchronized Optional<Torch> torch() {
         if (torch == null) {
             torch = find("KEVO_TORCH_PYTHON", "python3", List.of()).flatMap(Toolchain::probeTorch);
         }
@@ -120,7 +120,7 @@ final class Toolchain {
     }
 
     /** Runs a command that must succeed, failing the test with its output if it does not. */
-    static String succeed(Path dir, long timeoutSeconds, String... command) throws IOException, InterruptedException {
+    public static String succeed(Path dir, long timeoutSeconds, String... command) throws IOException, InterruptedException {
         Result r = run(dir, timeoutSeconds, List.of(command));
         if (r.code() != 0) {
             throw new AssertionError(String.join(" ", command) + " exited " + r.code() + ":\n" + tail(r.output()));
