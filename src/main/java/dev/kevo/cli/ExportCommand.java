@@ -112,21 +112,14 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         }
         ExportPackage pkg = ExportPackage.build(source, target, asked, Version.current(), Instant.now());
         if (backward != null) {
-            if (target != ExportTarget.TORCH) {
-                err.println("kevo: --backward joins a forward and its gradient for torch's autograd: give --to torch");
-                return ExitCode.USAGE;
-            }
-            Precision forwardDtype = Precision.parse(pkg.provenance().dtype());
+            Precision both = Precision.parse(pkg.provenance().dtype());
             ExportSource gradient = ExportSource.locate(backward, Optional.ofNullable(backwardEvalJson));
-            Optional<String> mismatch = TrainingPackage.mismatch(source.file().op(), gradient.file().op(),
-                    forwardDtype);
-            Optional<Refusal> gradientRefused = mismatch.map(m -> new Refusal(ExitCode.USAGE, m))
-                    .or(() -> refusal(gradient, target, Optional.of(forwardDtype)));
+            Optional<Refusal> gradientRefused = gradientRefusal(source, gradient, target, both);
             if (gradientRefused.isPresent()) {
                 err.println("kevo: " + gradientRefused.get().line() + " (--backward)");
                 return gradientRefused.get().code();
             }
-            pkg = TrainingPackage.join(pkg, ExportPackage.build(gradient, target, Optional.of(forwardDtype),
+            pkg = TrainingPackage.join(pkg, ExportPackage.build(gradient, target, Optional.of(both),
                     Version.current(), Instant.now()), Version.current());
         }
         Path folder = out != null ? out
@@ -142,6 +135,21 @@ public final class ExportCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
                 pkg.provenance().size().why());
         o.println("  see " + folder.resolve("README.md") + " to build and call it");
         return ExitCode.OK;
+    }
+
+    /**
+     * Why {@code gradient} cannot join {@code forward}'s package for training, or empty when it can: it must be a kernel
+     * of the forward's gradient, exportable to torch in the forward's dtype, whose x and y types autograd passes alike.
+     */
+    private static Optional<Refusal> gradientRefusal(ExportSource forward, ExportSource gradient, ExportTarget target,
+                                                     Precision dtype) {
+        if (target != ExportTarget.TORCH) {
+            return Optional.of(new Refusal(ExitCode.USAGE, "--backward joins a forward and its gradient for torch's "
+                    + "autograd: give --to torch"));
+        }
+        return TrainingPackage.mismatch(forward.file().op(), gradient.file().op(), dtype)
+                .map(m -> new Refusal(ExitCode.USAGE, m))
+                .or(() -> refusal(gradient, target, Optional.of(dtype)));
     }
 
     /** Why kevo will not export a source, in one line, with the exit code that says so. */
