@@ -58,6 +58,8 @@ record Inputs(List<DevicePointer> rowInputs, DevicePointer lengths, DevicePointe
             case ROWS_COLS -> rowInputs.get(rowTensors.indexOf(t));
             case BATCH -> lengths;
             case BATCH_QUERIES_KEYS -> mask;
+            case ROWS, ONE -> throw new IllegalStateException(t.name() + ": the evaluator does not generate a tensor "
+                    + "of extent " + t.extent() + " (Task.of refuses its operator)");
         };
     }
 

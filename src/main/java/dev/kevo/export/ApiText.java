@@ -20,12 +20,29 @@ record ApiText(OperatorApi api, Precision dtype) {
 
     /** The C type of a tensor's elements. */
     String cType(Tensor t) {
-        return t.element() == Tensor.Element.INT32 ? "int" : ExportTypes.cType(t.dtype(dtype));
+        return switch (t.element()) {
+            case INT32 -> "int";
+            case INT64 -> "int64_t";
+            case X, Y, F32 -> ExportTypes.cType(t.dtype(dtype));
+        };
     }
 
-    /** The torch dtype of a tensor's elements. */
+    /** The torch dtype of a tensor's elements, in C++. */
     String torchType(Tensor t) {
-        return t.element() == Tensor.Element.INT32 ? "torch::kInt32" : ExportTypes.torch(t.dtype(dtype));
+        return switch (t.element()) {
+            case INT32 -> "torch::kInt32";
+            case INT64 -> "torch::kInt64";
+            case X, Y, F32 -> ExportTypes.torch(t.dtype(dtype));
+        };
+    }
+
+    /** The torch dtype of a tensor's elements, as a Python user writes it: {@code torch.int32}. */
+    String pythonType(Tensor t) {
+        return switch (t.element()) {
+            case INT32 -> "torch.int32";
+            case INT64 -> "torch.int64";
+            case X, Y, F32 -> ExportTypes.python(t.dtype(dtype));
+        };
     }
 
     /** A tensor as a C API parameter: {@code const float* x} for an input, {@code float* y} for an output. */

@@ -189,9 +189,15 @@ final class Examples {
                         .append("            v[i] = (i / cols) % 4 == 3 || uniform() < 0.25 ? ")
                         .append(toX).append("(kv_lowest(KEVO_X{})) : ").append(toX).append("((float)(uniform() - 0.5));\n")
                         .append("        }\n        bias = v;\n    }\n    ");
+                case ROWS, ONE -> throw new IllegalStateException(unjudged(t));
             }
         }
         return out.toString();
+    }
+
+    /** An extent no example draws: kevo judges no operator with one yet, so none reaches export (OperatorApi). */
+    private static String unjudged(Tensor t) {
+        return t.name() + ": kevo export's examples draw no tensor of extent " + t.extent();
     }
 
     /**
@@ -277,6 +283,7 @@ final class Examples {
                         yield "batch_queries_keys(batch, queries, keys, " + ExportTypes.python(t.dtype(dtype)) + ")";
                     }
                     case ROWS_COLS -> throw new IllegalStateException("skipped above");
+                    case ROWS, ONE -> throw new IllegalStateException(unjudged(t));
                 };
                 List<String> kinds = ApiText.readBy(t).stream().map(k -> "\"" + k.id() + "\"").toList();
                 inputs.add("\"" + t.name() + "\": " + draw + " if mask_kind in (" + String.join(", ", kinds)

@@ -180,8 +180,7 @@ final class ExportReadme {
             if (t == x) {
                 continue;
             }
-            String type = t.element() == Tensor.Element.INT32 ? "torch.int32"
-                    : ExportTypes.python(t.dtype(api.dtype()));
+            String type = api.pythonType(t);
             tensors.append("- `").append(t.name()).append("`, read only under ").append(ApiText.and(ApiText.readBy(t)
                     .stream().map(k -> "`mask_kind=\"" + k.id() + "\"`").toList())).append(" and `None` under the "
                     + "others: a contiguous ").append(type).append(" CUDA tensor on `").append(x.name())
@@ -193,6 +192,8 @@ final class ExportReadme {
                                 + "as Hugging Face passes an attention mask), broadcast over heads: an entry of `-inf` "
                                 + "or `torch.finfo(dtype).min` masks its key, any other is added to the scaled score.";
                         case ROWS_COLS -> "of x's shape.";
+                        case ROWS, ONE -> throw new IllegalStateException(t.name() + ": no export takes a tensor of "
+                                + "extent " + t.extent() + " (OperatorApi.unsupported)");
                     }).append('\n');
         }
         out.append(TORCH_BUILD).append("""

@@ -6,6 +6,7 @@ import dev.kevo.data.MaskKind;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Scalar;
+import dev.kevo.task.op.Task;
 import dev.kevo.task.op.Tensor;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,10 @@ record OperatorApi(Operator op) {
      * mask kind.
      */
     static Optional<String> unsupported(Operator op, ExportTarget target) {
+        Optional<String> unjudged = Task.unjudgedTensors(op);
+        if (unjudged.isPresent()) {
+            return Optional.of("kevo export packages only what kevo judges: " + unjudged.get());
+        }
         if (target != ExportTarget.TORCH) {
             return Optional.empty();
         }

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * {@code kevo check} says so in one line, and a GPU never runs it.
  *
  * <p>Only element types kevo knows are judged ({@code float}, {@code kevo_bf16}, {@code kevo_half}, {@code double}, {@code int},
- * and {@code KEVO_X} and {@code KEVO_Y}, which kevo defines as x's and y's): a vector type ({@code float4},
+ * {@code long long} (and {@code long}, {@code int64_t}), and {@code KEVO_X} and {@code KEVO_Y}, which kevo defines as
+ * x's and y's): a vector type ({@code float4},
  * {@code uint4}: 16-byte loads of any dtype), {@code void*} or a type of the file's own is left to the checks on the
  * GPU.
  */
@@ -65,11 +66,7 @@ public final class ParameterTypes {
             Param p = params.get(i);
             Optional<String> declared = elementType(p.type(), dtype);
             if (declared.isPresent() && !declared.get().equals(expected)) {
-                String macro = switch (tensor.get().element()) {
-                    case X -> "KEVO_X";
-                    case Y -> "KEVO_Y";
-                    case INT32 -> "int";
-                };
+                String macro = tensor.get().element().declaredAs();
                 return Optional.of("line " + SourcePolicy.lineOf(code, p.offset()) + ": kernel " + launch.kernel()
                         + " takes " + name + " as " + p.type() + ", but dtype " + dtype.id() + " stores "
                         + name + " as " + expected + " (declare it " + macro + "*)");
@@ -87,10 +84,14 @@ public final class ParameterTypes {
         if (!bare.endsWith("*") || bare.indexOf('*') != bare.length() - 1) {
             return Optional.empty();
         }
-        String base = bare.substring(0, bare.length() - 1).strip();
-        Map<String, String> known = Map.of("KEVO_X", dtype.x().cudaType(), "KEVO_Y", dtype.y().cudaType(),
-                Dtype.FP32.cudaType(), Dtype.FP32.cudaType(), Dtype.BF16.cudaType(), Dtype.BF16.cudaType(),
-                Dtype.FP16.cudaType(), Dtype.FP16.cudaType(), "double", "double", "int", "int");
+        String base = bare.substring(0, bare.length() - 1).strip().replaceAll("\\s+", " ");
+        // long is 64 bits where kevo builds (LP64), as int64_t is: all three name a 64-bit label's type
+        Map<String, String> known = Map.ofEntries(Map.entry("KEVO_X", dtype.x().cudaType()),
+                Map.entry("KEVO_Y", dtype.y().cudaType()), Map.entry(Dtype.FP32.cudaType(), Dtype.FP32.cudaType()),
+                Map.entry(Dtype.BF16.cudaType(), Dtype.BF16.cudaType()),
+                Map.entry(Dtype.FP16.cudaType(), Dtype.FP16.cudaType()), Map.entry("double", "double"),
+                Map.entry("int", "int"), Map.entry("int32_t", "int"), Map.entry("long long", "long long"),
+                Map.entry("long", "long long"), Map.entry("int64_t", "long long"));
         return Optional.ofNullable(known.get(base));
     }
 

@@ -275,7 +275,7 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
      */
     private String tensors() {
         return task.op().tensors().stream().map(t -> "`" + t.name() + "` (`" + (t.role() == Tensor.Role.INPUT
-                ? "const " : "") + (t.element() == Tensor.Element.INT32 ? "int" : "KEVO_" + t.element()) + "*`"
+                ? "const " : "") + t.element().declaredAs() + "*`"
                 + (t.extent() == Tensor.Extent.ROWS_COLS ? "" : ", " + extent(t.extent())) + ")")
                 .collect(Collectors.joining(", "));
     }
@@ -287,6 +287,8 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
             case BATCH -> "one per batch entry, read under the padding mask kind, else a null pointer";
             case BATCH_QUERIES_KEYS -> "batch x queries x keys, the same for every head, read under the additive "
                     + "mask kind, else a null pointer";
+            case ROWS -> "one per row";
+            case ONE -> "one element";
         };
     }
 

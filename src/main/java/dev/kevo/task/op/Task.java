@@ -25,11 +25,29 @@ public record Task(Operator op, Precision dtype) {
      * @throws KevoException (input) for an operator kevo does not know, naming those it does
      */
     public static Task of(EvalSettings settings) {
+        Operator op;
         try {
-            return new Task(Operators.byId(settings.op()), settings.dtype());
+            op = Operators.byId(settings.op());
         } catch (IllegalArgumentException e) {
             throw KevoException.input("op: " + e.getMessage());
         }
+        unjudgedTensors(op).ifPresent(why -> {
+            throw KevoException.input("op: " + why);
+        });
+        return new Task(op, settings.dtype());
+    }
+
+    /**
+     * Which of {@code op}'s tensors kevo's evaluator cannot generate or judge ({@link Tensor.Extent#judged}), in one
+     * line, or empty when it serves them all: an operator with a loss's labels or value waits for the harness to
+     * grow (docs/operators.md, "cross_entropy").
+     */
+    public static Optional<String> unjudgedTensors(Operator op) {
+        List<String> unserved = op.tensors().stream().filter(t -> !t.extent().judged(t.role()))
+                .map(t -> "`" + t.name() + "` (" + t.role().name().toLowerCase(java.util.Locale.ROOT) + ", "
+                        + t.extent().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ")").toList();
+        return unserved.isEmpty() ? Optional.empty() : Optional.of(op.id() + " has tensors kevo's evaluator does not "
+                + "generate or judge yet: " + String.join(", ", unserved));
     }
 
     /**

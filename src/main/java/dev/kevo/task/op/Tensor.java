@@ -31,20 +31,25 @@ public record Tensor(String name, Role role, Element element, Extent extent) {
         OUTPUT
     }
 
-    /** Which element type the buffer holds: x's (the inputs'), y's (the outputs'), or a 32-bit integer. */
+    /**
+     * Which element type the buffer holds: x's (the inputs'), y's (the outputs'), or one of its own in every dtype: a
+     * 32-bit integer (masked_softmax's lengths), a 64-bit one (a loss's labels, as torch passes them) or a float32 (a
+     * loss's value, float32 whatever x is).
+     */
     public enum Element {
-        X, Y, INT32;
+        X, Y, INT32, INT64, F32;
 
         /**
-         * x's or y's type in {@code dtype}.
+         * x's or y's type in {@code dtype}; float32 for {@link #F32}.
          *
-         * @throws IllegalStateException for int32, which is no dtype of x or y (ask {@link #cudaType} or {@link #bytes})
+         * @throws IllegalStateException for an integer, which is no dtype of x or y (ask {@link #cudaType} or {@link #bytes})
          */
         public Dtype of(Precision dtype) {
             return switch (this) {
                 case X -> dtype.x();
                 case Y -> dtype.y();
-                case INT32 -> throw new IllegalStateException("an int32 tensor has no float dtype");
+                case F32 -> Dtype.FP32;
+                case INT32, INT64 -> throw new IllegalStateException("an integer tensor has no float dtype");
             };
         }
 
@@ -53,16 +58,36 @@ public record Tensor(String name, Role role, Element element, Extent extent) {
             return switch (this) {
                 case X -> dtype.x().bytes();
                 case Y -> dtype.y().bytes();
-                case INT32 -> 4;
+                case INT32, F32 -> 4;
+                case INT64 -> 8;
             };
         }
 
-        /** The type a kernel declares its pointer with: {@code float}, {@code kevo_bf16}, {@code kevo_half}, {@code int}. */
+        /**
+         * The type a kernel's pointer to it points to in {@code dtype}: {@code float}, {@code kevo_bf16},
+         * {@code kevo_half}, {@code int}, {@code long long}.
+         */
         public String cudaType(Precision dtype) {
             return switch (this) {
                 case X -> dtype.x().cudaType();
                 case Y -> dtype.y().cudaType();
                 case INT32 -> "int";
+                case INT64 -> "long long";
+                case F32 -> "float";
+            };
+        }
+
+        /**
+         * The type a kernel declares its pointer with in every dtype: the macro kevo defines for x's and y's type
+         * ({@code KEVO_X}, {@code KEVO_Y}), else the type itself.
+         */
+        public String declaredAs() {
+            return switch (this) {
+                case X -> "KEVO_X";
+                case Y -> "KEVO_Y";
+                case INT32 -> "int";
+                case INT64 -> "long long";
+                case F32 -> "float";
             };
         }
     }
@@ -78,7 +103,11 @@ public record Tensor(String name, Role role, Element element, Extent extent) {
         /** One per batch entry, under {@link MaskKind#PADDING}: the key lengths. */
         BATCH,
         /** One per (batch entry, query, key), broadcast over heads, under {@link MaskKind#ADDITIVE}: the mask. */
-        BATCH_QUERIES_KEYS;
+        BATCH_QUERIES_KEYS,
+        /** One per row, whatever the mask kind: a loss's labels. */
+        ROWS,
+        /** One element: a loss's reduced value. */
+        ONE;
 
         public long elements(Shape shape) {
             return switch (this) {
@@ -86,6 +115,8 @@ public record Tensor(String name, Role role, Element element, Extent extent) {
                 case BATCH -> shape.mask() == MaskKind.PADDING ? shape.batch() : 0;
                 case BATCH_QUERIES_KEYS -> shape.mask() == MaskKind.ADDITIVE
                         ? (long) shape.batch() * shape.queries() * shape.cols() : 0;
+                case ROWS -> shape.rows();
+                case ONE -> 1;
             };
         }
 
@@ -93,7 +124,21 @@ public record Tensor(String name, Role role, Element element, Extent extent) {
         public long mostElements(Shape shape) {
             return switch (this) {
                 case ROWS_COLS, BATCH_QUERIES_KEYS -> shape.elements();
-                case BATCH -> shape.rows();
+                case BATCH, ROWS -> shape.rows();
+                case ONE -> 1;
+            };
+        }
+
+        /**
+         * Whether kevo's evaluator generates (an input) or judges (an output) a tensor of this extent: x and y of
+         * the row-wise family, and the tensors an attention mask brings; the others (a loss's labels and value)
+         * wait for its harness to grow (docs/operators.md, "cross_entropy").
+         */
+        public boolean judged(Role role) {
+            return switch (this) {
+                case ROWS_COLS -> true;
+                case BATCH, BATCH_QUERIES_KEYS -> role == Role.INPUT;
+                case ROWS, ONE -> false;
             };
         }
     }

@@ -557,4 +557,16 @@ class ContractRulesTest {
             assertTrue(limit.matcher(repair).find(), limit + " in the repair's system prompt");
         }
     }
+
+    /**
+     * A loss's tensors (the test operator row_loss: int64 labels, a float32 loss) are stated with the type a kernel
+     * must declare them with and their extent, as ParameterTypes holds them, in any dtype.
+     */
+    @Test
+    void aLossesTensorsAreStatedWithTheirOwnTypesAndExtents() {
+        String plans = new ContractRules(new dev.kevo.task.op.Task(Operators.byId("row_loss"), Precision.BF16), null,
+                EvalSettings.defaults()).plans();
+        assertTrue(plans.contains("`x` (`const KEVO_X*`), `labels` (`const long long*`, one per row), `dx` (`KEVO_Y*`), "
+                + "`loss` (`float*`, one element)"), plans);
+    }
 }
