@@ -68,6 +68,21 @@ class UsageTest {
         assertTrue(o.out().startsWith("Judge candidates for a supervisor"), o.out());
     }
 
+    /** --op's help names every operator kevo judges out of the box (an operator it refuses is not one). */
+    @Test
+    void opHelpNamesEveryOperatorKevoJudges() {
+        for (String command : List.of("eval", "check")) {
+            String help = kevo(command, "--help").out().replaceAll("\\s+", " ");
+            for (dev.kevo.task.op.Operator op : List.of(dev.kevo.task.op.Operators.SOFTMAX,
+                    dev.kevo.task.op.Operators.LOG_SOFTMAX, dev.kevo.task.op.Operators.MASKED_SOFTMAX,
+                    dev.kevo.task.op.Operators.SOFTMAX_BACKWARD, dev.kevo.task.op.Operators.LOG_SOFTMAX_BACKWARD)) {
+                assertTrue(dev.kevo.task.op.Task.unjudgedTensors(op).isEmpty(), op.id());
+                assertTrue(help.matches("(?s).*--op=OP The operator to judge: [^(]*\\b" + op.id() + "\\b.*"),
+                        command + " --help: " + op.id());
+            }
+        }
+    }
+
     /** Help names only options the command has, and example campaigns a reader can open. */
     @Test
     void helpNamesOnlyWhatExists() {
