@@ -148,7 +148,8 @@ decode-probes)
   p=bench/results/forward-family-h100 jobs=()
   for d in fp32 bf16; do
     jobs+=("masked_softmax:$d:$p/campaign-masked_softmax-$d/champion-masked_softmax-$d-h100.cu:$p/probes/decode.yaml")
-    for v in champion-$d-scores $d-block-e8 $d-block-e16 $d-block-e32 $d-no-split $d-cluster-s0; do
+    for v in champion-$d-scores champion-$d-before-idx champion-$d-idx32 $d-block-e8 $d-block-e16 $d-block-e32 \
+             $d-no-split $d-cluster-s0; do
       [[ -f $p/probes/masked-$v.cu ]] && jobs+=("masked_softmax:$d:$p/probes/masked-$v.cu:$p/probes/decode.yaml")
     done
     jobs+=("softmax:$d:bench/results/campaign-$d-h100/champion-$d-h100.cu:$p/probes/decode-plain.yaml")

@@ -207,8 +207,12 @@ template <class X> struct Prologue {
 
     __device__ __forceinline__ explicit Prologue(const X* xr) {
         const Attention& a = Attention::block();
-        const long long row = (xr - static_cast<const X*>(a.x)) / a.cols;
-        const long long q = row % a.queries, b = row / ((long long)a.queries * a.heads);
+        // 32-bit divisions wherever they suffice: a launch's rows are an int, and its elements mostly fit 32 bits.
+        // A 64-bit division is several times the instructions, and a row's first loads wait on these.
+        const unsigned long long off = static_cast<unsigned long long>(xr - static_cast<const X*>(a.x));
+        const unsigned row = off <= 0xFFFFFFFFull ? (unsigned)off / (unsigned)a.cols
+                                                  : (unsigned)(off / (unsigned long long)a.cols);
+        const long long q = row % (unsigned)a.queries, b = row / ((unsigned)a.queries * (unsigned)a.heads);
         scale = a.scale;
         limit = a.cols;
         bias = nullptr;
