@@ -10,7 +10,8 @@
 #              log_softmax: their recorded fp32 champions), and the scripted-model campaigns of log_softmax and
 #              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
 #   exports DTYPE   log_softmax's and masked_softmax's recorded champions in DTYPE exported and checked against torch
-#   campaign OP DTYPE   one default-length campaign of OP (log_softmax or masked_softmax) in DTYPE (fp32, bf16), with
+#   campaign OP DTYPE   one default-length campaign of OP (log_softmax, masked_softmax, softmax_backward,
+#              log_softmax_backward: config/OP.yaml) in DTYPE (fp32, bf16), with
 #              its champion's record, progress, show and lineage; cut by the slot, its folder for campaign-resume
 #   campaign-resume CAMPAIGN_FOLDER_TGZ   finishes a cut campaign (kevo evolve --resume) and records it
 #   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
@@ -29,6 +30,7 @@
 #   export-training OP [DTYPE]   bench/export-training.sh for softmax or log_softmax with its gradient
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
+#   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -242,6 +244,12 @@ family-backward)
   sb=${2:-seeds/softmax_backward/block_dot.cu}; lsb=${3:-seeds/log_softmax_backward/block_dot.cu}
   family_bench family-backward-h100 "softmax_backward:fp32:$sb:llm" "log_softmax_backward:fp32:$lsb:llm" \
     "softmax_backward:bf16:$sb:llm" "log_softmax_backward:bf16:$lsb:llm" ;;
+family-backward-champions)
+  # family-backward-champions SB32 LSB32 SB16 LSB16: each backward operator's campaign champion of each dtype (a
+  # rendered genome implements one dtype) on the llm suite beside torch and Triton.
+  family_bench family-backward-champions-h100 "softmax_backward:fp32:${2:?SB32}:llm" \
+    "log_softmax_backward:fp32:${3:?LSB32}:llm" "softmax_backward:bf16:${4:?SB16}:llm" \
+    "log_softmax_backward:bf16:${5:?LSB16}:llm" ;;
 family-backward-all)
   # Every backward kernel kevo has, on the llm suite beside torch and Triton, fp32 and bf16: the block_dot and held_rows
   # seeds and the built-in genome's default rendering (bench/results/forward-family-h100/probes/README.md).
