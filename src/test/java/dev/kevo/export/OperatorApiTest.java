@@ -82,9 +82,10 @@ class OperatorApiTest {
 
     /**
      * The torch op passes the scale, the mask kind and the tensors a mask brings (masked_softmax: nothing refused
-     * there any more); what it still cannot make, an output of another extent than its first input's or a first input
-     * that is not of one element per row and column, or a tensor of another extent in an operator no mask kind says
-     * when to read it for, is refused there in one line. The C API passes everything, so cpp refuses nothing.
+     * there any more); what it still cannot make, a first input that is not of one element per row and column, or a
+     * tensor of another extent in an operator no mask kind says when to read it for, is refused there in one line.
+     * The C API passes everything kevo judges; an output of another extent, which kevo's evaluator cannot judge, no
+     * target packages.
      */
     @Test
     void theTorchOpRefusesOnlyWhatItCannotPassInOneLine() {
@@ -95,11 +96,19 @@ class OperatorApiTest {
         TestOperator perBatch = new TestOperator("stats", List.of(
                 new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
                 new Tensor("lengths", Tensor.Role.INPUT, Tensor.Element.INT32, Tensor.Extent.BATCH),
-                new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y, Tensor.Extent.BATCH_QUERIES_KEYS)));
+                new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y)));
         assertEquals("kevo export --to torch does not package stats yet: its torch op would lack tensor `lengths` "
-                + "(batch), output `y` (batch_queries_keys); --to cpp exports it",
-                OperatorApi.unsupported(perBatch, ExportTarget.TORCH).orElseThrow());
+                + "(batch); --to cpp exports it", OperatorApi.unsupported(perBatch, ExportTarget.TORCH).orElseThrow());
         assertEquals(java.util.Optional.empty(), OperatorApi.unsupported(perBatch, ExportTarget.CPP));
+        // An output of another extent is one kevo's evaluator cannot judge: no target packages it.
+        TestOperator perMask = new TestOperator("masks", List.of(
+                new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
+                new Tensor("y", Tensor.Role.OUTPUT, Tensor.Element.Y, Tensor.Extent.BATCH_QUERIES_KEYS)));
+        for (ExportTarget target : ExportTarget.values()) {
+            assertEquals("kevo export packages only what kevo judges: masks has tensors kevo's evaluator does not "
+                    + "generate or judge yet: `y` (output, batch queries keys)",
+                    OperatorApi.unsupported(perMask, target).orElseThrow());
+        }
         TestOperator lengthsFirst = new TestOperator("late", List.of(
                 new Tensor("lengths", Tensor.Role.INPUT, Tensor.Element.INT32, Tensor.Extent.BATCH),
                 new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
