@@ -3,9 +3,7 @@ package dev.kevo.export;
 import dev.kevo.data.Tolerance;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Tensor;
-import dev.kevo.task.op.VendorBaseline;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * An operator of any tensors, for what export makes of an operator's description alone: nothing here can be judged
@@ -33,11 +31,6 @@ record TestOperator(String id, List<Tensor> tensors) implements Operator {
     @Override
     public double[] reference(float[] x, int rows, int cols) {
         throw new UnsupportedOperationException(id + " has no reference");
-    }
-
-    @Override
-    public Optional<VendorBaseline> vendor() {
-        return Optional.empty();
     }
 
     @Override

@@ -5,7 +5,6 @@ import dev.kevo.data.Precision;
 import dev.kevo.data.Shape;
 import dev.kevo.data.Tolerance;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -143,11 +142,6 @@ final class MaskedSoftmax implements Operator {
             }
         }
         return (float) ((double) in.scale() * x + bias);
-    }
-
-    @Override
-    public Optional<VendorBaseline> vendor() {
-        return Optional.empty();
     }
 
     @Override

@@ -95,8 +95,10 @@ public interface Operator {
         return reference(inputs.x(), inputs.shape().rows(), inputs.shape().cols());
     }
 
-    /** The vendor's implementation that scores are taken over, where there is one. */
-    Optional<VendorBaseline> vendor();
+    /** The vendor's implementation that scores are taken over, where there is one: none by default. */
+    default Optional<VendorBaseline> vendor() {
+        return Optional.empty();
+    }
 
     /**
      * The kernel file under {@code evaluator/baselines/} (without {@code .cu}) that scores are taken over when the

@@ -2,7 +2,6 @@ package dev.kevo.task.op;
 
 import dev.kevo.data.Tolerance;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A loss-shaped operator defined only in test code, with the tensors cross_entropy will have (int64 labels, one a row;
@@ -40,11 +39,6 @@ public final class RowLossOperator implements Operator {
     @Override
     public double[] reference(float[] x, int rows, int cols) {
         throw new UnsupportedOperationException("row_loss is never judged");
-    }
-
-    @Override
-    public Optional<VendorBaseline> vendor() {
-        return Optional.empty();
     }
 
     @Override
