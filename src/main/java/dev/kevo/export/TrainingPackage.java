@@ -1,7 +1,6 @@
 package dev.kevo.export;
 
 import dev.kevo.KevoException;
-import dev.kevo.data.Dtype;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
@@ -74,7 +73,9 @@ public final class TrainingPackage {
         slots.put("BN", b.function());
         slots.put("CLASS", "Kevo" + camel(f.function()) + "Function");
         slots.put("TORCH_DTYPE", ExportTypes.python(dtype.x()));
-        slots.put("ROUNDING", dtype.y() == Dtype.FP32 ? "0.0" : dtype.y() == Dtype.BF16 ? "4e-3" : "5e-4");
+        // the gradient example's bound (ABS_TOL of dy's scale; REL_TOL, the relative bound of 0 widened by dx's
+        // rounding to its type), to which the check adds what torch's own autograd is off
+        slots.putAll(ExampleTolerance.of(bop.tolerance(), dtype.y()).slots());
         slots.put("PY_HELPERS", "\n\n" + TorchReference.of(bop).orElseThrow().definition());
         slots.put("VERSION", kevoVersion.matches("\\d+(\\.\\d+)*") ? kevoVersion : "0.0.0");
         slots.put("DOC", "kevo " + f.function() + " and its gradient for training: " + forward.provenance().kernel()

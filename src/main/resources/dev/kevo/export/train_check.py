@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Checks the exported @@FN@@ as training uses it: x.grad through @@FP@@_autograd (kevo's forward and its backward)
 against torch's autograd in float64, on a loss that weighs each output (loss = sum(@@FN@@(x) * w), so dy = w); then
-times one forward and backward step beside torch's own @@FN@@ in @@TORCH_DTYPE@@. The bound: each element within 1e-4
-of kevo's scale for the gradient (|dy| + weight(y) * sum over the row of |term|), plus twice what torch's own autograd
+times one forward and backward step beside torch's own @@FN@@ in @@TORCH_DTYPE@@. The bound: each element within
+@@ABS_TOL@@ of kevo's scale for the gradient (|dy| + weight(y) * sum over the row of |term|), plus twice what torch's own autograd
 in @@TORCH_DTYPE@@ is off there, plus one rounding of dx to its type; the same in L2 over the shape. Run from this folder: python train_check.py (builds in place on first import: needs
 ninja). Prints one line a shape and exits 1 if any is WRONG."""
 import sys
@@ -45,10 +45,10 @@ for rows, cols in [(1024, 1000), (4096, 4096), (32, 50257), (2048, 32000)]:
     scale = gradient_scale(y, w)
     x_torch = x.detach().clone().requires_grad_()
     torch_err = (step(torch.@@FN@@, x_torch, w).double() - ref).abs()  # torch's own autograd, same dtype
-    rounding = ref.abs() * @@ROUNDING@@  # one rounding of dx to its type (0 in float32)
+    rounding = ref.abs() * @@REL_TOL@@  # one rounding of dx to its type (0 in float32)
     err = (got - ref).abs()
-    bound = 1e-4 * scale + 2 * torch_err + rounding
-    ok = bool((err <= bound).all()) and err.norm() <= 1e-4 * scale.norm() + 1.25 * torch_err.norm() + rounding.norm()
+    bound = @@ABS_TOL@@ * scale + 2 * torch_err + rounding
+    ok = bool((err <= bound).all()) and err.norm() <= @@ABS_TOL@@ * scale.norm() + 1.25 * torch_err.norm() + rounding.norm()
     wrong += not ok
     t_kevo, t_torch = median_ms(kevo_@@FN@@, x, w), median_ms(torch.@@FN@@, x, w)
     print(f"{rows}x{cols}: {'ok' if ok else 'WRONG'} (max error {(err / bound.clamp_min(1e-300)).max().item():.3g} of the bound, "

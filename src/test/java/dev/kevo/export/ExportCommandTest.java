@@ -552,7 +552,8 @@ class ExportCommandTest {
                 && autograd.contains("return _backward.softmax_backward(y, dy.contiguous(), dim=ctx.dim), None"), autograd);
         String check = Files.readString(out.resolve("train_check.py"));
         assertTrue(check.contains("def gradient_scale(y, dy):") && check.contains(".to(torch.float32)")
-                && check.contains("rounding = ref.abs() * 0.0"), check);
+                && check.contains("rounding = ref.abs() * 0  #")
+                && check.contains("bound = 0.0001 * scale + 2 * torch_err + rounding"), check);
         assertTrue(Files.readString(out.resolve("README.md")).contains("## Training: softmax with kevo's gradient"));
 
         Path logBackward = SanitizerRecords.cleanCopy(TestFiles.root().resolve("seeds/log_softmax_backward/block_dot.cu"),
