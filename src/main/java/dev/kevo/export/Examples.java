@@ -138,7 +138,6 @@ final class Examples {
         return s;
     }
 
-
     /** The C API's tensor arguments, each buffer's device pointer cast to its type: {@code (const float*)t[0].device}. */
     private static String deviceArguments(OperatorApi api, Precision dtype) {
         ApiText text = new ApiText(api, dtype);
@@ -223,9 +222,8 @@ final class Examples {
     static String torch(OperatorApi api, Precision dtype, TorchReference reference) {
         Tensor in = api.op().rowInputs().getFirst();
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
-        ExampleTolerance tolerance = tolerance(api, out, dtype);
-        Map<String, String> s = new LinkedHashMap<>(tolerance.slots());
-        Map<String, String> bound = tolerance.slots();
+        Map<String, String> bound = tolerance(api, out, dtype).slots();
+        Map<String, String> s = new LinkedHashMap<>(bound);
         if (reference.scale().isEmpty()) {
             s.put("PY_SCALE", "");
             s.put("PY_BOUND", bound.get("ABS_TOL") + " + " + bound.get("REL_TOL") + " * ref.abs()");

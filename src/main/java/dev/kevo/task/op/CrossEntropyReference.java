@@ -77,7 +77,7 @@ public final class CrossEntropyReference {
             total += lse[r] - x[base + label];
             scale += Math.abs(lse[r]) + Math.abs(x[base + label]);
             for (int c = 0; c < cols; c++) {
-                double p = x[base + c] == Float.NEGATIVE_INFINITY ? 0.0 : Math.exp(x[base + c] - lse[r]);
+                double p = Math.exp(x[base + c] - lse[r]);  // a live row's lse is finite: a masked logit's p is 0
                 dx[base + c] = g * per * (c == label ? p - 1.0 : p);
             }
         }
