@@ -31,6 +31,7 @@
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
+#   adversarial      the whole adversarial corpus through one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -250,6 +251,11 @@ family-backward-champions)
   family_bench family-backward-champions-h100 "softmax_backward:fp32:${2:?SB32}:llm" \
     "log_softmax_backward:fp32:${3:?LSB32}:llm" "softmax_backward:bf16:${4:?SB16}:llm" \
     "log_softmax_backward:bf16:${5:?LSB16}:llm" ;;
+adversarial)
+  # The corpus after the evaluator or a harness changed: every file's verdict against its expected one.
+  timeout 540 python3 bench/adversarial.py "$out/adversarial.json" > "$out/adversarial.txt" 2>&1
+  echo "adversarial exit $?"; python3 bench/adversarial_table.py "$out/adversarial.json" > "$out/adversarial-table.md"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("allAsExpected", d["allAsExpected"]); [print(r["file"], r["expected"], r["verdict"]) for r in d["corpus"] if r["verdict"] != r["expected"]]' "$out/adversarial.json" ;;
 family-backward-all)
   # Every backward kernel kevo has, on the llm suite beside torch and Triton, fp32 and bf16: the block_dot and held_rows
   # seeds and the built-in genome's default rendering (bench/results/forward-family-h100/probes/README.md).
