@@ -2,7 +2,7 @@
 {
   "description": "block-per-row online softmax that also holds a 48 KB banner of C comment openers in string literals, which once kept kevo's comment regex busy for 20 s",
   "plans": [
-    { "launches": [ { "kernel": "softmax_rows", "grid": "rows", "block": 256, "args": ["x", "y", "cols"] } ] }
+    { "launches": [ { "kernel": "softmax_rows", "grid": "rows", "block": 1024, "args": ["x", "y", "cols"] } ] }
   ]
 }
 */
@@ -577,12 +577,16 @@ extern "C" __global__ void softmax_rows(const float* x, float* y, int cols) {
     __shared__ float sm[32], ss[32];
     const float* xr = x + (size_t)blockIdx.x * cols;
     float* yr = y + (size_t)blockIdx.x * cols;
-    float m = -KEVO_INF, s = 0.0f;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+    // Four running (max, sum) pairs a thread, merged at the end: a row of tens of millions of columns summed into one
+    // float per thread drifts past the bound (the corpus's honest files must stay right on every drawn shape).
+    float mk[4] = {-KEVO_INF, -KEVO_INF, -KEVO_INF, -KEVO_INF}, sk[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int c = threadIdx.x, k = 0; c < cols; c += blockDim.x, k = (k + 1) & 3) {
         const float v = xr[c];
-        if (v > m) { s = s * expf(m - v) + 1.0f; m = v; }
-        else if (v != -KEVO_INF) s += expf(v - m);
+        if (v > mk[k]) { sk[k] = sk[k] * expf(mk[k] - v) + 1.0f; mk[k] = v; }
+        else if (v != -KEVO_INF) sk[k] += expf(v - mk[k]);
     }
+    float m = mk[0], s = sk[0];
+    for (int k = 1; k < 4; k++) kevo_online_merge(m, s, mk[k], sk[k]);
     kevo_warp_online(m, s);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) { sm[warp] = m; ss[warp] = s; }

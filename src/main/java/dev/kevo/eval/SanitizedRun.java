@@ -26,7 +26,8 @@ import java.util.Map;
  * no cuDNN, so that the only kernels that run are the candidate's and kevo's input generator. Every plan that the
  * evaluation's shapes reach (the suite's, and the fresh and held-out ones its timing secret draws again) runs on the
  * smallest of them that reaches it and on one with odd columns ({@link #perPlan}): the sanitizer slows a kernel many
- * times over, and what it finds is in the code a plan runs and at a row's ragged end, not in how large the shape is.
+ * times over, and what it finds is in the code a plan runs and at a row's ragged end, not in how large the shape is:
+ * a shape of many wide rows runs on fewer of them ({@link #fewerRows}).
  * Each runs on two input cases: an ordinary one, and one with -inf entries, which takes the branches masks take. For
  * Nsight Compute ({@link Coverage#EVERY_SHAPE_ONCE}) every suite shape runs once, on the ordinary case: a profile is
  * of a shape.
@@ -180,7 +181,7 @@ public final class SanitizedRun implements AutoCloseable {
      * The shapes to run, plan by plan: for each plan {@code planned} reaches, its smallest shape (fewest elements; the
      * first of equals) and the smallest with odd columns; where none of its shapes has odd columns, the smallest
      * shape with a column or a few more or fewer, odd, that the same plan takes. A ragged row end is where
-     * over-reads and unguarded tails are.
+     * over-reads and unguarded tails are. Each on fewer rows where it is large ({@link #fewerRows}).
      */
     static List<Shape> perPlan(Map<Shape, ResolvedPlan> planned, java.util.function.ToIntFunction<Shape> planOf) {
         Map<Integer, Shape> smallest = new java.util.TreeMap<>();
@@ -192,14 +193,45 @@ public final class SanitizedRun implements AutoCloseable {
             }
         });
         List<Shape> out = new ArrayList<>();
-        smallest.forEach((plan, shape) -> {
+        smallest.forEach((plan, found) -> {
+            Shape shape = fewerRows(found, plan, planOf);
             out.add(shape);
             Shape ragged = odd.containsKey(plan) ? odd.get(plan) : nearbyOdd(shape, plan, planOf);
+            if (ragged != null) {
+                ragged = fewerRows(ragged, plan, planOf);
+            }
             if (ragged != null && !ragged.equals(shape)) {
                 out.add(ragged);
             }
         });
         return out;
+    }
+
+    /**
+     * Elements past which a plan's shape runs on fewer rows: racecheck watches every shared-memory access, and a plan
+     * whose smallest shape holds hundreds of wide rows (a cluster plan's 512x262144) outruns the check phase under it.
+     */
+    static final long SANITIZED_ELEMENTS = 1L << 24;
+
+    /**
+     * {@code shape}, or where it holds more than {@link #SANITIZED_ELEMENTS} elements in more than one row, the same
+     * columns on the fewest rows (a power of two, at least two, so that a row's stride is still exercised) that bring
+     * it under that and that the same plan takes; {@code shape} itself where no such count does.
+     */
+    static Shape fewerRows(Shape shape, int plan, java.util.function.ToIntFunction<Shape> planOf) {
+        if (shape.elements() <= SANITIZED_ELEMENTS || shape.rows() <= 2) {
+            return shape;
+        }
+        for (long rows = 2; rows < shape.rows(); rows *= 2) {
+            Shape candidate = shape.resized((int) rows, shape.cols());
+            if (candidate.elements() > SANITIZED_ELEMENTS) {
+                break;
+            }
+            if (planOf.applyAsInt(candidate) == plan) {
+                return candidate;
+            }
+        }
+        return shape;
     }
 
     /** How far from a shape's columns an odd count is looked for. */

@@ -81,4 +81,28 @@ class SanitizedRunTest {
             assertTrue(of.contains(smallest), "plan " + (plan + 1) + " on its smallest shape " + smallest + ": " + of);
         }
     }
+
+    /**
+     * A plan whose smallest shape is hundreds of wide rows (held_rows' cluster plan, reached first by 512x262144) runs
+     * under the sanitizer on as few rows as keep the plan, its columns unchanged: racecheck on the whole shape outran
+     * the check phase's limit on the GPU. Where no fewer rows keep the plan, the shape itself runs.
+     */
+    @Test
+    void aLargeShapeRunsOnFewerRowsOfTheSameColumnsAndPlan() {
+        KernelFile held = ContractParser.read(TestFiles.root().resolve("seeds/softmax_backward/held_rows.cu"));
+        java.util.function.ToIntFunction<Shape> planOf = s -> PlanResolver.resolve(held, s, 132).planIndex();
+        Shape wide = new Shape(512, 262144);
+        java.util.Map<Shape, ResolvedPlan> planned = new java.util.LinkedHashMap<>();
+        planned.put(wide, PlanResolver.resolve(held, wide, 132));
+        List<Shape> ran = SanitizedRun.perPlan(planned, planOf);
+        assertEquals(2, ran.size(), "the plan's shape and an odd one: " + ran);
+        for (Shape s : ran) {
+            assertEquals(planOf.applyAsInt(wide), planOf.applyAsInt(s), s + " takes the same plan");
+            assertTrue(s.rows() >= 2 && s.elements() <= SanitizedRun.SANITIZED_ELEMENTS, s + ": fewer rows");
+            assertTrue(Math.abs(s.cols() - wide.cols()) <= 15, s + ": the same columns, or an odd count beside them");
+        }
+        Shape chooser = new Shape(300, 70000);
+        assertEquals(chooser, SanitizedRun.fewerRows(chooser, 7, s -> s.rows() >= 300 ? 7 : 6),
+                "a plan chosen by the row count keeps its rows");
+    }
 }
