@@ -5,7 +5,8 @@
 #   tests [GROUP...]   the GPU tests the families added or touched (the shared harness and evaluator changed for
 #              masked_softmax and the backward operators), by group, all three in this order by default: masked
 #              (MaskedSoftmaxGpuTest), backward (BackwardGpuTest), regression (TrustedKernels, LogSoftmax,
-#              AddedOperator, Evaluator, CheckLaunchTime, Adversarial, Sanitizer)
+#              AddedOperator, Evaluator, CheckLaunchTime, Adversarial, Sanitizer); and loss (CrossEntropyGpuTest and
+#              the harness's compile test), named only
 #   check      each operator's exported torch op against torch (bench/export-torch.sh with OP=masked_softmax, softmax,
 #              log_softmax: their recorded fp32 champions), and the scripted-model campaigns of log_softmax and
 #              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
@@ -31,6 +32,8 @@
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
+#   loss-cli         kevo eval of cross_entropy's seed and own baseline (fp32 and bf16, standard suite; the seed on
+#              the llm suite too), each with its record
 #   adversarial      the whole adversarial corpus through one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
@@ -69,6 +72,7 @@ gpu_tests() {
   case "$group" in
   masked) pattern='.*MaskedSoftmaxGpuTest' ;;
   backward) pattern='.*BackwardGpuTest' ;;
+  loss) pattern='.*CrossEntropy.*Test' ;;
   regression) pattern='.*(TrustedKernels|LogSoftmax|AddedOperator|Evaluator|CheckLaunchTime|Adversarial|Sanitizer)GpuTest' ;;
   *) echo "forward-family-h100.sh: unknown test group '$group'" >&2; return 2 ;;
   esac
@@ -80,7 +84,7 @@ gpu_tests() {
 
 case "$step" in
 tests)
-  # tests [GROUP...]: masked, backward, regression (the default: all three, in that order)
+  # tests [GROUP...]: masked, backward, regression (the default: all three, in that order), loss
   shift; rc=0
   for group in "${@:-masked backward regression}"; do for g in $group; do gpu_tests "$g" || rc=1; done; done
   exit $rc ;;
@@ -251,6 +255,19 @@ family-backward-champions)
   family_bench family-backward-champions-h100 "softmax_backward:fp32:${2:?SB32}:llm" \
     "log_softmax_backward:fp32:${3:?LSB32}:llm" "softmax_backward:bf16:${4:?SB16}:llm" \
     "log_softmax_backward:bf16:${5:?LSB16}:llm" ;;
+loss-cli)
+  # cross_entropy through the command line, as a user first meets it: its seed judged over its own baseline.
+  for d in fp32 bf16; do
+    for f in seeds/cross_entropy/online.cu evaluator/baselines/cross_entropy_two_pass.cu; do
+      name=eval-$(basename "$f" .cu)-$d
+      timeout 200 "$KEVO" eval --op cross_entropy --dtype "$d" --suite standard "$f" --json "$out/$name.json" \
+        > "$out/$name.txt" 2>&1
+      echo "$name exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
+    done
+  done
+  timeout 200 "$KEVO" eval --op cross_entropy --suite llm seeds/cross_entropy/online.cu --json "$out/eval-online-llm.json" \
+    > "$out/eval-online-llm.txt" 2>&1
+  echo "llm exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/eval-online-llm.txt" | tail -1 ;;
 adversarial)
   # The corpus after the evaluator or a harness changed: every file's verdict against its expected one.
   timeout 540 python3 bench/adversarial.py "$out/adversarial.json" > "$out/adversarial.txt" 2>&1

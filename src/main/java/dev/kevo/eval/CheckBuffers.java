@@ -17,8 +17,8 @@ interface CheckBuffers {
      */
     Inputs generate(TrustedKernels trusted, Shape shape, long caseSeed, InputCase inputCase);
 
-    /** The operator's output, where the check compares it. */
-    DevicePointer y();
+    /** The operator's outputs, where the check compares them. */
+    Outputs outputs();
 
     /** What a launch on {@code shape} gets, by the operator's names, on the inputs generated last. */
     Bindings bindings(Shape shape);

@@ -81,8 +81,7 @@ final class CorrectnessCheck {
         Measured measured = measure(buffers, launched -> runner.run(plan, launched), ws, shape, caseSeed, inputCase);
         CheckCounts counts = measured.counts();
         long damaged = measured.damaged();
-        String at = counts.firstBad() >= 0 ? ", first at row " + counts.firstBad() / shape.cols() + " col "
-                + counts.firstBad() % shape.cols() : "";
+        String at = firstBad(counts, shape);
         if (damaged > 0) {
             throw new Rejection(Verdict.OUT_OF_BOUNDS_WRITE, where + ": " + damaged
                     + " guard words around x, y or the workspace overwritten");
@@ -106,6 +105,21 @@ final class CorrectnessCheck {
                     + String.format("%.2e", counts.relativeL2Bound(tolerance)) + ")" + at);
         }
         return new CaseResult(relL2, counts.maxAbsError(), measured.launchWallMs(), measured.launchGpuMs());
+    }
+
+    /**
+     * Where the first bad element is, for a message: its row and column, or the output of one element (a loss's value),
+     * which the comparison counts at index rows * cols; empty when none is.
+     */
+    private String firstBad(CheckCounts counts, Shape shape) {
+        long first = counts.firstBad();
+        if (first < 0) {
+            return "";
+        }
+        if (first >= shape.elements()) {
+            return ", first at " + bench.task().op().reducedOutput().map(t -> "`" + t.name() + "`").orElse("index " + first);
+        }
+        return ", first at row " + first / shape.cols() + " col " + first % shape.cols();
     }
 
     /**
@@ -168,8 +182,8 @@ final class CorrectnessCheck {
             gpu.destroy(after);
         }
         double wallMs = (System.nanoTime() - start) / 1e6;
-        trusted.reference(bench.stats(), bench.referenceScratch(), inputs, shape);
-        CheckCounts counts = trusted.compare(buffers.y(), inputs, bench.stats(), bench.checkResult(), shape,
+        trusted.reference(bench.stats(), bench.referenceScratch(), inputs, shape, caseSeed, inputCase);
+        CheckCounts counts = trusted.compare(buffers.outputs(), inputs, bench.stats(), bench.checkResult(), shape,
                 caseSeed, inputCase, tolerance);
         return new Measured(counts, buffers.guardDamage(trusted, shape, ws), wallMs, gpuMs);
     }

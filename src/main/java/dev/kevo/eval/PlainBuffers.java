@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * A shape's buffers as a user's program would allocate them: x (a gradient's y and dy; and each tensor the shape's mask
- * kind reads), y and the workspace each an allocation of its own of exactly the bytes it needs (y and the workspace in
+ * kind reads, and a loss's labels), y (and a loss's value) and the workspace each an allocation of its own of exactly the bytes it needs (y and the workspace in
  * whole words, which the poison is written in), nothing around them. A checked launch here is the one no guard zone,
  * shift or neighbouring kevo buffer can tell from a user's call; it is judged against the same reference. A gradient's
  * inputs are derived through kevo's own memory beside them ({@link ForwardScratch}).
@@ -27,7 +27,10 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     private final ForwardScratch forward;
     private final DeviceBuffer lengths;
     private final DeviceBuffer mask;
+    private final DeviceBuffer labels;
     private final DeviceBuffer y;
+    /** A loss's value, one float; null for an operator without one. */
+    private final DeviceBuffer reduced;
     private final DeviceBuffer workspace;
     private final long yWords;
     private Map<String, Float> scalars = Map.of();
@@ -44,8 +47,11 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
             }
             lengths = extra(held, shape, Tensor.Extent.BATCH);
             mask = extra(held, shape, Tensor.Extent.BATCH_QUERIES_KEYS);
+            labels = extra(held, shape, Tensor.Extent.ROWS);
             yWords = (task.op().output().bytes(shape, task.dtype()) + 3) / 4;
             y = Workbench.held(held, gpu.alloc(yWords * 4));
+            reduced = task.op().reducedOutput().isEmpty() ? null
+                    : Workbench.held(held, gpu.alloc(Workbench.REDUCED_BYTES));
             long wsWords = (wsBytes + 3) / 4;
             workspace = Workbench.held(held, gpu.alloc(wsWords == 0 ? 1 : wsWords * 4));
             forward = ForwardScratch.of(gpu, task, List.of(shape), 1);
@@ -68,8 +74,12 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     private Inputs inputs() {
         List<DevicePointer> rows = new ArrayList<>(List.of(x.pointer()));
         moreRows.forEach(b -> rows.add(b.pointer()));
-        return new Inputs(rows, lengths == null ? DevicePointer.none() : lengths.pointer(),
-                mask == null ? DevicePointer.none() : mask.pointer(), scalars, forward == null ? null : forward.source(0));
+        return new Inputs(rows, pointer(lengths), pointer(mask), pointer(labels), scalars,
+                forward == null ? null : forward.source(0));
+    }
+
+    private static DevicePointer pointer(DeviceBuffer buffer) {
+        return buffer == null ? DevicePointer.none() : buffer.pointer();
     }
 
     @Override
@@ -81,18 +91,21 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
     }
 
     @Override
-    public DevicePointer y() {
-        return y.pointer();
+    public Outputs outputs() {
+        return new Outputs(y.pointer(), pointer(reduced));
     }
 
     @Override
     public Bindings bindings(Shape shape) {
-        return inputs().bindings(task, shape, y.pointer(), workspace.pointer());
+        return inputs().bindings(task, shape, outputs(), workspace.pointer());
     }
 
     @Override
     public void arm(Shape shape, long wsBytes) {
         gpu.fill(y.pointer(), Workbench.poisonY(task.dtype().y()), yWords);
+        if (reduced != null) {
+            gpu.fill(reduced.pointer(), Workbench.POISON_Y, 1);
+        }
         gpu.fill(workspace.pointer(), Workbench.POISON_WS, (wsBytes + 3) / 4);
     }
 
@@ -116,9 +129,8 @@ final class PlainBuffers implements CheckBuffers, AutoCloseable {
         if (lengths != null) {
             lengths.close();
         }
-        if (mask != null) {
-            mask.close();
-        }
+        java.util.stream.Stream.of(mask, labels, reduced).filter(java.util.Objects::nonNull)
+                .forEach(DeviceBuffer::close);
         y.close();
         workspace.close();
     }

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * The device memory of a sanitizer run: per shape, x (a gradient's y and dy; and each tensor the shape's mask kind
- * reads), y and the workspace each allocated at exactly its size (the workspace in whole words), with no guard zones;
+ * reads, a loss's labels), y (and a loss's value) and the workspace each allocated at exactly its size (the workspace in whole words), with no guard zones;
  * for a gradient, kevo's own memory its inputs are derived through ({@link ForwardScratch}), once for every shape. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
  * of kevo's own memory that memcheck cannot tell from a legal one; here the byte after each buffer belongs to no
  * allocation. Everything is allocated up front, with a gap allocated behind each buffer and freed before any
@@ -32,6 +32,9 @@ final class SanitizerBench implements AutoCloseable {
     /** Per shape, the lengths and the additive mask where its mask kind reads them, else null. */
     private final List<DeviceBuffer> lengths = new ArrayList<>();
     private final List<DeviceBuffer> mask = new ArrayList<>();
+    /** Per shape, a loss's labels and its value, else null. */
+    private final List<DeviceBuffer> labels = new ArrayList<>();
+    private final List<DeviceBuffer> reduced = new ArrayList<>();
     private final List<DeviceBuffer> y = new ArrayList<>();
     private final List<DeviceBuffer> workspace = new ArrayList<>();
 
@@ -58,8 +61,15 @@ final class SanitizerBench implements AutoCloseable {
                 }
                 lengths.add(extra(gpu, gaps, shape, Tensor.Extent.BATCH));
                 mask.add(extra(gpu, gaps, shape, Tensor.Extent.BATCH_QUERIES_KEYS));
+                labels.add(extra(gpu, gaps, shape, Tensor.Extent.ROWS));
                 y.add(gpu.alloc(task.op().output().bytes(shape, task.dtype())));
                 gaps.add(gpu.alloc(GAP_BYTES));
+                if (task.op().reducedOutput().isPresent()) {
+                    reduced.add(gpu.alloc(Workbench.REDUCED_BYTES));
+                    gaps.add(gpu.alloc(GAP_BYTES));
+                } else {
+                    reduced.add(null);
+                }
                 long words = (workspaceBytes.get(i) + 3) / 4;
                 workspace.add(gpu.alloc(words == 0 ? 1 : words * 4));
                 gaps.add(gpu.alloc(GAP_BYTES));
@@ -97,14 +107,15 @@ final class SanitizerBench implements AutoCloseable {
         List<DevicePointer> rows = new ArrayList<>(List.of(x(shape)));
         moreRows.get(shape).forEach(b -> rows.add(b.pointer()));
         Inputs inputs = new Inputs(rows, pointer(lengths.get(shape)), pointer(mask.get(shape)),
-                task.scalars(caseSeed), forward == null ? null : forward.source(0));
+                pointer(labels.get(shape)), task.scalars(caseSeed), forward == null ? null : forward.source(0));
         trusted.generate(inputs, shapes.get(shape), caseSeed, inputCase);
         return inputs;
     }
 
     /** What a launch on shape {@code shape} of {@code inputs} gets, by the operator's names. */
     Bindings bindings(int shape, Inputs inputs) {
-        return inputs.bindings(task, shapes.get(shape), y(shape), workspace(shape));
+        return inputs.bindings(task, shapes.get(shape), new Outputs(y(shape), pointer(reduced.get(shape))),
+                workspace(shape));
     }
 
     private static DevicePointer pointer(DeviceBuffer buffer) {
@@ -139,8 +150,8 @@ final class SanitizerBench implements AutoCloseable {
         if (forward != null) {
             forward.close();
         }
-        java.util.stream.Stream.concat(lengths.stream(), mask.stream()).filter(java.util.Objects::nonNull)
-                .forEach(DeviceBuffer::close);
+        java.util.stream.Stream.of(lengths, mask, labels, reduced).flatMap(List::stream)
+                .filter(java.util.Objects::nonNull).forEach(DeviceBuffer::close);
         y.forEach(DeviceBuffer::close);
         workspace.forEach(DeviceBuffer::close);
     }

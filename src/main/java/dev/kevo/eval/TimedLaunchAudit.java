@@ -65,7 +65,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         this.bench = bench;
         this.tolerance = tolerance;
         this.ablation = ablation;
-        this.stats = gpu.alloc(maxRows * 16);
+        this.stats = gpu.alloc(TrustedKernels.statsBytes(maxRows));
         this.slots = gpu.alloc((long) SLOTS * CheckCounts.BYTES);
     }
 
@@ -136,7 +136,7 @@ final class TimedLaunchAudit implements AutoCloseable {
         @Override
         public void before(int set, boolean timed) {
             long salt = ablation.perturb() ? 0 : draw.nextLong() | 1;
-            trusted.prepare(inputs[set], shape, setSeeds[set], setCases[set], salts[set], salt, bench.y(),
+            trusted.prepare(inputs[set], shape, setSeeds[set], setCases[set], salts[set], salt, bench.outputs(),
                     ablation.poison() ? 0 : bench.yWords(shape), bench.workspace(),
                     ablation.poison() ? 0 : (workspaceBytes + Integer.BYTES - 1) / Integer.BYTES);
             salts[set] = salt;
@@ -161,14 +161,15 @@ final class TimedLaunchAudit implements AutoCloseable {
                 }
                 int slot = Math.min(checked.size(), SLOTS - 1);
                 Inputs inputs = bench.inputs(set, shape);
-                trusted.reference(stats.pointer(), bench.referenceScratch(), inputs, shape);
-                trusted.compareQueued(bench.y(), inputs, stats.pointer(),
+                trusted.reference(stats.pointer(), bench.referenceScratch(), inputs, shape, setSeeds[set],
+                        setCases[set]);
+                trusted.compareQueued(bench.outputs(), inputs, stats.pointer(),
                         slots.at((long) slot * CheckCounts.BYTES), shape, setSeeds[set], setCases[set],
                         salts[set], tolerance, false);
                 checked.add(new int[] {timedLaunches, set});
             }
             trusted.demote(ablation.demote() ? List.of() : bench.candidateLines(set, shape, workspaceBytes),
-                    stats.pointer(), check ? (long) shape.rows() * 4 : 0);
+                    stats.pointer(), check ? TrustedKernels.statsBytes(shape.rows()) / 4 : 0);
         }
 
         int timedLaunches() {

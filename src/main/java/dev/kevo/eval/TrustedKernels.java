@@ -23,7 +23,9 @@ import java.util.List;
  * comparison, guard checks, digests, the flush, the gate, the copy) compiled with the operator's reference
  * ({@link dev.kevo.task.op.Operator#referenceSource()}). For a gradient operator the harness is compiled with its
  * forward's reference, which generates x and its statistics, and the gradient's own kernels follow
- * ({@link BackwardKernels}): generating, referencing, comparing and salting inputs then go to those.
+ * ({@link BackwardKernels}): generating, referencing, comparing and salting inputs then go to those. A loss's own
+ * kernels ({@link CrossEntropyKernels}) follow its reference likewise, and add its labels, its totals and the
+ * comparison of its two outputs to the forward's x and row statistics.
  */
 final class TrustedKernels implements AutoCloseable {
     static final String SOURCE_NAME = "harness.cu";
@@ -54,6 +56,8 @@ final class TrustedKernels implements AutoCloseable {
     private final boolean takesMask;
     /** A gradient operator's own kernels, which take over its inputs' generation, reference and comparison; else null. */
     private final BackwardKernels backward;
+    /** A loss's own kernels, which add its labels, totals and comparison; else null. */
+    private final CrossEntropyKernels loss;
 
     TrustedKernels(Gpu gpu, Nvrtc nvrtc, CompileCache cache) {
         this(gpu, nvrtc, cache, Task.softmax(Precision.FP32));
@@ -87,6 +91,7 @@ final class TrustedKernels implements AutoCloseable {
         this.takesMask = task.op().extraInputs().stream()
                 .anyMatch(t -> t.extent() == Tensor.Extent.BATCH_QUERIES_KEYS);
         this.backward = task.op().gradientOf().isPresent() ? new BackwardKernels(gpu, module) : null;
+        this.loss = task.op().reducedOutput().isPresent() ? new CrossEntropyKernels(gpu, module) : null;
     }
 
     /** The harness and softmax's reference behind the {@link #constants} they are compiled with, in float32. */
@@ -107,6 +112,9 @@ final class TrustedKernels implements AutoCloseable {
                 + Prelude.resource(TrustedKernels.class, SOURCE_NAME)
                 + "\n" + scored.scoreSource()
                 + "\n#line 1 \"" + scored.id() + ".cu\"\n" + scored.referenceSource();
+        if (op.reducedOutput().isPresent()) {
+            return harness + CrossEntropyKernels.source();
+        }
         return op.gradientOf().isEmpty() ? harness : harness + BackwardKernels.source(op);
     }
 
@@ -129,6 +137,7 @@ final class TrustedKernels implements AutoCloseable {
         out.append("#define KEVO_MASK_COUNT ").append(MaskKind.values().length).append('\n');
         out.append("#define KEVO_POISON_Y ").append(hex(Workbench.poisonY(dtype.y()))).append('\n');
         out.append("#define KEVO_POISON_WS ").append(hex(Workbench.POISON_WS)).append('\n');
+        out.append("#define KEVO_POISON_LOSS ").append(hex(Workbench.POISON_Y)).append('\n');
         out.append("#define KEVO_X ").append(dtype.x().cudaType()).append('\n');
         out.append("#define KEVO_Y ").append(dtype.y().cudaType()).append('\n');
         return out.toString();
@@ -157,6 +166,9 @@ final class TrustedKernels implements AutoCloseable {
             return;
         }
         generate(inputs.x(), shape, caseSeed, inputCase);
+        if (loss != null) {
+            loss.generateLabels(inputs, shape, caseSeed, inputCase);
+        }
         if (readsLengths(shape)) {
             gpu.launch(generateLengths, Math.max(1, (shape.batch() + THREADS - 1) / THREADS), THREADS, 0,
                     inputs.lengths(), shape.batch(), shape.cols(), caseSeed, inputCase.ordinal());
@@ -230,14 +242,16 @@ final class TrustedKernels implements AutoCloseable {
 
     /**
      * As {@link #prepare(DevicePointer, Shape, long, InputCase, long, long, DevicePointer, long, DevicePointer, long)}
-     * of x, or of a gradient's dy.
+     * of x, or of a gradient's dy; and a loss's value poisoned too.
      */
     void prepare(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
-                 DevicePointer y, long yWords, DevicePointer ws, long wsWords) {
+                 Outputs out, long yWords, DevicePointer ws, long wsWords) {
         if (backward != null) {
-            backward.prepare(inputs, shape, caseSeed, inputCase, oldSalt, newSalt, y, yWords, ws, wsWords);
+            backward.prepare(inputs, shape, caseSeed, inputCase, oldSalt, newSalt, out.y(), yWords, ws, wsWords);
+        } else if (loss != null) {
+            loss.prepare(inputs, shape, caseSeed, inputCase, oldSalt, newSalt, out, yWords, ws, wsWords);
         } else {
-            prepare(inputs.x(), shape, caseSeed, inputCase, oldSalt, newSalt, y, yWords, ws, wsWords);
+            prepare(inputs.x(), shape, caseSeed, inputCase, oldSalt, newSalt, out.y(), yWords, ws, wsWords);
         }
     }
 
@@ -252,6 +266,14 @@ final class TrustedKernels implements AutoCloseable {
      * and a row longer than this needs the reference's merge.
      */
     static final int REFERENCE_CHUNK = 2048;
+
+    /**
+     * Bytes of the row statistics of {@code rows} rows and what follows them: a loss's totals, two double2
+     * (harness_cross_entropy.cu), which are poisoned with the statistics once used.
+     */
+    static long statsBytes(long rows) {
+        return (rows + 2) * 16;
+    }
     private static final int WARPS_PER_BLOCK = THREADS / 32;
 
     /** Bytes of scratch the reference needs next to the row statistics for a shape. */
@@ -279,13 +301,26 @@ final class TrustedKernels implements AutoCloseable {
      * mask's tensors) to the generator: a candidate that changed them is rejected for that, whatever these statistics
      * say. {@code partial} holds {@link #referenceScratchBytes} bytes; it is left poisoned, so only {@code stats} holds
      * anything of the answer afterwards. For a gradient operator, each row's dot product of y and dy instead
-     * ({@link BackwardKernels#reference}).
+     * ({@link BackwardKernels#reference}); for a loss, the totals after them ({@link CrossEntropyKernels#totals}).
+     * {@code stats} holds {@link #statsBytes} bytes.
      */
+    /** As {@link #reference(DevicePointer, DevicePointer, Inputs, Shape, long, InputCase)}, for an operator without labels. */
     void reference(DevicePointer stats, DevicePointer partial, Inputs inputs, Shape shape) {
+        if (loss != null) {
+            throw new IllegalStateException("a loss's reference regenerates its labels: give their case seed and case");
+        }
+        reference(stats, partial, inputs, shape, 0, InputCase.NORMAL_1);
+    }
+
+    void reference(DevicePointer stats, DevicePointer partial, Inputs inputs, Shape shape, long caseSeed,
+                   InputCase inputCase) {
         if (backward != null) {
             backward.reference(stats, partial, inputs, shape);
-        } else {
-            statistics(stats, partial, inputs, shape);
+            return;
+        }
+        statistics(stats, partial, inputs, shape);
+        if (loss != null) {
+            loss.totals(stats, inputs, shape, caseSeed, inputCase);
         }
     }
 
@@ -301,9 +336,15 @@ final class TrustedKernels implements AutoCloseable {
         }
     }
 
+    /** As {@link #compare(Outputs, Inputs, DevicePointer, DevicePointer, Shape, long, InputCase, Tolerance)} of y alone. */
     CheckCounts compare(DevicePointer y, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
                         long caseSeed, InputCase inputCase, Tolerance tolerance) {
-        compareQueued(y, inputs, stats, result, shape, caseSeed, inputCase, 0, tolerance, true);
+        return compare(Outputs.of(y), inputs, stats, result, shape, caseSeed, inputCase, tolerance);
+    }
+
+    CheckCounts compare(Outputs out, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
+                        long caseSeed, InputCase inputCase, Tolerance tolerance) {
+        compareQueued(out, inputs, stats, result, shape, caseSeed, inputCase, 0, tolerance, true);
         return counts(result);
     }
 
@@ -313,17 +354,21 @@ final class TrustedKernels implements AutoCloseable {
      * ({@link CheckCounts#BYTES}), zeroed first when {@code fresh} (otherwise they add up); read them with
      * {@link #counts} once the stream has run.
      */
-    void compareQueued(DevicePointer y, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
+    void compareQueued(Outputs out, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
                        long caseSeed, InputCase inputCase, long salt, Tolerance tolerance, boolean fresh) {
         if (fresh) {
             gpu.fill(result, 0, CheckCounts.BYTES / 4);
             gpu.fill(result.withByteOffset(4 * 8), -1, 2);  // first_bad starts at ~0
         }
         if (backward != null) {
-            backward.compareQueued(y, inputs, stats, result, shape, caseSeed, inputCase, salt, tolerance);
+            backward.compareQueued(out.y(), inputs, stats, result, shape, caseSeed, inputCase, salt, tolerance);
             return;
         }
-        gpu.launch(compare, itemGrid(shape), THREADS, 0, concat(new Object[] {y, inputs.x(), stats, shape.rows(),
+        if (loss != null) {
+            loss.compareQueued(out, inputs, stats, result, shape, caseSeed, inputCase, salt, tolerance);
+            return;
+        }
+        gpu.launch(compare, itemGrid(shape), THREADS, 0, concat(new Object[] {out.y(), inputs.x(), stats, shape.rows(),
                 shape.cols(), REFERENCE_CHUNK, chunks(shape), caseSeed, inputCase.ordinal(), salt, tolerance.absolute(),
                 tolerance.relative(), result}, attention(inputs, shape)));
     }

@@ -17,8 +17,8 @@ import java.util.function.Consumer;
 /**
  * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
  * The operator's input (x here; a gradient's y, with its dy beside it), the tensors a mask brings (key lengths, an
- * additive mask: per input set too, where the operator reads them), its output (y; a gradient's dx) and the workspace
- * each sit between two guard zones, so a write just outside them is caught; a launch gets them by the operator's names
+ * additive mask, a loss's labels: per input set too, where the operator reads them), its outputs (y, a gradient's or a
+ * loss's dx; a loss's value) and the workspace each sit between two guard zones, so a write just outside them is caught; a launch gets them by the operator's names
  * for them ({@link #bindings}). A gradient's inputs are derived through memory of kevo's own ({@link ForwardScratch}).
  *
  * <p>Where in its allocation each guarded region starts is drawn anew for every evaluation ({@link #place}), in
@@ -42,6 +42,8 @@ final class Workbench implements AutoCloseable {
     static final long SHIFT_STEP = 512;
     /** Guard zone pattern ("kevo"). */
     static final int GUARD_PATTERN = 0x6B65766F;
+    /** Bytes of an output of one element: a float32 loss. */
+    static final long REDUCED_BYTES = 4;
     /** Unwritten output: a signalling NaN that no float arithmetic produces. */
     static final int POISON_Y = 0x7FBADBAD;
     /** Unwritten 16-bit output, both halves of the word: NaN patterns no conversion from float produces. */
@@ -60,6 +62,8 @@ final class Workbench implements AutoCloseable {
     /** Per input set, the scalars of the case last generated into it. */
     private final List<Map<String, Float>> scalars = new ArrayList<>();
     private final DeviceBuffer y;
+    /** The operator's output of one element (a loss's value), guarded like y; null for an operator without one. */
+    private final DeviceBuffer reduced;
     private final DeviceBuffer stats;
     private final DeviceBuffer referenceScratch;
     private final DeviceBuffer checkResult;
@@ -72,6 +76,7 @@ final class Workbench implements AutoCloseable {
     private final long[] xShift;
     private final long[][] extraShift;
     private long yShift;
+    private long reducedShift;
     private long wsShift;
 
     /**
@@ -108,7 +113,9 @@ final class Workbench implements AutoCloseable {
             }
             y = held(allocated, gpu.alloc(guardedBytes(Math.max(copyCapacity,
                     shapes.stream().mapToLong(Shape::elements).max().orElseThrow() * dtype.y().bytes()))));
-            stats = held(allocated, gpu.alloc(maxRows * 16));
+            reduced = task.op().reducedOutput().isEmpty() ? null
+                    : held(allocated, gpu.alloc(guardedBytes(REDUCED_BYTES)));
+            stats = held(allocated, gpu.alloc(TrustedKernels.statsBytes(maxRows)));
             referenceScratch = held(allocated, gpu.alloc(shapes.stream()
                     .mapToLong(TrustedKernels::referenceScratchBytes).max().orElseThrow()));
             checkResult = held(allocated, gpu.alloc(CheckCounts.BYTES));
@@ -184,6 +191,7 @@ final class Workbench implements AutoCloseable {
         }
         yShift = shift(secret, xShift.length);
         wsShift = shift(secret, xShift.length + 1);
+        reducedShift = shift(secret, xShift.length * (extras.size() + 1) + 2);
         for (int t = 0; t < extras.size(); t++) {
             for (int set = 0; set < xShift.length; set++) {
                 extraShift[t][set] = shift(secret, xShift.length * (t + 1) + 2 + set);
@@ -198,6 +206,11 @@ final class Workbench implements AutoCloseable {
 
     private static long align(long bytes) {
         return (bytes + 255) / 256 * 256;
+    }
+
+    /** The operator and dtypes the buffers are laid out for. */
+    Task task() {
+        return task;
     }
 
     int inputSets() {
@@ -216,6 +229,11 @@ final class Workbench implements AutoCloseable {
         return workspace.at(wsShift + GUARD_BYTES);
     }
 
+    /** y and the output of one element (none for an operator without one), where a launch writes them. */
+    Outputs outputs() {
+        return new Outputs(y(), reduced == null ? DevicePointer.none() : reduced.at(reducedShift + GUARD_BYTES));
+    }
+
     /** Where extra input {@code t} of input set {@code set} starts. */
     private DevicePointer extra(int t, int set) {
         return extraSets.get(t).get(set).at(extraShift[t][set] + GUARD_BYTES);
@@ -229,16 +247,20 @@ final class Workbench implements AutoCloseable {
         List<DevicePointer> rows = new ArrayList<>(List.of(x(set)));
         DevicePointer lengths = DevicePointer.none();
         DevicePointer mask = DevicePointer.none();
+        DevicePointer labels = DevicePointer.none();
         for (int t = 0; t < extras.size(); t++) {
             if (extras.get(t).present(shape)) {
                 switch (extras.get(t).extent()) {
                     case ROWS_COLS -> rows.add(extra(t, set));
                     case BATCH -> lengths = extra(t, set);
                     case BATCH_QUERIES_KEYS -> mask = extra(t, set);
+                    case ROWS -> labels = extra(t, set);
+                    case ONE -> throw new IllegalStateException(extras.get(t).name() + ": no input has one element");
                 }
             }
         }
-        return new Inputs(rows, lengths, mask, scalars.get(set), forward == null ? null : forward.source(set));
+        return new Inputs(rows, lengths, mask, labels, scalars.get(set), forward == null ? null
+                : forward.source(set));
     }
 
     /**
@@ -254,7 +276,7 @@ final class Workbench implements AutoCloseable {
 
     /** What a plan's launch on {@code shape} gets, by the operator's names: input set {@code set}, y and the workspace. */
     Bindings bindings(int set, Shape shape) {
-        return inputs(set, shape).bindings(task, shape, y(), workspace());
+        return inputs(set, shape).bindings(task, shape, outputs(), workspace());
     }
 
     DevicePointer stats() {
@@ -310,6 +332,10 @@ final class Workbench implements AutoCloseable {
         }
         armGuards(y, yShift, yBytes(shape));
         gpu.fill(y(), poisonY(dtype.y()), yWords(shape));
+        if (reduced != null) {
+            armGuards(reduced, reducedShift, REDUCED_BYTES);
+            gpu.fill(outputs().reduced(), POISON_Y, 1);
+        }
         armGuards(workspace, wsShift, wsBytes);
         gpu.fill(workspace(), POISON_WS, (wsBytes + 3) / 4);
     }
@@ -322,6 +348,9 @@ final class Workbench implements AutoCloseable {
                 checkGuards(trusted, extraSets.get(t).get(set), extraShift[t][set], extras.get(t).bytes(shape, dtype), c);
             }
             checkGuards(trusted, y, yShift, yBytes(shape), c);
+            if (reduced != null) {
+                checkGuards(trusted, reduced, reducedShift, REDUCED_BYTES, c);
+            }
             checkGuards(trusted, workspace, wsShift, wsBytes, c);
         });
     }
@@ -335,8 +364,8 @@ final class Workbench implements AutoCloseable {
             }
 
             @Override
-            public DevicePointer y() {
-                return Workbench.this.y();
+            public Outputs outputs() {
+                return Workbench.this.outputs();
             }
 
             @Override
@@ -362,9 +391,17 @@ final class Workbench implements AutoCloseable {
         };
     }
 
-    /** A digest of y's bits for {@code shape}: equal only when two launches wrote the same output, bit for bit. */
+    /**
+     * A digest of the outputs' bits for {@code shape} (y's, and a loss's value): equal only when two launches wrote the
+     * same outputs, bit for bit.
+     */
     long outputDigest(TrustedKernels trusted, Shape shape) {
-        return counted(c -> trusted.digest(y(), yWords(shape), c));
+        return counted(c -> {
+            trusted.digest(y(), yWords(shape), c);
+            if (reduced != null) {
+                trusted.digest(outputs().reduced(), 1, c);
+            }
+        });
     }
 
     /** What {@code work} adds up in the 64-bit counter, from zero. */
@@ -400,6 +437,9 @@ final class Workbench implements AutoCloseable {
         long xRegion = regionBytes(xBytes(shape));
         List<TrustedKernels.Range> ranges = new ArrayList<>(List.of(lines(xSets.get(set), xShift[set], xRegion),
                 lines(y, yShift, regionBytes(yBytes(shape))), lines(workspace, wsShift, regionBytes(wsBytes))));
+        if (reduced != null) {
+            ranges.add(lines(reduced, reducedShift, regionBytes(REDUCED_BYTES)));
+        }
         long setRegion = xRegion;
         for (int t = 0; t < extras.size(); t++) {
             if (extras.get(t).present(shape)) {
@@ -452,6 +492,9 @@ final class Workbench implements AutoCloseable {
         xSets.forEach(DeviceBuffer::close);
         extraSets.forEach(sets -> sets.forEach(DeviceBuffer::close));
         y.close();
+        if (reduced != null) {
+            reduced.close();
+        }
         stats.close();
         referenceScratch.close();
         checkResult.close();

@@ -114,6 +114,20 @@ __device__ float kv_value(u64 seed, int kase, long long r, long long c, int cols
     }
 }
 
+// The labels' own counters: the value dy's stream (harness_backward.cu) had when the label was drawn there alone, so
+// that an input seed replays the same labels.
+#define KV_LABEL_STREAM 0x64792D6B65766F21ull
+
+// Row r's label (a loss's, and the backward's loss-shaped gradients'): a drawn column whose x is finite, so that a
+// loss never labels a masked entry. Only the masked case puts -inf at a drawn column, and it keeps one column finite
+// (kv_value's keep); the causal case's column 0 is always finite (a prefix of at least one); no other case has -inf.
+__device__ __forceinline__ long long kv_label(u64 seed, int kase, long long r, int cols) {
+    const u64 s = kv_mix(seed ^ KV_LABEL_STREAM);
+    const long long c = (long long)(kv_row_draw(s, r, 0) % (u64)cols);
+    if (kv_value(seed, kase, r, c, cols) != -KEVO_INF) return c;
+    return kase == KEVO_CASE_MASKED ? (long long)(kv_row_draw(seed, r, 0) % (u64)cols) : 0;
+}
+
 // The mask kinds, one per MaskKind: a kind added there must get its meaning in the operators that take it.
 static_assert(KEVO_MASK_COUNT == 4, "a MaskKind the harness does not know");
 

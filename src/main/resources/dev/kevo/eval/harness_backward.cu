@@ -14,16 +14,6 @@
 #define KV_DY_LOSS 2    // p - onehot(label): a squared error's gradient on the probabilities
 #define KV_DY_NLL 3     // -onehot(label) / rows: mean NLL's
 
-// Row r's label: a drawn column whose x is finite, so that a loss never labels a masked entry. Only the masked case
-// puts -inf at a drawn column, and it keeps one column finite (kv_value's keep); the causal case's column 0 is
-// always finite (a prefix of at least one); no other case has -inf.
-__device__ __forceinline__ long long kv_label(u64 seed, int kase, long long r, int cols) {
-    const u64 s = kv_mix(seed ^ KV_DY_STREAM);
-    const long long c = (long long)(kv_row_draw(s, r, 0) % (u64)cols);
-    if (kv_value(seed, kase, r, c, cols) != -KEVO_INF) return c;
-    return kase == KEVO_CASE_MASKED ? (long long)(kv_row_draw(seed, r, 0) % (u64)cols) : 0;
-}
-
 // y of element (r, c): the forward's float64 answer on x's value there, from the row's forward statistic (already
 // prepared), rounded to x's type: what the forward's best kernel would hand the backward.
 __device__ __forceinline__ KEVO_X kv_forward_y(u64 seed, int kase, long long r, long long c, int cols, double2 row) {

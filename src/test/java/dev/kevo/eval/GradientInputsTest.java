@@ -62,7 +62,7 @@ class GradientInputsTest {
         DevicePointer ws = p[3];
         Inputs inputs = new Inputs(List.of(y, dy), DevicePointer.none(), DevicePointer.none(), Map.of(), null);
         for (Operator op : GRADIENTS) {
-            Bindings b = inputs.bindings(new Task(op, Precision.BF16), new Shape(3, 5), dx, ws);
+            Bindings b = inputs.bindings(new Task(op, Precision.BF16), new Shape(3, 5), Outputs.of(dx), ws);
             assertSame(y, b.pointer("y"), op.id());
             assertSame(dy, b.pointer("dy"), op.id());
             assertSame(dx, b.pointer("dx"), op.id());
@@ -82,7 +82,7 @@ class GradientInputsTest {
         assertNull(inputs.source(), "a forward operator's inputs are derived from nothing");
         Shape padded = Shape.parse("2x3x4x5").withMask(MaskKind.PADDING);
         DevicePointer y = DevicePointer.unallocated();
-        Bindings b = inputs.bindings(new Task(Operators.MASKED_SOFTMAX, Precision.FP32), padded, y,
+        Bindings b = inputs.bindings(new Task(Operators.MASKED_SOFTMAX, Precision.FP32), padded, Outputs.of(y),
                 DevicePointer.unallocated());
         assertSame(x, b.pointer("x"));
         assertSame(p[1], b.pointer("lengths"));

@@ -142,6 +142,19 @@ public interface Operator {
         return only(Tensor.Role.OUTPUT);
     }
 
+    /**
+     * Its output of one element (a loss's value, {@link Tensor.Extent#ONE}) beside {@link #output()}, or empty (the
+     * default for the row-wise family): a loss writes its value and its gradient in one launch.
+     */
+    default Optional<Tensor> reducedOutput() {
+        List<Tensor> found = tensors().stream()
+                .filter(t -> t.role() == Tensor.Role.OUTPUT && t.extent() == Tensor.Extent.ONE).toList();
+        if (found.size() > 1) {
+            throw new IllegalStateException(id() + ": the harness judges one output of one element, not " + found.size());
+        }
+        return found.stream().findFirst();
+    }
+
     /** The tensors it reads beside {@link #input()}: what a mask brings, each of another extent. */
     default List<Tensor> extraInputs() {
         return tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT && t.extent() != Tensor.Extent.ROWS_COLS)

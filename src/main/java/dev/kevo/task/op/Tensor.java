@@ -131,14 +131,14 @@ public record Tensor(String name, Role role, Element element, Extent extent) {
 
         /**
          * Whether kevo's evaluator generates (an input) or judges (an output) a tensor of this extent: x and y of
-         * the row-wise family, and the tensors an attention mask brings; the others (a loss's labels and value)
-         * wait for its harness to grow (docs/operators.md, "cross_entropy").
+         * the row-wise family, the tensors an attention mask brings, and a loss's labels (one a row) and value (one
+         * element); a mask's extents are inputs only, a loss's labels an input and its value an output.
          */
         public boolean judged(Role role) {
             return switch (this) {
                 case ROWS_COLS -> true;
-                case BATCH, BATCH_QUERIES_KEYS -> role == Role.INPUT;
-                case ROWS, ONE -> false;
+                case BATCH, BATCH_QUERIES_KEYS, ROWS -> role == Role.INPUT;
+                case ONE -> role == Role.OUTPUT;
             };
         }
     }

@@ -1,0 +1,224 @@
+package dev.kevo.eval;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kevo.GpuTest;
+import dev.kevo.TestFiles;
+import dev.kevo.config.SuiteFile;
+import dev.kevo.cuda.CompileCache;
+import dev.kevo.cuda.DeviceBuffer;
+import dev.kevo.cuda.DevicePointer;
+import dev.kevo.cuda.Gpu;
+import dev.kevo.cuda.Nvrtc;
+import dev.kevo.data.CandidateResult;
+import dev.kevo.data.EvalSettings;
+import dev.kevo.data.InputCase;
+import dev.kevo.data.Precision;
+import dev.kevo.data.Shape;
+import dev.kevo.data.Verdict;
+import dev.kevo.task.ContractParser;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.CrossEntropyReference;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * cross_entropy judged by the evaluator, constructed with the task directly: the harness's labels (one row in eight
+ * ignored, every row in the constant case) and its float64 loss and dx agree with the CPU specification
+ * (CrossEntropyReference) on every case, and its comparison sees one bad element of dx and a wrong loss; the seed and
+ * the own baseline pass in float32 and bf16 on the quick suite; kernels wrong on the training semantics are rejected:
+ * one counting ignored rows in n, one writing 0 for the loss of no live row, one leaving ignored rows' dx unwritten.
+ */
+@GpuTest
+class CrossEntropyGpuTest {
+    private static final Path ROOT = TestFiles.root();
+    /** Rows longer than two reference chunks (2048 columns), so the chunked statistics and their merge both run. */
+    private static final Shape LONG = new Shape(37, 4099);
+    private static final Task TASK = new Task(Operators.CROSS_ENTROPY, Precision.FP32);
+    private static Gpu gpu;
+    private static TrustedKernels trusted;
+
+    @BeforeAll
+    static void openOnce() {
+        gpu = Gpu.open(0);
+        trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), TASK);
+    }
+
+    @AfterAll
+    static void close() {
+        if (trusted != null) {
+            trusted.close();
+        }
+        if (gpu != null) {
+            gpu.close();
+        }
+    }
+
+    /** One shape's buffers outside an evaluation: x, labels, dx, the loss, the statistics and the check's result. */
+    private record Buffers(DeviceBuffer x, DeviceBuffer labels, DeviceBuffer dx, DeviceBuffer loss, DeviceBuffer stats,
+                           DeviceBuffer partial, DeviceBuffer result) implements AutoCloseable {
+        static Buffers of(Shape shape) {
+            return new Buffers(gpu.alloc(shape.elements() * 4), gpu.alloc(shape.rows() * 8L),
+                    gpu.alloc(shape.elements() * 4), gpu.alloc(4), gpu.alloc(TrustedKernels.statsBytes(shape.rows())),
+                    gpu.alloc(TrustedKernels.referenceScratchBytes(shape)), gpu.alloc(CheckCounts.BYTES));
+        }
+
+        Inputs inputs(long seed) {
+            return new Inputs(List.of(x.pointer()), DevicePointer.none(), DevicePointer.none(), labels.pointer(),
+                    TASK.scalars(seed), null);
+        }
+
+        CheckCounts compare(float[] dx, float loss, Shape shape, long seed, InputCase inputCase) {
+            gpu.upload(this.dx.pointer(), dx, shape.elements() * 4);
+            gpu.upload(this.loss.pointer(), new float[] {loss}, 4);
+            trusted.reference(stats.pointer(), partial.pointer(), inputs(seed), shape, seed, inputCase);
+            trusted.compareQueued(new Outputs(this.dx.pointer(), this.loss.pointer()), inputs(seed), stats.pointer(),
+                    result.pointer(), shape, seed, inputCase, 0, TASK.op().tolerance(), true);
+            return trusted.counts(result.pointer());
+        }
+
+        @Override
+        public void close() {
+            List.of(x, labels, dx, loss, stats, partial, result).forEach(DeviceBuffer::close);
+        }
+    }
+
+    private static float[] rounded(double[] v) {
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = (float) v[i];
+        }
+        return out;
+    }
+
+    /**
+     * On every case: the labels are -100 or a finite logit's column (all -100 in the constant case only), the CPU
+     * specification's loss and dx on the generated x and labels pass, and each of these fails: a dx element of a live
+     * row off by a hundred times its bound, a non-zero dx on an ignored row, a loss off by 1%, and (with no live row)
+     * a loss of 0 instead of NaN.
+     */
+    @ParameterizedTest
+    @EnumSource(InputCase.class)
+    void theHarnessAgreesWithTheCpuSpecificationAndSeesOneBadOutput(InputCase inputCase) {
+        Shape shape = LONG;
+        long seed = 7100 + 17L * inputCase.ordinal();
+        try (Buffers b = Buffers.of(shape)) {
+            trusted.generate(b.inputs(seed), shape, seed, inputCase);
+            float[] x = new float[(int) shape.elements()];
+            gpu.download(b.x().pointer(), x, shape.elements() * 4);
+            long[] labels = new long[shape.rows()];
+            gpu.download(b.labels().pointer(), labels, shape.rows() * 8L);
+            int ignored = 0;
+            for (int r = 0; r < shape.rows(); r++) {
+                if (labels[r] == CrossEntropyReference.IGNORE_INDEX) {
+                    ignored++;
+                } else {
+                    assertTrue(labels[r] >= 0 && labels[r] < shape.cols()
+                            && Float.isFinite(x[r * shape.cols() + (int) labels[r]]), "row " + r + ": " + labels[r]);
+                }
+            }
+            assertEquals(inputCase == InputCase.CONSTANT, ignored == shape.rows(), inputCase + ": " + ignored);
+            assertTrue(ignored > 0, "some rows ignored");
+            double g = TASK.scalars(seed).get("g");
+            CrossEntropyReference.Result ref = CrossEntropyReference.of(x, labels, shape.rows(), shape.cols(),
+                    CrossEntropyReference.Reduction.MEAN, g);
+            float[] dx = rounded(ref.dx());
+            CheckCounts ok = b.compare(dx, (float) ref.loss(), shape, seed, inputCase);
+            assertEquals(0, ok.violations() + ok.unwritten() + ok.nonFinite() + ok.inputChanged(), ok.toString());
+
+            int liveRow = -1;
+            int ignoredRow = -1;
+            for (int r = 0; r < shape.rows(); r++) {
+                if (labels[r] == CrossEntropyReference.IGNORE_INDEX) {
+                    ignoredRow = ignoredRow < 0 ? r : ignoredRow;
+                } else {
+                    liveRow = liveRow < 0 ? r : liveRow;
+                }
+            }
+            if (liveRow >= 0) {
+                int i = liveRow * shape.cols() + 5;
+                float[] off = dx.clone();
+                off[i] += (float) (0.01 * Math.abs(g) / ref.live());  // the bound is at most about 1e-4 |g| / n
+                CheckCounts one = b.compare(off, (float) ref.loss(), shape, seed, inputCase);
+                assertEquals(1, one.violations(), "a live row's element: " + one);
+                assertEquals(i, one.firstBad());
+                CheckCounts loss = b.compare(dx, (float) (ref.loss() * 1.01), shape, seed, inputCase);
+                assertEquals(1, loss.violations(), "a loss 1% off: " + loss);
+                assertEquals(shape.elements(), loss.firstBad(), "counted at the index past dx");
+            } else {
+                CheckCounts zero = b.compare(dx, 0f, shape, seed, inputCase);
+                assertEquals(1, zero.violations(), "no live row: the loss is NaN, not 0: " + zero);
+            }
+            float[] leak = dx.clone();
+            leak[ignoredRow * shape.cols() + 3] = 1e-30f;
+            CheckCounts ign = b.compare(leak, (float) ref.loss(), shape, seed, inputCase);
+            assertEquals(1, ign.violations(), "an ignored row's dx is exactly 0: " + ign);
+        }
+    }
+
+    private static CandidateResult judge(KernelFile file, Precision dtype) {
+        EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder()
+                .op(Operators.CROSS_ENTROPY.id()).dtype(dtype).build();
+        Baseline own = new Baseline.File(ContractParser.read(ROOT.resolve("evaluator/baselines/"
+                + Operators.CROSS_ENTROPY.ownBaseline() + ".cu")));
+        try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(),
+                SuiteFile.load(ROOT.resolve("evaluator/suites/quick.yaml")), own, settings,
+                new Task(Operators.CROSS_ENTROPY, dtype))) {
+            return evaluator.evaluate(file, 7, Evaluator.Run.plain(), Phase.Listener.NONE);
+        }
+    }
+
+    static List<Precision> dtypes() {
+        return List.of(Precision.FP32, Precision.BF16);
+    }
+
+    /** The seed and the own baseline pass every case of the quick suite, timed against the floor. */
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void theSeedAndTheBaselinePass(Precision dtype) {
+        for (String file : List.of("seeds/cross_entropy/online.cu", "evaluator/baselines/cross_entropy_two_pass.cu")) {
+            CandidateResult r = judge(ContractParser.read(ROOT.resolve(file)), dtype);
+            assertEquals(Verdict.PASS, r.verdict(), file + " " + dtype.id() + ": " + r.detail());
+            assertTrue(r.shapes().stream().allMatch(s -> s.floorFraction() != null && s.floorFraction() > 0), file);
+        }
+    }
+
+    /** The baseline with one edit that breaks the training semantics. */
+    private static KernelFile broken(String name, String from, String to) throws IOException {
+        String source = Files.readString(ROOT.resolve("evaluator/baselines/cross_entropy_two_pass.cu"));
+        assertTrue(source.contains(from), from);
+        return ContractParser.parse(name, null, source.replace(from, to));
+    }
+
+    /**
+     * Kernels wrong where training is: n counting ignored rows (the mean over every row), a loss of 0 where no row is
+     * live (torch gives NaN), and ignored rows' dx left unwritten.
+     */
+    @Test
+    void kernelsWrongOnIgnoredRowsAreRejected() throws IOException {
+        CandidateResult counted = judge(broken("counts_ignored.cu", "n += labels[r] != IGNORE_INDEX;", "n += 1;"),
+                Precision.FP32);
+        assertEquals(Verdict.WRONG_RESULT, counted.verdict(), counted.detail());
+        CandidateResult zero = judge(broken("zero_loss.cu", "loss[0] = (float)(ws[1] / ws[0]);",
+                "loss[0] = ws[0] > 0.0 ? (float)(ws[1] / ws[0]) : 0.0f;"), Precision.FP32);
+        assertEquals(Verdict.WRONG_RESULT, zero.verdict(), zero.detail());
+        assertTrue(zero.detail().contains("`loss`"), zero.detail());
+        CandidateResult skipped = judge(broken("skips_ignored.cu",
+                "for (int c = threadIdx.x; c < cols; c += blockDim.x) dr[c] = kevo_from_float<KEVO_Y>(0.0f);", ""),
+                Precision.FP32);
+        assertEquals(Verdict.UNWRITTEN_OUTPUT, skipped.verdict(), skipped.detail());
+    }
+}
