@@ -61,13 +61,15 @@ extern "C" __global__ void ce_rows(const KEVO_X* x, const long long* labels, KEV
     m = live ? sm[lane] : -KEVO_INF;
     s = live ? ss[lane] : 0.0f;
     kevo_warp_online(m, s);
-    const float lse = m + logf(s);
+    // (x - m) - log(s), never x - (m + log(s)): m + log(s) absorbs log(s) where m is huge (a row masked with float32's
+    // lowest value throughout, whose probabilities are 1 / cols and loss log(cols)).
+    const float log_s = logf(s);
     const float per = g / (float)ws[0];  // n >= 1: this row is live
     for (int c = threadIdx.x; c < cols; c += blockDim.x) {
-        const float p = expf(kevo_to_float(xr[c]) - lse);
+        const float p = expf((kevo_to_float(xr[c]) - m) - log_s);
         dr[c] = kevo_from_float<KEVO_Y>(per * (c == label ? p - 1.0f : p));
     }
-    if (threadIdx.x == 0) atomicAdd(&ws[1], (double)(lse - kevo_to_float(xr[label])));
+    if (threadIdx.x == 0) atomicAdd(&ws[1], (double)((m - kevo_to_float(xr[label])) + log_s));
 }
 
 // The mean: 0 / 0 = NaN where no row is live, as torch gives.

@@ -75,13 +75,15 @@ extern "C" __global__ void ce_online(const KEVO_X* x, const long long* labels, K
     m = live ? sm[lane] : -KEVO_INF;
     s = live ? ss[lane] : 0.0f;
     kevo_warp_online(m, s);
-    const float lse = m + logf(s);  // s >= 1: the row's maximum contributes expf(0)
+    // (x - m) - log(s), never x - (m + log(s)): m + log(s) absorbs log(s) where m is huge (a row masked with float32's
+    // lowest value throughout, whose probabilities are 1 / cols and loss log(cols)). s >= 1: the maximum adds expf(0).
+    const float log_s = logf(s);
     const float per = g / (float)reinterpret_cast<const int*>(ws)[rows];  // n >= 1: this row is live
     for (int c = threadIdx.x; c < cols; c += blockDim.x) {
-        const float p = expf(kevo_to_float(xr[c]) - lse);
+        const float p = expf((kevo_to_float(xr[c]) - m) - log_s);
         dr[c] = kevo_from_float<KEVO_Y>(per * (c == label ? p - 1.0f : p));
     }
-    if (threadIdx.x == 0) ws[blockIdx.x] = lse - kevo_to_float(xr[label]);
+    if (threadIdx.x == 0) ws[blockIdx.x] = (m - kevo_to_float(xr[label])) + log_s;
 }
 
 // The mean of the rows' losses, summed in a fixed order (each thread's rows, then the block's tree): 0 / 0 = NaN where

@@ -8,7 +8,10 @@ package dev.kevo.task.op;
  *
  * <ul>
  *   <li>A row is live when its label is not {@link #IGNORE_INDEX}; {@code n} counts the live rows.</li>
- *   <li>A live row's loss is {@code lse - x[label]}, lse its log-sum-exp ({@code -inf} entries, masked, add nothing);
+ *   <li>A live row's loss is {@code lse - x[label]}, lse its log-sum-exp ({@code -inf} entries, masked, add nothing),
+ *       taken as {@code (max - x[label]) + log(sum)}, and a probability as {@code exp((x - max) - log(sum))}: lse itself
+ *       would absorb log(sum) where the row's maximum is huge (a row masked throughout with float32's lowest value,
+ *       Hugging Face's mask, whose loss is log(cols));
  *       the loss is their sum, divided by {@code n} for {@link Reduction#MEAN}: with no live row 0 / 0, NaN, as
  *       torch gives.</li>
  *   <li>{@code dx = g (softmax(x) - onehot(label))}, divided by {@code n} for the mean; an ignored row's dx is exactly
@@ -28,8 +31,8 @@ public final class CrossEntropyReference {
      * @param dx        the gradient of {@code g * loss} by x, row-major
      * @param live      how many rows were live ({@code n})
      * @param lossScale what float32 arithmetic's error in the loss is proportional to: the sum over live rows of
-     *                  {@code |lse| + |x[label]|} (their difference cancels where the label is the row's maximum),
-     *                  divided by {@code n} for the mean; what the loss's tolerance is to be relative to
+     *                  {@code |max - x[label]| + log(sum)}, divided by {@code n} for the mean; what the loss's
+     *                  tolerance is relative to
      */
     public record Result(double loss, double[] dx, long live, double lossScale) {
     }
@@ -49,7 +52,8 @@ public final class CrossEntropyReference {
             throw new IllegalArgumentException(x.length + " logits and " + labels.length + " labels for " + rows + "x"
                     + cols);
         }
-        double[] lse = new double[rows];
+        double[] max = new double[rows];
+        double[] logSum = new double[rows];
         long live = 0;
         for (int r = 0; r < rows; r++) {
             long label = labels[r];
@@ -61,7 +65,8 @@ public final class CrossEntropyReference {
                         + "column in [0, " + cols + ") nor " + IGNORE_INDEX);
             }
             RowMaxSum s = RowMaxSum.of(x, r * cols, cols);
-            lse[r] = s.max() + Math.log(s.sum());
+            max[r] = s.max();
+            logSum[r] = Math.log(s.sum());
             live++;
         }
         double per = reduction == Reduction.MEAN ? 1.0 / live : 1.0;
@@ -74,10 +79,10 @@ public final class CrossEntropyReference {
             }
             int base = r * cols;
             int label = (int) labels[r];
-            total += lse[r] - x[base + label];
-            scale += Math.abs(lse[r]) + Math.abs(x[base + label]);
+            total += (max[r] - x[base + label]) + logSum[r];
+            scale += Math.abs(max[r] - x[base + label]) + logSum[r];
             for (int c = 0; c < cols; c++) {
-                double p = Math.exp(x[base + c] - lse[r]);  // a live row's lse is finite: a masked logit's p is 0
+                double p = Math.exp((x[base + c] - max[r]) - logSum[r]);  // a masked logit's p is 0
                 dx[base + c] = g * per * (c == label ? p - 1.0 : p);
             }
         }

@@ -53,6 +53,28 @@ class CrossEntropyReferenceTest {
         }
     }
 
+    /**
+     * A row masked throughout with float32's lowest value (Hugging Face's mask; the evaluator's lowest-mask case) has
+     * the loss log(cols) and probabilities 1 / cols, as torch's float32 log_softmax gives: taking lse as max + log(sum)
+     * first would absorb log(sum) into -3.4e38 and give a loss of 0 and probabilities of 1 (the GPU harness agreed with
+     * torch and this reference did not, on the H200, 2026-11-28).
+     */
+    @Test
+    void aRowMaskedThroughoutWithTheLowestValueHasTheLossOfAUniformRow() {
+        int cols = 8;
+        float[] x = new float[2 * cols];
+        Arrays.fill(x, 0, cols, -Float.MAX_VALUE);
+        for (int c = 0; c < cols; c++) {
+            x[cols + c] = c;
+        }
+        Result r = CrossEntropyReference.of(x, new long[] {3, CrossEntropyReference.IGNORE_INDEX}, 2, cols,
+                Reduction.MEAN, 1.0);
+        assertEquals(Math.log(cols), r.loss(), 1e-12);
+        assertEquals(1.0 / cols - 1.0, r.dx()[3], 1e-12);
+        assertEquals(1.0 / cols, r.dx()[0], 1e-12);
+        assertTrue(r.lossScale() < 10, "the scale of a loss of log(cols), not of -3.4e38: " + r.lossScale());
+    }
+
     @Test
     void dxIsTheGradientOfTheLossItReports() {
         Case k = Case.random(7, 13, 3);
