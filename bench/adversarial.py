@@ -21,6 +21,8 @@ OTHER_OPERATORS = {
                          "seeds/softmax_backward/block_dot.cu"),
     "log_softmax_backward": (("--op", "log_softmax_backward", "--suite", "standard", "--baseline",
                               "log_softmax_backward_block"), "seeds/log_softmax_backward/block_dot.cu"),
+    "cross_entropy": (("--op", "cross_entropy", "--suite", "standard", "--baseline", "cross_entropy_two_pass"),
+                      "seeds/cross_entropy/online.cu"),
 }
 
 def operator(path):

@@ -34,7 +34,9 @@ final class Corpus {
             "softmax_backward", new OtherOperator("quick", "standard", "softmax_backward_block",
                     "seeds/softmax_backward/block_dot.cu"),
             "log_softmax_backward", new OtherOperator("quick", "standard", "log_softmax_backward_block",
-                    "seeds/log_softmax_backward/block_dot.cu"));
+                    "seeds/log_softmax_backward/block_dot.cu"),
+            "cross_entropy", new OtherOperator("quick", "standard", "cross_entropy_two_pass",
+                    "seeds/cross_entropy/online.cu"));
 
     private Corpus() {
     }
