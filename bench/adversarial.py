@@ -9,6 +9,7 @@ baseline with its own known-good seed (OTHER_OPERATORS; src/test/java/dev/kevo/c
 Writes OUT.json; prints a table.
 The supervisor's memory over many candidates is bench/memory.py's, written into the same OUT.json.
 Usage (after `source tools/unpack.sh`): python3 bench/adversarial.py OUT.json && python3 bench/memory.py OUT.json
+(CORPUS='ce_*.cu' python3 bench/adversarial.py OUT.json: only the files of that glob)
 """
 import datetime, glob, json, math, os, re, shutil, subprocess, sys, tempfile, time
 
@@ -85,7 +86,8 @@ def main():
     out = sys.argv[1]
     kevo = os.environ["KEVO"]
     groups = {}
-    for f in sorted(glob.glob("evaluator/adversarial/*.cu")):
+    # CORPUS (a glob under evaluator/adversarial/, default every file): a part of the corpus, e.g. one operator's files
+    for f in sorted(glob.glob("evaluator/adversarial/" + os.environ.get("CORPUS", "*.cu"))):
         op = operator(f)
         judged, good = OTHER_OPERATORS.get(op, ((), GOOD))
         groups.setdefault((op != "softmax", judged + options(f), good), []).append(f)

@@ -32,9 +32,10 @@
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
-#   loss-cli         kevo eval of cross_entropy's seed and own baseline (fp32 and bf16, standard suite; the seed on
-#              the llm suite too), each with its record
-#   adversarial      the whole adversarial corpus through one supervisor (bench/adversarial.py) and its table
+#   loss-cli         kevo eval of cross_entropy's seeds and own baseline (fp32 and bf16, standard suite; the seeds
+#              on the llm suite too), each with its record
+#   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
+#              one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -258,19 +259,23 @@ family-backward-champions)
 loss-cli)
   # cross_entropy through the command line, as a user first meets it: its seed judged over its own baseline.
   for d in fp32 bf16; do
-    for f in seeds/cross_entropy/online.cu evaluator/baselines/cross_entropy_two_pass.cu; do
+    for f in seeds/cross_entropy/online.cu seeds/cross_entropy/held_rows.cu evaluator/baselines/cross_entropy_two_pass.cu; do
       name=eval-$(basename "$f" .cu)-$d
       timeout 200 "$KEVO" eval --op cross_entropy --dtype "$d" --suite standard "$f" --json "$out/$name.json" \
         > "$out/$name.txt" 2>&1
       echo "$name exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
     done
   done
-  timeout 200 "$KEVO" eval --op cross_entropy --suite llm seeds/cross_entropy/online.cu --json "$out/eval-online-llm.json" \
-    > "$out/eval-online-llm.txt" 2>&1
-  echo "llm exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/eval-online-llm.txt" | tail -1 ;;
+  for d in fp32 bf16; do
+    for f in online held_rows; do
+      timeout 200 "$KEVO" eval --op cross_entropy --dtype "$d" --suite llm "seeds/cross_entropy/$f.cu" \
+        --json "$out/eval-$f-llm-$d.json" > "$out/eval-$f-llm-$d.txt" 2>&1
+      echo "llm $f $d exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/eval-$f-llm-$d.txt" | tail -1
+    done
+  done ;;
 adversarial)
   # The corpus after the evaluator or a harness changed: every file's verdict against its expected one.
-  timeout 540 python3 bench/adversarial.py "$out/adversarial.json" > "$out/adversarial.txt" 2>&1
+  CORPUS=${2:-*.cu} timeout 540 python3 bench/adversarial.py "$out/adversarial.json" > "$out/adversarial.txt" 2>&1
   echo "adversarial exit $?"; python3 bench/adversarial_table.py "$out/adversarial.json" > "$out/adversarial-table.md"
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("allAsExpected", d["allAsExpected"]); [print(r["file"], r["expected"], r["verdict"]) for r in d["corpus"] if r["verdict"] != r["expected"]]' "$out/adversarial.json" ;;
 family-backward-all)
