@@ -431,6 +431,24 @@ __device__ void kv_publish(KevoCheck* out, KevoCheck mine, double max_err, doubl
     }
 }
 
+// One element of an output bounded relative to a scale (a gradient's dx, a loss's dx), after the poison check: exactly
+// ref where `exact` (an answer the operator holds exact: a masked entry's, an ignored row's), else finite and within
+// bound; a finite error adds to the case's sums. Whether it is bad.
+__device__ __forceinline__ bool kv_judge_scaled(float got, double ref, double bound, bool exact, u64& nonfinite,
+                                                u64& violations, double& err_sq, double& max_err) {
+    if (exact) {
+        if ((double)got == ref) return false;
+        if (isnan(got) || isinf(got)) nonfinite++; else violations++;
+        return true;
+    }
+    if (isnan(got) || isinf(got)) { nonfinite++; return true; }
+    const double err = fabs((double)got - ref);
+    err_sq += err * err;
+    max_err = fmax(max_err, err);
+    if (err > bound) { violations++; return true; }
+    return false;
+}
+
 extern "C" __global__ void kevo_compare(const KEVO_Y* y, const KEVO_X* x, const double2* stats, int rows, int cols,
                                         int chunk_cols, int chunks, u64 seed, int kase, u64 salt, double abs_tol,
                                         double rel_tol, KevoCheck* out, KV_ATTENTION_PARAMS) {

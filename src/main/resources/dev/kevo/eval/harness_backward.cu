@@ -184,19 +184,7 @@ extern "C" __global__ void kevo_compare_backward(const KEVO_Y* dx, const KEVO_X*
             const KEVO_Y stored = dx[i];
             const float got = kevo_to_float(stored);
             if (kv_bits(stored) == KV_POISON_Y_ELEMENT) { unwritten++; bad = true; }
-            else if (w == 0.0) {
-                if ((double)got != ref) {
-                    if (isnan(got) || isinf(got)) nonfinite++; else violations++;
-                    bad = true;
-                }
-            }
-            else if (isnan(got) || isinf(got)) { nonfinite++; bad = true; }
-            else {
-                const double err = fabs((double)got - ref);
-                err_sq += err * err;
-                max_err = fmax(max_err, err);
-                if (err > bound) { violations++; bad = true; }
-            }
+            else if (kv_judge_scaled(got, ref, bound, w == 0.0, nonfinite, violations, err_sq, max_err)) bad = true;
             const double best = held - ref;
             round_sq += best * best;
             scale_sq += scale * scale;
