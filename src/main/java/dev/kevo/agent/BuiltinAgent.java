@@ -32,7 +32,9 @@ import java.util.random.RandomGenerator;
  *
  * <ul>
  *   <li>parent without a genome that declares knobs (a knobbed seed, a model's file): its knobs tuned (a step, or
- *       a crossover with a mate sharing knob names); with fresh genomes on, half the time a fresh genome instead;</li>
+ *       a crossover with a mate sharing knob names); with fresh genomes on, half the time a fresh genome instead,
+ *       where the genome renders the campaign's operator ({@link KernelRenderer#serves}; cross_entropy's seeds are
+ *       only tuned);</li>
  *   <li>parent with neither (a hand-written seed, another agent's file): a fresh genome, one of
  *       {@link #namedGenomes()} or, now and then, a random one, unless fresh genomes are off;</li>
  *   <li>with a mate that has a genome (or, sometimes, an inspiration): crossover per regime, sometimes
@@ -202,12 +204,15 @@ public final class BuiltinAgent implements Agent {
         Optional<Genome> parent = genomeOf(request.parent(), dtype);
         if (parent.isEmpty()) {
             Optional<KernelFile> knobbed = KnobTuner.knobbed(request.parent());
-            if (knobbed.isPresent() && (!freshGenomes || random.nextDouble() >= FRESH_FOR_KNOBBED)) {
+            boolean rendered = KernelRenderer.serves(task.op());
+            boolean fresh = freshGenomes && rendered;
+            if (knobbed.isPresent() && (!fresh || random.nextDouble() >= FRESH_FOR_KNOBBED)) {
                 return tune(request, knobbed.get(), random);
             }
-            if (!freshGenomes) {
+            if (!fresh) {
                 throw new AgentException("builtin: " + request.parent().id() + " has no knobs to tune and no builtin "
-                        + "genome, and fresh_genomes is off");
+                        + "genome, and " + (rendered ? "fresh_genomes is off"
+                        : "the built-in genome does not render " + task.op().id() + " kernels"));
             }
             // A design other islands already hold adds nothing: start elsewhere.
             request.inspirations().forEach(c -> genomeOf(c, dtype).ifPresent(g -> avoid.add(key(g))));

@@ -533,6 +533,22 @@ public final class KernelRenderer {
         return sections(SOURCE, op.id());
     }
 
+    /**
+     * Whether the genome renders files of {@code op}: an operator the library has sections for (softmax's family and
+     * their gradients). Another operator (cross_entropy, with labels and a loss) would get a softmax's kernels under
+     * its name, which its contract does not take: the agent only tunes its seeds' knobs.
+     */
+    public static boolean serves(Operator op) {
+        String text = op.gradientOf().isPresent() ? BACKWARD : SOURCE;
+        for (String line : text.split("\n")) {
+            if (line.startsWith(SECTION) && List.of(line.substring(SECTION.length()).strip().split(" +"))
+                    .contains(op.id())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code text} with the sections for operator {@code id} kept and the others' dropped. */
     static String sections(String text, String id) {
         StringBuilder out = new StringBuilder();

@@ -10,6 +10,7 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.Knob;
 import dev.kevo.task.KnobRewriter;
+import dev.kevo.task.op.Task;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashSet;
@@ -164,6 +165,30 @@ class KnobTunerTest {
                     Optional.empty(), List.of(), s)).operator());
         }
         assertEquals(Set.of("tune", "fresh"), operators);
+    }
+
+    /**
+     * An operator the genome does not render (cross_entropy: labels and a loss) has its seeds' knobs tuned, never a
+     * fresh genome, which would be a softmax's kernels under its name; a seed without knobs is an agent failure that
+     * says why.
+     */
+    @Test
+    void anOperatorTheGenomeDoesNotRenderIsOnlyTuned() throws IOException {
+        Task loss = new Task(dev.kevo.task.op.Operators.CROSS_ENTROPY, dev.kevo.data.Precision.FP32);
+        TaskContext context = new TaskContext(null, "standard", List.of(), loss, "cross_entropy_two_pass");
+        String seed = Files.readString(TestFiles.root().resolve("seeds/cross_entropy/held_rows.cu"));
+        for (long s = 0; s < 30; s++) {
+            ProposalRequest request = ProposalRequest.builder(candidate("seed-held_rows", seed), new SplittableRandom(s))
+                    .context(context).build();
+            assertEquals("tune", new BuiltinAgent(true).propose(request).operator());
+        }
+        String plain = Files.readString(TestFiles.root().resolve("evaluator/baselines/cross_entropy_two_pass.cu"));
+        AgentException e = assertThrows(AgentException.class, () -> new BuiltinAgent(true).propose(
+                ProposalRequest.builder(candidate("base", plain), new SplittableRandom(1)).context(context).build()));
+        assertTrue(e.getMessage().endsWith("the built-in genome does not render cross_entropy kernels"),
+                e.getMessage());
+        assertTrue(KernelRenderer.serves(dev.kevo.task.op.Operators.LOG_SOFTMAX_BACKWARD));
+        assertTrue(KernelRenderer.serves(dev.kevo.task.op.Operators.MASKED_SOFTMAX));
     }
 
     @Test
