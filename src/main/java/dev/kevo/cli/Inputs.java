@@ -35,9 +35,9 @@ final class Inputs {
     String dtype;
 
     @Option(names = "--op", paramLabel = "OP",
-            description = "The operator to judge: softmax, log_softmax, masked_softmax, softmax_backward or "
-                    + "log_softmax_backward (docs/operators.md); a kernel file declares the one it implements. Default: "
-                    + "from the config (softmax).")
+            description = "The operator to judge: softmax, log_softmax, masked_softmax, softmax_backward, "
+                    + "log_softmax_backward or cross_entropy (docs/operators.md); a kernel file declares the one it "
+                    + "implements. Default: from the config (softmax).")
     String op;
 
     @Option(names = "--nvrtc", paramLabel = "LIB",

@@ -75,7 +75,8 @@ class UsageTest {
             String help = kevo(command, "--help").out().replaceAll("\\s+", " ");
             for (dev.kevo.task.op.Operator op : List.of(dev.kevo.task.op.Operators.SOFTMAX,
                     dev.kevo.task.op.Operators.LOG_SOFTMAX, dev.kevo.task.op.Operators.MASKED_SOFTMAX,
-                    dev.kevo.task.op.Operators.SOFTMAX_BACKWARD, dev.kevo.task.op.Operators.LOG_SOFTMAX_BACKWARD)) {
+                    dev.kevo.task.op.Operators.SOFTMAX_BACKWARD, dev.kevo.task.op.Operators.LOG_SOFTMAX_BACKWARD,
+                    dev.kevo.task.op.Operators.CROSS_ENTROPY)) {
                 assertTrue(dev.kevo.task.op.Task.unjudgedTensors(op).isEmpty(), op.id());
                 assertTrue(help.matches("(?s).*--op=OP The operator to judge: [^(]*\\b" + op.id() + "\\b.*"),
                         command + " --help: " + op.id());
