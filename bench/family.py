@@ -15,12 +15,12 @@ The floor is the faster of two copies (torch's copy_, a Triton copy kernel) of a
 its inputs read once and its output written once (a mask included, when an op has one), half read and half written,
 as in kevo's evaluator. For softmax and log_softmax in one dtype that is a copy of x into y; for masked_softmax, x,
 y and the tensor the shape's mask kind reads (padding's lengths, additive's [batch, queries, keys] mask; nothing
-more for none and causal).
+more for none and causal); for cross_entropy, x and the int64 labels read, dx and the one float32 loss written.
 
 Suites are read as kevo reads them (SuiteFile): ROWSxCOLS or BATCHxHEADSxQUERIESxKEYS shapes, each with an optional
 :KIND, and a suite's masks: list taking every shape that names no kind once per kind (evaluator/suites/attention.yaml:
 8 shapes, 32 rows). A kevo file's plans see batch, heads, queries and mask_kind beside rows, cols and sms, and its
-arguments are bound by name (x, lengths, mask, y, scale, ws, or an expression).
+arguments are bound by name (x, lengths, mask, labels, y, dx, loss, scale, g, ws, or an expression).
 
 Per shape the record gives the medians, three ratios (floor, torch's and Triton's median over kevo's: above 1 kevo
 is faster; the first is kevo's floor fraction) and a verdict against each: faster, slower or a tie. A round times
@@ -46,15 +46,17 @@ from typing import Callable, Optional
 # and the jobs' parsing need neither. The registry below names them only inside functions called after that.
 torch = None
 kb = None
+tce = None  # triton_cross_entropy: its @triton.jit kernel needs Triton at import
 
 CHECK_ELEMENTS = 1 << 24  # the float64 check goes a block of rows at a time, about this many elements, to bound memory
 
 
 def load_gpu_modules():
-    global torch, kb
+    global torch, kb, tce
     import torch as torch_module
     import kevo_bench
-    torch, kb = torch_module, kevo_bench
+    import triton_cross_entropy
+    torch, kb, tce = torch_module, kevo_bench, triton_cross_entropy
 
 
 # ---- the operators ----
@@ -70,9 +72,12 @@ class Op:
                           y, -1, x's dtype); reference y * (dy - sum(dy * y)), held to dy's scale;
       log_softmax_backward  (here) inputs y (log-probabilities) and dy: torch._log_softmax_backward_data(dy, y, -1,
                           x's dtype); reference dy - exp(y) * sum(dy), held to dy's scale;
-      cross_entropy       (not built; its contract is docs/operators.md's "cross_entropy") inputs x and int64
-                          labels, outputs the reduced loss and dx in one pass, as training runs F.cross_entropy and
-                          its backward: two outputs, which this table's one output name does not yet describe.
+      cross_entropy       (here; its contract is docs/operators.md's "cross_entropy") inputs x, int64 labels (about
+                          one row in eight -100, ignored) and g = 1, outputs dx and the mean loss, one float32, in one
+                          plan, as training runs F.cross_entropy and its backward: torch: F.cross_entropy(x, labels)
+                          and loss.backward() on a leaf in x's dtype; reference dx = g (p - onehot) / n in float64,
+                          ignored rows' 0 exactly, held to softmax's bound times |g| / n (allowance), and the loss,
+                          checked apart (check_more) against its scale, the mean of |max - x[label]| + log(sum).
 
     Every callable gets the suite shape (kevo_bench.Shape: rows, cols and, for an attention shape, batch, heads,
     queries and the mask kind) and the inputs, a dict of the operator's arguments by the names kevo's plans pass:
@@ -84,7 +89,7 @@ class Op:
     # (inputs, y's torch dtype) -> the empty output that kevo's and Triton's kernels write
     output: Callable
     # torch's op: its name in the record, and (shape, inputs, y's dtype) -> a call of it as a user makes it, returning
-    # a rows x cols view of its output
+    # a rows x cols view of its output, or (that view, {name: tensor}) for an op with more outputs (more_outputs)
     torch_name: str
     torch_call: Callable
     # (shape, inputs, a slice of rows) -> the float64 answer for those rows; or (answer, held exactly, rows with no
@@ -92,7 +97,8 @@ class Op:
     reference: Callable
     # kevo's tolerance for the op (docs/measurement.md): per element absolute + relative * |ref|, per case relative L2
     tolerance: tuple
-    # the Triton kernel written for the op: its name in the record, and (shape, inputs, output, SMs) -> a call of it
+    # the Triton kernel written for the op: its name in the record, and (shape, inputs, output, SMs, **more outputs by
+    # name) -> a call of it
     triton_name: Optional[str] = None
     triton_call: Optional[Callable] = None
     # (shape) -> why the Triton kernel is not run on that shape, or None
@@ -110,6 +116,18 @@ class Op:
     # and a case's L2 error is relative to the scales' (the backward ops: |dy| + w(y) sum_row |term|,
     # docs/measurement.md); None: an absolute tolerance of 1 and the L2 error relative to the reference's
     scale: Optional[Callable] = None
+    # (shape, inputs, a slice of rows, absolute, relative) -> (each element's allowance beyond one unit of the
+    # output's type, each element's weight in the case's L2 norm), for an op whose bound is neither of the above:
+    # cross_entropy's, softmax's on p carried onto dx by |g| / n, (absolute + relative p) |g| / n, and its L2 against
+    # |g| / n (p + onehot), since at the label p - 1 cancels and its error is still p's (harness_cross_entropy.cu)
+    allowance: Optional[Callable] = None
+    # (inputs) -> the outputs beside y that kevo's and Triton's kernels write, by the names kevo's plans pass
+    # (cross_entropy's one-element loss): bound with y, counted in the floor, and before a checked run filled with
+    # -inf, not NaN, which is an answer there (the loss of a case with no live row)
+    more_outputs: Callable = lambda inputs: {}
+    # (op, shape, inputs, {name: the more outputs as an implementation gave them}) -> {name: a check with "ok"}, each
+    # recorded in the implementation's check beside y's and failing it where not ok
+    check_more: Optional[Callable] = None
 
 
 def logits(shape, xt, gen):
@@ -315,6 +333,140 @@ BACKWARD_NOTE = ("y is the forward's float32 answer on x (normal, standard devia
                  "type, the case's L2 error relative to the scales' (docs/measurement.md)")
 
 
+# ---- cross_entropy (docs/operators.md#cross_entropy) ----
+IGNORE_INDEX = -100  # torch's default ignore_index, the only one kevo's cross_entropy takes
+CROSS_ENTROPY_G = 1.0  # the incoming gradient: loss.backward()'s, what torch's call below gives its backward
+IGNORED_SHARE = 8  # about one row in this many ignored, as kevo's harness draws its labels (kv_ce_label)
+
+
+def cross_entropy_inputs(shape, xt, gen):
+    """x as every op draws it (the same x at a shape), labels int64 uniform in [0, cols) with about one row in eight
+    -100 (ignored), drawn from the same generator after x, so every variant and dtype at a shape gets the same labels;
+    and g."""
+    inputs = logits(shape, xt, gen)
+    device = gen.device
+    labels = torch.randint(0, shape.cols, (shape.rows,), generator=gen, device=device, dtype=torch.int64)
+    ignored = torch.randint(0, IGNORED_SHARE, (shape.rows,), generator=gen, device=device) == 0
+    return {**inputs, "labels": labels.masked_fill(ignored, IGNORE_INDEX), "g": CROSS_ENTROPY_G}
+
+
+def cross_entropy_loss_output(inputs):
+    return {"loss": torch.empty(1, dtype=torch.float32, device=inputs["x"].device)}
+
+
+def live_rows(inputs):
+    """n, the rows whose label is not ignored: the mean's divisor, over the whole case whatever block is checked."""
+    return int((inputs["labels"] != IGNORE_INDEX).sum())
+
+
+def cross_entropy_rows(inputs, rows):
+    """A block of rows in float64: p (softmax of x as stored), the one-hot of each live row's label (0 throughout on
+    an ignored row), which rows are live, and g / n (0 where no row is live: then every dx is 0)."""
+    x = inputs["x"][rows].double()
+    labels = inputs["labels"][rows]
+    live = labels != IGNORE_INDEX
+    p = torch.softmax(x, dim=-1)
+    hot = torch.zeros_like(x).scatter_(1, labels.clamp(min=0).view(-1, 1), 1.0) * live.view(-1, 1)
+    n = live_rows(inputs)
+    return p, hot, live, (inputs["g"] / n if n else 0.0)
+
+
+def cross_entropy_reference(shape, inputs, rows):
+    """dx = g (p - onehot) / n on live rows; an ignored row's 0, held exactly (and, with no live row, every row's)."""
+    p, hot, live, per = cross_entropy_rows(inputs, rows)
+    ignored = (~live).view(-1, 1).expand_as(p)
+    return (per * (p - hot)).masked_fill(ignored, 0.0), ignored, None
+
+
+def cross_entropy_allowance(shape, inputs, rows, absolute, relative):
+    """kevo's bound on dx (kevo_compare_cross_entropy): (absolute + relative p) |g| / n, plus what flushing
+    subnormals costs, FLT_MIN (1 + |g| / n); the case's L2 against |g| / n (p + onehot)."""
+    p, hot, _, per = cross_entropy_rows(inputs, rows)
+    a = abs(per)
+    return a * (absolute + relative * p) + torch.finfo(torch.float32).tiny * (1 + a), a * (p + hot)
+
+
+def finite_or_text(v):
+    """A float for the record, a non-finite one as text ("nan", "-inf"): the record stays JSON."""
+    return v if math.isfinite(v) else repr(v)
+
+
+def cross_entropy_loss_check(op, shape, inputs, more):
+    """{"loss": its check}: the loss against the float64 mean of the live rows' (max - x[label]) + log(sum) (as
+    kevo's reference takes a row's loss, never lse - x[label], whose lse absorbs log(sum) where the maximum is huge):
+    within the op's L2 tolerance of the loss's scale, the mean of |max - x[label]| + log(sum), plus one unit of the
+    loss's type at the answer (float32, what kevo's contract returns; torch's loss is in x's type, and is given that
+    type's unit, as every output is its own type's in y's check). NaN exactly where no row is live."""
+    got_t = more["loss"].reshape(-1)
+    got = float(got_t[0].double())
+    total = scale = 0.0
+    per = max(1, CHECK_ELEMENTS // max(1, shape.cols))
+    for start in range(0, shape.rows, per):
+        rows = slice(start, min(shape.rows, start + per))
+        x = inputs["x"][rows].double()
+        labels = inputs["labels"][rows]
+        live = labels != IGNORE_INDEX
+        top = x.amax(dim=-1)
+        log_sum = torch.log(torch.exp(x - top.view(-1, 1)).sum(dim=-1))
+        gap = top - x.gather(1, labels.clamp(min=0).view(-1, 1)).view(-1)
+        total += float(((gap + log_sum)[live]).sum())
+        scale += float(((gap.abs() + log_sum)[live]).sum())
+    n = live_rows(inputs)
+    result = {"dtype": str(got_t.dtype).replace("torch.", ""), "liveRows": n, "loss": finite_or_text(got)}
+    if n == 0:
+        return {"loss": {**result, "ok": math.isnan(got), "reference": "nan"}}
+    ref = total / n
+    held = torch.tensor([ref], dtype=torch.float64).to(got_t.dtype).double()
+    bound = op.tolerance[2] * scale / n + float(ulp(got_t.dtype, held)[0])
+    err = abs(got - ref)
+    return {"loss": {**result, "ok": math.isfinite(got) and err <= bound, "reference": ref,
+                     "absError": finite_or_text(err), "bound": bound}}
+
+
+def torch_cross_entropy(shape, inputs, yt):
+    """What a training step runs: loss = F.cross_entropy(logits, labels) (ignore_index -100, mean), then
+    loss.backward(), on a leaf in x's type (x's storage, detached); both timed, each call from .grad = None, as
+    zero_grad(set_to_none=True) leaves it between steps: no accumulation into an earlier grad, a fresh one from
+    torch's caching allocator. Setting it is host work only, so no GPU time. dx comes in x's type whatever y's (a
+    user's grad is in the leaf's type), and the loss in x's type too."""
+    if inputs["g"] != 1.0:
+        raise ValueError(f"torch's peer runs loss.backward(), g = 1, not {inputs['g']}")
+    xr = inputs["x"].detach().requires_grad_()
+    labels, cross_entropy = inputs["labels"], torch.nn.functional.cross_entropy
+
+    def call():
+        xr.grad = None
+        loss = cross_entropy(xr, labels)
+        loss.backward()
+        return xr.grad, {"loss": loss.detach()}
+    return call
+
+
+def triton_fused_cross_entropy(shape, inputs, dx, sms, loss):
+    """tce.cross_entropy: a program a row, its rows' losses in a float32 buffer made before timing."""
+    row_loss = torch.empty(shape.rows, dtype=torch.float32, device=dx.device)
+    x, labels, g = inputs["x"], inputs["labels"], inputs["g"]
+    return lambda: tce.cross_entropy(x, labels, dx, loss, g, row_loss)
+
+
+CROSS_ENTROPY_NOTE = (
+    "x as every op draws it (normal, standard deviation 4); labels int64 uniform in [0, cols), about one row in eight "
+    f"{IGNORE_INDEX} (ignored), the same at a shape for every variant and dtype; g = {CROSS_ENTROPY_G} (the incoming "
+    "gradient, loss.backward()'s). floor_bytes: x and labels read once, dx and the one float32 loss written once. "
+    "torch: loss = F.cross_entropy(x, labels) then loss.backward() on a leaf in x's dtype, forward and backward timed "
+    "together (log_softmax, nll_loss, ones_like for the gradient, nll_loss's and log_softmax's backward), each call "
+    "from .grad = None (set in the timed call, host work only), so every call allocates a fresh dx as a training step "
+    "does after zero_grad(); its host time (autograd's) is in the measure where it outlasts the ~100 us the GPU is "
+    "kept busy before each timed launch, which only the smallest shapes may see; torch's dx and loss are in x's dtype "
+    "(bf16 in bf16: the loss then held to a bf16 unit, and log_softmax's bf16 output rounds every p, so torch's bf16 "
+    "check may fail where kevo's contract computes in float32). Triton: one program a row over chunks of 4096 "
+    "columns, an online (max, sum) per lane, then dx = g (p - onehot) / n from a second read of the row; n counted by "
+    "torch, (labels != -100).sum(), and the loss torch's sum of the rows' losses / n, both in the timed call. Checks: "
+    "dx as kevo holds it, per element (1e-6 + 1e-4 p) |g| / n + one unit of dx's type (+ FLT_MIN (1 + |g| / n)), an "
+    "ignored row's exactly 0, the case's L2 against |g| / n (p + onehot); the loss (checks.ROLE.loss) within 1e-4 of "
+    "the mean of |max - x[label]| + log(sum) over live rows, plus one unit of its type")
+
+
 OPS = {
     "softmax": Op(inputs=logits, output=like_x, torch_name="torch.softmax", torch_call=torch_rowwise("softmax"),
                   reference=torch_reference("softmax"), tolerance=(1e-6, 1e-4, 1e-4),
@@ -345,6 +497,15 @@ OPS = {
                                            "columns)",
                                triton_call=triton_backward(True), triton_refusal=lambda shape: None,
                                note=BACKWARD_NOTE),
+    "cross_entropy": Op(inputs=cross_entropy_inputs, output=like_x, output_name="dx",
+                        more_outputs=cross_entropy_loss_output, torch_name="torch.nn.functional.cross_entropy+backward",
+                        torch_call=torch_cross_entropy, reference=cross_entropy_reference,
+                        allowance=cross_entropy_allowance, check_more=cross_entropy_loss_check,
+                        tolerance=(1e-6, 1e-4, 1e-4),
+                        triton_name="triton fused cross entropy + backward (a program a row, online over 4096-column "
+                                    "chunks; n and the loss's mean by torch)",
+                        triton_call=triton_fused_cross_entropy, triton_refusal=lambda shape: None,
+                        note=CROSS_ENTROPY_NOTE),
 }
 
 
@@ -500,15 +661,20 @@ def check(op, shape, inputs, out, on_empty_rows=True):
         finite = ~exact & torch.isfinite(got)
         nonfinite += int((~exact & ~torch.isfinite(got)).sum())
         err = torch.where(finite, (got - ref).abs(), torch.zeros_like(got))
-        scale = op.scale(shape, inputs, rows) if op.scale else None
-        bound = absolute * (scale if scale is not None else 1.0) + relative * ref.abs() + ulp(out.dtype, held)
+        if op.allowance:
+            allowed, weight = op.allowance(shape, inputs, rows, absolute, relative)
+        else:
+            scale = op.scale(shape, inputs, rows) if op.scale else None
+            allowed = absolute * (scale if scale is not None else 1.0) + relative * ref.abs()
+            weight = scale if scale is not None else ref
+        bound = allowed + ulp(out.dtype, held)
         violations += int((err > bound).sum())
         if finite.any():
             max_err = max(max_err, float(err.max()))
             worst = max(worst, float((err / bound).max()))
         counted = finite & torch.isfinite(held)  # whole-case errors over the answers out's type holds finitely
         err_sq += float((err[counted] ** 2).sum())
-        ref_sq += float(((scale if scale is not None else ref)[counted] ** 2).sum())
+        ref_sq += float((weight[counted] ** 2).sum())
         held_sq += float(((held - ref)[counted] ** 2).sum())
     norm = math.sqrt(ref_sq) or 1.0
     rel_l2, l2_bound = math.sqrt(err_sq) / norm, l2 + 1.25 * math.sqrt(held_sq) / norm
@@ -528,7 +694,12 @@ def admit(role, op, shape, inputs, first_run, timed, variants, checks):
     try:
         out = first_run()
         torch.cuda.synchronize()
-        checks[role] = check(op, shape, inputs, out, on_empty_rows=role != "torch" or op.torch_on_empty_rows)
+        y, more = out if isinstance(out, tuple) else (out, {})
+        result = check(op, shape, inputs, y, on_empty_rows=role != "torch" or op.torch_on_empty_rows)
+        for name, c in (op.check_more(op, shape, inputs, more) if op.check_more else {}).items():
+            result[name] = c
+            result["ok"] = result["ok"] and c["ok"]
+        checks[role] = result
     except Exception as e:  # noqa: BLE001 - a failure is recorded on its row, and that implementation not timed
         checks[role] = {"ok": False, "error": (str(e).strip().splitlines() or [type(e).__name__])[0][:300]}
         return
@@ -570,23 +741,26 @@ def floor_variants(nbytes, device):
     return copies
 
 
-def implementations(op, kernel, shape, inputs, y, ctx, row):
+def implementations(op, kernel, shape, inputs, y, more, ctx, row):
     """kevo's, torch's and Triton's implementations of the op on these inputs, each run once and checked (admit):
     the calls to time, and every check or reason one is not run."""
     variants, checks = {}, {}
 
     def poisoned(call):
-        """One run into y filled with NaN first, so that an element left unwritten fails the check."""
+        """One run into y filled with NaN first, so that an element left unwritten fails the check; the more outputs
+        with -inf (NaN may be their answer)."""
         def first_run():
             y.fill_(float("nan"))
+            for t in more.values():
+                t.fill_(-math.inf)
             call()
-            return y
+            return (y, more) if more else y
         return first_run
 
     try:
         variables = shape.variables()  # batch, heads, queries, mask_kind: what an attention file's plans may read
         plan, ws = kernel.prepare(shape.rows, shape.cols, variables)
-        run = kernel.bind_tensors(plan, {**inputs, op.output_name: y, "ws": ws}, shape.rows, shape.cols,
+        run = kernel.bind_tensors(plan, {**inputs, op.output_name: y, **more, "ws": ws}, shape.rows, shape.cols,
                                   ctx["stream"], variables)
         row["kevo_launches"] = [launch["kernel"] for launch in plan["launches"]]
         admit("kevo", op, shape, inputs, poisoned(run), run, variants, checks)
@@ -600,7 +774,7 @@ def implementations(op, kernel, shape, inputs, y, ctx, row):
         admit("torch", op, shape, inputs, torch_call, torch_call, variants, checks)
     refusal = op.triton_refusal(shape) if op.triton_call else "no Triton kernel for this op"
     if refusal is None:
-        triton_call = op.triton_call(shape, inputs, y, ctx["sms"])
+        triton_call = op.triton_call(shape, inputs, y, ctx["sms"], **more)
         admit("triton", op, shape, inputs, poisoned(triton_call), triton_call, variants, checks)
     else:
         checks["triton"] = {"ok": False, "error": refusal}
@@ -631,11 +805,13 @@ def bench_row(job, kernel, shape, rounds, seed, ctx):
     gen = torch.Generator(device=ctx["device"])
     gen.manual_seed(seed)
     inputs = op.inputs(shape, xt, gen)
-    y = op.output(inputs, yt)
+    y, more = op.output(inputs, yt), op.more_outputs(inputs)
     row = {"op": job.op, "dtype": job.dtype, "shape": str(shape), "suite": job.suite, "kernel": job.kernel}
-    variants, checks = implementations(op, kernel, shape, inputs, y, ctx, row)
-    # the inputs' tensors read once (None: a mask tensor the kind does not read; floats: scalars) and y written once
-    row["floor_bytes"] = sum(t.nbytes for t in inputs.values() if torch.is_tensor(t)) + y.nbytes
+    variants, checks = implementations(op, kernel, shape, inputs, y, more, ctx, row)
+    # the inputs' tensors read once (None: a mask tensor the kind does not read; floats: scalars), y and the more
+    # outputs (cross_entropy's loss) written once
+    row["floor_bytes"] = (sum(t.nbytes for t in inputs.values() if torch.is_tensor(t)) + y.nbytes
+                          + sum(t.nbytes for t in more.values()))
     variants.update(floor_variants(row["floor_bytes"], y.device))
     row.update(timings(kb.time_rounds(variants, rounds, ctx["flush"])))
     row["checks"] = checks
@@ -701,7 +877,7 @@ def record_head(argv, args, rounds, cuda):
                   "order rotated each round), L2 flushed (2x L2 read) before each launch, GPU busy while the host "
                   "enqueues (torch.cuda._sleep), CUDA events; medians with 95% intervals by order statistics; every "
                   "output checked against float64 with kevo's tolerance for the op before anything is timed",
-        "floor": "the faster of torch's copy_ and a Triton copy kernel moving floor_bytes (each input read once, the "
+        "floor": "the faster of torch's copy_ and a Triton copy kernel moving floor_bytes (each input read once, each "
                  "output written once), half read and half written",
         "ratios": "floor_fraction = floor_us / kevo_us (1.0: the speed of a copy); speedup_vs_torch = torch_us / "
                   "kevo_us; speedup_vs_triton = triton_us / kevo_us: above 1, kevo is faster. A summary's geometric "

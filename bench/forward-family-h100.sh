@@ -34,6 +34,8 @@
 #   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
 #   loss-cli         kevo eval of cross_entropy's seeds and own baseline (fp32 and bf16, standard suite; the seeds
 #              on the llm suite too), each with its record
+#   family-loss [K]  bench/family.py on the llm suite, cross_entropy's K (default its held_rows seed) in fp32 and
+#              bf16 beside torch's F.cross_entropy + backward and a Triton kernel; ROUNDS (default 20) rounds
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -273,6 +275,11 @@ loss-cli)
       echo "llm $f $d exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/eval-$f-llm-$d.txt" | tail -1
     done
   done ;;
+family-loss)
+  k=${2:-seeds/cross_entropy/held_rows.cu}
+  timeout 560 python3 bench/family.py --rounds "${ROUNDS:-20}" --out "$out/family-loss.json" \
+    --job "cross_entropy:fp32:$k:llm" --job "cross_entropy:bf16:$k:llm" > "$out/family-loss.txt" 2>&1
+  echo "family exit $?"; grep -E '^\{' "$out/family-loss.txt" | cut -c1-220; tail -5 "$out/family-loss.txt" ;;
 adversarial)
   # The corpus after the evaluator or a harness changed: every file's verdict against its expected one.
   CORPUS=${2:-*.cu} timeout 540 python3 bench/adversarial.py "$out/adversarial.json" > "$out/adversarial.txt" 2>&1
