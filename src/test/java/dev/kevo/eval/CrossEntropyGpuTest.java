@@ -105,7 +105,8 @@ class CrossEntropyGpuTest {
     }
 
     /**
-     * On every case: the labels are -100 or a finite logit's column (all -100 in the constant case only), the CPU
+     * On every case: the labels are -100 or a finite logit's column (all -100 in the constant case only; a one-row
+ * shape's row live in every other case, so that timed launches time a live row), the CPU
      * specification's loss and dx on the generated x and labels pass, and each of these fails: a dx element of a live
      * row off by a hundred times its bound, a non-zero dx on an ignored row, a loss off by 1%, and (with no live row)
      * a loss of 0 instead of NaN.
@@ -161,6 +162,13 @@ class CrossEntropyGpuTest {
             } else {
                 CheckCounts zero = b.compare(dx, 0f, shape, seed, inputCase);
                 assertEquals(1, zero.violations(), "no live row: the loss is NaN, not 0: " + zero);
+            }
+            try (Buffers one = Buffers.of(new Shape(1, 100))) {
+                trusted.generate(one.inputs(seed), new Shape(1, 100), seed, inputCase);
+                long[] label = new long[1];
+                gpu.download(one.labels().pointer(), label, 8);
+                assertEquals(inputCase == InputCase.CONSTANT, label[0] == CrossEntropyReference.IGNORE_INDEX,
+                        "a one-row shape keeps its row live in every case but constant: " + label[0]);
             }
             float[] leak = dx.clone();
             leak[ignoredRow * shape.cols() + 3] = 1e-30f;
