@@ -103,7 +103,7 @@ class BackwardReferenceCompileTest {
     }
 
     /** The kernels a class of kevo's evaluator looks up by name ({@code module.kernel("...")}). */
-    private static List<String> lookedUp(String javaFile) throws IOException {
+    static List<String> lookedUp(String javaFile) throws IOException {
         return Pattern.compile("module\\.kernel\\(\"(\\w+)\"\\)")
                 .matcher(Files.readString(TestFiles.root().resolve("src/main/java/dev/kevo/eval/" + javaFile)))
                 .results().map(m -> m.group(1)).toList();

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
-import dev.kevo.TestFiles;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.cuda.Prelude;
@@ -12,10 +11,8 @@ import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,19 +44,14 @@ class CrossEntropyHarnessCompileTest {
         harnessCompiles(Precision.BF16_FP32);
     }
 
-    private static List<String> lookedUp(String javaFile) throws IOException {
-        return Pattern.compile("module\\.kernel\\(\"(\\w+)\"\\)")
-                .matcher(Files.readString(TestFiles.root().resolve("src/main/java/dev/kevo/eval/" + javaFile)))
-                .results().map(m -> m.group(1)).toList();
-    }
-
     private static void harnessCompiles(Precision dtype) throws IOException {
         Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME,
                 TrustedKernels.source(new Task(Operators.CROSS_ENTROPY, dtype)), Prelude.headers(), "sm_90");
-        List<String> loss = lookedUp("CrossEntropyKernels.java");
+        List<String> loss = BackwardReferenceCompileTest.lookedUp("CrossEntropyKernels.java");
         assertTrue(loss.containsAll(List.of("kevo_generate_labels", "kevo_cross_entropy_totals",
                 "kevo_prepare_cross_entropy", "kevo_compare_cross_entropy")), loss::toString);
-        for (String kernel : Stream.concat(loss.stream(), lookedUp("TrustedKernels.java").stream()).toList()) {
+        for (String kernel : Stream.concat(loss.stream(),
+                BackwardReferenceCompileTest.lookedUp("TrustedKernels.java").stream()).toList()) {
             assertTrue(c.definesKernel(kernel), dtype.id() + ": " + kernel);
         }
     }
