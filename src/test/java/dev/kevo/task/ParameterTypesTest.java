@@ -71,12 +71,10 @@ class ParameterTypesTest {
         try (Stream<Path> files = Stream.of("seeds", "evaluator/baselines", "evaluator/adversarial")
                 .flatMap(d -> list(root.resolve(d)))) {
             for (Path f : files.filter(p -> p.toString().endsWith(".cu")).toList()) {
-                KernelFile file;
-                try {
-                    file = ContractParser.read(f);
-                } catch (ContractException e) {
-                    continue; // the corpus's files with broken headers
+                if (Files.readString(f).contains("// @expect contract-error")) {
+                    continue;  // the corpus's files that are to be refused: broken headers, labels read as int32
                 }
+                KernelFile file = ContractParser.read(f);
                 for (Precision dtype : file.dtypes()) {
                     assertEquals(Optional.empty(), ParameterTypes.violation(file, dtype), f + " in " + dtype);
                 }
