@@ -34,6 +34,8 @@
 #   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
 #   loss-cli         kevo eval of cross_entropy's seeds and own baseline (fp32 and bf16, standard suite; the seeds
 #              on the llm suite too), each with its record
+#   loss-scale [K]   kevo eval --at-scale --sanitize of cross_entropy's K (default its held_rows seed), fp32 and bf16:
+#              the held-out shapes, the plain buffers of champion confirmation and compute-sanitizer on the loss
 #   family-loss [K]  bench/family.py on the llm suite, cross_entropy's K (default its held_rows seed) in fp32 and
 #              bf16 beside torch's F.cross_entropy + backward and a Triton kernel; ROUNDS (default 20) rounds
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
@@ -274,6 +276,14 @@ loss-cli)
         --json "$out/eval-$f-llm-$d.json" > "$out/eval-$f-llm-$d.txt" 2>&1
       echo "llm $f $d exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/eval-$f-llm-$d.txt" | tail -1
     done
+  done ;;
+loss-scale)
+  k=${2:-seeds/cross_entropy/held_rows.cu}
+  for d in fp32 bf16; do
+    cp "$k" "$out/k-$d.cu"
+    timeout 270 "$KEVO" eval --op cross_entropy --dtype "$d" --suite llm --at-scale --sanitize "$out/k-$d.cu" \
+      --json "$out/eval-scale-$d.json" > "$out/eval-scale-$d.txt" 2>&1
+    echo "at scale $d exit $?"; grep -E 'at scale|sanitized|PASS|REJECTED' "$out/eval-scale-$d.txt" | tail -3
   done ;;
 family-loss)
   k=${2:-seeds/cross_entropy/held_rows.cu}
