@@ -8,6 +8,7 @@ import dev.kevo.cuda.Prelude;
 import dev.kevo.data.InputCase;
 import dev.kevo.data.Shape;
 import dev.kevo.data.Tolerance;
+import dev.kevo.task.op.Task;
 
 /**
  * kevo's own kernels for a loss (harness_cross_entropy.cu), which {@link TrustedKernels} launches beside the forward's
@@ -61,7 +62,7 @@ final class CrossEntropyKernels {
                        long caseSeed, InputCase inputCase, long salt, Tolerance tolerance) {
         gpu.launch(compare, TrustedKernels.itemGrid(shape, sms), THREADS, 0, out.y(), out.reduced(), inputs.x(),
                 inputs.labels(), stats, shape.rows(), shape.cols(), TrustedKernels.REFERENCE_CHUNK,
-                TrustedKernels.chunks(shape), caseSeed, inputCase.ordinal(), salt, inputs.scalars().get("g"),
+                TrustedKernels.chunks(shape), caseSeed, inputCase.ordinal(), salt, inputs.scalars().get(Task.GRADIENT),
                 tolerance.absolute(), tolerance.relative(), tolerance.relativeL2(), result);
     }
 

@@ -42,7 +42,7 @@ final class Workbench implements AutoCloseable {
     static final long SHIFT_STEP = 512;
     /** Guard zone pattern ("kevo"). */
     static final int GUARD_PATTERN = 0x6B65766F;
-    /** Bytes of an output of one element: a float32 loss. */
+    /** Bytes of an output of one element: a float32 loss, the one kind the harness judges (harness_cross_entropy.cu). */
     static final long REDUCED_BYTES = 4;
     /** Unwritten output: a signalling NaN that no float arithmetic produces. */
     static final int POISON_Y = 0x7FBADBAD;

@@ -28,7 +28,7 @@ final class CrossEntropy implements Operator {
      * (a weighted sum of losses) and 1024 (fp16's loss scaling), drawn per case so that a kernel that takes it as 1 is
      * wrong on the others.
      */
-    private static final List<Scalar> SCALARS = List.of(new Scalar("g", List.of(1f, 0.25f, 3f, 1024f)));
+    private static final List<Scalar> SCALARS = List.of(new Scalar(Task.GRADIENT, List.of(1f, 0.25f, 3f, 1024f)));
 
     @Override
     public String id() {

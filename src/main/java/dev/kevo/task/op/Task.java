@@ -132,6 +132,9 @@ public record Task(Operator op, Precision dtype) {
     /** The name of the scalar the harness's reference takes as the scores' scale. */
     public static final String SCALE = "scale";
 
+    /** The name of the scalar a loss takes as the incoming gradient of its value, which its dx is scaled by. */
+    public static final String GRADIENT = "g";
+
     /** The scale of the scores for {@code caseSeed}'s case: the operator's {@value #SCALE}, 1 without one. */
     public float scale(long caseSeed) {
         return scalars(caseSeed).getOrDefault(SCALE, 1f);
