@@ -117,7 +117,8 @@ final class CorrectnessCheck {
             return "";
         }
         if (first >= shape.elements()) {
-            return ", first at " + bench.task().op().reducedOutput().map(t -> "`" + t.name() + "`").orElse("index " + first);
+            return ", first at " + bench.task().op().reducedOutput().map(t -> "`" + t.name() + "`")
+                    .orElse("index " + first);
         }
         return ", first at row " + first / shape.cols() + " col " + first % shape.cols();
     }

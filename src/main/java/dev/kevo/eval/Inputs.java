@@ -10,10 +10,11 @@ import java.util.Map;
 
 /**
  * Where one generated input of the operator lies, as kevo's own kernels and a launch read it: its row inputs (x; or y
- * and dy for a gradient, in the operator's order: {@link dev.kevo.task.op.Operator#rowInputs}), the tensors the
- * shape's mask kind reads (the key lengths, the additive mask; {@link DevicePointer#none()} where it reads none), a
- * loss's labels (one a row; none for an operator without them), the values of the operator's scalars for the case it was generated for (none for an operator without any), and for a
- * gradient where its inputs were derived from ({@link Source}; null for a forward operator).
+ * and dy for a gradient, in the operator's order: {@link dev.kevo.task.op.Operator#rowInputs}), the tensors the shape's
+ * mask kind reads (the key lengths, the additive mask; {@link DevicePointer#none()} where it reads none), a loss's
+ * labels (one a row; none for an operator without them), the values of the operator's scalars for the case it was
+ * generated for (none for an operator without any), and for a gradient where its inputs were derived from ({@link
+ * Source}; null for a forward operator).
  */
 record Inputs(List<DevicePointer> rowInputs, DevicePointer lengths, DevicePointer mask, DevicePointer labels,
               Map<String, Float> scalars, Source source) {

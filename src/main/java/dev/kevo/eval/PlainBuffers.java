@@ -13,10 +13,11 @@ import java.util.Map;
 
 /**
  * A shape's buffers as a user's program would allocate them: x (a gradient's y and dy; and each tensor the shape's mask
- * kind reads, and a loss's labels), y (and a loss's value) and the workspace each an allocation of its own of exactly the bytes it needs (y and the workspace in
- * whole words, which the poison is written in), nothing around them. A checked launch here is the one no guard zone,
- * shift or neighbouring kevo buffer can tell from a user's call; it is judged against the same reference. A gradient's
- * inputs are derived through kevo's own memory beside them ({@link ForwardScratch}).
+ * kind reads, and a loss's labels), y (and a loss's value) and the workspace each an allocation of its own of exactly
+ * the bytes it needs (y and the workspace in whole words, which the poison is written in), nothing around them. A
+ * checked launch here is the one no guard zone, shift or neighbouring kevo buffer can tell from a user's call; it is
+ * judged against the same reference. A gradient's inputs are derived through kevo's own memory beside them ({@link
+ * ForwardScratch}).
  */
 final class PlainBuffers implements CheckBuffers, AutoCloseable {
     private final Gpu gpu;

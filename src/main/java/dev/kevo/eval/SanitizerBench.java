@@ -12,11 +12,12 @@ import java.util.List;
 
 /**
  * The device memory of a sanitizer run: per shape, x (a gradient's y and dy; and each tensor the shape's mask kind
- * reads, a loss's labels), y (and a loss's value) and the workspace each allocated at exactly its size (the workspace in whole words), with no guard zones;
- * for a gradient, kevo's own memory its inputs are derived through ({@link ForwardScratch}), once for every shape. An evaluation's {@link Workbench} surrounds them with guards, which makes a read just past x a read
- * of kevo's own memory that memcheck cannot tell from a legal one; here the byte after each buffer belongs to no
- * allocation. Everything is allocated up front, with a gap allocated behind each buffer and freed before any
- * launch, so that neither the allocator (which packs small allocations) nor a later allocation puts another
+ * reads, a loss's labels), y (and a loss's value) and the workspace each allocated at exactly its size (the workspace
+ * in whole words), with no guard zones; for a gradient, kevo's own memory its inputs are derived through ({@link
+ * ForwardScratch}), once for every shape. An evaluation's {@link Workbench} surrounds them with guards, which makes a
+ * read just past x a read of kevo's own memory that memcheck cannot tell from a legal one; here the byte after each
+ * buffer belongs to no allocation. Everything is allocated up front, with a gap allocated behind each buffer and freed
+ * before any launch, so that neither the allocator (which packs small allocations) nor a later allocation puts another
  * buffer right behind one; compute-sanitizer's padding does the same where it applies.
  */
 final class SanitizerBench implements AutoCloseable {

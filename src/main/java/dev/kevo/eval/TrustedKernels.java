@@ -304,7 +304,10 @@ final class TrustedKernels implements AutoCloseable {
      * ({@link BackwardKernels#reference}); for a loss, the totals after them ({@link CrossEntropyKernels#totals}).
      * {@code stats} holds {@link #statsBytes} bytes.
      */
-    /** As {@link #reference(DevicePointer, DevicePointer, Inputs, Shape, long, InputCase)}, for an operator without labels. */
+    /**
+     * As {@link #reference(DevicePointer, DevicePointer, Inputs, Shape, long, InputCase)}, for an operator without
+     * labels.
+     */
     void reference(DevicePointer stats, DevicePointer partial, Inputs inputs, Shape shape) {
         if (loss != null) {
             throw new IllegalStateException("a loss's reference regenerates its labels: give their case seed and case");
@@ -336,7 +339,10 @@ final class TrustedKernels implements AutoCloseable {
         }
     }
 
-    /** As {@link #compare(Outputs, Inputs, DevicePointer, DevicePointer, Shape, long, InputCase, Tolerance)} of y alone. */
+    /**
+     * As {@link #compare(Outputs, Inputs, DevicePointer, DevicePointer, Shape, long, InputCase, Tolerance)}, of y
+     * alone.
+     */
     CheckCounts compare(DevicePointer y, Inputs inputs, DevicePointer stats, DevicePointer result, Shape shape,
                         long caseSeed, InputCase inputCase, Tolerance tolerance) {
         return compare(Outputs.of(y), inputs, stats, result, shape, caseSeed, inputCase, tolerance);

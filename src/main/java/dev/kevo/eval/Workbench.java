@@ -15,11 +15,12 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate.
- * The operator's input (x here; a gradient's y, with its dy beside it), the tensors a mask brings (key lengths, an
- * additive mask, a loss's labels: per input set too, where the operator reads them), its outputs (y, a gradient's or a
- * loss's dx; a loss's value) and the workspace each sit between two guard zones, so a write just outside them is caught; a launch gets them by the operator's names
- * for them ({@link #bindings}). A gradient's inputs are derived through memory of kevo's own ({@link ForwardScratch}).
+ * The device memory of an evaluation, allocated once for the largest shape and reused by every candidate. The
+ * operator's input (x here; a gradient's y, with its dy beside it), the tensors a mask brings (key lengths, an additive
+ * mask, a loss's labels: per input set too, where the operator reads them), its outputs (y, a gradient's or a loss's
+ * dx; a loss's value) and the workspace each sit between two guard zones, so a write just outside them is caught; a
+ * launch gets them by the operator's names for them ({@link #bindings}). A gradient's inputs are derived through memory
+ * of kevo's own ({@link ForwardScratch}).
  *
  * <p>Where in its allocation each guarded region starts is drawn anew for every evaluation ({@link #place}), in
  * {@link #SHIFT_STEP} steps over {@link #SHIFT_SPAN}: a kernel cannot tell kevo's buffers by their addresses (once
@@ -42,7 +43,7 @@ final class Workbench implements AutoCloseable {
     static final long SHIFT_STEP = 512;
     /** Guard zone pattern ("kevo"). */
     static final int GUARD_PATTERN = 0x6B65766F;
-    /** Bytes of an output of one element: a float32 loss, the one kind the harness judges (harness_cross_entropy.cu). */
+    /** Bytes of an output of one element: a float32 loss, the one kind the harness judges (harness_cross_entropy). */
     static final long REDUCED_BYTES = 4;
     /** Unwritten output: a signalling NaN that no float arithmetic produces. */
     static final int POISON_Y = 0x7FBADBAD;
@@ -156,8 +157,8 @@ final class Workbench implements AutoCloseable {
 
     /**
      * The input tensors of {@code op} beside its first row input, in its order: what a mask brings (each of another
-     * extent: {@link dev.kevo.task.op.Operator#extraInputs}, for a forward operator all of them) and a gradient's second
-     * row input, dy. Each gets a guarded buffer per input set as the first one does.
+     * extent: {@link dev.kevo.task.op.Operator#extraInputs}, for a forward operator all of them) and a gradient's
+     * second row input, dy. Each gets a guarded buffer per input set as the first one does.
      */
     static List<Tensor> besideFirst(dev.kevo.task.op.Operator op) {
         Tensor first = op.rowInputs().getFirst();

@@ -178,7 +178,8 @@ class KnobTunerTest {
         TaskContext context = new TaskContext(null, "standard", List.of(), loss, "cross_entropy_two_pass");
         String seed = Files.readString(TestFiles.root().resolve("seeds/cross_entropy/held_rows.cu"));
         for (long s = 0; s < 30; s++) {
-            ProposalRequest request = ProposalRequest.builder(candidate("seed-held_rows", seed), new SplittableRandom(s))
+            ProposalRequest request = ProposalRequest.builder(candidate("seed-held_rows", seed),
+                    new SplittableRandom(s))
                     .context(context).build();
             assertEquals("tune", new BuiltinAgent(true).propose(request).operator());
         }

@@ -171,7 +171,8 @@ class BackwardGpuTest {
                             long salt) {
             gpu.upload(dx.pointer(), dxValues, shape.elements() * 4);
             trusted.reference(dots.pointer(), partial.pointer(), inputs(), shape);
-            trusted.compareQueued(Outputs.of(dx.pointer()), inputs(), dots.pointer(), result.pointer(), shape, seed, inputCase,
+            trusted.compareQueued(Outputs.of(dx.pointer()),
+                    inputs(), dots.pointer(), result.pointer(), shape, seed, inputCase,
                     salt, task.op().tolerance(), true);
             return trusted.counts(result.pointer());
         }

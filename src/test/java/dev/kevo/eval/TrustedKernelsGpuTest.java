@@ -139,7 +139,8 @@ class TrustedKernelsGpuTest {
             }
             gpu.upload(y.pointer(), out, n * 4L);
             trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
-            trusted.compareQueued(Outputs.of(y.pointer()), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE, seed,
+            trusted.compareQueued(Outputs.of(y.pointer()),
+                    Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE, seed,
                     InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts salty = trusted.counts(result.pointer());
             assertEquals(0, salty.violations() + salty.inputChanged() + salty.unwritten() + salty.nonFinite());
@@ -158,7 +159,8 @@ class TrustedKernelsGpuTest {
             gpu.upload(y.pointer(), stale, n * 4L);
             trusted.perturb(x.pointer(), SHAPE, seed, InputCase.NORMAL_1, 0, salt);
             trusted.reference(stats.pointer(), scratch.pointer(), Inputs.of(x.pointer()), SHAPE);
-            trusted.compareQueued(Outputs.of(y.pointer()), Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE, seed,
+            trusted.compareQueued(Outputs.of(y.pointer()),
+                    Inputs.of(x.pointer()), stats.pointer(), result.pointer(), SHAPE, seed,
                     InputCase.NORMAL_1, salt, Tolerance.defaults(), true);
             CheckCounts replayed = trusted.counts(result.pointer());
             assertEquals(0, replayed.inputChanged(), replayed.toString());
@@ -222,7 +224,8 @@ class TrustedKernelsGpuTest {
             gpu.upload(y.pointer(), out, n * 4L);
             gpu.fill(slots.pointer(), 0x12345678, 3 * CheckCounts.BYTES / 4);  // junk the clear must remove
             trusted.clearChecks(slots.pointer(), 3);
-            trusted.compareQueued(Outputs.of(y.pointer()), Inputs.of(x.pointer()), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
+            trusted.compareQueued(Outputs.of(y.pointer()),
+                    Inputs.of(x.pointer()), stats.pointer(), slots.at(CheckCounts.BYTES), shortRows,
                     seed, InputCase.NORMAL_1, salt, Tolerance.defaults(), false);
             java.util.List<CheckCounts> counts = trusted.counts(slots.pointer(), 3);
             assertEquals(1, counts.get(1).violations(), "one wrong element against the one-chunk reference");

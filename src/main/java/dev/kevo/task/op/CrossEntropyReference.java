@@ -9,11 +9,10 @@ package dev.kevo.task.op;
  * <ul>
  *   <li>A row is live when its label is not {@link #IGNORE_INDEX}; {@code n} counts the live rows.</li>
  *   <li>A live row's loss is {@code lse - x[label]}, lse its log-sum-exp ({@code -inf} entries, masked, add nothing),
- *       taken as {@code (max - x[label]) + log(sum)}, and a probability as {@code exp((x - max) - log(sum))}: lse itself
- *       would absorb log(sum) where the row's maximum is huge (a row masked throughout with float32's lowest value,
- *       Hugging Face's mask, whose loss is log(cols));
- *       the loss is their sum, divided by {@code n} for {@link Reduction#MEAN}: with no live row 0 / 0, NaN, as
- *       torch gives.</li>
+ *       taken as {@code (max - x[label]) + log(sum)}, and a probability as {@code exp((x - max) - log(sum))}: lse
+ *       itself would absorb log(sum) where the row's maximum is huge (a row masked throughout with float32's lowest
+ *       value, Hugging Face's mask, whose loss is log(cols)); the loss is their sum, divided by {@code n} for
+ *       {@link Reduction#MEAN}: with no live row 0 / 0, NaN, as torch gives.</li>
  *   <li>{@code dx = g (softmax(x) - onehot(label))}, divided by {@code n} for the mean; an ignored row's dx is exactly
  *       0, and so is every dx when no row is live.</li>
  * </ul>

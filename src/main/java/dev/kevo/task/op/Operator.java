@@ -150,7 +150,8 @@ public interface Operator {
         List<Tensor> found = tensors().stream()
                 .filter(t -> t.role() == Tensor.Role.OUTPUT && t.extent() == Tensor.Extent.ONE).toList();
         if (found.size() > 1) {
-            throw new IllegalStateException(id() + ": the harness judges one output of one element, not " + found.size());
+            throw new IllegalStateException(id() + ": the harness judges one output of one element, not "
+                    + found.size());
         }
         return found.stream().findFirst();
     }
