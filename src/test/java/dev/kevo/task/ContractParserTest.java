@@ -612,4 +612,24 @@ class ContractParserTest {
         assertEquals(1, padded.planIndex());
         assertEquals(List.of(32, 1, 2), padded.launches().getFirst().args().subList(6, 9), "heads, queries, mask_kind");
     }
+
+    /**
+     * The contract's loss example parses as cross_entropy, binds its labels, outputs, scalar and workspace by name, and
+     * its kernel's parameters are the types the operator's tensors hold in every dtype it declares.
+     */
+    @Test
+    void theContractsLossExampleParsesAndItsParametersAreTyped() throws IOException {
+        String contract = Files.readString(ROOT.resolve("docs/contract.md"));
+        int section = contract.indexOf("### A loss: cross_entropy");
+        int start = contract.indexOf("```cuda\n", section) + "```cuda\n".length();
+        KernelFile example = ContractParser.parse("example.cu", null, contract.substring(start,
+                contract.indexOf("```", start)));
+        assertEquals("cross_entropy", example.op().id());
+        ResolvedPlan plan = PlanResolver.resolve(example, dev.kevo.data.Shape.parse("4096x32000"), 132);
+        assertEquals(3, plan.launches().size());
+        assertEquals(4096 * 4 + 16, plan.workspaceBytes());
+        for (dev.kevo.data.Precision dtype : example.dtypes()) {
+            assertEquals(java.util.Optional.empty(), ParameterTypes.violation(example, dtype), dtype.id());
+        }
+    }
 }
