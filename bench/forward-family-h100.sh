@@ -28,6 +28,7 @@
 #   backward-heldout   softmax_backward's held_rows seed on probes/backward-heldout.yaml (call 12's held-out shapes)
 #   export-backward OP [DTYPE]   bench/export-torch.sh for softmax_backward or log_softmax_backward
 #   llm-backward     the scripted-model campaign of softmax_backward (bench/llm-step.sh)
+#   llm-loss         the scripted-model campaign of cross_entropy (bench/llm-step.sh)
 #   export-training OP [DTYPE]   bench/export-training.sh for softmax or log_softmax with its gradient
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
@@ -242,6 +243,12 @@ llm-backward)
   CONFIG=bench/llm-step-softmax_backward.yaml ANSWERS=bench/llm-answers-softmax_backward OUT="$out/llm" \
     timeout 540 bash bench/llm-step.sh > "$out/llm.txt" 2>&1
   echo "scripted softmax_backward campaign exit $?"; tail -3 "$out/llm.txt" ;;
+llm-loss)
+  # The scripted-model campaign of cross_entropy: a loss's labels, outputs and scalar through the model's prompt,
+  # answers and repair round.
+  CONFIG=bench/llm-step-cross_entropy.yaml ANSWERS=bench/llm-answers-cross_entropy OUT="$out/llm" \
+    timeout 540 bash bench/llm-step.sh > "$out/llm.txt" 2>&1
+  echo "scripted cross_entropy campaign exit $?"; tail -3 "$out/llm.txt" ;;
 export-training)
   # export-training OP [DTYPE]: bench/export-training.sh (a forward and its gradient as one torch package for
   # training, its train_check.py run).
