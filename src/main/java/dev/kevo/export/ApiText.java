@@ -231,6 +231,8 @@ record ApiText(OperatorApi api, Precision dtype) {
         s.put("EXTENT_ROWS_COLS", Integer.toString(Tensor.Extent.ROWS_COLS.ordinal()));
         s.put("EXTENT_BATCH", Integer.toString(Tensor.Extent.BATCH.ordinal()));
         s.put("EXTENT_BATCH_QUERIES_KEYS", Integer.toString(Tensor.Extent.BATCH_QUERIES_KEYS.ordinal()));
+        s.put("EXTENT_ROWS", Integer.toString(Tensor.Extent.ROWS.ordinal()));
+        s.put("EXTENT_ONE", Integer.toString(Tensor.Extent.ONE.ordinal()));
         s.put("MASK_PADDING", Integer.toString(MaskKind.PADDING.ordinal()));
         s.put("MASK_ADDITIVE", Integer.toString(MaskKind.ADDITIVE.ordinal()));
         s.put("TENSOR_COUNT", Integer.toString(api.tensors().size()));

@@ -6,6 +6,7 @@ import dev.kevo.data.Dtype;
 import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Scalar;
 import dev.kevo.task.op.Tensor;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -42,6 +43,9 @@ final class Examples {
     static String cpp(OperatorApi api, Precision dtype) {
         if (api.op().gradientOf().isPresent()) {
             return cppGradient(api, dtype);
+        }
+        if (api.op().reducedOutput().isPresent()) {
+            return cppLoss(api, dtype);
         }
         Tensor in = rowwise(api, Tensor.Role.INPUT);
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
@@ -110,6 +114,49 @@ final class Examples {
         s.put("DEFAULT_SHAPES", DEFAULT_ROWS);
         s.put("MAIN", Template.fill("example_main.cu", s));
         return Template.fill("example_backward.cu", s);
+    }
+
+    /**
+     * example.cu of a loss ({@link Operator#reducedOutput}: cross_entropy): spread logits, labels with one row in eight
+     * ignored, g drawn among the operator's values; dx and the loss checked against kevo's reference of the row (its
+     * statistic and log-probability, compiled for the host) with kevo's bounds: dx's relative to |g| / n, the loss's to
+     * its scale.
+     */
+    private static String cppLoss(OperatorApi api, Precision dtype) {
+        Tensor in = rowwise(api, Tensor.Role.INPUT);
+        Tensor out = rowwise(api, Tensor.Role.OUTPUT);
+        Tensor loss = api.op().reducedOutput().orElseThrow();
+        Tensor labels = api.inputs().stream().filter(t -> t.extent() == Tensor.Extent.ROWS).findFirst()
+                .orElseThrow(() -> KevoException.input("operator " + api.op().id() + ": kevo export's C example of a "
+                        + "loss takes its labels, one a row"));
+        if (api.scalars().size() != 1 || api.attention()) {
+            throw KevoException.input("operator " + api.op().id() + ": kevo export's C example of a loss takes one "
+                    + "scalar (the incoming gradient) and no mask");
+        }
+        List<Tensor> tensors = api.tensors();
+        Map<String, String> s = cppSlots(api, dtype, in, out);
+        s.put("REFERENCE", host(api.op().scoreSource()) + hostReference(api.op()));
+        s.put("COUNTS", tensors.stream().map(t -> switch (t.extent()) {
+            case ROWS_COLS -> "n";
+            case ROWS -> "(size_t)rows";
+            case ONE -> "(size_t)1";
+            case BATCH, BATCH_QUERIES_KEYS -> throw new IllegalStateException(unjudged(t));
+        }).collect(Collectors.joining(", ")));
+        s.put("OUTPUT_FLAGS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
+                .collect(Collectors.joining(", ")));
+        s.put("X_AT", Integer.toString(tensors.indexOf(in)));
+        s.put("LABELS_AT", Integer.toString(tensors.indexOf(labels)));
+        s.put("OUT_AT", Integer.toString(tensors.indexOf(out)));
+        s.put("LOSS_AT", Integer.toString(tensors.indexOf(loss)));
+        Scalar g = api.scalars().getFirst();
+        s.put("SCALAR", "static const float " + g.name() + "_values[] = {" + g.values().stream()
+                .map(v -> Float.toHexString(v) + "f").collect(Collectors.joining(", ")) + "};\n    const float "
+                + g.name() + " = " + g.name() + "_values[(int)(uniform() * " + g.values().size() + ")];");
+        s.put("SCALE", g.name());
+        s.put("CALL", deviceArguments(api, dtype) + ", " + g.name() + ", rows, cols");
+        s.put("DEFAULT_SHAPES", DEFAULT_ROWS + ", " + CText.string("1x50257"));
+        s.put("MAIN", Template.fill("example_main.cu", s));
+        return Template.fill("example_loss.cu", s);
     }
 
     /** What both C examples say the same way: names, types, the host context and the tolerance. */

@@ -252,7 +252,7 @@ final class ExportReadme {
                   `cudaMalloc` gives). Its contents are undefined at each call and need no clearing.
                 - LIST must be 16-byte aligned and must not overlap (kevo judged the kernel so); rows and cols
                   at least 1, at most MOST elements (see where it comes from).
-                ATTENTION                - Errors come back as a `cudaError_t`, never as a hang, with one line in `PREFIX_last_error()`
+                ATTENTION- Errors come back as a `cudaError_t`, never as a hang, with one line in `PREFIX_last_error()`
                   (per thread): `cudaErrorInvalidValue` for a shape no plan covers or a plan expression that fails
                   (as in kevo), `cudaErrorCooperativeLaunchTooLarge` for a cooperative grid that cannot be resident
                   at once (checked with the occupancy API before launching), `cudaErrorInvalidClusterSize` for a

@@ -56,14 +56,14 @@ record OperatorApi(Operator op) {
         if (unjudged.isPresent()) {
             return Optional.of("kevo export packages only what kevo judges: " + unjudged.get());
         }
-        if (op.reducedOutput().isPresent() || op.tensors().stream().anyMatch(t -> t.extent() == Tensor.Extent.ROWS)) {
-            // the examples' reference and the torch function of a loss (labels in, a loss and its gradient out) are
-            // still to be written: docs/operators.md, "Building cross_entropy's evaluation"
-            return Optional.of("kevo export does not package a loss yet: " + op.id() + " reads labels or writes a "
-                    + "value of one element, which neither its examples nor its torch op can check");
-        }
         if (target != ExportTarget.TORCH) {
             return Optional.empty();
+        }
+        if (op.reducedOutput().isPresent() || op.tensors().stream().anyMatch(t -> t.extent() == Tensor.Extent.ROWS)) {
+            // a loss's torch op (labels in, its value and gradient out, as a loss function with its backward) is
+            // still to be written: docs/operators.md, "What cross_entropy still needs"
+            return Optional.of("kevo export --to torch does not package a loss yet: " + op.id() + " reads labels and "
+                    + "writes a value of one element; --to cpp exports it");
         }
         List<String> missing = new ArrayList<>();
         List<Tensor> inputs = op.tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT).toList();

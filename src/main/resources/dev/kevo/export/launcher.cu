@@ -108,6 +108,8 @@ static long long @@P@@_elements(const @@P@@_shape* s, int extent) {
         case @@EXTENT_BATCH@@: return s->mask_kind == @@MASK_PADDING@@ ? s->batch : 0;
         case @@EXTENT_BATCH_QUERIES_KEYS@@:
             return s->mask_kind == @@MASK_ADDITIVE@@ ? (long long)s->batch * s->queries * s->cols : 0;
+        case @@EXTENT_ROWS@@: return s->rows;  /* a loss's labels */
+        case @@EXTENT_ONE@@: return 1;  /* a loss's value */
         default: return 0;
     }
 }

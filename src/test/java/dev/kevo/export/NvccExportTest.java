@@ -74,6 +74,22 @@ class NvccExportTest {
         buildAll(List.of(TestFiles.root().resolve("seeds/softmax_backward/block_dot.cu")), tmp);
     }
 
+    /**
+     * Every run builds a loss's export: its C API of logits, int64 labels, dx, a float32 loss and g, and an example.cu
+     * that draws labels with ignored rows and checks dx and the loss against kevo's reference of the row.
+     */
+    @Test
+    void aLossExportBuildsWithNvcc(@TempDir Path tmp) throws Exception {
+        buildAll(List.of(TestFiles.root().resolve("seeds/cross_entropy/online.cu")), tmp);
+    }
+
+    /** The same in bf16: CI's second pass builds it. */
+    @Test
+    @Exhaustive
+    void aLossExportBuildsWithNvccInBf16(@TempDir Path tmp) throws Exception {
+        buildInDtypes(tmp, "seeds/cross_entropy/held_rows.cu", "bf16");
+    }
+
     /** The same in bf16 (CUDA's 16-bit types in both references' conversions): CI's second pass builds it. */
     @Test
     @Exhaustive
