@@ -37,6 +37,8 @@
 #              on the llm suite too), each with its record
 #   loss-scale [K]   kevo eval --at-scale --sanitize of cross_entropy's K (default its held_rows seed), fp32 and bf16:
 #              the held-out shapes, the plain buffers of champion confirmation and compute-sanitizer on the loss
+#   export-loss [K]  cross_entropy's K (default its held_rows seed) judged under compute-sanitizer, exported with
+#              --to cpp, and its example.cu built and run on LM-head shapes (the torch op of a loss is not built yet)
 #   family-loss [K]  bench/family.py on the llm suite, cross_entropy's K (default its held_rows seed) in fp32 and
 #              bf16 beside torch's F.cross_entropy + backward and a Triton kernel; ROUNDS (default 20) rounds
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
@@ -292,6 +294,15 @@ loss-scale)
       --json "$out/eval-scale-$d.json" > "$out/eval-scale-$d.txt" 2>&1
     echo "at scale $d exit $?"; grep -E 'at scale|sanitized|PASS|REJECTED' "$out/eval-scale-$d.txt" | tail -3
   done ;;
+export-loss)
+  k=${2:-seeds/cross_entropy/held_rows.cu}
+  mkdir -p "$out/judged"; cp "$k" "$out/judged/"; f=$out/judged/$(basename "$k")
+  timeout 300 "$KEVO" eval --op cross_entropy --sanitize "$f" > "$out/sanitize.txt" 2>&1
+  echo "sanitize exit $?"; grep -E 'sanitized|PASS|REJECTED' "$out/sanitize.txt" | tail -2
+  "$KEVO" export "$f" --to cpp --out "$out/cpp" > "$out/export.txt" 2>&1; echo "export exit $?"
+  (cd "$out/cpp" && /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -o example example.cu kevo_cross_entropy.cu \
+    && ./example 32x128 1024x1000 4096x32000 2048x128256 512x262144 8x128256 1x1000000) > "$out/example.txt" 2>&1
+  echo "example exit $?"; tail -8 "$out/example.txt"; rm -f "$out/cpp/example" ;;
 family-loss)
   k=${2:-seeds/cross_entropy/held_rows.cu}
   timeout 560 python3 bench/family.py --rounds "${ROUNDS:-20}" --out "$out/family-loss.json" \

@@ -111,6 +111,7 @@ final class Examples {
         s.put("FORWARD_REFERENCE", hostReference(forward));
         s.put("REFERENCE", hostReference(api.op()));
         s.put("CALL", deviceArguments(api, dtype) + ", rows, cols");
+        s.put("COUNTS", api.tensors().stream().map(t -> "n").collect(Collectors.joining(", ")));
         s.put("DEFAULT_SHAPES", DEFAULT_ROWS);
         s.put("MAIN", Template.fill("example_main.cu", s));
         return Template.fill("example_backward.cu", s);

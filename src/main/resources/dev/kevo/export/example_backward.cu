@@ -12,22 +12,13 @@
 @@REFERENCE@@// ---- end of kevo's reference
 
 @@SUPPORT@@static int check(const char* text) {
-    int rows = 0, cols = 0, end = 0;
-    if (sscanf(text, "%dx%d%n", &rows, &cols, &end) != 2 || text[end] || rows < 1 || cols < 1) {
-        fprintf(stderr, "%s: expected ROWSxCOLS\n", text);
-        return 2;
-    }
-    state = 0x9e3779b97f4a7c15ull ^ ((size_t)rows * cols);
+    int rows = 0, cols = 0;
+    if (parse_rows_cols(text, &rows, &cols)) return 2;
     const size_t n = (size_t)rows * cols;
+    const size_t counts[] = {@@COUNTS@@};
     const size_t bytes[] = {@@ELEMENT_BYTES@@};
     Buffer t[@@TENSORS@@];
-    for (int i = 0; i < @@TENSORS@@; i++) {
-        t[i].host.resize(n * bytes[i]);
-        if (cudaMalloc(&t[i].device, t[i].host.size()) != cudaSuccess) {
-            fprintf(stderr, "%s: cannot allocate device memory\n", text);
-            return 1;
-        }
-    }
+    if (allocate(t, @@TENSORS@@, counts, bytes, text)) return 1;
     // x spread over [-8, 8); y its @@FORWARD@@ in float64, rounded to y's type; dy spread over [-1, 1).
     KEVO_X* y = (KEVO_X*)t[@@Y_AT@@].host.data();
     KEVO_X* dy = (KEVO_X*)t[@@DY_AT@@].host.data();

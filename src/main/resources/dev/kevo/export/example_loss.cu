@@ -10,25 +10,15 @@
 @@REFERENCE@@// ---- end of kevo's reference
 
 @@SUPPORT@@static int check(const char* text) {
-    int rows = 0, cols = 0, end = 0;
-    if (sscanf(text, "%dx%d%n", &rows, &cols, &end) != 2 || text[end] || rows < 1 || cols < 1) {
-        fprintf(stderr, "%s: expected ROWSxCOLS\n", text);
-        return 2;
-    }
-    state = 0x9e3779b97f4a7c15ull ^ ((size_t)rows * cols);
+    int rows = 0, cols = 0;
+    if (parse_rows_cols(text, &rows, &cols)) return 2;
     const size_t n = (size_t)rows * cols;
     // Each tensor's elements: x and dx one a row and column, the labels one a row, the loss one.
     const size_t counts[] = {@@COUNTS@@};
     const size_t bytes[] = {@@ELEMENT_BYTES@@};
     static const bool outputs[] = {@@OUTPUT_FLAGS@@};
     Buffer t[@@TENSORS@@];
-    for (int i = 0; i < @@TENSORS@@; i++) {
-        t[i].host.resize(counts[i] * bytes[i]);
-        if (cudaMalloc(&t[i].device, t[i].host.size()) != cudaSuccess) {
-            fprintf(stderr, "%s: cannot allocate device memory\n", text);
-            return 1;
-        }
-    }
+    if (allocate(t, @@TENSORS@@, counts, bytes, text)) return 1;
     KEVO_X* x = (KEVO_X*)t[@@X_AT@@].host.data();
     long long* labels = (long long*)t[@@LABELS_AT@@].host.data();
     for (size_t i = 0; i < n; i++) x[i] = @@TO_IN@@((float)(uniform() * 16.0 - 8.0));

@@ -598,11 +598,7 @@ class ContractParserTest {
     /** The contract's attention example parses, and picks its plan by mask kind and queries as it says. */
     @Test
     void theContractsAttentionExampleParsesAndPlansByMaskKind() throws IOException {
-        String contract = Files.readString(ROOT.resolve("docs/contract.md"));
-        int section = contract.indexOf("### Attention shapes and masks");
-        int start = contract.indexOf("```cuda\n", section) + "```cuda\n".length();
-        KernelFile example = ContractParser.parse("example.cu", null, contract.substring(start,
-                contract.indexOf("```", start)));
+        KernelFile example = contractExample("### Attention shapes and masks");
         assertEquals("masked_softmax", example.op().id());
         assertEquals(0, PlanResolver.resolve(example, dev.kevo.data.Shape.parse("8x32x1x4096:causal"), 132)
                 .planIndex());
@@ -619,11 +615,7 @@ class ContractParserTest {
      */
     @Test
     void theContractsLossExampleParsesAndItsParametersAreTyped() throws IOException {
-        String contract = Files.readString(ROOT.resolve("docs/contract.md"));
-        int section = contract.indexOf("### A loss: cross_entropy");
-        int start = contract.indexOf("```cuda\n", section) + "```cuda\n".length();
-        KernelFile example = ContractParser.parse("example.cu", null, contract.substring(start,
-                contract.indexOf("```", start)));
+        KernelFile example = contractExample("### A loss: cross_entropy");
         assertEquals("cross_entropy", example.op().id());
         ResolvedPlan plan = PlanResolver.resolve(example, dev.kevo.data.Shape.parse("4096x32000"), 132);
         assertEquals(3, plan.launches().size());
@@ -631,5 +623,14 @@ class ContractParserTest {
         for (dev.kevo.data.Precision dtype : example.dtypes()) {
             assertEquals(java.util.Optional.empty(), ParameterTypes.violation(example, dtype), dtype.id());
         }
+    }
+
+    /** The first kernel file of docs/contract.md's section {@code heading}, parsed. */
+    private static KernelFile contractExample(String heading) throws IOException {
+        String contract = Files.readString(ROOT.resolve("docs/contract.md"));
+        int section = contract.indexOf(heading);
+        assertTrue(section >= 0, heading);
+        int start = contract.indexOf("```cuda\n", section) + "```cuda\n".length();
+        return ContractParser.parse("example.cu", null, contract.substring(start, contract.indexOf("```", start)));
     }
 }
