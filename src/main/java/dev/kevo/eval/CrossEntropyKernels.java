@@ -14,8 +14,8 @@ import dev.kevo.task.op.Task;
  * kevo's own kernels for a loss (harness_cross_entropy.cu), which {@link TrustedKernels} launches beside the forward's
  * generation of x and its row statistics when its task's operator has an output of one element
  * ({@link dev.kevo.task.op.Operator#reducedOutput}): the labels, one a row; the loss's float64 totals after the
- * statistics; the comparison of dx and of the loss; and the loss poisoned before a timed launch. What the protocol of
- * each kernel is, and why, is in harness_cross_entropy.cu.
+ * statistics; and the comparison of dx and of the loss (kevo_prepare poisons the loss before a timed launch). What the
+ * protocol of each kernel is, and why, is in harness_cross_entropy.cu.
  */
 final class CrossEntropyKernels {
     static final String SOURCE_NAME = "harness_cross_entropy.cu";
@@ -25,7 +25,6 @@ final class CrossEntropyKernels {
     private final int sms;
     private final Kernel labels;
     private final Kernel totals;
-    private final Kernel prepare;
     private final Kernel compare;
 
     CrossEntropyKernels(Gpu gpu, Module module) {
@@ -33,7 +32,6 @@ final class CrossEntropyKernels {
         this.sms = gpu.info().sms();
         this.labels = module.kernel("kevo_generate_labels");
         this.totals = module.kernel("kevo_cross_entropy_totals");
-        this.prepare = module.kernel("kevo_prepare_cross_entropy");
         this.compare = module.kernel("kevo_compare_cross_entropy");
     }
 
@@ -64,13 +62,5 @@ final class CrossEntropyKernels {
                 inputs.labels(), stats, shape.rows(), shape.cols(), TrustedKernels.REFERENCE_CHUNK,
                 TrustedKernels.chunks(shape), caseSeed, inputCase.ordinal(), salt, inputs.scalars().get(Task.GRADIENT),
                 tolerance.absolute(), tolerance.relative(), tolerance.relativeL2(), result);
-    }
-
-    /** x moved to {@code newSalt}, {@code yWords} of dx, {@code wsWords} of the workspace and the loss poisoned. */
-    void prepare(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
-                 Outputs out, long yWords, DevicePointer ws, long wsWords) {
-        gpu.launch(prepare, TrustedKernels.prepareGrid(shape, Math.max(yWords, wsWords), sms), THREADS, 0, inputs.x(),
-                shape.rows(), shape.cols(), caseSeed, inputCase.ordinal(), oldSalt, newSalt, out.y(), yWords, ws,
-                wsWords, out.reduced());
     }
 }

@@ -137,7 +137,7 @@ final class TrustedKernels implements AutoCloseable {
         out.append("#define KEVO_MASK_COUNT ").append(MaskKind.values().length).append('\n');
         out.append("#define KEVO_POISON_Y ").append(hex(Workbench.poisonY(dtype.y()))).append('\n');
         out.append("#define KEVO_POISON_WS ").append(hex(Workbench.POISON_WS)).append('\n');
-        out.append("#define KEVO_POISON_LOSS ").append(hex(Workbench.POISON_Y)).append('\n');
+        out.append("#define KEVO_POISON_REDUCED ").append(hex(Workbench.POISON_Y)).append('\n');
         out.append("#define KEVO_X ").append(dtype.x().cudaType()).append('\n');
         out.append("#define KEVO_Y ").append(dtype.y().cudaType()).append('\n');
         return out.toString();
@@ -236,23 +236,28 @@ final class TrustedKernels implements AutoCloseable {
      */
     void prepare(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
                  DevicePointer y, long yWords, DevicePointer ws, long wsWords) {
-        gpu.launch(prepare, prepareGrid(shape, Math.max(yWords, wsWords), sms), THREADS, 0, x, shape.rows(),
-                shape.cols(), caseSeed, inputCase.ordinal(), oldSalt, newSalt, y, yWords, ws, wsWords);
+        prepare(x, shape, caseSeed, inputCase, oldSalt, newSalt, Outputs.of(y), yWords, ws, wsWords);
     }
 
     /**
      * As {@link #prepare(DevicePointer, Shape, long, InputCase, long, long, DevicePointer, long, DevicePointer, long)}
-     * of x, or of a gradient's dy; and a loss's value poisoned too.
+     * of x, or of a gradient's dy; and an output of one element (a loss's value) poisoned too, where
+     * {@code yWords} are (the poison switched off, bench only, leaves it as it is too).
      */
     void prepare(Inputs inputs, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
                  Outputs out, long yWords, DevicePointer ws, long wsWords) {
         if (backward != null) {
             backward.prepare(inputs, shape, caseSeed, inputCase, oldSalt, newSalt, out.y(), yWords, ws, wsWords);
-        } else if (loss != null) {
-            loss.prepare(inputs, shape, caseSeed, inputCase, oldSalt, newSalt, out, yWords, ws, wsWords);
         } else {
-            prepare(inputs.x(), shape, caseSeed, inputCase, oldSalt, newSalt, out.y(), yWords, ws, wsWords);
+            prepare(inputs.x(), shape, caseSeed, inputCase, oldSalt, newSalt, out, yWords, ws, wsWords);
         }
+    }
+
+    private void prepare(DevicePointer x, Shape shape, long caseSeed, InputCase inputCase, long oldSalt, long newSalt,
+                         Outputs out, long yWords, DevicePointer ws, long wsWords) {
+        gpu.launch(prepare, prepareGrid(shape, Math.max(yWords, wsWords), sms), THREADS, 0, x, shape.rows(),
+                shape.cols(), caseSeed, inputCase.ordinal(), oldSalt, newSalt, out.y(), yWords, ws, wsWords,
+                out.reduced());
     }
 
     /** Blocks for one thread a row and for 16-byte stores of {@code words}, at most 32 a multiprocessor. */

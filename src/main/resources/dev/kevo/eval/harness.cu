@@ -259,12 +259,15 @@ __device__ __forceinline__ void kv_fill(unsigned* p, long long n, unsigned patte
 // (each separate operation costs a host call and a gap on the GPU): the input set it will read moves to its new
 // salt, y_words of y get the unwritten-output poison and ws_words of the workspace the workspace poison, as before a
 // checked launch, so that neither tells a timed launch from a checked one (0 words with the poison switched off,
-// bench only).
+// bench only); and an output of one element (a loss's value), where the operator has one (null where not), poisoned as
+// the check poisons it.
 extern "C" __global__ void kevo_prepare(KEVO_X* x, int rows, int cols, u64 seed, int kase, u64 old_salt, u64 new_salt,
-                                        unsigned* y, long long y_words, unsigned* ws, long long ws_words) {
+                                        unsigned* y, long long y_words, unsigned* ws, long long ws_words,
+                                        unsigned* reduced) {
     kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
     kv_fill(y, y_words, KEVO_POISON_Y);
     kv_fill(ws, ws_words, KEVO_POISON_WS);
+    if (reduced != nullptr && y_words > 0 && blockIdx.x == 0 && threadIdx.x == 0) *reduced = KEVO_POISON_REDUCED;
 }
 
 // A block-wide sum in double over 256 threads.

@@ -1,5 +1,5 @@
 // kevo's own kernels for cross_entropy, the fused loss: its labels, the float64 loss, and the comparison of dx and of
-// the loss, launched by the evaluator's LossKernels beside the forward's generation of x and its row statistics;
+// the loss, launched by the evaluator's CrossEntropyKernels beside the forward's generation of x and its row statistics;
 // compiled after the harness (harness.cu: the generators, kv_label, the row walk, the ulp), the unmasked score and
 // the operator's reference (row_max_sum.cu and log_softmax.cu: a row's (max, log(sum)) and an element's
 // log-probability), in that order. CrossEntropyReference is the same operator on the CPU.
@@ -59,18 +59,6 @@ extern "C" __global__ void kevo_cross_entropy_totals(double2* totals, const doub
         totals[0] = make_double2(loss, scale);
         totals[1] = make_double2(live, 0.0);
     }
-}
-
-// Everything queued before one timed launch of a candidate, as kevo_prepare is for softmax (x to its new salt, dx's
-// and the workspace's words poisoned), and the loss poisoned too, so that a timed launch finds the same poison there
-// as a checked one.
-extern "C" __global__ void kevo_prepare_cross_entropy(KEVO_X* x, int rows, int cols, u64 seed, int kase,
-                                                      u64 old_salt, u64 new_salt, unsigned* dx, long long dx_words,
-                                                      unsigned* ws, long long ws_words, unsigned* loss) {
-    kv_perturb_rows(x, rows, cols, seed, kase, old_salt, new_salt);
-    kv_fill(dx, dx_words, KEVO_POISON_Y);
-    kv_fill(ws, ws_words, KEVO_POISON_WS);
-    if (blockIdx.x == 0 && threadIdx.x == 0) *loss = KEVO_POISON_LOSS;
 }
 
 // dx and the loss against the reference, into the harness's KevoCheck.
@@ -133,7 +121,7 @@ extern "C" __global__ void kevo_compare_cross_entropy(const KEVO_Y* dx, const un
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const u64 at = (u64)rows * (u64)cols;
         const float got = __uint_as_float(*loss);
-        if (*loss == KEVO_POISON_LOSS) { unwritten++; first_bad = min(first_bad, at); }
+        if (*loss == KEVO_POISON_REDUCED) { unwritten++; first_bad = min(first_bad, at); }
         else if (live == 0.0) {
             if (!isnan(got)) { violations++; first_bad = min(first_bad, at); }
         }
