@@ -68,16 +68,11 @@ final class Examples {
         s.put("MAIN", Template.fill("example_main.cu", s));
         s.put("EXTENTS", tensors.stream().map(t -> Integer.toString(t.extent().ordinal()))
                 .collect(Collectors.joining(", ")));
-        s.put("OUTPUTS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
-                .collect(Collectors.joining(", ")));
         s.put("X", Integer.toString(tensors.indexOf(in)));
         s.put("Y", Integer.toString(tensors.indexOf(out)));
         s.put("FILL_MASKS", fillMasks(api, ExportTypes.fromFloat(in.dtype(dtype))));
         // The scale is drawn per shape among the operator's values, as kevo draws it per case.
-        s.put("SCALAR", api.scalars().stream().map(x -> "static const float " + x.name() + "_values[] = {"
-                + x.values().stream().map(v -> Float.toHexString(v) + "f").collect(Collectors.joining(", "))
-                + "};\n    const float " + x.name() + " = " + x.name() + "_values[(int)(uniform() * "
-                + x.values().size() + ")];").collect(Collectors.joining()));
+        s.put("SCALAR", api.scalars().stream().map(Examples::drawn).collect(Collectors.joining()));
         s.put("SCALE", api.scalars().isEmpty() ? "1.0f" : api.scalars().getFirst().name());
         StringBuilder call = new StringBuilder(deviceArguments(api, dtype));
         api.scalars().forEach(x -> call.append(", ").append(x.name()));
@@ -111,7 +106,7 @@ final class Examples {
         s.put("FORWARD_REFERENCE", hostReference(forward));
         s.put("REFERENCE", hostReference(api.op()));
         s.put("CALL", deviceArguments(api, dtype) + ", rows, cols");
-        s.put("COUNTS", api.tensors().stream().map(t -> "n").collect(Collectors.joining(", ")));
+        s.put("COUNTS", counts(api));
         s.put("DEFAULT_SHAPES", DEFAULT_ROWS);
         s.put("MAIN", Template.fill("example_main.cu", s));
         return Template.fill("example_backward.cu", s);
@@ -137,22 +132,13 @@ final class Examples {
         List<Tensor> tensors = api.tensors();
         Map<String, String> s = cppSlots(api, dtype, in, out);
         s.put("REFERENCE", host(api.op().scoreSource()) + hostReference(api.op()));
-        s.put("COUNTS", tensors.stream().map(t -> switch (t.extent()) {
-            case ROWS_COLS -> "n";
-            case ROWS -> "(size_t)rows";
-            case ONE -> "(size_t)1";
-            case BATCH, BATCH_QUERIES_KEYS -> throw new IllegalStateException(unjudged(t));
-        }).collect(Collectors.joining(", ")));
-        s.put("OUTPUT_FLAGS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
-                .collect(Collectors.joining(", ")));
+        s.put("COUNTS", counts(api));
         s.put("X_AT", Integer.toString(tensors.indexOf(in)));
         s.put("LABELS_AT", Integer.toString(tensors.indexOf(labels)));
         s.put("OUT_AT", Integer.toString(tensors.indexOf(out)));
         s.put("LOSS_AT", Integer.toString(tensors.indexOf(loss)));
         Scalar g = api.scalars().getFirst();
-        s.put("SCALAR", "static const float " + g.name() + "_values[] = {" + g.values().stream()
-                .map(v -> Float.toHexString(v) + "f").collect(Collectors.joining(", ")) + "};\n    const float "
-                + g.name() + " = " + g.name() + "_values[(int)(uniform() * " + g.values().size() + ")];");
+        s.put("SCALAR", drawn(g));
         s.put("SCALE", g.name());
         s.put("CALL", deviceArguments(api, dtype) + ", " + g.name() + ", rows, cols");
         s.put("DEFAULT_SHAPES", DEFAULT_ROWS + ", " + CText.string("1x50257"));
@@ -179,11 +165,36 @@ final class Examples {
         s.put("MASK_DEFINES", maskDefines());
         s.put("CONTEXT", hostContext());
         s.put("TENSORS", Integer.toString(tensors.size()));
+        s.put("OUTPUTS", tensors.stream().map(t -> Boolean.toString(t.role() == Tensor.Role.OUTPUT))
+                .collect(Collectors.joining(", ")));
         s.put("ELEMENT_BYTES", tensors.stream().map(t -> "sizeof(" + text.cType(t) + ")")
                 .collect(Collectors.joining(", ")));
         s.put("PRELUDE", Template.fill("example_prelude.cu", s));
         s.put("SUPPORT", Template.plain("example_support.cu"));
         return s;
+    }
+
+    /**
+     * A scalar drawn per shape among the operator's values, as kevo draws it per case: {@code static const float
+     * g_values[] = {...}; const float g = ...;}.
+     */
+    private static String drawn(Scalar x) {
+        return "static const float " + x.name() + "_values[] = {" + x.values().stream()
+                .map(v -> Float.toHexString(v) + "f").collect(Collectors.joining(", ")) + "};\n    const float "
+                + x.name() + " = " + x.name() + "_values[(int)(uniform() * " + x.values().size() + ")];";
+    }
+
+    /**
+     * Each tensor's elements for a ROWSxCOLS shape, as C expressions over {@code n} (rows * cols) and {@code rows}: what
+     * a gradient's and a loss's example allocate (an attention shape's example counts by extent at run time).
+     */
+    private static String counts(OperatorApi api) {
+        return api.tensors().stream().map(t -> switch (t.extent()) {
+            case ROWS_COLS -> "n";
+            case ROWS -> "(size_t)rows";
+            case ONE -> "(size_t)1";
+            case BATCH, BATCH_QUERIES_KEYS -> throw new IllegalStateException(unjudged(t));
+        }).collect(Collectors.joining(", "));
     }
 
     /** The C API's tensor arguments, each buffer's device pointer cast to its type: {@code (const float*)t[0].device}. */

@@ -16,7 +16,7 @@
     // Each tensor's elements: x and dx one a row and column, the labels one a row, the loss one.
     const size_t counts[] = {@@COUNTS@@};
     const size_t bytes[] = {@@ELEMENT_BYTES@@};
-    static const bool outputs[] = {@@OUTPUT_FLAGS@@};
+    static const bool outputs[] = {@@OUTPUTS@@};
     Buffer t[@@TENSORS@@];
     if (allocate(t, @@TENSORS@@, counts, bytes, text)) return 1;
     KEVO_X* x = (KEVO_X*)t[@@X_AT@@].host.data();
