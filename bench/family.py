@@ -77,7 +77,7 @@ class Op:
                           plan, as training runs F.cross_entropy and its backward: torch: F.cross_entropy(x, labels)
                           and loss.backward() on a leaf in x's dtype; reference dx = g (p - onehot) / n in float64,
                           ignored rows' 0 exactly, held to softmax's bound times |g| / n (allowance), and the loss,
-                          checked apart (check_more) against its scale, the mean of |max - x[label]| + log(sum).
+                          checked apart (check_more) against its scale, the mean of |max - x[label]| + log(sum) + 1.
 
     Every callable gets the suite shape (kevo_bench.Shape: rows, cols and, for an attention shape, batch, heads,
     queries and the mask kind) and the inputs, a dict of the operator's arguments by the names kevo's plans pass:
@@ -394,7 +394,7 @@ def finite_or_text(v):
 def cross_entropy_loss_check(op, shape, inputs, more):
     """{"loss": its check}: the loss against the float64 mean of the live rows' (max - x[label]) + log(sum) (as
     kevo's reference takes a row's loss, never lse - x[label], whose lse absorbs log(sum) where the maximum is huge):
-    within the op's L2 tolerance of the loss's scale, the mean of |max - x[label]| + log(sum), plus one unit of the
+    within the op's L2 tolerance of the loss's scale, the mean of |max - x[label]| + log(sum) + 1, plus one unit of the
     loss's type at the answer (float32, what kevo's contract returns; torch's loss is in x's type, and is given that
     type's unit, as every output is its own type's in y's check). NaN exactly where no row is live."""
     got_t = more["loss"].reshape(-1)
@@ -410,7 +410,7 @@ def cross_entropy_loss_check(op, shape, inputs, more):
         log_sum = torch.log(torch.exp(x - top.view(-1, 1)).sum(dim=-1))
         gap = top - x.gather(1, labels.clamp(min=0).view(-1, 1)).view(-1)
         total += float(((gap + log_sum)[live]).sum())
-        scale += float(((gap.abs() + log_sum)[live]).sum())
+        scale += float(((gap.abs() + log_sum + 1.0)[live]).sum())
     n = live_rows(inputs)
     result = {"dtype": str(got_t.dtype).replace("torch.", ""), "liveRows": n, "loss": finite_or_text(got)}
     if n == 0:
@@ -464,7 +464,7 @@ CROSS_ENTROPY_NOTE = (
     "torch, (labels != -100).sum(), and the loss torch's sum of the rows' losses / n, both in the timed call. Checks: "
     "dx as kevo holds it, per element (1e-6 + 1e-4 p) |g| / n + one unit of dx's type (+ FLT_MIN (1 + |g| / n)), an "
     "ignored row's exactly 0, the case's L2 against |g| / n (p + onehot); the loss (checks.ROLE.loss) within 1e-4 of "
-    "the mean of |max - x[label]| + log(sum) over live rows, plus one unit of its type")
+    "the mean of |max - x[label]| + log(sum) + 1 over live rows, plus one unit of its type")
 
 
 OPS = {

@@ -33,7 +33,7 @@ extern "C" __global__ void kevo_generate_labels(long long* labels, int rows, int
 }
 
 // The loss's float64 totals, after the row statistics (stats[r]: max and sum of exp(x - max)), into totals (two
-// double2 past the rows' statistics): (sum of the live rows' lse - x[label], sum of |max - x[label]| + log(sum)) and
+// double2 past the rows' statistics): (sum of the live rows' lse - x[label], sum of |max - x[label]| + log(sum) + 1) and
 // (live rows, 0). The loss is taken as (max - x[label]) + log(sum), as log_softmax's reference takes a
 // log-probability: lse itself absorbs log(sum) where the row's maximum is huge (the lowest-mask case's fully masked
 // rows, whose loss is log(cols)). Its scale is what a float32 computation in that order errs in proportion to. One block in a fixed order, so that the reference is the same number however often it is computed. It
@@ -49,7 +49,7 @@ extern "C" __global__ void kevo_cross_entropy_totals(double2* totals, const doub
         const double2 row = kv_row_prepare(stats[r]);
         const double v = (double)kevo_to_float(x[r * cols + label]);
         loss -= kv_expected(v, row);  // -((v - max) - log(sum))
-        scale += fabs(row.x - v) + row.y;
+        scale += fabs(row.x - v) + row.y + 1.0;  // + 1: log of a float sum >= 1 errs absolutely
         live += 1.0;
     }
     loss = kv_block_sum(loss, scratch);
@@ -69,7 +69,7 @@ extern "C" __global__ void kevo_cross_entropy_totals(double2* totals, const doub
 //   p - 1 cancels and its error is still p's. The case's L2 is taken against |g| / n (p + onehot), for the same
 //   reason: a dominated row's dx is about 0 everywhere.
 // - The loss is one float: the mean of the live rows' lse - x[label], NaN where none is live. It must be within
-//   loss_tol of the loss's scale (the mean of |max - x[label]| + log(sum)) plus its ulp. A wrong or unwritten loss counts as an element at index rows * cols (first_bad),
+//   loss_tol of the loss's scale (the mean of |max - x[label]| + log(sum) + 1) plus its ulp. A wrong or unwritten loss counts as an element at index rows * cols (first_bad),
 //   one past dx.
 extern "C" __global__ void kevo_compare_cross_entropy(const KEVO_Y* dx, const unsigned* loss, const KEVO_X* x,
                                                       const long long* labels, const double2* stats, int rows,

@@ -53,7 +53,7 @@
     // kevo's bound: dx = g (p - onehot(label)) / n within (@@ABS_TOL@@ + @@REL_TOL@@ p) |g| / n + @@REL_TOL@@ |ref| per
     // element and an L2 error within @@REL_L2@@ of |g| / n (p + onehot)'s; an ignored row's dx exactly 0; the loss (the
     // mean of (max - x[label]) + log(sum) over live rows, NaN with none) within @@REL_L2@@ of the mean of
-    // |max - x[label]| + log(sum).
+    // |max - x[label]| + log(sum) + 1 (the 1: a float log of a sum >= 1 errs absolutely, however small the loss).
     const double per = live > 0 ? (double)@@SCALE@@ / (double)live : 0.0;
     double worst = 0, diff2 = 0, scale2 = 0, total = 0, magnitude = 0;
     size_t bad = 0;
@@ -63,7 +63,7 @@
         if (!ignored) {
             const double v = (double)@@FROM_IN@@(x[(size_t)r * cols + labels[r]]);
             total -= kv_expected(kv_score(a, at, (int)labels[r], v), row[r]);
-            magnitude += fabs(row[r].x - v) + row[r].y;
+            magnitude += fabs(row[r].x - v) + row[r].y + 1.0;
         }
         for (int c = 0; c < cols; c++) {
             const double got = @@FROM_OUT@@(dx[(size_t)r * cols + c]);

@@ -48,7 +48,7 @@ final class CrossEntropy implements Operator {
     /**
      * Softmax's calibrated bound on a probability, carried onto dx by {@code |g| / n}: per element
      * {@code (1e-6 + 1e-4 p) |g| / n} plus dx's ulp, and a case's relative L2 of 1e-4 against {@code |g| / n (p +
-     * onehot)}; the loss within 1e-4 (the relative L2) of its scale, the mean of {@code |max - x[label]| + log(sum)}
+     * onehot)}; the loss within 1e-4 (the relative L2) of its scale, the mean of {@code |max - x[label]| + log(sum) + 1}
      * (docs/operators.md, "cross_entropy").
      */
     @Override

@@ -30,7 +30,8 @@ public final class CrossEntropyReference {
      * @param dx        the gradient of {@code g * loss} by x, row-major
      * @param live      how many rows were live ({@code n})
      * @param lossScale what float32 arithmetic's error in the loss is proportional to: the sum over live rows of
-     *                  {@code |max - x[label]| + log(sum)}, divided by {@code n} for the mean; what the loss's
+     *                  {@code |max - x[label]| + log(sum) + 1} (the 1: float32's log of a sum of at least 1 errs by
+     *                  about its rounding unit absolutely, however small the log), divided by {@code n} for the mean; what the loss's
      *                  tolerance is relative to
      */
     public record Result(double loss, double[] dx, long live, double lossScale) {
@@ -79,7 +80,7 @@ public final class CrossEntropyReference {
             int base = r * cols;
             int label = (int) labels[r];
             total += (max[r] - x[base + label]) + logSum[r];
-            scale += Math.abs(max[r] - x[base + label]) + logSum[r];
+            scale += Math.abs(max[r] - x[base + label]) + logSum[r] + 1.0;
             for (int c = 0; c < cols; c++) {
                 double p = Math.exp((x[base + c] - max[r]) - logSum[r]);  // a masked logit's p is 0
                 dx[base + c] = g * per * (c == label ? p - 1.0 : p);

@@ -75,6 +75,24 @@ class CrossEntropyReferenceTest {
         assertTrue(r.lossScale() < 10, "the scale of a loss of log(cols), not of -3.4e38: " + r.lossScale());
     }
 
+    /**
+     * A row whose label is its maximum by far has a loss of about exp(gap): float32's (max - x[label]) + log(sum)
+     * rounds the sum near 1, so its loss errs by about float32's unit however small the loss, and torch's does too. The
+     * loss's scale must admit that error (a 1x2 row rejected every correct kernel on the H200, 2026-11-28).
+     */
+    @Test
+    void aNearZeroLossAdmitsTheErrorOfFloat32sLogOfItsSum() {
+        for (float gap : new float[] {-9.7f, -11.5f, -14.2f}) {
+            float[] x = {-600f, -600f + gap};
+            Result r = CrossEntropyReference.of(x, new long[] {0}, 1, 2, Reduction.MEAN, 1.0);
+            float sum = 1f + (float) Math.exp(x[1] - x[0]);
+            float kernels = (x[0] - x[0]) + (float) Math.log(sum);
+            double bound = Operators.CROSS_ENTROPY.tolerance().relativeL2() * r.lossScale() + Math.ulp(kernels);
+            assertTrue(Math.abs(kernels - r.loss()) <= bound, "gap " + gap + ": float32 gives " + kernels
+                    + ", float64 " + r.loss() + ", bound " + bound);
+        }
+    }
+
     @Test
     void dxIsTheGradientOfTheLossItReports() {
         Case k = Case.random(7, 13, 3);
