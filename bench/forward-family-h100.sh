@@ -39,8 +39,10 @@
 #              the held-out shapes, the plain buffers of champion confirmation and compute-sanitizer on the loss
 #   export-loss [K]  cross_entropy's K (default its held_rows seed) judged under compute-sanitizer, exported with
 #              --to cpp, and its example.cu built and run on LM-head shapes (the torch op of a loss is not built yet)
-#   family-loss [K]  bench/family.py on the llm suite, cross_entropy's K (default its held_rows seed) in fp32 and
-#              bf16 beside torch's F.cross_entropy + backward and a Triton kernel; ROUNDS (default 20) rounds
+#   family-loss [K32 [K16]]  bench/family.py on the llm suite, cross_entropy's K32 in fp32 and K16 in bf16 (default
+#              its held_rows seed; K16 defaults to K32) beside torch's F.cross_entropy + backward and a Triton kernel;
+#              ROUNDS (default 20) rounds
+#   loss-eval K32 [K16]   kevo eval --at-scale of cross_entropy's K32 in fp32 and K16 in bf16 on the llm suite
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -304,10 +306,19 @@ export-loss)
     && ./example 32x128 1024x1000 4096x32000 2048x128256 512x262144 8x128256 1x1000000) > "$out/example.txt" 2>&1
   echo "example exit $?"; tail -8 "$out/example.txt"; rm -f "$out/cpp/example" ;;
 family-loss)
-  k=${2:-seeds/cross_entropy/held_rows.cu}
+  k32=${2:-seeds/cross_entropy/held_rows.cu}; k16=${3:-$k32}
   timeout 560 python3 bench/family.py --rounds "${ROUNDS:-20}" --out "$out/family-loss.json" \
-    --job "cross_entropy:fp32:$k:llm" --job "cross_entropy:bf16:$k:llm" > "$out/family-loss.txt" 2>&1
+    --job "cross_entropy:fp32:$k32:llm" --job "cross_entropy:bf16:$k16:llm" > "$out/family-loss.txt" 2>&1
   echo "family exit $?"; grep -E '^\{' "$out/family-loss.txt" | cut -c1-220; tail -5 "$out/family-loss.txt" ;;
+loss-eval)
+  # kevo eval of cross_entropy kernels on the llm suite, each in its dtype (a rendered genome implements one), with
+  # the held-out shapes at scale: K32 in fp32, K16 in bf16.
+  for pair in "fp32:${2:?K32}" "bf16:${3:-$2}"; do
+    d=${pair%%:*}; k=${pair#*:}
+    timeout 270 "$KEVO" eval --op cross_entropy --dtype "$d" --suite llm --at-scale "$k" --json "$out/eval-$d.json" \
+      > "$out/eval-$d.txt" 2>&1
+    echo "eval $d exit $?"; grep -E 'at scale|PASS|REJECTED' "$out/eval-$d.txt" | tail -2
+  done ;;
 adversarial)
   # The corpus after the evaluator or a harness changed: every file's verdict against its expected one.
   CORPUS=${2:-*.cu} timeout 540 python3 bench/adversarial.py "$out/adversarial.json" > "$out/adversarial.txt" 2>&1

@@ -110,7 +110,11 @@ public final class KernelRenderer {
         out.append("#include \"kevo.h\"\n\n");
         out.append("// Rendered by kevo's built-in agent from the genome\n// ").append(g.toJson()).append("\n\n");
         out.append(library(task.op())).append('\n');
-        out.append(configs(g, dtype)).append('\n');
+        out.append(configs(g, dtype));
+        if (task.op().equals(Operators.CROSS_ENTROPY)) {
+            out.append(LossPlans.configs(g, dtype));
+        }
+        out.append('\n');
         plans.stream().flatMap(p -> p.launches().stream()).map(Launch::kernel).distinct()
                 .forEach(k -> out.append(k.definition()));
         return out.toString();
@@ -120,6 +124,9 @@ public final class KernelRenderer {
     public static List<Plan> plans(Genome genome, Task task) {
         if (task.op().gradientOf().isPresent()) {
             return GradientPlans.plans(genome.normalized(task), task.dtype());
+        }
+        if (task.op().equals(Operators.CROSS_ENTROPY)) {
+            return LossPlans.plans(genome.normalized(task), task.dtype());
         }
         return forOperator(plans(genome.normalized(task), task.dtype()), task);
     }
@@ -363,11 +370,12 @@ public final class KernelRenderer {
             out.append("  \"op\": ").append(quote(task.op().id())).append(",\n");
         }
         boolean gradient = task.op().gradientOf().isPresent();
+        boolean loss = task.op().equals(Operators.CROSS_ENTROPY);
         out.append("  \"description\": ").append(quote(gradient ? GradientPlans.description(g, dtype)
-                : description(g, dtype))).append(",\n");
+                : loss ? LossPlans.description(g, dtype) : description(g, dtype))).append(",\n");
         out.append("  \"dtype\": ").append(quote(dtype.id())).append(",\n");
         if (!gradient) {  // the backward kernels exchange nothing between blocks
-            out.append("  \"workspace\": ").append(quote(workspace(g))).append(",\n");
+            out.append("  \"workspace\": ").append(quote(loss ? LossPlans.WORKSPACE : workspace(g))).append(",\n");
         }
         out.append("  \"plans\": [\n");
         for (int p = 0; p < plans.size(); p++) {
@@ -485,7 +493,7 @@ public final class KernelRenderer {
         return out.toString();
     }
 
-    private static List<String> streaming(Genome.Streaming p, Precision dtype) {
+    static List<String> streaming(Genome.Streaming p, Precision dtype) {
         return List.of(field("THREADS", p.threads()), field("VEC", Genome.vecElems(p.vec(), dtype)),
                 field("TILE", p.tile()),
                 field("UNROLL", p.unroll()), field("EXP", "EXP_" + p.exp()),
@@ -502,7 +510,7 @@ public final class KernelRenderer {
         return "static constexpr bool " + name + " = " + value + ";";
     }
 
-    private static String struct(String name, List<String> fields) {
+    static String struct(String name, List<String> fields) {
         StringBuilder out = new StringBuilder("struct ").append(name).append(" {\n");
         fields.forEach(f -> out.append("    ").append(f).append('\n'));
         return out.append("};\n").toString();
@@ -534,9 +542,9 @@ public final class KernelRenderer {
     }
 
     /**
-     * Whether the genome renders files of {@code op}: an operator the library has sections for (softmax's family and
-     * their gradients). Another operator (cross_entropy, with labels and a loss) would get a softmax's kernels under
-     * its name, which its contract does not take: the agent only tunes its seeds' knobs.
+     * Whether the genome renders files of {@code op}: an operator the library has sections for (softmax's family,
+     * their gradients and cross_entropy). Another operator would get a softmax's kernels under its name, which its
+     * contract may not take: the agent only tunes its seeds' knobs.
      */
     public static boolean serves(Operator op) {
         String text = op.gradientOf().isPresent() ? BACKWARD : SOURCE;

@@ -152,6 +152,89 @@ struct Epilogue {
         for (int i = 0; i < n; ++i) to[i] = (*this)(from[i]);
     }
 };
+//@ cross_entropy
+
+// cross_entropy's launch arguments (the labels, the workspace, g), set once a block by thread 0 before a barrier
+// (Loss::set, called by every kernel's entry), so that the templates keep softmax's parameters; where a template has
+// only a row's x pointer (stream_write), the row is found from it. The workspace holds each row's loss at ws[r] and
+// the live rows n as an int at ws[rows]: loss_count writes n before the row kernel, loss_finish reads the losses after.
+#define CE_IGNORE (-100ll)
+
+struct Loss {
+    const void* x;
+    const long long* labels;
+    float* ws;
+    float g;
+    int rows, cols;
+
+    static __device__ __forceinline__ Loss& block() { __shared__ Loss l; return l; }
+    template <class X> static __device__ __forceinline__ void set(const X* x, const long long* labels, float* ws,
+                                                                  float g, int rows, int cols) {
+        if (threadIdx.x == 0) block() = Loss{x, labels, ws, g, rows, cols};
+        __syncthreads();
+    }
+    static __device__ __forceinline__ long long label(long long row) { return block().labels[row]; }
+    template <class X> static __device__ __forceinline__ long long row_of(const X* xr) {
+        const Loss& l = block();
+        return (long long)((unsigned long long)(xr - static_cast<const X*>(l.x)) / (unsigned long long)l.cols);
+    }
+};
+
+// cross_entropy's epilogue, the one place dx is formed: the kernels below compute softmax's probabilities as softmax's
+// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum and label: dx = per
+// p, per = g / n, less per at the label, where the kernel knows each vector's column. An ignored row's x is not read:
+// its per is 0, so its dx is exactly 0 whatever its statistics (its exponentials are finite: 0, or 1 where shared
+// memory was zero-filled in place of x).
+struct Epilogue {
+    float m, ls, per;
+    long long label;
+    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label)
+        : m(max), ls(-logf(inv)), label(row_label) {
+        const Loss& l = Loss::block();
+        per = label != CE_IGNORE ? l.g / (float)reinterpret_cast<const int*>(l.ws)[l.rows] : 0.0f;
+    }
+    // dx in place of n exponentials u, the first at column c, whose probabilities are u * f.
+    template <int n> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
+        const float k = per == 0.0f ? 0.0f : per * f;  // f is inf or NaN on an ignored row, whose sum is 0
+#pragma unroll
+        for (int i = 0; i < n; ++i) u[i] = u[i] * k - (c + i == label ? per : 0.0f);
+    }
+    // The row's loss into the workspace, (max - x[label]) + log(sum), 0 for an ignored row: one thread a row. The
+    // difference first: a row of the lowest float has max - x[label] = 0 where max + log(sum) would round to max.
+    template <class X> __device__ __forceinline__ void loss(const X* xr, long long row) const {
+        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - kevo_to_float(xr[label])) + ls;
+    }
+};
+
+// The live rows n, before a plan's row kernel: one block of 1024 threads counts the labels not ignored.
+__device__ __forceinline__ void loss_count(const long long* __restrict__ labels, float* __restrict__ ws, int rows) {
+    __shared__ int part[32];
+    int n = 0;
+    for (int r = threadIdx.x; r < rows; r += blockDim.x) n += labels[r] != CE_IGNORE;
+    for (int o = 16; o > 0; o >>= 1) n += __shfl_xor_sync(KEVO_FULL_MASK, n, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = n;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int total = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); w++) total += part[w];
+        reinterpret_cast<int*>(ws)[rows] = total;
+    }
+}
+
+// The mean of the rows' losses, after it: one block of 1024 threads in a fixed order, so that the loss is the same
+// bits on every launch; 0 / 0 = NaN where no row is live, as torch gives.
+__device__ __forceinline__ void loss_finish(const float* __restrict__ ws, float* __restrict__ loss, int rows) {
+    __shared__ float part[1024];
+    float s = 0.0f;
+    for (int r = threadIdx.x; r < rows; r += blockDim.x) s += ws[r];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) part[threadIdx.x] += part[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) loss[0] = part[0] / (float)reinterpret_cast<const int*>(ws)[rows];
+}
 //@ end
 //@ masked_softmax
 
@@ -376,12 +459,16 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     // operation" on a row loop around this body when V == 2 and N >= 4.
     // A warp with no row leaves as a whole, so the shuffles below always have all 32 lanes.
     if (G <= 32 && (long long)blockIdx.x * RPB + (threadIdx.x >> 5) * (32 / G) >= rows) return;
-//@ softmax log_softmax
+//@ softmax log_softmax cross_entropy
     const long long row = (long long)blockIdx.x * RPB + threadIdx.x / G;
 //@ masked_softmax
     const long long row = Attention::row((long long)blockIdx.x * RPB + threadIdx.x / G);
 //@ end
     const bool live = row < rows;  // false only for groups past the last row in a shared warp
+//@ cross_entropy
+    const long long label = live ? Loss::label(row) : CE_IGNORE;
+    const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0
+//@ end
     const long long base = row * cols;
     const Peel p = peel<V>(base, cols);
     const X* xr = x + base;
@@ -394,14 +481,22 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int q = lane + k * G;
+//@ softmax log_softmax masked_softmax
         if (live && q < p.nv) {
+//@ cross_entropy
+        if (fetch && q < p.nv) {
+//@ end
             XV::unpack(load<C::LOAD>(xv + q), v + k * V);
         } else {
 #pragma unroll
             for (int e = 0; e < V; ++e) v[k * V + e] = -KEVO_INF;
         }
     }
+//@ softmax log_softmax masked_softmax
     if (V > 1 && live) {
+//@ cross_entropy
+    if (V > 1 && fetch) {
+//@ end
         if (lane < p.head) h = load_one<C::LOAD>(xr + lane);
         if (lane < p.tail) t = load_one<C::LOAD>(xr + p.head + p.nv * V + lane);
     }
@@ -425,6 +520,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     raw[N * V] = h;
     raw[N * V + 1] = t;
     float rowMax, rowInv;
+//@ cross_entropy
+    static_assert(C::ONLINE, "an ignored row, never read, takes its exponentials against 0 in the online reduce only");
+    float rowMax, rowInv;
 //@ end
 
     float scale;  // y = exp(v - own max) * scale
@@ -443,7 +541,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 //@ masked_softmax
         if (st.m == -KEVO_INF) scale = 0.0f;  // no score left: 0, as SDPA writes it
 //@ end
-//@ log_softmax
+//@ log_softmax cross_entropy
         rowMax = st.m;
         rowInv = 1.0f / st.s;
 //@ end
@@ -455,7 +553,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         h = K::exp_from(h, km);
         t = K::exp_from(t, km);
         scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
-//@ log_softmax
+//@ log_softmax cross_entropy
         rowMax = km;
         rowInv = scale;
 //@ end
@@ -467,6 +565,16 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         epi.apply<N * V>(raw, v);
         h = epi(raw[N * V]);
         t = epi(raw[N * V + 1]);
+        scale = 1.0f;
+    }
+//@ cross_entropy
+    {
+        const Epilogue epi(rowMax, rowInv, label);
+#pragma unroll
+        for (int k = 0; k < N; ++k) epi.apply<V>(v + k * V, scale, p.head + (long long)(lane + k * G) * V);
+        epi.apply<1>(&h, scale, lane);
+        epi.apply<1>(&t, scale, p.head + (long long)p.nv * V + lane);
+        if (live && lane == 0) epi.loss(xr, row);
         scale = 1.0f;
     }
 //@ end
@@ -542,7 +650,7 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
         accumulate<C, TILE * V>(st, v);
     }
     if (V > 1 && extras) {
-//@ softmax log_softmax
+//@ softmax log_softmax cross_entropy
         const float e[2] = {(int)threadIdx.x < p.head ? load_one<C::STATS_LOAD>(xr + threadIdx.x) : -KEVO_INF,
                             (int)threadIdx.x < p.tail ? load_one<C::STATS_LOAD>(xr + p.head + p.nv * V + threadIdx.x) : -KEVO_INF};
 //@ masked_softmax
@@ -559,10 +667,16 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
 template <class C, class X, class Y> __device__ __forceinline__ void stream_write(const X* xr, Y* yr, Peel p,
         unsigned q0, unsigned q1, bool extras, float k, float inv) {
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
-//@ softmax masked_softmax
+//@ softmax masked_softmax cross_entropy
     typedef Num<C::EXP> K;
 //@ log_softmax
     const Epilogue epi(k, inv);
+    inv = 1.0f;
+//@ cross_entropy
+    const long long row = Loss::row_of(xr);
+    const Epilogue epi(k, inv, Loss::label(row));
+    const float f = inv;  // a probability is exp(x - max) * f
+    if (epi.per == 0.0f) k = KEVO_INF;  // an ignored row, whose statistics were not taken: exponentials of 0
     inv = 1.0f;
 //@ masked_softmax
     const Prologue<X> pro(xr);
@@ -591,11 +705,13 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
         for (int j = 0; j < TILE; ++j) {
             const unsigned qj = q + j * T;
             if (qj < q1) {
-//@ softmax masked_softmax
+//@ softmax masked_softmax cross_entropy
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
 //@ log_softmax
                 epi.apply<V>(v + j * V, v + j * V);
+//@ cross_entropy
+                epi.apply<V>(v + j * V, f, p.head + (long long)qj * V);
 //@ end
                 store<C::STORE>(yv + qj, Vec<Y, V>::pack(v + j * V, inv));
             }
@@ -610,6 +726,10 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
                                 K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + threadIdx.x), threadIdx.x), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + threadIdx.x, epi(load_one<C::NORM_LOAD>(xr + threadIdx.x)), inv);
+//@ cross_entropy
+            float e = K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k);
+            epi.apply<1>(&e, f, threadIdx.x);
+            store_one<C::STORE>(yr + threadIdx.x, e, inv);
 //@ end
         }
         if ((int)threadIdx.x < p.tail) {
@@ -620,11 +740,19 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
             store_one<C::STORE>(yr + c, K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + c), c), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + c, epi(load_one<C::NORM_LOAD>(xr + c)), inv);
+//@ cross_entropy
+            float e = K::exp_from(load_one<C::NORM_LOAD>(xr + c), k);
+            epi.apply<1>(&e, f, c);
+            store_one<C::STORE>(yr + c, e, inv);
 //@ end
         }
     }
+//@ cross_entropy
+    if (extras && threadIdx.x == 0) epi.loss(xr, row);
+//@ end
 }
 
+//@ softmax log_softmax masked_softmax
 // Chunk k of a row: an equal share of its aligned vectors; chunk 0 also takes the peeled head and tail.
 struct Chunk { unsigned q0, q1; };
 __device__ __forceinline__ Chunk chunk_of(Peel p, int k, int chunks) {
@@ -747,6 +875,7 @@ template <class C, int THREADS> __device__ __forceinline__ Stat await_row(unsign
     for (int i = threadIdx.x; i < chunks; i += THREADS) st = MergeOp<C::EXP>()(st, await_partial(first + i, tag));
     return merge_partials<C, THREADS>(st);
 }
+//@ end
 
 // One group of a thread's elements: exponentials against the group's own max, in place (none can overflow);
 // its (max, sum), (-inf, 0) when all are -inf.
@@ -760,7 +889,7 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
     return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
 }
-//@ log_softmax
+//@ log_softmax cross_entropy
 
 // take_group's (max, sum) without replacing u by its exponentials: log_softmax's epilogue needs x itself. A thread
 // then holds x and its exponentials at once, which is why log_softmax's cluster regime gets half the register vectors
@@ -790,6 +919,7 @@ template <class K> __device__ __forceinline__ float group_scale(Stat group, floa
     return group.m == -KEVO_INF ? 0.0f : K::exp_from(group.m, rowMax) * inv;
 }
 
+//@ softmax log_softmax masked_softmax
 // A thread's j-th vector of V floats in shared memory, in planes of up to four floats with the THREADS threads'
 // slots of a plane side by side, so that a warp's access to a plane is consecutive: 32-byte slots (a 16-bit
 // x's 8 elements) side by side would spread each 16-byte access of a warp over twice the banks' rows.
@@ -862,12 +992,12 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
                                  [&](int j) { return c.q0 + threadIdx.x + j * THREADS < c.q1; });
     if (extras && (int)threadIdx.x < p.head) v[N * V] = pro.one(v[N * V], threadIdx.x);
     if (extras && (int)threadIdx.x < p.tail) v[N * V + 1] = pro.one(v[N * V + 1], p.head + p.nv * V + threadIdx.x);
-//@ end
+//@ softmax log_softmax masked_softmax
 //@ softmax masked_softmax
     const Stat reg = take_group<K, N * V + 2>(v);
 //@ log_softmax
     const Stat reg = take_stat<K, N * V + 2>(v);  // v keeps x for the epilogue
-//@ end
+//@ softmax log_softmax masked_softmax
     Stat grp[G > 0 ? G : 1];
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -881,7 +1011,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
                 Vec<X, V>::unpack(load<C::LOAD>(xv + q), u);
 //@ masked_softmax
                 pro.template apply<V>(u, p.head + (int)q * V);
-//@ end
+//@ softmax log_softmax masked_softmax
                 H::put(held, j, u);
 #pragma unroll
                 for (int e = 0; e < V; ++e) m = fmaxf(m, u[e]);
@@ -900,7 +1030,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
                 H::put(held, j, u);
 //@ log_softmax
                 for (int e = 0; e < V; ++e) sum += K::exp_from(u[e], key);  // x stays held, for the epilogue
-//@ end
+//@ softmax log_softmax masked_softmax
             }
         }
         grp[g] = Stat{m == -KEVO_INF ? -KEVO_INF : key, sum};
@@ -918,7 +1048,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     const Epilogue epi(rs.m, inv);
     epi.apply<N * V + 2>(v, v);
     const float fr = 1.0f;
-//@ end
+//@ softmax log_softmax masked_softmax
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const unsigned q = c.q0 + threadIdx.x + j * THREADS;
@@ -930,7 +1060,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         const float f = group_scale<K>(grp[g], rs.m, inv);
 //@ log_softmax
         const float f = 1.0f;
-//@ end
+//@ softmax log_softmax masked_softmax
 #pragma unroll
         for (int j = g * GS; j < S && j < (g + 1) * GS; ++j) {
             const unsigned q = c.q0 + threadIdx.x + (N + j) * THREADS;
@@ -939,7 +1069,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
                 H::get(held, j, u);
 //@ log_softmax
                 epi.apply<V>(u, u);
-//@ end
+//@ softmax log_softmax masked_softmax
                 store<C::STORE>(yv + q, Vec<Y, V>::pack(u, f));
             }
         }
@@ -961,12 +1091,13 @@ template <class C, class X, class Y> __device__ __forceinline__ void split_fused
     publish_partial(tag, st);
     split_write<C>(x, y, await_row<C, C::THREADS>(tag, chunks), cols, chunks, blockIdx.x);
 }
+//@ end
 
 // Rows of any length, a block per row (grid-stride over rows): one streaming pass for (max, sum), a
 // block merge, then a second pass that re-reads the row (from L2 unless the row is huge) and writes.
 template <class C, class X, class Y> __device__ __forceinline__ void loop_rows(const X* __restrict__ x,
         Y* __restrict__ y, int rows, int cols) {
-//@ softmax log_softmax
+//@ softmax log_softmax cross_entropy
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
 //@ masked_softmax
     for (long long visit = blockIdx.x; visit < rows; visit += gridDim.x) {
@@ -974,7 +1105,12 @@ template <class C, class X, class Y> __device__ __forceinline__ void loop_rows(c
 //@ end
         const long long base = row * cols;
         const Peel p = peel<C::VEC>(base, cols);
+//@ softmax log_softmax masked_softmax
         Stat st = stream_stats<C>(x + base, p, 0, p.nv, true);
+//@ cross_entropy
+        // An ignored row's statistics are not taken (its dx is 0 whatever they are); its x is read once, at the write.
+        Stat st = Loss::label(row) != CE_IGNORE ? stream_stats<C>(x + base, p, 0, p.nv, true) : Stat{-KEVO_INF, 0.0f};
+//@ end
         st = group_reduce<C::THREADS, C::REDUCE>(st, MergeOp<C::EXP>());
         stream_write<C>(x + base, y + base, p, 0, p.nv, true, st.m, 1.0f / st.s);
     }
@@ -1026,6 +1162,10 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
 //@ log_softmax
     constexpr bool KEEP = false, KEEP_HALF = false;  // the epilogue needs x itself, not its exponentials
+//@ cross_entropy
+    // fp16 exponentials would cost dx at the label, p - 1, whose error is p's where p is near 1: a 16-bit x's
+    // exponentials are taken again from x at the write.
+    constexpr bool KEEP = sizeof(X) == sizeof(float), KEEP_HALF = false;
 //@ end
     typedef Num<EXP_EXP2> K;
     typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
@@ -1043,12 +1183,20 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(x + base + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
+//@ cross_entropy
+    const long long label = Loss::label(blockIdx.x / size);
+    const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
+//@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
 #pragma unroll
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
             const int i = v0 + t + (N + k) * THREADS;
+//@ softmax log_softmax masked_softmax
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
+//@ cross_entropy
+            kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), fetch && i < v1);
+//@ end
         }
         cp_async_commit();
     }
@@ -1060,10 +1208,18 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
+//@ softmax log_softmax masked_softmax
         XV::unpack(i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
+//@ cross_entropy
+        XV::unpack(fetch && i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
+    }
+    r[N * V] = fetch && rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
+    r[N * V + 1] = fetch && rank == size - 1 && t < p.tail
+                   ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
+//@ end
 //@ masked_softmax
     const Prologue<X> pro(x + base);
     pro.template apply_all<N, V>(r, [&](int k) { return p.head + (v0 + t + k * THREADS) * V; },
@@ -1071,7 +1227,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
 //@ end
-//@ softmax masked_softmax
+//@ softmax masked_softmax cross_entropy
     const Stat reg = take_group<K, N * V + 2>(r);
 //@ log_softmax
     const Stat reg = take_stat<K, N * V + 2>(r);  // r keeps x for the epilogue
@@ -1128,6 +1284,17 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const Epilogue epi(row.m, inv);
     epi.apply<N * V + 2>(r, r);
     const float fr = 1.0f;
+//@ cross_entropy
+    const Epilogue epi(row.m, inv, label);
+    {
+        const float f = group_scale<K>(reg, row.m, inv);
+#pragma unroll
+        for (int k = 0; k < N; ++k) epi.apply<V>(r + k * V, f, p.head + (long long)(v0 + t + k * THREADS) * V);
+        epi.apply<1>(r + N * V, f, t);
+        epi.apply<1>(r + N * V + 1, f, p.head + (long long)V * p.nv + t);
+    }
+    if (rank == 0 && t == 0) epi.loss(x + base, blockIdx.x / size);
+    const float fr = 1.0f;
 //@ end
 #pragma unroll
     for (int k = 0; k < N; ++k) {
@@ -1136,7 +1303,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-//@ softmax masked_softmax
+//@ softmax masked_softmax cross_entropy
         const float f = group_scale<K>(grp[g], row.m, inv);
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 //@ log_softmax
@@ -1155,14 +1322,19 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 if constexpr (!KEEP && !KEEP_HALF) {
 //@ masked_softmax
                     pro.template apply<V>(w, p.head + i * V);
-//@ softmax masked_softmax
+//@ softmax masked_softmax cross_entropy
 #pragma unroll
                     for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
 //@ log_softmax
                     epi.apply<V>(w, w);
 //@ end
                 }
+//@ softmax log_softmax masked_softmax
                 store<C::STORE>(yv + i, YV::pack(w, f));
+//@ cross_entropy
+                epi.apply<V>(w, f, p.head + (long long)i * V);
+                store<C::STORE>(yv + i, YV::pack(w, 1.0f));
+//@ end
             }
         }
     }

@@ -135,8 +135,79 @@ class OperatorGenomeTest {
         compile(Operators.MASKED_SOFTMAX, List.of(Precision.FP32, Precision.BF16), List.of(), false);
     }
 
+    /** cross_entropy's default genome in a 32-bit and a 16-bit x every run; the rest in CI's second pass. */
+    @Test
+    void crossEntropysDefaultGenomeCompilesInFloat32AndBf16() throws Exception {
+        compile(Operators.CROSS_ENTROPY, List.of(Precision.FP32, Precision.BF16), List.of(), false);
+    }
+
+    @Test
+    @Exhaustive
+    void crossEntropysNamedAndSampledGenomesCompileInFloat32() throws Exception {
+        compile(Operators.CROSS_ENTROPY, List.of(), List.of(Precision.FP32), true);
+    }
+
+    /**
+     * cross_entropy's file: every plan counts the live rows, runs one of softmax's row kernels with the loss's
+     * arguments, and reduces the loss, in that order; softmax's split and fused plans (a row over many blocks) are gone,
+     * their code too, and their rows taken by the loop; rows too long for a loop thread's sum go to a loop of 1024
+     * threads. Softmax's other plans route shapes as softmax's do.
+     */
+    @Test
+    void crossEntropyPlansWrapSoftmaxsRowKernelsBetweenTheCountAndTheLoss() {
+        Task loss = new Task(Operators.CROSS_ENTROPY, Precision.FP32);
+        KernelFile file = parse("ce.cu", BuiltinAgent.defaultGenome(), loss);
+        String source = file.source();
+        assertTrue(source.contains("struct Loss") && !source.contains("split_fused") && !source.contains("Prologue"),
+                "the loss's library: no split regime, no attention prologue");
+        Genome g = BuiltinAgent.defaultGenome().normalized(loss);
+        assertTrue(g.shortRows().online() && g.blockRows().online(),
+                "register rows reduce (max, sum) pairs: an ignored row, never read, takes its exponentials against 0");
+        List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.FP32).stream()
+                .filter(p -> !p.launches().getFirst().kernel().name().matches("softmax_(split|fused).*")).toList();
+        assertTrue(softmax.size() < KernelRenderer.plans(g, Precision.FP32).size(), "the default genome splits rows");
+        int loopThreads = g.loopRows().pass().threads();
+        assertTrue(loopThreads < 1024, "the default genome's loop is narrower than the wide loop");
+        assertEquals(softmax.size() + 1, file.plans().size(), "softmax's row plans and the wide loop");
+        for (int i = 0; i < file.plans().size(); i++) {
+            List<String> kernels = file.plans().get(i).launches().stream().map(l -> l.kernel()).toList();
+            assertEquals(3, kernels.size(), "plan " + i);
+            assertEquals(List.of("ce_count", "ce_finish"), List.of(kernels.get(0), kernels.get(2)), "plan " + i);
+            assertEquals(List.of("x", "dx", "labels", "ws", "g", "rows", "cols"), file.plans().get(i).launches()
+                    .get(1).args().stream().map(Object::toString).toList(), "plan " + i);
+            if (i < softmax.size() - 1) {
+                assertEquals(softmax.get(i).when(), file.plans().get(i).when().text(), "plan " + i);
+                assertEquals(softmax.get(i).launches().getFirst().kernel().name().replace("softmax_", "ce_"),
+                        kernels.get(1), "plan " + i);
+            }
+        }
+        int last = file.plans().size() - 1;
+        assertEquals("cols <= " + (long) loopThreads * Genome.MAX_TERMS_PER_THREAD,
+                file.plans().get(last - 1).when().text());
+        assertEquals(List.of("ce_loop", "ce_loop_wide"), List.of(file.plans().get(last - 1).launches().get(1).kernel(),
+                file.plans().get(last).launches().get(1).kernel()));
+        assertEquals("true", file.plans().get(last).when().text());
+    }
+
+    /** A cross_entropy campaign's agent renders cross_entropy files from a seed without a genome, and breeds them. */
+    @Test
+    void aCrossEntropyCampaignsAgentRendersLossFiles() {
+        Task loss = new Task(Operators.CROSS_ENTROPY, Precision.BF16);
+        TaskContext context = new TaskContext(null, "llm", List.of(), loss, "cross_entropy_two_pass");
+        Candidate parent = AgentPopulation.seed("online.cu");
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 12; i++) {
+            Proposal p = new BuiltinAgent().propose(ProposalRequest.builder(parent, random.split()).context(context)
+                    .build());
+            KernelFile file = parse("ce-child-" + i + ".cu", Genome.fromJson(p.genome().orElseThrow(),
+                    BuiltinAgent.defaultGenome()), loss);
+            assertEquals(file.source(), p.source(), "the proposal is the genome's cross_entropy file");
+            parent = new Candidate("ce-child-" + i, p.source(), p.genome(), null);
+        }
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"log_softmax", "masked_softmax"})
+    @ValueSource(strings = {"log_softmax", "masked_softmax", "cross_entropy"})
     @Exhaustive
     void theNamedAndSampledGenomesCompileInEveryOtherDtype(String op) throws Exception {
         compile(Operators.byId(op), List.of(), Precision.SUPPORTED.stream().filter(d -> d != Precision.FP32).toList(),

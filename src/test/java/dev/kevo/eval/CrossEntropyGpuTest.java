@@ -193,6 +193,10 @@ class CrossEntropyGpuTest {
         return List.of(Precision.FP32, Precision.BF16);
     }
 
+    static List<Precision> everyDtype() {
+        return Precision.SUPPORTED;
+    }
+
     /** The seeds and the own baseline pass every case of the quick suite, timed against the floor. */
     @ParameterizedTest
     @MethodSource("dtypes")
@@ -203,6 +207,19 @@ class CrossEntropyGpuTest {
             assertEquals(Verdict.PASS, r.verdict(), file + " " + dtype.id() + ": " + r.detail());
             assertTrue(r.shapes().stream().allMatch(s -> s.floorFraction() != null && s.floorFraction() > 0), file);
         }
+    }
+
+    /**
+     * The built-in agent's default genome rendered for cross_entropy (softmax's row kernels with the loss's epilogue,
+     * between the count and the loss's sum) passes in every dtype: every plan is checked on a shape of its own, so the
+     * register, cluster, loop and wide-loop kernels all run.
+     */
+    @ParameterizedTest
+    @MethodSource("everyDtype")
+    void theDefaultGenomePassesInEveryDtype(Precision dtype) {
+        CandidateResult r = judge(RenderedGenome.defaultFor(new Task(Operators.CROSS_ENTROPY, dtype)), dtype);
+        assertEquals(Verdict.PASS, r.verdict(), dtype.id() + ": " + r.detail());
+        assertTrue(r.shapes().stream().allMatch(s -> s.floorFraction() != null && s.floorFraction() > 0));
     }
 
     /** The baseline with one edit that breaks the training semantics. */

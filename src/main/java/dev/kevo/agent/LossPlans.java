@@ -1,0 +1,100 @@
+package dev.kevo.agent;
+
+import dev.kevo.agent.KernelRenderer.Kernel;
+import dev.kevo.agent.KernelRenderer.Launch;
+import dev.kevo.agent.KernelRenderer.Plan;
+import dev.kevo.data.Precision;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The launch plans of cross_entropy's file (the fused loss and its gradient), rendered from the same genome as
+ * softmax's: its short and block buckets, its cluster regime and its loop, whose kernels compute softmax's
+ * probabilities as softmax's file does and hand them to cross_entropy's epilogue (genome-library.cu's
+ * {@code cross_entropy} sections), which writes dx and each row's loss. Every plan counts the live rows first
+ * ({@code ce_count}, which dx's {@code g / n} needs) and reduces the rows' losses last ({@code ce_finish}), one block
+ * each, in a fixed order, so the loss is the same bits on every launch.
+ *
+ * <p>The split and fused regimes (a row over many blocks that meet through the workspace or the grid) have no loss
+ * kernels, and the file leaves their code out: such rows go to the cluster or the loop. Rows longer than a loop thread
+ * sums within {@link Genome#MAX_TERMS_PER_THREAD} terms, which softmax's split regime takes, go to a loop of 1024
+ * threads, the most a thread's sum is spread over.
+ */
+final class LossPlans {
+    /** Each row's loss (a float), then the live rows as an int. */
+    static final String WORKSPACE = "rows * 4 + 16";
+
+    private static final int WIDE_THREADS = 1024;
+    private static final List<String> ARGS = List.of("x", "dx", "labels", "ws", "g", "rows", "cols");
+    private static final Launch COUNT = new Launch(new Kernel("ce_count", 1024,
+            "const long long* __restrict__ labels, float* __restrict__ ws, int rows", "loss_count(labels, ws, rows)"),
+            "1", List.of("labels", "ws", "rows"));
+    private static final Launch FINISH = new Launch(new Kernel("ce_finish", 1024,
+            "const float* __restrict__ ws, float* __restrict__ loss, int rows", "loss_finish(ws, loss, rows)"),
+            "1", List.of("ws", "loss", "rows"));
+
+    private LossPlans() {
+    }
+
+    /** The plans in {@code dtype} for a genome normalized for cross_entropy, in header order. */
+    static List<Plan> plans(Genome g, Precision dtype) {
+        List<Plan> plans = new ArrayList<>();
+        for (Plan p : KernelRenderer.plans(g, dtype)) {
+            Launch row = p.launches().getFirst();
+            String name = row.kernel().name();
+            if (name.startsWith("softmax_split") || name.startsWith("softmax_fused")) {
+                continue;
+            }
+            String when = p.when();
+            if (name.equals("softmax_loop") && g.loopRows().pass().threads() < WIDE_THREADS) {
+                plans.add(wrap(loss(row, "ce_loop"), "cols <= " + loopLimit(g.loopRows().pass().threads())));
+                plans.add(wrap(loss(new Launch(new Kernel("ce_loop_wide", WIDE_THREADS, row.kernel().params(),
+                        "loop_rows<WideLoopCfg>(x, y, rows, cols)"), "rows", row.args()), "ce_loop_wide"), when));
+                continue;
+            }
+            plans.add(wrap(loss(row, "ce_" + name.substring("softmax_".length())), when));
+        }
+        return plans;
+    }
+
+    /** The configuration struct of the wide loop: the loop regime's genes on 1024 threads. */
+    static String configs(Genome g, Precision dtype) {
+        return KernelRenderer.struct("WideLoopCfg", KernelRenderer.streaming(
+                Genome.withThreads(g.loopRows().pass(), WIDE_THREADS, dtype), dtype));
+    }
+
+    /** One line for people, as the forward's description is. */
+    static String description(Genome g, Precision dtype) {
+        Genome.ShortRows s = g.shortRows();
+        Genome.BlockRows b = g.blockRows();
+        Genome.ClusterRows c = g.clusterRows();
+        String cluster = c.enabled() ? "; " + c.minCols() + " < cols <= " + (long) c.capacity(dtype) * c.maxCluster()
+                + ": a row on chip per cluster of up to " + c.maxCluster() + " blocks of " + c.threads() + " threads"
+                : "";
+        return "builtin genome, cross_entropy: the live rows counted by one block; in registers, cols <= "
+                + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes, cols <= " + b.maxCols()
+                + " a row per block of " + b.minThreads() + "-" + b.maxThreads() + " threads" + cluster
+                + "; else a block of " + g.loopRows().pass().threads() + " threads per row, two reads (1024 past "
+                + loopLimit(g.loopRows().pass().threads()) + " columns); dx = g (p - onehot) / n written from softmax's "
+                + "probabilities, an ignored row's x never read, each row's loss into the workspace and summed in a "
+                + "fixed order by one block";
+    }
+
+    private static long loopLimit(int threads) {
+        return (long) threads * Genome.MAX_TERMS_PER_THREAD;
+    }
+
+    /** Softmax's launch as cross_entropy's: its arguments, and the loss's set for the block before the template. */
+    private static Launch loss(Launch softmax, String name) {
+        Kernel k = softmax.kernel();
+        String params = k.params().replace("int rows, int cols", "int cols").replace("int cols",
+                "const long long* __restrict__ labels, float* __restrict__ ws, float g, int rows, int cols");
+        Kernel kernel = new Kernel(name, k.threads(), k.minBlocks(), params,
+                "Loss::set(x, labels, ws, g, rows, cols);\n    " + k.call());
+        return new Launch(kernel, softmax.grid(), softmax.smem(), softmax.cooperative(), softmax.cluster(), ARGS);
+    }
+
+    private static Plan wrap(Launch row, String when) {
+        return new Plan(when, List.of(COUNT, row, FINISH));
+    }
+}
