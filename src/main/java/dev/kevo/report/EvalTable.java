@@ -92,14 +92,36 @@ public final class EvalTable {
             return;
         }
         List<ShapeResult> heldOut = scale.stream().filter(s -> s.regime() != null).toList();
-        String failed = heldOut.stream().filter(s -> !s.verdict().passed()).map(s -> s.shape() + " "
-                + s.verdict().id()).collect(Collectors.joining(", "));
-        out.printf("  at scale: %d held-out shapes %s", heldOut.size(),
-                failed.isEmpty() ? "pass" : "checked, " + failed);
-        scale.stream().filter(s -> s.regime() == null).findFirst()
-                .ifPresent(s -> out.printf(Locale.ROOT, "; %s (%,d elements) %s", s.shape(),
-                        Shape.parse(s.shape()).elements(), s.verdict().id()));
+        out.printf("  at scale: %d held-out shapes %s", heldOut.size(), verdicts(heldOut));
+        // The rest: probes of plans no shape reached (small), then shapes past 2^31 elements, the configured one first
+        // and one or two for each plan. A probe is not at scale and is not named as if it were.
+        List<ShapeResult> probes = scale.stream().filter(s -> s.regime() == null && !past31(s)).toList();
+        if (!probes.isEmpty()) {
+            out.print("; plan probes " + probes.stream().map(s -> s.shape() + " " + s.verdict().id())
+                    .collect(Collectors.joining(", ")));
+        }
+        List<ShapeResult> past = scale.stream().filter(s -> s.regime() == null && past31(s)).toList();
+        if (!past.isEmpty()) {
+            ShapeResult first = past.getFirst();
+            out.printf(Locale.ROOT, "; %s (%,d elements) %s", first.shape(), Shape.parse(first.shape()).elements(),
+                    first.verdict().id());
+            List<ShapeResult> more = past.subList(1, past.size());
+            if (!more.isEmpty()) {
+                out.printf("; %d more past 2^31 elements, for the plans, %s", more.size(), verdicts(more));
+            }
+        }
         out.println(result.atScaleNote() == null ? "" : "; " + result.atScaleNote());
+    }
+
+    private static boolean past31(ShapeResult s) {
+        return Shape.parse(s.shape()).elements() > Integer.MAX_VALUE;
+    }
+
+    /** "pass" when every shape passed, else "checked, " and each failed shape with its verdict. */
+    private static String verdicts(List<ShapeResult> shapes) {
+        String failed = shapes.stream().filter(s -> !s.verdict().passed()).map(s -> s.shape() + " "
+                + s.verdict().id()).collect(Collectors.joining(", "));
+        return failed.isEmpty() ? "pass" : "checked, " + failed;
     }
 
     /** Whether the output repeated bit for bit, and where it did not. */
