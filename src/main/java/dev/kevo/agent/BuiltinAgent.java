@@ -33,8 +33,8 @@ import java.util.random.RandomGenerator;
  * <ul>
  *   <li>parent without a genome that declares knobs (a knobbed seed, a model's file): its knobs tuned (a step, or
  *       a crossover with a mate sharing knob names); with fresh genomes on, half the time a fresh genome instead,
- *       where the genome renders the campaign's operator ({@link KernelRenderer#serves}; cross_entropy's seeds are
- *       only tuned);</li>
+ *       where the genome renders the campaign's operator ({@link KernelRenderer#serves}: softmax's family, their
+ *       gradients and cross_entropy; another operator's seeds are only tuned);</li>
  *   <li>parent with neither (a hand-written seed, another agent's file): a fresh genome, one of
  *       {@link #namedGenomes()} or, now and then, a random one, unless fresh genomes are off;</li>
  *   <li>with a mate that has a genome (or, sometimes, an inspiration): crossover per regime, sometimes
