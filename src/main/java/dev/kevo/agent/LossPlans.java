@@ -25,6 +25,7 @@ final class LossPlans {
     static final String WORKSPACE = "rows * 4 + 16";
 
     private static final int WIDE_THREADS = 1024;
+    private static final int WIDE_TILE = 4;
     private static final List<String> ARGS = List.of("x", "dx", "labels", "ws", "g", "rows", "cols");
     private static final Launch COUNT = new Launch(new Kernel("ce_count", 1024,
             "const long long* __restrict__ labels, float* __restrict__ ws, int rows", "loss_count(labels, ws, rows)"),
@@ -57,10 +58,21 @@ final class LossPlans {
         return plans;
     }
 
-    /** The configuration struct of the wide loop: the loop regime's genes on 1024 threads. */
+    /**
+     * The configuration struct of the wide loop: the loop regime's genes on 1024 threads, its exponentials summed a tile
+     * at a time ({@code ONLINE} off, tiles of at least {@link #WIDE_TILE} vectors). On the longest rows kevo draws (tens
+     * of millions of columns) a thread still takes tens of thousands of terms, past {@link Genome#MAX_TERMS_PER_THREAD};
+     * added a tile at a time, its running sum takes a tile's fewer roundings, where an online sum would take one a term
+     * (256 threads of softmax's adding 172k terms each drifted past the bound on 1x44152810).
+     */
     static String configs(Genome g, Precision dtype) {
-        return KernelRenderer.struct("WideLoopCfg", KernelRenderer.streaming(
-                Genome.withThreads(g.loopRows().pass(), WIDE_THREADS, dtype), dtype));
+        return KernelRenderer.struct("WideLoopCfg", KernelRenderer.streaming(widePass(g, dtype), dtype));
+    }
+
+    static Genome.Streaming widePass(Genome g, Precision dtype) {
+        Genome.Streaming p = g.loopRows().pass();
+        return Genome.withThreads(new Genome.Streaming(WIDE_THREADS, p.vec(), Math.max(p.tile(), WIDE_TILE),
+                p.unroll(), false, p.reduce(), p.exp(), p.statsLoad(), p.normLoad(), p.store()), WIDE_THREADS, dtype);
     }
 
     /** One line for people, as the forward's description is. */

@@ -187,6 +187,14 @@ class OperatorGenomeTest {
         assertEquals(List.of("ce_loop", "ce_loop_wide"), List.of(file.plans().get(last - 1).launches().get(1).kernel(),
                 file.plans().get(last).launches().get(1).kernel()));
         assertEquals("true", file.plans().get(last).when().text());
+        // Its threads sum past MAX_TERMS_PER_THREAD terms on the longest rows: a tile at a time, not one by one.
+        for (Precision dtype : Precision.SUPPORTED) {
+            Genome.Streaming wide = LossPlans.widePass(BuiltinAgent.defaultGenome().normalized(new Task(
+                    Operators.CROSS_ENTROPY, dtype)), dtype);
+            assertFalse(wide.online(), dtype.id());
+            assertTrue(wide.tile() * Genome.vecElems(wide.vec(), dtype) >= 8,
+                    dtype.id() + ": a tile's exponentials summed before the running sum takes them: " + wide);
+        }
     }
 
     /** A cross_entropy campaign's agent renders cross_entropy files from a seed without a genome, and breeds them. */
