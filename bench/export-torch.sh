@@ -12,6 +12,9 @@
 #   OP=log_softmax OUT=/some/dir bash bench/export-torch.sh     # log_softmax: seeds/log_softmax/online.cu
 #   OP=softmax_backward OUT=/some/dir bash bench/export-torch.sh  # a gradient (log_softmax_backward too): its
 #                                   held_rows seed, then block_dot; the torch package checked by its example.py
+#   OP=cross_entropy OUT=/some/dir bash bench/export-torch.sh  # the loss: its held_rows seed, then online; the torch
+#                                   package (the op and the loss function with its backward) checked by its example.py
+#                                   (needs ninja)
 #   OP=masked_softmax OUT=/some/dir bash bench/export-torch.sh  # masked_softmax: seeds/masked_softmax/online.cu, judged
 #                                   on the attention suite; its C++ examples and its torch package run every attention
 #                                   shape in every mask kind, the torch package 8 random attention layouts too;
@@ -41,8 +44,13 @@ case "$OP" in
     CHAMPION=${CHAMPION:-seeds/$OP/held_rows.cu}
     SECOND=${SECOND:-seeds/$OP/block_dot.cu}
     NAME=${NAME:-export-$OP-h100} ;;
+  cross_entropy)
+    CHAMPION=${CHAMPION:-seeds/cross_entropy/held_rows.cu}
+    SECOND=${SECOND:-seeds/cross_entropy/online.cu}
+    NAME=${NAME:-export-cross_entropy-h100} ;;
   *)
-    echo "export-torch.sh: OP=$OP: softmax, log_softmax, masked_softmax, softmax_backward or log_softmax_backward" >&2
+    echo "export-torch.sh: OP=$OP: softmax, log_softmax, masked_softmax, softmax_backward, log_softmax_backward or" \
+      "cross_entropy" >&2
     exit 2 ;;
 esac
 # The shapes each C++ example runs: rows x cols, or for masked_softmax the attention suite's shapes in every mask kind
@@ -108,9 +116,10 @@ cpp_rc=${PIPESTATUS[0]}
 second_rc=${PIPESTATUS[0]}
 
 torch_rc=0
-if [[ $torch_package == 1 && $OP == *_backward ]]; then
+if [[ $torch_package == 1 && ($OP == *_backward || $OP == cross_entropy) ]]; then
   # A gradient's torch package is checked by its own example.py (y from torch's forward, dx against torch's backward in
-  # float64, kevo's dy-scaled bound); export_torch.py's cases, misuse checks and timing are the forward's.
+  # float64, kevo's dy-scaled bound), and so is a loss's (dx and the loss against F.cross_entropy and its gradient, the
+  # op and the loss function through autograd); export_torch.py's cases, misuse checks and timing are the forward's.
   echo "== the torch package's example.py ($PYTHON)"
   (cd "$work/torch" && "$PYTHON" example.py) 2>&1 | tee "$OUT/$NAME-torch-example.txt"
   if [[ ${PIPESTATUS[0]} != 0 ]] || grep -q WRONG "$OUT/$NAME-torch-example.txt"; then

@@ -38,7 +38,10 @@
 #   loss-scale [K]   kevo eval --at-scale --sanitize of cross_entropy's K (default its held_rows seed), fp32 and bf16:
 #              the held-out shapes, the plain buffers of champion confirmation and compute-sanitizer on the loss
 #   export-loss [K]  cross_entropy's K (default its held_rows seed) judged under compute-sanitizer, exported with
-#              --to cpp, and its example.cu built and run on LM-head shapes (the torch op of a loss is not built yet)
+#              --to cpp, and its example.cu built and run on LM-head shapes
+#   export-loss-torch [K [DTYPE]]  bench/export-torch.sh with OP=cross_entropy: K (default its held_rows seed) in DTYPE
+#              (default fp32) as C++ and as the torch package, whose example.py checks the op and the loss function
+#              with its backward against F.cross_entropy and its gradient
 #   family-loss [K32 [K16]]  bench/family.py on the llm suite, cross_entropy's K32 in fp32 and K16 in bf16 (default
 #              its held_rows seed; K16 defaults to K32) beside torch's F.cross_entropy + backward and a Triton kernel;
 #              ROUNDS (default 20) rounds
@@ -305,6 +308,10 @@ export-loss)
   (cd "$out/cpp" && /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -o example example.cu kevo_cross_entropy.cu \
     && ./example 32x128 1024x1000 4096x32000 2048x128256 512x262144 8x128256 1x1000000) > "$out/example.txt" 2>&1
   echo "example exit $?"; tail -8 "$out/example.txt"; rm -f "$out/cpp/example" ;;
+export-loss-torch)
+  OP=cross_entropy CHAMPION=${2:-} DTYPE=${3:-} OUT="$out/export" timeout 540 bash bench/export-torch.sh \
+    > "$out/export.txt" 2>&1
+  echo "export-torch exit $?"; tail -12 "$out/export.txt" ;;
 family-loss)
   k32=${2:-seeds/cross_entropy/held_rows.cu}; k16=${3:-$k32}
   timeout 560 python3 bench/family.py --rounds "${ROUNDS:-20}" --out "$out/family-loss.json" \

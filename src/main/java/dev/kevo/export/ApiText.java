@@ -124,25 +124,29 @@ record ApiText(OperatorApi api, Precision dtype) {
     }
 
     /**
-     * The torch op's parameters in Python, in order: the inputs of one element per (row, column) ({@code x}), the
-     * scalars ({@code scale}), then for an operator of attention shapes the mask kind by name and the tensors a mask
+     * The torch op's parameters in Python, in order: the inputs every call gives ({@code x}, a loss's {@code labels}),
+     * the scalars ({@code scale}), then for an operator of attention shapes the mask kind by name and the tensors a mask
      * brings, None unless its kind reads them; then {@code dim}. {@code softmax(x, dim=-1)}, {@code masked_softmax(x,
      * scale, mask_kind="none", lengths=None, mask=None, dim=-1)}.
      */
     String pySignature() {
-        List<String> params = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::rowwise)
+        List<String> params = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::required)
                 .map(Tensor::name).toList());
         api.scalars().forEach(x -> params.add(x.name()));
         if (api.attention()) {
             params.add("mask_kind=\"" + MaskKind.NONE.id() + "\"");
-            api.inputs().stream().filter(t -> !rowwise(t)).forEach(t -> params.add(t.name() + "=None"));
+            api.inputs().stream().filter(t -> !required(t)).forEach(t -> params.add(t.name() + "=None"));
         }
         params.add("dim=-1");
         return api.function() + "(" + String.join(", ", params) + ")";
     }
 
-    private static boolean rowwise(Tensor t) {
-        return t.extent() == Tensor.Extent.ROWS_COLS;
+    /**
+     * An input every call gives: one of an element per (row, column), or of one per row (a loss's labels); the others
+     * (a mask's tensors) are given only where the mask kind reads them.
+     */
+    private static boolean required(Tensor t) {
+        return t.extent() == Tensor.Extent.ROWS_COLS || t.extent() == Tensor.Extent.ROWS;
     }
 
     /** The mask kinds under which a kernel reads the tensor ({@link Tensor#present}): all for x, padding for lengths. */
@@ -162,9 +166,9 @@ record ApiText(OperatorApi api, Precision dtype) {
      */
     private Map<String, String> torchSlots() {
         Map<String, String> s = new LinkedHashMap<>();
-        List<String> params = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::rowwise)
+        List<String> params = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::required)
                 .map(t -> "const torch::Tensor& " + t.name()).toList());
-        List<String> args = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::rowwise)
+        List<String> args = new java.util.ArrayList<>(api.inputs().stream().filter(ApiText::required)
                 .map(t -> "pybind11::arg(" + CText.string(t.name()) + ")").toList());
         api.scalars().forEach(x -> {
             params.add("double " + x.name());
@@ -173,7 +177,7 @@ record ApiText(OperatorApi api, Precision dtype) {
         if (api.attention()) {
             params.add("const std::string& mask_kind");
             args.add("pybind11::arg(\"mask_kind\") = " + CText.string(MaskKind.NONE.id()));
-            api.inputs().stream().filter(t -> !rowwise(t)).forEach(t -> {
+            api.inputs().stream().filter(t -> !required(t)).forEach(t -> {
                 params.add("const std::optional<torch::Tensor>& " + t.name());
                 args.add("pybind11::arg(" + CText.string(t.name()) + ") = pybind11::none()");
             });
@@ -182,7 +186,7 @@ record ApiText(OperatorApi api, Precision dtype) {
         s.put("PY_ARGS", String.join(", ", args));
         s.put("PY_SIGNATURE", pySignature());
         // The inputs in the operator's order: an undefined tensor for an optional one given as None.
-        s.put("TORCH_INPUTS", join(api.inputs(), t -> rowwise(t) ? t.name() : t.name() + ".value_or(torch::Tensor())"));
+        s.put("TORCH_INPUTS", join(api.inputs(), t -> required(t) ? t.name() : t.name() + ".value_or(torch::Tensor())"));
         s.put("TORCH_SCALARS", api.scalars().stream().map(Scalar::name).collect(Collectors.joining(", ")));
         s.put("TORCH_MASK_KIND", api.attention() ? "mask_kind" : CText.string(MaskKind.NONE.id()));
         s.put("SCALAR_NAMES", api.scalars().stream().map(x -> CText.string(x.name())).collect(Collectors.joining(", ")));

@@ -278,6 +278,23 @@ final class Examples {
      * among the operator's values and the tensors a mask brings drawn where the kind reads them (None elsewhere), at
      * their edges as example.cu draws them (a length of 0, rows masked throughout).
      */
+    /**
+     * example.py of a loss (cross_entropy): the op on shapes of LM-head rows with one row in eight ignored (and one
+     * shape with every row ignored, whose loss is NaN), with a drawn incoming gradient, then the loss function of the
+     * package's loss module through autograd; dx and the loss checked against F.cross_entropy and its gradient in
+     * float64 with kevo's bounds, as example_loss.cu checks them against kevo's reference.
+     */
+    static String torchLoss(OperatorApi api, Precision dtype) {
+        Tensor in = rowwise(api, Tensor.Role.INPUT);
+        Tensor out = rowwise(api, Tensor.Role.OUTPUT);
+        Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
+        s.put("P", api.prefix());
+        s.put("FN", api.function());
+        s.put("DTYPE", dtype.id());
+        s.put("X_TYPE", ExportTypes.python(in.dtype(dtype)));
+        return Template.fill("example_loss.py", s);
+    }
+
     static String torch(OperatorApi api, Precision dtype, TorchReference reference) {
         Tensor in = api.op().rowInputs().getFirst();
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);

@@ -110,7 +110,13 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
                     cEscaped(doc), "MAX_ELEMENTS", maxElements))));
             files.put("setup.py", Template.fill("setup.py", Map.of("P", api.prefix(), "DOC", pyEscaped(doc),
                     "VERSION", kevoVersion.matches("\\d+(\\.\\d+)*") ? kevoVersion : "0.0.0")));
-            files.put("example.py", Examples.torch(api, precision, torchReference.orElseThrow()));
+            if (api.loss()) {
+                files.put("example.py", Examples.torchLoss(api, precision));
+                files.put(api.lossModule(), Template.fill("loss.py", Map.of("P", api.prefix(), "FN", api.function(),
+                        "DTYPE", precision.id())));
+            } else {
+                files.put("example.py", Examples.torch(api, precision, torchReference.orElseThrow()));
+            }
         } else {
             files.put("example.cu", Examples.cpp(api, precision));
         }

@@ -33,6 +33,10 @@ final class ExportReadme {
             out.append("| `").append(op.torchBinding()).append("` | the PyTorch binding: `").append(api.pySignature())
                     .append("` |\n");
             out.append("| `setup.py`, `example.py` | build it with setuptools, or load it in place and check it |\n");
+            if (op.loss()) {
+                out.append("| `").append(op.lossModule()).append("` | the loss function with its backward "
+                        + "(`torch.autograd.Function`) over the op |\n");
+            }
         } else {
             out.append("| `example.cu` | a program that calls it and checks it against kevo's float64 reference of ")
                     .append(op.function()).append(" |\n");
@@ -124,6 +128,10 @@ final class ExportReadme {
             attentionTorch(out, api, most);
             return;
         }
+        if (op.loss()) {
+            lossTorch(out, api, most);
+            return;
+        }
         String dtypes = ApiText.and(op.inputs().stream().map(t -> ExportTypes.python(t.dtype(api.dtype()))).distinct()
                 .toList());
         // "a contiguous torch.float32 CUDA tensor" for one input, "contiguous ... tensors" for several
@@ -147,6 +155,36 @@ final class ExportReadme {
                 .replace("INPUTS", inputs(op)).replace("FN", op.function()).replace("TENSORS", tensors)
                 .replace("RETURNS", outputs(op, t -> t.name() + " in " + ExportTypes.python(t.dtype(api.dtype()))))
                 .replace("MOST", most));
+    }
+
+    /** The torch op of a loss (cross_entropy): the op itself, and the loss function with its backward over it. */
+    private static void lossTorch(StringBuilder out, ApiText api, String most) {
+        OperatorApi op = api.api();
+        String x = ExportTypes.python(op.op().rowInputs().getFirst().dtype(api.dtype()));
+        out.append(TORCH_BUILD).append("""
+
+                ```python
+                import torch, MODULE, MODULE_loss
+                dx, loss = MODULE.FN(x, labels, g)     # x: X CUDA logits, labels: torch.int64, g: a float
+                loss_fn = MODULE_loss.loss_function(MODULE)
+                loss = loss_fn(x, labels)              # as F.cross_entropy(x, labels); loss.backward() fills x.grad
+                ```
+
+                `FN(x, labels, g, dim=-1)` takes contiguous CUDA logits x of any rank (the leading dimensions are
+                the rows, the last the vocabulary) and labels of x's shape without its last dimension, each in
+                `[0, cols)` or -100 (ignored). It returns dx, of x's shape and dtype, `g` times the gradient of the
+                mean loss over the rows not ignored, and the loss, a 0-dimensional `torch.float32` tensor (NaN when
+                every row is ignored, as torch gives), written in one pass. It raises a `RuntimeError` that says why
+                for anything else: another dtype, device, dimension or shape, a non-contiguous or misaligned view,
+                more than MOST elements (see where it comes from) or 2^31-1 rows or columns, or a shape the plan does
+                not cover. It runs on `torch.cuda.current_stream()` on x's device; the workspace comes from torch's
+                caching allocator there.
+
+                `MODULE_loss.loss_function(MODULE)` is the loss as training calls it: its forward runs the op with
+                g = 1 and keeps dx, and its backward scales dx by the incoming gradient. Set `TORCH_CUDA_ARCH_LIST`
+                to the GPUs you build for.
+                """.replace("MODULE", op.prefix()).replace("FN", op.function()).replace("MOST", most)
+                .replace(" X ", " " + x + " "));
     }
 
     private static final String TORCH_BUILD = """

@@ -46,10 +46,11 @@ record OperatorApi(Operator op) {
     /**
      * Why kevo cannot package {@code op} for {@code target} yet, in one line, or empty when it can. The C API passes
      * every tensor, scalar and attention variable. The torch op takes its first input's shape as the op's (any rank,
-     * or attention's [batch, heads, queries, keys]), the scalars as floats, and for an operator of attention shapes the
-     * mask kind by name and the tensors a mask brings as optional ones ({@link ApiText#pySignature}); it cannot make
-     * an output of another extent than its first input's, nor say when a tensor of another extent is read without a
-     * mask kind.
+     * or attention's [batch, heads, queries, keys]), an input of one element per row (a loss's labels) of that shape
+     * without its last dimension, the scalars as floats, and for an operator of attention shapes the mask kind by name
+     * and the tensors a mask brings as optional ones ({@link ApiText#pySignature}); it returns outputs of the first
+     * input's shape and of one element (a loss's value, 0-dimensional), and cannot say when a tensor of a mask's
+     * extents is read without a mask kind.
      */
     static Optional<String> unsupported(Operator op, ExportTarget target) {
         Optional<String> unjudged = Task.unjudgedTensors(op);
@@ -59,24 +60,27 @@ record OperatorApi(Operator op) {
         if (target != ExportTarget.TORCH) {
             return Optional.empty();
         }
-        if (op.reducedOutput().isPresent() || op.tensors().stream().anyMatch(t -> t.extent() == Tensor.Extent.ROWS)) {
-            // a loss's torch op (labels in, its value and gradient out, as a loss function with its backward) is
-            // still to be written: docs/operators.md, "What cross_entropy still needs"
-            return Optional.of("kevo export --to torch does not package a loss yet: " + op.id() + " reads labels and "
-                    + "writes a value of one element; --to cpp exports it");
-        }
         List<String> missing = new ArrayList<>();
         List<Tensor> inputs = op.tensors().stream().filter(t -> t.role() == Tensor.Role.INPUT).toList();
         if (inputs.isEmpty() || inputs.getFirst().extent() != Tensor.Extent.ROWS_COLS) {
             missing.add("a first input of one element per row and column, whose shape is the op's");
         }
         boolean masked = op.maskKinds().stream().anyMatch(k -> k != MaskKind.NONE);
-        op.tensors().stream().filter(t -> t.extent() != Tensor.Extent.ROWS_COLS
-                        && (t.role() == Tensor.Role.OUTPUT || !masked))
+        op.tensors().stream().filter(t -> !takes(t, masked))
                 .forEach(t -> missing.add((t.role() == Tensor.Role.OUTPUT ? "output" : "tensor") + " `" + t.name()
                         + "` (" + t.extent().name().toLowerCase(Locale.ROOT) + ")"));
         return missing.isEmpty() ? Optional.empty() : Optional.of("kevo export --to torch does not package " + op.id()
                 + " yet: its torch op would lack " + String.join(", ", missing) + "; --to cpp exports it");
+    }
+
+    /** Whether the torch op takes (an input) or returns (an output) a tensor of t's extent. */
+    private static boolean takes(Tensor t, boolean masked) {
+        return switch (t.extent()) {
+            case ROWS_COLS -> true;
+            case ROWS -> t.role() == Tensor.Role.INPUT;
+            case ONE -> t.role() == Tensor.Role.OUTPUT;
+            case BATCH, BATCH_QUERIES_KEYS -> t.role() == Tensor.Role.INPUT && masked;
+        };
     }
 
     /**
@@ -149,6 +153,16 @@ record OperatorApi(Operator op) {
     /** The PyTorch binding. */
     String torchBinding() {
         return prefix() + "_torch.cpp";
+    }
+
+    /** A loss's torch package: the loss function with its backward, over the binding's op ({@link #loss()}). */
+    String lossModule() {
+        return prefix() + "_loss.py";
+    }
+
+    /** Whether the operator is a loss: an output of one element, its value ({@link Operator#reducedOutput}). */
+    boolean loss() {
+        return op.reducedOutput().isPresent();
     }
 
     /** The operator's tensors in its order: the C API's pointer parameters, in that order. */

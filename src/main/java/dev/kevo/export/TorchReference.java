@@ -77,7 +77,11 @@ record TorchReference(String name, String definition, String call, String inputs
             "masked_softmax", new TorchReference("torch.softmax of the scaled, masked scores (reference() below)",
                     MASKED_SOFTMAX, "reference(**inputs)", "", ""),
             "softmax_backward", gradient("torch._softmax_backward_data", "torch.softmax", "y", "y * dy"),
-            "log_softmax_backward", gradient("torch._log_softmax_backward_data", "torch.log_softmax", "y.exp()", "dy"));
+            "log_softmax_backward", gradient("torch._log_softmax_backward_data", "torch.log_softmax", "y.exp()", "dy"),
+            // A loss's example (Examples.torchLoss) has its own checks, of both outputs and through autograd: its
+            // reference is named here, and computed there.
+            "cross_entropy", new TorchReference("F.cross_entropy (mean, ignore_index=-100) and its gradient in autograd",
+                    "", "", "", ""));
 
     /** torch's function of the same name over the inputs in float64, {@code torch.softmax(x.double(), dim=-1)}. */
     private static TorchReference function(String name) {

@@ -16,7 +16,9 @@
 // extent (Tensor.Extent):
 //   @@EXTENT_ROWS_COLS@@: one element per row and column (the first input's shape),
 //   @@EXTENT_BATCH@@: one per batch entry ([batch]),
-//   @@EXTENT_BATCH_QUERIES_KEYS@@: one per batch entry, query and key ([batch, queries, keys], broadcast over heads).
+//   @@EXTENT_BATCH_QUERIES_KEYS@@: one per batch entry, query and key ([batch, queries, keys], broadcast over heads),
+//   @@EXTENT_ROWS@@: one per row (the first input's shape without its last dimension: a loss's labels),
+//   @@EXTENT_ONE@@: one element (a loss's value: a 0-dimensional tensor).
 // reads: bit k set where mask kind k reads the tensor; one of the first extent is always read, another is given
 // where it is read and None elsewhere. An output is what the op returns.
 struct @@P@@_tensor_kind {
@@ -171,14 +173,19 @@ static std::string @@P@@_shape_text(const @@P@@_shape& s) {
 }
 
 // The shape of a tensor of an extent beside the first input, as a torch user writes sizes.
-static std::string @@P@@_extent_shape(int extent, const @@P@@_shape& s) {
+static std::string @@P@@_extent_shape(int extent, const @@P@@_shape& s, const torch::Tensor& first) {
     const std::string b = std::to_string(s.batch), q = std::to_string(s.queries), k = std::to_string(s.cols);
+    if (extent == @@EXTENT_ROWS@@) {
+        return c10::str(first.sizes().slice(0, first.dim() - 1)) + " (" + @@P@@_first_name()
+               + "'s shape without its last dimension)";
+    }
     return extent == @@EXTENT_BATCH@@ ? "[" + b + "] ([batch])"
                                       : "[" + b + ", " + q + ", " + k + "] ([batch, queries, keys]) or [" + b + ", 1, "
                                             + q + ", " + k + "]";
 }
 
-static bool @@P@@_fits(const torch::Tensor& t, int extent, const @@P@@_shape& s) {
+static bool @@P@@_fits(const torch::Tensor& t, int extent, const @@P@@_shape& s, const torch::Tensor& first) {
+    if (extent == @@EXTENT_ROWS@@) return t.sizes() == first.sizes().slice(0, first.dim() - 1);
     if (extent == @@EXTENT_BATCH@@) return t.dim() == 1 && t.size(0) == s.batch;
     if (t.dim() == 4 && t.size(1) != 1) return false;
     const int64_t at = t.dim() == 4 ? 1 : 0;  // [batch, 1, queries, keys], as Hugging Face passes a mask
@@ -199,7 +206,8 @@ static void @@P@@_check_mask_inputs(const @@P@@_inputs& inputs, const @@P@@_shap
         const bool read = (kind.reads >> s.mask_kind) & 1u;
         @@P@@_require(!read || t.defined(), [&] {
             return "mask_kind=\"" + mask_kind + "\" reads " + name + ", which is None: pass " + name + ", a "
-                   + @@P@@_torch_name(kind.dtype) + " CUDA tensor of shape " + @@P@@_extent_shape(kind.extent, s);
+                   + @@P@@_torch_name(kind.dtype) + " CUDA tensor of shape "
+                   + @@P@@_extent_shape(kind.extent, s, inputs[0]);
         });
         @@P@@_require(read || !t.defined(), [&] {
             return name + " is read only under " + @@P@@_readers(kind) + ", not mask_kind=\"" + mask_kind + "\": pass "
@@ -207,8 +215,8 @@ static void @@P@@_check_mask_inputs(const @@P@@_inputs& inputs, const @@P@@_shap
         });
         if (!t.defined()) continue;
         @@P@@_check_placed(t, kind, &inputs[0], @@P@@_first_name());
-        @@P@@_require(@@P@@_fits(t, kind.extent, s), [&] {
-            return name + " must have shape " + @@P@@_extent_shape(kind.extent, s) + " for " + @@P@@_first_name()
+        @@P@@_require(@@P@@_fits(t, kind.extent, s, inputs[0]), [&] {
+            return name + " must have shape " + @@P@@_extent_shape(kind.extent, s, inputs[0]) + " for " + @@P@@_first_name()
                    + " of " + c10::str(inputs[0].sizes()) + ", got " + c10::str(t.sizes());
         });
         @@P@@_check_layout(t, name);
@@ -255,7 +263,9 @@ static @@P@@_outputs @@P@@_run(const @@P@@_inputs& inputs, const @@P@@_scalars& 
     for (size_t t = 0; t < pointers.size(); t++) {
         const @@P@@_tensor_kind& kind = @@P@@_tensor_kinds[t];
         if (kind.output) {
-            outputs[out] = torch::empty(first.sizes(), first.options().dtype(kind.dtype));
+            // One element (a loss) is a 0-dimensional tensor, as torch's losses return it; the rest have x's shape.
+            outputs[out] = kind.extent == @@EXTENT_ONE@@ ? torch::empty({}, first.options().dtype(kind.dtype))
+                                                        : torch::empty(first.sizes(), first.options().dtype(kind.dtype));
             pointers[t] = outputs[out++].data_ptr();
         } else {
             const torch::Tensor& given = inputs[in++];

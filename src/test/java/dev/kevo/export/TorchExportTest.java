@@ -105,6 +105,73 @@ class TorchExportTest {
         return out;
     }
 
+    /**
+     * A loss's torch package (cross_entropy): the op takes x, int64 labels of one a row and g, and returns dx and a
+     * float32 loss of one element (0-dimensional); the package adds the loss function with its backward, and its
+     * README and Python say so; every Python file compiles.
+     */
+    @Test
+    @PythonTest
+    void aLossPackageTakesLabelsAndReturnsDxAndTheLoss(@TempDir Path tmp) throws Exception {
+        Path out = export(tmp, "seeds/cross_entropy/held_rows.cu", "bf16");
+        String binding = Files.readString(out.resolve("kevo_cross_entropy_torch.cpp"));
+        assertFalse(binding.contains("@@"), binding);
+        assertTrue(binding.contains("{\"labels\", torch::kInt64, false, 3, 0xf},\n    {\"dx\", torch::kBFloat16, true, "
+                + "0, 0xf},\n    {\"loss\", torch::kFloat32, true, 4, 0xf}"), binding);
+        assertTrue(binding.contains("pybind11::arg(\"x\"), pybind11::arg(\"labels\"), pybind11::arg(\"g\"), "
+                + "pybind11::arg(\"dim\") = -1);"), binding);
+        assertTrue(binding.contains("const torch::Tensor& x, const torch::Tensor& labels, double g, int64_t dim"),
+                binding);
+        String readme = Files.readString(out.resolve("README.md"));
+        assertTrue(readme.contains("kevo_cross_entropy_loss.loss_function(kevo_cross_entropy)")
+                && readme.contains("torch.bfloat16 CUDA logits"), readme);
+        String python = Toolchain.python().orElseThrow().toString();
+        for (String f : List.of("example.py", "setup.py", "kevo_cross_entropy_loss.py")) {
+            Toolchain.succeed(out, 60, python, "-m", "py_compile", f);
+        }
+    }
+
+    /**
+     * The loss module differentiates as torch's cross_entropy does: with the extension stood in for by torch's own loss
+     * and gradient (same name, same arguments: dx is g times the gradient of the mean loss), gradcheck passes on the
+     * loss function in float64 on the CPU, ignored rows included, and an incoming gradient of 3 triples x.grad. A
+     * backward that dropped the incoming gradient, or ran the op with another g, would fail.
+     */
+    @Test
+    @TorchTest
+    void theLossModulesBackwardIsTorchsGradient(@TempDir Path tmp) throws Exception {
+        String python = Toolchain.torch().orElseThrow().python().toString();
+        Path out = export(tmp, "seeds/cross_entropy/online.cu", "fp32");
+        Files.writeString(out.resolve("check.py"), """
+                import torch
+                import torch.nn.functional as F
+                import kevo_cross_entropy_loss
+
+
+                class StandIn:
+                    @staticmethod
+                    def cross_entropy(x, labels, g, dim=-1):
+                        with torch.enable_grad():  # a Function's forward runs without it
+                            t = x.detach().requires_grad_()
+                            loss = F.cross_entropy(t, labels, ignore_index=-100)
+                            loss.backward()
+                        return t.grad * g, loss.detach()  # kevo's is float32: float64 for gradcheck's differences
+
+
+                loss_fn = kevo_cross_entropy_loss.loss_function(StandIn)
+                labels = torch.tensor([3, -100, 0, 36, 5, -100])
+                x = (torch.randn(6, 37, dtype=torch.float64) * 3).requires_grad_()
+                assert torch.autograd.gradcheck(lambda t: loss_fn(t, labels), (x,))
+                (loss_fn(x, labels) * 3).backward()
+                ref = x.detach().requires_grad_()
+                (F.cross_entropy(ref, labels, ignore_index=-100) * 3).backward()
+                assert torch.allclose(x.grad, ref.grad), (x.grad, ref.grad)
+                assert (x.grad[1] == 0).all()
+                print("ok", x.grad.shape[1])
+                """);
+        assertTrue(Toolchain.succeed(out, 120, python, "check.py").contains("ok 37"));
+    }
+
     /** A training package's Python compiles: both setup.py's extensions, the autograd module and train_check.py. */
     @Test
     @PythonTest

@@ -61,16 +61,14 @@ class LossTensorsTest {
 
     /**
      * The evaluator serves a loss's tensors (cross_entropy's, and any operator's of those extents), so its task is
-     * made; export packages it for C++ (its example checks dx and the loss), and refuses the torch op, which has no
-     * loss function yet, in one line.
+     * made; export packages it for C++ and for torch, whose op takes labels of one a row and returns the loss as a
+     * 0-dimensional tensor (TorchExportTest builds a loss's package).
      */
     @Test
-    void theEvaluatorTakesALossAndTorchExportRefusesItInOneLine() {
+    void theEvaluatorTakesALossAndExportPackagesIt() {
         for (String id : new String[] {"row_loss", "cross_entropy"}) {
             assertEquals(id, Task.of(EvalSettings.builder().op(id).build()).op().id());
-            String why = ExportPackage.unsupported(Operators.byId(id), ExportTarget.TORCH).orElseThrow();
-            assertTrue(why.startsWith("kevo export --to torch does not package a loss yet: " + id), why);
-            assertTrue(why.endsWith("--to cpp exports it"), why);
+            assertEquals(Optional.empty(), ExportPackage.unsupported(Operators.byId(id), ExportTarget.TORCH));
             assertEquals(Optional.empty(), ExportPackage.unsupported(Operators.byId(id), ExportTarget.CPP));
         }
         assertEquals(Optional.empty(), Task.unjudgedTensors(Operators.MASKED_SOFTMAX), "a mask's tensors are served");
