@@ -352,7 +352,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         // whose vectors are twice as many elements, ptxas spilled its cluster kernels at softmax's share.
         boolean masked16 = task.op().equals(Operators.MASKED_SOFTMAX) && task.dtype().x().bytes() == 2;
         Genome g = normalized(task.dtype(), task.op().equals(Operators.LOG_SOFTMAX) || masked16 ? 2 : 1);
-        if (!task.op().equals(Operators.MASKED_SOFTMAX) && !task.op().equals(Operators.CROSS_ENTROPY)) {
+        if (!task.op().equals(Operators.MASKED_SOFTMAX) && !LossPlans.renders(task.op())) {
             return g;
         }
         // A masked row may have no score left, and cross_entropy does not read an ignored row: the register regimes'

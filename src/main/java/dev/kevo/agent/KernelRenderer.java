@@ -111,7 +111,7 @@ public final class KernelRenderer {
         out.append("// Rendered by kevo's built-in agent from the genome\n// ").append(g.toJson()).append("\n\n");
         out.append(library(task.op())).append('\n');
         out.append(configs(g, dtype));
-        if (task.op().equals(Operators.CROSS_ENTROPY)) {
+        if (LossPlans.renders(task.op())) {
             out.append(LossPlans.configs(g, dtype));
         }
         out.append('\n');
@@ -125,8 +125,8 @@ public final class KernelRenderer {
         if (task.op().gradientOf().isPresent()) {
             return GradientPlans.plans(genome.normalized(task), task.dtype());
         }
-        if (task.op().equals(Operators.CROSS_ENTROPY)) {
-            return LossPlans.plans(genome.normalized(task), task.dtype());
+        if (LossPlans.renders(task.op())) {
+            return LossPlans.plans(genome.normalized(task), task.dtype(), task.op());
         }
         return forOperator(plans(genome.normalized(task), task.dtype()), task);
     }
@@ -370,9 +370,9 @@ public final class KernelRenderer {
             out.append("  \"op\": ").append(quote(task.op().id())).append(",\n");
         }
         boolean gradient = task.op().gradientOf().isPresent();
-        boolean loss = task.op().equals(Operators.CROSS_ENTROPY);
+        boolean loss = LossPlans.renders(task.op());
         out.append("  \"description\": ").append(quote(gradient ? GradientPlans.description(g, dtype)
-                : loss ? LossPlans.description(g, dtype) : description(g, dtype))).append(",\n");
+                : loss ? LossPlans.description(g, dtype, task.op()) : description(g, dtype))).append(",\n");
         out.append("  \"dtype\": ").append(quote(dtype.id())).append(",\n");
         if (!gradient) {  // the backward kernels exchange nothing between blocks
             out.append("  \"workspace\": ").append(quote(loss ? LossPlans.WORKSPACE : workspace(g))).append(",\n");
@@ -543,7 +543,7 @@ public final class KernelRenderer {
 
     /**
      * Whether the genome renders files of {@code op}: an operator the library has sections for (softmax's family,
-     * their gradients and cross_entropy). Another operator would get a softmax's kernels under its name, which its
+     * their gradients and cross_entropy's two reductions). Another operator would get a softmax's kernels under its name, which its
      * contract may not take: the agent only tunes its seeds' knobs.
      */
     public static boolean serves(Operator op) {

@@ -4,16 +4,18 @@ import dev.kevo.agent.KernelRenderer.Kernel;
 import dev.kevo.agent.KernelRenderer.Launch;
 import dev.kevo.agent.KernelRenderer.Plan;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Operators;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The launch plans of cross_entropy's file (the fused loss and its gradient), rendered from the same genome as
- * softmax's: its short and block buckets, its cluster regime and its loop, whose kernels compute softmax's
- * probabilities as softmax's file does and hand them to cross_entropy's epilogue (genome-library.cu's
- * {@code cross_entropy} sections), which writes dx and each row's loss. Every plan counts the live rows first
- * ({@code ce_count}, which dx's {@code g / n} needs) and reduces the rows' losses last ({@code ce_finish}), one block
- * each, in a fixed order, so the loss is the same bits on every launch.
+ * The launch plans of cross_entropy's file (the fused loss and its gradient; cross_entropy_sum's too), rendered from
+ * the same genome as softmax's: its short and block buckets, its cluster regime and its loop, whose kernels compute
+ * softmax's probabilities as softmax's file does and hand them to cross_entropy's epilogue (genome-library.cu's
+ * {@code cross_entropy} sections), which writes dx and each row's loss. Every plan of the mean counts the live rows
+ * first ({@code ce_count}, which dx's {@code g / n} needs; the sum needs no count), and every plan reduces the rows'
+ * losses last ({@code ce_finish}), one block in a fixed order, so the loss is the same bits on every launch.
  *
  * <p>The split and fused regimes (a row over many blocks that meet through the workspace or the grid) have no loss
  * kernels, and the file leaves their code out: such rows go to the cluster or the loop. Rows longer than a loop thread
@@ -37,8 +39,14 @@ final class LossPlans {
     private LossPlans() {
     }
 
-    /** The plans in {@code dtype} for a genome normalized for cross_entropy, in header order. */
-    static List<Plan> plans(Genome g, Precision dtype) {
+    /** Whether the genome renders {@code op} through these plans: cross_entropy and cross_entropy_sum. */
+    static boolean renders(Operator op) {
+        return op.equals(Operators.CROSS_ENTROPY) || op.equals(Operators.CROSS_ENTROPY_SUM);
+    }
+
+    /** The plans in {@code dtype} for a genome normalized for {@code op} (a loss it {@link #renders}), header order. */
+    static List<Plan> plans(Genome g, Precision dtype, Operator op) {
+        boolean mean = op.equals(Operators.CROSS_ENTROPY);
         List<Plan> plans = new ArrayList<>();
         for (Plan p : KernelRenderer.plans(g, dtype)) {
             Launch row = p.launches().getFirst();
@@ -48,12 +56,12 @@ final class LossPlans {
             }
             String when = p.when();
             if (name.equals("softmax_loop") && g.loopRows().pass().threads() < WIDE_THREADS) {
-                plans.add(wrap(loss(row, "ce_loop"), "cols <= " + loopLimit(g.loopRows().pass().threads())));
+                plans.add(wrap(loss(row, "ce_loop"), "cols <= " + loopLimit(g.loopRows().pass().threads()), mean));
                 plans.add(wrap(loss(new Launch(new Kernel("ce_loop_wide", WIDE_THREADS, row.kernel().params(),
-                        "loop_rows<WideLoopCfg>(x, y, rows, cols)"), "rows", row.args()), "ce_loop_wide"), when));
+                        "loop_rows<WideLoopCfg>(x, y, rows, cols)"), "rows", row.args()), "ce_loop_wide"), when, mean));
                 continue;
             }
-            plans.add(wrap(loss(row, "ce_" + name.substring("softmax_".length())), when));
+            plans.add(wrap(loss(row, "ce_" + name.substring("softmax_".length())), when, mean));
         }
         return plans;
     }
@@ -76,19 +84,20 @@ final class LossPlans {
     }
 
     /** One line for people, as the forward's description is. */
-    static String description(Genome g, Precision dtype) {
+    static String description(Genome g, Precision dtype, Operator op) {
         Genome.ShortRows s = g.shortRows();
         Genome.BlockRows b = g.blockRows();
         Genome.ClusterRows c = g.clusterRows();
         String cluster = c.enabled() ? "; " + c.minCols() + " < cols <= " + (long) c.capacity(dtype) * c.maxCluster()
                 + ": a row on chip per cluster of up to " + c.maxCluster() + " blocks of " + c.threads() + " threads"
                 : "";
-        return "builtin genome, cross_entropy: the live rows counted by one block; in registers, cols <= "
+        return "builtin genome, " + op.id() + (op.equals(Operators.CROSS_ENTROPY) ? ": the live rows counted by one "
+                + "block;" : ":") + " in registers, cols <= "
                 + s.maxCols() + " a row per " + s.minLanes() + "-32 lanes, cols <= " + b.maxCols()
                 + " a row per block of " + b.minThreads() + "-" + b.maxThreads() + " threads" + cluster
                 + "; else a block of " + g.loopRows().pass().threads() + " threads per row, two reads (1024 past "
-                + loopLimit(g.loopRows().pass().threads()) + " columns); dx = g (p - onehot) / n written from softmax's "
-                + "probabilities, an ignored row's x never read, each row's loss into the workspace and summed in a "
+                + loopLimit(g.loopRows().pass().threads()) + " columns); dx = g (p - onehot)"
+                + (op.equals(Operators.CROSS_ENTROPY) ? " / n" : "") + " written from softmax's probabilities, an ignored row's x never read, each row's loss into the workspace and summed in a "
                 + "fixed order by one block";
     }
 
@@ -106,7 +115,7 @@ final class LossPlans {
         return new Launch(kernel, softmax.grid(), softmax.smem(), softmax.cooperative(), softmax.cluster(), ARGS);
     }
 
-    private static Plan wrap(Launch row, String when) {
-        return new Plan(when, List.of(COUNT, row, FINISH));
+    private static Plan wrap(Launch row, String when, boolean mean) {
+        return new Plan(when, mean ? List.of(COUNT, row, FINISH) : List.of(row, FINISH));
     }
 }

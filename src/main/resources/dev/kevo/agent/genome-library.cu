@@ -152,7 +152,7 @@ struct Epilogue {
         for (int i = 0; i < n; ++i) to[i] = (*this)(from[i]);
     }
 };
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
 
 // cross_entropy's launch arguments (the labels, the workspace, g), set once a block by thread 0 before a barrier
 // (Loss::set, called by every kernel's entry), so that the templates keep softmax's parameters; where a template has
@@ -174,6 +174,16 @@ struct Loss {
         __syncthreads();
     }
     static __device__ __forceinline__ long long label(long long row) { return block().labels[row]; }
+//@ cross_entropy
+    // The mean: g / n, n the live rows loss_count left at ws[rows] (at least 1 where a row is live).
+    static __device__ __forceinline__ float per() {
+        const Loss& l = block();
+        return l.g / (float)reinterpret_cast<const int*>(l.ws)[l.rows];
+    }
+//@ cross_entropy_sum
+    // The sum: g, whatever the other rows' labels (no count of the live rows).
+    static __device__ __forceinline__ float per() { return block().g; }
+//@ cross_entropy cross_entropy_sum
     template <class X> static __device__ __forceinline__ long long row_of(const X* xr) {
         const Loss& l = block();
         return (long long)((unsigned long long)(xr - static_cast<const X*>(l.x)) / (unsigned long long)l.cols);
@@ -190,8 +200,7 @@ struct Epilogue {
     long long label;
     __device__ __forceinline__ Epilogue(float max, float inv, long long row_label)
         : m(max), ls(-logf(inv)), label(row_label) {
-        const Loss& l = Loss::block();
-        per = label != CE_IGNORE ? l.g / (float)reinterpret_cast<const int*>(l.ws)[l.rows] : 0.0f;
+        per = label != CE_IGNORE ? Loss::per() : 0.0f;
     }
     // dx in place of n exponentials u, the first at column c, whose probabilities are u * f.
     template <int n> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
@@ -221,8 +230,8 @@ __device__ __forceinline__ void loss_count(const long long* __restrict__ labels,
     }
 }
 
-// The mean of the rows' losses, after it: one block of 1024 threads in a fixed order, so that the loss is the same
-// bits on every launch; 0 / 0 = NaN where no row is live, as torch gives.
+// The rows' losses reduced, after it: one block of 1024 threads in a fixed order, so that the loss is the same bits on
+// every launch; the mean is 0 / 0 = NaN where no row is live, as torch gives.
 __device__ __forceinline__ void loss_finish(const float* __restrict__ ws, float* __restrict__ loss, int rows) {
     __shared__ float part[1024];
     float s = 0.0f;
@@ -233,7 +242,11 @@ __device__ __forceinline__ void loss_finish(const float* __restrict__ ws, float*
         if (threadIdx.x < k) part[threadIdx.x] += part[threadIdx.x + k];
         __syncthreads();
     }
+//@ cross_entropy
     if (threadIdx.x == 0) loss[0] = part[0] / (float)reinterpret_cast<const int*>(ws)[rows];
+//@ cross_entropy_sum
+    if (threadIdx.x == 0) loss[0] = part[0];  // 0 where no row is live, as torch gives
+//@ cross_entropy cross_entropy_sum
 }
 //@ end
 //@ masked_softmax
@@ -459,13 +472,13 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     // operation" on a row loop around this body when V == 2 and N >= 4.
     // A warp with no row leaves as a whole, so the shuffles below always have all 32 lanes.
     if (G <= 32 && (long long)blockIdx.x * RPB + (threadIdx.x >> 5) * (32 / G) >= rows) return;
-//@ softmax log_softmax cross_entropy
+//@ softmax log_softmax cross_entropy cross_entropy_sum
     const long long row = (long long)blockIdx.x * RPB + threadIdx.x / G;
 //@ masked_softmax
     const long long row = Attention::row((long long)blockIdx.x * RPB + threadIdx.x / G);
 //@ end
     const bool live = row < rows;  // false only for groups past the last row in a shared warp
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     const long long label = live ? Loss::label(row) : CE_IGNORE;
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0
 //@ end
@@ -483,7 +496,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         const int q = lane + k * G;
 //@ softmax log_softmax masked_softmax
         if (live && q < p.nv) {
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
         if (fetch && q < p.nv) {
 //@ end
             XV::unpack(load<C::LOAD>(xv + q), v + k * V);
@@ -494,7 +507,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     }
 //@ softmax log_softmax masked_softmax
     if (V > 1 && live) {
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     if (V > 1 && fetch) {
 //@ end
         if (lane < p.head) h = load_one<C::LOAD>(xr + lane);
@@ -520,7 +533,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     raw[N * V] = h;
     raw[N * V + 1] = t;
     float rowMax, rowInv;
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     static_assert(C::ONLINE, "an ignored row, never read, takes its exponentials against 0 in the online reduce only");
     float rowMax, rowInv;
 //@ end
@@ -541,7 +554,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 //@ masked_softmax
         if (st.m == -KEVO_INF) scale = 0.0f;  // no score left: 0, as SDPA writes it
 //@ end
-//@ log_softmax cross_entropy
+//@ log_softmax cross_entropy cross_entropy_sum
         rowMax = st.m;
         rowInv = 1.0f / st.s;
 //@ end
@@ -553,7 +566,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         h = K::exp_from(h, km);
         t = K::exp_from(t, km);
         scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
-//@ log_softmax cross_entropy
+//@ log_softmax cross_entropy cross_entropy_sum
         rowMax = km;
         rowInv = scale;
 //@ end
@@ -567,7 +580,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         t = epi(raw[N * V + 1]);
         scale = 1.0f;
     }
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     {
         const Epilogue epi(rowMax, rowInv, label);
 #pragma unroll
@@ -650,7 +663,7 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
         accumulate<C, TILE * V>(st, v);
     }
     if (V > 1 && extras) {
-//@ softmax log_softmax cross_entropy
+//@ softmax log_softmax cross_entropy cross_entropy_sum
         const float e[2] = {(int)threadIdx.x < p.head ? load_one<C::STATS_LOAD>(xr + threadIdx.x) : -KEVO_INF,
                             (int)threadIdx.x < p.tail ? load_one<C::STATS_LOAD>(xr + p.head + p.nv * V + threadIdx.x) : -KEVO_INF};
 //@ masked_softmax
@@ -667,12 +680,12 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
 template <class C, class X, class Y> __device__ __forceinline__ void stream_write(const X* xr, Y* yr, Peel p,
         unsigned q0, unsigned q1, bool extras, float k, float inv) {
     constexpr int V = C::VEC, T = C::THREADS, TILE = C::TILE;
-//@ softmax masked_softmax cross_entropy
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
     typedef Num<C::EXP> K;
 //@ log_softmax
     const Epilogue epi(k, inv);
     inv = 1.0f;
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     const long long row = Loss::row_of(xr);
     const Epilogue epi(k, inv, Loss::label(row));
     const float f = inv;  // a probability is exp(x - max) * f
@@ -705,12 +718,12 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
         for (int j = 0; j < TILE; ++j) {
             const unsigned qj = q + j * T;
             if (qj < q1) {
-//@ softmax masked_softmax cross_entropy
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
 #pragma unroll
                 for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
 //@ log_softmax
                 epi.apply<V>(v + j * V, v + j * V);
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
                 epi.apply<V>(v + j * V, f, p.head + (long long)qj * V);
 //@ end
                 store<C::STORE>(yv + qj, Vec<Y, V>::pack(v + j * V, inv));
@@ -726,7 +739,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
                                 K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + threadIdx.x), threadIdx.x), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + threadIdx.x, epi(load_one<C::NORM_LOAD>(xr + threadIdx.x)), inv);
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
             float e = K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k);
             epi.apply<1>(&e, f, threadIdx.x);
             store_one<C::STORE>(yr + threadIdx.x, e, inv);
@@ -740,14 +753,14 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
             store_one<C::STORE>(yr + c, K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + c), c), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + c, epi(load_one<C::NORM_LOAD>(xr + c)), inv);
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
             float e = K::exp_from(load_one<C::NORM_LOAD>(xr + c), k);
             epi.apply<1>(&e, f, c);
             store_one<C::STORE>(yr + c, e, inv);
 //@ end
         }
     }
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     if (extras && threadIdx.x == 0) epi.loss(xr, row);
 //@ end
 }
@@ -889,7 +902,7 @@ template <class K, int M> __device__ __forceinline__ Stat take_group(float* u) {
     for (int i = 0; i < M; ++i) { u[i] = K::exp_from(u[i], key); s += u[i]; }
     return Stat{m == -KEVO_INF ? -KEVO_INF : key, s};
 }
-//@ log_softmax cross_entropy
+//@ log_softmax cross_entropy cross_entropy_sum
 
 // take_group's (max, sum) without replacing u by its exponentials: log_softmax's epilogue needs x itself. A thread
 // then holds x and its exponentials at once, which is why log_softmax's cluster regime gets half the register vectors
@@ -1097,7 +1110,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void split_fused
 // block merge, then a second pass that re-reads the row (from L2 unless the row is huge) and writes.
 template <class C, class X, class Y> __device__ __forceinline__ void loop_rows(const X* __restrict__ x,
         Y* __restrict__ y, int rows, int cols) {
-//@ softmax log_softmax cross_entropy
+//@ softmax log_softmax cross_entropy cross_entropy_sum
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
 //@ masked_softmax
     for (long long visit = blockIdx.x; visit < rows; visit += gridDim.x) {
@@ -1107,7 +1120,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void loop_rows(c
         const Peel p = peel<C::VEC>(base, cols);
 //@ softmax log_softmax masked_softmax
         Stat st = stream_stats<C>(x + base, p, 0, p.nv, true);
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
         // An ignored row's statistics are not taken (its dx is 0 whatever they are); its x is read once, at the write.
         Stat st = Loss::label(row) != CE_IGNORE ? stream_stats<C>(x + base, p, 0, p.nv, true) : Stat{-KEVO_INF, 0.0f};
 //@ end
@@ -1162,7 +1175,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
 //@ log_softmax
     constexpr bool KEEP = false, KEEP_HALF = false;  // the epilogue needs x itself, not its exponentials
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     // fp16 exponentials would cost dx at the label, p - 1, whose error is p's where p is near 1: a 16-bit x's
     // exponentials are taken again from x at the write.
     constexpr bool KEEP = sizeof(X) == sizeof(float), KEEP_HALF = false;
@@ -1183,7 +1196,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(x + base + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     const long long label = Loss::label(blockIdx.x / size);
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
 //@ end
@@ -1194,7 +1207,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
             const int i = v0 + t + (N + k) * THREADS;
 //@ softmax log_softmax masked_softmax
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), fetch && i < v1);
 //@ end
         }
@@ -1213,7 +1226,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
         XV::unpack(fetch && i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
     }
     r[N * V] = fetch && rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
@@ -1227,7 +1240,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
 //@ end
-//@ softmax masked_softmax cross_entropy
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
     const Stat reg = take_group<K, N * V + 2>(r);
 //@ log_softmax
     const Stat reg = take_stat<K, N * V + 2>(r);  // r keeps x for the epilogue
@@ -1284,7 +1297,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const Epilogue epi(row.m, inv);
     epi.apply<N * V + 2>(r, r);
     const float fr = 1.0f;
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
     const Epilogue epi(row.m, inv, label);
     {
         const float f = group_scale<K>(reg, row.m, inv);
@@ -1303,7 +1316,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-//@ softmax masked_softmax cross_entropy
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
         const float f = group_scale<K>(grp[g], row.m, inv);
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 //@ log_softmax
@@ -1322,7 +1335,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 if constexpr (!KEEP && !KEEP_HALF) {
 //@ masked_softmax
                     pro.template apply<V>(w, p.head + i * V);
-//@ softmax masked_softmax cross_entropy
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
 #pragma unroll
                     for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
 //@ log_softmax
@@ -1331,7 +1344,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 }
 //@ softmax log_softmax masked_softmax
                 store<C::STORE>(yv + i, YV::pack(w, f));
-//@ cross_entropy
+//@ cross_entropy cross_entropy_sum
                 epi.apply<V>(w, f, p.head + (long long)i * V);
                 store<C::STORE>(yv + i, YV::pack(w, 1.0f));
 //@ end

@@ -6,6 +6,13 @@
 
 // torch's default ignore_index.
 #define KV_IGNORE_INDEX (-100ll)
+// What the loss and dx are divided by: the live rows for the mean (KV_CE_MEAN 1, cross_entropy), 1 for the sum
+// (cross_entropy_sum); the operator's reference source, compiled before this file, defines KV_CE_MEAN.
+#if KV_CE_MEAN
+#define KV_CE_DIVISOR(live) (live)
+#else
+#define KV_CE_DIVISOR(live) 1.0
+#endif
 // The ignored rows' own counters.
 #define KV_IGNORE_STREAM 0x69676E6F72652D6Bull
 
@@ -63,12 +70,12 @@ extern "C" __global__ void kevo_cross_entropy_totals(double2* totals, const doub
 
 // dx and the loss against the reference, into the harness's KevoCheck.
 // - x and the labels are held to the generator bit for bit (x under the launch's salt).
-// - dx = g (p - onehot(label)) / n for a live row (n the live rows, for the mean), exactly 0 for an ignored one and
+// - dx = g (p - onehot(label)) / n for a live row (n the live rows, for the mean; 1 for the sum), exactly 0 for an ignored one and
 //   wherever no row is live. Per element, the bound is softmax's on p scaled by |g| / n, (abs_tol + rel_tol p) |g| / n,
 //   plus dx's ulp and what flushing subnormals costs (FLT_MIN (1 + |g| / n)); where p is about 1 at the label,
 //   p - 1 cancels and its error is still p's. The case's L2 is taken against |g| / n (p + onehot), for the same
 //   reason: a dominated row's dx is about 0 everywhere.
-// - The loss is one float: the mean of the live rows' lse - x[label], NaN where none is live. It must be within
+// - The loss is one float: the mean of the live rows' lse - x[label], NaN where none is live (the sum: 0). It must be within
 //   loss_tol of the loss's scale (the mean of |max - x[label]| + log(sum) + 1) plus its ulp. A wrong or unwritten loss counts as an element at index rows * cols (first_bad),
 //   one past dx.
 extern "C" __global__ void kevo_compare_cross_entropy(const KEVO_Y* dx, const unsigned* loss, const KEVO_X* x,
@@ -79,7 +86,7 @@ extern "C" __global__ void kevo_compare_cross_entropy(const KEVO_Y* dx, const un
     __shared__ double scratch[KV_THREADS];
     const double2* totals = stats + rows;
     const double live = totals[1].x;
-    const double per = live > 0.0 ? (double)g / live : 0.0;
+    const double per = live > 0.0 ? (double)g / KV_CE_DIVISOR(live) : 0.0;
     u64 unwritten = 0, nonfinite = 0, violations = 0, x_changed = 0, first_bad = ~0ull;
     double err_sq = 0.0, scale_sq = 0.0, max_err = 0.0, round_sq = 0.0;
     for (KvItems it(rows, cols, chunk_cols, chunks); it.b < it.items; it.b += it.warps) {
@@ -122,13 +129,13 @@ extern "C" __global__ void kevo_compare_cross_entropy(const KEVO_Y* dx, const un
         const u64 at = (u64)rows * (u64)cols;
         const float got = __uint_as_float(*loss);
         if (*loss == KEVO_POISON_REDUCED) { unwritten++; first_bad = min(first_bad, at); }
-        else if (live == 0.0) {
-            if (!isnan(got)) { violations++; first_bad = min(first_bad, at); }
+        else if (live == 0.0) {  // the mean: 0 / 0, NaN, as torch gives; the sum: 0
+            if (KV_CE_MEAN ? !isnan(got) : got != 0.0f) { violations++; first_bad = min(first_bad, at); }
         }
         else if (isnan(got) || isinf(got)) { nonfinite++; first_bad = min(first_bad, at); }
         else {
-            const double ref = totals[0].x / live;
-            const double bound = loss_tol * totals[0].y / live + kv_ulp(0.0f, ref);
+            const double ref = totals[0].x / KV_CE_DIVISOR(live);
+            const double bound = loss_tol * totals[0].y / KV_CE_DIVISOR(live) + kv_ulp(0.0f, ref);
             if (fabs((double)got - ref) > bound) { violations++; first_bad = min(first_bad, at); }
         }
     }

@@ -135,10 +135,37 @@ class OperatorGenomeTest {
         compile(Operators.MASKED_SOFTMAX, List.of(Precision.FP32, Precision.BF16), List.of(), false);
     }
 
-    /** cross_entropy's default genome in a 32-bit and a 16-bit x every run; the rest in CI's second pass. */
+    /**
+     * cross_entropy's default genome in a 32-bit and a 16-bit x every run, cross_entropy_sum's in float32 (its files
+     * differ in the reduction's lines only); the rest in CI's second pass.
+     */
     @Test
     void crossEntropysDefaultGenomeCompilesInFloat32AndBf16() throws Exception {
         compile(Operators.CROSS_ENTROPY, List.of(Precision.FP32, Precision.BF16), List.of(), false);
+        compile(Operators.CROSS_ENTROPY_SUM, List.of(Precision.FP32), List.of(), false);
+    }
+
+    /**
+     * cross_entropy_sum's file: no count of the live rows (each plan is the row kernel, then the loss's sum), dx not
+     * divided by n, and the loss not divided either; the mean's file has each.
+     */
+    @Test
+    void theSumsFileCountsNoRowsAndDividesByNothing() {
+        KernelFile sum = parse("sum.cu", BuiltinAgent.defaultGenome(), new Task(Operators.CROSS_ENTROPY_SUM,
+                Precision.FP32));
+        KernelFile mean = parse("mean.cu", BuiltinAgent.defaultGenome(), new Task(Operators.CROSS_ENTROPY,
+                Precision.FP32));
+        assertEquals(mean.plans().size(), sum.plans().size());
+        for (int i = 0; i < sum.plans().size(); i++) {
+            List<String> kernels = sum.plans().get(i).launches().stream().map(l -> l.kernel()).toList();
+            assertEquals("ce_finish", kernels.getLast(), "plan " + i);
+            assertFalse(kernels.contains("ce_count"), "plan " + i + ": " + kernels);
+            assertEquals(mean.plans().get(i).launches().subList(1, 3).stream().map(l -> l.kernel()).toList(),
+                    kernels, "plan " + i + ": the mean's, less its count");
+        }
+        assertTrue(sum.source().contains("return block().g;") && !sum.source().contains("l.g / (float)"));
+        assertTrue(mean.source().contains("l.g / (float)") && !mean.source().contains("return block().g;"));
+        assertTrue(sum.source().contains("loss[0] = part[0];") && !mean.source().contains("loss[0] = part[0];"));
     }
 
     /**
@@ -218,7 +245,7 @@ class OperatorGenomeTest {
 
     /** The operators whose named and sampled genomes no quick test compiles in float32: CI's second pass. */
     @ParameterizedTest
-    @ValueSource(strings = {"masked_softmax", "cross_entropy"})
+    @ValueSource(strings = {"masked_softmax", "cross_entropy", "cross_entropy_sum"})
     @Exhaustive
     void theNamedAndSampledGenomesCompileInFloat32(String op) throws Exception {
         compile(Operators.byId(op), List.of(), List.of(Precision.FP32), true);

@@ -38,15 +38,27 @@ class CrossEntropyHarnessCompileTest {
         harnessCompiles(dtype);
     }
 
-    /** Every run: a 16-bit x with a float32 dx, the dtype that exercises both element types. */
+    /**
+     * Every run: a 16-bit x with a float32 dx, the dtype that exercises both element types, for the mean; the sum
+     * (cross_entropy_sum: the same harness with KV_CE_MEAN 0) in float32.
+     */
     @Test
     void theLossHarnessCompiles() throws IOException {
         harnessCompiles(Precision.BF16_FP32);
+        harnessCompiles(new Task(Operators.CROSS_ENTROPY_SUM, Precision.FP32));
     }
 
     private static void harnessCompiles(Precision dtype) throws IOException {
-        Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME,
-                TrustedKernels.source(new Task(Operators.CROSS_ENTROPY, dtype)), Prelude.headers(), "sm_90");
+        harnessCompiles(new Task(Operators.CROSS_ENTROPY, dtype));
+    }
+
+    private static void harnessCompiles(Task task) throws IOException {
+        Precision dtype = task.dtype();
+        String source = TrustedKernels.source(task);
+        assertTrue(source.contains("#define KV_CE_MEAN " + (task.op().equals(Operators.CROSS_ENTROPY) ? 1 : 0)),
+                "the harness is told the reduction");
+        Compilation c = Nvrtc.load(Optional.empty()).compile(TrustedKernels.SOURCE_NAME, source, Prelude.headers(),
+                "sm_90");
         List<String> loss = BackwardReferenceCompileTest.lookedUp("CrossEntropyKernels.java");
         assertTrue(loss.containsAll(List.of("kevo_generate_labels", "kevo_cross_entropy_totals",
                 "kevo_compare_cross_entropy")), loss::toString);

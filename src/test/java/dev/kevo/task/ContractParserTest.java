@@ -32,7 +32,8 @@ class ContractParserTest {
     static Stream<Path> shippedKernels() throws IOException {
         List<Path> files = new ArrayList<>();
         for (String dir : List.of("seeds", "seeds/reference", "seeds/log_softmax", "seeds/masked_softmax",
-                "seeds/softmax_backward", "seeds/log_softmax_backward", "evaluator/baselines")) {
+                "seeds/softmax_backward", "seeds/log_softmax_backward", "seeds/cross_entropy", "seeds/cross_entropy_sum",
+                "evaluator/baselines")) {
             try (Stream<Path> s = Files.list(ROOT.resolve(dir))) {
                 s.filter(p -> p.toString().endsWith(".cu")).sorted().forEach(files::add);
             }

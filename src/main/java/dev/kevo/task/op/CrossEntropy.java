@@ -12,12 +12,18 @@ import java.util.Optional;
  * ignored row's dx is exactly 0; with no live row the loss is NaN (0 / 0, as torch gives) and dx is 0 everywhere.
  * {@link CrossEntropyReference} is the specification on the CPU; harness_cross_entropy.cu the GPU's.
  *
+ * <p>{@code reduction='sum'} is an operator of its own, {@code cross_entropy_sum} ({@link #SUM}): the loss is the sum
+ * over live rows (0 with none), {@code dx = g (softmax(x) - onehot(label))}, with no count of the live rows before it.
+ * Training that divides by a token count of its own (across ranks and micro-batches) takes it. Its kernels are files
+ * of their own; the harness takes the reduction from the operator's reference source ({@code KV_CE_MEAN}).
+ *
  * <p>Its row statistic is log_softmax's (max, sum of exp(x - max)), so its reference source is that operator's: the
  * harness takes an element's probability as the exponential of its log-probability, and a row's loss as minus the
  * log-probability at its label.
  */
 final class CrossEntropy implements Operator {
-    static final String ID = "cross_entropy";
+    static final CrossEntropy MEAN = new CrossEntropy(CrossEntropyReference.Reduction.MEAN);
+    static final CrossEntropy SUM = new CrossEntropy(CrossEntropyReference.Reduction.SUM);
     private static final List<Tensor> TENSORS = List.of(
             new Tensor("x", Tensor.Role.INPUT, Tensor.Element.X),
             new Tensor("labels", Tensor.Role.INPUT, Tensor.Element.INT64, Tensor.Extent.ROWS),
@@ -30,9 +36,20 @@ final class CrossEntropy implements Operator {
      */
     private static final List<Scalar> SCALARS = List.of(new Scalar(Task.GRADIENT, List.of(1f, 0.25f, 3f, 1024f)));
 
+    private final CrossEntropyReference.Reduction reduction;
+
+    private CrossEntropy(CrossEntropyReference.Reduction reduction) {
+        this.reduction = reduction;
+    }
+
+    /** {@code cross_entropy} (mean, torch's default) or {@code cross_entropy_sum}. */
     @Override
     public String id() {
-        return ID;
+        return reduction == CrossEntropyReference.Reduction.MEAN ? "cross_entropy" : "cross_entropy_sum";
+    }
+
+    CrossEntropyReference.Reduction reduction() {
+        return reduction;
     }
 
     @Override
@@ -56,9 +73,11 @@ final class CrossEntropy implements Operator {
         return Tolerance.defaults();
     }
 
+    /** log_softmax's statistic, and the reduction for harness_cross_entropy.cu, compiled after it. */
     @Override
     public String referenceSource() {
-        return OperatorText.sources(CrossEntropy.class, "row_max_sum.cu", "log_softmax.cu");
+        return OperatorText.sources(CrossEntropy.class, "row_max_sum.cu", "log_softmax.cu")
+                + "#define KV_CE_MEAN " + (reduction == CrossEntropyReference.Reduction.MEAN ? 1 : 0) + "\n";
     }
 
     /**
@@ -71,7 +90,7 @@ final class CrossEntropy implements Operator {
         for (int r = 0; r < rows; r++) {
             labels[r] = r % 8 == 0 ? CrossEntropyReference.IGNORE_INDEX : (7L * r) % cols;
         }
-        return CrossEntropyReference.of(x, labels, rows, cols, CrossEntropyReference.Reduction.MEAN, 1.0).dx();
+        return CrossEntropyReference.of(x, labels, rows, cols, reduction, 1.0).dx();
     }
 
     /** cuDNN has no cross-entropy: scores are over kevo's own two-pass kernel. */
@@ -82,11 +101,11 @@ final class CrossEntropy implements Operator {
 
     @Override
     public String ownBaseline() {
-        return "cross_entropy_two_pass";
+        return id() + "_two_pass";
     }
 
     @Override
     public String taskText() {
-        return OperatorText.resource(CrossEntropy.class, "cross_entropy.md");
+        return OperatorText.resource(CrossEntropy.class, id() + ".md");
     }
 }

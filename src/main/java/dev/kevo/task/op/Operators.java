@@ -17,7 +17,8 @@ public final class Operators {
     public static final Operator MASKED_SOFTMAX = new MaskedSoftmax();
     public static final Operator SOFTMAX_BACKWARD = new SoftmaxBackward();
     public static final Operator LOG_SOFTMAX_BACKWARD = new LogSoftmaxBackward();
-    public static final Operator CROSS_ENTROPY = new CrossEntropy();
+    public static final Operator CROSS_ENTROPY = CrossEntropy.MEAN;
+    public static final Operator CROSS_ENTROPY_SUM = CrossEntropy.SUM;
     private static final Map<String, Operator> KNOWN = load();
     /** The operator of a kernel file without an {@code op} header key, and of a config without {@code op}. */
     public static final Operator DEFAULT = byId(Defaults.OP);
@@ -28,7 +29,7 @@ public final class Operators {
     private static Map<String, Operator> load() {
         Map<String, Operator> known = new LinkedHashMap<>();
         for (Operator op : List.of(SOFTMAX, LOG_SOFTMAX, MASKED_SOFTMAX, SOFTMAX_BACKWARD, LOG_SOFTMAX_BACKWARD,
-                CROSS_ENTROPY)) {
+                CROSS_ENTROPY, CROSS_ENTROPY_SUM)) {
             known.put(op.id(), op);
         }
         for (Operator op : ServiceLoader.load(Operator.class, Operators.class.getClassLoader())) {
