@@ -46,6 +46,9 @@
 #              its held_rows seed; K16 defaults to K32) beside torch's F.cross_entropy + backward and a Triton kernel;
 #              ROUNDS (default 20) rounds
 #   loss-eval K32 [K16]   kevo eval --at-scale of cross_entropy's K32 in fp32 and K16 in bf16 on the llm suite
+#              (OP=cross_entropy_sum for the sum's)
+#   loss-sum-cli     kevo eval of cross_entropy_sum's seed and own baseline, fp32 and bf16, llm suite, with records
+#   family-loss-sum [K32 [K16]]   family-loss for cross_entropy_sum (default its held_rows seed) beside torch's sum
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -312,17 +315,28 @@ export-loss-torch)
   OP=cross_entropy CHAMPION=${2:-} DTYPE=${3:-} OUT="$out/export" timeout 540 bash bench/export-torch.sh \
     > "$out/export.txt" 2>&1
   echo "export-torch exit $?"; tail -12 "$out/export.txt" ;;
-family-loss)
-  k32=${2:-seeds/cross_entropy/held_rows.cu}; k16=${3:-$k32}
+loss-sum-cli)
+  for d in fp32 bf16; do
+    for f in seeds/cross_entropy_sum/held_rows.cu evaluator/baselines/cross_entropy_sum_two_pass.cu; do
+      name=eval-$(basename "$f" .cu)-$d
+      timeout 200 "$KEVO" eval --op cross_entropy_sum --dtype "$d" --suite llm "$f" --json "$out/$name.json" \
+        > "$out/$name.txt" 2>&1
+      echo "$name exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
+    done
+  done ;;
+family-loss|family-loss-sum)
+  op=cross_entropy; [[ $step == family-loss-sum ]] && op=cross_entropy_sum
+  k32=${2:-seeds/$op/held_rows.cu}; k16=${3:-$k32}
   timeout 560 python3 bench/family.py --rounds "${ROUNDS:-20}" --out "$out/family-loss.json" \
-    --job "cross_entropy:fp32:$k32:llm" --job "cross_entropy:bf16:$k16:llm" > "$out/family-loss.txt" 2>&1
+    --job "$op:fp32:$k32:llm" --job "$op:bf16:$k16:llm" > "$out/family-loss.txt" 2>&1
   echo "family exit $?"; grep -E '^\{' "$out/family-loss.txt" | cut -c1-220; tail -5 "$out/family-loss.txt" ;;
 loss-eval)
   # kevo eval of cross_entropy kernels on the llm suite, each in its dtype (a rendered genome implements one), with
   # the held-out shapes at scale: K32 in fp32, K16 in bf16.
   for pair in "fp32:${2:?K32}" "bf16:${3:-$2}"; do
     d=${pair%%:*}; k=${pair#*:}
-    timeout 270 "$KEVO" eval --op cross_entropy --dtype "$d" --suite llm --at-scale "$k" --json "$out/eval-$d.json" \
+    timeout 270 "$KEVO" eval --op "${OP:-cross_entropy}" --dtype "$d" --suite llm --at-scale "$k" \
+      --json "$out/eval-$d.json" \
       > "$out/eval-$d.txt" 2>&1
     echo "eval $d exit $?"; grep -E 'at scale|PASS|REJECTED' "$out/eval-$d.txt" | tail -2
   done ;;

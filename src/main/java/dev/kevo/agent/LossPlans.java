@@ -67,11 +67,12 @@ final class LossPlans {
     }
 
     /**
-     * The configuration struct of the wide loop: the loop regime's genes on 1024 threads, its exponentials summed a tile
-     * at a time ({@code ONLINE} off, tiles of at least {@link #WIDE_TILE} vectors). On the longest rows kevo draws (tens
-     * of millions of columns) a thread still takes tens of thousands of terms, past {@link Genome#MAX_TERMS_PER_THREAD};
-     * added a tile at a time, its running sum takes a tile's fewer roundings, where an online sum would take one a term
-     * (256 threads of softmax's adding 172k terms each drifted past the bound on 1x44152810).
+     * The configuration struct of the wide loop: the loop regime's genes on 1024 threads, its exponentials summed a
+     * tile at a time ({@code ONLINE} off, tiles of at least {@link #WIDE_TILE} vectors). On the longest rows kevo draws
+     * (tens of millions of columns) a thread still takes tens of thousands of terms, past
+     * {@link Genome#MAX_TERMS_PER_THREAD}; added a tile at a time, its running sum takes a tile's fewer roundings,
+     * where an online sum would take one a term (256 threads of softmax's adding 172k terms each drifted past the
+     * bound on 1x44152810).
      */
     static String configs(Genome g, Precision dtype) {
         return KernelRenderer.struct("WideLoopCfg", KernelRenderer.streaming(widePass(g, dtype), dtype));
@@ -97,8 +98,9 @@ final class LossPlans {
                 + " a row per block of " + b.minThreads() + "-" + b.maxThreads() + " threads" + cluster
                 + "; else a block of " + g.loopRows().pass().threads() + " threads per row, two reads (1024 past "
                 + loopLimit(g.loopRows().pass().threads()) + " columns); dx = g (p - onehot)"
-                + (op.equals(Operators.CROSS_ENTROPY) ? " / n" : "") + " written from softmax's probabilities, an ignored row's x never read, each row's loss into the workspace and summed in a "
-                + "fixed order by one block";
+                + (op.equals(Operators.CROSS_ENTROPY) ? " / n" : "") + " written from softmax's probabilities, an "
+                + "ignored row's x never read, each row's loss into the workspace and summed in a fixed order by one "
+                + "block";
     }
 
     private static long loopLimit(int threads) {

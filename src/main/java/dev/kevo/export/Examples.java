@@ -292,7 +292,13 @@ final class Examples {
         s.put("FN", api.function());
         s.put("DTYPE", dtype.id());
         s.put("X_TYPE", ExportTypes.python(in.dtype(dtype)));
+        s.put("REDUCTION", reduction(api));
         return Template.fill("example_loss.py", s);
+    }
+
+    /** torch's name for a loss's reduction: cross_entropy's is the mean, cross_entropy_sum's the sum. */
+    static String reduction(OperatorApi api) {
+        return api.op().id().endsWith("_sum") ? "sum" : "mean";
     }
 
     static String torch(OperatorApi api, Precision dtype, TorchReference reference) {

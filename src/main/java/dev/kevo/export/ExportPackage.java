@@ -113,7 +113,7 @@ public record ExportPackage(ExportTarget target, Provenance provenance, Map<Stri
             if (api.loss()) {
                 files.put("example.py", Examples.torchLoss(api, precision));
                 files.put(api.lossModule(), Template.fill("loss.py", Map.of("P", api.prefix(), "FN", api.function(),
-                        "DTYPE", precision.id())));
+                        "DTYPE", precision.id(), "REDUCTION", Examples.reduction(api))));
             } else {
                 files.put("example.py", Examples.torch(api, precision, torchReference.orElseThrow()));
             }

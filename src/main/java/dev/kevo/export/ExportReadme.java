@@ -167,14 +167,14 @@ final class ExportReadme {
                 import torch, MODULE, MODULE_loss
                 dx, loss = MODULE.FN(x, labels, g)     # x: X CUDA logits, labels: torch.int64, g: a float
                 loss_fn = MODULE_loss.loss_function(MODULE)
-                loss = loss_fn(x, labels)              # as F.cross_entropy(x, labels); loss.backward() fills x.grad
+                loss = loss_fn(x, labels)              # as F.cross_entropy; loss.backward() fills x.grad
                 ```
 
                 `FN(x, labels, g, dim=-1)` takes contiguous CUDA logits x of any rank (the leading dimensions are
                 the rows, the last the vocabulary) and labels of x's shape without its last dimension, each in
                 `[0, cols)` or -100 (ignored). It returns dx, of x's shape and dtype, `g` times the gradient of the
-                mean loss over the rows not ignored, and the loss, a 0-dimensional `torch.float32` tensor (NaN when
-                every row is ignored, as torch gives), written in one pass. It raises a `RuntimeError` that says why
+                loss, and the loss (REDUCTION over the rows not ignored), a 0-dimensional `torch.float32` tensor
+                (NO_ROW when every row is ignored, as torch gives), written in one pass. It raises a `RuntimeError` that says why
                 for anything else: another dtype, device, dimension or shape, a non-contiguous or misaligned view,
                 more than MOST elements (see where it comes from) or 2^31-1 rows or columns, or a shape the plan does
                 not cover. It runs on `torch.cuda.current_stream()` on x's device; the workspace comes from torch's
@@ -184,7 +184,8 @@ final class ExportReadme {
                 g = 1 and keeps dx, and its backward scales dx by the incoming gradient. Set `TORCH_CUDA_ARCH_LIST`
                 to the GPUs you build for.
                 """.replace("MODULE", op.prefix()).replace("FN", op.function()).replace("MOST", most)
-                .replace(" X ", " " + x + " "));
+                .replace(" X ", " " + x + " ").replace("REDUCTION", Examples.reduction(op).equals("sum")
+                        ? "the sum" : "the mean").replace("NO_ROW", Examples.reduction(op).equals("sum") ? "0" : "NaN"));
     }
 
     private static final String TORCH_BUILD = """

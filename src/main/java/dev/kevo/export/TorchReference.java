@@ -81,7 +81,9 @@ record TorchReference(String name, String definition, String call, String inputs
             // A loss's example (Examples.torchLoss) has its own checks, of both outputs and through autograd: its
             // reference is named here, and computed there.
             "cross_entropy", new TorchReference("F.cross_entropy (mean, ignore_index=-100) and its gradient in autograd",
-                    "", "", "", ""));
+                    "", "", "", ""),
+            "cross_entropy_sum", new TorchReference("F.cross_entropy (sum, ignore_index=-100) and its gradient in "
+                    + "autograd", "", "", "", ""));
 
     /** torch's function of the same name over the inputs in float64, {@code torch.softmax(x.double(), dim=-1)}. */
     private static TorchReference function(String name) {

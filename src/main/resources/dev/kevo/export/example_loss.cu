@@ -54,7 +54,9 @@
     // element and an L2 error within @@REL_L2@@ of |g| / n (p + onehot)'s; an ignored row's dx exactly 0; the loss (the
     // mean of (max - x[label]) + log(sum) over live rows, NaN with none) within @@REL_L2@@ of the mean of
     // |max - x[label]| + log(sum) + 1 (the 1: a float log of a sum >= 1 errs absolutely, however small the loss).
-    const double per = live > 0 ? (double)@@SCALE@@ / (double)live : 0.0;
+    // The sum (KV_CE_MEAN 0, in the reference above) divides by 1 instead of n, and its loss of no live row is 0.
+    const double divisor = KV_CE_MEAN ? (double)live : 1.0;
+    const double per = live > 0 ? (double)@@SCALE@@ / divisor : 0.0;
     double worst = 0, diff2 = 0, scale2 = 0, total = 0, magnitude = 0;
     size_t bad = 0;
     for (int r = 0; r < rows; r++) {
@@ -81,10 +83,10 @@
         }
     }
     const double rel = scale2 > 0 ? sqrt(diff2 / scale2) : sqrt(diff2);
-    const double want = live > 0 ? total / (double)live : NAN;
-    const bool loss_ok = live > 0 ? fabs((double)loss - want) <= @@REL_L2@@ * magnitude / (double)live
+    const double want = live > 0 ? total / divisor : (KV_CE_MEAN ? NAN : 0.0);
+    const bool loss_ok = live > 0 ? fabs((double)loss - want) <= @@REL_L2@@ * magnitude / divisor
                                                                  + FLT_EPSILON * fabs(want)
-                                  : isnan(loss);
+                                  : (KV_CE_MEAN ? isnan(loss) : loss == 0.0f);
     const bool ok = bad == 0 && rel <= @@REL_L2@@ && loss_ok;
     printf("%s: %s (loss %.9g against %.9g; dx max abs error %.3g, L2 error %.3g of the scales', %zu elements off)\n",
            text, ok ? "ok" : "WRONG", (double)loss, want, worst, rel, bad);

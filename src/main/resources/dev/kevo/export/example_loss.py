@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds the exported kevo kernel with torch.utils.cpp_extension.load (needs ninja: pip install ninja; without it,
-use setup.py) and checks it against F.cross_entropy and its gradient in float64: the op itself with a drawn incoming
+use setup.py) and checks it against F.cross_entropy (reduction="@@REDUCTION@@") and its gradient in float64: the op itself with a drawn incoming
 gradient g, then the loss function with its backward (@@P@@_loss.py) through autograd. Run from this folder:
 python example.py"""
 import os
@@ -27,7 +27,7 @@ def reference(x, labels, g):
     it relative to the gradient's scale |g| / n; 0 on an ignored row, which must be exactly 0), the scale its L2 error
     is taken against, |g| / n (p + onehot), and the loss's, the mean over live rows of |max - x[label]| + log(sum) + 1."""
     xd = x.double().requires_grad_()
-    loss = F.cross_entropy(xd, labels, ignore_index=-100)
+    loss = F.cross_entropy(xd, labels, ignore_index=-100, reduction="@@REDUCTION@@")
     loss.backward()
     live = (labels != -100).unsqueeze(-1)
     n = max(int(live.sum()), 1)
@@ -37,9 +37,10 @@ def reference(x, labels, g):
     top = x64.amax(dim=-1)
     at = x64.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
     magnitude = (top - at).abs() + torch.log(torch.exp(x64 - top.unsqueeze(-1)).sum(dim=-1)) + 1.0
-    per = abs(g) / n
+    divisor = n if "@@REDUCTION@@" == "mean" else 1
+    per = abs(g) / divisor
     return (loss.detach(), xd.grad * g, live * per * (@@ABS_TOL@@ + @@REL_TOL@@ * p), live * per * (p + hot),
-            magnitude[live.squeeze(-1)].sum().item() / n)
+            magnitude[live.squeeze(-1)].sum().item() / divisor)
 
 
 def check(name, dx, loss, x, labels, g):
@@ -47,8 +48,8 @@ def check(name, dx, loss, x, labels, g):
     err = (dx.double() - ref_dx).abs()
     ok = bool((err <= bound + @@REL_TOL@@ * ref_dx.abs()).all())
     ok = ok and (err.norm() / l2_of.norm().clamp(min=1e-300)).item() <= @@REL_L2@@
-    if int((labels != -100).sum()) == 0:  # no live row: torch's loss is NaN, every dx 0
-        ok = ok and bool(torch.isnan(loss))
+    if int((labels != -100).sum()) == 0:  # no live row: torch's mean is NaN, its sum 0; every dx 0
+        ok = ok and (bool(torch.isnan(loss)) if "@@REDUCTION@@" == "mean" else loss.item() == 0)
     else:
         ok = ok and abs(loss.item() - ref_loss.item()) <= @@REL_L2@@ * magnitude + 1e-6 * abs(ref_loss.item())
     print(f"{name}: {'ok' if ok else 'WRONG'} (loss {loss.item():.9g} against {ref_loss.item():.9g}; "
@@ -58,7 +59,7 @@ def check(name, dx, loss, x, labels, g):
 for rows, cols, ignored in [(1024, 1000, 8), (32, 50257, 8), (8, 128256, 8), (16, 1000, 1)]:
     x = (torch.randn(rows, cols, device="cuda") * 4).to(@@X_TYPE@@)  # kevo dtype @@DTYPE@@
     labels = torch.randint(0, cols, (rows,), device="cuda")
-    labels[::ignored] = -100  # one row in eight ignored; every row in the last shape: the loss is NaN, as torch's
+    labels[::ignored] = -100  # one row in eight ignored; every row in the last shape (the mean is NaN, as torch's)
     g = draw((1.0, 0.25, 3.0, 1024.0))
     dx, loss = @@P@@.@@FN@@(x, labels, g)  # on torch.cuda.current_stream()
     check(f"{rows}x{cols}, g={g}", dx, loss, x, labels, g)

@@ -3,14 +3,14 @@ its gradient in one pass over x, so the forward keeps dx and the backward only s
 
     import @@P@@_loss
     loss_fn = @@P@@_loss.loss_function(op)   # op: the loaded extension (example.py loads it; setup.py installs it)
-    loss = loss_fn(logits, labels)           # mean over the rows whose label is not -100, as F.cross_entropy's
-    loss.backward()                          # logits.grad = (softmax(logits) - onehot(labels)) / n
+    loss = loss_fn(logits, labels)           # F.cross_entropy(logits, labels, reduction="@@REDUCTION@@")
+    loss.backward()                          # logits.grad, with ignored rows (label -100) 0
 """
 import torch
 
 
 class KevoCrossEntropy(torch.autograd.Function):
-    """forward: the kernel with g = 1, which gives the loss and dx = (p - onehot(labels)) / n together; dx is kept.
+    """forward: the kernel with g = 1, which gives the loss and its gradient dx together; dx is kept.
     backward: dx times the incoming gradient (a 0-dimensional tensor; 1 for loss.backward()), an elementwise pass that
     torch's own backward of cross_entropy makes too. labels get no gradient."""
 
@@ -27,7 +27,7 @@ class KevoCrossEntropy(torch.autograd.Function):
 
 
 def loss_function(op):
-    """F.cross_entropy(x, labels) (mean, ignore_index=-100) over the last dimension of x, through kevo's kernel: x a
+    """F.cross_entropy(x, labels) (@@REDUCTION@@, ignore_index=-100) over the last dimension of x, through kevo's kernel: x a
     contiguous CUDA tensor of the dtype exported (@@DTYPE@@), labels int64 of x's shape without its last dimension. The
     loss is float32, what kevo's kernel writes."""
     return lambda x, labels: KevoCrossEntropy.apply(x, labels, op)

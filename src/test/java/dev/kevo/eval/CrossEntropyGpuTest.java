@@ -20,6 +20,7 @@ import dev.kevo.data.Verdict;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.op.CrossEntropyReference;
+import dev.kevo.task.op.CrossEntropyReference.Reduction;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.io.IOException;
@@ -28,11 +29,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -48,17 +50,23 @@ class CrossEntropyGpuTest {
     /** Rows longer than two reference chunks (2048 columns), so the chunked statistics and their merge both run. */
     private static final Shape LONG = new Shape(37, 4099);
     private static final Task TASK = new Task(Operators.CROSS_ENTROPY, Precision.FP32);
+    private static final Task SUM = new Task(Operators.CROSS_ENTROPY_SUM, Precision.FP32);
     private static Gpu gpu;
     private static TrustedKernels trusted;
+    private static TrustedKernels trustedSum;
 
     @BeforeAll
     static void openOnce() {
         gpu = Gpu.open(0);
         trusted = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), TASK);
+        trustedSum = new TrustedKernels(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(), SUM);
     }
 
     @AfterAll
     static void close() {
+        if (trustedSum != null) {
+            trustedSum.close();
+        }
         if (trusted != null) {
             trusted.close();
         }
@@ -68,17 +76,20 @@ class CrossEntropyGpuTest {
     }
 
     /** One shape's buffers outside an evaluation: x, labels, dx, the loss, the statistics and the check's result. */
-    private record Buffers(DeviceBuffer x, DeviceBuffer labels, DeviceBuffer dx, DeviceBuffer loss, DeviceBuffer stats,
-                           DeviceBuffer partial, DeviceBuffer result) implements AutoCloseable {
-        static Buffers of(Shape shape) {
-            return new Buffers(gpu.alloc(shape.elements() * 4), gpu.alloc(shape.rows() * 8L),
-                    gpu.alloc(shape.elements() * 4), gpu.alloc(4), gpu.alloc(TrustedKernels.statsBytes(shape.rows())),
+    private record Buffers(TrustedKernels trusted, Task task, DeviceBuffer x, DeviceBuffer labels, DeviceBuffer dx,
+                           DeviceBuffer loss, DeviceBuffer stats, DeviceBuffer partial, DeviceBuffer result)
+            implements AutoCloseable {
+        static Buffers of(Shape shape, Reduction reduction) {
+            return new Buffers(reduction == Reduction.MEAN ? CrossEntropyGpuTest.trusted : trustedSum,
+                    reduction == Reduction.MEAN ? TASK : SUM, gpu.alloc(shape.elements() * 4),
+                    gpu.alloc(shape.rows() * 8L), gpu.alloc(shape.elements() * 4), gpu.alloc(4),
+                    gpu.alloc(TrustedKernels.statsBytes(shape.rows())),
                     gpu.alloc(TrustedKernels.referenceScratchBytes(shape)), gpu.alloc(CheckCounts.BYTES));
         }
 
         Inputs inputs(long seed) {
             return new Inputs(List.of(x.pointer()), DevicePointer.none(), DevicePointer.none(), labels.pointer(),
-                    TASK.scalars(seed), null);
+                    task.scalars(seed), null);
         }
 
         CheckCounts compare(float[] dx, float loss, Shape shape, long seed, InputCase inputCase) {
@@ -86,7 +97,7 @@ class CrossEntropyGpuTest {
             gpu.upload(this.loss.pointer(), new float[] {loss}, 4);
             trusted.reference(stats.pointer(), partial.pointer(), inputs(seed), shape, seed, inputCase);
             trusted.compareQueued(new Outputs(this.dx.pointer(), this.loss.pointer()), inputs(seed), stats.pointer(),
-                    result.pointer(), shape, seed, inputCase, 0, TASK.op().tolerance(), true);
+                    result.pointer(), shape, seed, inputCase, 0, task.op().tolerance(), true);
             return trusted.counts(result.pointer());
         }
 
@@ -112,12 +123,12 @@ class CrossEntropyGpuTest {
      * a loss of 0 instead of NaN.
      */
     @ParameterizedTest
-    @EnumSource(InputCase.class)
-    void theHarnessAgreesWithTheCpuSpecificationAndSeesOneBadOutput(InputCase inputCase) {
+    @MethodSource("reductionsAndCases")
+    void theHarnessAgreesWithTheCpuSpecificationAndSeesOneBadOutput(Reduction reduction, InputCase inputCase) {
         Shape shape = LONG;
         long seed = 7100 + 17L * inputCase.ordinal();
-        try (Buffers b = Buffers.of(shape)) {
-            trusted.generate(b.inputs(seed), shape, seed, inputCase);
+        try (Buffers b = Buffers.of(shape, reduction)) {
+            b.trusted().generate(b.inputs(seed), shape, seed, inputCase);
             float[] x = new float[(int) shape.elements()];
             gpu.download(b.x().pointer(), x, shape.elements() * 4);
             long[] labels = new long[shape.rows()];
@@ -133,9 +144,9 @@ class CrossEntropyGpuTest {
             }
             assertEquals(inputCase == InputCase.CONSTANT, ignored == shape.rows(), inputCase + ": " + ignored);
             assertTrue(ignored > 0, "some rows ignored");
-            double g = TASK.scalars(seed).get("g");
+            double g = b.task().scalars(seed).get("g");
             CrossEntropyReference.Result ref = CrossEntropyReference.of(x, labels, shape.rows(), shape.cols(),
-                    CrossEntropyReference.Reduction.MEAN, g);
+                    reduction, g);
             float[] dx = rounded(ref.dx());
             CheckCounts ok = b.compare(dx, (float) ref.loss(), shape, seed, inputCase);
             assertEquals(0, ok.violations() + ok.unwritten() + ok.nonFinite() + ok.inputChanged(), ok.toString());
@@ -152,19 +163,23 @@ class CrossEntropyGpuTest {
             if (liveRow >= 0) {
                 int i = liveRow * shape.cols() + 5;
                 float[] off = dx.clone();
-                off[i] += (float) (0.01 * Math.abs(g) / ref.live());  // the bound is at most about 1e-4 |g| / n
+                // the bound is at most about 1e-4 |g| / n (the mean), 1e-4 |g| (the sum)
+                off[i] += (float) (0.01 * Math.abs(g) / (reduction == Reduction.MEAN ? ref.live() : 1));
                 CheckCounts one = b.compare(off, (float) ref.loss(), shape, seed, inputCase);
                 assertEquals(1, one.violations(), "a live row's element: " + one);
                 assertEquals(i, one.firstBad());
                 CheckCounts loss = b.compare(dx, (float) (ref.loss() * 1.01), shape, seed, inputCase);
                 assertEquals(1, loss.violations(), "a loss 1% off: " + loss);
                 assertEquals(shape.elements(), loss.firstBad(), "counted at the index past dx");
-            } else {
+            } else if (reduction == Reduction.MEAN) {
                 CheckCounts zero = b.compare(dx, 0f, shape, seed, inputCase);
-                assertEquals(1, zero.violations(), "no live row: the loss is NaN, not 0: " + zero);
+                assertEquals(1, zero.violations(), "no live row: the mean is NaN, not 0: " + zero);
+            } else {
+                CheckCounts nan = b.compare(dx, Float.NaN, shape, seed, inputCase);
+                assertEquals(1, nan.violations() + nan.nonFinite(), "no live row: the sum is 0, not NaN: " + nan);
             }
-            try (Buffers one = Buffers.of(new Shape(1, 100))) {
-                trusted.generate(one.inputs(seed), new Shape(1, 100), seed, inputCase);
+            try (Buffers one = Buffers.of(new Shape(1, 100), reduction)) {
+                one.trusted().generate(one.inputs(seed), new Shape(1, 100), seed, inputCase);
                 long[] label = new long[1];
                 gpu.download(one.labels().pointer(), label, 8);
                 assertEquals(inputCase == InputCase.CONSTANT, label[0] == CrossEntropyReference.IGNORE_INDEX,
@@ -177,14 +192,21 @@ class CrossEntropyGpuTest {
         }
     }
 
+    static Stream<Arguments> reductionsAndCases() {
+        return Stream.of(Reduction.values()).flatMap(r -> Stream.of(InputCase.values()).map(c -> Arguments.of(r, c)));
+    }
+
     private static CandidateResult judge(KernelFile file, Precision dtype) {
+        return judge(file, new Task(Operators.CROSS_ENTROPY, dtype));
+    }
+
+    private static CandidateResult judge(KernelFile file, Task task) {
         EvalSettings settings = EvalSettings.load(ROOT.resolve("config/eval.yaml")).toBuilder()
-                .op(Operators.CROSS_ENTROPY.id()).dtype(dtype).build();
+                .op(task.op().id()).dtype(task.dtype()).build();
         Baseline own = new Baseline.File(ContractParser.read(ROOT.resolve("evaluator/baselines/"
-                + Operators.CROSS_ENTROPY.ownBaseline() + ".cu")));
+                + task.op().ownBaseline() + ".cu")));
         try (Evaluator evaluator = new Evaluator(gpu, Nvrtc.load(Optional.empty()), CompileCache.none(),
-                SuiteFile.load(ROOT.resolve("evaluator/suites/quick.yaml")), own, settings,
-                new Task(Operators.CROSS_ENTROPY, dtype))) {
+                SuiteFile.load(ROOT.resolve("evaluator/suites/quick.yaml")), own, settings, task)) {
             return evaluator.evaluate(file, 7, Evaluator.Run.plain(), Phase.Listener.NONE);
         }
     }
@@ -220,6 +242,33 @@ class CrossEntropyGpuTest {
         CandidateResult r = judge(RenderedGenome.defaultFor(new Task(Operators.CROSS_ENTROPY, dtype)), dtype);
         assertEquals(Verdict.PASS, r.verdict(), dtype.id() + ": " + r.detail());
         assertTrue(r.shapes().stream().allMatch(s -> s.floorFraction() != null && s.floorFraction() > 0));
+    }
+
+    /**
+     * cross_entropy_sum: its seed, its own baseline and the default genome's file pass in float32 and bf16; its
+     * baseline is rejected with the mean's habit of a NaN loss where no row is live (torch's sum of nothing is 0) and
+     * with g left out of dx.
+     */
+    @ParameterizedTest
+    @MethodSource("dtypes")
+    void theSumsKernelsPassAndItsWrongOnesAreRejected(Precision dtype) throws IOException {
+        Task sum = new Task(Operators.CROSS_ENTROPY_SUM, dtype);
+        for (KernelFile file : List.of(ContractParser.read(ROOT.resolve("seeds/cross_entropy_sum/held_rows.cu")),
+                ContractParser.read(ROOT.resolve("evaluator/baselines/cross_entropy_sum_two_pass.cu")),
+                RenderedGenome.defaultFor(sum))) {
+            CandidateResult r = judge(file, sum);
+            assertEquals(Verdict.PASS, r.verdict(), file.name() + " " + dtype.id() + ": " + r.detail());
+        }
+        String base = Files.readString(ROOT.resolve("evaluator/baselines/cross_entropy_sum_two_pass.cu"));
+        for (String[] edit : List.of(
+                new String[] {"loss[0] = (float)ws[0];", "loss[0] = ws[0] == 0.0 ? NAN : (float)ws[0];"},
+                new String[] {"dr[c] = kevo_from_float<KEVO_Y>(g * (c == label ? p - 1.0f : p));",
+                        "dr[c] = kevo_from_float<KEVO_Y>(c == label ? p - 1.0f : p);"})) {
+            assertTrue(base.contains(edit[0]), edit[0]);
+            CandidateResult r = judge(ContractParser.parse("wrong_sum.cu", null, base.replace(edit[0], edit[1])), sum);
+            assertTrue(r.verdict() == Verdict.WRONG_RESULT || r.verdict() == Verdict.NAN_OUTPUT,
+                    edit[1] + ": " + r.verdict() + " " + r.detail());
+        }
     }
 
     /** The baseline with one edit that breaks the training semantics. */

@@ -83,11 +83,12 @@ class NvccExportTest {
         buildAll(List.of(TestFiles.root().resolve("seeds/cross_entropy/online.cu")), tmp);
     }
 
-    /** The same in bf16: CI's second pass builds it. */
+    /** The same in bf16, and the sum's (cross_entropy_sum: its loss and dx not divided by n): CI's second pass. */
     @Test
     @Exhaustive
-    void aLossExportBuildsWithNvccInBf16(@TempDir Path tmp) throws Exception {
+    void aLossExportBuildsWithNvccInBf16AndTheSums(@TempDir Path tmp) throws Exception {
         buildInDtypes(tmp, "seeds/cross_entropy/held_rows.cu", "bf16");
+        buildInDtypes(tmp.resolve("sum"), "seeds/cross_entropy_sum/held_rows.cu", "fp32");
     }
 
     /** The same in bf16 (CUDA's 16-bit types in both references' conversions): CI's second pass builds it. */

@@ -129,6 +129,14 @@ class TorchExportTest {
         for (String f : List.of("example.py", "setup.py", "kevo_cross_entropy_loss.py")) {
             Toolchain.succeed(out, 60, python, "-m", "py_compile", f);
         }
+        assertTrue(Files.readString(out.resolve("example.py")).contains("reduction=\"mean\""));
+        // The sum's package: its op and loss function under its own name, checked against torch's sum.
+        Path sum = export(tmp, "seeds/cross_entropy_sum/held_rows.cu", "fp32");
+        for (String f : List.of("example.py", "setup.py", "kevo_cross_entropy_sum_loss.py")) {
+            Toolchain.succeed(sum, 60, python, "-m", "py_compile", f);
+        }
+        assertTrue(Files.readString(sum.resolve("example.py")).contains("reduction=\"sum\""));
+        assertTrue(Files.readString(sum.resolve("README.md")).contains("(0 when every row is ignored"));
     }
 
     /**
