@@ -6,6 +6,7 @@ import dev.kevo.data.Dtype;
 import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
+import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Scalar;
 import dev.kevo.task.op.Tensor;
 import java.util.Arrays;
@@ -298,7 +299,7 @@ final class Examples {
 
     /** torch's name for a loss's reduction: cross_entropy's is the mean, cross_entropy_sum's the sum. */
     static String reduction(OperatorApi api) {
-        return api.op().id().endsWith("_sum") ? "sum" : "mean";
+        return api.op().equals(Operators.CROSS_ENTROPY_SUM) ? "sum" : "mean";
     }
 
     static String torch(OperatorApi api, Precision dtype, TorchReference reference) {
