@@ -15,7 +15,8 @@ The floor is the faster of two copies (torch's copy_, a Triton copy kernel) of a
 its inputs read once and its output written once (a mask included, when an op has one), half read and half written,
 as in kevo's evaluator. For softmax and log_softmax in one dtype that is a copy of x into y; for masked_softmax, x,
 y and the tensor the shape's mask kind reads (padding's lengths, additive's [batch, queries, keys] mask; nothing
-more for none and causal); for cross_entropy, x and the int64 labels read, dx and the one float32 loss written.
+more for none and causal); for cross_entropy and cross_entropy_sum, x and the int64 labels read, dx and the one
+float32 loss written.
 
 Suites are read as kevo reads them (SuiteFile): ROWSxCOLS or BATCHxHEADSxQUERIESxKEYS shapes, each with an optional
 :KIND, and a suite's masks: list taking every shape that names no kind once per kind (evaluator/suites/attention.yaml:
@@ -38,7 +39,7 @@ A job is op:dtype:kernel:suite; a suite is a path or a name under evaluator/suit
 {"jobs": [{"op": ..., "dtype": ..., "kernel": ..., "suite": ...}, ...]}, each dtype and suite a name or a list
 (the job on each dtype and suite of its lists); YAML needs PyYAML, JSON does not.
 """
-import argparse, json, math, os, struct, sys
+import argparse, functools, json, math, os, struct, sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -77,7 +78,8 @@ class Op:
                           plan, as training runs F.cross_entropy and its backward: torch: F.cross_entropy(x, labels)
                           and loss.backward() on a leaf in x's dtype; reference dx = g (p - onehot) / n in float64,
                           ignored rows' 0 exactly, held to softmax's bound times |g| / n (allowance), and the loss,
-                          checked apart (check_more) against its scale, the mean of |max - x[label]| + log(sum) + 1.
+                          checked apart (check_more) against its scale, the mean of |max - x[label]| + log(sum) + 1;
+      cross_entropy_sum   (here) cross_entropy with reduction='sum': / 1 where the mean has / n (no live row: 0).
 
     Every callable gets the suite shape (kevo_bench.Shape: rows, cols and, for an attention shape, batch, heads,
     queries and the mask kind) and the inputs, a dict of the operator's arguments by the names kevo's plans pass:
@@ -359,29 +361,45 @@ def live_rows(inputs):
     return int((inputs["labels"] != IGNORE_INDEX).sum())
 
 
-def cross_entropy_rows(inputs, rows):
+# The two reductions, each an operator of kevo's (cross_entropy, cross_entropy_sum): the same inputs, outputs and bounds
+# but for what the live rows' sum is divided by, n or 1. Every function below takes the reduction ('mean' unless
+# given) and divides by reduction_divisor, so the sum's checks are the mean's, not a second copy that could drift.
+REDUCTIONS = ("mean", "sum")
+
+
+def reduction_divisor(inputs, reduction):
+    """What the rows' sum and g are divided by: n for the mean (0 where no row is live), 1 for the sum."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction '{reduction}': one of {', '.join(REDUCTIONS)}")
+    return live_rows(inputs) if reduction == "mean" else 1
+
+
+def cross_entropy_rows(inputs, rows, reduction="mean"):
     """A block of rows in float64: p (softmax of x as stored), the one-hot of each live row's label (0 throughout on
-    an ignored row), which rows are live, and g / n (0 where no row is live: then every dx is 0)."""
+    an ignored row), which rows are live, and g / n, or g for the sum (0 where the mean has no live row: then every
+    dx is 0)."""
     x = inputs["x"][rows].double()
     labels = inputs["labels"][rows]
     live = labels != IGNORE_INDEX
     p = torch.softmax(x, dim=-1)
     hot = torch.zeros_like(x).scatter_(1, labels.clamp(min=0).view(-1, 1), 1.0) * live.view(-1, 1)
-    n = live_rows(inputs)
+    n = reduction_divisor(inputs, reduction)
     return p, hot, live, (inputs["g"] / n if n else 0.0)
 
 
-def cross_entropy_reference(shape, inputs, rows):
-    """dx = g (p - onehot) / n on live rows; an ignored row's 0, held exactly (and, with no live row, every row's)."""
-    p, hot, live, per = cross_entropy_rows(inputs, rows)
+def cross_entropy_reference(shape, inputs, rows, reduction="mean"):
+    """dx = g (p - onehot) / n on live rows (/ 1 for the sum); an ignored row's 0, held exactly (and, with no live
+    row, every row's)."""
+    p, hot, live, per = cross_entropy_rows(inputs, rows, reduction)
     ignored = (~live).view(-1, 1).expand_as(p)
     return (per * (p - hot)).masked_fill(ignored, 0.0), ignored, None
 
 
-def cross_entropy_allowance(shape, inputs, rows, absolute, relative):
+def cross_entropy_allowance(shape, inputs, rows, absolute, relative, reduction="mean"):
     """kevo's bound on dx (kevo_compare_cross_entropy): (absolute + relative p) |g| / n, plus what flushing
-    subnormals costs, FLT_MIN (1 + |g| / n); the case's L2 against |g| / n (p + onehot)."""
-    p, hot, _, per = cross_entropy_rows(inputs, rows)
+    subnormals costs, FLT_MIN (1 + |g| / n); the case's L2 against |g| / n (p + onehot). |g| for the sum's |g| / n, as
+    its harness divides by 1 (KV_CE_MEAN 0)."""
+    p, hot, _, per = cross_entropy_rows(inputs, rows, reduction)
     a = abs(per)
     return a * (absolute + relative * p) + torch.finfo(torch.float32).tiny * (1 + a), a * (p + hot)
 
@@ -391,12 +409,13 @@ def finite_or_text(v):
     return v if math.isfinite(v) else repr(v)
 
 
-def cross_entropy_loss_check(op, shape, inputs, more):
-    """{"loss": its check}: the loss against the float64 mean of the live rows' (max - x[label]) + log(sum) (as
-    kevo's reference takes a row's loss, never lse - x[label], whose lse absorbs log(sum) where the maximum is huge):
-    within the op's L2 tolerance of the loss's scale, the mean of |max - x[label]| + log(sum) + 1, plus one unit of the
-    loss's type at the answer (float32, what kevo's contract returns; torch's loss is in x's type, and is given that
-    type's unit, as every output is its own type's in y's check). NaN exactly where no row is live."""
+def cross_entropy_loss_check(op, shape, inputs, more, reduction="mean"):
+    """{"loss": its check}: the loss against the float64 mean (the sum, for the sum) of the live rows' (max -
+    x[label]) + log(sum) (as kevo's reference takes a row's loss, never lse - x[label], whose lse absorbs log(sum) where
+    the maximum is huge): within the op's L2 tolerance of the loss's scale, the mean (the sum) of |max - x[label]| +
+    log(sum) + 1, plus one unit of the loss's type at the answer (float32, what kevo's contract returns; torch's loss
+    is in x's type, and is given that type's unit, as every output is its own type's in y's check). Where no row is
+    live, exactly what torch gives: the mean's NaN (0 / 0), the sum's 0."""
     got_t = more["loss"].reshape(-1)
     got = float(got_t[0].double())
     total = scale = 0.0
@@ -411,20 +430,21 @@ def cross_entropy_loss_check(op, shape, inputs, more):
         gap = top - x.gather(1, labels.clamp(min=0).view(-1, 1)).view(-1)
         total += float(((gap + log_sum)[live]).sum())
         scale += float(((gap.abs() + log_sum + 1.0)[live]).sum())
-    n = live_rows(inputs)
+    n, divisor = live_rows(inputs), reduction_divisor(inputs, reduction)
     result = {"dtype": str(got_t.dtype).replace("torch.", ""), "liveRows": n, "loss": finite_or_text(got)}
     if n == 0:
-        return {"loss": {**result, "ok": math.isnan(got), "reference": "nan"}}
-    ref = total / n
+        mean = reduction == "mean"
+        return {"loss": {**result, "ok": math.isnan(got) if mean else got == 0.0, "reference": "nan" if mean else 0.0}}
+    ref = total / divisor
     held = torch.tensor([ref], dtype=torch.float64).to(got_t.dtype).double()
-    bound = op.tolerance[2] * scale / n + float(ulp(got_t.dtype, held)[0])
+    bound = op.tolerance[2] * scale / divisor + float(ulp(got_t.dtype, held)[0])
     err = abs(got - ref)
     return {"loss": {**result, "ok": math.isfinite(got) and err <= bound, "reference": ref,
                      "absError": finite_or_text(err), "bound": bound}}
 
 
-def torch_cross_entropy(shape, inputs, yt):
-    """What a training step runs: loss = F.cross_entropy(logits, labels) (ignore_index -100, mean), then
+def torch_cross_entropy(shape, inputs, yt, reduction="mean"):
+    """What a training step runs: loss = F.cross_entropy(logits, labels) (ignore_index -100, mean or sum), then
     loss.backward(), on a leaf in x's type (x's storage, detached); both timed, each call from .grad = None, as
     zero_grad(set_to_none=True) leaves it between steps: no accumulation into an earlier grad, a fresh one from
     torch's caching allocator. Setting it is host work only, so no GPU time. dx comes in x's type whatever y's (a
@@ -436,35 +456,64 @@ def torch_cross_entropy(shape, inputs, yt):
 
     def call():
         xr.grad = None
-        loss = cross_entropy(xr, labels)
+        loss = cross_entropy(xr, labels, reduction=reduction)
         loss.backward()
         return xr.grad, {"loss": loss.detach()}
     return call
 
 
-def triton_fused_cross_entropy(shape, inputs, dx, sms, loss):
+def triton_fused_cross_entropy(shape, inputs, dx, sms, loss, reduction="mean"):
     """tce.cross_entropy: a program a row, its rows' losses in a float32 buffer made before timing."""
     row_loss = torch.empty(shape.rows, dtype=torch.float32, device=dx.device)
     x, labels, g = inputs["x"], inputs["labels"], inputs["g"]
-    return lambda: tce.cross_entropy(x, labels, dx, loss, g, row_loss)
+    return lambda: tce.cross_entropy(x, labels, dx, loss, g, row_loss, reduction)
 
 
-CROSS_ENTROPY_NOTE = (
-    "x as every op draws it (normal, standard deviation 4); labels int64 uniform in [0, cols), about one row in eight "
-    f"{IGNORE_INDEX} (ignored), the same at a shape for every variant and dtype; g = {CROSS_ENTROPY_G} (the incoming "
-    "gradient, loss.backward()'s). floor_bytes: x and labels read once, dx and the one float32 loss written once. "
-    "torch: loss = F.cross_entropy(x, labels) then loss.backward() on a leaf in x's dtype, forward and backward timed "
-    "together (log_softmax, nll_loss, ones_like for the gradient, nll_loss's and log_softmax's backward), each call "
-    "from .grad = None (set in the timed call, host work only), so every call allocates a fresh dx as a training step "
-    "does after zero_grad(); its host time (autograd's) is in the measure where it outlasts the ~100 us the GPU is "
-    "kept busy before each timed launch, which only the smallest shapes may see; torch's dx and loss are in x's dtype "
-    "(bf16 in bf16: the loss then held to a bf16 unit, and log_softmax's bf16 output rounds every p, so torch's bf16 "
-    "check may fail where kevo's contract computes in float32). Triton: one program a row over chunks of 4096 "
-    "columns, an online (max, sum) per lane, then dx = g (p - onehot) / n from a second read of the row; n counted by "
-    "torch, (labels != -100).sum(), and the loss torch's sum of the rows' losses / n, both in the timed call. Checks: "
-    "dx as kevo holds it, per element (1e-6 + 1e-4 p) |g| / n + one unit of dx's type (+ FLT_MIN (1 + |g| / n)), an "
-    "ignored row's exactly 0, the case's L2 against |g| / n (p + onehot); the loss (checks.ROLE.loss) within 1e-4 of "
-    "the mean of |max - x[label]| + log(sum) + 1 over live rows, plus one unit of its type")
+def cross_entropy_note(reduction):
+    """The record's note on the op of that reduction: the mean's, with the sum's torch call, its Triton kernel's (no
+    count of the live rows), and |g| and the sum of the loss's scales where the mean has |g| / n and their mean."""
+    mean = reduction == "mean"
+    call = "F.cross_entropy(x, labels)" if mean else "F.cross_entropy(x, labels, reduction='sum')"
+    triton = ("dx = g (p - onehot) / n from a second read of the row; n counted by torch, (labels != -100).sum(), and "
+              "the loss torch's sum of the rows' losses / n, both in the timed call" if mean else
+              "dx = g (p - onehot) from a second read of the row, no count of the live rows; the loss torch's sum of "
+              "the rows' losses, in the timed call")
+    g = "|g| / n" if mean else "|g|"
+    loss = "within 1e-4 of the mean" if mean else "exactly 0 where no row is live, else within 1e-4 of the sum"
+    return (
+        "x as every op draws it (normal, standard deviation 4); labels int64 uniform in [0, cols), about one row in "
+        f"eight {IGNORE_INDEX} (ignored), the same at a shape for every variant and dtype; g = {CROSS_ENTROPY_G} (the "
+        "incoming gradient, loss.backward()'s). floor_bytes: x and labels read once, dx and the one float32 loss "
+        f"written once. torch: loss = {call} then loss.backward() on a leaf in x's dtype, forward and backward timed "
+        "together (log_softmax, nll_loss, ones_like for the gradient, nll_loss's and log_softmax's backward), each "
+        "call from .grad = None (set in the timed call, host work only), so every call allocates a fresh dx as a "
+        "training step does after zero_grad(); its host time (autograd's) is in the measure where it outlasts the "
+        "~100 us the GPU is kept busy before each timed launch, which only the smallest shapes may see; torch's dx and "
+        "loss are in x's dtype (bf16 in bf16: the loss then held to a bf16 unit, and log_softmax's bf16 output rounds "
+        "every p, so torch's bf16 check may fail where kevo's contract computes in float32). Triton: one program a "
+        f"row over chunks of 4096 columns, an online (max, sum) per lane, then {triton}. Checks: dx as kevo holds it, "
+        f"per element (1e-6 + 1e-4 p) {g} + one unit of dx's type (+ FLT_MIN (1 + {g})), an ignored row's exactly 0, "
+        f"the case's L2 against {g} (p + onehot); the loss (checks.ROLE.loss) {loss} of |max - x[label]| + log(sum) + "
+        "1 over live rows, plus one unit of its type")
+
+
+def cross_entropy_op(reduction):
+    """The operator of that reduction, cross_entropy's callables with it bound: the mean's and the sum's entries
+    differ in nothing else, so a fix to one is a fix to both."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction '{reduction}': one of {', '.join(REDUCTIONS)}")
+    mean = reduction == "mean"
+    bind = lambda f: functools.partial(f, reduction=reduction)
+    return Op(inputs=cross_entropy_inputs, output=like_x, output_name="dx", more_outputs=cross_entropy_loss_output,
+              torch_name="torch.nn.functional.cross_entropy+backward" if mean else
+                         "torch.nn.functional.cross_entropy(reduction='sum')+backward",
+              torch_call=bind(torch_cross_entropy), reference=bind(cross_entropy_reference),
+              allowance=bind(cross_entropy_allowance), check_more=bind(cross_entropy_loss_check),
+              tolerance=(1e-6, 1e-4, 1e-4),
+              triton_name="triton fused cross entropy + backward (a program a row, online over 4096-column chunks; "
+                          + ("n and the loss's mean by torch)" if mean else "the loss's sum by torch)"),
+              triton_call=bind(triton_fused_cross_entropy), triton_refusal=lambda shape: None,
+              note=cross_entropy_note(reduction))
 
 
 OPS = {
@@ -497,15 +546,8 @@ OPS = {
                                            "columns)",
                                triton_call=triton_backward(True), triton_refusal=lambda shape: None,
                                note=BACKWARD_NOTE),
-    "cross_entropy": Op(inputs=cross_entropy_inputs, output=like_x, output_name="dx",
-                        more_outputs=cross_entropy_loss_output, torch_name="torch.nn.functional.cross_entropy+backward",
-                        torch_call=torch_cross_entropy, reference=cross_entropy_reference,
-                        allowance=cross_entropy_allowance, check_more=cross_entropy_loss_check,
-                        tolerance=(1e-6, 1e-4, 1e-4),
-                        triton_name="triton fused cross entropy + backward (a program a row, online over 4096-column "
-                                    "chunks; n and the loss's mean by torch)",
-                        triton_call=triton_fused_cross_entropy, triton_refusal=lambda shape: None,
-                        note=CROSS_ENTROPY_NOTE),
+    "cross_entropy": cross_entropy_op("mean"),
+    "cross_entropy_sum": cross_entropy_op("sum"),
 }
 
 

@@ -48,6 +48,7 @@
 #   loss-eval K32 [K16]   kevo eval --at-scale of cross_entropy's K32 in fp32 and K16 in bf16 on the llm suite
 #              (OP=cross_entropy_sum for the sum's)
 #   loss-sum-cli     kevo eval of cross_entropy_sum's seed and own baseline, fp32 and bf16, llm suite, with records
+#   family-loss-sum [K32 [K16]]   family-loss for cross_entropy_sum (default its held_rows seed) beside torch's sum
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
@@ -323,8 +324,8 @@ loss-sum-cli)
       echo "$name exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
     done
   done ;;
-family-loss)
-  op=cross_entropy
+family-loss|family-loss-sum)
+  op=cross_entropy; [[ $step == family-loss-sum ]] && op=cross_entropy_sum
   k32=${2:-seeds/$op/held_rows.cu}; k16=${3:-$k32}
   timeout 560 python3 bench/family.py --rounds "${ROUNDS:-20}" --out "$out/family-loss.json" \
     --job "$op:fp32:$k32:llm" --job "$op:bf16:$k16:llm" > "$out/family-loss.txt" 2>&1

@@ -6,7 +6,9 @@ and family.py imports Triton only once its arguments are read.
 
 n, the live rows (label not -100), is counted with torch before the kernel, and the loss is torch's sum of the rows'
 losses (each row's in a float32 buffer, 0 for an ignored row) divided by n: 0 / 0 = NaN where no row is live, as
-torch gives. Both are in what is timed: a training step pays for them.
+torch gives. Both are in what is timed: a training step pays for them. The sum (reduction='sum', cross_entropy_sum)
+divides by 1: no count, dx = g (softmax - onehot(label)), the loss the rows' sum (0 where no row is live, as torch
+gives); MEAN, a constexpr, keeps the count's load out of the sum's kernel and the mean's kernel as it was.
 """
 import torch
 import triton
@@ -18,7 +20,7 @@ CHUNK = 4096  # columns a program holds at once: rows of any length in chunks, a
 
 @triton.jit
 def cross_entropy_kernel(x_ptr, labels_ptr, dx_ptr, row_loss_ptr, live_ptr, g, n_cols, x_stride, dx_stride,
-                         BLOCK: tl.constexpr):
+                         BLOCK: tl.constexpr, MEAN: tl.constexpr):
     # int64 offsets: a suite's x reaches 2^28 elements, and a row's offset times its stride is taken before the mask
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * x_stride
@@ -46,7 +48,10 @@ def cross_entropy_kernel(x_ptr, labels_ptr, dx_ptr, row_loss_ptr, live_ptr, g, n
         # (x - max) - log(sum), never x - (max + log(sum)): the latter absorbs log(sum) where the maximum is huge.
         # The sum is >= 1: the maximum's lane adds exp(0).
         log_sum = tl.log(tl.sum(s * tl.exp(m - row_max), axis=0))
-        per = g / tl.load(live_ptr).to(tl.float32)  # this row is live, so n >= 1
+        if MEAN:
+            per = g / tl.load(live_ptr).to(tl.float32)  # this row is live, so n >= 1
+        else:
+            per = g  # the sum's divisor, 1; live_ptr unread
         for start in tl.range(0, n_cols, BLOCK):
             cols = start + tl.arange(0, BLOCK)
             mask = cols < n_cols
@@ -57,13 +62,20 @@ def cross_entropy_kernel(x_ptr, labels_ptr, dx_ptr, row_loss_ptr, live_ptr, g, n
         tl.store(row_loss_ptr + row, (row_max - x_label) + log_sum)
 
 
-def cross_entropy(x, labels, dx, loss, g, row_loss):
-    """F.cross_entropy(x, labels, reduction='mean') into loss (one float32) and g times its gradient into dx; row_loss
-    a float32 buffer of one element a row. Warps as the tutorial gives them for a block of CHUNK columns or fewer."""
+def cross_entropy(x, labels, dx, loss, g, row_loss, reduction="mean"):
+    """F.cross_entropy(x, labels, reduction=REDUCTION), 'mean' or 'sum', into loss (one float32) and g times its
+    gradient into dx; row_loss a float32 buffer of one element a row. Warps as the tutorial gives them for a block of
+    CHUNK columns or fewer. The sum counts no live rows: its kernel is given the labels for the count it never reads."""
+    if reduction not in ("mean", "sum"):
+        raise ValueError(f"reduction '{reduction}': 'mean' or 'sum'")
+    mean = reduction == "mean"
     n_rows, n_cols = x.shape
-    live = (labels != IGNORE_INDEX).sum()
+    live = (labels != IGNORE_INDEX).sum() if mean else labels
     block = min(triton.next_power_of_2(n_cols), CHUNK)
     warps = 16 if block >= 4096 else 8 if block >= 2048 else 4
     cross_entropy_kernel[(n_rows,)](x, labels, dx, row_loss, live, g, n_cols, x.stride(0), dx.stride(0), BLOCK=block,
-                                    num_warps=warps)
-    torch.div(torch.sum(row_loss, dim=0, keepdim=True), live, out=loss)
+                                    MEAN=mean, num_warps=warps)
+    if mean:
+        torch.div(torch.sum(row_loss, dim=0, keepdim=True), live, out=loss)
+    else:
+        torch.sum(row_loss, dim=0, keepdim=True, out=loss)
