@@ -136,6 +136,18 @@ public final class KernelRenderer {
      * buckets, loop.
      */
     public static List<Plan> plans(Genome genome, Precision dtype) {
+        return plans(genome, dtype, true);
+    }
+
+    /**
+     * The plans of the regimes that hold a row in one block or cluster (short, cluster, block buckets, loop), without
+     * the split and fused regimes' (a row over many blocks): what a loss's file wraps ({@link LossPlans}).
+     */
+    static List<Plan> rowPlans(Genome genome, Precision dtype) {
+        return plans(genome, dtype, false);
+    }
+
+    private static List<Plan> plans(Genome genome, Precision dtype, boolean splitRows) {
         Genome g = genome.normalized(dtype);
         Genome.ShortRows s = g.shortRows();
         String rowParams = params(dtype, "int rows, int cols");
@@ -147,8 +159,10 @@ public final class KernelRenderer {
             String grid = rowsPerBlock == 1 ? "rows" : "cdiv(rows, " + rowsPerBlock + ")";
             plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, grid, ROW_ARGS))));
         }
-        plans.addAll(fusedPlans(g, dtype));
-        plans.add(splitPlan(g, dtype));
+        if (splitRows) {
+            plans.addAll(fusedPlans(g, dtype));
+            plans.add(splitPlan(g, dtype));
+        }
         if (g.clusterRows().enabled()) {
             plans.addAll(clusterPlans(g.clusterRows(), dtype));
         }

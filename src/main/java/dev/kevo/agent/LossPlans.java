@@ -47,21 +47,20 @@ final class LossPlans {
     /** The plans in {@code dtype} for a genome normalized for {@code op} (a loss it {@link #renders}), header order. */
     static List<Plan> plans(Genome g, Precision dtype, Operator op) {
         boolean mean = op.equals(Operators.CROSS_ENTROPY);
+        List<Plan> rows = KernelRenderer.rowPlans(g, dtype);
         List<Plan> plans = new ArrayList<>();
-        for (Plan p : KernelRenderer.plans(g, dtype)) {
+        for (Plan p : rows.subList(0, rows.size() - 1)) {
             Launch row = p.launches().getFirst();
-            String name = row.kernel().name();
-            if (name.startsWith("softmax_split") || name.startsWith("softmax_fused")) {
-                continue;
-            }
-            String when = p.when();
-            if (name.equals("softmax_loop") && g.loopRows().pass().threads() < WIDE_THREADS) {
-                plans.add(wrap(loss(row, "ce_loop"), "cols <= " + loopLimit(g.loopRows().pass().threads()), mean));
-                plans.add(wrap(loss(new Launch(new Kernel("ce_loop_wide", WIDE_THREADS, row.kernel().params(),
-                        "loop_rows<WideLoopCfg>(x, y, rows, cols)"), "rows", row.args()), "ce_loop_wide"), when, mean));
-                continue;
-            }
-            plans.add(wrap(loss(row, "ce_" + name.substring("softmax_".length())), when, mean));
+            plans.add(wrap(loss(row, "ce_" + row.kernel().name().substring("softmax_".length())), p.when(), mean));
+        }
+        Launch loop = rows.getLast().launches().getFirst();  // the loop regime's, under "true"
+        if (g.loopRows().pass().threads() < WIDE_THREADS) {
+            plans.add(wrap(loss(loop, "ce_loop"), "cols <= " + loopLimit(g.loopRows().pass().threads()), mean));
+            loop = new Launch(new Kernel("ce_loop_wide", WIDE_THREADS, loop.kernel().params(),
+                    "loop_rows<WideLoopCfg>(x, y, rows, cols)"), "rows", loop.args());
+            plans.add(wrap(loss(loop, "ce_loop_wide"), rows.getLast().when(), mean));
+        } else {
+            plans.add(wrap(loss(loop, "ce_loop"), rows.getLast().when(), mean));
         }
         return plans;
     }

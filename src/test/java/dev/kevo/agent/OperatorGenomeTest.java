@@ -186,6 +186,7 @@ class OperatorGenomeTest {
                 "register rows reduce (max, sum) pairs: an ignored row, never read, takes its exponentials against 0");
         List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.FP32).stream()
                 .filter(p -> !p.launches().getFirst().kernel().name().matches("softmax_(split|fused).*")).toList();
+        assertEquals(softmax, KernelRenderer.rowPlans(g, Precision.FP32), "softmax's plans less the split rows'");
         assertTrue(softmax.size() < KernelRenderer.plans(g, Precision.FP32).size(), "the default genome splits rows");
         int loopThreads = g.loopRows().pass().threads();
         assertTrue(loopThreads < 1024, "the default genome's loop is narrower than the wide loop");
