@@ -294,6 +294,7 @@ final class Examples {
         s.put("DTYPE", dtype.id());
         s.put("X_TYPE", ExportTypes.python(in.dtype(dtype)));
         s.put("REDUCTION", reduction(api));
+        s.put("PY_DRAW", PY_DRAW);
         return Template.fill("example_loss.py", s);
     }
 

@@ -16,11 +16,7 @@ here = os.path.dirname(os.path.abspath(__file__))
     name="@@P@@", sources=[os.path.join(here, "@@P@@_torch.cpp"), os.path.join(here, "@@P@@.cu")],
     extra_cflags=["-O3"], extra_cuda_cflags=["-O3"], verbose=False)
 loss_fn = @@P@@_loss.loss_function(@@P@@)
-
-
-def draw(values):
-    return values[int(torch.randint(len(values), ()))]
-
+@@PY_DRAW@@
 
 def reference(x, labels, g):
     """F.cross_entropy's loss and g times its gradient in float64, with kevo's bounds: dx's per element (the part of
