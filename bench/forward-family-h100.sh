@@ -33,8 +33,8 @@
 #   family-backward [SB LSB]   bench/family.py on the llm suite, fp32 and bf16, for the backward operators (issue 43;
 #              default their block_dot seeds)
 #   family-backward-champions SB32 LSB32 SB16 LSB16   the same with a champion file a dtype (campaign champions)
-#   loss-cli         kevo eval of cross_entropy's seeds and own baseline (fp32 and bf16, standard suite; the seeds
-#              on the llm suite too), each with its record
+#   loss-cli [OP]    kevo eval of OP's (default cross_entropy; cross_entropy_sum) seeds and own baseline (fp32 and
+#              bf16, standard suite; the seeds on the llm suite too), each with its record
 #   loss-scale [K]   kevo eval --at-scale --sanitize of cross_entropy's K (default its held_rows seed), fp32 and bf16:
 #              the held-out shapes, the plain buffers of champion confirmation and compute-sanitizer on the loss
 #   export-loss [K]  cross_entropy's K (default its held_rows seed) judged under compute-sanitizer, exported with
@@ -47,7 +47,6 @@
 #              ROUNDS (default 20) rounds
 #   loss-eval K32 [K16]   kevo eval --at-scale of cross_entropy's K32 in fp32 and K16 in bf16 on the llm suite
 #              (OP=cross_entropy_sum for the sum's)
-#   loss-sum-cli     kevo eval of cross_entropy_sum's seed and own baseline, fp32 and bf16, llm suite, with records
 #   family-loss-sum [K32 [K16]]   family-loss for cross_entropy_sum (default its held_rows seed) beside torch's sum
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
@@ -278,20 +277,22 @@ family-backward-champions)
     "log_softmax_backward:fp32:${3:?LSB32}:llm" "softmax_backward:bf16:${4:?SB16}:llm" \
     "log_softmax_backward:bf16:${5:?LSB16}:llm" ;;
 loss-cli)
-  # cross_entropy through the command line, as a user first meets it: its seed judged over its own baseline.
+  # A loss (cross_entropy, or OP: cross_entropy_sum) through the command line, as a user first meets it: its seeds and
+  # own baseline on the standard suite, then its seeds on the llm suite, each in fp32 and bf16.
+  op=${2:-cross_entropy}
   for d in fp32 bf16; do
-    for f in seeds/cross_entropy/online.cu seeds/cross_entropy/held_rows.cu evaluator/baselines/cross_entropy_two_pass.cu; do
+    for f in seeds/$op/*.cu "evaluator/baselines/${op}_two_pass.cu"; do
       name=eval-$(basename "$f" .cu)-$d
-      timeout 200 "$KEVO" eval --op cross_entropy --dtype "$d" --suite standard "$f" --json "$out/$name.json" \
+      timeout 200 "$KEVO" eval --op "$op" --dtype "$d" --suite standard "$f" --json "$out/$name.json" \
         > "$out/$name.txt" 2>&1
       echo "$name exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
     done
   done
   for d in fp32 bf16; do
-    for f in online held_rows; do
-      timeout 200 "$KEVO" eval --op cross_entropy --dtype "$d" --suite llm "seeds/cross_entropy/$f.cu" \
-        --json "$out/eval-$f-llm-$d.json" > "$out/eval-$f-llm-$d.txt" 2>&1
-      echo "llm $f $d exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/eval-$f-llm-$d.txt" | tail -1
+    for f in seeds/$op/*.cu; do
+      name=eval-$(basename "$f" .cu)-llm-$d
+      timeout 200 "$KEVO" eval --op "$op" --dtype "$d" --suite llm "$f" --json "$out/$name.json" > "$out/$name.txt" 2>&1
+      echo "llm $(basename "$f" .cu) $d exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
     done
   done ;;
 loss-scale)
@@ -315,15 +316,6 @@ export-loss-torch)
   OP=cross_entropy CHAMPION=${2:-} DTYPE=${3:-} OUT="$out/export" timeout 540 bash bench/export-torch.sh \
     > "$out/export.txt" 2>&1
   echo "export-torch exit $?"; tail -12 "$out/export.txt" ;;
-loss-sum-cli)
-  for d in fp32 bf16; do
-    for f in seeds/cross_entropy_sum/held_rows.cu evaluator/baselines/cross_entropy_sum_two_pass.cu; do
-      name=eval-$(basename "$f" .cu)-$d
-      timeout 200 "$KEVO" eval --op cross_entropy_sum --dtype "$d" --suite llm "$f" --json "$out/$name.json" \
-        > "$out/$name.txt" 2>&1
-      echo "$name exit $?"; grep -E 'PASS|REJECTED|FAIL' "$out/$name.txt" | tail -1
-    done
-  done ;;
 family-loss|family-loss-sum)
   op=cross_entropy; [[ $step == family-loss-sum ]] && op=cross_entropy_sum
   k32=${2:-seeds/$op/held_rows.cu}; k16=${3:-$k32}
