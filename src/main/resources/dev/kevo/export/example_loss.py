@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Builds the exported kevo kernel with torch.utils.cpp_extension.load (needs ninja: pip install ninja; without it,
 use setup.py) and checks it against F.cross_entropy (reduction="@@REDUCTION@@") and its gradient in float64: the op itself with a drawn incoming
-gradient g, then the loss function with its backward (@@P@@_loss.py) through autograd. Run from this folder:
-python example.py"""
+gradient g, then the loss function with its backward (@@P@@_loss.py) through autograd; then times a training step's loss (forward and
+backward into x.grad) through the loss function beside F.cross_entropy's on language-model head shapes. Run from this
+folder: python example.py (prints one line a check, exits 1 if any is WRONG)"""
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -39,7 +41,11 @@ def reference(x, labels, g):
             magnitude[live.squeeze(-1)].sum().item() / divisor)
 
 
+wrong = 0
+
+
 def check(name, dx, loss, x, labels, g):
+    global wrong
     ref_loss, ref_dx, bound, l2_of, magnitude = reference(x, labels, g)
     err = (dx.double() - ref_dx).abs()
     ok = bool((err <= bound + @@REL_TOL@@ * ref_dx.abs()).all())
@@ -48,6 +54,7 @@ def check(name, dx, loss, x, labels, g):
         ok = ok and (bool(torch.isnan(loss)) if "@@REDUCTION@@" == "mean" else loss.item() == 0)
     else:
         ok = ok and abs(loss.item() - ref_loss.item()) <= @@REL_L2@@ * magnitude + 1e-6 * abs(ref_loss.item())
+    wrong += not ok
     print(f"{name}: {'ok' if ok else 'WRONG'} (loss {loss.item():.9g} against {ref_loss.item():.9g}; "
           f"dx max abs error {err.max().item():.3g})")
 
@@ -63,3 +70,41 @@ for rows, cols, ignored in [(1024, 1000, 8), (32, 50257, 8), (8, 128256, 8), (16
     loss = loss_fn(xg, labels)
     (loss * g).backward()
     check(f"{rows}x{cols}, g={g}, through autograd", xg.grad, loss.detach(), x, labels, g)
+
+
+def step(f, x, labels):
+    """A training step's loss: the forward, and the backward into x.grad (what the step's optimizer then reads)."""
+    x.grad = None
+    loss = f(x, labels)
+    loss.backward()
+    return loss
+
+
+def median_us(f, x, labels, rounds=30):
+    for _ in range(3):
+        step(f, x, labels)
+    times = []
+    for _ in range(rounds):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step(f, x, labels)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1000)
+    return sorted(times)[len(times) // 2]
+
+
+def torch_loss(x, labels):
+    return F.cross_entropy(x, labels, ignore_index=-100, reduction="@@REDUCTION@@")
+
+
+# tokens x vocabulary: GPT-2's, Llama 2's, Llama 3's and Qwen 2's heads
+for rows, cols in [(4096, 32000), (4096, 50257), (2048, 128256), (1024, 151936)]:
+    x = (torch.randn(rows, cols, device="cuda") * 4).to(@@X_TYPE@@).requires_grad_()
+    labels = torch.randint(0, cols, (rows,), device="cuda")
+    labels[::64] = -100
+    loss = step(loss_fn, x, labels)
+    check(f"{rows}x{cols}, training step", x.grad, loss.detach(), x.detach(), labels, 1.0)
+    t_kevo, t_torch = median_us(loss_fn, x, labels), median_us(torch_loss, x, labels)
+    print(f"{rows}x{cols}: step {t_kevo:.1f} us, torch {t_torch:.1f} us ({t_torch / t_kevo:.2f}x)")
+sys.exit(1 if wrong else 0)
