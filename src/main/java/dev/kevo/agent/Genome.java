@@ -355,9 +355,9 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         if (!task.op().equals(Operators.MASKED_SOFTMAX) && !LossPlans.renders(task.op())) {
             return g;
         }
-        // A masked row may have no score left, and cross_entropy's kernels were written for the same reduce: the
-        // register regimes' reduce of (max, sum) pairs takes a row of -inf's exponentials against 0, where a max first
-        // would take them against -inf (NaN).
+        // A masked row may have no score left, and cross_entropy does not read an ignored row: the register regimes'
+        // reduce of (max, sum) pairs takes such a row's exponentials against 0, where a max first would take them
+        // against -inf (NaN).
         ShortRows s = g.shortRows;
         BlockRows b = g.blockRows;
         return new Genome(new ShortRows(s.maxCols(), s.minLanes(), s.growth(), s.threads(), s.vec(), true, s.exp(),

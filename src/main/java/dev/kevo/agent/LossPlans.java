@@ -98,7 +98,7 @@ final class LossPlans {
                 + "; else a block of " + g.loopRows().pass().threads() + " threads per row, two reads (1024 past "
                 + loopLimit(g.loopRows().pass().threads()) + " columns); dx = g (p - onehot)"
                 + (op.equals(Operators.CROSS_ENTROPY) ? " / n" : "") + " written from softmax's probabilities, an "
-                + "ignored row's 0 whatever its x, each row's loss into the workspace and summed in a fixed order by one "
+                + "ignored row's x never read, each row's loss into the workspace and summed in a fixed order by one "
                 + "block";
     }
 

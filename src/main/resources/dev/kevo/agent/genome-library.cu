@@ -191,31 +191,27 @@ struct Loss {
 };
 
 // cross_entropy's epilogue, the one place dx is formed: the kernels below compute softmax's probabilities as softmax's
-// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum, label and per (g /
-// n, or g; the caller loads it, Loss::per, so that a row kernel can issue that load beside x's): dx = per p, less per
-// at the label, where the kernel knows each vector's column. An ignored row's per is 0 and its dx exactly 0, whatever
-// its statistics: the row kernels that hold a row on chip read its x with its label (waiting for the label first would
-// add a memory round trip to every row's time, which short 16-bit rows do not hide), the loop, whose rows are long,
-// skips its statistics' pass; either way its values, NaN or inf included, count for nothing.
+// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum and label: dx = per
+// p, per = g / n, less per at the label, where the kernel knows each vector's column. An ignored row's x is not read:
+// its per is 0, so its dx is exactly 0 whatever its statistics (its exponentials are finite: 0, or 1 where shared
+// memory was zero-filled in place of x).
 struct Epilogue {
     float m, ls, per;
     long long label;
-    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label, float row_per)
-        : m(max), ls(-logf(inv)), per(row_label != CE_IGNORE ? row_per : 0.0f), label(row_label) {}
+    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label)
+        : m(max), ls(-logf(inv)), label(row_label) {
+        per = label != CE_IGNORE ? Loss::per() : 0.0f;
+    }
     // dx in place of n exponentials u, the first at column c, whose probabilities are u * f.
     template <int n> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
-        const float k = per * f;
+        const float k = per == 0.0f ? 0.0f : per * f;  // f is inf or NaN on an ignored row, whose sum is 0
 #pragma unroll
-        for (int i = 0; i < n; ++i) u[i] = per == 0.0f ? 0.0f : u[i] * k - (c + i == label ? per : 0.0f);
+        for (int i = 0; i < n; ++i) u[i] = u[i] * k - (c + i == label ? per : 0.0f);
     }
-    // The row's loss into the workspace, (max - x[label]) + log(sum), 0 for an ignored row: one thread a row, given x
-    // at the label (at, any value on an ignored row). The difference first: a row of the lowest float has max -
-    // x[label] = 0 where max + log(sum) would round to max.
-    __device__ __forceinline__ void loss(float at, long long row) const {
-        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - at) + ls;
-    }
+    // The row's loss into the workspace, (max - x[label]) + log(sum), 0 for an ignored row: one thread a row. The
+    // difference first: a row of the lowest float has max - x[label] = 0 where max + log(sum) would round to max.
     template <class X> __device__ __forceinline__ void loss(const X* xr, long long row) const {
-        loss(label == CE_IGNORE ? 0.0f : kevo_to_float(xr[label]), row);
+        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - kevo_to_float(xr[label])) + ls;
     }
 };
 
@@ -483,9 +479,8 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 //@ end
     const bool live = row < rows;  // false only for groups past the last row in a shared warp
 //@ cross_entropy cross_entropy_sum
-    // The label and per are loaded beside x, not before it (the epilogue makes an ignored row's dx 0).
     const long long label = live ? Loss::label(row) : CE_IGNORE;
-    const float per = Loss::per();
+    const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0
 //@ end
     const long long base = row * cols;
     const Peel p = peel<V>(base, cols);
@@ -499,14 +494,22 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int q = lane + k * G;
+//@ softmax log_softmax masked_softmax
         if (live && q < p.nv) {
+//@ cross_entropy cross_entropy_sum
+        if (fetch && q < p.nv) {
+//@ end
             XV::unpack(load<C::LOAD>(xv + q), v + k * V);
         } else {
 #pragma unroll
             for (int e = 0; e < V; ++e) v[k * V + e] = -KEVO_INF;
         }
     }
+//@ softmax log_softmax masked_softmax
     if (V > 1 && live) {
+//@ cross_entropy cross_entropy_sum
+    if (V > 1 && fetch) {
+//@ end
         if (lane < p.head) h = load_one<C::LOAD>(xr + lane);
         if (lane < p.tail) t = load_one<C::LOAD>(xr + p.head + p.nv * V + lane);
     }
@@ -531,8 +534,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     raw[N * V + 1] = t;
     float rowMax, rowInv;
 //@ cross_entropy cross_entropy_sum
-    // x at the label for the row's loss, loaded once the label is in, while x's loads are in flight.
-    const float at = live && lane == 0 && label != CE_IGNORE ? kevo_to_float(xr[label]) : 0.0f;
+    static_assert(C::ONLINE, "an ignored row, never read, takes its exponentials against 0 in the online reduce only");
     float rowMax, rowInv;
 //@ end
 
@@ -580,12 +582,12 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     }
 //@ cross_entropy cross_entropy_sum
     {
-        const Epilogue epi(rowMax, rowInv, label, per);
+        const Epilogue epi(rowMax, rowInv, label);
 #pragma unroll
         for (int k = 0; k < N; ++k) epi.apply<V>(v + k * V, scale, p.head + (long long)(lane + k * G) * V);
         epi.apply<1>(&h, scale, lane);
         epi.apply<1>(&t, scale, p.head + (long long)p.nv * V + lane);
-        if (live && lane == 0) epi.loss(at, row);
+        if (live && lane == 0) epi.loss(xr, row);
         scale = 1.0f;
     }
 //@ end
@@ -685,8 +687,9 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
     inv = 1.0f;
 //@ cross_entropy cross_entropy_sum
     const long long row = Loss::row_of(xr);
-    const Epilogue epi(k, inv, Loss::label(row), Loss::per());
+    const Epilogue epi(k, inv, Loss::label(row));
     const float f = inv;  // a probability is exp(x - max) * f
+    if (epi.per == 0.0f) k = KEVO_INF;  // an ignored row, whose statistics were not taken: exponentials of 0
     inv = 1.0f;
 //@ masked_softmax
     const Prologue<X> pro(xr);
@@ -1194,16 +1197,19 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
 //@ cross_entropy cross_entropy_sum
-    // The label and per are loaded beside x, not before it (the epilogue makes an ignored row's dx 0).
     const long long label = Loss::label(blockIdx.x / size);
-    const float per_row = Loss::per();
+    const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
 //@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
 #pragma unroll
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
             const int i = v0 + t + (N + k) * THREADS;
+//@ softmax log_softmax masked_softmax
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
+//@ cross_entropy cross_entropy_sum
+            kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), fetch && i < v1);
+//@ end
         }
         cp_async_commit();
     }
@@ -1215,13 +1221,17 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
+//@ softmax log_softmax masked_softmax
         XV::unpack(i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
 //@ cross_entropy cross_entropy_sum
-    // x at the label for the row's loss, loaded once the label is in, while x's loads are in flight.
-    const float at = rank == 0 && t == 0 && label != CE_IGNORE ? kevo_to_float(x[base + label]) : 0.0f;
+        XV::unpack(fetch && i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
+    }
+    r[N * V] = fetch && rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
+    r[N * V + 1] = fetch && rank == size - 1 && t < p.tail
+                   ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
 //@ end
 //@ masked_softmax
     const Prologue<X> pro(x + base);
@@ -1288,7 +1298,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     epi.apply<N * V + 2>(r, r);
     const float fr = 1.0f;
 //@ cross_entropy cross_entropy_sum
-    const Epilogue epi(row.m, inv, label, per_row);
+    const Epilogue epi(row.m, inv, label);
     {
         const float f = group_scale<K>(reg, row.m, inv);
 #pragma unroll
@@ -1296,7 +1306,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         epi.apply<1>(r + N * V, f, t);
         epi.apply<1>(r + N * V + 1, f, p.head + (long long)V * p.nv + t);
     }
-    if (rank == 0 && t == 0) epi.loss(at, blockIdx.x / size);
+    if (rank == 0 && t == 0) epi.loss(x + base, blockIdx.x / size);
     const float fr = 1.0f;
 //@ end
 #pragma unroll

@@ -183,7 +183,7 @@ class OperatorGenomeTest {
                 "the loss's library: no split regime, no attention prologue");
         Genome g = BuiltinAgent.defaultGenome().normalized(loss);
         assertTrue(g.shortRows().online() && g.blockRows().online(),
-                "register rows reduce (max, sum) pairs, as the loss's kernels were written for");
+                "register rows reduce (max, sum) pairs: an ignored row, never read, takes its exponentials against 0");
         List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.FP32).stream()
                 .filter(p -> !p.launches().getFirst().kernel().name().matches("softmax_(split|fused).*")).toList();
         assertEquals(softmax, KernelRenderer.rowPlans(g, Precision.FP32), "softmax's plans less the split rows'");
