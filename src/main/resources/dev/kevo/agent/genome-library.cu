@@ -191,30 +191,37 @@ struct Loss {
 };
 
 // cross_entropy's epilogue, the one place dx is formed: the kernels below compute softmax's probabilities as softmax's
-// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum and label: dx = per
-// p, per = g / n, less per at the label, where the kernel knows each vector's column. An ignored row's x is not read:
-// its per is 0, so its dx is exactly 0 whatever its statistics (its exponentials are finite: 0, or 1 where shared
-// memory was zero-filled in place of x).
+// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum, label and x at the
+// label (xl, which every thread loads once: a load where the label is found would spill the cluster kernels): dx = per
+// p, per = g / n, less per at the label, where the kernel knows each vector's column. dx at the label, per (p - 1), is
+// taken from xl, not from u: where p is near 1 the difference keeps only p's error, which is a 16-bit exponential's
+// where the kernel holds them so. An ignored row's x is not read: its per is 0, so its dx is exactly 0 whatever its
+// statistics (its exponentials are finite: 0, or 1 where shared memory was zero-filled in place of x).
 struct Epilogue {
-    float m, ls, per;
+    float m, ls, per, xl, hot;
     long long label;
-    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label)
-        : m(max), ls(-logf(inv)), label(row_label) {
+    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label, float x_label)
+        : m(max), ls(-logf(inv)), xl(x_label), label(row_label) {
         per = label != CE_IGNORE ? Loss::per() : 0.0f;
+        hot = per * (expf(xl - m) * inv) - per;
     }
-    // dx in place of n exponentials u, the first at column c, whose probabilities are u * f: the one-hot by a 32-bit
-    // compare an element (columns fit an int, as cols does; an ignored label, -100, matches none). A 64-bit compare
-    // an element made a 16-bit row's kernel compute-bound, at twice softmax's instructions an element.
+    // dx in place of n exponentials u, the first at column c, whose probabilities are u * f. An element is told from
+    // the label's by a 32-bit compare (columns fit an int, as cols does; an ignored label, -100, matches none): a
+    // 64-bit one made a 16-bit row's kernel compute-bound, at twice softmax's instructions an element.
     template <int n> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
         const float k = per == 0.0f ? 0.0f : per * f;  // f is inf or NaN on an ignored row, whose sum is 0
         const int at = (int)label - (int)c;
 #pragma unroll
-        for (int i = 0; i < n; ++i) u[i] = fmaf(u[i], k, i == at ? -per : 0.0f);
+        for (int i = 0; i < n; ++i) u[i] = i == at ? hot : u[i] * k;
     }
     // The row's loss into the workspace, (max - x[label]) + log(sum), 0 for an ignored row: one thread a row. The
     // difference first: a row of the lowest float has max - x[label] = 0 where max + log(sum) would round to max.
-    template <class X> __device__ __forceinline__ void loss(const X* xr, long long row) const {
-        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - kevo_to_float(xr[label])) + ls;
+    __device__ __forceinline__ void loss(long long row) const {
+        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - xl) + ls;
+    }
+    // x at the label of row xr, 0 for an ignored row (never read).
+    template <class X> static __device__ __forceinline__ float at_label(const X* xr, long long row_label) {
+        return row_label != CE_IGNORE ? kevo_to_float(xr[row_label]) : 0.0f;
     }
 };
 
@@ -508,6 +515,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     const long long base = row * cols;
     const Peel p = peel<V>(base, cols);
     const X* xr = x + base;
+//@ cross_entropy cross_entropy_sum
+    const float xl = Epilogue::at_label(xr, label);
+//@ end
     Y* yr = y + base;
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
@@ -557,7 +567,6 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     raw[N * V + 1] = t;
     float rowMax, rowInv;
 //@ cross_entropy cross_entropy_sum
-    static_assert(C::ONLINE, "an ignored row, never read, takes its exponentials against 0 in the online reduce only");
     float rowMax, rowInv;
 //@ end
 
@@ -582,7 +591,13 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         rowInv = 1.0f / st.s;
 //@ end
     } else {
+//@ softmax log_softmax masked_softmax
         const float km = group_reduce<G, C::REDUCE>(m, MaxOp());  // finite: every row has a finite entry
+//@ cross_entropy cross_entropy_sum
+        // An ignored row, never read, is all -inf: its exponentials against 0 are 0 (its dx is 0 whatever they are).
+        float km = group_reduce<G, C::REDUCE>(m, MaxOp());
+        if (km == -KEVO_INF) km = 0.0f;
+//@ end
         float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < N * V; ++i) { v[i] = K::exp_from(v[i], km); s += v[i]; }
@@ -605,12 +620,12 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     }
 //@ cross_entropy cross_entropy_sum
     {
-        const Epilogue epi(rowMax, rowInv, label);
+        const Epilogue epi(rowMax, rowInv, label, xl);
 #pragma unroll
         for (int k = 0; k < N; ++k) epi.apply<V>(v + k * V, scale, p.head + (long long)(lane + k * G) * V);
         epi.apply<1>(&h, scale, lane);
         epi.apply<1>(&t, scale, p.head + (long long)p.nv * V + lane);
-        if (live && lane == 0) epi.loss(xr, row);
+        if (live && lane == 0) epi.loss(row);
         scale = 1.0f;
     }
 //@ end
@@ -710,7 +725,8 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
     inv = 1.0f;
 //@ cross_entropy cross_entropy_sum
     const long long row = Loss::row_of(xr);
-    const Epilogue epi(k, inv, Loss::label(row));
+    const long long label = Loss::label(row);
+    const Epilogue epi(k, inv, label, Epilogue::at_label(xr, label));
     const float f = inv;  // a probability is exp(x - max) * f
     if (epi.per == 0.0f) k = KEVO_INF;  // an ignored row, whose statistics were not taken: exponentials of 0
     inv = 1.0f;
@@ -784,7 +800,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
         }
     }
 //@ cross_entropy cross_entropy_sum
-    if (extras && threadIdx.x == 0) epi.loss(xr, row);
+    if (extras && threadIdx.x == 0) epi.loss(row);
 //@ end
 }
 
@@ -1199,9 +1215,9 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ log_softmax
     constexpr bool KEEP = false, KEEP_HALF = false;  // the epilogue needs x itself, not its exponentials
 //@ cross_entropy cross_entropy_sum
-    // fp16 exponentials would cost dx at the label, p - 1, whose error is p's where p is near 1: a 16-bit x's
-    // exponentials are taken again from x at the write.
-    constexpr bool KEEP = sizeof(X) == sizeof(float), KEEP_HALF = false;
+    // fp16 exponentials, as softmax's: the epilogue takes dx at the label, p - 1, from x.
+    constexpr bool KEEP = sizeof(X) == sizeof(float);
+    constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
 //@ end
     typedef Num<EXP_EXP2> K;
     typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
@@ -1222,6 +1238,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ cross_entropy cross_entropy_sum
     const long long label = Loss::label(blockIdx.x / size);
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
+    const float xl = Epilogue::at_label(x + base, label);
 //@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -1321,7 +1338,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     epi.apply<N * V + 2>(r, r);
     const float fr = 1.0f;
 //@ cross_entropy cross_entropy_sum
-    const Epilogue epi(row.m, inv, label);
+    const Epilogue epi(row.m, inv, label, xl);
     {
         const float f = group_scale<K>(reg, row.m, inv);
 #pragma unroll
@@ -1329,7 +1346,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         epi.apply<1>(r + N * V, f, t);
         epi.apply<1>(r + N * V + 1, f, p.head + (long long)V * p.nv + t);
     }
-    if (rank == 0 && t == 0) epi.loss(x + base, blockIdx.x / size);
+    if (rank == 0 && t == 0) epi.loss(blockIdx.x / size);
     const float fr = 1.0f;
 //@ end
 #pragma unroll
