@@ -142,8 +142,8 @@ class TorchExportTest {
     /**
      * The loss module differentiates as torch's cross_entropy does: with the extension stood in for by torch's own loss
      * and gradient (same name, same arguments: dx is g times the gradient of the mean loss), gradcheck passes on the
-     * loss function in float64 on the CPU, ignored rows included, and an incoming gradient of 3 triples x.grad. A
-     * backward that dropped the incoming gradient, or ran the op with another g, would fail.
+     * loss function in float64 on the CPU, ignored rows included, an incoming gradient of 3 triples x.grad and one of 1
+     * leaves it torch's. A backward that dropped the incoming gradient, or ran the op with another g, would fail.
      */
     @Test
     @TorchTest
@@ -175,6 +175,11 @@ class TorchExportTest {
                 (F.cross_entropy(ref, labels, ignore_index=-100) * 3).backward()
                 assert torch.allclose(x.grad, ref.grad), (x.grad, ref.grad)
                 assert (x.grad[1] == 0).all()
+                x.grad = None
+                loss_fn(x, labels).backward()  # an incoming 1: dx as the op gave it
+                ref.grad = None
+                F.cross_entropy(ref, labels, ignore_index=-100).backward()
+                assert torch.allclose(x.grad, ref.grad), (x.grad, ref.grad)
                 print("ok", x.grad.shape[1])
                 """);
         assertTrue(Toolchain.succeed(out, 120, python, "check.py").contains("ok 37"));
