@@ -294,7 +294,7 @@ final class Examples {
         s.put("DTYPE", dtype.id());
         s.put("X_TYPE", ExportTypes.python(in.dtype(dtype)));
         s.put("REDUCTION", reduction(api));
-        s.put("PY_DRAW", PY_DRAW);
+        s.put("PY_HELPERS", PY_DRAW + PY_STEP_TIME);
         return Template.fill("example_loss.py", s);
     }
 
@@ -388,6 +388,28 @@ final class Examples {
             code.append(definition);
         }
     }
+
+    /**
+     * The median time of a training step's work in microseconds, by CUDA events after a few warm runs: the one timing
+     * of the Python examples that time a step (a loss's example.py, a training package's train_check.py).
+     */
+    static final String PY_STEP_TIME = """
+
+
+            def median_us(run, rounds=30, warm=5):
+                \"""The median of `rounds` CUDA-event timings of run(), after `warm` runs, in microseconds.\"""
+                for _ in range(warm):
+                    run()
+                times = []
+                for _ in range(rounds):
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    run()
+                    end.record()
+                    end.synchronize()
+                    times.append(start.elapsed_time(end) * 1000)
+                return sorted(times)[len(times) // 2]
+            """;
 
     /** A scalar of the example's inputs, drawn among the operator's values as kevo draws it per case. */
     private static final String PY_DRAW = """

@@ -76,7 +76,7 @@ public final class TrainingPackage {
         // the gradient example's bound (ABS_TOL of dy's scale; REL_TOL, the relative bound of 0 widened by dx's
         // rounding to its type), to which the check adds what torch's own autograd is off
         slots.putAll(ExampleTolerance.of(bop.tolerance(), dtype.y()).slots());
-        slots.put("PY_HELPERS", "\n\n" + TorchReference.of(bop).orElseThrow().definition());
+        slots.put("PY_HELPERS", "\n\n" + TorchReference.of(bop).orElseThrow().definition() + Examples.PY_STEP_TIME);
         slots.put("VERSION", kevoVersion.matches("\\d+(\\.\\d+)*") ? kevoVersion : "0.0.0");
         slots.put("DOC", "kevo " + f.function() + " and its gradient for training: " + forward.provenance().kernel()
                 + " and " + backward.provenance().kernel());

@@ -18,7 +18,7 @@ here = os.path.dirname(os.path.abspath(__file__))
     name="@@P@@", sources=[os.path.join(here, "@@P@@_torch.cpp"), os.path.join(here, "@@P@@.cu")],
     extra_cflags=["-O3"], extra_cuda_cflags=["-O3"], verbose=False)
 loss_fn = @@P@@_loss.loss_function(@@P@@)
-@@PY_DRAW@@
+@@PY_HELPERS@@
 
 def reference(x, labels, g):
     """F.cross_entropy's loss and g times its gradient in float64, with kevo's bounds: dx's per element (the part of
@@ -80,20 +80,6 @@ def step(f, x, labels):
     return loss
 
 
-def median_us(f, x, labels, rounds=30):
-    for _ in range(3):
-        step(f, x, labels)
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        step(f, x, labels)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000)
-    return sorted(times)[len(times) // 2]
-
-
 def torch_loss(x, labels):
     return F.cross_entropy(x, labels, ignore_index=-100, reduction="@@REDUCTION@@")
 
@@ -105,6 +91,7 @@ for rows, cols in [(4096, 32000), (4096, 50257), (2048, 128256), (1024, 151936)]
     labels[::64] = -100
     loss = step(loss_fn, x, labels)
     check(f"{rows}x{cols}, training step", x.grad, loss.detach(), x.detach(), labels, 1.0)
-    t_kevo, t_torch = median_us(loss_fn, x, labels), median_us(torch_loss, x, labels)
+    t_kevo = median_us(lambda: step(loss_fn, x, labels))
+    t_torch = median_us(lambda: step(torch_loss, x, labels))
     print(f"{rows}x{cols}: step {t_kevo:.1f} us, torch {t_torch:.1f} us ({t_torch / t_kevo:.2f}x)")
 sys.exit(1 if wrong else 0)
