@@ -259,10 +259,12 @@ llm-loss)
     timeout 540 bash bench/llm-step.sh > "$out/llm.txt" 2>&1
   echo "scripted cross_entropy campaign exit $?"; tail -3 "$out/llm.txt" ;;
 export-training)
-  # export-training OP [DTYPE]: bench/export-training.sh (a forward and its gradient as one torch package for
-  # training, its train_check.py run).
+  # export-training OP [DTYPE [FORWARD BACKWARD]]: bench/export-training.sh (a forward and its gradient as one torch
+  # package for training, its train_check.py run); FORWARD and BACKWARD name kernel files (campaign champions) in place
+  # of its seeds.
   op=${2:?OP}; dtype=${3:-fp32}
-  OP=$op DTYPE=$dtype OUT="$out/export" timeout 540 bash bench/export-training.sh > "$out/export-training-$op.txt" 2>&1
+  FORWARD=${4:-${FORWARD:-}} BACKWARD=${5:-${BACKWARD:-}} OP=$op DTYPE=$dtype OUT="$out/export" timeout 540 \
+    bash bench/export-training.sh > "$out/export-training-$op.txt" 2>&1
   echo "export-training $op $dtype exit $?"; tail -8 "$out/export-training-$op.txt" ;;
 family-backward)
   # Issue 43's operators through the family bench, which compiles and launches a kernel file by its own plans: the
