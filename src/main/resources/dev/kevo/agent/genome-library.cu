@@ -191,12 +191,14 @@ struct Loss {
 };
 
 // cross_entropy's epilogue, the one place dx is formed: the kernels below compute softmax's probabilities as softmax's
-// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum, label and x at the
-// label (xl, which every thread loads once: a load where the label is found would spill the cluster kernels): dx = per
-// p, per = g / n, less per at the label, where the kernel knows each vector's column. dx at the label, per (p - 1), is
-// taken from xl, not from u: where p is near 1 the difference keeps only p's error, which is a 16-bit exponential's
-// where the kernel holds them so. An ignored row's x is not read: its per is 0, so its dx is exactly 0 whatever its
-// statistics (its exponentials are finite: 0, or 1 where shared memory was zero-filled in place of x).
+// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum and label: dx = per
+// p, per = g / n, less per at the label, where the kernel knows each vector's column. A kernel that holds 16-bit
+// exponentials gives x at the label too (xl, which every thread then loads once: a load where the label is found would
+// spill the cluster kernels) and applies the EXACT form, which takes dx at the label, per (p - 1), from xl rather than
+// from u: where p is near 1 the difference keeps only p's error, a 16-bit exponential's. Other kernels pass 0 and read
+// x at the label for the loss alone, at the end (held from the start, it spilled the fp32 cluster kernels). An
+// ignored row's x is not read: its per is 0, so its dx is exactly 0 whatever its statistics (its exponentials are
+// finite: 0, or 1 where shared memory was zero-filled in place of x).
 struct Epilogue {
     float m, ls, per, xl, hot;
     long long label;
@@ -208,16 +210,16 @@ struct Epilogue {
     // dx in place of n exponentials u, the first at column c, whose probabilities are u * f. An element is told from
     // the label's by a 32-bit compare (columns fit an int, as cols does; an ignored label, -100, matches none): a
     // 64-bit one made a 16-bit row's kernel compute-bound, at twice softmax's instructions an element.
-    template <int n> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
+    template <int n, bool EXACT = false> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
         const float k = per == 0.0f ? 0.0f : per * f;  // f is inf or NaN on an ignored row, whose sum is 0
         const int at = (int)label - (int)c;
 #pragma unroll
-        for (int i = 0; i < n; ++i) u[i] = i == at ? hot : u[i] * k;
+        for (int i = 0; i < n; ++i) u[i] = i == at ? (EXACT ? hot : u[i] * k - per) : u[i] * k;
     }
     // The row's loss into the workspace, (max - x[label]) + log(sum), 0 for an ignored row: one thread a row. The
     // difference first: a row of the lowest float has max - x[label] = 0 where max + log(sum) would round to max.
-    __device__ __forceinline__ void loss(long long row) const {
-        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - xl) + ls;
+    __device__ __forceinline__ void loss(float x_label, long long row) const {
+        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - x_label) + ls;
     }
     // x at the label of row xr, 0 for an ignored row (never read).
     template <class X> static __device__ __forceinline__ float at_label(const X* xr, long long row_label) {
@@ -515,9 +517,6 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     const long long base = row * cols;
     const Peel p = peel<V>(base, cols);
     const X* xr = x + base;
-//@ cross_entropy cross_entropy_sum
-    const float xl = Epilogue::at_label(xr, label);
-//@ end
     Y* yr = y + base;
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
@@ -620,12 +619,12 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     }
 //@ cross_entropy cross_entropy_sum
     {
-        const Epilogue epi(rowMax, rowInv, label, xl);
+        const Epilogue epi(rowMax, rowInv, label, 0.0f);
 #pragma unroll
         for (int k = 0; k < N; ++k) epi.apply<V>(v + k * V, scale, p.head + (long long)(lane + k * G) * V);
         epi.apply<1>(&h, scale, lane);
         epi.apply<1>(&t, scale, p.head + (long long)p.nv * V + lane);
-        if (live && lane == 0) epi.loss(row);
+        if (live && lane == 0) epi.loss(Epilogue::at_label(xr, label), row);
         scale = 1.0f;
     }
 //@ end
@@ -726,7 +725,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
 //@ cross_entropy cross_entropy_sum
     const long long row = Loss::row_of(xr);
     const long long label = Loss::label(row);
-    const Epilogue epi(k, inv, label, Epilogue::at_label(xr, label));
+    const Epilogue epi(k, inv, label, 0.0f);
     const float f = inv;  // a probability is exp(x - max) * f
     if (epi.per == 0.0f) k = KEVO_INF;  // an ignored row, whose statistics were not taken: exponentials of 0
     inv = 1.0f;
@@ -800,7 +799,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
         }
     }
 //@ cross_entropy cross_entropy_sum
-    if (extras && threadIdx.x == 0) epi.loss(row);
+    if (extras && threadIdx.x == 0) epi.loss(Epilogue::at_label(xr, label), row);
 //@ end
 }
 
@@ -1238,7 +1237,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ cross_entropy cross_entropy_sum
     const long long label = Loss::label(blockIdx.x / size);
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
-    const float xl = Epilogue::at_label(x + base, label);
+    const float xl = KEEP_HALF ? Epilogue::at_label(x + base, label) : 0.0f;
 //@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -1342,11 +1341,13 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     {
         const float f = group_scale<K>(reg, row.m, inv);
 #pragma unroll
-        for (int k = 0; k < N; ++k) epi.apply<V>(r + k * V, f, p.head + (long long)(v0 + t + k * THREADS) * V);
-        epi.apply<1>(r + N * V, f, t);
-        epi.apply<1>(r + N * V + 1, f, p.head + (long long)V * p.nv + t);
+        for (int k = 0; k < N; ++k) {
+            epi.apply<V, KEEP_HALF>(r + k * V, f, p.head + (long long)(v0 + t + k * THREADS) * V);
+        }
+        epi.apply<1, KEEP_HALF>(r + N * V, f, t);
+        epi.apply<1, KEEP_HALF>(r + N * V + 1, f, p.head + (long long)V * p.nv + t);
     }
-    if (rank == 0 && t == 0) epi.loss(blockIdx.x / size);
+    if (rank == 0 && t == 0) epi.loss(KEEP_HALF ? xl : Epilogue::at_label(x + base, label), blockIdx.x / size);
     const float fr = 1.0f;
 //@ end
 #pragma unroll
@@ -1385,7 +1386,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ softmax log_softmax masked_softmax
                 store<C::STORE>(yv + i, YV::pack(w, f));
 //@ cross_entropy cross_entropy_sum
-                epi.apply<V>(w, f, p.head + (long long)i * V);
+                epi.apply<V, KEEP_HALF>(w, f, p.head + (long long)i * V);
                 store<C::STORE>(yv + i, YV::pack(w, 1.0f));
 //@ end
             }
