@@ -279,30 +279,6 @@ final class Examples {
      * among the operator's values and the tensors a mask brings drawn where the kind reads them (None elsewhere), at
      * their edges as example.cu draws them (a length of 0, rows masked throughout).
      */
-    /**
-     * example.py of a loss (cross_entropy): the op on shapes of LM-head rows with one row in eight ignored (and one
-     * shape with every row ignored, whose loss is NaN), with a drawn incoming gradient, then the loss function of the
-     * package's loss module through autograd; dx and the loss checked against F.cross_entropy and its gradient in
-     * float64 with kevo's bounds, as example_loss.cu checks them against kevo's reference.
-     */
-    static String torchLoss(OperatorApi api, Precision dtype) {
-        Tensor in = rowwise(api, Tensor.Role.INPUT);
-        Tensor out = rowwise(api, Tensor.Role.OUTPUT);
-        Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
-        s.put("P", api.prefix());
-        s.put("FN", api.function());
-        s.put("DTYPE", dtype.id());
-        s.put("X_TYPE", ExportTypes.python(in.dtype(dtype)));
-        s.put("REDUCTION", reduction(api));
-        s.put("PY_HELPERS", PY_DRAW + PY_STEP_TIME);
-        return Template.fill("example_loss.py", s);
-    }
-
-    /** torch's name for a loss's reduction: cross_entropy's is the mean, cross_entropy_sum's the sum. */
-    static String reduction(OperatorApi api) {
-        return api.op().equals(Operators.CROSS_ENTROPY_SUM) ? "sum" : "mean";
-    }
-
     static String torch(OperatorApi api, Precision dtype, TorchReference reference) {
         Tensor in = api.op().rowInputs().getFirst();
         Tensor out = rowwise(api, Tensor.Role.OUTPUT);
@@ -381,6 +357,30 @@ final class Examples {
                 : reference.inputs() + "(rows, cols, " + x + ")");
         s.put("PY_OUT", out.name() + " is " + ExportTypes.python(out.dtype(dtype)));
         return Template.fill("example.py", s);
+    }
+
+    /**
+     * example.py of a loss (cross_entropy): the op on shapes of LM-head rows with one row in eight ignored (and one
+     * shape with every row ignored, whose loss is NaN), with a drawn incoming gradient, then the loss function of the
+     * package's loss module through autograd; dx and the loss checked against F.cross_entropy and its gradient in
+     * float64 with kevo's bounds, as example_loss.cu checks them against kevo's reference.
+     */
+    static String torchLoss(OperatorApi api, Precision dtype) {
+        Tensor in = rowwise(api, Tensor.Role.INPUT);
+        Tensor out = rowwise(api, Tensor.Role.OUTPUT);
+        Map<String, String> s = new LinkedHashMap<>(tolerance(api, out, dtype).slots());
+        s.put("P", api.prefix());
+        s.put("FN", api.function());
+        s.put("DTYPE", dtype.id());
+        s.put("X_TYPE", ExportTypes.python(in.dtype(dtype)));
+        s.put("REDUCTION", reduction(api));
+        s.put("PY_HELPERS", PY_DRAW + PY_STEP_TIME);
+        return Template.fill("example_loss.py", s);
+    }
+
+    /** torch's name for a loss's reduction: cross_entropy's is the mean, cross_entropy_sum's the sum. */
+    static String reduction(OperatorApi api) {
+        return api.op().equals(Operators.CROSS_ENTROPY_SUM) ? "sum" : "mean";
     }
 
     private static void once(StringBuilder code, String definition) {
