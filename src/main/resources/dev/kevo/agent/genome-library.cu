@@ -200,12 +200,12 @@ struct Loss {
 // ignored row's x is not read: its per is 0, so its dx is exactly 0 whatever its statistics (its exponentials are
 // finite: 0, or 1 where shared memory was zero-filled in place of x).
 struct Epilogue {
-    float m, ls, per, xl, hot;
+    float m, ls, per, hot;
     long long label;
-    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label, float x_label)
-        : m(max), ls(-logf(inv)), xl(x_label), label(row_label) {
+    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label, float xl)
+        : m(max), ls(-logf(inv)), label(row_label) {
         per = label != CE_IGNORE ? Loss::per() : 0.0f;
-        hot = per * (expf(xl - m) * inv) - per;
+        hot = per * (expf(xl - m) * inv) - per;  // the EXACT form's dx at the label
     }
     // dx in place of n exponentials u, the first at column c, whose probabilities are u * f. An element is told from
     // the label's by a 32-bit compare (columns fit an int, as cols does; an ignored label, -100, matches none): a
@@ -231,19 +231,26 @@ struct Epilogue {
 // took tens of microseconds over tens of thousands of rows, a tenth of a 16-bit LM head's whole pass.
 #define CE_BATCH 8
 
+// This thread's sum of f(a[r]) over its rows r = threadIdx.x, + blockDim.x, ..., with CE_BATCH loads in flight and the
+// terms added in that order, so that a float sum keeps the bits of one load at a time.
+template <class S, class T, class F> __device__ __forceinline__ S strided_sum(const T* __restrict__ a, int rows, F f) {
+    S s = 0;
+    int r = threadIdx.x;
+    for (; r < rows - (CE_BATCH - 1) * (int)blockDim.x; r += CE_BATCH * blockDim.x) {
+        T v[CE_BATCH];
+#pragma unroll
+        for (int j = 0; j < CE_BATCH; ++j) v[j] = a[r + j * blockDim.x];
+#pragma unroll
+        for (int j = 0; j < CE_BATCH; ++j) s += f(v[j]);
+    }
+    for (; r < rows; r += blockDim.x) s += f(a[r]);
+    return s;
+}
+
 // The live rows n, before a plan's row kernel: one block of 1024 threads counts the labels not ignored.
 __device__ __forceinline__ void loss_count(const long long* __restrict__ labels, float* __restrict__ ws, int rows) {
     __shared__ int part[32];
-    int n = 0;
-    int r = threadIdx.x;
-    for (; r < rows - (CE_BATCH - 1) * (int)blockDim.x; r += CE_BATCH * blockDim.x) {
-        long long l[CE_BATCH];
-#pragma unroll
-        for (int j = 0; j < CE_BATCH; ++j) l[j] = labels[r + j * blockDim.x];
-#pragma unroll
-        for (int j = 0; j < CE_BATCH; ++j) n += l[j] != CE_IGNORE;
-    }
-    for (; r < rows; r += blockDim.x) n += labels[r] != CE_IGNORE;
+    int n = strided_sum<int>(labels, rows, [](long long l) { return (int)(l != CE_IGNORE); });
     for (int o = 16; o > 0; o >>= 1) n += __shfl_xor_sync(KEVO_FULL_MASK, n, o);
     if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = n;
     __syncthreads();
@@ -258,16 +265,7 @@ __device__ __forceinline__ void loss_count(const long long* __restrict__ labels,
 // every launch; the mean is 0 / 0 = NaN where no row is live, as torch gives.
 __device__ __forceinline__ void loss_finish(const float* __restrict__ ws, float* __restrict__ loss, int rows) {
     __shared__ float part[1024];
-    float s = 0.0f;
-    int r = threadIdx.x;
-    for (; r < rows - (CE_BATCH - 1) * (int)blockDim.x; r += CE_BATCH * blockDim.x) {
-        float w[CE_BATCH];
-#pragma unroll
-        for (int j = 0; j < CE_BATCH; ++j) w[j] = ws[r + j * blockDim.x];
-#pragma unroll
-        for (int j = 0; j < CE_BATCH; ++j) s += w[j];  // the order of one load at a time: the same bits
-    }
-    for (; r < rows; r += blockDim.x) s += ws[r];
+    const float s = strided_sum<float>(ws, rows, [](float w) { return w; });
     part[threadIdx.x] = s;
     __syncthreads();
     for (int k = blockDim.x / 2; k > 0; k >>= 1) {
