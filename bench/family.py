@@ -367,11 +367,16 @@ def live_rows(inputs):
 REDUCTIONS = ("mean", "sum")
 
 
-def reduction_divisor(inputs, reduction):
-    """What the rows' sum and g are divided by: n for the mean (0 where no row is live), 1 for the sum."""
+def is_mean(reduction):
+    """Whether the reduction is the mean ('mean'), not the sum ('sum'); anything else is refused."""
     if reduction not in REDUCTIONS:
         raise ValueError(f"reduction '{reduction}': one of {', '.join(REDUCTIONS)}")
-    return live_rows(inputs) if reduction == "mean" else 1
+    return reduction == "mean"
+
+
+def reduction_divisor(inputs, reduction):
+    """What the rows' sum and g are divided by: n for the mean (0 where no row is live), 1 for the sum."""
+    return live_rows(inputs) if is_mean(reduction) else 1
 
 
 def cross_entropy_rows(inputs, rows, reduction="mean"):
@@ -433,7 +438,7 @@ def cross_entropy_loss_check(op, shape, inputs, more, reduction="mean"):
     n, divisor = live_rows(inputs), reduction_divisor(inputs, reduction)
     result = {"dtype": str(got_t.dtype).replace("torch.", ""), "liveRows": n, "loss": finite_or_text(got)}
     if n == 0:
-        mean = reduction == "mean"
+        mean = is_mean(reduction)
         return {"loss": {**result, "ok": math.isnan(got) if mean else got == 0.0, "reference": "nan" if mean else 0.0}}
     ref = total / divisor
     held = torch.tensor([ref], dtype=torch.float64).to(got_t.dtype).double()
@@ -472,7 +477,7 @@ def triton_fused_cross_entropy(shape, inputs, dx, sms, loss, reduction="mean"):
 def cross_entropy_note(reduction):
     """The record's note on the op of that reduction: the mean's, with the sum's torch call, its Triton kernel's (no
     count of the live rows), and |g| and the sum of the loss's scales where the mean has |g| / n and their mean."""
-    mean = reduction == "mean"
+    mean = is_mean(reduction)
     call = "F.cross_entropy(x, labels)" if mean else "F.cross_entropy(x, labels, reduction='sum')"
     triton = ("dx = g (p - onehot) / n from a second read of the row; n counted by torch, (labels != -100).sum(), and "
               "the loss torch's sum of the rows' losses / n, both in the timed call" if mean else
@@ -500,9 +505,7 @@ def cross_entropy_note(reduction):
 def cross_entropy_op(reduction):
     """The operator of that reduction, cross_entropy's callables with it bound: the mean's and the sum's entries
     differ in nothing else, so a fix to one is a fix to both."""
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"reduction '{reduction}': one of {', '.join(REDUCTIONS)}")
-    mean = reduction == "mean"
+    mean = is_mean(reduction)
     bind = lambda f: functools.partial(f, reduction=reduction)
     return Op(inputs=cross_entropy_inputs, output=like_x, output_name="dx", more_outputs=cross_entropy_loss_output,
               torch_name="torch.nn.functional.cross_entropy+backward" if mean else
