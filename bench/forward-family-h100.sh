@@ -330,8 +330,7 @@ loss-eval)
   for pair in "fp32:${2:?K32}" "bf16:${3:-$2}"; do
     d=${pair%%:*}; k=${pair#*:}
     timeout 270 "$KEVO" eval --op "${OP:-cross_entropy}" --dtype "$d" --suite llm --at-scale "$k" \
-      --json "$out/eval-$d.json" \
-      > "$out/eval-$d.txt" 2>&1
+      --json "$out/eval-$d.json" > "$out/eval-$d.txt" 2>&1
     echo "eval $d exit $?"; grep -E 'at scale|PASS|REJECTED' "$out/eval-$d.txt" | tail -2
   done ;;
 adversarial)
