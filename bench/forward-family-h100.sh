@@ -62,6 +62,9 @@ export KEVO_UNPACK=${KEVO_UNPACK:-/tmp/kevo-bundle-$tag}
 source tools/unpack.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   echo "kevo $($KEVO --version), commit ${KEVO_COMMIT:-unknown}, $(date -u +%FT%TZ), step: $*"; } | tee "$out/gpu.txt"
+# A long step's own limit: 560 s, or less where tools/parallel-steps.sh gave the step less (KEVO_STEP_SECONDS), so that
+# the step's wrapper, not the outer deadline, cuts a campaign and keeps its folder.
+step_limit=$(( ${KEVO_STEP_SECONDS:-575} - 15 )); (( step_limit > 560 )) && step_limit=560
 # bench/family.py on JOBS (op:dtype:kernel:suite), its record and log NAME.json and NAME.txt in the step's folder.
 family_bench() {
   local name=$1 jobs=() job; shift
@@ -123,7 +126,7 @@ campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
   sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
   echo "dtype: $dtype" >> "$out/campaign.yaml"
-  timeout 560 python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" > "$out/campaign.txt" 2>&1
+  timeout $step_limit python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" > "$out/campaign.txt" 2>&1
   rc=$?; echo "campaign exit $rc"; tail -3 "$out/c/campaign-progress.txt"
   rm -f "$out/c/campaign-folder.tar.gz"
   if [[ $rc -ne 0 ]]; then
@@ -133,7 +136,10 @@ campaign)
     # which read the folder and need no GPU: call 8's bf16 campaign ended with 8 s left and had neither.
     folder=$(ls -dt mutations/$op-$dtype-* 2>/dev/null | head -1)
     if [[ -n $folder ]]; then
-      tar czf "$out/campaign-folder.tgz" --exclude='*.cubin' "$folder" && echo "kept $folder for campaign-resume"
+      # Beside the step's archive, not in it: a folder of hundreds of mutants outgrows what a device call brings
+      # back, and tools/parallel-steps.sh brings it back only where it fits.
+      tar czf "${OUT:-$out}/campaign-folder-$op-$dtype.tgz" --exclude='*.cubin' "$folder" \
+        && echo "kept $folder for campaign-resume"
       if [[ -f $folder/confirmation.json ]]; then
         "$KEVO" show "$folder" > "$out/c/campaign-show.txt" 2>&1
         "$KEVO" lineage "$folder" > "$out/c/campaign-lineage.txt" 2>&1
@@ -142,11 +148,11 @@ campaign)
     fi
   fi ;;
 campaign-resume)
-  # The folder a cut campaign step kept (its campaign-folder.tgz carried back to the repository root): finished with
+  # The folder a cut campaign step kept (its campaign-folder-OP-DTYPE.tgz carried back to the repository root): finished with
   # kevo evolve --resume, then recorded as a campaign step records it.
   archive=${2:?CAMPAIGN_FOLDER_TGZ}
   folder=$(tar tzf "$archive" | head -1 | cut -d/ -f1-2); tar xzf "$archive"
-  timeout 560 "$KEVO" evolve --resume "$folder" --lines > "$out/resume.txt" 2>&1
+  timeout $step_limit "$KEVO" evolve --resume "$folder" --lines > "$out/resume.txt" 2>&1
   echo "resume exit $?"; tail -3 "$out/resume.txt"
   "$KEVO" show "$folder" > "$out/show.txt" 2>&1; "$KEVO" lineage "$folder" > "$out/lineage.txt" 2>&1
   cp "$folder/champion.cu" "$folder/champion.json" "$out/" 2>/dev/null ;;
