@@ -391,18 +391,30 @@ final class Examples {
 
     /**
      * The median time of a training step's work in microseconds, by CUDA events after a few warm runs: the one timing
-     * of the Python examples that time a step (a loss's example.py, a training package's train_check.py).
+     * of the Python examples that time a step (a loss's example.py, a training package's train_check.py). The GPU is
+     * kept busy (torch.cuda._sleep, for longer than the step takes the host to enqueue) before each timed run, so that
+     * the events time the GPU's work as a training loop running ahead of the GPU sees it, not Python's autograd
+     * overhead, which at small shapes is most of a step and the same for any kernel. A step that synchronises with the
+     * host still pays for it.
      */
     static final String PY_STEP_TIME = """
 
 
             def median_us(run, rounds=30, warm=5):
-                \"""The median of `rounds` CUDA-event timings of run(), after `warm` runs, in microseconds.\"""
+                \"""The median of `rounds` CUDA-event timings of run() in microseconds, after `warm` runs, each queued
+                behind a GPU sleep longer than the host takes to enqueue run().\"""
+                import time
                 for _ in range(warm):
                     run()
+                torch.cuda.synchronize()
+                began = time.perf_counter()
+                run()
+                enqueue_s = time.perf_counter() - began
+                cycles = max(200_000, int(enqueue_s * 4e9))  # twice the enqueue time at 2 GHz
                 times = []
                 for _ in range(rounds):
                     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    torch.cuda._sleep(cycles)
                     start.record()
                     run()
                     end.record()
