@@ -191,39 +191,34 @@ struct Loss {
 };
 
 // cross_entropy's epilogue, the one place dx is formed: the kernels below compute softmax's probabilities as softmax's
-// file does (exponentials u, each row's p = u * f), and hand them here with the row's max, 1 / sum and label: dx = per
-// p, per = g / n, less per at the label, where the kernel knows each vector's column. A kernel that holds 16-bit
-// exponentials gives x at the label too (xl, which every thread then loads once: a load where the label is found would
-// spill the cluster kernels) and applies the EXACT form, which takes dx at the label, per (p - 1), from xl rather than
-// from u: where p is near 1 the difference keeps only p's error, a 16-bit exponential's. Other kernels pass 0 and read
-// x at the label for the loss alone, at the end (held from the start, it spilled the fp32 cluster kernels). An
-// ignored row's x is not read: its per is 0, so its dx is exactly 0 whatever its statistics (its exponentials are
-// finite: 0, or 1 where shared memory was zero-filled in place of x).
+// file does (exponentials u, each row's p = u * f) and store dx = per p through softmax's own stores, with f times
+// per (per = g / n) where softmax's scale is f: an element costs what softmax's does. The label's element, dx = per
+// (p - 1), is written again afterwards by the thread whose store wrote that column (`wrote`), from x at the label:
+// one load and one store a row, where telling each element from the label's cost a compare and a select an element
+// (a 16-bit row's kernels are compute-bound) and a load of x at the label a thread. Taken from x, p there keeps only
+// float's error, also where the row holds 16-bit exponentials and p is near 1. The same thread writes the row's loss,
+// (max - x[label]) + log(sum): the difference first, as a row of the lowest float has max - x[label] = 0 where
+// max + log(sum) would round to max. An ignored row's x is not read: its per is 0, so its dx is exactly 0 whatever
+// its statistics (its exponentials are finite: 0, or 1 where shared memory was zero-filled in place of x), and its
+// loss, 0, is written by the row's `lead` thread.
 struct Epilogue {
-    float m, ls, per, hot;
+    float m, inv, per;
     long long label;
-    __device__ __forceinline__ Epilogue(float max, float inv, long long row_label, float xl)
-        : m(max), ls(-logf(inv)), label(row_label) {
-        per = label != CE_IGNORE ? Loss::per() : 0.0f;
-        hot = per * (expf(xl - m) * inv) - per;  // the EXACT form's dx at the label
-    }
-    // dx in place of n exponentials u, the first at column c, whose probabilities are u * f. An element is told from
-    // the label's by a 32-bit compare (columns fit an int, as cols does; an ignored label, -100, matches none): a
-    // 64-bit one made a 16-bit row's kernel compute-bound, at twice softmax's instructions an element.
-    template <int n, bool EXACT = false> __device__ __forceinline__ void apply(float* u, float f, long long c) const {
-        const float k = per == 0.0f ? 0.0f : per * f;  // f is inf or NaN on an ignored row, whose sum is 0
-        const int at = (int)label - (int)c;
-#pragma unroll
-        for (int i = 0; i < n; ++i) u[i] = i == at ? (EXACT ? hot : u[i] * k - per) : u[i] * k;
-    }
-    // The row's loss into the workspace, (max - x[label]) + log(sum), 0 for an ignored row: one thread a row. The
-    // difference first: a row of the lowest float has max - x[label] = 0 where max + log(sum) would round to max.
-    __device__ __forceinline__ void loss(float x_label, long long row) const {
-        Loss::block().ws[row] = label == CE_IGNORE ? 0.0f : (m - x_label) + ls;
-    }
-    // x at the label of row xr, 0 for an ignored row (never read).
-    template <class X> static __device__ __forceinline__ float at_label(const X* xr, long long row_label) {
-        return row_label != CE_IGNORE ? kevo_to_float(xr[row_label]) : 0.0f;
+    __device__ __forceinline__ Epilogue(float max, float row_inv, long long row_label)
+        : m(max), inv(row_inv), per(row_label != CE_IGNORE ? Loss::per() : 0.0f), label(row_label) {}
+    // The scale a row's exponentials are stored with: per f, 0 on an ignored row (whose f is inf or NaN: its sum is 0).
+    __device__ __forceinline__ float k(float f) const { return per == 0.0f ? 0.0f : per * f; }
+    // After every store of the calling thread: dx at the label and the row's loss where this thread wrote the label's
+    // column (its own store there is then ordered before this one), or the loss 0 of an ignored row by its lead.
+    template <int HINT, class X, class Y> __device__ __forceinline__ void finish(const X* xr, Y* yr, long long row,
+                                                                                bool wrote_label, bool lead) const {
+        if (label == CE_IGNORE) {
+            if (lead) Loss::block().ws[row] = 0.0f;
+        } else if (wrote_label) {
+            const float xl = kevo_to_float(xr[label]);
+            store_one<HINT>(yr + label, per * (expf(xl - m) * inv) - per, 1.0f);
+            Loss::block().ws[row] = (m - xl) - logf(inv);
+        }
     }
 };
 
@@ -485,6 +480,22 @@ template <int V> __device__ __forceinline__ Peel peel(long long base, int cols) 
     const int nv = (cols - head) / V;
     return Peel{head, nv, cols - head - nv * V};
 }
+//@ cross_entropy cross_entropy_sum
+
+// Whether this thread stored column c of its row (c < 0, an ignored label, is no column): its aligned vectors of V
+// are q = first, first + stride, ... below limit, and it holds the peeled head's element head_e and the tail's element
+// tail_e (-1: none). In 32 bits, as columns fit an int: the callers' strides are compile-time powers of two.
+template <int V> __device__ __forceinline__ bool wrote(long long c, Peel p, int first, int stride, int limit,
+                                                        int head_e, int tail_e) {
+    if (c < 0) return false;
+    const int col = (int)c;
+    if (col < p.head) return col == head_e;
+    const int r = col - p.head;
+    if (r >= p.nv * V) return r - p.nv * V == tail_e;
+    const int q = r / V;
+    return q >= first && q < limit && (q - first) % stride == 0;
+}
+//@ end
 
 // Whole rows in registers. A row belongs to a group of G threads: G <= 32 lanes of one warp (a warp
 // holds 32 / G rows) or the whole block (G == THREADS). Each thread keeps N vectors and, for unaligned
@@ -616,15 +627,8 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         scale = 1.0f;
     }
 //@ cross_entropy cross_entropy_sum
-    {
-        const Epilogue epi(rowMax, rowInv, label, 0.0f);
-#pragma unroll
-        for (int k = 0; k < N; ++k) epi.apply<V>(v + k * V, scale, p.head + (long long)(lane + k * G) * V);
-        epi.apply<1>(&h, scale, lane);
-        epi.apply<1>(&t, scale, p.head + (long long)p.nv * V + lane);
-        if (live && lane == 0) epi.loss(Epilogue::at_label(xr, label), row);
-        scale = 1.0f;
-    }
+    const Epilogue epi(rowMax, rowInv, label);
+    scale = epi.k(scale);
 //@ end
     if (live) {
 #pragma unroll
@@ -636,6 +640,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
             if (lane < p.head) store_one<C::STORE>(yr + lane, h, scale);
             if (lane < p.tail) store_one<C::STORE>(yr + p.head + p.nv * V + lane, t, scale);
         }
+//@ cross_entropy cross_entropy_sum
+        epi.finish<C::STORE>(xr, yr, row, wrote<V>(label, p, lane, G, p.nv, lane, lane), lane == 0);
+//@ end
     }
 }
 
@@ -723,10 +730,9 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
 //@ cross_entropy cross_entropy_sum
     const long long row = Loss::row_of(xr);
     const long long label = Loss::label(row);
-    const Epilogue epi(k, inv, label, 0.0f);
-    const float f = inv;  // a probability is exp(x - max) * f
+    const Epilogue epi(k, inv, label);
     if (epi.per == 0.0f) k = KEVO_INF;  // an ignored row, whose statistics were not taken: exponentials of 0
-    inv = 1.0f;
+    inv = epi.k(inv);
 //@ masked_softmax
     const Prologue<X> pro(xr);
     if (k == -KEVO_INF) {  // no score left: exponentials against 0, scaled by 0, as SDPA writes the row
@@ -759,8 +765,6 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
                 for (int e = 0; e < V; ++e) v[j * V + e] = K::exp_from(v[j * V + e], k);
 //@ log_softmax
                 epi.apply<V>(v + j * V, v + j * V);
-//@ cross_entropy cross_entropy_sum
-                epi.apply<V>(v + j * V, f, p.head + (long long)qj * V);
 //@ end
                 store<C::STORE>(yv + qj, Vec<Y, V>::pack(v + j * V, inv));
             }
@@ -768,36 +772,30 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
     }
     if (V > 1 && extras) {
         if ((int)threadIdx.x < p.head) {
-//@ softmax
+//@ softmax cross_entropy cross_entropy_sum
             store_one<C::STORE>(yr + threadIdx.x, K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k), inv);
 //@ masked_softmax
             store_one<C::STORE>(yr + threadIdx.x,
                                 K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + threadIdx.x), threadIdx.x), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + threadIdx.x, epi(load_one<C::NORM_LOAD>(xr + threadIdx.x)), inv);
-//@ cross_entropy cross_entropy_sum
-            float e = K::exp_from(load_one<C::NORM_LOAD>(xr + threadIdx.x), k);
-            epi.apply<1>(&e, f, threadIdx.x);
-            store_one<C::STORE>(yr + threadIdx.x, e, inv);
 //@ end
         }
         if ((int)threadIdx.x < p.tail) {
             const int c = p.head + p.nv * V + threadIdx.x;
-//@ softmax
+//@ softmax cross_entropy cross_entropy_sum
             store_one<C::STORE>(yr + c, K::exp_from(load_one<C::NORM_LOAD>(xr + c), k), inv);
 //@ masked_softmax
             store_one<C::STORE>(yr + c, K::exp_from(pro.one(load_one<C::NORM_LOAD>(xr + c), c), k), inv);
 //@ log_softmax
             store_one<C::STORE>(yr + c, epi(load_one<C::NORM_LOAD>(xr + c)), inv);
-//@ cross_entropy cross_entropy_sum
-            float e = K::exp_from(load_one<C::NORM_LOAD>(xr + c), k);
-            epi.apply<1>(&e, f, c);
-            store_one<C::STORE>(yr + c, e, inv);
 //@ end
         }
     }
 //@ cross_entropy cross_entropy_sum
-    if (extras && threadIdx.x == 0) epi.loss(Epilogue::at_label(xr, label), row);
+    const int e = extras ? (int)threadIdx.x : -1;
+    epi.finish<C::STORE>(xr, yr, row, wrote<V>(label, p, (int)(q0 + threadIdx.x), T, (int)q1, e, e),
+                         extras && threadIdx.x == 0);
 //@ end
 }
 
@@ -1206,15 +1204,11 @@ template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
     constexpr int V = 16 / sizeof(X);
     constexpr int GS = C::GROUP > 0 && C::GROUP < S ? C::GROUP : (S > 0 ? S : 1), G = (S + GS - 1) / GS;
-//@ softmax masked_softmax
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
     constexpr bool KEEP = sizeof(X) == sizeof(float);
     constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
 //@ log_softmax
     constexpr bool KEEP = false, KEEP_HALF = false;  // the epilogue needs x itself, not its exponentials
-//@ cross_entropy cross_entropy_sum
-    // fp16 exponentials, as softmax's: the epilogue takes dx at the label, p - 1, from x.
-    constexpr bool KEEP = sizeof(X) == sizeof(float);
-    constexpr bool KEEP_HALF = sizeof(X) == 2 && IsBf16<Y>::value;
 //@ end
     typedef Num<EXP_EXP2> K;
     typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
@@ -1235,7 +1229,6 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ cross_entropy cross_entropy_sum
     const long long label = Loss::label(blockIdx.x / size);
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
-    const float xl = KEEP_HALF ? Epilogue::at_label(x + base, label) : 0.0f;
 //@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
@@ -1335,18 +1328,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     epi.apply<N * V + 2>(r, r);
     const float fr = 1.0f;
 //@ cross_entropy cross_entropy_sum
-    const Epilogue epi(row.m, inv, label, xl);
-    {
-        const float f = group_scale<K>(reg, row.m, inv);
-#pragma unroll
-        for (int k = 0; k < N; ++k) {
-            epi.apply<V, KEEP_HALF>(r + k * V, f, p.head + (long long)(v0 + t + k * THREADS) * V);
-        }
-        epi.apply<1, KEEP_HALF>(r + N * V, f, t);
-        epi.apply<1, KEEP_HALF>(r + N * V + 1, f, p.head + (long long)V * p.nv + t);
-    }
-    if (rank == 0 && t == 0) epi.loss(KEEP_HALF ? xl : Epilogue::at_label(x + base, label), blockIdx.x / size);
-    const float fr = 1.0f;
+    const Epilogue epi(row.m, inv, label);
+    const float fr = epi.k(group_scale<K>(reg, row.m, inv));
 //@ end
 #pragma unroll
     for (int k = 0; k < N; ++k) {
@@ -1355,8 +1338,11 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     }
 #pragma unroll
     for (int g = 0; g < G; ++g) {
-//@ softmax masked_softmax cross_entropy cross_entropy_sum
+//@ softmax masked_softmax
         const float f = group_scale<K>(grp[g], row.m, inv);
+//@ cross_entropy cross_entropy_sum
+        const float f = epi.k(group_scale<K>(grp[g], row.m, inv));
+//@ softmax masked_softmax cross_entropy cross_entropy_sum
         const float key = grp[g].m == NEG ? 0.0f : grp[g].m;
 //@ log_softmax
         const float f = 1.0f;
@@ -1381,16 +1367,16 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                     epi.apply<V>(w, w);
 //@ end
                 }
-//@ softmax log_softmax masked_softmax
                 store<C::STORE>(yv + i, YV::pack(w, f));
-//@ cross_entropy cross_entropy_sum
-                epi.apply<V, KEEP_HALF>(w, f, p.head + (long long)i * V);
-                store<C::STORE>(yv + i, YV::pack(w, 1.0f));
-//@ end
             }
         }
     }
     if (rank == 0 && t < p.head) store_one<C::STORE>(y + base + t, r[N * V], fr);
     if (rank == size - 1 && t < p.tail) store_one<C::STORE>(y + base + p.head + (long long)V * p.nv + t, r[N * V + 1], fr);
+//@ cross_entropy cross_entropy_sum
+    epi.finish<C::STORE>(x + base, y + base, blockIdx.x / size,
+                         wrote<V>(label, p, v0 + t, THREADS, v1, rank == 0 ? t : -1, rank == size - 1 ? t : -1),
+                         rank == 0 && t == 0);
+//@ end
     if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's pair
 }
