@@ -148,8 +148,8 @@ campaign)
     fi
   fi ;;
 campaign-resume)
-  # The folder a cut campaign step kept (its campaign-folder-OP-DTYPE.tgz carried back to the repository root): finished with
-  # kevo evolve --resume, then recorded as a campaign step records it.
+  # The folder a cut campaign step kept (its campaign-folder-OP-DTYPE.tgz carried back to the repository root):
+  # finished with kevo evolve --resume, then recorded as a campaign step records it.
   archive=${2:?CAMPAIGN_FOLDER_TGZ}
   folder=$(tar tzf "$archive" | head -1 | cut -d/ -f1-2); tar xzf "$archive"
   timeout $step_limit "$KEVO" evolve --resume "$folder" --lines > "$out/resume.txt" 2>&1
