@@ -187,7 +187,10 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      *
      * @param minCols at most the block regime's {@code maxCols} once normalized, so that the two leave no rows of many
      *     between them to the loop regime's two reads
-     * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 8, the portable size
+     * @param maxCluster 0 turns the regime off; 1 is a row per block (no cluster launch); up to 16: past 8, the portable
+     *     size, the device decides whether such a cluster fits (the evaluator refuses one that cannot be resident).
+     *     A cluster of 16 holds twice the row with the same shares a block, where more vectors a thread would cost
+     *     registers and shared memory
      * @param group 0: a thread takes its exponentials once its whole share has landed; n: in groups of n of its shared
      *     vectors as each lands (one cp.async group each, against the group's own max), so that the last bytes are
      *     followed by a group's exponentials rather than the whole share's. Faster where a block's share fills it;
@@ -442,7 +445,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
             smemMost = Math.min(smemMost, Fused.smemVectors(t, 1024 / t, 4));
         }
         int smemVecs = clamp(c.smemVecs() + moved, 0, smemMost);
-        int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 8);
+        int maxCluster = c.maxCluster() <= 0 ? 0 : pow2(c.maxCluster(), 1, 16);
         // A group of all the shared vectors, or more, is the one wait of group 0.
         int group = c.group() <= 0 || c.group() >= smemVecs ? 0 : c.group();
         int minCols = clamp(c.minCols(), 1024, Math.max(1024, blockMaxCols));

@@ -236,7 +236,7 @@ public final class GenomeSpace {
                 new Gene("split.fused.store", Choice.of(Genome.StoreHint.class))));
         genes.addAll(List.of(
                 new Gene("cluster.minCols", new Scale(4096, 1 << 17, 256)),
-                new Gene("cluster.maxCluster", Ordered.of(0, 1, 2, 4, 8)),
+                new Gene("cluster.maxCluster", Ordered.of(0, 1, 2, 4, 8, 16)),
                 new Gene("cluster.threads", new Pow2(128, 1024)),
                 new Gene("cluster.regVecs", new Pow2(2, 8)),
                 new Gene("cluster.smemVecs", Ordered.of(0, 2, 4, 8, 12, 14)),
