@@ -156,10 +156,11 @@ class GradientGenomeTest {
 
     /**
      * The default genome in every dtype, for both operators, through NVRTC: every regime's kernels, the 16-bit ones the
-     * same templates with other element types. Every run.
+     * same templates with other element types. CI's second pass.
      */
     @Test
     @NeedsNvrtc
+    @Exhaustive
     void theDefaultGenomeCompilesInEveryDtype() throws Exception {
         compile(Precision.SUPPORTED, dtype -> List.of(BuiltinAgent.defaultGenome()));
     }

@@ -3,6 +3,7 @@ package dev.kevo.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,6 +56,7 @@ class IndexMathTest {
      * are 16-bit elements; normalization gives such rows groups of at least 8 lanes, for up to 7 peeled elements.
      */
     @Test
+    @Exhaustive
     void registerRowsTouchEveryElementOnce() {
         for (int v : new int[] {1, 2, 4, 8}) {
             for (int group : new int[] {4, 8, 16, 32, 64, 256}) {

@@ -240,12 +240,13 @@ class KernelRendererTest {
     }
 
     /**
-     * The dtype in which every run compiles the named genomes, float32, the default campaign's; the sample of the
-     * population below compiles bred kernels in every dtype.
+     * The dtype in which CI's second pass compiles the named genomes, float32, the default campaign's; the sample of
+     * the population below compiles bred kernels in every dtype.
      */
     private static final List<Precision> SAMPLE_DTYPES = List.of(Precision.FP32);
 
     @Test
+    @Exhaustive
     void namedGenomesCoverEveryShapeInEveryDtypeAndCompileInFloat32() {
         namedGenomes(Precision.SUPPORTED, SAMPLE_DTYPES);
     }
@@ -291,6 +292,7 @@ class KernelRendererTest {
 
     /** 200 genomes (random, mutated, crossed) per dtype against every shape on both SM counts. */
     @Test
+    @Exhaustive
     void populationParsesAndResolvesEveryShapeInEveryDtype() {
         List<Shape> shapes = shapes();
         for (Precision dtype : Precision.SUPPORTED) {
@@ -315,8 +317,8 @@ class KernelRendererTest {
     /**
      * Every fifth of the 200 float32 genomes and every tenth of each other dtype's through NVRTC: 40 + 3 x 20 files,
      * each distinct kernel among them compiled once (KernelBatch says why that tests as much as compiling each file
-     * whole, in about half the time). About 50 s on two cores: CI's second pass runs it; every run compiles the
-     * sample below.
+     * whole, in about half the time). About 50 s on two cores: CI's second pass runs it, as
+     * it does the sample below.
      */
     @Test
     @Exhaustive
@@ -326,9 +328,10 @@ class KernelRendererTest {
 
     /**
      * Every 50th float32 genome and every 100th of each other dtype's (4 + 3 x 2 files; the first 70 of each dtype
-     * are random, the rest bred, so both kinds), so that every run compiles random and bred kernels in every dtype.
+     * are random, the rest bred, so both kinds): random and bred kernels in every dtype, in CI's second pass.
      */
     @Test
+    @Exhaustive
     void aSampleOfThePopulationCompilesInEveryDtype() throws Exception {
         populationCompiles(50, 100);
     }
@@ -355,6 +358,7 @@ class KernelRendererTest {
      * reduction left no room for the second block either.
      */
     @Test
+    @Exhaustive
     void aFusedBlockFitsItsShareOfTheSmWithEitherReduction() {
         fusedBlocksFit(Precision.FP32, new int[][] {{512, 2}});
     }

@@ -116,21 +116,22 @@ class OperatorGenomeTest {
 
     /**
      * The default and named genomes and every 25th genome of each dtype's population, rendered for log_softmax, through
-     * NVRTC (each distinct kernel once, as the softmax population is): every regime's kernels with the epilogue. Every
-     * run compiles them in float32, as KernelRendererTest does softmax's named genomes, and the default genome in every
-     * dtype; CI's second pass compiles the rest in every dtype.
+     * NVRTC (each distinct kernel once, as the softmax population is): every regime's kernels with the epilogue, in
+     * float32, and the default genome in every dtype; CI's second pass, which also compiles the rest in every dtype.
      */
     @Test
+    @Exhaustive
     void theDefaultNamedAndSampledGenomesCompileInFloat32AndTheDefaultInEveryDtype() throws Exception {
         compile(Operators.LOG_SOFTMAX, Precision.SUPPORTED, List.of(Precision.FP32), true);
     }
 
     /**
-     * masked_softmax's default genome in a 32-bit and a 16-bit x every run; its named and sampled genomes, and the
-     * other dtypes, in CI's second pass: its kernels are log_softmax's regimes with another prologue, and compiling
+     * masked_softmax's default genome in a 32-bit and a 16-bit x, in CI's second pass as are its named and sampled
+     * genomes and the other dtypes: its kernels are log_softmax's regimes with another prologue, and compiling
      * all of them every run tripled this test's time.
      */
     @Test
+    @Exhaustive
     void maskedSoftmaxsDefaultGenomeCompilesInFloat32AndBf16() throws Exception {
         compile(Operators.MASKED_SOFTMAX, List.of(Precision.FP32, Precision.BF16), List.of(), false);
     }

@@ -1,5 +1,6 @@
 package dev.kevo.cli;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
 import static dev.kevo.KevoCli.kevo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,6 +48,7 @@ class MainTest {
      */
     @NeedsNvrtc
     @Test
+    @Exhaustive
     void checkPassesTheLogSoftmaxSeedAndBaselineUnderItsOp() {
         String logSeed = seed("log_softmax/online.cu");
         String baseline = TestFiles.root().resolve("evaluator/baselines/log_softmax_two_pass.cu").toString();

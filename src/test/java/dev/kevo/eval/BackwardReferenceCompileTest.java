@@ -93,10 +93,11 @@ class BackwardReferenceCompileTest {
     }
 
     /**
-     * Every run: each operator once, one in float32 and one in a 16-bit type with a float32 dx (each compile of the
+     * Each operator once, one in float32 and one in a 16-bit type with a float32 dx (each compile of the
      * harness takes NVRTC seconds on two cores); CI's second pass compiles both in every dtype.
      */
     @Test
+    @Exhaustive
     void theBackwardHarnessCompilesForEachOperator() throws IOException {
         harnessCompiles(Operators.SOFTMAX_BACKWARD, Precision.FP32);
         harnessCompiles(Operators.LOG_SOFTMAX_BACKWARD, Precision.BF16_FP32);

@@ -38,8 +38,9 @@ class CrossEntropyHarnessCompileTest {
         harnessCompiles(dtype);
     }
 
-    /** Every run: a 16-bit x with a float32 dx, the dtype that exercises both element types, for the mean. */
+    /** A 16-bit x with a float32 dx, the dtype that exercises both element types, for the mean (CI's second pass). */
     @Test
+    @Exhaustive
     void theLossHarnessCompiles() throws IOException {
         harnessCompiles(Precision.BF16_FP32);
     }

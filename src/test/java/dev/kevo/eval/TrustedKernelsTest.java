@@ -95,6 +95,7 @@ class TrustedKernelsTest {
     @NeedsNvrtc
     @ParameterizedTest
     @MethodSource("dtypes")
+    @Exhaustive
     void compilesForEveryDtypeWithThatDtypesTypesAndPoison(Precision dtype) {
         String source = TrustedKernels.source(Task.softmax(dtype));
         assertTrue(source.contains("#define KEVO_Y " + dtype.y().cudaType() + "\n"), source);
@@ -106,10 +107,11 @@ class TrustedKernelsTest {
      * log_softmax's reference is the shared (max, sum) statistic and its own two functions, each under its own file
      * name, and compiles in every dtype (the harness's overflow check included, which only fp16 y really needs). Each
      * compile of the harness takes NVRTC seconds on two cores, and softmax's test above already builds the harness's
-     * types in every dtype: every run compiles fp16 here, CI's second pass every dtype.
+     * types in every dtype: fp16 here, in CI's second pass as every dtype is.
      */
     @NeedsNvrtc
     @Test
+    @Exhaustive
     void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompilesInFp16() {
         logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(Precision.FP16);
     }
@@ -136,7 +138,7 @@ class TrustedKernelsTest {
     /**
      * masked_softmax's reference is softmax's statistic over its own scores, and compiles in every dtype with the
      * kernels that generate the mask's tensors (the mask in x's type, whose lowest value it takes as masked). Every run
-     * compiles bf16 (a 16-bit mask), CI's second pass every dtype, as for log_softmax above.
+     * compiles bf16 (a 16-bit mask), CI's second pass every dtype.
      */
     @NeedsNvrtc
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.ezylang.evalex.parser.ASTNode;
+import dev.kevo.Exhaustive;
 import dev.kevo.KevoException;
 import dev.kevo.cuda.Prelude;
 import dev.kevo.task.Expr;
@@ -62,6 +63,7 @@ class CExpressionTest {
 
     @Test
     @HostCompilerTest
+    @Exhaustive
     void randomExpressionsMeanTheSameInC(@TempDir Path dir) throws Exception {
         long seed = 20261124L;
         Random random = new Random(seed);

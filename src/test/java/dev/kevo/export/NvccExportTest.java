@@ -44,32 +44,35 @@ class NvccExportTest {
     }
 
     /**
-     * Every run builds the shipped sample's champion (a rendered genome of today's code: many kernels, several plans,
+     * CI's second pass builds the shipped sample's champion (a rendered genome of today's code: many kernels, several plans,
      * clusters and a cooperative grid) and cluster_rows.cu, the seed with thread-block clusters and a workspace: what
-     * the generated launcher does beyond one plain launch. The older recorded champion builds in CI's second pass.
+     * the generated launcher does beyond one plain launch, as it does the older recorded champion.
      */
     @Test
+    @Exhaustive
     void theSampleChampionAndAClusterSeedBuildWithNvcc(@TempDir Path tmp) throws Exception {
         buildAll(List.of(SAMPLE, TestFiles.root().resolve("seeds/cluster_rows.cu")), tmp);
     }
 
     /**
-     * Every run builds a log_softmax export (kevo_log_softmax.cu and example.cu, which holds log_softmax's reference
+     * CI's second pass builds a log_softmax export (kevo_log_softmax.cu and example.cu, which holds log_softmax's reference
      * compiled for the host) and the test operator's, whose tensors are src and dst: the C API, launcher and example
      * made from an operator's tensors, scalars and reference, not from softmax's. masked_softmax's export is built by
      * {@link #aMaskedSoftmaxExportRefusesAScaleKevoNeverJudged}, which then calls it.
      */
     @Test
+    @Exhaustive
     void aLogSoftmaxSeedAndAnAddedOperatorBuildWithNvcc(@TempDir Path tmp) throws Exception {
         buildAll(List.of(TestFiles.root().resolve("seeds/log_softmax/online.cu"),
                 TestFiles.root().resolve("src/test/resources/operator/copy_rows.cu")), tmp);
     }
 
     /**
-     * Every run builds a gradient's export: its C API of two row inputs, and an example.cu holding both the forward's
+     * CI's second pass builds a gradient's export: its C API of two row inputs, and an example.cu holding both the forward's
      * reference (which makes y) and the gradient's (which checks dx).
      */
     @Test
+    @Exhaustive
     void aGradientsExportBuildsWithNvcc(@TempDir Path tmp) throws Exception {
         buildAll(List.of(TestFiles.root().resolve("seeds/softmax_backward/block_dot.cu")), tmp);
     }
@@ -99,13 +102,14 @@ class NvccExportTest {
     }
 
     /**
-     * Every run builds a masked_softmax export as the others are built (its scale, lengths, mask and attention layout
+     * CI's second pass builds a masked_softmax export as the others are built (its scale, lengths, mask and attention layout
      * in the C API and plan; its score code, the harness's per-row context and its reference compiled for the host in
      * example.cu), and it refuses a scale kevo never judged it with (0, below 0, not finite) in one line, before
      * anything touches a device: a host program calls the C API with null tensors, so this runs without a GPU. A
      * positive scale passes that check (and, with no GPU here, fails later, for another reason).
      */
     @Test
+    @Exhaustive
     void aMaskedSoftmaxExportRefusesAScaleKevoNeverJudged(@TempDir Path tmp) throws Exception {
         Path kernel = TestFiles.root().resolve("seeds/masked_softmax/online.cu");
         buildAll(List.of(kernel), tmp);
@@ -172,16 +176,17 @@ class NvccExportTest {
         buildInDtypes(tmp, "seeds/online.cu", "bf16", "fp16", "bf16-fp32");
     }
 
-    /** bf16 in, float32 out: both of CUDA's types in one C API, which every run builds. */
+    /** bf16 in, float32 out: both of CUDA's types in one C API, which CI's second pass builds. */
     @Test
+    @Exhaustive
     void aSeedBuildsWithDifferentDtypesForXAndY(@TempDir Path tmp) throws Exception {
         buildInDtypes(tmp, "seeds/online.cu", "bf16-fp32");
     }
 
     /**
      * masked_softmax's example reads its mask in x's type through the harness's context and kv_lowest of that type:
-     * in bf16 and fp16 both compile, -Werror. Each build takes nvcc seconds: CI's second pass runs it, every run builds
-     * the float32 masked package above.
+     * in bf16 and fp16 both compile, -Werror. Each build takes nvcc seconds: CI's second pass runs it, as it
+     * does the float32 masked package above.
      */
     @Test
     @Exhaustive

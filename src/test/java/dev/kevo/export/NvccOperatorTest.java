@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.Exhaustive;
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
 import dev.kevo.data.Dtype;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NvccOperatorTest {
 
     @Test
+    @Exhaustive
     void theExamplesReferenceIsTheOperatorsOwn(@TempDir Path tmp) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         int rows = 6;
@@ -222,6 +224,7 @@ class NvccOperatorTest {
      * and one output as kevo's evaluator does, are refused in one line.
      */
     @Test
+    @Exhaustive
     void aMaskedOperatorsApiAndLauncherCompileFromItsTensors(@TempDir Path tmp) throws Exception {
         String nvcc = Toolchain.nvcc().orElseThrow().toString();
         TestOperator masked = TestOperator.masked();
