@@ -22,8 +22,7 @@ public class RenderGenome {
             System.err.println("usage: RenderGenome RECORD.json|default OP DTYPE OUT.cu");
             System.exit(2);
         }
-        Precision dtype = Precision.SUPPORTED.stream().filter(p -> p.id().equals(args[2])).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("unknown dtype " + args[2]));
+        Precision dtype = Precision.parse(args[2]);
         Task task = new Task(Operators.byId(args[1]), dtype);
         ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
         Genome genome = args[0].equals("default") ? BuiltinAgent.defaultGenome(dtype)
