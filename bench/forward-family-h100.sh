@@ -50,6 +50,9 @@
 #   family-loss-sum [K32 [K16]]   family-loss for cross_entropy_sum (default its held_rows seed) beside torch's sum
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
+#   ncu OP DTYPE K ROWSxCOLS [REGEX]   Nsight Compute on K's plan at one shape (bench/plan_runs.py), the kernels whose
+#              name matches REGEX (default all): speed of light, occupancy, warp stalls, memory and the SASS with its
+#              stall counters, as a report, its details page and a CSV of the source page
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -324,6 +327,18 @@ export-loss-torch)
   OP=cross_entropy CHAMPION=${2:-} DTYPE=${3:-} OUT="$out/export" timeout 540 bash bench/export-torch.sh \
     > "$out/export.txt" 2>&1
   echo "export-torch exit $?"; tail -12 "$out/export.txt" ;;
+ncu)
+  op=${2:?OP}; dtype=${3:?DTYPE}; k=${4:?KERNEL}; shape=${5:?ROWSxCOLS}; re=${6:-.}
+  name=ncu-$(basename "$k" .cu)-$dtype-$shape; ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  # --launch-skip 3: plan_runs.py's first run (its launches and the plan's other kernels) is not the one measured.
+  timeout 300 "$ncu" --clock-control none --kernel-name "regex:$re" --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+    --section SourceCounters -o "$out/$name" python3 bench/plan_runs.py "$op" "$dtype" "$k" "$shape" 3 \
+    > "$out/$name.txt" 2>&1
+  echo "ncu exit $?"; "$ncu" --import "$out/$name.ncu-rep" --page details > "$out/$name-details.txt" 2>&1
+  "$ncu" --import "$out/$name.ncu-rep" --page source --print-source sass --csv > "$out/$name-sass.csv" 2>&1
+  grep -E 'Duration|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued' \
+    "$out/$name-details.txt" | head -12 ;;
 family-loss|family-loss-sum)
   op=cross_entropy; [[ $step == family-loss-sum ]] && op=cross_entropy_sum
   k32=${2:-seeds/$op/held_rows.cu}; k16=${3:-$k32}

@@ -123,6 +123,28 @@ public final class BuiltinAgent implements Agent {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();
     }
 
+    /**
+     * {@link #defaultGenome(Precision)} for {@code task}'s dtype, with the cluster regime of a gradient operator
+     * (softmax_backward, log_softmax_backward) up to 16 blocks where the dtype's default has 8. A gradient's cluster
+     * block holds a share of two rows, y and dy, in the registers and shared memory softmax's holds one in, so at 8
+     * blocks its clusters ended at half softmax's columns (131072 float32), and the LM-head rows past that (151936,
+     * 262144 columns) fell to the loop that reads y and dy twice. Clusters of 16 (non-portable, launched where
+     * resident) hold them on chip: bench/results/training-family-h200/ (call 21) measured both defaults side by side.
+     */
+    public static Genome defaultGenome(Task task) {
+        Genome d = defaultGenome(task.dtype());
+        if (task.op().gradientOf().isEmpty()) {
+            return d;
+        }
+        Genome.ClusterRows c = d.clusterRows();
+        return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(c.minCols(),
+                GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store()),
+                d.loopRows());
+    }
+
+    /** The blocks a gradient operator's default cluster may span: {@link #defaultGenome(Task)} says why. */
+    static final int GRADIENT_MAX_CLUSTER = 16;
+
     private static final Genome SIXTEEN_BIT = new Genome(
             new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
             new BlockRows(16384, 128, 512, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
@@ -158,9 +180,18 @@ public final class BuiltinAgent implements Agent {
      * {@code register-rows} become pairs of elements.
      */
     public static Map<String, Genome> namedGenomes(Precision dtype) {
+        return namedGenomes(dtype, defaultGenome(dtype));
+    }
+
+    /** {@link #namedGenomes(Precision)} for {@code task}, whose {@link #defaultGenome(Task) default} comes first. */
+    public static Map<String, Genome> namedGenomes(Task task) {
+        return namedGenomes(task.dtype(), defaultGenome(task));
+    }
+
+    private static Map<String, Genome> namedGenomes(Precision dtype, Genome first) {
         Genome d = defaultGenome();
         Map<String, Genome> named = new LinkedHashMap<>();
-        named.put("default", defaultGenome(dtype));
+        named.put("default", first);
         named.put("register-rows", new Genome(
                 new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN),
                 new BlockRows(16384, 256, 1024, 8, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
@@ -319,12 +350,12 @@ public final class BuiltinAgent implements Agent {
     private Proposal fresh(ProposalRequest request, Task task, RandomGenerator random, Set<String> avoid) {
         Precision dtype = task.dtype();
         String why = " (" + request.parent().id() + " has no builtin genome)";
-        Map<String, Genome> named = namedGenomes(dtype);
+        Map<String, Genome> named = namedGenomes(task);
         List<String> names = new ArrayList<>(named.keySet());
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             double roll = random.nextDouble();
             if (roll < RANDOM_FRESH) {
-                Genome child = GenomeSpace.random(random, defaultGenome(dtype), dtype).normalized(task);
+                Genome child = GenomeSpace.random(random, defaultGenome(task), dtype).normalized(task);
                 if (!avoid.contains(key(child))) {
                     return proposal(child, task, "fresh", "fresh: random genome" + why);
                 }

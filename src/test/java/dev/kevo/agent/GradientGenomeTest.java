@@ -46,9 +46,10 @@ class GradientGenomeTest {
         return new Task(Operators.byId(op), Precision.parse(dtype));
     }
 
-    /** The default genome and every 50th of the dtype's population. */
-    private static List<Genome> genomes(Precision dtype) {
-        List<Genome> genomes = new ArrayList<>(List.of(BuiltinAgent.defaultGenome()));
+    /** The default genomes (float32's and the operator's) and every 50th of the dtype's population. */
+    private static List<Genome> genomes(Task task) {
+        Precision dtype = task.dtype();
+        List<Genome> genomes = new ArrayList<>(List.of(BuiltinAgent.defaultGenome(), BuiltinAgent.defaultGenome(task)));
         List<Genome> population = AgentPopulation.genomes(dtype);
         for (int i = 0; i < population.size(); i += 50) {
             genomes.add(population.get(i));
@@ -64,7 +65,7 @@ class GradientGenomeTest {
     @MethodSource("tasks")
     void everyRegisterPlanHoldsTheRowsItsConditionAdmits(String op, String dtype) {
         Task task = task(op, dtype);
-        for (Genome genome : genomes(task.dtype())) {
+        for (Genome genome : genomes(task)) {
             Genome g = genome.normalized(task);
             List<KernelRenderer.Plan> plans = KernelRenderer.plans(genome, task);
             long last = 0;
@@ -113,10 +114,28 @@ class GradientGenomeTest {
         long block = (long) threads * (n + s) * Genome.vecElems(4, dtype);
         assertEquals("rows * cdiv(cols, " + block + ")", launch.grid(), "a block per share of the row");
         assertTrue(block * c.maxCluster() >= cols, plan.when() + ": " + c.maxCluster() + " blocks of " + block);
-        assertTrue(c.maxCluster() <= 8, "a portable cluster");
+        assertTrue(c.maxCluster() <= 16, "a cluster an H100 can hold (past 8, non-portable)");
         assertEquals(s > 0 ? Long.toString(2L * threads * s * 16) : null, launch.smem());
         assertTrue(launch.smem() == null || Long.parseLong(launch.smem()) <= 227 * 1024, launch.smem());
         assertEquals(List.of("y", "dy", "dx", "cols"), launch.args());
+    }
+
+    /**
+     * The operators' default genome holds every LM-head row of the llm suite (up to 262144 columns) on chip in a
+     * cluster, where y and dy would otherwise be read twice by the loop; softmax's default is the dtype's own.
+     */
+    @ParameterizedTest
+    @MethodSource("tasks")
+    void theDefaultGenomeHoldsLmHeadRowsOnChip(String op, String dtype) {
+        Task task = task(op, dtype);
+        List<KernelRenderer.Plan> plans = KernelRenderer.plans(BuiltinAgent.defaultGenome(task), task);
+        KernelRenderer.Plan widest = plans.stream().filter(p -> {
+            Matcher when = CONDITION.matcher(p.when());
+            return when.matches() && Long.parseLong(when.group(1)) >= 262144;
+        }).findFirst().orElseThrow(() -> new AssertionError("no plan holds 262144 columns: " + plans));
+        assertTrue(CLUSTER.matcher(widest.launches().getFirst().kernel().call()).find(), widest.when());
+        Task softmax = new Task(Operators.SOFTMAX, task.dtype());
+        assertEquals(BuiltinAgent.defaultGenome(task.dtype()), BuiltinAgent.defaultGenome(softmax));
     }
 
     /** A file says its operator, holds its own Grad and no other's, and reads as any kernel file does. */
@@ -155,14 +174,14 @@ class GradientGenomeTest {
     }
 
     /**
-     * The default genome in every dtype, for both operators, through NVRTC: every regime's kernels, the 16-bit ones the
-     * same templates with other element types. CI's second pass.
+     * The float32 default genome and each operator's own default, in every dtype, through NVRTC: every regime's kernels,
+     * the 16-bit ones the same templates with other element types. CI's second pass.
      */
     @Test
     @NeedsNvrtc
     @Exhaustive
     void theDefaultGenomeCompilesInEveryDtype() throws Exception {
-        compile(Precision.SUPPORTED, dtype -> List.of(BuiltinAgent.defaultGenome()));
+        compile(Precision.SUPPORTED, task -> List.of(BuiltinAgent.defaultGenome(), BuiltinAgent.defaultGenome(task)));
     }
 
     /** Every 50th genome of float32's population as well, in CI's second pass (each distinct kernel once). */
@@ -173,13 +192,13 @@ class GradientGenomeTest {
         compile(List.of(Precision.FP32), GradientGenomeTest::genomes);
     }
 
-    private static void compile(List<Precision> dtypes, java.util.function.Function<Precision, List<Genome>> genomes)
+    private static void compile(List<Precision> dtypes, java.util.function.Function<Task, List<Genome>> genomes)
             throws Exception {
         for (Operator op : OPS) {
             KernelBatch batch = new KernelBatch(KernelRenderer.library(op));
             for (Precision dtype : dtypes) {
                 Task task = new Task(op, dtype);
-                List<Genome> list = genomes.apply(dtype);
+                List<Genome> list = genomes.apply(task);
                 for (int i = 0; i < list.size(); i++) {
                     String name = op.id() + "-g" + i + "-" + dtype + ".cu";
                     batch.add(name, KernelRenderer.render(list.get(i), task), list.get(i).normalized(task), task);
