@@ -6,7 +6,7 @@
 #              masked_softmax and the backward operators), by group, all three in this order by default: masked
 #              (MaskedSoftmaxGpuTest), backward (BackwardGpuTest), regression (TrustedKernels, LogSoftmax,
 #              AddedOperator, Evaluator, CheckLaunchTime, Adversarial, Sanitizer); and loss (CrossEntropyGpuTest and
-#              the harness's compile test), named only
+#              the harness's compile test) and cluster (ClusterGpuTest, LogSoftmaxGpuTest, MaskedSoftmaxGpuTest), named only
 #   check      each operator's exported torch op against torch (bench/export-torch.sh with OP=masked_softmax, softmax,
 #              log_softmax: their recorded fp32 champions), and the scripted-model campaigns of log_softmax and
 #              masked_softmax (bench/llm-step.sh: prompts distinct, answers judged)
@@ -50,6 +50,7 @@
 #   family-loss-sum [K32 [K16]]   family-loss for cross_entropy_sum (default its held_rows seed) beside torch's sum
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
+#   family-jobs NAME JOB...   bench/family.py on the given jobs (OP:DTYPE:KERNEL:SUITE), its record NAME.json
 #   ncu OP DTYPE K ROWSxCOLS [REGEX]   Nsight Compute on K's plan at one shape (bench/plan_runs.py), the kernels whose
 #              name matches REGEX (default all): speed of light, occupancy, warp stalls, memory and the SASS with its
 #              stall counters, as a report, its details page and a CSV of the source page
@@ -58,7 +59,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [K32 [K16]]|family-backward [SB LSB]}
 # Steps may run side by side, one per GPU (CUDA_VISIBLE_DEVICES): each gets its own folder and its own unpacked bundle.
-tag=forward-$step${2:+-$2}${3:+-$3}; tag=${tag//\//_}
+tag=forward-$step${2:+-$2}${3:+-$3}; [[ $step == ncu ]] && tag+=-$(basename "${4:-}" .cu)-${5:-}
+[[ $step == family-jobs ]] && tag=forward-$step-${2:-}; tag=${tag//\//_}
 out=/tmp/$tag; rm -rf "$out"; mkdir -p "$out"
 trap 'tar czf "${OUT:-.}/$tag.tgz" -C /tmp "$tag"' EXIT
 export KEVO_UNPACK=${KEVO_UNPACK:-/tmp/kevo-bundle-$tag}
@@ -93,6 +95,7 @@ gpu_tests() {
   case "$group" in
   masked) pattern='.*MaskedSoftmaxGpuTest' ;;
   backward) pattern='.*BackwardGpuTest' ;;
+  cluster) pattern='.*(Cluster|LogSoftmax|MaskedSoftmax)GpuTest' ;;
   loss) pattern='.*CrossEntropy.*Test' ;;
   regression) pattern='.*(TrustedKernels|LogSoftmax|AddedOperator|Evaluator|CheckLaunchTime|Adversarial|Sanitizer)GpuTest' ;;
   *) echo "forward-family-h100.sh: unknown test group '$group'" >&2; return 2 ;;
@@ -327,6 +330,8 @@ export-loss-torch)
   OP=cross_entropy CHAMPION=${2:-} DTYPE=${3:-} OUT="$out/export" timeout 540 bash bench/export-torch.sh \
     > "$out/export.txt" 2>&1
   echo "export-torch exit $?"; tail -12 "$out/export.txt" ;;
+family-jobs)
+  name=${2:?NAME}; shift 2; family_bench "$name" "$@" ;;
 ncu)
   op=${2:?OP}; dtype=${3:?DTYPE}; k=${4:?KERNEL}; shape=${5:?ROWSxCOLS}; re=${6:-.}
   name=ncu-$(basename "$k" .cu)-$dtype-$shape; ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
