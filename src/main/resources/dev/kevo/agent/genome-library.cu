@@ -1216,7 +1216,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     typedef Vec<Y, V> YV;
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VecW<X, V>* held = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
-    __shared__ float2 block_stat;
+    __shared__ KevoClusterExchange<float2> stats;  // the blocks' (max, sum) pairs
+    stats.begin();
     const float NEG = -KEVO_INF;
     const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
     const long long base = (long long)(blockIdx.x / size) * cols;
@@ -1314,11 +1315,10 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     // Keys are plain maxima here: EXP_FAST merges them with __expf of their difference.
     Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(merge_groups<K, G>(reg, grp), MergeOp<EXP_FAST>());
     if (size > 1) {
-        if (t == 0) block_stat = make_float2(row.m, row.s);
-        kevo_cluster_sync();
-        const float2 q = (t & 31) < (int)size ? kevo_cluster_ld_f2(&block_stat, t & 31) : make_float2(NEG, 0.0f);
+        stats.exchange(make_float2(row.m, row.s));
+        const float2 q = (t & 31) < (int)size ? stats.get(t & 31) : make_float2(NEG, 0.0f);
         row = warp_reduce<32>(Stat{q.x, q.y}, MergeOp<EXP_FAST>());
-        kevo_cluster_arrive();  // done reading the peers' shared memory
+        stats.done();
     }
     const float inv = 1.0f / row.s;  // s >= 1 unless the row is all -inf: the row max adds exp(0)
 //@ softmax masked_softmax
@@ -1378,5 +1378,5 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                          wrote<V>(label, p, v0 + t, THREADS, v1, rank == 0 ? t : -1, rank == size - 1 ? t : -1),
                          rank == 0 && t == 0);
 //@ end
-    if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's pair
+    stats.finish();
 }

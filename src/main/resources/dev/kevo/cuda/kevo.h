@@ -132,6 +132,92 @@ __device__ __forceinline__ float2 kevo_cluster_ld_f2(const float2* p, unsigned r
     return v;
 }
 
+// One value (float or float2) from each block of a cluster to every block, as a row's statistic is combined across
+// a cluster. Declare one `__shared__ KevoClusterExchange<T>` in the kernel; every thread of every block calls begin()
+// early, exchange(v) once with its block's value (the same in every thread; clusters of 2 to 16 blocks, blocks of 16
+// threads or more), get(r) for rank r's value, done() after its last get, and finish() before it exits.
+// With st.async (PTX 8.1: CUDA 12.1 and later), each block pushes its value into every peer's slot and waits on its
+// own mbarrier for the peers' bytes. The barrier-based exchange it replaces publishes the value with a release of the
+// cluster barrier, which sm_90 executes as a GPU-scope memory fence that every thread waits on; the push needs no
+// fence, and begin()'s relaxed arrival (the peers' mbarriers are ready) is long complete when exchange() waits on it.
+// Older compilers take that barrier-based exchange.
+#if __CUDA_ARCH__ >= 900 && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 1))
+#define KEVO_CLUSTER_PUSH 1
+#endif
+
+template <class T> struct KevoClusterExchange {
+    T slot[16];  // rank r's value at r: pushed here, or (barrier-based) read from block r's own slot
+    unsigned long long bar;
+
+    __device__ __forceinline__ void begin() {
+#ifdef KEVO_CLUSTER_PUSH
+        if (kevo_cluster_size() > 1) {
+            if (threadIdx.x == 0) {
+                asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(kevo_shared_addr(&bar)) : "memory");
+                asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            }
+            asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+        }
+#endif
+    }
+
+    __device__ __forceinline__ void exchange(T v) {
+        const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
+#ifdef KEVO_CLUSTER_PUSH
+        kevo_cluster_wait();  // every block's mbarrier is initialized
+        const unsigned b = kevo_shared_addr(&bar);
+        if (threadIdx.x == 0) {
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(b),
+                         "r"(size * (unsigned)sizeof(T)) : "memory");
+        }
+        if (threadIdx.x < size) push(kevo_cluster_addr(&slot[rank], threadIdx.x), v, kevo_cluster_addr(&bar, threadIdx.x));
+        unsigned complete = 0;
+        while (!complete) {
+            asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n"
+                         " selp.u32 %0, 1, 0, p;\n}" : "=r"(complete) : "r"(b) : "memory");
+        }
+#else
+        if (threadIdx.x == 0) slot[rank] = v;
+        kevo_cluster_sync();
+#endif
+    }
+
+    __device__ __forceinline__ T get(unsigned r) const {
+#ifdef KEVO_CLUSTER_PUSH
+        return slot[r];
+#else
+        return read(&slot[r], r);
+#endif
+    }
+
+    __device__ __forceinline__ void done() {
+#ifndef KEVO_CLUSTER_PUSH
+        kevo_cluster_arrive();  // done reading the peers' slots
+#endif
+    }
+
+    __device__ __forceinline__ void finish() {
+#ifndef KEVO_CLUSTER_PUSH
+        if (kevo_cluster_size() > 1) kevo_cluster_wait();  // no peer still reads this block's slot
+#endif
+    }
+
+private:
+#ifdef KEVO_CLUSTER_PUSH
+    static __device__ __forceinline__ void push(unsigned at, float v, unsigned peer_bar) {
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+                     :: "r"(at), "r"(__float_as_uint(v)), "r"(peer_bar) : "memory");
+    }
+    static __device__ __forceinline__ void push(unsigned at, float2 v, unsigned peer_bar) {
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+                     :: "r"(at), "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(peer_bar) : "memory");
+    }
+#else
+    static __device__ __forceinline__ float read(const float* p, unsigned r) { return kevo_cluster_ld_f32(p, r); }
+    static __device__ __forceinline__ float2 read(const float2* p, unsigned r) { return kevo_cluster_ld_f2(p, r); }
+#endif
+};
+
 // Copies 16 bytes from global to shared memory without passing through registers (sm_80 and later); nothing is read
 // when `valid` is false (the 16 shared bytes become zero). dst and src must be 16-byte aligned.
 // kevo_cp_async_wait() waits for every copy this thread issued.

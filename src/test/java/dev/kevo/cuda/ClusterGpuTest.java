@@ -81,6 +81,61 @@ class ClusterGpuTest {
         }
     }
 
+    /**
+     * kevo.h's KevoClusterExchange, the genome's cluster kernels' exchange of a row's statistics: every block gives a
+     * float and a float2 and reads all of its cluster's, in rank order, in clusters of 2 to 16 blocks (16 is
+     * non-portable), several clusters a grid. Its push path (st.async on the peers' mbarriers) is what NVRTC 12.1 and
+     * later compile; older ones compile the barrier path.
+     */
+    @Test
+    void aClusterExchangeGivesEveryBlockItsClustersValuesInRankOrder() {
+        String source = """
+                #include "kevo.h"
+                extern "C" __global__ void exchange(float* out) {
+                    __shared__ KevoClusterExchange<float> one;
+                    __shared__ KevoClusterExchange<float2> two;
+                    one.begin();
+                    two.begin();
+                    const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
+                    one.exchange(blockIdx.x * 10.0f + rank);
+                    two.exchange(make_float2(-(float)blockIdx.x, 0.5f * blockIdx.x));
+                    if (threadIdx.x < size) {
+                        float* o = out + blockIdx.x * 48;
+                        o[threadIdx.x] = one.get(threadIdx.x);
+                        const float2 v = two.get(threadIdx.x);
+                        o[16 + threadIdx.x] = v.x;
+                        o[32 + threadIdx.x] = v.y;
+                    }
+                    one.done();
+                    two.done();
+                    one.finish();
+                    two.finish();
+                }
+                """;
+        Nvrtc nvrtc = Nvrtc.load(Optional.empty());
+        try (Module m = gpu.load(nvrtc.compile("exchange.cu", source, Prelude.headers(), gpu.info().arch()))) {
+            for (int cluster : new int[] {2, 4, 8, 16}) {
+                int grid = 3 * cluster;
+                float[] out = new float[grid * 48];
+                try (DeviceBuffer y = gpu.alloc(4L * out.length)) {
+                    gpu.fill(y.pointer(), -1, out.length);
+                    gpu.launchClustered(m.kernel("exchange"), grid, 128, 0, cluster, y.pointer());
+                    gpu.download(y.pointer(), out, 4L * out.length);
+                }
+                for (int b = 0; b < grid; b++) {
+                    int first = b / cluster * cluster;
+                    for (int r = 0; r < cluster; r++) {
+                        int peer = first + r;
+                        String at = "cluster " + cluster + ", block " + b + ", rank " + r;
+                        assertEquals(peer * 10.0f + r, out[b * 48 + r], at + ": float");
+                        assertEquals(-(float) peer, out[b * 48 + 16 + r], at + ": float2.x");
+                        assertEquals(0.5f * peer, out[b * 48 + 32 + r], at + ": float2.y");
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void withoutAClusterEveryBlockIsAClusterOfOne() {
         float[] out = run(3, 1);
