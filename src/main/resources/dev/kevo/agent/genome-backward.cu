@@ -15,8 +15,20 @@ template <int EXP> struct Grad {
 // mode and dx is exactly dy.
 template <int EXP> struct Grad {
     static __device__ __forceinline__ float term(float, float dy) { return dy; }
-    static __device__ __forceinline__ float dx(float y, float dy, float dot) {
-        return dy - Num<EXP>::exp_from(y, 0.0f) * dot;
+    static __device__ __forceinline__ float dx(float y, float dy, float dot) { return dy - exp_of_log(y) * dot; }
+
+    // exp(y) of a log-probability (y <= 0): expf in the accurate mode, else ex2.approx with subnormal results flushed
+    // to 0. That changes dx only where y < -87, by less than 2^-126 |dot|, and saves the subnormal fix-up of exp2f and
+    // __expf, three instructions an element in kernels where the exponential is all the work an element has besides
+    // a multiply-add: a 16-bit row's kernels issue-bound at the write.
+    static __device__ __forceinline__ float exp_of_log(float y) {
+        if constexpr (EXP == EXP_ACCURATE) {
+            return expf(y);
+        } else {
+            float e;
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y * KEVO_LOG2E));
+            return e;
+        }
     }
 };
 //@ end
@@ -146,7 +158,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void grad_loop_r
 // pass through registers); the up to V - 1 unaligned elements at each end go to the first and last block, with the
 // register part. The block's terms are summed, the blocks' sums once across the cluster in distributed shared memory,
 // and each block writes dx for its share. y and dy are read once and dx written once. The exponential of
-// log_softmax's weight is exp2f's, as the forward cluster kernel's (its config names no exp mode).
+// log_softmax's weight is ex2.approx's, as the forward cluster kernel's is exp2f's (its config names no exp mode).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const X* __restrict__ dy,
                                                   Y* __restrict__ dx, int cols) {
@@ -157,7 +169,8 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VecW<X, V>* held_y = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
     VecW<X, V>* held_g = held_y + S * THREADS;
-    __shared__ float block_dot;
+    __shared__ KevoClusterExchange<float> dots;  // the blocks' sums
+    dots.begin();
     const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
     const long long base = (long long)(blockIdx.x / size) * cols;
     const Peel p = peel<V>(base, cols);
@@ -208,10 +221,9 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
     }
     float dot = group_reduce<THREADS, REDUCE_SHUFFLE>(s, SumOp());
     if (size > 1) {
-        if (t == 0) block_dot = dot;
-        kevo_cluster_sync();
-        dot = warp_reduce<32>((t & 31) < (int)size ? kevo_cluster_ld_f32(&block_dot, t & 31) : 0.0f, SumOp());
-        kevo_cluster_arrive();  // done reading the peers' shared memory
+        dots.exchange(dot);
+        dot = warp_reduce<32>((t & 31) < (int)size ? dots.get(t & 31) : 0.0f, SumOp());
+        dots.done();
     }
 #pragma unroll
     for (int k = 0; k < N; ++k) {
@@ -237,5 +249,5 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
     }
     if (head) store_one<C::STORE>(dx + base + t, D::dx(a[N * V], g[N * V], dot), 1.0f);
     if (end) store_one<C::STORE>(dx + tail, D::dx(a[N * V + 1], g[N * V + 1], dot), 1.0f);
-    if (size > 1) kevo_cluster_wait();  // peers may still be reading this block's sum
+    dots.finish();
 }
