@@ -84,7 +84,9 @@ record ContractRules(Task task, DeviceInfo device, EvalSettings settings) {
                 + "other's shared memory with `kevo.h`'s `kevo_cluster_*` helpers (shown below), so a long row can be "
                 + "held on chip across a cluster and its (max, sum) exchanged there. Every thread of every block of a "
                 + "cluster calls the cluster barrier; a block arrives once done reading its peers and waits before it "
-                + "exits.");
+                + "exits. To exchange one value a block (a row's partial statistic), `KevoClusterExchange` pushes it "
+                + "into the peers' shared memory and skips the barrier's release, which sm_90 runs as a GPU-wide "
+                + "memory fence.");
         rules.add(expressions(task.op().planVariables()));
         return bullets(rules);
     }
