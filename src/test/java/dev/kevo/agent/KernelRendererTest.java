@@ -317,26 +317,12 @@ class KernelRendererTest {
     /**
      * Every fifth of the 200 float32 genomes and every tenth of each other dtype's through NVRTC: 40 + 3 x 20 files,
      * each distinct kernel among them compiled once (KernelBatch says why that tests as much as compiling each file
-     * whole, in about half the time). About 50 s on two cores: CI's second pass runs it, as
-     * it does the sample below.
+     * whole, in about half the time). About 50 s on two cores: CI's second pass runs it.
      */
     @Test
     @Exhaustive
     void populationCompilesInEveryDtype() throws Exception {
-        populationCompiles(5, 10);
-    }
-
-    /**
-     * Every 50th float32 genome and every 100th of each other dtype's (4 + 3 x 2 files; the first 70 of each dtype
-     * are random, the rest bred, so both kinds): random and bred kernels in every dtype, in CI's second pass.
-     */
-    @Test
-    @Exhaustive
-    void aSampleOfThePopulationCompilesInEveryDtype() throws Exception {
-        populationCompiles(50, 100);
-    }
-
-    private static void populationCompiles(int fp32Stride, int otherStride) throws Exception {
+        int fp32Stride = 5, otherStride = 10;
         KernelBatch batch = new KernelBatch();
         for (Precision dtype : Precision.SUPPORTED) {
             List<Genome> genomes = AgentPopulation.genomes(dtype);
