@@ -106,25 +106,13 @@ class TrustedKernelsTest {
     /**
      * log_softmax's reference is the shared (max, sum) statistic and its own two functions, each under its own file
      * name, and compiles in every dtype (the harness's overflow check included, which only fp16 y really needs). Each
-     * compile of the harness takes NVRTC seconds on two cores, and softmax's test above already builds the harness's
-     * types in every dtype: fp16 here, in CI's second pass as every dtype is.
+     * compile of the harness takes NVRTC seconds on two cores: CI's second pass.
      */
-    @NeedsNvrtc
-    @Test
-    @Exhaustive
-    void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompilesInFp16() {
-        logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(Precision.FP16);
-    }
-
     @NeedsNvrtc
     @Exhaustive
     @ParameterizedTest
     @MethodSource("dtypes")
     void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompilesForEveryDtype(Precision dtype) {
-        logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(dtype);
-    }
-
-    private static void logSoftmaxsReferenceSharesSoftmaxsStatisticAndCompiles(Precision dtype) {
         String source = TrustedKernels.source(new Task(Operators.LOG_SOFTMAX, dtype));
         assertTrue(source.contains("#line 1 \"row_max_sum.cu\"\n") && source.contains("#line 1 \"log_softmax.cu\"\n"),
                 source);
