@@ -25,6 +25,9 @@ class ClusterGpuTest {
      */
     static final String KERNEL = Prelude.resource(ClusterGpuTest.class, "/dev/kevo/agent/llm/known-cluster.cu");
 
+    /** A kernel of KevoClusterExchange's (dev.kevo.export.KevoHeaderNvccTest builds it with nvcc too). */
+    private static final String EXCHANGE = "/dev/kevo/cuda/cluster-exchange.cu";
+
     private Gpu gpu;
     private Module module;
 
@@ -89,29 +92,7 @@ class ClusterGpuTest {
      */
     @Test
     void aClusterExchangeGivesEveryBlockItsClustersValuesInRankOrder() {
-        String source = """
-                #include "kevo.h"
-                extern "C" __global__ void exchange(float* out) {
-                    __shared__ KevoClusterExchange<float> one;
-                    __shared__ KevoClusterExchange<float2> two;
-                    one.begin();
-                    two.begin();
-                    const unsigned size = kevo_cluster_size(), rank = kevo_cluster_rank();
-                    one.exchange(blockIdx.x * 10.0f + rank);
-                    two.exchange(make_float2(-(float)blockIdx.x, 0.5f * blockIdx.x));
-                    if (threadIdx.x < size) {
-                        float* o = out + blockIdx.x * 48;
-                        o[threadIdx.x] = one.get(threadIdx.x);
-                        const float2 v = two.get(threadIdx.x);
-                        o[16 + threadIdx.x] = v.x;
-                        o[32 + threadIdx.x] = v.y;
-                    }
-                    one.done();
-                    two.done();
-                    one.finish();
-                    two.finish();
-                }
-                """;
+        String source = Prelude.resource(ClusterGpuTest.class, EXCHANGE);
         Nvrtc nvrtc = Nvrtc.load(Optional.empty());
         try (Module m = gpu.load(nvrtc.compile("exchange.cu", source, Prelude.headers(), gpu.info().arch()))) {
             for (int cluster : new int[] {2, 4, 8, 16}) {
