@@ -78,10 +78,12 @@ class NvccExportTest {
     }
 
     /**
-     * Every run builds a loss's export: its C API of logits, int64 labels, dx, a float32 loss and g, and an example.cu
-     * that draws labels with ignored rows and checks dx and the loss against kevo's reference of the row.
+     * CI's second pass builds a loss's export (nvcc seconds on two cores): its C API of logits, int64 labels, dx, a
+     * float32 loss and g, and an example.cu that draws labels with ignored rows and checks dx and the loss against
+     * kevo's reference of the row.
      */
     @Test
+    @Exhaustive
     void aLossExportBuildsWithNvcc(@TempDir Path tmp) throws Exception {
         buildAll(List.of(TestFiles.root().resolve("seeds/cross_entropy/online.cu")), tmp);
     }
