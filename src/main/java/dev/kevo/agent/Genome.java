@@ -41,9 +41,12 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     public enum ExpMode {
         /** {@code expf}: a few ulp, a dozen instructions. */
         ACCURATE,
-        /** {@code __expf}: the hardware ex2 after a multiply; error grows with |v - max|. */
+        /**
+         * {@code ex2.approx.ftz} of {@code (v - max) * log2(e)}: the hardware exponential alone, results below
+         * 2^-126 flushed to 0 (no output moves by more than that).
+         */
         FAST,
-        /** {@code exp2f(fma(v, log2e, -max * log2e))}: maxima kept prescaled by log2(e). */
+        /** {@code exp2f((v - max) * log2(e))}: the hardware exponential and a fix-up that keeps subnormal results. */
         EXP2
     }
 

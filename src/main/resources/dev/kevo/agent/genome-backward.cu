@@ -15,20 +15,8 @@ template <int EXP> struct Grad {
 // mode and dx is exactly dy.
 template <int EXP> struct Grad {
     static __device__ __forceinline__ float term(float, float dy) { return dy; }
-    static __device__ __forceinline__ float dx(float y, float dy, float dot) { return dy - exp_of_log(y) * dot; }
-
-    // exp(y) of a log-probability (y <= 0): expf in the accurate mode, else ex2.approx with subnormal results flushed
-    // to 0. That changes dx only where y < -87, by less than 2^-126 |dot|, and saves the subnormal fix-up of exp2f and
-    // __expf, three instructions an element in kernels where the exponential is all the work an element has besides
-    // a multiply-add: a 16-bit row's kernels issue-bound at the write.
-    static __device__ __forceinline__ float exp_of_log(float y) {
-        if constexpr (EXP == EXP_ACCURATE) {
-            return expf(y);
-        } else {
-            float e;
-            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y * KEVO_LOG2E));
-            return e;
-        }
+    static __device__ __forceinline__ float dx(float y, float dy, float dot) {
+        return dy - Num<EXP>::exp_from(y, 0.0f) * dot;
     }
 };
 //@ end
@@ -158,14 +146,14 @@ template <class C, class X, class Y> __device__ __forceinline__ void grad_loop_r
 // pass through registers); the up to V - 1 unaligned elements at each end go to the first and last block, with the
 // register part. The block's terms are summed, the blocks' sums once across the cluster in distributed shared memory,
 // and each block writes dx for its share. y and dy are read once and dx written once. The exponential of
-// log_softmax's weight is ex2.approx's, as the forward cluster kernel's is exp2f's (its config names no exp mode).
+// log_softmax's weight is in the forward cluster kernel's mode (cluster_exp: its config names none).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const X* __restrict__ dy,
                                                   Y* __restrict__ dx, int cols) {
     constexpr int V = 16 / sizeof(X);
     typedef Vec<X, V> XV;
     typedef Vec<Y, V> YV;
-    typedef Grad<EXP_EXP2> D;
+    typedef Grad<cluster_exp<X>> D;
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VecW<X, V>* held_y = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
     VecW<X, V>* held_g = held_y + S * THREADS;

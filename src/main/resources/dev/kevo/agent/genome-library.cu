@@ -125,14 +125,31 @@ template <int HINT, class T> __device__ __forceinline__ void store_one(T* p, flo
 // exp(v - m) with the difference taken first, in every mode: a row masked with the lowest finite float (-3.4e38,
 // as Hugging Face masks) has m = v there, and exp(0) = 1 is the right answer. Folding m into one fma with log2(e)
 // (v * log2e - m * log2e) overflows m * log2e to -inf on such a row and gives inf - inf.
+// The modes: ACCURATE is expf; EXP2 is exp2f of the difference times log2(e), the hardware exponential and a fix-up
+// for results below 2^-126 (a compare and two multiplies an element); FAST is the hardware exponential alone
+// (ex2.approx.ftz), those results flushed to 0. A flushed exp(v - m) is a weight below 1.2e-38 of a row whose own max
+// weighs 1: no output moves by more than that absolute amount, far inside every operator's tolerance. The fix-up is
+// three of the few instructions an element has in the kernels that hold a 16-bit row on chip, which are
+// issue-bound.
 template <int EXP> struct Num {
     // exp(v - m); 0 when v is -inf (m must be finite then).
     static __device__ __forceinline__ float exp_from(float v, float m) {
-        if constexpr (EXP == EXP_EXP2) return exp2f((v - m) * KEVO_LOG2E);
-        else if constexpr (EXP == EXP_FAST) return __expf(v - m);
-        else return expf(v - m);
+        if constexpr (EXP == EXP_FAST) {
+            float e;
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"((v - m) * KEVO_LOG2E));
+            return e;
+        } else if constexpr (EXP == EXP_EXP2) {
+            return exp2f((v - m) * KEVO_LOG2E);
+        } else {
+            return expf(v - m);
+        }
     }
 };
+
+// The mode of the cluster kernels, whose regime has no exp gene: FAST for a 16-bit x, whose rows held on chip are
+// issue-bound, EXP2 for float32, whose cluster kernels ran no faster with FAST (bench/results/training-family-h200/,
+// call 25).
+template <class X> constexpr int cluster_exp = sizeof(X) == 2 ? EXP_FAST : EXP_EXP2;
 
 // A partial softmax: max m over some elements, s = sum of exp(v - max) over them; (-inf, 0) when empty.
 struct Stat { float m, s; };
@@ -1199,7 +1216,7 @@ __device__ __forceinline__ void cp_async_wait_pending(int pending) {
 // x is read once. A float x's exponentials replace it in shared memory. A 16-bit x's fit there only as 16-bit values:
 // with a bf16 y they are kept as fp16, three bits finer than y, so the output's error stays near the rounded
 // reference's, and the write is spared its unpacking, difference and exponential. With a float or fp16 y, fp16
-// exponentials would cost accuracy, and the write takes them again from x (the same exp2f of the same values).
+// exponentials would cost accuracy, and the write takes them again from x (the same exponential of the same values).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restrict__ y, int cols) {
     constexpr int V = 16 / sizeof(X);
@@ -1210,7 +1227,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ log_softmax
     constexpr bool KEEP = false, KEEP_HALF = false;  // the epilogue needs x itself, not its exponentials
 //@ end
-    typedef Num<EXP_EXP2> K;
+    typedef Num<cluster_exp<X>> K;
     typedef Vec<kevo_half, V> HV;  // fp16 exponentials in a 16-bit x's slots: the same 16-byte word
     typedef Vec<X, V> XV;
     typedef Vec<Y, V> YV;
@@ -1312,7 +1329,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         }
         grp[g] = Stat{m == NEG ? NEG : key, s};
     }
-    // Keys are plain maxima here: EXP_FAST merges them with __expf of their difference.
+    // Keys are plain maxima here, merged by the exponential of their difference.
     Stat row = group_reduce<THREADS, REDUCE_SHUFFLE>(merge_groups<K, G>(reg, grp), MergeOp<EXP_FAST>());
     if (size > 1) {
         stats.exchange(make_float2(row.m, row.s));

@@ -150,7 +150,7 @@ class GradientGenomeTest {
         assertEquals(Optional.empty(), SourcePolicy.violation(file.source()));
         assertEquals(Optional.empty(), ParameterTypes.violation(file, task.dtype()));
         assertEquals(1, source.split("struct Grad \\{", -1).length - 1, "one gradient");
-        assertEquals(task.op().equals(Operators.LOG_SOFTMAX_BACKWARD), source.contains("exp_of_log(y)"),
+        assertEquals(task.op().equals(Operators.LOG_SOFTMAX_BACKWARD), source.contains("exp_from(y, 0.0f)"),
                 "exp(y) carries log_softmax's dot product, y softmax's");
         assertFalse(source.contains("//@") || source.contains("struct Epilogue") || source.contains("struct Prologue"),
                 "softmax's library, no section markers");
