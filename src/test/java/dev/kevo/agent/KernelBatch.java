@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.kevo.TestJvm;
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
 import dev.kevo.cuda.Nvrtc;
@@ -164,9 +165,7 @@ final class KernelBatch {
                 for (int b = 1; b < batches.size(); b += 2) {
                     theirs.add(Files.writeString(dir.resolve("batch" + b + ".cu"), source(batches.get(b))).toString());
                 }
-                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                        .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                        KernelBatch.class.getName(), arch));
+                List<String> command = new ArrayList<>(TestJvm.nativeCommand(KernelBatch.class, arch));
                 command.addAll(theirs);
                 child = new ProcessBuilder(command).redirectErrorStream(true)
                         .redirectOutput(dir.resolve("child.log").toFile()).start();

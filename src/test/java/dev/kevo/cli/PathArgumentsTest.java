@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.TestFiles;
+import dev.kevo.TestJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,10 +95,7 @@ class PathArgumentsTest {
 
     /** kevo in its own JVM, started in {@code cwd} with the checkout as KEVO_HOME, as bin/kevo starts it. */
     private static Run kevo(Path cwd, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                Main.class.getName()));
-        command.addAll(List.of(args));
+        List<String> command = TestJvm.nativeCommand(Main.class, args);
         ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
         pb.environment().put("KEVO_HOME", ROOT.toString());
         pb.environment().put("KEVO_CACHE", "off");

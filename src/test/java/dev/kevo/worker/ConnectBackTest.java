@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.ExitCode;
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
+import dev.kevo.TestJvm;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.PhaseLimits;
@@ -21,7 +22,6 @@ import java.io.OutputStream;
 import java.lang.reflect.Proxy;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,9 +44,7 @@ class ConnectBackTest {
                     : method.invoke(Launcher.LOCAL, args));
 
     private static Supervisor fake(PhaseLimits limits, String... args) {
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
-                "java").toString(), "-cp", System.getProperty("java.class.path"), FakeWorker.class.getName()));
-        command.addAll(List.of(args));
+        List<String> command = TestJvm.command(FakeWorker.class, args);
         EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
         return new Supervisor(Supervisor.Setup.builder(command, SUITE, settings).target("sm_90", 132)
                 .launcher(LOCAL_CONNECTING_BACK).build());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kevo.TestJvm;
 import dev.kevo.agent.Agent;
 import dev.kevo.agent.Proposal;
 import dev.kevo.agent.ProposalRequest;
@@ -95,10 +96,7 @@ class SlurmWorkersTest {
     /** A step of {@code jobId} running the fake worker; {@code connectBack} false: frames through srun's stdio. */
     private static Supervisor step(String jobId, int slot, PhaseLimits limits, boolean connectBack,
                                    String... fakeArgs) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                FakeWorker.class.getName()));
-        command.addAll(List.of(fakeArgs));
+        List<String> command = TestJvm.command(FakeWorker.class, fakeArgs);
         EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
         return new Supervisor(Supervisor.Setup.builder(command, SUITE, settings).target("sm_90", 132)
                 .launcher(new SrunLauncher(jobId, "localhost", slot, Optional.empty(), List.of(), connectBack)).build());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.KevoException;
 import dev.kevo.TestFiles;
+import dev.kevo.TestJvm;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.PhaseLimits;
@@ -15,7 +16,6 @@ import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
-import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -25,8 +25,7 @@ class SupervisorTest {
     private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
 
     private static Supervisor fake(String mode, PhaseLimits limits) {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), FakeWorker.class.getName(), mode);
+        List<String> command = TestJvm.command(FakeWorker.class, mode);
         EvalSettings settings = EvalSettings.builder().suite("tiny").baseline("none").limits(limits).build();
         return new Supervisor(Supervisor.Setup.builder(command, SUITE, settings).target("sm_90", 132).build());
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
+import dev.kevo.TestJvm;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.eval.Evaluator;
@@ -32,8 +33,7 @@ class WorkerPoolTest {
     private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
 
     private static Supervisor fakeDevice(int ordinal) {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), FakeWorker.class.getName(), "serve", Integer.toString(ordinal));
+        List<String> command = TestJvm.command(FakeWorker.class, "serve", Integer.toString(ordinal));
         return new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target("sm_90", 132).build());
     }
 
@@ -90,8 +90,7 @@ class WorkerPoolTest {
 
     /** A fake check-only worker; with a {@code log}, it appends a line for each compile. */
     private static Supervisor fakeCompiler(String arch, int sms, Path log) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), FakeWorker.class.getName(), "compile"));
+        List<String> command = new ArrayList<>(TestJvm.command(FakeWorker.class, "compile"));
         if (log != null) {
             command.add(log.toString());
         }
@@ -126,9 +125,7 @@ class WorkerPoolTest {
     @NeedsNvrtc
     @Test
     void aCheckOnlyWorkerHandsBackTheCubinItCompiled() {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                dev.kevo.cli.Main.class.getName(), "worker");
+        List<String> command = TestJvm.nativeCommand(dev.kevo.cli.Main.class, "worker");
         try (Supervisor compiler = new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target("sm_90", 132).build())) {
             Message.Result ok = compiler.compile(CANDIDATE, 1);
             assertTrue(ok.result().passed(), ok.result().detail());
