@@ -47,16 +47,18 @@ __device__ __forceinline__ void grad_register_rows(const X* __restrict__ y, cons
     const VecW<X, V>* gv = reinterpret_cast<const VecW<X, V>*>(dy + base + p.head);
     VecW<Y, V>* dv = reinterpret_cast<VecW<Y, V>*>(dx + base + p.head);
 
-    float a[N * V], g[N * V];
+    // Held as loaded (a 16-bit row's two elements a register) and unpacked where used: unpacked, a 16-bit row's
+    // values took twice the registers, which bounded its blocks to half the SM's threads.
+    VecW<X, V> ay[N], ag[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int q = lane + k * G;
         if (live && q < p.nv) {
-            Vec<X, V>::unpack(load<C::LOAD>(yv + q), a + k * V);
-            Vec<X, V>::unpack(load<C::LOAD>(gv + q), g + k * V);
+            ay[k] = load<C::LOAD>(yv + q);
+            ag[k] = load<C::LOAD>(gv + q);
         } else {
-#pragma unroll
-            for (int e = 0; e < V; ++e) a[k * V + e] = g[k * V + e] = 0.0f;
+            float z[V] = {};
+            ay[k] = ag[k] = Vec<X, V>::pack(z, 1.0f);
         }
     }
     const long long tail = base + p.head + (long long)p.nv * V + lane;
@@ -67,16 +69,24 @@ __device__ __forceinline__ void grad_register_rows(const X* __restrict__ y, cons
     }
     float s = D::term(ha, hg) + D::term(ta, tg);
 #pragma unroll
-    for (int i = 0; i < N * V; ++i) s += D::term(a[i], g[i]);
+    for (int k = 0; k < N; ++k) {
+        float a[V], g[V];
+        Vec<X, V>::unpack(ay[k], a);
+        Vec<X, V>::unpack(ag[k], g);
+#pragma unroll
+        for (int e = 0; e < V; ++e) s += D::term(a[e], g[e]);
+    }
     const float dot = group_reduce<G, C::REDUCE>(s, SumOp());
     if (!live) return;
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int q = lane + k * G;
         if (q < p.nv) {
-            float o[V];
+            float a[V], g[V], o[V];
+            Vec<X, V>::unpack(ay[k], a);
+            Vec<X, V>::unpack(ag[k], g);
 #pragma unroll
-            for (int e = 0; e < V; ++e) o[e] = D::dx(a[k * V + e], g[k * V + e], dot);
+            for (int e = 0; e < V; ++e) o[e] = D::dx(a[e], g[e], dot);
             store<C::STORE>(dv + q, Vec<Y, V>::pack(o, 1.0f));
         }
     }
