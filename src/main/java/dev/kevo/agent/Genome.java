@@ -357,18 +357,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         // masked_softmax's scores take registers too (the row's mask, its additive mask's entries): with a 16-bit x,
         // whose vectors are twice as many elements, ptxas spilled its cluster kernels at softmax's share.
         boolean masked16 = task.op().equals(Operators.MASKED_SOFTMAX) && task.dtype().x().bytes() == 2;
-        Genome g = normalized(task.dtype(), task.op().equals(Operators.LOG_SOFTMAX) || masked16 ? 2 : 1);
-        if (!task.op().equals(Operators.MASKED_SOFTMAX)) {
-            return g;  // cross_entropy's unread rows, all -inf, take their exponentials against 0 in either reduce
-        }
-        // A masked row may have no score left: the register regimes' reduce of (max, sum) pairs takes its exponentials
-        // against 0, where a max first would take them against -inf (NaN).
-        ShortRows s = g.shortRows;
-        BlockRows b = g.blockRows;
-        return new Genome(new ShortRows(s.maxCols(), s.minLanes(), s.growth(), s.threads(), s.vec(), true, s.exp(),
-                s.load(), s.store()), new BlockRows(b.maxCols(), b.minThreads(), b.maxThreads(), b.elems(),
-                b.firstElems(), b.vec(), true, b.reduce(), b.exp(), b.load(), b.store()), g.splitRows, g.clusterRows,
-                g.loopRows);
+        return normalized(task.dtype(), task.op().equals(Operators.LOG_SOFTMAX) || masked16 ? 2 : 1);
     }
 
     private Genome normalized(Precision dtype, int registerShare) {

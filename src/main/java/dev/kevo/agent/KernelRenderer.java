@@ -364,16 +364,41 @@ public final class KernelRenderer {
         if (!task.op().equals(Operators.MASKED_SOFTMAX)) {
             return plans;
         }
+        List<Plan> out = new ArrayList<>();
+        for (Plan p : plans) {
+            out.add(new Plan("mask_kind == 0 && (" + p.when() + ")", masked(p, task, true)));
+            out.add(new Plan(p.when(), masked(p, task, false)));
+        }
+        return out;
+    }
+
+    /**
+     * {@code plan}'s launches with the attention arguments; {@code unmasked}: of kernels instantiated for mask kind 0
+     * (the library's Unmasked config, whose prologue is the scale alone and holds no mask state in registers), which
+     * a plan launches only where the shape's mask_kind is 0. Every kernel's call names its config first.
+     */
+    private static List<Launch> masked(Plan plan, Task task, boolean unmasked) {
         String params = ", const int* __restrict__ lengths, const " + task.dtype().x().cudaType()
                 + "* __restrict__ mask, float scale, int heads, int queries, int mask_kind";
         String set = "Attention::set(x, lengths, mask, scale, heads, queries, cols, mask_kind);\n    ";
-        return plans.stream().map(p -> new Plan(p.when(), p.launches().stream().map(l -> {
+        return plan.launches().stream().map(l -> {
             Kernel k = l.kernel();
             List<String> args = new ArrayList<>(l.args());
             args.addAll(ATTENTION_ARGS);
-            return new Launch(new Kernel(k.name(), k.threads(), k.minBlocks(), k.params() + params, set + k.call()),
+            String name = unmasked ? k.name() + "_unmasked" : k.name();
+            String call = unmasked ? unmaskedCall(k) : k.call();
+            return new Launch(new Kernel(name, k.threads(), k.minBlocks(), k.params() + params, set + call),
                     l.grid(), l.smem(), l.cooperative(), l.cluster(), args);
-        }).toList())).toList();
+        }).toList();
+    }
+
+    /** {@code k}'s call with its config (the first template argument, a {@code *Cfg}) under the library's Unmasked. */
+    private static String unmaskedCall(Kernel k) {
+        String call = k.call().replaceFirst("<(\\w+Cfg)\\b", "<Unmasked<$1>");
+        if (call.equals(k.call())) {
+            throw new IllegalStateException("kernel " + k.name() + " names no config first in its call: " + k.call());
+        }
+        return call;
     }
 
     /** The header JSON, a plan per line so that it reads like the hand-written seeds. */

@@ -298,7 +298,7 @@ __device__ __forceinline__ void loss_finish(const float* __restrict__ ws, float*
 // a row with no score left writes 0 (its max is -inf: kernels take its exponentials against 0 and scale them by 0).
 // The launch's attention arguments are set once a block, by thread 0 before a barrier (Attention::set, called by
 // every kernel's entry), so that the templates keep softmax's parameters; a row's mask is found from its x pointer.
-enum { MASK_NONE = 0, MASK_CAUSAL = 1, MASK_PADDING = 2, MASK_ADDITIVE = 3 };
+enum { MASK_ANY = -1, MASK_NONE = 0, MASK_CAUSAL = 1, MASK_PADDING = 2, MASK_ADDITIVE = 3 };
 
 struct Attention {
     const void* x;
@@ -338,42 +338,64 @@ __device__ __forceinline__ float lowest_of(kevo_half) { return -65504.0f; }
 // One row's mask: keys at or past `limit` are masked (causal aligned to the bottom right: query q sees keys up to
 // q + cols - queries; padding: the batch entry's length), and `bias` is the row's additive mask, null under the other
 // kinds. The score is one rounding of the exact value, as the reference rounds it: scale * x, or fma(scale, x, bias).
-template <class X> struct Prologue {
+// The product is __fmul_rn, which the compiler never contracts: fused with an exponential's v - max into
+// fma(x, scale, -max), a row of the lowest float under an inexact scale (1/sqrt(80)) gave exponents of the
+// product's rounding error, about 1e31, instead of 0 (MaskedSoftmaxGpuTest's lowest-mask case, bf16).
+// A kernel's mask kind where its config fixes it (Unmasked<Cfg>: a plan launches it for mask_kind 0 only), else
+// MASK_ANY, the launch's argument. Fixed to none, the prologue is the scale alone: no row index, limit or mask
+// pointer held in registers beside the row (the general prologue took 16 more registers in a 16-bit block kernel
+// than softmax's, which left it fewer blocks an SM).
+template <class C, class = void> struct MaskOf { static constexpr int value = MASK_ANY; };
+template <class C> struct MaskOf<C, decltype(void(C::MASK))> { static constexpr int value = C::MASK; };
+template <class C> struct Unmasked : C { static constexpr int MASK = MASK_NONE; };
+
+template <class X, int KIND = MASK_ANY> struct Prologue {
     float scale;
     int limit;
     const X* bias;
 
     __device__ __forceinline__ explicit Prologue(const X* xr) {
         const Attention& a = Attention::block();
+        scale = a.scale;
+        limit = a.cols;
+        bias = nullptr;
+        if constexpr (KIND != MASK_NONE) find_mask(a, xr);
+    }
+
+    // The row's limit and mask pointer, from its x pointer.
+    __device__ __forceinline__ void find_mask(const Attention& a, const X* xr) {
         // 32-bit divisions wherever they suffice: a launch's rows are an int, and its elements mostly fit 32 bits.
         // A 64-bit division is several times the instructions, and a row's first loads wait on these.
         const unsigned long long off = static_cast<unsigned long long>(xr - static_cast<const X*>(a.x));
         const unsigned row = off <= 0xFFFFFFFFull ? (unsigned)off / (unsigned)a.cols
                                                   : (unsigned)(off / (unsigned long long)a.cols);
         const long long q = row % (unsigned)a.queries, b = row / ((unsigned)a.queries * (unsigned)a.heads);
-        scale = a.scale;
-        limit = a.cols;
-        bias = nullptr;
         if (a.kind == MASK_CAUSAL) limit = (int)max(0LL, min((long long)a.cols, q + a.cols - a.queries + 1));
         else if (a.kind == MASK_PADDING) limit = max(0, min(a.cols, a.lengths[b]));
         else if (a.kind == MASK_ADDITIVE) bias = static_cast<const X*>(a.mask) + (b * a.queries + q) * a.cols;
     }
 
     __device__ __forceinline__ float score(float v, int c, float m) const {
-        if (c >= limit) return -KEVO_INF;
-        if (bias == nullptr) return v * scale;
-        return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
+        if constexpr (KIND == MASK_NONE) {
+            return __fmul_rn(v, scale);
+        } else {
+            if (c >= limit) return -KEVO_INF;
+            if (bias == nullptr) return __fmul_rn(v, scale);
+            return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
+        }
     }
 
     // The mask's values at n consecutive elements from column c, read as a vector where aligned; apart from their
     // use (scores), so that a kernel can issue all its loads of a row's mask before it waits for any (apply_all).
     template <int n> __device__ __forceinline__ void bias_at(float* m, int c) const {
-        if (bias == nullptr) return;
-        if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
-            Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
-        } else {
+        if constexpr (KIND != MASK_NONE) {
+            if (bias == nullptr) return;
+            if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
+                Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
+            } else {
 #pragma unroll
-            for (int i = 0; i < n; ++i) m[i] = c + i < limit ? kevo_to_float(bias[c + i]) : 0.0f;
+                for (int i = 0; i < n; ++i) m[i] = c + i < limit ? kevo_to_float(bias[c + i]) : 0.0f;
+            }
         }
     }
 
@@ -382,13 +404,15 @@ template <class X> struct Prologue {
     // one test and a product an element: the test an element cost 16-bit rows, whose arithmetic per byte is twice
     // a float row's, more than their memory time allows (the masked bf16 campaign's rows trailed fp32's everywhere).
     template <int n> __device__ __forceinline__ void scores(float* v, const float* m, int c) const {
-        if (bias == nullptr && c + n <= limit) {
+        bool plain = true;
+        if constexpr (KIND != MASK_NONE) plain = bias == nullptr && c + n <= limit;
+        if (plain) {
 #pragma unroll
-            for (int i = 0; i < n; ++i) v[i] *= scale;
-            return;
+            for (int i = 0; i < n; ++i) v[i] = __fmul_rn(v[i], scale);
+        } else {
+#pragma unroll
+            for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
         }
-#pragma unroll
-        for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
     }
 
     // The scores of n consecutive elements from column c, in place.
@@ -409,11 +433,13 @@ template <class X> struct Prologue {
     __device__ __forceinline__ void apply_all(float* v, Col col, Has has) const {
         // No key masked: the row's scores with one test. A thread's padding vectors (not has) are -inf and stay so
         // under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general path.
-        if (bias == nullptr && limit == Attention::block().cols && scale > 0.0f) {
+        bool plain = scale > 0.0f;
+        if constexpr (KIND != MASK_NONE) plain = plain && bias == nullptr && limit == Attention::block().cols;
+        if (plain) {
 #pragma unroll
             for (int k = 0; k < N; ++k) {
 #pragma unroll
-                for (int i = 0; i < V; ++i) v[k * V + i] *= scale;
+                for (int i = 0; i < V; ++i) v[k * V + i] = __fmul_rn(v[k * V + i], scale);
             }
             return;
         }
@@ -572,9 +598,8 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         if (lane < p.tail) t = load_one<C::LOAD>(xr + p.head + p.nv * V + lane);
     }
 //@ masked_softmax
-    static_assert(C::ONLINE, "a row with no score left takes its exponentials against 0 in the online reduce only");
     if (live) {
-        const Prologue<X> pro(xr);
+        const Prologue<X, MaskOf<C>::value> pro(xr);
         pro.template apply_all<N, V>(v, [&](int k) { return p.head + (lane + k * G) * V; },
                                      [&](int k) { return lane + k * G < p.nv; });
         if (V > 1 && lane < p.head) h = pro.one(h, lane);
@@ -616,8 +641,13 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         rowInv = 1.0f / st.s;
 //@ end
     } else {
-//@ softmax log_softmax masked_softmax
+//@ softmax log_softmax
         const float km = group_reduce<G, C::REDUCE>(m, MaxOp());  // finite: every row has a finite entry
+//@ masked_softmax
+        // A row with no score left is all -inf: its exponentials against 0 are 0, and it writes 0 (below).
+        float km = group_reduce<G, C::REDUCE>(m, MaxOp());
+        const bool noneLeft = km == -KEVO_INF;
+        if (noneLeft) km = 0.0f;
 //@ cross_entropy cross_entropy_sum
         // An ignored row, never read, is all -inf: its exponentials against 0 are 0 (its dx is 0 whatever they are).
         float km = group_reduce<G, C::REDUCE>(m, MaxOp());
@@ -629,6 +659,8 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
         h = K::exp_from(h, km);
         t = K::exp_from(t, km);
         scale = 1.0f / group_reduce<G, C::REDUCE>(s + h + t, SumOp());
+//@ masked_softmax
+        if (noneLeft) scale = 0.0f;  // no score left: 0, as SDPA writes it
 //@ log_softmax cross_entropy cross_entropy_sum
         rowMax = km;
         rowInv = scale;
@@ -701,7 +733,7 @@ template <class C, class X> __device__ __forceinline__ Stat stream_stats(const X
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     Stat st = {-KEVO_INF, 0.0f};
 //@ masked_softmax
-    const Prologue<X> pro(xr);
+    const Prologue<X, MaskOf<C>::value> pro(xr);
 //@ end
 #pragma unroll C::UNROLL
     for (unsigned q = q0 + threadIdx.x; q < q1; q += T * TILE) {
@@ -751,7 +783,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void stream_writ
     if (epi.per == 0.0f) k = KEVO_INF;  // an ignored row, whose statistics were not taken: exponentials of 0
     inv = epi.k(inv);
 //@ masked_softmax
-    const Prologue<X> pro(xr);
+    const Prologue<X, MaskOf<C>::value> pro(xr);
     if (k == -KEVO_INF) {  // no score left: exponentials against 0, scaled by 0, as SDPA writes the row
         k = 0.0f;
         inv = 0.0f;
@@ -1051,7 +1083,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
         if ((int)threadIdx.x < p.tail) v[N * V + 1] = load_one<C::LOAD>(xr + p.head + p.nv * V + threadIdx.x);
     }
 //@ masked_softmax
-    const Prologue<X> pro(xr);
+    const Prologue<X, MaskOf<C>::value> pro(xr);
     pro.template apply_all<N, V>(v, [&](int j) { return p.head + (int)(c.q0 + threadIdx.x + j * THREADS) * V; },
                                  [&](int j) { return c.q0 + threadIdx.x + j * THREADS < c.q1; });
     if (extras && (int)threadIdx.x < p.head) v[N * V] = pro.one(v[N * V], threadIdx.x);
@@ -1282,7 +1314,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                    ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
 //@ end
 //@ masked_softmax
-    const Prologue<X> pro(x + base);
+    const Prologue<X, MaskOf<C>::value> pro(x + base);
     pro.template apply_all<N, V>(r, [&](int k) { return p.head + (v0 + t + k * THREADS) * V; },
                                  [&](int k) { return v0 + t + k * THREADS < v1; });
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);

@@ -234,7 +234,8 @@ class OperatorGenomeTest {
 
     /**
      * masked_softmax's file: its kernels take the attention arguments after softmax's, in the order its header lists
-     * them, and set them for the library before anything else; the plans route shapes as softmax's do.
+     * them, and set them for the library before anything else; the plans route shapes as softmax's do, each first for
+     * mask kind 0 alone, to a kernel instantiated for it.
      */
     @Test
     void maskedSoftmaxKernelsTakeTheAttentionArgumentsAndRouteShapesAsSoftmaxDoes() {
@@ -244,19 +245,26 @@ class OperatorGenomeTest {
                 "masked_softmax's prologue, not log_softmax's epilogue");
         Genome g = BuiltinAgent.defaultGenome().normalized(masked);
         List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.BF16);
-        assertEquals(softmax.size(), file.plans().size(), "a plan for each of softmax's");
+        assertEquals(2 * softmax.size(), file.plans().size(), "an unmasked plan and a plan for each of softmax's");
         for (int i = 0; i < softmax.size(); i++) {
-            assertEquals(softmax.get(i).when(), file.plans().get(i).when().text());
-            for (int j = 0; j < softmax.get(i).launches().size(); j++) {
-                List<String> args = file.plans().get(i).launches().get(j).args().stream().map(Object::toString)
-                        .toList();
-                assertEquals(softmax.get(i).launches().get(j).args(), args.subList(0, args.size() - 6));
-                assertEquals(List.of("lengths", "mask", "scale", "heads", "queries", "mask_kind"),
-                        args.subList(args.size() - 6, args.size()));
+            KernelFile.Plan unmasked = file.plans().get(2 * i);
+            KernelFile.Plan any = file.plans().get(2 * i + 1);
+            assertEquals("mask_kind == 0 && (" + softmax.get(i).when() + ")", unmasked.when().text());
+            assertEquals(softmax.get(i).when(), any.when().text());
+            for (KernelFile.Plan plan : List.of(unmasked, any)) {
+                for (int j = 0; j < softmax.get(i).launches().size(); j++) {
+                    List<String> args = plan.launches().get(j).args().stream().map(Object::toString).toList();
+                    assertEquals(softmax.get(i).launches().get(j).args(), args.subList(0, args.size() - 6));
+                    assertEquals(List.of("lengths", "mask", "scale", "heads", "queries", "mask_kind"),
+                            args.subList(args.size() - 6, args.size()));
+                }
             }
+            String kernel = softmax.get(i).launches().getFirst().kernel().name();
+            assertEquals(kernel + "_unmasked", unmasked.launches().getFirst().kernel());
+            assertTrue(file.source().contains("<Unmasked<"), "the unmasked kernels take the Unmasked config");
         }
-        assertTrue(g.shortRows().online() && g.blockRows().online(),
-                "register rows reduce (max, sum) pairs: a fully masked row's exponentials are taken against 0");
+        assertEquals(BuiltinAgent.defaultGenome().normalized(Precision.BF16).blockRows().online(),
+                g.blockRows().online(), "either reduce serves a fully masked row: the genome's gene, not forced");
     }
 
     /**
