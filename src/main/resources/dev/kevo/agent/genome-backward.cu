@@ -4,20 +4,26 @@
 // A kernel here takes the genome's register and loop regimes' genes; the operator is the Grad struct of its section.
 //@ softmax_backward
 
-// softmax's backward: term y dy, dx = y (dy - dot). Where y is 0 (a masked entry) dx is exactly 0.
+// softmax's backward: term y dy, dx = y (dy - dot). Where y is 0 (a masked entry) dx is exactly 0. y is its own
+// weight (below).
 template <int EXP> struct Grad {
+    static constexpr bool WEIGHTED = false;
+    static __device__ __forceinline__ float weight(float y) { return y; }
     static __device__ __forceinline__ float term(float y, float dy) { return y * dy; }
-    static __device__ __forceinline__ float dx(float y, float dy, float dot) { return y * (dy - dot); }
+    static __device__ __forceinline__ float dx_weighted(float w, float dy, float dot) { return w * (dy - dot); }
+    static __device__ __forceinline__ float dx(float y, float dy, float dot) { return dx_weighted(y, dy, dot); }
 };
 //@ log_softmax_backward
 
 // log_softmax's backward: term dy, dx = dy - exp(y) dot. Where y is -inf (a masked entry) exp(y) is 0 in every exp
-// mode and dx is exactly dy.
+// mode and dx is exactly dy. exp(y) is the weight: a kernel may take it as y lands, apart from the write (term takes
+// either, as it ignores its first argument).
 template <int EXP> struct Grad {
+    static constexpr bool WEIGHTED = true;
+    static __device__ __forceinline__ float weight(float y) { return Num<EXP>::exp_from(y, 0.0f); }
     static __device__ __forceinline__ float term(float, float dy) { return dy; }
-    static __device__ __forceinline__ float dx(float y, float dy, float dot) {
-        return dy - Num<EXP>::exp_from(y, 0.0f) * dot;
-    }
+    static __device__ __forceinline__ float dx_weighted(float w, float dy, float dot) { return dy - w * dot; }
+    static __device__ __forceinline__ float dx(float y, float dy, float dot) { return dx_weighted(weight(y), dy, dot); }
 };
 //@ end
 
@@ -156,7 +162,11 @@ template <class C, class X, class Y> __device__ __forceinline__ void grad_loop_r
 // pass through registers); the up to V - 1 unaligned elements at each end go to the first and last block, with the
 // register part. The block's terms are summed, the blocks' sums once across the cluster in distributed shared memory,
 // and each block writes dx for its share. y and dy are read once and dx written once. The exponential of
-// log_softmax's weight is in the forward cluster kernel's mode (cluster_exp: its config names none).
+// log_softmax's weight is in the forward cluster kernel's mode (cluster_exp: its config names none), and taken as y
+// lands where it can be kept: the register part's before the shared part's wait, a float y's shared part a vector
+// at a time (one cp.async group each), kept in y's slot. Taken after the exchange, with a wave's blocks in step, the
+// memory idled through them (fp32 1024x151936: 0.87 of the floor, 0.96 taken as they land; H200, call 31 in
+// bench/results/training-family-h200/).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const X* __restrict__ dy,
                                                   Y* __restrict__ dx, int cols) {
@@ -164,6 +174,10 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
     typedef Vec<X, V> XV;
     typedef Vec<Y, V> YV;
     typedef Grad<cluster_exp<X>> D;
+    // Whether y's slots keep its weights (a float y's). A 16-bit y's slot has no room for float weights, and fp16
+    // weights (2^-11 relative) put dx = dy - w dot past its tolerance where dot is large (BackwardGpuTest, bf16): its
+    // shared part's weights are taken at the write.
+    constexpr bool KEEP_W = D::WEIGHTED && sizeof(X) == 4;
     extern __shared__ __align__(16) unsigned char kevo_dynamic_smem[];
     VecW<X, V>* held_y = reinterpret_cast<VecW<X, V>*>(kevo_dynamic_smem);
     VecW<X, V>* held_g = held_y + S * THREADS;
@@ -184,8 +198,9 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
         const int i = v0 + t + (N + k) * THREADS;
         kevo_cp_async16(&held_y[k * THREADS + t], yv + (i < v1 ? i : 0), i < v1);
         kevo_cp_async16(&held_g[k * THREADS + t], gv + (i < v1 ? i : 0), i < v1);
+        if constexpr (KEEP_W) cp_async_commit();
     }
-    cp_async_commit();
+    if constexpr (!KEEP_W) cp_async_commit();
     float a[N * V + 2], g[N * V + 2];  // the register part, then the row's head and tail elements
 #pragma unroll
     for (int k = 0; k < N; ++k) {
@@ -205,16 +220,25 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
     g[N * V + 1] = end ? load_one<C::LOAD>(dy + tail) : 0.0f;
     float s = 0.0f;
 #pragma unroll
-    for (int i = 0; i < N * V + 2; ++i) s += D::term(a[i], g[i]);
-    cp_async_wait_pending(0);
+    for (int i = 0; i < N * V + 2; ++i) {
+        a[i] = D::weight(a[i]);
+        s += D::term(a[i], g[i]);
+    }
+    if constexpr (!KEEP_W) cp_async_wait_pending(0);
 #pragma unroll
     for (int k = 0; k < S; ++k) {
+        if constexpr (KEEP_W) cp_async_wait_pending(S - 1 - k);
         if (v0 + t + (N + k) * THREADS < v1) {
             float u[V], w[V];
             XV::unpack(held_y[k * THREADS + t], u);
             XV::unpack(held_g[k * THREADS + t], w);
 #pragma unroll
             for (int e = 0; e < V; ++e) s += D::term(u[e], w[e]);
+            if constexpr (KEEP_W) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) u[e] = D::weight(u[e]);
+                held_y[k * THREADS + t] = XV::pack(u, 1.0f);
+            }
         }
     }
     float dot = group_reduce<THREADS, REDUCE_SHUFFLE>(s, SumOp());
@@ -229,7 +253,7 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
         if (i < v1) {
             float o[V];
 #pragma unroll
-            for (int e = 0; e < V; ++e) o[e] = D::dx(a[k * V + e], g[k * V + e], dot);
+            for (int e = 0; e < V; ++e) o[e] = D::dx_weighted(a[k * V + e], g[k * V + e], dot);
             store<C::STORE>(dv + i, YV::pack(o, 1.0f));
         }
     }
@@ -241,11 +265,11 @@ __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const
             XV::unpack(held_y[k * THREADS + t], u);
             XV::unpack(held_g[k * THREADS + t], w);
 #pragma unroll
-            for (int e = 0; e < V; ++e) u[e] = D::dx(u[e], w[e], dot);
+            for (int e = 0; e < V; ++e) u[e] = D::dx_weighted(KEEP_W ? u[e] : D::weight(u[e]), w[e], dot);
             store<C::STORE>(dv + i, YV::pack(u, 1.0f));
         }
     }
-    if (head) store_one<C::STORE>(dx + base + t, D::dx(a[N * V], g[N * V], dot), 1.0f);
-    if (end) store_one<C::STORE>(dx + tail, D::dx(a[N * V + 1], g[N * V + 1], dot), 1.0f);
+    if (head) store_one<C::STORE>(dx + base + t, D::dx_weighted(a[N * V], g[N * V], dot), 1.0f);
+    if (end) store_one<C::STORE>(dx + tail, D::dx_weighted(a[N * V + 1], g[N * V + 1], dot), 1.0f);
     dots.finish();
 }
