@@ -15,6 +15,7 @@ import dev.kevo.agent.Genome.Streaming;
 import dev.kevo.data.Defaults;
 import dev.kevo.data.Precision;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -130,6 +131,12 @@ public final class BuiltinAgent implements Agent {
      * blocks its clusters ended at half softmax's columns (131072 float32), and the LM-head rows past that (151936,
      * 262144 columns) fell to the loop that reads y and dy twice. Clusters of 16 (non-portable, launched where
      * resident) hold them on chip: bench/results/training-family-h200/ (call 21) measured both defaults side by side.
+     * log_softmax_backward with a 16-bit x also holds more a block in shared memory ({@link #GRADIENT_SMEM_VECS_16}):
+     * at the dtype's share a 262144-column row took clusters of 11 blocks, which leave an SM's second block slot idle
+     * wherever a GPC's free slots number fewer than 11, and 50257 columns took three blocks of a third each; holding
+     * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there: 0.935 -> 0.966 of the floor on the llm suite,
+     * 512x262144 0.83 -> 0.93). softmax_backward, whose write phase takes no exponential, ran slower so (0.971 -> 0.953)
+     * and keeps the dtype's share.
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());
@@ -137,13 +144,21 @@ public final class BuiltinAgent implements Agent {
             return d;
         }
         Genome.ClusterRows c = d.clusterRows();
+        boolean wider = task.op().equals(Operators.LOG_SOFTMAX_BACKWARD) && task.dtype().x().bytes() == 2;
+        int smemVecs = wider ? GRADIENT_SMEM_VECS_16 : c.smemVecs();
         return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(c.minCols(),
-                GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store()),
+                GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(), smemVecs, c.group(), c.fit(), c.load(), c.store()),
                 d.loopRows());
     }
 
     /** The blocks a gradient operator's default cluster may span: {@link #defaultGenome(Task)} says why. */
     static final int GRADIENT_MAX_CLUSTER = 16;
+
+    /**
+     * log_softmax_backward's default cluster regime's shared-memory vectors with a 16-bit x (y's and dy's together:
+     * 96 KiB a 512-thread block, two blocks an SM): {@link #defaultGenome(Task)} says why.
+     */
+    static final int GRADIENT_SMEM_VECS_16 = 12;
 
     private static final Genome SIXTEEN_BIT = new Genome(
             new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),

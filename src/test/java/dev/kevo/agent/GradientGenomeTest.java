@@ -9,6 +9,7 @@ import dev.kevo.NeedsNvrtc;
 import dev.kevo.cuda.Nvrtc;
 import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.Expr;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ParameterTypes;
 import dev.kevo.task.SourcePolicy;
@@ -17,6 +18,7 @@ import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The genome rendered for the backward operators (GradientPlans, genome-backward.cu): files that say their operator,
@@ -136,6 +139,24 @@ class GradientGenomeTest {
         assertTrue(CLUSTER.matcher(widest.launches().getFirst().kernel().call()).find(), widest.when());
         Task softmax = new Task(Operators.SOFTMAX, task.dtype());
         assertEquals(BuiltinAgent.defaultGenome(task.dtype()), BuiltinAgent.defaultGenome(softmax));
+    }
+
+    /**
+     * With a 16-bit x, log_softmax_backward's default cluster blocks hold enough that the longest LM-head rows (262144
+     * columns) take a portable cluster of 8 blocks and 50257 columns two: clusters of 11 and 3 left SM slots idle.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bf16", "fp16"})
+    void theSixteenBitDefaultTakesPortableClustersForLmHeadRows(String dtype) {
+        Task task = task("log_softmax_backward", dtype);
+        List<KernelRenderer.Plan> plans = KernelRenderer.plans(BuiltinAgent.defaultGenome(task), task);
+        for (long[] colsAndBlocks : new long[][] {{262144, 8}, {50257, 2}}) {
+            Expr.Env env = new Expr.Env(4096, colsAndBlocks[0], 132, Map.of());
+            KernelRenderer.Launch launch = plans.stream().filter(p -> Expr.parse(p.when()).evalBoolean(env))
+                    .findFirst().orElseThrow().launches().getFirst();
+            assertTrue(CLUSTER.matcher(launch.kernel().call()).find(), launch.kernel().name());
+            assertEquals(colsAndBlocks[1], Expr.parse(launch.cluster()).evalLong(env), colsAndBlocks[0] + " columns");
+        }
     }
 
     /** A file says its operator, holds its own Grad and no other's, and reads as any kernel file does. */
