@@ -114,8 +114,10 @@ public final class BuiltinAgent implements Agent {
      * threads holding 16 elements a thread and then 32 up to 16384 columns, few long rows split over two 512-thread
      * blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 16384 columns of
      * many (the champion's 32768, capped where its block rows end) held across a cluster of 512-thread blocks, 32
-     * elements a thread in registers and 64 in shared memory; with {@code fit}, a row that a smaller block holds whole
-     * takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread block, the
+     * elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a thread's shared
+     * vectors land (group 2: the forward operators' rows held on chip gained 1.5-4% of the floor over taking them after
+     * the whole share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block
+     * holds whole takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread block, the
      * default before (measured in that folder). Its two-launch split pass, which serves only rows too long for the
      * one-launch plans and which no campaign has timed, stays the earlier default's. Campaigns that start from it:
      * bench/results/campaign-bf16-h100/.
@@ -136,19 +138,27 @@ public final class BuiltinAgent implements Agent {
      * wherever a GPC's free slots number fewer than 11, and 50257 columns took three blocks of a third each; holding
      * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there: 0.935 -> 0.966 of the floor on the llm suite,
      * 512x262144 0.83 -> 0.93). softmax_backward, whose write phase takes no exponential, ran slower so (0.971 -> 0.953)
-     * and keeps the dtype's share.
+     * and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part whole, not in the 16-bit
+     * default's groups: its best known genome ran 0.874 -> 0.817 of the floor with them (call 34 there).
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());
+        Genome.ClusterRows c = d.clusterRows();
+        if (task.op().reducedOutput().isPresent()) {
+            return withCluster(d, new Genome.ClusterRows(c.minCols(), c.maxCluster(), c.threads(), c.regVecs(),
+                    c.smemVecs(), 0, c.fit(), c.load(), c.store()));
+        }
         if (task.op().gradientOf().isEmpty()) {
             return d;
         }
-        Genome.ClusterRows c = d.clusterRows();
         boolean wider = task.op().equals(Operators.LOG_SOFTMAX_BACKWARD) && task.dtype().x().bytes() == 2;
         int smemVecs = wider ? GRADIENT_SMEM_VECS_16 : c.smemVecs();
-        return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(c.minCols(),
-                GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(), smemVecs, c.group(), c.fit(), c.load(), c.store()),
-                d.loopRows());
+        return withCluster(d, new Genome.ClusterRows(c.minCols(), GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(),
+                smemVecs, c.group(), c.fit(), c.load(), c.store()));
+    }
+
+    private static Genome withCluster(Genome d, Genome.ClusterRows cluster) {
+        return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), cluster, d.loopRows());
     }
 
     /** The blocks a gradient operator's default cluster may span: {@link #defaultGenome(Task)} says why. */
@@ -167,7 +177,7 @@ public final class BuiltinAgent implements Agent {
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
-            new ClusterRows(16384, 8, 512, 4, 8, 0, true, LoadHint.PLAIN, StoreHint.PLAIN),
+            new ClusterRows(16384, 8, 512, 4, 8, 2, true, LoadHint.PLAIN, StoreHint.PLAIN),
             new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCS)));
 
