@@ -115,8 +115,8 @@ public final class BuiltinAgent implements Agent {
      * blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 16384 columns of
      * many (the champion's 32768, capped where its block rows end) held across a cluster of 512-thread blocks, 32
      * elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a thread's shared
-     * vectors land (group 2: the forward operators' rows held on chip gained 1.5-4% of the floor over taking them after
-     * the whole share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block
+     * vectors land (group 2: faster for the forward operators' rows held on chip than taking them after the whole
+     * share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block
      * holds whole takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread block, the
      * default before (measured in that folder). Its two-launch split pass, which serves only rows too long for the
      * one-launch plans and which no campaign has timed, stays the earlier default's. Campaigns that start from it:
@@ -136,10 +136,9 @@ public final class BuiltinAgent implements Agent {
      * log_softmax_backward with a 16-bit x also holds more a block in shared memory ({@link #GRADIENT_SMEM_VECS_16}):
      * at the dtype's share a 262144-column row took clusters of 11 blocks, which leave an SM's second block slot idle
      * wherever a GPC's free slots number fewer than 11, and 50257 columns took three blocks of a third each; holding
-     * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there: 0.935 -> 0.966 of the floor on the llm suite,
-     * 512x262144 0.83 -> 0.93). softmax_backward, whose write phase takes no exponential, ran slower so (0.971 -> 0.953)
-     * and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part whole, not in the 16-bit
-     * default's groups: its best known genome ran 0.874 -> 0.817 of the floor with them (call 34 there).
+     * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there). softmax_backward, whose write phase takes no
+     * exponential, ran slower so and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part
+     * whole, not in the 16-bit default's groups, with which its best known genome ran slower (call 34 there).
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());

@@ -165,8 +165,7 @@ template <class C, class X, class Y> __device__ __forceinline__ void grad_loop_r
 // log_softmax's weight is in the forward cluster kernel's mode (cluster_exp: its config names none), and taken as y
 // lands where it can be kept: the register part's before the shared part's wait, a float y's shared part a vector
 // at a time (one cp.async group each), kept in y's slot. Taken after the exchange, with a wave's blocks in step, the
-// memory idled through them (fp32 1024x151936: 0.87 of the floor, 0.96 taken as they land; H200, call 31 in
-// bench/results/training-family-h200/).
+// memory idled through them (bench/results/training-family-h200/, call 31).
 template <class C, int THREADS, int N, int S, class X, class Y>
 __device__ __forceinline__ void grad_cluster_rows(const X* __restrict__ y, const X* __restrict__ dy,
                                                   Y* __restrict__ dx, int cols) {
