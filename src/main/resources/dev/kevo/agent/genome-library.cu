@@ -337,10 +337,8 @@ __device__ __forceinline__ float lowest_of(kevo_half) { return -65504.0f; }
 
 // One row's mask: keys at or past `limit` are masked (causal aligned to the bottom right: query q sees keys up to
 // q + cols - queries; padding: the batch entry's length), and `bias` is the row's additive mask, null under the other
-// kinds. The score is one rounding of the exact value, as the reference rounds it: scale * x, or fma(scale, x, bias).
-// The product is __fmul_rn, which the compiler never contracts: fused with an exponential's v - max into
-// fma(x, scale, -max), a row of the lowest float under an inexact scale (1/sqrt(80)) gave exponents of the
-// product's rounding error, about 1e31, instead of 0 (MaskedSoftmaxGpuTest's lowest-mask case, bf16).
+// kinds. The score is one rounding of the exact value, as the reference rounds it: scale * x (scaled), or
+// fma(scale, x, bias).
 // A kernel's mask kind where its config fixes it (Unmasked<Cfg>: a plan launches it for mask_kind 0 only), else
 // MASK_ANY, the launch's argument. Fixed to none, the prologue is the scale alone: no row index, limit or mask
 // pointer held in registers beside the row (the general prologue took 16 more registers in a 16-bit block kernel
@@ -375,12 +373,17 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         else if (a.kind == MASK_ADDITIVE) bias = static_cast<const X*>(a.mask) + (b * a.queries + q) * a.cols;
     }
 
+    // scale * v rounded once: __fmul_rn, which the compiler never contracts. Fused with an exponential's v - max into
+    // fma(x, scale, -max), a row of the lowest float under an inexact scale (1/sqrt(80)) gave exponents of the
+    // product's rounding error, about 1e31, instead of 0 (MaskedSoftmaxGpuTest's lowest-mask case, bf16).
+    __device__ __forceinline__ float scaled(float v) const { return __fmul_rn(v, scale); }
+
     __device__ __forceinline__ float score(float v, int c, float m) const {
         if constexpr (KIND == MASK_NONE) {
-            return __fmul_rn(v, scale);
+            return scaled(v);
         } else {
             if (c >= limit) return -KEVO_INF;
-            if (bias == nullptr) return __fmul_rn(v, scale);
+            if (bias == nullptr) return scaled(v);
             return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
         }
     }
@@ -408,7 +411,7 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         if constexpr (KIND != MASK_NONE) plain = bias == nullptr && c + n <= limit;
         if (plain) {
 #pragma unroll
-            for (int i = 0; i < n; ++i) v[i] = __fmul_rn(v[i], scale);
+            for (int i = 0; i < n; ++i) v[i] = scaled(v[i]);
         } else {
 #pragma unroll
             for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
@@ -439,7 +442,7 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
 #pragma unroll
             for (int k = 0; k < N; ++k) {
 #pragma unroll
-                for (int i = 0; i < V; ++i) v[k * V + i] = __fmul_rn(v[k * V + i], scale);
+                for (int i = 0; i < V; ++i) v[k * V + i] = scaled(v[k * V + i]);
             }
             return;
         }
