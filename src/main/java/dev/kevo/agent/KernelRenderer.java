@@ -3,6 +3,7 @@ package dev.kevo.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kevo.cuda.Prelude;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
@@ -366,18 +367,50 @@ public final class KernelRenderer {
         }
         List<Plan> out = new ArrayList<>();
         for (Plan p : plans) {
-            out.add(new Plan("mask_kind == 0 && (" + p.when() + ")", masked(p, task, true)));
-            out.add(new Plan(p.when(), masked(p, task, false)));
+            for (MaskInstance m : MaskInstance.values()) {
+                out.add(new Plan(m.condition() + " && (" + p.when() + ")", masked(p, task, m)));
+            }
         }
         return out;
     }
 
     /**
-     * {@code plan}'s launches with the attention arguments; {@code unmasked}: of kernels instantiated for mask kind 0
-     * (the library's Unmasked config, whose prologue is the scale alone and holds no mask state in registers), which
-     * a plan launches only where the shape's mask_kind is 0. Every kernel's call names its config first.
+     * The mask kinds a masked_softmax kernel is instantiated for (the library's OfKind config fixes them, so that its
+     * prologue holds only what they need beside the row): none; causal and padding, which only limit a row's keys and
+     * share kernels, as each costs its rows one branch; additive. Every {@link MaskKind} is in exactly one.
      */
-    private static List<Launch> masked(Plan plan, Task task, boolean unmasked) {
+    enum MaskInstance {
+        NONE("none", "MASK_NONE", MaskKind.NONE),
+        LIMIT("limit", "MASK_LIMIT", MaskKind.CAUSAL, MaskKind.PADDING),
+        ADDITIVE("additive", "MASK_ADDITIVE", MaskKind.ADDITIVE);
+
+        private final String suffix;
+        private final String constant;
+        private final List<MaskKind> kinds;
+
+        MaskInstance(String suffix, String constant, MaskKind... kinds) {
+            this.suffix = suffix;
+            this.constant = constant;
+            this.kinds = List.of(kinds);
+        }
+
+        List<MaskKind> kinds() {
+            return kinds;
+        }
+
+        /** The plan condition that selects its kinds. */
+        String condition() {
+            return kinds.stream().map(k -> "mask_kind == " + k.ordinal())
+                    .collect(Collectors.joining(" || ", kinds.size() > 1 ? "(" : "",
+                            kinds.size() > 1 ? ")" : ""));
+        }
+    }
+
+    /**
+     * {@code plan}'s launches with the attention arguments, of kernels instantiated for {@code mask}'s kinds, which a
+     * plan launches only where the shape's mask_kind is one of them. Every kernel's call names its config first.
+     */
+    private static List<Launch> masked(Plan plan, Task task, MaskInstance mask) {
         String params = ", const int* __restrict__ lengths, const " + task.dtype().x().cudaType()
                 + "* __restrict__ mask, float scale, int heads, int queries, int mask_kind";
         String set = "Attention::set(x, lengths, mask, scale, heads, queries, cols, mask_kind);\n    ";
@@ -385,16 +418,16 @@ public final class KernelRenderer {
             Kernel k = l.kernel();
             List<String> args = new ArrayList<>(l.args());
             args.addAll(ATTENTION_ARGS);
-            String name = unmasked ? k.name() + "_unmasked" : k.name();
-            String call = unmasked ? unmaskedCall(k) : k.call();
+            String name = k.name() + "_" + mask.suffix;
+            String call = callOfKind(k, mask);
             return new Launch(new Kernel(name, k.threads(), k.minBlocks(), k.params() + params, set + call),
                     l.grid(), l.smem(), l.cooperative(), l.cluster(), args);
         }).toList();
     }
 
-    /** {@code k}'s call with its config (the first template argument, a {@code *Cfg}) under the library's Unmasked. */
-    private static String unmaskedCall(Kernel k) {
-        String call = k.call().replaceFirst("<(\\w+Cfg)\\b", "<Unmasked<$1>");
+    /** {@code k}'s call with its config (the first template argument, a {@code *Cfg}) fixed to {@code mask}'s kinds. */
+    private static String callOfKind(Kernel k, MaskInstance mask) {
+        String call = k.call().replaceFirst("<(\\w+Cfg)\\b", "<OfKind<$1, " + mask.constant + ">");
         if (call.equals(k.call())) {
             throw new IllegalStateException("kernel " + k.name() + " names no config first in its call: " + k.call());
         }

@@ -298,7 +298,9 @@ __device__ __forceinline__ void loss_finish(const float* __restrict__ ws, float*
 // a row with no score left writes 0 (its max is -inf: kernels take its exponentials against 0 and scale them by 0).
 // The launch's attention arguments are set once a block, by thread 0 before a barrier (Attention::set, called by
 // every kernel's entry), so that the templates keep softmax's parameters; a row's mask is found from its x pointer.
-enum { MASK_ANY = -1, MASK_NONE = 0, MASK_CAUSAL = 1, MASK_PADDING = 2, MASK_ADDITIVE = 3 };
+enum { MASK_NONE = 0, MASK_CAUSAL = 1, MASK_PADDING = 2, MASK_ADDITIVE = 3 };
+// A kernel's fixed kinds (OfKind, below): any kind, the launch's argument; or the kinds that only limit a row's keys.
+enum { MASK_ANY = -1, MASK_LIMIT = -2 };
 
 struct Attention {
     const void* x;
@@ -339,15 +341,18 @@ __device__ __forceinline__ float lowest_of(kevo_half) { return -65504.0f; }
 // q + cols - queries; padding: the batch entry's length), and `bias` is the row's additive mask, null under the other
 // kinds. The score is one rounding of the exact value, as the reference rounds it: scale * x (scaled), or
 // fma(scale, x, bias).
-// A kernel's mask kind where its config fixes it (Unmasked<Cfg>: a plan launches it for mask_kind 0 only), else
-// MASK_ANY, the launch's argument. Fixed to none, the prologue is the scale alone: no row index, limit or mask
-// pointer held in registers beside the row (the general prologue took 16 more registers in a 16-bit block kernel
-// than softmax's, which left it fewer blocks an SM).
+// A kernel's mask kinds where its config fixes them (OfKind<Cfg, K>: a plan launches it for those kinds only): none,
+// MASK_LIMIT (causal or padding) or additive; else MASK_ANY, the launch's argument. Fixed, the prologue holds only
+// what its kinds need beside the row: none, the scale alone (the general prologue took 16 more registers in a 16-bit
+// block kernel than softmax's, which left it fewer blocks an SM); causal and padding, a limit; additive, the mask
+// row's pointer.
 template <class C, class = void> struct MaskOf { static constexpr int value = MASK_ANY; };
 template <class C> struct MaskOf<C, decltype(void(C::MASK))> { static constexpr int value = C::MASK; };
-template <class C> struct Unmasked : C { static constexpr int MASK = MASK_NONE; };
+template <class C, int K> struct OfKind : C { static constexpr int MASK = K; };
 
 template <class X, int KIND = MASK_ANY> struct Prologue {
+    static constexpr bool LIMITED = KIND == MASK_ANY || KIND == MASK_LIMIT;
+    static constexpr bool BIASED = KIND == MASK_ANY || KIND == MASK_ADDITIVE;
     float scale;
     int limit;
     const X* bias;
@@ -360,6 +365,13 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         if constexpr (KIND != MASK_NONE) find_mask(a, xr);
     }
 
+    // Whether the launch's kind is k: known where the kernel's kinds exclude it.
+    static __device__ __forceinline__ bool is(const Attention& a, int k) {
+        if constexpr (KIND == MASK_ANY) return a.kind == k;
+        else if constexpr (KIND == MASK_LIMIT) return (k == MASK_CAUSAL || k == MASK_PADDING) && a.kind == k;
+        else return KIND == k;
+    }
+
     // The row's limit and mask pointer, from its x pointer.
     __device__ __forceinline__ void find_mask(const Attention& a, const X* xr) {
         // 32-bit divisions wherever they suffice: a launch's rows are an int, and its elements mostly fit 32 bits.
@@ -368,9 +380,15 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         const unsigned row = off <= 0xFFFFFFFFull ? (unsigned)off / (unsigned)a.cols
                                                   : (unsigned)(off / (unsigned long long)a.cols);
         const long long q = row % (unsigned)a.queries, b = row / ((unsigned)a.queries * (unsigned)a.heads);
-        if (a.kind == MASK_CAUSAL) limit = (int)max(0LL, min((long long)a.cols, q + a.cols - a.queries + 1));
-        else if (a.kind == MASK_PADDING) limit = max(0, min(a.cols, a.lengths[b]));
-        else if (a.kind == MASK_ADDITIVE) bias = static_cast<const X*>(a.mask) + (b * a.queries + q) * a.cols;
+        if (is(a, MASK_CAUSAL)) limit = (int)max(0LL, min((long long)a.cols, q + a.cols - a.queries + 1));
+        else if (is(a, MASK_PADDING)) limit = max(0, min(a.cols, a.lengths[b]));
+        else if (is(a, MASK_ADDITIVE)) bias = static_cast<const X*>(a.mask) + (b * a.queries + q) * a.cols;
+    }
+
+    // Whether this row has a mask tensor: always under a fixed additive kind, never under the others.
+    __device__ __forceinline__ bool biased() const {
+        if constexpr (KIND == MASK_ANY) return bias != nullptr;
+        else return KIND == MASK_ADDITIVE;
     }
 
     // scale * v rounded once: __fmul_rn, which the compiler never contracts. Fused with an exponential's v - max into
@@ -379,20 +397,18 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     __device__ __forceinline__ float scaled(float v) const { return __fmul_rn(v, scale); }
 
     __device__ __forceinline__ float score(float v, int c, float m) const {
-        if constexpr (KIND == MASK_NONE) {
-            return scaled(v);
-        } else {
+        if constexpr (LIMITED) {
             if (c >= limit) return -KEVO_INF;
-            if (bias == nullptr) return scaled(v);
-            return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
         }
+        if (!biased()) return scaled(v);
+        return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
     }
 
     // The mask's values at n consecutive elements from column c, read as a vector where aligned; apart from their
     // use (scores), so that a kernel can issue all its loads of a row's mask before it waits for any (apply_all).
     template <int n> __device__ __forceinline__ void bias_at(float* m, int c) const {
-        if constexpr (KIND != MASK_NONE) {
-            if (bias == nullptr) return;
+        if constexpr (BIASED) {
+            if (!biased()) return;
             if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
                 Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
             } else {
@@ -407,14 +423,14 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     // one test and a product an element: the test an element cost 16-bit rows, whose arithmetic per byte is twice
     // a float row's, more than their memory time allows (the masked bf16 campaign's rows trailed fp32's everywhere).
     template <int n> __device__ __forceinline__ void scores(float* v, const float* m, int c) const {
-        bool plain = true;
-        if constexpr (KIND != MASK_NONE) plain = bias == nullptr && c + n <= limit;
+        bool plain = !biased();
+        if constexpr (LIMITED) plain = plain && c + n <= limit;
         if (plain) {
 #pragma unroll
             for (int i = 0; i < n; ++i) v[i] = scaled(v[i]);
         } else {
 #pragma unroll
-            for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, bias != nullptr ? m[i] : 0.0f);
+            for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, biased() ? m[i] : 0.0f);
         }
     }
 
@@ -436,8 +452,8 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     __device__ __forceinline__ void apply_all(float* v, Col col, Has has) const {
         // No key masked: the row's scores with one test. A thread's padding vectors (not has) are -inf and stay so
         // under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general path.
-        bool plain = scale > 0.0f;
-        if constexpr (KIND != MASK_NONE) plain = plain && bias == nullptr && limit == Attention::block().cols;
+        bool plain = scale > 0.0f && !biased();
+        if constexpr (LIMITED) plain = plain && limit == Attention::block().cols;
         if (plain) {
 #pragma unroll
             for (int k = 0; k < N; ++k) {

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kevo.Exhaustive;
 import dev.kevo.NeedsNvrtc;
 import dev.kevo.cuda.Nvrtc;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.Expr;
 import dev.kevo.task.KernelFile;
 import dev.kevo.task.ParameterTypes;
 import dev.kevo.task.SourcePolicy;
@@ -16,7 +18,9 @@ import dev.kevo.task.op.Operator;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -245,13 +249,25 @@ class OperatorGenomeTest {
                 "masked_softmax's prologue, not log_softmax's epilogue");
         Genome g = BuiltinAgent.defaultGenome().normalized(masked);
         List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.BF16);
-        assertEquals(2 * softmax.size(), file.plans().size(), "an unmasked plan and a plan for each of softmax's");
+        List<KernelRenderer.MaskInstance> instances = List.of(KernelRenderer.MaskInstance.values());
+        assertEquals(List.of(MaskKind.values()), instances.stream().flatMap(m -> m.kinds().stream()).sorted().toList(),
+                "every mask kind has its kernels, once");
+        int n = instances.size();
+        assertEquals(n * softmax.size(), file.plans().size(), "a plan for each kind's kernels and each of softmax's");
         for (int i = 0; i < softmax.size(); i++) {
-            KernelFile.Plan unmasked = file.plans().get(2 * i);
-            KernelFile.Plan any = file.plans().get(2 * i + 1);
-            assertEquals("mask_kind == 0 && (" + softmax.get(i).when() + ")", unmasked.when().text());
-            assertEquals(softmax.get(i).when(), any.when().text());
-            for (KernelFile.Plan plan : List.of(unmasked, any)) {
+            for (int m = 0; m < n; m++) {
+                KernelFile.Plan plan = file.plans().get(n * i + m);
+                String condition = instances.get(m).condition();
+                assertEquals(condition + " && (" + softmax.get(i).when() + ")", plan.when().text());
+                for (MaskKind kind : MaskKind.values()) {
+                    Expr.Env env = new Expr.Env(1, 1, 1, Map.of(), 1, 1, 1, kind.ordinal());
+                    assertEquals(instances.get(m).kinds().contains(kind), Expr.parseAllowingKnobs(condition, Set.of(),
+                            Expr.ATTENTION_VARIABLES).evalBoolean(env),
+                            condition + " for " + kind.id());
+                }
+                String suffix = "_" + instances.get(m).name().toLowerCase(java.util.Locale.ROOT);
+                assertTrue(plan.launches().stream().allMatch(l -> l.kernel().endsWith(suffix)),
+                        "kernels named for their kinds");
                 for (int j = 0; j < softmax.get(i).launches().size(); j++) {
                     List<String> args = plan.launches().get(j).args().stream().map(Object::toString).toList();
                     assertEquals(softmax.get(i).launches().get(j).args(), args.subList(0, args.size() - 6));
@@ -259,10 +275,7 @@ class OperatorGenomeTest {
                             args.subList(args.size() - 6, args.size()));
                 }
             }
-            String kernel = softmax.get(i).launches().getFirst().kernel().name();
-            assertEquals(kernel + "_unmasked", unmasked.launches().getFirst().kernel());
         }
-        assertTrue(file.source().contains("<Unmasked<"), "the unmasked kernels take the Unmasked config");
         assertEquals(BuiltinAgent.defaultGenome().normalized(Precision.BF16).blockRows().online(),
                 g.blockRows().online(), "either reduce serves a fully masked row: the genome's gene, not forced");
     }
