@@ -396,41 +396,56 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     // product's rounding error, about 1e31, instead of 0 (MaskedSoftmaxGpuTest's lowest-mask case, bf16).
     __device__ __forceinline__ float scaled(float v) const { return __fmul_rn(v, scale); }
 
-    __device__ __forceinline__ float score(float v, int c, float m) const {
+    // The score of an element r columns past the limit (r < 0: before it), with the mask's value m there.
+    __device__ __forceinline__ float score_rel(float v, int r, float m) const {
         if constexpr (LIMITED) {
-            if (c >= limit) return -KEVO_INF;
+            if (r >= 0) return -KEVO_INF;
         }
         if (!biased()) return scaled(v);
         return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
     }
 
-    // The mask's values at n consecutive elements from column c, read as a vector where aligned; apart from their
-    // use (scores), so that a kernel can issue all its loads of a row's mask before it waits for any (apply_all).
-    template <int n> __device__ __forceinline__ void bias_at(float* m, int c) const {
+    // Whether the mask's n values at b can be read as one vector.
+    template <int n> static __device__ __forceinline__ bool vector_at(const X* b) {
+        return n > 1 && (reinterpret_cast<unsigned long long>(b) & (sizeof(VecW<X, n>) - 1)) == 0;
+    }
+
+    // The mask's values at n consecutive elements from b, r columns past the limit, as a vector where `whole`
+    // (vector_at<n>(b)); apart from their use (scores), so that a kernel can issue all its loads of a row's mask
+    // before it waits for any (apply_all).
+    template <int n> __device__ __forceinline__ void bias_from(float* m, const X* b, bool whole, int r) const {
         if constexpr (BIASED) {
             if (!biased()) return;
-            if (n > 1 && (reinterpret_cast<unsigned long long>(bias + c) & (sizeof(VecW<X, n>) - 1)) == 0) {
-                Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(bias + c), m);
+            if (whole) {
+                Vec<X, n>::unpack(*reinterpret_cast<const VecW<X, n>*>(b), m);
             } else {
 #pragma unroll
-                for (int i = 0; i < n; ++i) m[i] = c + i < limit ? kevo_to_float(bias[c + i]) : 0.0f;
+                for (int i = 0; i < n; ++i) m[i] = r + i < 0 ? kevo_to_float(b[i]) : 0.0f;
             }
         }
     }
 
-    // The scores of n consecutive elements from column c, in place, from the mask's values there (bias_at). A vector
-    // wholly before the limit and without a mask tensor, a row's usual one under every kind but the additive, takes
-    // one test and a product an element: the test an element cost 16-bit rows, whose arithmetic per byte is twice
-    // a float row's, more than their memory time allows (the masked bf16 campaign's rows trailed fp32's everywhere).
-    template <int n> __device__ __forceinline__ void scores(float* v, const float* m, int c) const {
+    // The mask's values at n consecutive elements from column c.
+    template <int n> __device__ __forceinline__ void bias_at(float* m, int c) const {
+        if constexpr (BIASED) {
+            if (biased()) bias_from<n>(m, bias + c, vector_at<n>(bias + c), c - limit);
+        }
+    }
+
+    // The scores of n consecutive elements, r columns past the limit, in place, from the mask's values there. A
+    // vector wholly before the limit and without a mask tensor, a row's usual one under every kind but the additive,
+    // takes one test and a product an element: the test an element cost 16-bit rows, whose arithmetic per byte is
+    // twice a float row's, more than their memory time allows (the masked bf16 campaign's rows trailed fp32's
+    // everywhere).
+    template <int n> __device__ __forceinline__ void scores_rel(float* v, const float* m, int r) const {
         bool plain = !biased();
-        if constexpr (LIMITED) plain = plain && c + n <= limit;
+        if constexpr (LIMITED) plain = plain && r + n <= 0;
         if (plain) {
 #pragma unroll
             for (int i = 0; i < n; ++i) v[i] = scaled(v[i]);
         } else {
 #pragma unroll
-            for (int i = 0; i < n; ++i) v[i] = score(v[i], c + i, biased() ? m[i] : 0.0f);
+            for (int i = 0; i < n; ++i) v[i] = score_rel(v[i], r + i, biased() ? m[i] : 0.0f);
         }
     }
 
@@ -438,39 +453,59 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     template <int n> __device__ __forceinline__ void apply(float* v, int c) const {
         float m[n];
         bias_at<n>(m, c);
-        scores<n>(v, m, c);
+        scores_rel<n>(v, m, c - limit);
     }
 
-    // The scores of a thread's N vectors of V held in registers (the k-th at v + k * V, from column col(k), there
-    // where has(k)). For float x and up to 16 values, every mask load first, then every score, so that a row's mask
-    // vectors are in flight together and the thread waits for them once: a load a vector, each used before the next
-    // is issued, waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of the
-    // others that way (bench/results/forward-family-h100/README.md). Past 16 values the mask's registers spill
-    // (ptxas, sm_90, at the 64 registers of 512-thread kernels); with 16-bit x the batch measured slower in every
-    // kind, the mask's registers costing more than the wait they save. A vector at a time there.
-    template <int N, int V, class Col, class Has>
-    __device__ __forceinline__ void apply_all(float* v, Col col, Has has) const {
-        // No key masked: the row's scores with one test. A thread's padding vectors (not has) are -inf and stay so
+    // The scores of a thread's N vectors of V held in registers, the k-th at v + k * V from column c0 + k * STEP * V,
+    // there where k * STEP < room. Every vector's column is c0's plus a constant, so the thread holds c0 and the count
+    // in registers, not a column and a test a vector (a column a vector, the kinds that test columns took 8 more
+    // registers than the unmasked kernel in 16-bit block kernels and 19 more in float ones, a block fewer an SM).
+    // For float x and up to 16 values, every mask load first, then every score, so that a row's mask vectors are in
+    // flight together and the thread waits for them once: a load a vector, each used before the next is issued,
+    // waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of the others that
+    // way (bench/results/forward-family-h100/README.md). Past 16 values the mask's registers spill (ptxas, sm_90, at
+    // the 64 registers of 512-thread kernels); with 16-bit x the batch measured slower in every kind, the mask's
+    // registers costing more than the wait they save. A vector at a time there.
+    template <int N, int V, int STEP> __device__ __forceinline__ void apply_all(float* v, int c0, int room) const {
+        // No key masked: the row's scores with one test. A thread's padding vectors (past room) are -inf and stay so
         // under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general path.
         bool plain = scale > 0.0f && !biased();
         if constexpr (LIMITED) plain = plain && limit == Attention::block().cols;
         if (plain) {
 #pragma unroll
-            for (int k = 0; k < N; ++k) {
-#pragma unroll
-                for (int i = 0; i < V; ++i) v[k * V + i] = scaled(v[k * V + i]);
-            }
+            for (int i = 0; i < N * V; ++i) v[i] = scaled(v[i]);
             return;
+        }
+        constexpr int D = STEP * V;  // columns from one vector to the next
+        const int r0 = c0 - limit;
+        // A vector's mask values come from b + k * D: one vector or none, as b is (D * sizeof(X) is a multiple of
+        // the vector's bytes).
+        const X* b = bias + c0;
+        const bool whole = BIASED && biased() && vector_at<V>(b);
+        if constexpr (sizeof(X) == 2 && BIASED) {
+            if (whole) { apply_each<N, V, STEP>(v, b, true, r0, room); return; }
         }
         if constexpr (N * V <= 16 && sizeof(X) == 4) {
             float m[N * V];
 #pragma unroll
-            for (int k = 0; k < N; ++k) if (has(k)) bias_at<V>(m + k * V, col(k));
+            for (int k = 0; k < N; ++k) if (k * STEP < room) bias_from<V>(m + k * V, b + k * D, whole, r0 + k * D);
 #pragma unroll
-            for (int k = 0; k < N; ++k) if (has(k)) scores<V>(v + k * V, m + k * V, col(k));
+            for (int k = 0; k < N; ++k) if (k * STEP < room) scores_rel<V>(v + k * V, m + k * V, r0 + k * D);
         } else {
+            apply_each<N, V, STEP>(v, b, whole, r0, room);
+        }
+    }
+
+    template <int N, int V, int STEP>
+    __device__ __forceinline__ void apply_each(float* v, const X* b, bool whole, int r0, int room) const {
+        constexpr int D = STEP * V;
 #pragma unroll
-            for (int k = 0; k < N; ++k) if (has(k)) apply<V>(v + k * V, col(k));
+        for (int k = 0; k < N; ++k) {
+            if (k * STEP < room) {
+                float m[V];
+                bias_from<V>(m, b + k * D, whole, r0 + k * D);
+                scores_rel<V>(v + k * V, m, r0 + k * D);
+            }
         }
     }
 
@@ -591,6 +626,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     Y* yr = y + base;
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
+//@ masked_softmax
+    const Prologue<X, MaskOf<C>::value> pro(live ? xr : x);
+//@ end
 
     float v[N * V];
     float h = -KEVO_INF, t = -KEVO_INF;  // padding as -inf vanishes in both max and exp
@@ -618,9 +656,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     }
 //@ masked_softmax
     if (live) {
-        const Prologue<X, MaskOf<C>::value> pro(xr);
-        pro.template apply_all<N, V>(v, [&](int k) { return p.head + (lane + k * G) * V; },
-                                     [&](int k) { return lane + k * G < p.nv; });
+        pro.template apply_all<N, V, G>(v, p.head + lane * V, p.nv - lane);
         if (V > 1 && lane < p.head) h = pro.one(h, lane);
         if (V > 1 && lane < p.tail) t = pro.one(t, p.head + p.nv * V + lane);
     }
@@ -1103,8 +1139,7 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 //@ masked_softmax
     const Prologue<X, MaskOf<C>::value> pro(xr);
-    pro.template apply_all<N, V>(v, [&](int j) { return p.head + (int)(c.q0 + threadIdx.x + j * THREADS) * V; },
-                                 [&](int j) { return c.q0 + threadIdx.x + j * THREADS < c.q1; });
+    pro.template apply_all<N, V, THREADS>(v, p.head + (int)(c.q0 + threadIdx.x) * V, (int)(c.q1 - c.q0 - threadIdx.x));
     if (extras && (int)threadIdx.x < p.head) v[N * V] = pro.one(v[N * V], threadIdx.x);
     if (extras && (int)threadIdx.x < p.tail) v[N * V + 1] = pro.one(v[N * V + 1], p.head + p.nv * V + threadIdx.x);
 //@ softmax log_softmax masked_softmax
@@ -1334,8 +1369,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ end
 //@ masked_softmax
     const Prologue<X, MaskOf<C>::value> pro(x + base);
-    pro.template apply_all<N, V>(r, [&](int k) { return p.head + (v0 + t + k * THREADS) * V; },
-                                 [&](int k) { return v0 + t + k * THREADS < v1; });
+    pro.template apply_all<N, V, THREADS>(r, p.head + (v0 + t) * V, v1 - v0 - t);
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
 //@ end
