@@ -138,12 +138,16 @@ public final class BuiltinAgent implements Agent {
      * wherever a GPC's free slots number fewer than 11, and 50257 columns took three blocks of a third each; holding
      * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there). softmax_backward, whose write phase takes no
      * exponential, ran slower so and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part
-     * whole, not in the 16-bit default's groups, with which its best known genome ran slower (call 34 there).
+     * whole, not in the 16-bit default's groups, with which its best known genome ran slower (call 34 there); with a
+     * 16-bit x it starts from that genome ({@link #LOSS_SIXTEEN_BIT}).
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());
         Genome.ClusterRows c = d.clusterRows();
         if (task.op().reducedOutput().isPresent()) {
+            if (task.dtype().x().bytes() == 2) {
+                return LOSS_SIXTEEN_BIT.normalized(task.dtype());
+            }
             return withCluster(d, new Genome.ClusterRows(c.minCols(), c.maxCluster(), c.threads(), c.regVecs(),
                     c.smemVecs(), 0, c.fit(), c.load(), c.store()));
         }
@@ -159,6 +163,26 @@ public final class BuiltinAgent implements Agent {
     private static Genome withCluster(Genome d, Genome.ClusterRows cluster) {
         return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), cluster, d.loopRows());
     }
+
+    /**
+     * A loss's default with a 16-bit x: the champion genome of the bf16 cross_entropy campaign of
+     * bench/results/training-family-h200/ (call 16), its cluster blocks of 256 threads instead of 512 (call 36
+     * there). Its rows of up to 4096 columns take a 128-thread block each, and longer rows a cluster of blocks of
+     * 256 threads that hold 32768 columns each (4 vectors a thread in registers, 12 in shared memory, taken whole),
+     * so that four blocks share an SM: with two 512-thread blocks a wave's blocks wait on their clusters' exchange
+     * together, and the LM-head rows of 151936 and 262144 columns ran slower. The dtype's forward default ran the
+     * loss slower on every llm shape (calls 34 and 37 there).
+     */
+    private static final Genome LOSS_SIXTEEN_BIT = new Genome(
+            new ShortRows(1024, 8, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.STCS),
+            new BlockRows(4096, 128, 128, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
+                    StoreHint.PLAIN),
+            new SplitRows(8192, 200, 4096, 11, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE,
+                    ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
+                    new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCG, StoreHint.PLAIN)),
+            new ClusterRows(4096, 8, 256, 4, 12, 0, true, LoadHint.LDG, StoreHint.STCG),
+            new LoopRows(0, new Streaming(512, 1, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
+                    LoadHint.LDCS, StoreHint.STCG)));
 
     /** The blocks a gradient operator's default cluster may span: {@link #defaultGenome(Task)} says why. */
     static final int GRADIENT_MAX_CLUSTER = 16;

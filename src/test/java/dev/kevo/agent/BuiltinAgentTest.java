@@ -8,13 +8,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.data.Precision;
 import dev.kevo.task.ContractParser;
+import dev.kevo.task.Expr;
+import dev.kevo.task.KernelFile;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class BuiltinAgentTest {
 
@@ -172,6 +179,31 @@ class BuiltinAgentTest {
                 }
             }
             assertEquals(Set.of("fresh", "mutate", "crossover"), operators, dtype::toString);
+        }
+    }
+
+    /**
+     * A 16-bit loss starts from its own genome: LM-head rows held in clusters of 256-thread blocks of 32768 columns
+     * (five blocks for 151936 columns, eight for 262144), not the forward default's 512-thread blocks, and rows of
+     * up to 4096 columns a 128-thread block each. Fails if the loss takes the dtype's forward default again.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cross_entropy:bf16", "cross_entropy:fp16",
+            "cross_entropy_sum:bf16"})
+    void theSixteenBitLossHoldsLmHeadRowsInClustersOfSmallBlocks(String opAndDtype) {
+        String[] parts = opAndDtype.split(":");
+        Task task = new Task(Operators.byId(parts[0]), Precision.parse(parts[1]));
+        KernelFile file = ContractParser.parse("ce.cu", null, KernelRenderer.render(BuiltinAgent.defaultGenome(task),
+                task));
+        for (long[] shape : new long[][] {{1024, 151936, 5, 256}, {512, 262144, 8, 256}, {65536, 4096, 1, 128}}) {
+            Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of());
+            KernelFile.Launch row = file.plans().stream().filter(p -> p.when().evalBoolean(env))
+                    .findFirst().orElseThrow().launches().stream()
+                    .filter(l -> !l.kernel().equals("ce_count") && !l.kernel().equals("ce_finish")).findFirst()
+                    .orElseThrow();
+            String where = shape[0] + "x" + shape[1] + ": " + row.kernel();
+            assertEquals(shape[3], row.block().evalLong(env), where);
+            assertEquals(shape[2], row.cluster() == null ? 1 : row.cluster().evalLong(env), where);
         }
     }
 
