@@ -51,16 +51,17 @@
 #   adversarial [GLOB]   the adversarial corpus (the files of GLOB under evaluator/adversarial/, default all) through
 #              one supervisor (bench/adversarial.py) and its table
 #   family-jobs NAME JOB...   bench/family.py on the given jobs (OP:DTYPE:KERNEL:SUITE), its record NAME.json
-#   ncu OP DTYPE K ROWSxCOLS [REGEX]   Nsight Compute on K's plan at one shape (bench/plan_runs.py), the kernels whose
-#              name matches REGEX (default all): speed of light, occupancy, warp stalls, memory and the SASS with its
-#              stall counters, as a report, its details page and a CSV of the source page
+#   ncu OP DTYPE K SHAPE [REGEX]   Nsight Compute on K's plan at one suite shape (bench/plan_runs.py; a masked one
+#              with its kind, as 4x32x16x32768:additive), the kernels whose name matches REGEX (default all): speed
+#              of light, occupancy, warp stalls, memory and the SASS with its stall counters, as a report, its
+#              details page and a CSV of the source page
 #   family-backward-all   the same for every backward kernel: both seeds of each operator and the genome's rendering
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 step=${1:?usage: bench/forward-family-h100.sh tests|check|campaign OP DTYPE|campaign-resume TGZ|family C32 C16|family-masked [K32 [K16]]|family-backward [SB LSB]}
 # Steps may run side by side, one per GPU (CUDA_VISIBLE_DEVICES): each gets its own folder and its own unpacked bundle.
 tag=forward-$step${2:+-$2}${3:+-$3}; [[ $step == ncu ]] && tag+=-$(basename "${4:-}" .cu)-${5:-}
-[[ $step == family-jobs ]] && tag=forward-$step-${2:-}; tag=${tag//\//_}
+[[ $step == family-jobs ]] && tag=forward-$step-${2:-}; tag=${tag//\//_}; tag=${tag//:/-}
 out=/tmp/$tag; rm -rf "$out"; mkdir -p "$out"
 trap 'tar czf "${OUT:-.}/$tag.tgz" -C /tmp "$tag"' EXIT
 export KEVO_UNPACK=${KEVO_UNPACK:-/tmp/kevo-bundle-$tag}
@@ -333,8 +334,8 @@ export-loss-torch)
 family-jobs)
   name=${2:?NAME}; shift 2; family_bench "$name" "$@" ;;
 ncu)
-  op=${2:?OP}; dtype=${3:?DTYPE}; k=${4:?KERNEL}; shape=${5:?ROWSxCOLS}; re=${6:-.}
-  name=ncu-$(basename "$k" .cu)-$dtype-$shape; ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  op=${2:?OP}; dtype=${3:?DTYPE}; k=${4:?KERNEL}; shape=${5:?SHAPE}; re=${6:-.}
+  name=ncu-$(basename "$k" .cu)-$dtype-${shape//:/-}; ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   # --launch-skip 3: plan_runs.py's first run (its launches and the plan's other kernels) is not the one measured.
   timeout 300 "$ncu" --clock-control none --kernel-name "regex:$re" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \

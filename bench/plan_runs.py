@@ -4,8 +4,10 @@
 bench/results/training-family-h200/call13-ncu/ came from
   ncu --clock-control none --kernel-name regex:'^ce_' --launch-skip 3 --launch-count 3 --section SpeedOfLight \\
       --section Occupancy --section WarpStateStats python3 bench/plan_runs.py cross_entropy bf16 FILE 65536x4096 1
-(--launch-skip skips the first run's launches). Prints the plan's kernels and its warm time a run.
-Usage: python3 bench/plan_runs.py OP DTYPE KERNEL ROWSxCOLS [RUNS_BEFORE_TIMING (default 3)]"""
+(--launch-skip skips the first run's launches). Prints the plan's kernels and its warm time a run. The shape is any
+suite shape: ROWSxCOLS, or BATCHxHEADSxQUERIESxKEYS with a mask kind after it for masked_softmax (e.g.
+4x32x16x32768:additive), its inputs drawn as bench/family.py draws that case's.
+Usage: python3 bench/plan_runs.py OP DTYPE KERNEL SHAPE [RUNS_BEFORE_TIMING (default 3)]"""
 import sys
 
 import family
@@ -18,7 +20,8 @@ def main(argv):
     runs = int(argv[4]) if len(argv) > 4 else 3
     family.load_gpu_modules()
     torch, kb = family.torch, family.kb
-    rows, cols = map(int, shape_text.split("x"))
+    shape = kb.Shape.parse(shape_text)
+    rows, cols = shape.rows, shape.cols
     props = torch.cuda.get_device_properties(0)
     torch.zeros(1, device="cuda")  # the driver-API loader works in torch's context
     kernel = kb.KevoKernel(kb.Cuda(), path, f"sm_{props.major}{props.minor}", props.multi_processor_count, dtype,
@@ -27,7 +30,6 @@ def main(argv):
     xt, yt = kb.DTYPES[dtype]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(0)
-    shape = kb.Shape(rows, cols)
     inputs = op.inputs(shape, xt, gen)
     y, more = op.output(inputs, yt), op.more_outputs(inputs)
     plan, ws = kernel.prepare(rows, cols, shape.variables())
