@@ -458,8 +458,8 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
 
     // The scores of a thread's N vectors of V held in registers, the k-th at v + k * V from column c0 + k * STEP * V,
     // there where k * STEP < room. Every vector's column is c0's plus a constant, so the thread holds c0 and the count
-    // in registers, not a column and a test a vector (a column a vector, the kinds that test columns took 8 more
-    // registers than the unmasked kernel in 16-bit block kernels and 19 more in float ones, a block fewer an SM).
+    // in registers, not a column and a test a vector (held a vector each, they cost the kinds that test columns a
+    // block an SM against the unmasked kernel: bench/results/training-family-h200/ calls 36-37).
     // For float x and up to 16 values, every mask load first, then every score, so that a row's mask vectors are in
     // flight together and the thread waits for them once: a load a vector, each used before the next is issued,
     // waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of the others that
@@ -482,6 +482,8 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         // the vector's bytes).
         const X* b = bias + c0;
         const bool whole = BIASED && biased() && vector_at<V>(b);
+        // A 16-bit row's aligned mask reads take a loop of their own: with the alignment a runtime test inside one
+        // loop, ptxas kept both ways' registers live and the additive block kernel lost a block an SM.
         if constexpr (sizeof(X) == 2 && BIASED) {
             if (whole) { apply_each<N, V, STEP>(v, b, true, r0, room); return; }
         }
@@ -496,6 +498,8 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         }
     }
 
+    // apply_all's vectors one at a time: each one's mask read (from b + k * STEP * V, as one vector where `whole`),
+    // then its scores.
     template <int N, int V, int STEP>
     __device__ __forceinline__ void apply_each(float* v, const X* b, bool whole, int r0, int room) const {
         constexpr int D = STEP * V;
@@ -627,7 +631,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
 //@ masked_softmax
-    const Prologue<X, MaskOf<C>::value> pro(live ? xr : x);
+    // The row's mask found before x's loads are issued: its divisions (and a padding length's load) are done with
+    // before the row's registers fill, which held the limit kind's block kernels a block an SM below the unmasked.
+    const Prologue<X, MaskOf<C>::value> pro(live ? xr : x);  // a row past the last finds row 0's and never uses it
 //@ end
 
     float v[N * V];
