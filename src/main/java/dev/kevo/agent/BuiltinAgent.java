@@ -97,7 +97,7 @@ public final class BuiltinAgent implements Agent {
         return new Genome(
                 new ShortRows(512, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN),
                 new BlockRows(16384, 128, 1024, 16, 8, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
-                        StoreHint.PLAIN),
+                        StoreHint.PLAIN, 0),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                         new Fused(32, 13, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
@@ -176,7 +176,7 @@ public final class BuiltinAgent implements Agent {
     private static final Genome LOSS_SIXTEEN_BIT = new Genome(
             new ShortRows(1024, 8, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.STCS),
             new BlockRows(4096, 128, 128, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                    StoreHint.PLAIN),
+                    StoreHint.PLAIN, 0),
             new SplitRows(8192, 200, 4096, 11, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE,
                     ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCG, StoreHint.PLAIN)),
@@ -196,7 +196,7 @@ public final class BuiltinAgent implements Agent {
     private static final Genome SIXTEEN_BIT = new Genome(
             new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
             new BlockRows(16384, 128, 512, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                    StoreHint.PLAIN),
+                    StoreHint.PLAIN, 0),
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
@@ -243,7 +243,7 @@ public final class BuiltinAgent implements Agent {
         named.put("register-rows", new Genome(
                 new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN),
                 new BlockRows(16384, 256, 1024, 8, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
-                        StoreHint.PLAIN),
+                        StoreHint.PLAIN, 0),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN), Fused.OFF),
                 d.clusterRows(),
@@ -252,7 +252,7 @@ public final class BuiltinAgent implements Agent {
         named.put("online", new Genome(
                 new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
                 new BlockRows(16384, 128, 1024, 8, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                        StoreHint.PLAIN),
+                        StoreHint.PLAIN, 0),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 d.clusterRows(),
@@ -261,7 +261,7 @@ public final class BuiltinAgent implements Agent {
         named.put("wide", new Genome(
                 new ShortRows(1024, 8, 4, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS),
                 new BlockRows(32768, 256, 1024, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
-                        StoreHint.STCS),
+                        StoreHint.STCS, 0),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 d.clusterRows(),

@@ -88,13 +88,26 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      *
      * @param firstElems elements per thread of the narrowest bucket, at most {@code elems}: the rows just past the
      *     short regime's take all of a small block's threads without carrying {@code elems} registers a thread
+     * @param minBlocks the blocks an SM each block kernel is compiled to fit ({@code __launch_bounds__}'s second
+     *     argument), at most as many as an SM's threads hold; 0 or 1 leaves the registers to the compiler. A row a
+     *     block waits on its block's reductions, so a kernel that fits one block more an SM keeps more rows' loads
+     *     in flight, if the registers it gives up do not spill.
      */
     public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int firstElems, int vec,
-                            boolean online, Reduce reduce, ExpMode exp, LoadHint load, StoreHint store) {
+                            boolean online, Reduce reduce, ExpMode exp, LoadHint load, StoreHint store,
+                            int minBlocks) {
         public BlockRows {
             nonNull(reduce, exp, load, store);
         }
+
+        /** The blocks an SM a block kernel of {@code threads} threads is bounded to: 1 where it is not bounded. */
+        public int blocksFor(int threads) {
+            return Math.max(1, Math.min(minBlocks, MAX_THREADS_PER_SM / threads));
+        }
     }
+
+    /** The threads an SM holds (sm_80 and sm_90): no launch bound may ask for more. */
+    public static final int MAX_THREADS_PER_SM = 2048;
 
     /**
      * A block streaming over part of a row, {@code tile} vectors of {@code vec} words in flight per thread
@@ -382,7 +395,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int elems = pow2(b.elems(), vecElems(vec, dtype), budget);
         return new BlockRows(clamp(b.maxCols(), 1, maxThreads * budget), minThreads, maxThreads, elems,
                 pow2(b.firstElems(), vecElems(vec, dtype), elems), vec, b.online(), b.reduce(), b.exp(), b.load(),
-                b.store());
+                b.store(), clamp(b.minBlocks(), 0, MAX_THREADS_PER_SM / minThreads));
     }
 
     private static Streaming normalize(Streaming p, Precision dtype) {

@@ -217,6 +217,7 @@ public final class GenomeSpace {
                 new Gene("block.exp", Choice.of(Genome.ExpMode.class)),
                 new Gene("block.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("block.store", Choice.of(Genome.StoreHint.class)),
+                new Gene("block.minBlocks", Ordered.of(0, 2, 3, 4, 5, 6, 8)),
                 new Gene("split.minCols", new Scale(1024, 1 << 20, 256)),
                 new Gene("split.rowsPct", new Scale(25, 3200, 25)),
                 new Gene("split.minChunk", new Scale(512, 1 << 18, 256)),

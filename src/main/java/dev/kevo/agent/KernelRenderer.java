@@ -68,7 +68,10 @@ public final class KernelRenderer {
             this(name, threads, 1, params, call);
         }
 
-        /** {@code minBlocks} > 1 makes ptxas fit that many blocks per SM: one-launch grids rely on it. */
+        /**
+         * {@code minBlocks} > 1 makes ptxas fit that many blocks per SM: one-launch grids rely on it, and a block
+         * kernel asks for it where its genome's {@code block.minBlocks} does.
+         */
         String definition() {
             String bounds = minBlocks > 1 ? threads + ", " + minBlocks : Integer.toString(threads);
             return "extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name + "(" + params
@@ -169,8 +172,10 @@ public final class KernelRenderer {
         }
         for (Bucket k : blockBuckets(g.blockRows(), dtype)) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
-                Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors(), k.group(), rowParams,
-                        "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)");
+                Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors()
+                        + blocksSuffix(g.blockRows(), k.group()), k.group(), g.blockRows().blocksFor(k.group()),
+                        rowParams, "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors()
+                        + ">(x, y, rows, cols)");
                 plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ROW_ARGS))));
             }
         }
@@ -179,6 +184,12 @@ public final class KernelRenderer {
         String grid = loop.gridCap() == 0 ? "rows" : "min(rows, " + loop.gridCap() + " * sms)";
         plans.add(new Plan("true", List.of(new Launch(kernel, grid, ROW_ARGS))));
         return plans;
+    }
+
+    /** A bounded block kernel's name ends in the blocks an SM it is compiled for ({@code _b6}); an unbounded one's not. */
+    static String blocksSuffix(Genome.BlockRows b, int threads) {
+        int blocks = b.blocksFor(threads);
+        return blocks > 1 ? "_b" + blocks : "";
     }
 
     /**

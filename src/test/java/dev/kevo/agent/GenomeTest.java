@@ -11,10 +11,18 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.kevo.data.Precision;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class GenomeTest {
 
@@ -59,6 +67,49 @@ class GenomeTest {
             assertThrows(IllegalArgumentException.class, () -> Genome.fromJson(json, DEFAULT), bad::toString);
         }
         assertThrows(IllegalArgumentException.class, () -> Genome.fromJson(IntNode.valueOf(3), DEFAULT));
+    }
+
+    /**
+     * {@code block.minBlocks} bounds every block kernel of every operator that has them to that many blocks an SM, or
+     * as many as its threads leave room for (2048 threads an SM: 6 at 128 and 256 threads, 4 at 512, 2 at 1024), names
+     * it for its bound, and leaves every other kernel as the unbounded genome renders it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"softmax", "masked_softmax", "softmax_backward", "cross_entropy"})
+    void theBlockBoundBoundsEveryBlockKernelAndNoOther(String op) {
+        Genome.BlockRows b = DEFAULT.blockRows();
+        Genome bounded = new Genome(DEFAULT.shortRows(), new Genome.BlockRows(b.maxCols(), 128, 1024, b.elems(),
+                b.firstElems(), b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), 6), DEFAULT.splitRows(),
+                DEFAULT.clusterRows(), DEFAULT.loopRows());
+        Genome free = new Genome(DEFAULT.shortRows(), new Genome.BlockRows(b.maxCols(), 128, 1024, b.elems(),
+                b.firstElems(), b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), 0), DEFAULT.splitRows(),
+                DEFAULT.clusterRows(), DEFAULT.loopRows());
+        Task task = new Task(Operators.byId(op), Precision.FP32);
+        Map<String, String> kernels = kernels(KernelRenderer.render(bounded, task));
+        Map<String, String> others = kernels(KernelRenderer.render(free, task));
+        int blockKernels = 0;
+        for (Map.Entry<String, String> k : kernels.entrySet()) {
+            Matcher block = Pattern.compile("_block_t(\\d+)_n\\d+").matcher(k.getKey());
+            if (block.find()) {
+                int blocks = Math.min(6, 2048 / Integer.parseInt(block.group(1)));
+                assertEquals(block.group(1) + ", " + blocks, k.getValue(), k.getKey());
+                assertTrue(k.getKey().contains("_b" + blocks), k.getKey());
+                blockKernels++;
+            } else {
+                assertEquals(others.get(k.getKey()), k.getValue(), k.getKey() + ": not a block kernel");
+            }
+        }
+        assertTrue(blockKernels >= 4, op + ": block kernels of 128 to 1024 threads");
+    }
+
+    /** Each kernel's name and its __launch_bounds__ arguments. */
+    private static Map<String, String> kernels(String source) {
+        Map<String, String> out = new HashMap<>();
+        Matcher m = Pattern.compile("__launch_bounds__\\(([^)]*)\\) (\\w+)\\(").matcher(source);
+        while (m.find()) {
+            out.put(m.group(2), m.group(1));
+        }
+        return out;
     }
 
     /** A genome stored before {@code block.firstElems} existed renders the block kernels it was judged by. */

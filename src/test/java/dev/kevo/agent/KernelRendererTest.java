@@ -121,7 +121,7 @@ class KernelRendererTest {
     @Test
     void blockBucketsGrowElementsToElemsThenThreadsThenElements() {
         Genome.BlockRows b = new Genome.BlockRows(65536, 128, 512, 16, 4, 1, false, Genome.Reduce.SHUFFLE,
-                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN);
+                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, 0);
         assertEquals(List.of(new KernelRenderer.Bucket(128, 4, 512), new KernelRenderer.Bucket(128, 8, 1024),
                         new KernelRenderer.Bucket(128, 16, 2048), new KernelRenderer.Bucket(256, 16, 4096),
                         new KernelRenderer.Bucket(512, 16, 8192), new KernelRenderer.Bucket(512, 32, 16384),
@@ -129,7 +129,7 @@ class KernelRendererTest {
                 KernelRenderer.blockBuckets(b, Precision.FP32));
         // In bf16 a 4-word vector is 8 elements: a first bucket of 8 elements a thread is one vector.
         Genome.BlockRows wide = new Genome.BlockRows(4096, 128, 512, 16, 8, 4, false, Genome.Reduce.SHUFFLE,
-                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN);
+                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, 0);
         assertEquals(List.of(new KernelRenderer.Bucket(128, 1, 1024), new KernelRenderer.Bucket(128, 2, 2048),
                 new KernelRenderer.Bucket(256, 2, 4096)), KernelRenderer.blockBuckets(wide, Precision.BF16));
     }
