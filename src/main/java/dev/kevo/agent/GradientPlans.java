@@ -42,10 +42,9 @@ final class GradientPlans {
         int shortMax = last(shortBuckets(g, dtype));
         for (Bucket k : blockBuckets(g, dtype)) {
             if (k.cols() > shortMax) {  // narrower buckets are shadowed by the short plans
-                Kernel kernel = new Kernel("grad_block_t" + k.group() + "_n" + k.vectors()
-                        + KernelRenderer.blocksSuffix(g.blockRows(), k.group()), k.group(),
-                        g.blockRows().blocksFor(k.group()), params, "grad_register_rows<BlockCfg, " + k.group() + ", "
-                        + k.group() + ", " + k.vectors() + ">(y, dy, dx, rows, cols)");
+                Kernel kernel = KernelRenderer.blockKernel("grad", k, g.blockRows(), params,
+                        "grad_register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors()
+                                + ">(y, dy, dx, rows, cols)");
                 plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ARGS))));
             }
         }

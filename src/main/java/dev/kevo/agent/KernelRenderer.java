@@ -172,10 +172,8 @@ public final class KernelRenderer {
         }
         for (Bucket k : blockBuckets(g.blockRows(), dtype)) {
             if (k.cols() > s.maxCols()) {  // narrower buckets are shadowed by the short plans
-                Kernel kernel = new Kernel("softmax_block_t" + k.group() + "_n" + k.vectors()
-                        + blocksSuffix(g.blockRows(), k.group()), k.group(), g.blockRows().blocksFor(k.group()),
-                        rowParams, "register_rows<BlockCfg, " + k.group() + ", " + k.group() + ", " + k.vectors()
-                        + ">(x, y, rows, cols)");
+                Kernel kernel = blockKernel("softmax", k, g.blockRows(), rowParams, "register_rows<BlockCfg, "
+                        + k.group() + ", " + k.group() + ", " + k.vectors() + ">(x, y, rows, cols)");
                 plans.add(new Plan("cols <= " + k.cols(), List.of(new Launch(kernel, "rows", ROW_ARGS))));
             }
         }
@@ -186,10 +184,14 @@ public final class KernelRenderer {
         return plans;
     }
 
-    /** A bounded block kernel's name ends in the blocks an SM it is compiled for ({@code _b6}); an unbounded one's not. */
-    static String blocksSuffix(Genome.BlockRows b, int threads) {
-        int blocks = b.blocksFor(threads);
-        return blocks > 1 ? "_b" + blocks : "";
+    /**
+     * A block bucket's kernel, {@code PREFIX_block_tT_nN}, compiled for the blocks an SM its genome bounds it to; a
+     * bounded one's name ends in them ({@code _b6}).
+     */
+    static Kernel blockKernel(String prefix, Bucket k, Genome.BlockRows b, String params, String call) {
+        int blocks = b.blocksFor(k.group());
+        return new Kernel(prefix + "_block_t" + k.group() + "_n" + k.vectors() + (blocks > 1 ? "_b" + blocks : ""),
+                k.group(), blocks, params, call);
     }
 
     /**

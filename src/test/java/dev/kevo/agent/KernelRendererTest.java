@@ -42,7 +42,7 @@ class KernelRendererTest {
 
     private static final String ARCH = "sm_90";
     private static final int[] SMS = {132, 1};
-    private static final Pattern REGISTER_KERNEL = Pattern.compile("softmax_(short_g|block_t)(\\d+)_n(\\d+)");
+    private static final Pattern REGISTER_KERNEL = Pattern.compile("softmax_(short_g|block_t)(\\d+)_n(\\d+)(?:_b(\\d+))?");
     private static final Pattern FUSED_KERNEL = Pattern.compile("softmax_fused_e(\\d+)(_s(\\d+))?");
 
     static List<Shape> shapes() {
@@ -168,6 +168,8 @@ class KernelRendererTest {
             int threads = isShort ? g.shortRows().threads() : group;
             assertEquals(1, plan.launches().size(), where);
             assertEquals(threads, first.block(), where);
+            int bound = isShort ? 1 : g.blockRows().blocksFor(group);  // named for its launch bound, if any
+            assertEquals(bound > 1 ? Integer.toString(bound) : null, m.group(4), where + ": " + first.kernel());
             assertTrue((long) group * vectors * perVec >= shape.cols(), where + ": " + first.kernel() + " too small");
             assertTrue(group >= perVec - 1, where + ": " + group + " lanes for up to " + (perVec - 1) + " peeled");
             int perThread = vectors * perVec;
