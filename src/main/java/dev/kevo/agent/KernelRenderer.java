@@ -11,6 +11,7 @@ import dev.kevo.task.op.Task;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -393,22 +394,28 @@ public final class KernelRenderer {
      * share kernels, as each costs its rows one branch; additive. Every {@link MaskKind} is in exactly one.
      */
     enum MaskInstance {
-        NONE("none", "MASK_NONE", MaskKind.NONE),
-        LIMIT("limit", "MASK_LIMIT", MaskKind.CAUSAL, MaskKind.PADDING),
-        ADDITIVE("additive", "MASK_ADDITIVE", MaskKind.ADDITIVE);
+        NONE(MaskKind.NONE),
+        LIMIT(MaskKind.CAUSAL, MaskKind.PADDING),
+        ADDITIVE(MaskKind.ADDITIVE);
 
-        private final String suffix;
-        private final String constant;
         private final List<MaskKind> kinds;
 
-        MaskInstance(String suffix, String constant, MaskKind... kinds) {
-            this.suffix = suffix;
-            this.constant = constant;
+        MaskInstance(MaskKind... kinds) {
             this.kinds = List.of(kinds);
         }
 
         List<MaskKind> kinds() {
             return kinds;
+        }
+
+        /** What its kernels' names end in: {@code _none}, {@code _limit}, {@code _additive}. */
+        String suffix() {
+            return "_" + name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The library's constant for its kinds, which OfKind takes: MASK_NONE, MASK_LIMIT, MASK_ADDITIVE. */
+        String constant() {
+            return "MASK_" + name();
         }
 
         /** The plan condition that selects its kinds. */
@@ -431,7 +438,7 @@ public final class KernelRenderer {
             Kernel k = l.kernel();
             List<String> args = new ArrayList<>(l.args());
             args.addAll(ATTENTION_ARGS);
-            String name = k.name() + "_" + mask.suffix;
+            String name = k.name() + mask.suffix();
             String call = callOfKind(k, mask);
             return new Launch(new Kernel(name, k.threads(), k.minBlocks(), k.params() + params, set + call),
                     l.grid(), l.smem(), l.cooperative(), l.cluster(), args);
@@ -440,7 +447,7 @@ public final class KernelRenderer {
 
     /** {@code k}'s call with its config (the first template argument, a {@code *Cfg}) fixed to {@code mask}'s kinds. */
     private static String callOfKind(Kernel k, MaskInstance mask) {
-        String call = k.call().replaceFirst("<(\\w+Cfg)\\b", "<OfKind<$1, " + mask.constant + ">");
+        String call = k.call().replaceFirst("<(\\w+Cfg)\\b", "<OfKind<$1, " + mask.constant() + ">");
         if (call.equals(k.call())) {
             throw new IllegalStateException("kernel " + k.name() + " names no config first in its call: " + k.call());
         }

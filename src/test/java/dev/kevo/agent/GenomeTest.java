@@ -77,19 +77,12 @@ class GenomeTest {
     @ParameterizedTest
     @ValueSource(strings = {"softmax", "masked_softmax", "softmax_backward", "cross_entropy"})
     void theBlockBoundBoundsEveryBlockKernelAndNoOther(String op) {
-        Genome.BlockRows b = DEFAULT.blockRows();
-        Genome bounded = new Genome(DEFAULT.shortRows(), new Genome.BlockRows(b.maxCols(), 128, 1024, b.elems(),
-                b.firstElems(), b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), 6), DEFAULT.splitRows(),
-                DEFAULT.clusterRows(), DEFAULT.loopRows());
-        Genome free = new Genome(DEFAULT.shortRows(), new Genome.BlockRows(b.maxCols(), 128, 1024, b.elems(),
-                b.firstElems(), b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), 0), DEFAULT.splitRows(),
-                DEFAULT.clusterRows(), DEFAULT.loopRows());
         Task task = new Task(Operators.byId(op), Precision.FP32);
-        Map<String, String> kernels = kernels(KernelRenderer.render(bounded, task));
-        Map<String, String> others = kernels(KernelRenderer.render(free, task));
+        Map<String, String> kernels = kernels(KernelRenderer.render(blocksOf128To1024Threads(6), task));
+        Map<String, String> others = kernels(KernelRenderer.render(blocksOf128To1024Threads(0), task));
         int blockKernels = 0;
         for (Map.Entry<String, String> k : kernels.entrySet()) {
-            Matcher block = Pattern.compile("_block_t(\\d+)_n\\d+").matcher(k.getKey());
+            Matcher block = BLOCK_KERNEL.matcher(k.getKey());
             if (block.find()) {
                 int blocks = Math.min(6, 2048 / Integer.parseInt(block.group(1)));
                 assertEquals(block.group(1) + ", " + blocks, k.getValue(), k.getKey());
@@ -102,10 +95,21 @@ class GenomeTest {
         assertTrue(blockKernels >= 4, op + ": block kernels of 128 to 1024 threads");
     }
 
+    private static final Pattern BLOCK_KERNEL = Pattern.compile("_block_t(\\d+)_n\\d+");
+    private static final Pattern BOUNDS = Pattern.compile("__launch_bounds__\\(([^)]*)\\) (\\w+)\\(");
+
+    /** The default genome with block kernels of 128 to 1024 threads, bounded to {@code minBlocks} blocks an SM. */
+    private static Genome blocksOf128To1024Threads(int minBlocks) {
+        Genome.BlockRows b = DEFAULT.blockRows();
+        return new Genome(DEFAULT.shortRows(), new Genome.BlockRows(b.maxCols(), 128, 1024, b.elems(), b.firstElems(),
+                b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), minBlocks), DEFAULT.splitRows(),
+                DEFAULT.clusterRows(), DEFAULT.loopRows());
+    }
+
     /** Each kernel's name and its __launch_bounds__ arguments. */
     private static Map<String, String> kernels(String source) {
         Map<String, String> out = new HashMap<>();
-        Matcher m = Pattern.compile("__launch_bounds__\\(([^)]*)\\) (\\w+)\\(").matcher(source);
+        Matcher m = BOUNDS.matcher(source);
         while (m.find()) {
             out.put(m.group(2), m.group(1));
         }
