@@ -357,12 +357,18 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     int limit;
     const X* bias;
 
-    __device__ __forceinline__ explicit Prologue(const X* xr) {
+    // The prologue of the row at xr, whose index a kernel passes where it holds it (row >= 0). The limit kinds take
+    // it: one division for the row's query or batch entry instead of three (found from x's pointer, a row's mask
+    // took about 130 instructions a thread, 8 an element in a 16-bit block kernel of 4096 columns: ncu,
+    // bench/results/training-family-h200/ call 40). A mask tensor's row is found from the pointer even so: from the
+    // index, the additive register kernels took 4-9 more registers (ptxas sm_90), and the fp32 ones lost blocks an
+    // SM and 5-11% at 1024-4096 columns (call 41).
+    __device__ __forceinline__ explicit Prologue(const X* xr, long long row = -1) {
         const Attention& a = Attention::block();
         scale = a.scale;
         limit = a.cols;
         bias = nullptr;
-        if constexpr (KIND != MASK_NONE) find_mask(a, xr);
+        if constexpr (KIND != MASK_NONE) find_mask(a, BIASED || row < 0 ? row_of(a, xr) : (unsigned)row);
     }
 
     // Whether the launch's kind is k: known where the kernel's kinds exclude it.
@@ -372,15 +378,18 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         else return KIND == k;
     }
 
-    // The row's limit and mask pointer, from its x pointer.
-    __device__ __forceinline__ void find_mask(const Attention& a, const X* xr) {
-        // 32-bit divisions wherever they suffice: a launch's rows are an int, and its elements mostly fit 32 bits.
-        // A 64-bit division is several times the instructions, and a row's first loads wait on these.
+    // The index of the row at xr (32-bit divisions wherever they suffice: a launch's rows are an int, and its
+    // elements mostly fit 32 bits; a 64-bit division is several times the instructions).
+    static __device__ __forceinline__ unsigned row_of(const Attention& a, const X* xr) {
         const unsigned long long off = static_cast<unsigned long long>(xr - static_cast<const X*>(a.x));
-        const unsigned row = off <= 0xFFFFFFFFull ? (unsigned)off / (unsigned)a.cols
-                                                  : (unsigned)(off / (unsigned long long)a.cols);
-        const long long q = row % (unsigned)a.queries, b = row / ((unsigned)a.queries * (unsigned)a.heads);
-        if (is(a, MASK_CAUSAL)) limit = (int)max(0LL, min((long long)a.cols, q + a.cols - a.queries + 1));
+        return off <= 0xFFFFFFFFull ? (unsigned)off / (unsigned)a.cols : (unsigned)(off / (unsigned long long)a.cols);
+    }
+
+    // The row's limit and mask pointer, from its query and batch entry, each found only where the kind needs it.
+    __device__ __forceinline__ void find_mask(const Attention& a, unsigned row) {
+        const unsigned q = row % (unsigned)a.queries;
+        const long long b = row / ((unsigned)a.queries * (unsigned)a.heads);
+        if (is(a, MASK_CAUSAL)) limit = (int)max(0LL, min((long long)a.cols, (long long)q + a.cols - a.queries + 1));
         else if (is(a, MASK_PADDING)) limit = max(0, min(a.cols, a.lengths[b]));
         else if (is(a, MASK_ADDITIVE)) bias = static_cast<const X*>(a.mask) + (b * a.queries + q) * a.cols;
     }
@@ -402,7 +411,8 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
             if (r >= 0) return -KEVO_INF;
         }
         if (!biased()) return scaled(v);
-        return m == -KEVO_INF || m == lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
+        // -inf and the lowest finite value are the only values at or below the lowest: one test (NaN fails it).
+        return m <= lowest_of(X{}) ? -KEVO_INF : fmaf(scale, v, m);
     }
 
     // Whether the mask's n values at b can be read as one vector.
@@ -456,17 +466,62 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         scores_rel<n>(v, m, c - limit);
     }
 
+    // A thread's words of the mask for apply_all, the k-th vector's at c0 + k * STEP * V, read whole where the row's
+    // mask is aligned for them (`whole`). Issued before x's loads (fetch), so that the thread waits for both at once:
+    // read where scored, a 16-bit row waited out one more L2 latency for each vector after x's, a fifth of a 16-bit
+    // block kernel's stalls under an additive mask (ncu, bench/results/training-family-h200/ call 40). Held (ON) in up
+    // to 16 registers, and for 16-bit x, whose values take twice the registers of their words, in up to 8 where a
+    // row spans more than a warp: a 16-bit block kernel of 512 threads holding 16 took 106 registers, a block an SM
+    // (ptxas sm_90), where a warp's row of 1024 took 72 and ran 0.62 -> 0.83 of the floor (call 42).
+    template <int N, int V, int STEP> struct Words {
+        static constexpr bool ON = BIASED && V > 1 && N * V * sizeof(X) <= (sizeof(X) == 4 || STEP <= 32 ? 64 : 32);
+        VecW<X, V> w[ON ? N : 1];
+        bool whole;
+    };
+
+    // The mask words of a thread's N vectors of V from column c0 (the k-th at c0 + k * STEP * V, where k * STEP <
+    // room), in flight when it returns.
+    template <int N, int V, int STEP> __device__ __forceinline__ Words<N, V, STEP> fetch(int c0, int room) const {
+        Words<N, V, STEP> h;
+        h.whole = false;
+        if constexpr (Words<N, V, STEP>::ON) {
+            const X* b = bias + c0;
+            h.whole = biased() && vector_at<V>(b);
+            if (h.whole) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) {
+                    if (k * STEP < room) h.w[k] = load<LOAD_LDG>(reinterpret_cast<const VecW<X, V>*>(b + k * STEP * V));
+                }
+            }
+        }
+        return h;
+    }
+
+    // fetch's words for the row at xr, before its prologue is wanted: a kernel whose registers are full while x's
+    // loads are in flight (the cluster kernels) constructs its prologue after them, and holds only the words (where
+    // it holds any) across them. A thread that holds none constructs nothing here.
+    template <int N, int V, int STEP>
+    static __device__ __forceinline__ Words<N, V, STEP> fetch_at(const X* xr, int c0, int room) {
+        if constexpr (Words<N, V, STEP>::ON) {
+            return Prologue(xr).template fetch<N, V, STEP>(c0, room);
+        } else {
+            Words<N, V, STEP> h;
+            h.whole = false;
+            return h;
+        }
+    }
+
     // The scores of a thread's N vectors of V held in registers, the k-th at v + k * V from column c0 + k * STEP * V,
-    // there where k * STEP < room. Every vector's column is c0's plus a constant, so the thread holds c0 and the count
-    // in registers, not a column and a test a vector (held a vector each, they cost the kinds that test columns a
-    // block an SM against the unmasked kernel: bench/results/training-family-h200/ calls 36-37).
-    // For float x and up to 16 values, every mask load first, then every score, so that a row's mask vectors are in
-    // flight together and the thread waits for them once: a load a vector, each used before the next is issued,
-    // waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of the others that
-    // way (bench/results/forward-family-h100/README.md). Past 16 values the mask's registers spill (ptxas, sm_90, at
-    // the 64 registers of 512-thread kernels); with 16-bit x the batch measured slower in every kind, the mask's
-    // registers costing more than the wait they save. A vector at a time there.
-    template <int N, int V, int STEP> __device__ __forceinline__ void apply_all(float* v, int c0, int room) const {
+    // there where k * STEP < room, with the mask's `words` (fetch) where it holds them. Every vector's column is
+    // c0's plus a constant, so the thread holds c0 and the count in registers, not a column and a test a vector (held
+    // a vector each, they cost the kinds that test columns a block an SM against the unmasked kernel:
+    // bench/results/training-family-h200/ calls 36-37).
+    // Without the words, for float x and up to 16 values, every mask load first, then every score, so that a row's
+    // mask vectors are in flight together and the thread waits for them once: a load a vector, each used before the
+    // next is issued, waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of
+    // the others that way (bench/results/forward-family-h100/README.md). With 16-bit x, a vector at a time there.
+    template <int N, int V, int STEP>
+    __device__ __forceinline__ void apply_all(float* v, const Words<N, V, STEP>& words, int c0, int room) const {
         // No key masked: the row's scores with one test. A thread's padding vectors (past room) are -inf and stay so
         // under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general path.
         bool plain = scale > 0.0f && !biased();
@@ -478,6 +533,19 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         }
         constexpr int D = STEP * V;  // columns from one vector to the next
         const int r0 = c0 - limit;
+        if constexpr (Words<N, V, STEP>::ON) {
+            if (words.whole) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) {
+                    if (k * STEP < room) {
+                        float m[V];
+                        Vec<X, V>::unpack(words.w[k], m);
+                        scores_rel<V>(v + k * V, m, r0 + k * D);
+                    }
+                }
+                return;
+            }
+        }
         // A vector's mask values come from b + k * D: one vector or none, as b is (D * sizeof(X) is a multiple of
         // the vector's bytes).
         const X* b = bias + c0;
@@ -633,7 +701,9 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 //@ masked_softmax
     // The row's mask found before x's loads are issued: its divisions (and a padding length's load) are done with
     // before the row's registers fill, which held the limit kind's block kernels a block an SM below the unmasked.
-    const Prologue<X, MaskOf<C>::value> pro(live ? xr : x);  // a row past the last finds row 0's and never uses it
+    // A row past the last takes row 0's and never uses it.
+    const Prologue<X, MaskOf<C>::value> pro(live ? xr : x, live ? row : 0);
+    const auto maskw = pro.template fetch<N, V, G>(p.head + lane * V, live ? p.nv - lane : 0);
 //@ end
 
     float v[N * V];
@@ -662,7 +732,7 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
     }
 //@ masked_softmax
     if (live) {
-        pro.template apply_all<N, V, G>(v, p.head + lane * V, p.nv - lane);
+        pro.template apply_all<N, V, G>(v, maskw, p.head + lane * V, p.nv - lane);
         if (V > 1 && lane < p.head) h = pro.one(h, lane);
         if (V > 1 && lane < p.tail) t = pro.one(t, p.head + p.nv * V + lane);
     }
@@ -1126,6 +1196,10 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(xr + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(yr + p.head);
     const bool extras = V > 1 && k == 0;
+//@ masked_softmax
+    const auto maskw = Prologue<X, MaskOf<C>::value>::template fetch_at<N, V, THREADS>(
+            xr, p.head + (int)(c.q0 + threadIdx.x) * V, (int)(c.q1 - c.q0 - threadIdx.x));
+//@ softmax log_softmax masked_softmax
 
     float v[N * V + 2];  // the register part, then the row's head and tail elements (block k == 0 only)
 #pragma unroll
@@ -1145,7 +1219,8 @@ __device__ __forceinline__ void split_fused(const X* __restrict__ x, Y* __restri
     }
 //@ masked_softmax
     const Prologue<X, MaskOf<C>::value> pro(xr);
-    pro.template apply_all<N, V, THREADS>(v, p.head + (int)(c.q0 + threadIdx.x) * V, (int)(c.q1 - c.q0 - threadIdx.x));
+    pro.template apply_all<N, V, THREADS>(v, maskw, p.head + (int)(c.q0 + threadIdx.x) * V,
+                                          (int)(c.q1 - c.q0 - threadIdx.x));
     if (extras && (int)threadIdx.x < p.head) v[N * V] = pro.one(v[N * V], threadIdx.x);
     if (extras && (int)threadIdx.x < p.tail) v[N * V + 1] = pro.one(v[N * V + 1], p.head + p.nv * V + threadIdx.x);
 //@ softmax log_softmax masked_softmax
@@ -1357,6 +1432,10 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 #pragma unroll
     for (int e = 0; e < V; ++e) neg[e] = NEG;
     const VecW<X, V> none = XV::pack(neg, 1.0f);  // -inf in x's type: padding that vanishes in max and exp
+//@ masked_softmax
+    const auto maskw = Prologue<X, MaskOf<C>::value>::template fetch_at<N, V, THREADS>(x + base, p.head + (v0 + t) * V,
+                                                                                       v1 - v0 - t);
+//@ end
     float r[N * V + 2];  // the register part, then the row's head and tail elements (first and last block only)
 #pragma unroll
     for (int k = 0; k < N; ++k) {
@@ -1375,7 +1454,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ end
 //@ masked_softmax
     const Prologue<X, MaskOf<C>::value> pro(x + base);
-    pro.template apply_all<N, V, THREADS>(r, p.head + (v0 + t) * V, v1 - v0 - t);
+    pro.template apply_all<N, V, THREADS>(r, maskw, p.head + (v0 + t) * V, v1 - v0 - t);
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
 //@ end
