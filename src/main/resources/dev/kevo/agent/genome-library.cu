@@ -466,6 +466,13 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         scores_rel<n>(v, m, c - limit);
     }
 
+    // The vectors of V a float thread reads the mask of at once where it does not hold its words: 16 values. The
+    // fp32 cluster kernel spills 40 bytes for them (ptxas, sm_90, at the 64 registers of 512-thread kernels) and
+    // still ran its additive rows of 32768 and 128256 keys at 0.60 -> 0.78 and 0.74 -> 0.93 of the floor, read a
+    // vector at a time before; chunks of 8 took the block kernels of one value a vector to two waits a row, 4096
+    // keys 0.73 -> 0.54 (bench/results/training-family-h200/ call 45).
+    template <int V> static constexpr int CHUNK = 16 / V > 0 ? 16 / V : 1;
+
     // A thread's words of the mask for apply_all, the k-th vector's at c0 + k * STEP * V, read whole where the row's
     // mask is aligned for them (`whole`). Issued before x's loads (fetch), so that the thread waits for both at once:
     // read where scored, a 16-bit row waited out one more L2 latency for each vector after x's, a fifth of a 16-bit
@@ -516,10 +523,11 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     // c0's plus a constant, so the thread holds c0 and the count in registers, not a column and a test a vector (held
     // a vector each, they cost the kinds that test columns a block an SM against the unmasked kernel:
     // bench/results/training-family-h200/ calls 36-37).
-    // Without the words, for float x and up to 16 values, every mask load first, then every score, so that a row's
-    // mask vectors are in flight together and the thread waits for them once: a load a vector, each used before the
-    // next is issued, waits out L2's or DRAM's latency N times a row, and the additive kind ran at half the speed of
-    // the others that way (bench/results/forward-family-h100/README.md). With 16-bit x, a vector at a time there.
+    // Without the words, for float x, every mask load of a chunk of up to 16 values (CHUNK) first, then its scores,
+    // so that the chunk's vectors are in flight together and the thread waits for them once: a load a vector, each
+    // used before the next is issued, waits out L2's or DRAM's latency N times a row, and the additive kind ran at
+    // half the speed of the others that way (bench/results/forward-family-h100/README.md). With 16-bit x, a vector
+    // at a time there.
     template <int N, int V, int STEP>
     __device__ __forceinline__ void apply_all(float* v, const Words<N, V, STEP>& words, int c0, int room) const {
         // No key masked: the row's scores with one test. A thread's padding vectors (past room) are -inf and stay so
@@ -555,12 +563,22 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         if constexpr (sizeof(X) == 2 && BIASED) {
             if (whole) { apply_each<N, V, STEP>(v, b, true, r0, room); return; }
         }
-        if constexpr (N * V <= 16 && sizeof(X) == 4) {
-            float m[N * V];
+        if constexpr (sizeof(X) == 4) {
+            constexpr int B = CHUNK<V> < N ? CHUNK<V> : N;
 #pragma unroll
-            for (int k = 0; k < N; ++k) if (k * STEP < room) bias_from<V>(m + k * V, b + k * D, whole, r0 + k * D);
+            for (int k0 = 0; k0 < N; k0 += B) {
+                float m[B * V];
 #pragma unroll
-            for (int k = 0; k < N; ++k) if (k * STEP < room) scores_rel<V>(v + k * V, m + k * V, r0 + k * D);
+                for (int j = 0; j < B; ++j) {
+                    const int k = k0 + j;
+                    if (k < N && k * STEP < room) bias_from<V>(m + j * V, b + k * D, whole, r0 + k * D);
+                }
+#pragma unroll
+                for (int j = 0; j < B; ++j) {
+                    const int k = k0 + j;
+                    if (k < N && k * STEP < room) scores_rel<V>(v + k * V, m + j * V, r0 + k * D);
+                }
+            }
         } else {
             apply_each<N, V, STEP>(v, b, whole, r0, room);
         }
@@ -579,6 +597,21 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
                 scores_rel<V>(v + k * V, m, r0 + k * D);
             }
         }
+    }
+
+    // The scores of one vector of V from column c, in place: the j-th of the mask `words` where they were read whole,
+    // else read now.
+    template <int B, int V, int STEP>
+    __device__ __forceinline__ void apply_from(float* v, const Words<B, V, STEP>& words, int j, int c) const {
+        if constexpr (Words<B, V, STEP>::ON) {
+            if (words.whole) {
+                float m[V];
+                Vec<X, V>::unpack(words.w[j], m);
+                scores_rel<V>(v, m, c - limit);
+                return;
+            }
+        }
+        apply<V>(v, c);
     }
 
     __device__ __forceinline__ float one(float v, int c) const {
@@ -1464,6 +1497,14 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const Stat reg = take_stat<K, N * V + 2>(r);  // r keeps x for the epilogue
 //@ end
     Stat grp[G > 0 ? G : 1];
+//@ masked_softmax
+    // A float row's shared vectors are scored once, from mask words read a chunk at a time (a vector at a time, the
+    // fp32 cluster kernel's additive rows stalled on the mask's loads for 30% of their samples: ncu,
+    // bench/results/training-family-h200/ call 44). A 16-bit row's, scored twice, read theirs as they go (holding
+    // the words for both passes did not pay: call 38).
+    constexpr int SB = KEEP ? Prologue<X, MaskOf<C>::value>::template CHUNK<V> : 1;
+    typename Prologue<X, MaskOf<C>::value>::template Words<SB, V, THREADS> sw;
+//@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
         cp_async_wait_pending(G - 1 - g);
@@ -1474,7 +1515,13 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 float w[V];
                 XV::unpack(held[k * THREADS + t], w);
 //@ masked_softmax
-                pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+                const int col = p.head + (v0 + t + (N + k) * THREADS) * V;
+                if constexpr (SB > 1) {
+                    if ((k - g * GS) % SB == 0) sw = pro.template fetch<SB, V, THREADS>(col, v1 - v0 - t - (N + k) * THREADS);
+                    pro.template apply_from<SB, V, THREADS>(w, sw, (k - g * GS) % SB, col);
+                } else {
+                    pro.template apply<V>(w, col);
+                }
                 if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);  // scores, formed (and masks read) once
 //@ end
                 m = fmaxf(m, tree<V>(w, MaxOp()));
