@@ -385,7 +385,7 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         return off <= 0xFFFFFFFFull ? (unsigned)off / (unsigned)a.cols : (unsigned)(off / (unsigned long long)a.cols);
     }
 
-    // The row's limit and mask pointer, from its query and batch entry, each found only where the kind needs it.
+    // The row's limit and mask pointer, from its query and batch entry.
     __device__ __forceinline__ void find_mask(const Attention& a, unsigned row) {
         const unsigned q = row % (unsigned)a.queries;
         const long long b = row / ((unsigned)a.queries * (unsigned)a.heads);
