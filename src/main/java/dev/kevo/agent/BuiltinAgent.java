@@ -151,6 +151,10 @@ public final class BuiltinAgent implements Agent {
             return withCluster(d, new Genome.ClusterRows(c.minCols(), c.maxCluster(), c.threads(), c.regVecs(),
                     c.smemVecs(), 0, c.fit(), c.load(), c.store()));
         }
+        if (task.op().equals(Operators.MASKED_SOFTMAX)) {
+            return new Genome(d.shortRows(), maskedBlockRows(d.blockRows(), task.dtype()), d.splitRows(),
+                    d.clusterRows(), d.loopRows()).normalized(task.dtype());
+        }
         if (task.op().gradientOf().isEmpty()) {
             return d;
         }
@@ -158,6 +162,22 @@ public final class BuiltinAgent implements Agent {
         int smemVecs = wider ? GRADIENT_SMEM_VECS_16 : c.smemVecs();
         return withCluster(d, new Genome.ClusterRows(c.minCols(), GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(),
                 smemVecs, c.group(), c.fit(), c.load(), c.store()));
+    }
+
+    /**
+     * masked_softmax's block rows: the dtype's default with fewer rows' worth of prologue a thread. A block kernel
+     * finds its row's query, batch entry and mask row once a row, and scores each value against the mask; a 16-bit
+     * thread of 16 values, or a float thread of 16 scalars, paid that once for few values and ran the 4096-key
+     * prefill rows short of the unmasked ones. 16-bit threads hold 32 values from 4096 columns on (128 threads a
+     * row of 4096, which hold their mask's words: see the library's Prologue::Words); float threads read 16-byte
+     * vectors. Measured against the dtype's default on the attention suite: bench/results/training-family-h200/
+     * calls 47-49.
+     */
+    private static BlockRows maskedBlockRows(BlockRows b, Precision dtype) {
+        boolean sixteenBit = dtype.x().bytes() == 2;
+        return new BlockRows(b.maxCols(), b.minThreads(), b.maxThreads(), sixteenBit ? 32 : b.elems(),
+                b.firstElems(), sixteenBit ? b.vec() : 4, b.online(), b.reduce(), b.exp(), b.load(), b.store(),
+                b.minBlocks());
     }
 
     private static Genome withCluster(Genome d, Genome.ClusterRows cluster) {

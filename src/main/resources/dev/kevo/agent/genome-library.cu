@@ -478,10 +478,10 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     // read where scored, a 16-bit row waited out one more L2 latency for each vector after x's, a fifth of a 16-bit
     // block kernel's stalls under an additive mask (ncu, bench/results/training-family-h200/ call 40). Held (ON) in up
     // to 16 registers, and for 16-bit x, whose values take twice the registers of their words, in up to 8 where a
-    // row spans more than a warp: a 16-bit block kernel of 512 threads holding 16 took 106 registers, a block an SM
-    // (ptxas sm_90), where a warp's row of 1024 took 72 and ran 0.62 -> 0.83 of the floor (call 42).
+    // row spans more than 128 threads: holding 16 left a 16-bit block kernel of 512 threads one block an SM, where
+    // a warp's row and a 128-thread block's ran their additive rows faster for them (calls 42 and 48).
     template <int N, int V, int STEP> struct Words {
-        static constexpr bool ON = BIASED && V > 1 && N * V * sizeof(X) <= (sizeof(X) == 4 || STEP <= 32 ? 64 : 32);
+        static constexpr bool ON = BIASED && V > 1 && N * V * sizeof(X) <= (sizeof(X) == 4 || STEP <= 128 ? 64 : 32);
         VecW<X, V> w[ON ? N : 1];
         bool whole;
     };
