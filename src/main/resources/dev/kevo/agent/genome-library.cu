@@ -1499,14 +1499,25 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     Stat grp[G > 0 ? G : 1];
 //@ masked_softmax
     // A float row's shared vectors are scored once, from mask words read a chunk at a time (a vector at a time, the
-    // fp32 cluster kernel's additive rows stalled on the mask's loads for 30% of their samples: ncu,
-    // bench/results/training-family-h200/ call 44). A 16-bit row's, scored twice, read theirs as they go (holding
-    // the words for both passes did not pay: call 38).
-    constexpr int SB = KEEP ? Prologue<X, MaskOf<C>::value>::template CHUNK<V> : 1;
+    // fp32 cluster kernel's additive rows stalled on the mask's loads: ncu, bench/results/training-family-h200/
+    // call 44). A 16-bit row's scores do not fit its shared slots. Under an additive mask, a group of up to 16 values
+    // keeps its scores in registers from its max to its exponentials (HOLD), its mask words fetched before the
+    // group's x is waited for, so that the thread waits for both at once; formed again from x and a mask read a
+    // vector at a time, the additive rows ran slower (calls 50-51). Other 16-bit rows score twice, reading the
+    // mask as they go (holding the words for both passes did not pay: call 38).
+    constexpr bool HOLD = !KEEP && MaskOf<C>::value == MASK_ADDITIVE && GS * V <= 16;
+    float sc[HOLD ? GS : 1][V];
+    constexpr int SB = KEEP ? Prologue<X, MaskOf<C>::value>::template CHUNK<V> : HOLD ? GS : 1;
     typename Prologue<X, MaskOf<C>::value>::template Words<SB, V, THREADS> sw;
 //@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
+//@ masked_softmax
+        if constexpr (HOLD) {
+            sw = pro.template fetch<SB, V, THREADS>(p.head + (v0 + t + (N + g * GS) * THREADS) * V,
+                                                    v1 - v0 - t - (N + g * GS) * THREADS);
+        }
+//@ end
         cp_async_wait_pending(G - 1 - g);
         float m = NEG;
 #pragma unroll
@@ -1517,12 +1528,16 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ masked_softmax
                 const int col = p.head + (v0 + t + (N + k) * THREADS) * V;
                 if constexpr (SB > 1) {
-                    if ((k - g * GS) % SB == 0) sw = pro.template fetch<SB, V, THREADS>(col, v1 - v0 - t - (N + k) * THREADS);
+                    if (!HOLD && (k - g * GS) % SB == 0) sw = pro.template fetch<SB, V, THREADS>(col, v1 - v0 - t - (N + k) * THREADS);
                     pro.template apply_from<SB, V, THREADS>(w, sw, (k - g * GS) % SB, col);
                 } else {
                     pro.template apply<V>(w, col);
                 }
                 if constexpr (KEEP) held[k * THREADS + t] = XV::pack(w, 1.0f);  // scores, formed (and masks read) once
+                if constexpr (HOLD) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) sc[k - g * GS][e] = w[e];
+                }
 //@ end
                 m = fmaxf(m, tree<V>(w, MaxOp()));
             }
@@ -1535,7 +1550,12 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 float w[V];
                 XV::unpack(held[k * THREADS + t], w);
 //@ masked_softmax
-                if constexpr (!KEEP) pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+                if constexpr (HOLD) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) w[e] = sc[k - g * GS][e];
+                } else if constexpr (!KEEP) {
+                    pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+                }
 //@ end
 #pragma unroll
                 for (int e = 0; e < V; ++e) w[e] = K::exp_from(w[e], key);
