@@ -139,7 +139,8 @@ public final class BuiltinAgent implements Agent {
      * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there). softmax_backward, whose write phase takes no
      * exponential, ran slower so and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part
      * whole, not in the 16-bit default's groups, with which its best known genome ran slower (call 34 there); with a
-     * 16-bit x it starts from that genome ({@link #LOSS_SIXTEEN_BIT}).
+     * 16-bit x it starts from that genome ({@link #LOSS_SIXTEEN_BIT}). masked_softmax takes block rows of its own
+     * ({@link #maskedBlockRows}).
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());

@@ -467,10 +467,9 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     }
 
     // The vectors of V a float thread reads the mask of at once where it does not hold its words: 16 values. The
-    // fp32 cluster kernel spills 40 bytes for them (ptxas, sm_90, at the 64 registers of 512-thread kernels) and
-    // still ran its additive rows of 32768 and 128256 keys at 0.60 -> 0.78 and 0.74 -> 0.93 of the floor, read a
-    // vector at a time before; chunks of 8 took the block kernels of one value a vector to two waits a row, 4096
-    // keys 0.73 -> 0.54 (bench/results/training-family-h200/ call 45).
+    // fp32 cluster kernel spills a little for them and still ran its long additive rows faster than read a vector at
+    // a time; chunks of 8 split the block kernels of one value a vector into two waits a row and ran them slower
+    // (bench/results/training-family-h200/ call 45).
     template <int V> static constexpr int CHUNK = 16 / V > 0 ? 16 / V : 1;
 
     // A thread's words of the mask for apply_all, the k-th vector's at c0 + k * STEP * V, read whole where the row's
@@ -1509,13 +1508,15 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     float sc[HOLD ? GS : 1][V];
     constexpr int SB = KEEP ? Prologue<X, MaskOf<C>::value>::template CHUNK<V> : HOLD ? GS : 1;
     typename Prologue<X, MaskOf<C>::value>::template Words<SB, V, THREADS> sw;
+    // The column of the thread's k-th shared vector, and its vectors from there on (fetch's room).
+    const auto shared_col = [&](int k) { return p.head + (v0 + t + (N + k) * THREADS) * V; };
+    const auto shared_room = [&](int k) { return v1 - v0 - t - (N + k) * THREADS; };
 //@ end
 #pragma unroll
     for (int g = 0; g < G; ++g) {
 //@ masked_softmax
         if constexpr (HOLD) {
-            sw = pro.template fetch<SB, V, THREADS>(p.head + (v0 + t + (N + g * GS) * THREADS) * V,
-                                                    v1 - v0 - t - (N + g * GS) * THREADS);
+            sw = pro.template fetch<SB, V, THREADS>(shared_col(g * GS), shared_room(g * GS));
         }
 //@ end
         cp_async_wait_pending(G - 1 - g);
@@ -1526,9 +1527,9 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                 float w[V];
                 XV::unpack(held[k * THREADS + t], w);
 //@ masked_softmax
-                const int col = p.head + (v0 + t + (N + k) * THREADS) * V;
+                const int col = shared_col(k);
                 if constexpr (SB > 1) {
-                    if (!HOLD && (k - g * GS) % SB == 0) sw = pro.template fetch<SB, V, THREADS>(col, v1 - v0 - t - (N + k) * THREADS);
+                    if (!HOLD && (k - g * GS) % SB == 0) sw = pro.template fetch<SB, V, THREADS>(col, shared_room(k));
                     pro.template apply_from<SB, V, THREADS>(w, sw, (k - g * GS) % SB, col);
                 } else {
                     pro.template apply<V>(w, col);
@@ -1554,7 +1555,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 #pragma unroll
                     for (int e = 0; e < V; ++e) w[e] = sc[k - g * GS][e];
                 } else if constexpr (!KEEP) {
-                    pro.template apply<V>(w, p.head + (v0 + t + (N + k) * THREADS) * V);
+                    pro.template apply<V>(w, shared_col(k));
                 }
 //@ end
 #pragma unroll
