@@ -95,9 +95,9 @@ public final class BuiltinAgent implements Agent {
      */
     public static Genome defaultGenome() {
         return new Genome(
-                new ShortRows(512, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN),
+                new ShortRows(512, 16, 2, 256, 4, false, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN, false),
                 new BlockRows(16384, 128, 1024, 16, 8, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
-                        StoreHint.PLAIN, 0),
+                        StoreHint.PLAIN, 0, false),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                         new Fused(32, 13, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
@@ -140,7 +140,7 @@ public final class BuiltinAgent implements Agent {
      * exponential, ran slower so and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part
      * whole, not in the 16-bit default's groups, with which its best known genome ran slower (call 34 there); with a
      * 16-bit x it starts from that genome ({@link #LOSS_SIXTEEN_BIT}). masked_softmax takes block rows of its own
-     * ({@link #maskedBlockRows}).
+     * and the regimes that skip masked keys ({@link #masked}).
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());
@@ -150,11 +150,10 @@ public final class BuiltinAgent implements Agent {
                 return LOSS_SIXTEEN_BIT.normalized(task.dtype());
             }
             return withCluster(d, new Genome.ClusterRows(c.minCols(), c.maxCluster(), c.threads(), c.regVecs(),
-                    c.smemVecs(), 0, c.fit(), c.load(), c.store()));
+                    c.smemVecs(), 0, c.fit(), c.load(), c.store(), c.skipMasked()));
         }
         if (task.op().equals(Operators.MASKED_SOFTMAX)) {
-            return new Genome(d.shortRows(), maskedBlockRows(d.blockRows(), task.dtype()), d.splitRows(),
-                    d.clusterRows(), d.loopRows()).normalized(task.dtype());
+            return masked(d, task.dtype());
         }
         if (task.op().gradientOf().isEmpty()) {
             return d;
@@ -162,23 +161,32 @@ public final class BuiltinAgent implements Agent {
         boolean wider = task.op().equals(Operators.LOG_SOFTMAX_BACKWARD) && task.dtype().x().bytes() == 2;
         int smemVecs = wider ? GRADIENT_SMEM_VECS_16 : c.smemVecs();
         return withCluster(d, new Genome.ClusterRows(c.minCols(), GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(),
-                smemVecs, c.group(), c.fit(), c.load(), c.store()));
+                smemVecs, c.group(), c.fit(), c.load(), c.store(), c.skipMasked()));
     }
 
     /**
-     * masked_softmax's block rows: the dtype's default with fewer rows' worth of prologue a thread. A block kernel
-     * finds its row's query, batch entry and mask row once a row, and scores each value against the mask; a 16-bit
-     * thread of 16 values, or a float thread of 16 scalars, paid that once for few values and ran the 4096-key
-     * prefill rows short of the unmasked ones. 16-bit threads hold 32 values from 4096 columns on (128 threads a
-     * row of 4096, which hold their mask's words: see the library's Prologue::Words); float threads read 16-byte
-     * vectors. Measured against the dtype's default on the attention suite: bench/results/training-family-h200/
-     * calls 47-49.
+     * masked_softmax's default: the dtype's {@code d} with block rows of its own and the regimes that skip the keys
+     * past a causal or padding limit ({@code skipMasked}).
+     * <p>
+     * Block rows: fewer rows' worth of prologue a thread. A block kernel finds its row's query, batch entry and mask
+     * row once a row, and scores each value against the mask; a 16-bit thread of 16 values, or a float thread of 16
+     * scalars, paid that once for few values and ran the 4096-key prefill rows short of the unmasked ones. 16-bit
+     * threads hold 32 values from 4096 columns on (128 threads a row of 4096, which hold their mask's words: see the
+     * library's Prologue::Words); float threads read 16-byte vectors (calls 47-49 of
+     * bench/results/training-family-h200/).
+     * <p>
+     * Skipping: every float regime, and the 16-bit block rows. The 16-bit short and cluster kernels ran the limit
+     * kinds slower when they waited for the row's limit before their loads, which their rows' few bytes a thread (short
+     * rows) or one wave's start (a cluster's copies) do not hide (call 52 there).
      */
-    private static BlockRows maskedBlockRows(BlockRows b, Precision dtype) {
+    private static Genome masked(Genome d, Precision dtype) {
         boolean sixteenBit = dtype.x().bytes() == 2;
-        return new BlockRows(b.maxCols(), b.minThreads(), b.maxThreads(), sixteenBit ? 32 : b.elems(),
+        BlockRows b = d.blockRows();
+        BlockRows block = new BlockRows(b.maxCols(), b.minThreads(), b.maxThreads(), sixteenBit ? 32 : b.elems(),
                 b.firstElems(), sixteenBit ? b.vec() : 4, b.online(), b.reduce(), b.exp(), b.load(), b.store(),
-                b.minBlocks());
+                b.minBlocks(), b.skipMasked());
+        return new Genome(d.shortRows(), block, d.splitRows(), d.clusterRows(), d.loopRows())
+                .withSkipMasked(!sixteenBit, true, !sixteenBit).normalized(dtype);
     }
 
     private static Genome withCluster(Genome d, Genome.ClusterRows cluster) {
@@ -195,13 +203,13 @@ public final class BuiltinAgent implements Agent {
      * loss slower on every llm shape (calls 34 and 37 there).
      */
     private static final Genome LOSS_SIXTEEN_BIT = new Genome(
-            new ShortRows(1024, 8, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.STCS),
+            new ShortRows(1024, 8, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.STCS, false),
             new BlockRows(4096, 128, 128, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                    StoreHint.PLAIN, 0),
+                    StoreHint.PLAIN, 0, false),
             new SplitRows(8192, 200, 4096, 11, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE,
                     ExpMode.EXP2, LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCG, StoreHint.PLAIN)),
-            new ClusterRows(4096, 8, 256, 4, 12, 0, true, LoadHint.LDG, StoreHint.STCG),
+            new ClusterRows(4096, 8, 256, 4, 12, 0, true, LoadHint.LDG, StoreHint.STCG, false),
             new LoopRows(0, new Streaming(512, 1, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCG)));
 
@@ -215,13 +223,13 @@ public final class BuiltinAgent implements Agent {
     static final int GRADIENT_SMEM_VECS_16 = 12;
 
     private static final Genome SIXTEEN_BIT = new Genome(
-            new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
+            new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN, false),
             new BlockRows(16384, 128, 512, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                    StoreHint.PLAIN, 0),
+                    StoreHint.PLAIN, 0, false),
             new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
-            new ClusterRows(16384, 8, 512, 4, 8, 2, true, LoadHint.PLAIN, StoreHint.PLAIN),
+            new ClusterRows(16384, 8, 512, 4, 8, 2, true, LoadHint.PLAIN, StoreHint.PLAIN, false),
             new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCS)));
 
@@ -231,7 +239,7 @@ public final class BuiltinAgent implements Agent {
      * 1024-thread block per SM holding its share in registers alone idles the SM while it reduces).
      */
     static final ClusterRows LONG_ROWS_ON_CHIP = new ClusterRows(16384, 8, 512, 8, 8, 0, false, LoadHint.PLAIN,
-            StoreHint.PLAIN);
+            StoreHint.PLAIN, false);
 
     /**
      * Hand-picked starting points, {@code default} first, normalized for float32: {@code register-rows} follows the
@@ -262,27 +270,27 @@ public final class BuiltinAgent implements Agent {
         Map<String, Genome> named = new LinkedHashMap<>();
         named.put("default", first);
         named.put("register-rows", new Genome(
-                new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN),
+                new ShortRows(1024, 32, 2, 256, 1, false, ExpMode.ACCURATE, LoadHint.PLAIN, StoreHint.PLAIN, false),
                 new BlockRows(16384, 256, 1024, 8, 8, 1, false, Reduce.SHUFFLE, ExpMode.ACCURATE, LoadHint.PLAIN,
-                        StoreHint.PLAIN, 0),
+                        StoreHint.PLAIN, 0, false),
                 new SplitRows(16384, 100, 2048, 4, false, new Streaming(256, 1, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.ACCURATE, LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN), Fused.OFF),
                 d.clusterRows(),
                 new LoopRows(0, new Streaming(1024, 1, 2, 1, true, Reduce.SHUFFLE, ExpMode.ACCURATE,
                         LoadHint.PLAIN, LoadHint.PLAIN, StoreHint.PLAIN))));
         named.put("online", new Genome(
-                new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN),
+                new ShortRows(1024, 16, 2, 256, 4, true, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN, false),
                 new BlockRows(16384, 128, 1024, 8, 8, 4, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
-                        StoreHint.PLAIN, 0),
+                        StoreHint.PLAIN, 0, false),
                 new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 4, 4, 1, true, Reduce.SHUFFLE,
                         ExpMode.FAST, LoadHint.LDG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 d.clusterRows(),
                 new LoopRows(0, new Streaming(512, 4, 2, 1, true, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                         LoadHint.LDCS, StoreHint.STCS))));
         named.put("wide", new Genome(
-                new ShortRows(1024, 8, 4, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS),
+                new ShortRows(1024, 8, 4, 512, 4, false, ExpMode.EXP2, LoadHint.LDCS, StoreHint.STCS, false),
                 new BlockRows(32768, 256, 1024, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.LDCS,
-                        StoreHint.STCS, 0),
+                        StoreHint.STCS, 0, false),
                 new SplitRows(16384, 200, 8192, 16, true, new Streaming(512, 4, 2, 2, false, Reduce.SHUFFLE,
                         ExpMode.EXP2, LoadHint.LDCG, LoadHint.LDCS, StoreHint.STCS), Fused.OFF),
                 d.clusterRows(),

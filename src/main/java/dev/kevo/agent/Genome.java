@@ -73,9 +73,15 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * @param vec 4-byte words of x per load (rows that are not aligned to its elements are peeled); a group has at
      *     least as many lanes as a vector has elements, so that its lanes can take a peeled head or tail
      * @param online one reduction of (max, sum) pairs instead of a max then a sum reduction
+     * @param skipMasked under masked_softmax's causal and padding masks, x is read only before the row's limit, the
+     *     keys past it being masked whatever x holds there (as Triton's masked kernels load under the key mask). A row
+     *     then moves fewer bytes, but its loads wait for its limit (its query's index, or its batch entry's length
+     *     from memory): a gain where a grid's many rows hide that wait and limits cut rows short, a loss where one
+     *     wave of rows waits for it. Only masked_softmax's kernels take it ({@link #normalized(Task)} clears it for
+     *     every other operator); the block and cluster regimes have their own
      */
     public record ShortRows(int maxCols, int minLanes, int growth, int threads, int vec, boolean online,
-                            ExpMode exp, LoadHint load, StoreHint store) {
+                            ExpMode exp, LoadHint load, StoreHint store, boolean skipMasked) {
         public ShortRows {
             nonNull(exp, load, store);
         }
@@ -92,10 +98,11 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      *     argument), at most as many as an SM's threads hold; 0 or 1 leaves the registers to the compiler. A row a
      *     block waits on its block's reductions, so a kernel that fits one block more an SM keeps more rows' loads
      *     in flight, if the registers it gives up do not spill.
+     * @param skipMasked as the short regime's ({@link ShortRows#skipMasked()})
      */
     public record BlockRows(int maxCols, int minThreads, int maxThreads, int elems, int firstElems, int vec,
                             boolean online, Reduce reduce, ExpMode exp, LoadHint load, StoreHint store,
-                            int minBlocks) {
+                            int minBlocks, boolean skipMasked) {
         public BlockRows {
             nonNull(reduce, exp, load, store);
         }
@@ -214,9 +221,10 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
      * @param fit a row that a block of fewer threads holds whole (halving {@code threads}, down to 128, with the same
      *     vectors a thread) takes the smallest such block, without a cluster: a block sized to its row leaves room on
      *     the SM for more rows at once, where a row filling a third of a large block holds the SM alone
+     * @param skipMasked as the short regime's ({@link ShortRows#skipMasked()})
      */
     public record ClusterRows(int minCols, int maxCluster, int threads, int regVecs, int smemVecs, int group,
-                              boolean fit, LoadHint load, StoreHint store) {
+                              boolean fit, LoadHint load, StoreHint store, boolean skipMasked) {
         public ClusterRows {
             nonNull(load, store);
         }
@@ -369,8 +377,23 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
     public Genome normalized(Task task) {
         // masked_softmax's scores take registers too (the row's mask, its additive mask's entries): with a 16-bit x,
         // whose vectors are twice as many elements, ptxas spilled its cluster kernels at softmax's share.
-        boolean masked16 = task.op().equals(Operators.MASKED_SOFTMAX) && task.dtype().x().bytes() == 2;
-        return normalized(task.dtype(), task.op().equals(Operators.LOG_SOFTMAX) || masked16 ? 2 : 1);
+        boolean masked = task.op().equals(Operators.MASKED_SOFTMAX);
+        boolean masked16 = masked && task.dtype().x().bytes() == 2;
+        Genome g = normalized(task.dtype(), task.op().equals(Operators.LOG_SOFTMAX) || masked16 ? 2 : 1);
+        return masked ? g : g.withSkipMasked(false, false, false);
+    }
+
+    /** This genome with the short, block and cluster regimes' {@code skipMasked} set as given. */
+    public Genome withSkipMasked(boolean shortSkips, boolean blockSkips, boolean clusterSkips) {
+        ShortRows s = shortRows;
+        BlockRows b = blockRows;
+        ClusterRows c = clusterRows;
+        return new Genome(new ShortRows(s.maxCols(), s.minLanes(), s.growth(), s.threads(), s.vec(), s.online(),
+                s.exp(), s.load(), s.store(), shortSkips),
+                new BlockRows(b.maxCols(), b.minThreads(), b.maxThreads(), b.elems(), b.firstElems(), b.vec(),
+                        b.online(), b.reduce(), b.exp(), b.load(), b.store(), b.minBlocks(), blockSkips),
+                splitRows, new ClusterRows(c.minCols(), c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(),
+                        c.group(), c.fit(), c.load(), c.store(), clusterSkips), loopRows);
     }
 
     private Genome normalized(Precision dtype, int registerShare) {
@@ -384,7 +407,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int vec = vec(s.vec());
         return new ShortRows(clamp(s.maxCols(), 1, 32 * registerElems(threads, vec, dtype)),
                 pow2(s.minLanes(), Math.max(4, vecElems(vec, dtype)), 32), s.growth() >= 4 ? 4 : 2, threads, vec,
-                s.online(), s.exp(), s.load(), s.store());
+                s.online(), s.exp(), s.load(), s.store(), s.skipMasked());
     }
 
     private static BlockRows normalize(BlockRows b, Precision dtype) {
@@ -395,7 +418,7 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         int elems = pow2(b.elems(), vecElems(vec, dtype), budget);
         return new BlockRows(clamp(b.maxCols(), 1, maxThreads * budget), minThreads, maxThreads, elems,
                 pow2(b.firstElems(), vecElems(vec, dtype), elems), vec, b.online(), b.reduce(), b.exp(), b.load(),
-                b.store(), clamp(b.minBlocks(), 0, MAX_THREADS_PER_SM / minThreads));
+                b.store(), clamp(b.minBlocks(), 0, MAX_THREADS_PER_SM / minThreads), b.skipMasked());
     }
 
     private static Streaming normalize(Streaming p, Precision dtype) {
@@ -454,7 +477,8 @@ public record Genome(@JsonProperty("short") ShortRows shortRows, @JsonProperty("
         // A group of all the shared vectors, or more, is the one wait of group 0.
         int group = c.group() <= 0 || c.group() >= smemVecs ? 0 : c.group();
         int minCols = clamp(c.minCols(), 1024, Math.max(1024, blockMaxCols));
-        return new ClusterRows(minCols, maxCluster, threads, regVecs, smemVecs, group, c.fit(), c.load(), c.store());
+        return new ClusterRows(minCols, maxCluster, threads, regVecs, smemVecs, group, c.fit(), c.load(), c.store(),
+                c.skipMasked());
     }
 
     private static LoopRows normalize(LoopRows l, Precision dtype) {

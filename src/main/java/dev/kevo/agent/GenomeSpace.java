@@ -206,6 +206,7 @@ public final class GenomeSpace {
                 new Gene("short.exp", Choice.of(Genome.ExpMode.class)),
                 new Gene("short.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("short.store", Choice.of(Genome.StoreHint.class)),
+                new Gene("short.skipMasked", Choice.flag()),
                 new Gene("block.maxCols", new Scale(1024, 32768, 256)),
                 new Gene("block.minThreads", new Pow2(32, 1024)),
                 new Gene("block.maxThreads", new Pow2(128, 1024)),
@@ -218,6 +219,7 @@ public final class GenomeSpace {
                 new Gene("block.load", Choice.of(Genome.LoadHint.class)),
                 new Gene("block.store", Choice.of(Genome.StoreHint.class)),
                 new Gene("block.minBlocks", Ordered.of(0, 2, 3, 4, 5, 6, 8)),
+                new Gene("block.skipMasked", Choice.flag()),
                 new Gene("split.minCols", new Scale(1024, 1 << 20, 256)),
                 new Gene("split.rowsPct", new Scale(25, 3200, 25)),
                 new Gene("split.minChunk", new Scale(512, 1 << 18, 256)),
@@ -244,7 +246,8 @@ public final class GenomeSpace {
                 new Gene("cluster.group", Ordered.of(0, 2, 4)),
                 new Gene("cluster.fit", Choice.flag()),
                 new Gene("cluster.load", Choice.of(Genome.LoadHint.class)),
-                new Gene("cluster.store", Choice.of(Genome.StoreHint.class))));
+                new Gene("cluster.store", Choice.of(Genome.StoreHint.class)),
+                new Gene("cluster.skipMasked", Choice.flag())));
         genes.add(new Gene("loop.gridCap", GRID_CAP));
         genes.addAll(streaming("loop.pass."));
         return List.copyOf(genes);

@@ -115,7 +115,7 @@ public final class KernelRenderer {
         out.append("#include \"kevo.h\"\n\n");
         out.append("// Rendered by kevo's built-in agent from the genome\n// ").append(g.toJson()).append("\n\n");
         out.append(library(task.op())).append('\n');
-        out.append(configs(g, dtype));
+        out.append(configs(g, task));
         if (LossPlans.renders(task.op())) {
             out.append(LossPlans.configs(g, dtype));
         }
@@ -553,21 +553,27 @@ public final class KernelRenderer {
         return "sms * " + pct + " / 100";
     }
 
-    /** The *Cfg structs; a VEC is elements of x per access in {@code dtype}. */
-    private static String configs(Genome g, Precision dtype) {
+    /**
+     * The *Cfg structs; a VEC is elements of x per access in {@code task}'s dtype. masked_softmax's register and
+     * cluster configs also say whether they skip masked keys (SKIP_MASKED); the other operators' files, whose kernels
+     * have no mask, stay as they were.
+     */
+    private static String configs(Genome g, Task task) {
+        Precision dtype = task.dtype();
+        boolean masked = task.op().equals(Operators.MASKED_SOFTMAX);
         Genome.ShortRows s = g.shortRows();
         Genome.BlockRows b = g.blockRows();
         StringBuilder out = new StringBuilder();
-        out.append(struct("ShortCfg", List.of(
+        out.append(struct("ShortCfg", skips(masked, s.skipMasked(), List.of(
                 field("VEC", Genome.vecElems(s.vec(), dtype)), field("EXP", "EXP_" + s.exp()),
                 field("LOAD", "LOAD_" + s.load()), field("STORE", "STORE_" + s.store()),
                 field("REDUCE", "REDUCE_SHUFFLE"), // a row's group is at most a warp: always shuffles
-                flag("ONLINE", s.online()))));
-        out.append(struct("BlockCfg", List.of(
+                flag("ONLINE", s.online())))));
+        out.append(struct("BlockCfg", skips(masked, b.skipMasked(), List.of(
                 field("VEC", Genome.vecElems(b.vec(), dtype)), field("EXP", "EXP_" + b.exp()),
                 field("LOAD", "LOAD_" + b.load()),
                 field("STORE", "STORE_" + b.store()), field("REDUCE", "REDUCE_" + b.reduce()),
-                flag("ONLINE", b.online()))));
+                flag("ONLINE", b.online())))));
         List<String> split = new ArrayList<>(streaming(g.splitRows().pass(), dtype));
         split.add(flag("REVERSE", g.splitRows().reverse()));
         out.append(struct("SplitCfg", split));
@@ -579,10 +585,20 @@ public final class KernelRenderer {
         out.append(struct("FusedStreamCfg", streaming(Genome.withThreads(g.splitRows().pass(), f.threads(), dtype),
                 dtype)));
         Genome.ClusterRows c = g.clusterRows();
-        out.append(struct("ClusterCfg", List.of(field("LOAD", "LOAD_" + c.load()), field("STORE", "STORE_" + c.store()),
-                field("GROUP", c.group()))));
+        out.append(struct("ClusterCfg", skips(masked, c.skipMasked(), List.of(field("LOAD", "LOAD_" + c.load()),
+                field("STORE", "STORE_" + c.store()), field("GROUP", c.group())))));
         out.append(struct("LoopCfg", streaming(g.loopRows().pass(), dtype)));
         return out.toString();
+    }
+
+    /** {@code fields} and, in a masked operator's file, its regime's SKIP_MASKED. */
+    private static List<String> skips(boolean masked, boolean skip, List<String> fields) {
+        if (!masked) {
+            return fields;
+        }
+        List<String> out = new ArrayList<>(fields);
+        out.add(flag("SKIP_MASKED", skip));
+        return out;
     }
 
     static List<String> streaming(Genome.Streaming p, Precision dtype) {

@@ -371,6 +371,23 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
         if constexpr (KIND != MASK_NONE) find_mask(a, BIASED || row < 0 ? row_of(a, xr) : (unsigned)row);
     }
 
+    // Whether a kernel of config C reads x's vector from column c. Keys at or past a limit kind's limit are masked
+    // whatever x holds there: a kernel whose regime skips masked keys (the genome's skipMasked, C::SKIP_MASKED) does
+    // not read them, and its loads wait for the limit. A vector not read is taken as -inf, or 0 where cp.async fills
+    // it, and scored -inf.
+    template <class C> __device__ __forceinline__ bool reads(int c) const { return reads<C>(c, limit); }
+
+    // reads() before the prologue is constructed, for a kernel that constructs it after x's loads: `reach` is the
+    // row's limit (reach_of), unused where C reads every key.
+    template <class C> static __device__ __forceinline__ int reach_of(const X* xr, long long row) {
+        if constexpr (LIMITED && C::SKIP_MASKED) return Prologue(xr, row).limit;
+        else return 0;
+    }
+    template <class C> static __device__ __forceinline__ bool reads(int c, int reach) {
+        if constexpr (LIMITED && C::SKIP_MASKED) return c < reach;
+        else return true;
+    }
+
     // Whether the launch's kind is k: known where the kernel's kinds exclude it.
     static __device__ __forceinline__ bool is(const Attention& a, int k) {
         if constexpr (KIND == MASK_ANY) return a.kind == k;
@@ -743,8 +760,10 @@ __device__ __forceinline__ void register_rows(const X* __restrict__ x, Y* __rest
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int q = lane + k * G;
-//@ softmax log_softmax masked_softmax
+//@ softmax log_softmax
         if (live && q < p.nv) {
+//@ masked_softmax
+        if (live && q < p.nv && pro.template reads<C>(p.head + q * V)) {
 //@ cross_entropy cross_entropy_sum
         if (fetch && q < p.nv) {
 //@ end
@@ -1443,6 +1462,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     const VecW<X, V>* xv = reinterpret_cast<const VecW<X, V>*>(x + base + p.head);
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
+//@ masked_softmax
+    const int reach = Prologue<X, MaskOf<C>::value>::template reach_of<C>(x + base, blockIdx.x / size);
 //@ cross_entropy cross_entropy_sum
     const long long label = Loss::label(blockIdx.x / size);
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
@@ -1452,8 +1473,11 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 #pragma unroll
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
             const int i = v0 + t + (N + k) * THREADS;
-//@ softmax log_softmax masked_softmax
+//@ softmax log_softmax
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
+//@ masked_softmax
+            kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0),
+                            i < v1 && Prologue<X, MaskOf<C>::value>::template reads<C>(p.head + i * V, reach));
 //@ cross_entropy cross_entropy_sum
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), fetch && i < v1);
 //@ end
@@ -1472,8 +1496,12 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 #pragma unroll
     for (int k = 0; k < N; ++k) {
         const int i = v0 + t + k * THREADS;
-//@ softmax log_softmax masked_softmax
+//@ softmax log_softmax
         XV::unpack(i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
+//@ masked_softmax
+        XV::unpack(i < v1 && Prologue<X, MaskOf<C>::value>::template reads<C>(p.head + i * V, reach)
+                       ? load<C::LOAD>(xv + i) : none, r + k * V);
+//@ softmax log_softmax masked_softmax
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
     r[N * V + 1] = rank == size - 1 && t < p.tail ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;

@@ -14,9 +14,10 @@ import dev.kevo.data.Precision;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -102,18 +103,57 @@ class GenomeTest {
     private static Genome blocksOf128To1024Threads(int minBlocks) {
         Genome.BlockRows b = DEFAULT.blockRows();
         return new Genome(DEFAULT.shortRows(), new Genome.BlockRows(b.maxCols(), 128, 1024, b.elems(), b.firstElems(),
-                b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), minBlocks), DEFAULT.splitRows(),
+                b.vec(), b.online(), b.reduce(), b.exp(), b.load(), b.store(), minBlocks, false), DEFAULT.splitRows(),
                 DEFAULT.clusterRows(), DEFAULT.loopRows());
     }
 
     /** Each kernel's name and its __launch_bounds__ arguments. */
     private static Map<String, String> kernels(String source) {
-        Map<String, String> out = new HashMap<>();
-        Matcher m = BOUNDS.matcher(source);
+        return pairs(BOUNDS, 2, 1, source);
+    }
+
+    /** For each match of {@code pattern} in {@code source}, its group {@code key} mapped to its group {@code value}. */
+    static Map<String, String> pairs(Pattern pattern, int key, int value, String source) {
+        Map<String, String> out = new LinkedHashMap<>();
+        Matcher m = pattern.matcher(source);
         while (m.find()) {
-            out.put(m.group(2), m.group(1));
+            out.put(m.group(key), m.group(value));
         }
         return out;
+    }
+
+    /**
+     * skipMasked is masked_softmax's alone: normalized for it, each regime keeps its own; for every other operator,
+     * whose kernels have no mask, it is cleared, so that a mutation of it makes no new genome there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"softmax", "log_softmax", "masked_softmax", "softmax_backward", "cross_entropy"})
+    void onlyMaskedSoftmaxKeepsItsRegimesSkipMasked(String op) {
+        Task task = new Task(Operators.byId(op), Precision.BF16);
+        boolean masked = task.op().equals(Operators.MASKED_SOFTMAX);
+        for (int regime = 0; regime < 3; regime++) {
+            Genome g = DEFAULT.withSkipMasked(regime == 0, regime == 1, regime == 2).normalized(task);
+            assertEquals(List.of(masked && regime == 0, masked && regime == 1, masked && regime == 2),
+                    List.of(g.shortRows().skipMasked(), g.blockRows().skipMasked(), g.clusterRows().skipMasked()),
+                    op + ", regime " + regime + " skipping");
+        }
+    }
+
+    /**
+     * A masked_softmax genome stored before skipMasked existed, read back as the agent reads a parent, reads every key
+     * as the kernels it was judged by did, whatever masked_softmax's default now skips.
+     */
+    @Test
+    void aMaskedGenomeStoredBeforeSkipMaskedReadsEveryKey() {
+        Task task = new Task(Operators.MASKED_SOFTMAX, Precision.FP32);
+        ObjectNode old = (ObjectNode) BuiltinAgent.defaultGenome(task).withSkipMasked(true, true, true).toJson();
+        for (String regime : List.of("short", "block", "cluster")) {
+            ((ObjectNode) old.get(regime)).remove("skipMasked");
+        }
+        Genome g = BuiltinAgent.genomeOf(new Candidate("old", "", Optional.of(old), null), task.dtype())
+                .orElseThrow().normalized(task);
+        assertEquals(List.of(false, false, false),
+                List.of(g.shortRows().skipMasked(), g.blockRows().skipMasked(), g.clusterRows().skipMasked()));
     }
 
     /** A genome stored before {@code block.firstElems} existed renders the block kernels it was judged by. */
@@ -245,7 +285,7 @@ class GenomeTest {
     @Test
     void clusterRowsNormalizeOntoWhatTheirKernelsHold() {
         Genome.ClusterRows wild = new Genome.ClusterRows(7, 5, 700, 13, 99, 3, true, Genome.LoadHint.PLAIN,
-                Genome.StoreHint.PLAIN);
+                Genome.StoreHint.PLAIN, false);
         Genome g = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), wild, DEFAULT.loopRows())
                 .normalized();
         Genome.ClusterRows c = g.clusterRows();
@@ -258,7 +298,7 @@ class GenomeTest {
         assertTrue((long) c.threads() * c.smemVecs() * 16 * 2 <= Genome.Fused.SMEM_BYTES_PER_SM);
         assertEquals(3, c.group(), "groups smaller than the shared part stay");
         Genome.ClusterRows whole = new Genome.ClusterRows(32768, 8, 1024, 4, 12, 12, false, Genome.LoadHint.PLAIN,
-                Genome.StoreHint.PLAIN);
+                Genome.StoreHint.PLAIN, false);
         Genome one = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), whole,
                 DEFAULT.loopRows()).normalized();
         assertEquals(0, one.clusterRows().group(), "a group of the whole shared part is the single wait, 0");
@@ -273,7 +313,7 @@ class GenomeTest {
     void fittedSmallerBlocksKeepTheirSharedMemoryWithinTheirShareOfTheSm() {
         for (boolean fit : new boolean[] {false, true}) {
             Genome.ClusterRows most = new Genome.ClusterRows(32768, 8, 1024, 2, 14, 0, fit, Genome.LoadHint.PLAIN,
-                    Genome.StoreHint.PLAIN);
+                    Genome.StoreHint.PLAIN, false);
             Genome.ClusterRows c = new Genome(DEFAULT.shortRows(), DEFAULT.blockRows(), DEFAULT.splitRows(), most,
                     DEFAULT.loopRows()).normalized(Precision.BF16).clusterRows();
             assertEquals(fit, !c.fittedThreads(Precision.BF16).isEmpty());

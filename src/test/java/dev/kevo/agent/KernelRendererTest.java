@@ -19,6 +19,8 @@ import dev.kevo.task.PlanResolver;
 import dev.kevo.task.ResolvedPlan;
 import dev.kevo.data.Shape;
 import dev.kevo.task.SourcePolicy;
+import dev.kevo.task.op.Operators;
+import dev.kevo.task.op.Task;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -121,7 +123,7 @@ class KernelRendererTest {
     @Test
     void blockBucketsGrowElementsToElemsThenThreadsThenElements() {
         Genome.BlockRows b = new Genome.BlockRows(65536, 128, 512, 16, 4, 1, false, Genome.Reduce.SHUFFLE,
-                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, 0);
+                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, 0, false);
         assertEquals(List.of(new KernelRenderer.Bucket(128, 4, 512), new KernelRenderer.Bucket(128, 8, 1024),
                         new KernelRenderer.Bucket(128, 16, 2048), new KernelRenderer.Bucket(256, 16, 4096),
                         new KernelRenderer.Bucket(512, 16, 8192), new KernelRenderer.Bucket(512, 32, 16384),
@@ -129,9 +131,31 @@ class KernelRendererTest {
                 KernelRenderer.blockBuckets(b, Precision.FP32));
         // In bf16 a 4-word vector is 8 elements: a first bucket of 8 elements a thread is one vector.
         Genome.BlockRows wide = new Genome.BlockRows(4096, 128, 512, 16, 8, 4, false, Genome.Reduce.SHUFFLE,
-                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, 0);
+                Genome.ExpMode.EXP2, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, 0, false);
         assertEquals(List.of(new KernelRenderer.Bucket(128, 1, 1024), new KernelRenderer.Bucket(128, 2, 2048),
                 new KernelRenderer.Bucket(256, 2, 4096)), KernelRenderer.blockBuckets(wide, Precision.BF16));
+    }
+
+    /**
+     * masked_softmax's short, block and cluster configs say whether each regime skips masked keys, as its genome does;
+     * softmax's files, whose kernels have no mask, carry no such field.
+     */
+    @Test
+    void maskedConfigsCarryEachRegimesSkipMasked() {
+        Genome g = BuiltinAgent.defaultGenome().withSkipMasked(true, false, true);
+        assertEquals(Map.of("ShortCfg", "true", "BlockCfg", "false", "ClusterCfg", "true"),
+                skips(KernelRenderer.render(g, new Task(Operators.MASKED_SOFTMAX, Precision.BF16))));
+        assertEquals(Map.of("ShortCfg", "false", "BlockCfg", "true", "ClusterCfg", "false"),
+                skips(KernelRenderer.render(g.withSkipMasked(false, true, false),
+                        new Task(Operators.MASKED_SOFTMAX, Precision.FP32))));
+        assertEquals(Map.of(), skips(KernelRenderer.render(g, Precision.BF16)));
+    }
+
+    private static final Pattern SKIPS = Pattern.compile("struct (\\w+Cfg) \\{[^}]*SKIP_MASKED = (\\w+);");
+
+    /** Each config struct's SKIP_MASKED, by the struct's name. */
+    private static Map<String, String> skips(String source) {
+        return GenomeTest.pairs(SKIPS, 1, 2, source);
     }
 
     @Test

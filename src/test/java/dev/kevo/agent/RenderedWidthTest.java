@@ -141,7 +141,7 @@ class RenderedWidthTest {
             Genome d = BuiltinAgent.defaultGenome(dtype);
             Genome.ClusterRows c = d.clusterRows();
             Genome late = new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(1 << 17,
-                    c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store()),
+                    c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store(), false),
                     d.loopRows()).normalized(dtype);
             KernelFile file = ContractParser.parse("late.cu", null, KernelRenderer.render(late, dtype));
             int past = late.blockRows().maxCols() + 1;
@@ -156,7 +156,7 @@ class RenderedWidthTest {
     private static Genome largeBlocks(boolean fit) {
         Genome d = BuiltinAgent.defaultGenome(Precision.BF16);
         return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(32768, 8, 1024, 4, 12,
-                0, fit, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN), d.loopRows()).normalized(Precision.BF16);
+                0, fit, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, false), d.loopRows()).normalized(Precision.BF16);
     }
 
     private static ResolvedPlan resolveLarge(String shape) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.GpuTest;
 import dev.kevo.TestFiles;
+import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.Genome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.CompileCache;
 import dev.kevo.cuda.DeviceBuffer;
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -252,21 +255,30 @@ class MaskedSoftmaxGpuTest {
      * regime its plans route to: rows held by lanes (64, 781 keys), by a block (8192), by a cluster (40000 keys, more
      * rows than SMs), split over blocks in one launch (few rows of 131072 and 3000000 keys), and the block loop (300000
      * keys, more rows than SMs); the regimes of many rows with several heads, whose rows an additive mask visits query
-     * by query. The genome's values, which no test without a GPU sees.
+     * by query. The genome's values, which no test without a GPU sees: masked_softmax's own default, and the same
+     * with every regime's skipMasked the other way, on the shapes of the regimes that have it (lanes, block, cluster),
+     * so that both settings of each are judged in each dtype (a skipping kernel reads no x past a causal or padding
+     * limit, and must still write 0 there).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"fp32", "bf16", "fp16", "bf16-fp32"})
-    void theDefaultGenomePassesEveryRegimeInEveryKindAndDtype(String dtype) {
+    @CsvSource({"fp32, false", "bf16, false", "fp16, false", "bf16-fp32, false",
+                "fp32, true", "bf16, true", "fp16, true", "bf16-fp32, true"})
+    void theDefaultGenomePassesEveryRegimeInEveryKindAndDtype(String dtype, boolean flipped) {
         Precision p = Precision.parse(dtype);
+        Task task = new Task(Operators.MASKED_SOFTMAX, p);
+        Genome d = BuiltinAgent.defaultGenome(task);
+        Genome genome = flipped ? d.withSkipMasked(!d.shortRows().skipMasked(), !d.blockRows().skipMasked(),
+                !d.clusterRows().skipMasked()) : d;
         List<String> shapes = new ArrayList<>();
-        for (String shape : List.of("2x4x64x64", "3x2x5x781", "1x2x96x8192", "1x1x200x40000", "1x2x4x131072",
-                "1x1x2x3000000", "1x2x75x300000")) {
+        List<String> regimes = List.of("2x4x64x64", "3x2x5x781", "1x2x96x8192", "1x1x200x40000", "1x2x4x131072",
+                "1x1x2x3000000", "1x2x75x300000");
+        for (String shape : flipped ? regimes.subList(0, 4) : regimes) {
             for (MaskKind kind : MaskKind.values()) {
                 shapes.add(kind == MaskKind.NONE ? shape : shape + ":" + kind.id());
             }
         }
         Suite suite = Suite.of("regimes", shapes);
-        CandidateResult r = judge(RenderedGenome.defaultFor(new Task(Operators.MASKED_SOFTMAX, p)), p, suite);
+        CandidateResult r = judge(RenderedGenome.of(genome, flipped ? "skips-flipped" : "default", task), p, suite);
         assertEquals(Verdict.PASS, r.verdict(), r.detail());
         // A shape of one batch entry and one head reads back as plain rows x keys.
         assertEquals(suite.shapes().stream().map(Shape::toString).toList(),

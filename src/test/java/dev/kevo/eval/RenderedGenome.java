@@ -1,6 +1,7 @@
 package dev.kevo.eval;
 
 import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.Genome;
 import dev.kevo.agent.KernelRenderer;
 import dev.kevo.task.ContractParser;
 import dev.kevo.task.KernelFile;
@@ -12,7 +13,12 @@ final class RenderedGenome {
     }
 
     static KernelFile defaultFor(Task task) {
-        return ContractParser.parse("default-genome-" + task.op().id() + "-" + task.dtype().id() + ".cu", null,
-                KernelRenderer.render(BuiltinAgent.defaultGenome(), task));
+        return of(BuiltinAgent.defaultGenome(), "default-genome", task);
+    }
+
+    /** {@code genome} rendered for {@code task}, named {@code name} and the task. */
+    static KernelFile of(Genome genome, String name, Task task) {
+        return ContractParser.parse(name + "-" + task.op().id() + "-" + task.dtype().id() + ".cu", null,
+                KernelRenderer.render(genome, task));
     }
 }
