@@ -20,13 +20,28 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real check-only workers (NVRTC, no GPU) under supervision: what CI can prove about hostile sources. */
 @NeedsNvrtc
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CheckWorkerTest {
     private static final Suite SUITE = new Suite("two", "", List.of(new Shape(32, 128), new Shape(1, 1_000_000)));
+
+    /**
+     * The worker that the files rejected before any compile share: one each would make every such test wait for a
+     * worker's JVM and NVRTC to start, which is most of what it takes. The compile bomb has its own, with its own
+     * limit and a count of restarts that only it made.
+     */
+    private final Supervisor shared = checker(20);
+
+    @AfterAll
+    void closeShared() {
+        shared.close();
+    }
 
     private static Supervisor checker(double compileSeconds) {
         EvalSettings settings = EvalSettings.builder().suite("two").baseline("none").limits(PhaseLimits.builder()
@@ -60,11 +75,9 @@ class CheckWorkerTest {
                 #include <cstdio>
                 extern "C" __global__ void k(float* y) { y[threadIdx.x] = 0; }
                 """);
-        try (Supervisor supervisor = checker(20)) {
-            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, Evaluator.Run.plain());
-            assertEquals(Verdict.SOURCE_REJECTED, result.verdict());
-            assertTrue(result.detail().contains("line 3: includes a header other than \"kevo.h\""), result.detail());
-        }
+        CandidateResult result = shared.evaluate(ContractParser.read(file), 0, Evaluator.Run.plain());
+        assertEquals(Verdict.SOURCE_REJECTED, result.verdict());
+        assertTrue(result.detail().contains("line 3: includes a header other than \"kevo.h\""), result.detail());
     }
 
     @Test
@@ -75,10 +88,8 @@ class CheckWorkerTest {
                    "launches": [{"kernel": "k", "grid": "rows", "block": 32, "args": ["y"]}]}]} */
                 extern "C" __global__ void k(float* y) { }
                 """);
-        try (Supervisor supervisor = checker(20)) {
-            CandidateResult result = supervisor.evaluate(ContractParser.read(file), 0, Evaluator.Run.plain());
-            assertEquals(Verdict.PLAN_ERROR, result.verdict());
-            assertTrue(result.detail().contains("no plan covers shape 1x1000000"), result.detail());
-        }
+        CandidateResult result = shared.evaluate(ContractParser.read(file), 0, Evaluator.Run.plain());
+        assertEquals(Verdict.PLAN_ERROR, result.verdict());
+        assertTrue(result.detail().contains("no plan covers shape 1x1000000"), result.detail());
     }
 }

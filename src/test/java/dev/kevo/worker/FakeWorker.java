@@ -36,6 +36,8 @@ public final class FakeWorker {
      * end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped. With a
      * {@code log}, each judgement appends "start NAME SEED STEP" as it begins and "end ..." as it answers (STEP:
      * the Slurm job.step it runs in, "-" outside Slurm), so that a test sees what was judged where, and how often.
+     * A source with a line "// HOLD PATH" is held, once its start is logged, until the file PATH exists: a test
+     * keeps the GPU busy for exactly as long as it needs, rather than for a time it hopes is long enough.
      */
     private static void serve(int ordinal, Path log, long millis) throws IOException, InterruptedException {
         DeviceInfo device = DeviceInfo.builder().ordinal(ordinal).name("Fake GPU").pciBusId("0000:0" + ordinal)
@@ -50,6 +52,7 @@ public final class FakeWorker {
             // evaluations stay counts of its evaluations.
             String kind = request.run().atScale() ? "confirm " : "";
             append(log, kind + "start " + what);
+            holdWhileAsked(request.file().source());
             Thread.sleep(millis > 0 ? millis : request.file().source().contains("SLOW") ? 1500 : 150);
             append(log, kind + "end " + what);
             String span = start + "-" + System.currentTimeMillis() + request.run().compiledAhead()
@@ -79,6 +82,15 @@ public final class FakeWorker {
                     new Compilation(request.file().name(), "sm_90", cubin(request), "", Duration.ofMillis(20),
                             List.of()));
         });
+    }
+
+    /** Waits until the file that {@code source}'s "// HOLD PATH" line names exists; at once without one. */
+    private static void holdWhileAsked(String source) throws InterruptedException {
+        Optional<Path> release = source.lines().filter(l -> l.startsWith("// HOLD ")).findFirst()
+                .map(l -> Path.of(l.substring("// HOLD ".length()).strip()));
+        while (release.isPresent() && !Files.exists(release.get())) {
+            Thread.sleep(5);
+        }
     }
 
     /** The fake cubin of a candidate: what a compile depends on, its source and input seed. */
@@ -142,7 +154,8 @@ public final class FakeWorker {
             return;
         }
         if (mode.equals("serve")) {
-            serve(Integer.parseInt(args[1]), args.length > 2 ? Path.of(args[2]) : null,
+            // A log of "-" is none, so that a test can give the time per candidate without a log.
+            serve(Integer.parseInt(args[1]), args.length > 2 && !args[2].equals("-") ? Path.of(args[2]) : null,
                     args.length > 3 ? Long.parseLong(args[3]) : 0);
             return;
         }
@@ -155,13 +168,17 @@ public final class FakeWorker {
         long id = ((Message.Evaluate) request.orElseThrow()).id();
         Frames.write(System.out, new Message.Entered(id, Phase.COMPILE));
         if (mode.equals("bloat")) {
-            // Like a compiler eating memory: keep touching new pages until killed.
-            java.util.List<byte[]> hog = new java.util.ArrayList<>();
+            // Like a compiler eating memory: keep touching new pages until killed. Native memory, as NVRTC's is, so
+            // that this loop sets the pace, not the collector; the pause keeps the growth gradual enough for the
+            // supervisor's periodic look to catch it not far past the limit.
+            java.util.List<java.nio.ByteBuffer> hog = new java.util.ArrayList<>();
             while (true) {
-                byte[] chunk = new byte[16 << 20];
-                java.util.Arrays.fill(chunk, (byte) 1);
+                java.nio.ByteBuffer chunk = java.nio.ByteBuffer.allocateDirect(16 << 20);
+                for (int i = 0; i < chunk.capacity(); i += 4096) {
+                    chunk.put(i, (byte) 1);
+                }
                 hog.add(chunk);
-                Thread.sleep(20);
+                Thread.sleep(5);
             }
         }
         Frames.write(System.out, new Message.Entered(id, Phase.CHECK));

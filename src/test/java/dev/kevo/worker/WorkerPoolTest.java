@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -31,9 +32,37 @@ import org.junit.jupiter.api.io.TempDir;
 class WorkerPoolTest {
     private static final Suite SUITE = new Suite("tiny", "", List.of(new Shape(4, 100)));
     private static final KernelFile CANDIDATE = ContractParser.read(TestFiles.root().resolve("seeds/online.cu"));
+    /** How long a test waits for what its workers should soon do before it fails saying what it waited for. */
+    private static final long PATIENCE_SECONDS = 30;
 
+    /**
+     * A fake GPU worker at the fake's own pace: the tests of how candidates spread over devices need each to take
+     * long enough that a device slow with its first candidate does not see the other take all the rest.
+     */
     private static Supervisor fakeDevice(int ordinal) {
-        List<String> command = TestJvm.command(FakeWorker.class, "serve", Integer.toString(ordinal));
+        return fakeDevice(ordinal, null, 0);
+    }
+
+    /**
+     * A fake GPU worker whose candidates take no time worth waiting for, for tests that look at where and how a
+     * candidate was judged, not at how long it took.
+     */
+    private static Supervisor quickDevice(int ordinal) {
+        return fakeDevice(ordinal, null, 1);
+    }
+
+    /**
+     * A fake GPU worker; with a {@code log}, it appends a line as each judgement starts and ends; with {@code millis}
+     * (0: the fake's own pace), each candidate takes that long.
+     */
+    private static Supervisor fakeDevice(int ordinal, Path log, long millis) {
+        List<String> command = new ArrayList<>(TestJvm.command(FakeWorker.class, "serve", Integer.toString(ordinal)));
+        if (log != null || millis > 0) {
+            command.add(log == null ? "-" : log.toString());
+        }
+        if (millis > 0) {
+            command.add(Long.toString(millis));
+        }
         return new Supervisor(Supervisor.Setup.builder(command, SUITE, EvalSettings.defaults()).target("sm_90", 132).build());
     }
 
@@ -98,19 +127,36 @@ class WorkerPoolTest {
     }
 
     @Test
-    void whileTheGpuIsBusyCandidatesAreCompiledAheadAndBrokenOnesNeverReachIt() throws Exception {
+    void whileTheGpuIsBusyCandidatesAreCompiledAheadAndBrokenOnesNeverReachIt(@TempDir Path dir) throws Exception {
+        Path judged = dir.resolve("judged.log");
+        Path compiles = dir.resolve("compiles.log");
+        Path release = dir.resolve("release");
         KernelFile broken = CANDIDATE.withSource("broken.cu", CANDIDATE.source() + "\n// BROKEN\n");
-        KernelFile slow = CANDIDATE.withSource("slow.cu", CANDIDATE.source() + "\n// SLOW\n");
-        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler);
+        KernelFile held = CANDIDATE.withSource("held.cu", CANDIDATE.source() + "\n// HOLD " + release + "\n");
+        try (WorkerPool pool = WorkerPool.start(List.of(0), d -> fakeDevice(d, judged, 1), (arch, sms) ->
+                fakeCompiler(arch, sms, compiles));
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
-            Future<CandidateResult> first = callers.submit(() -> pool.evaluate(slow, 0, Evaluator.Run.plain()));
-            Thread.sleep(800);  // compiled ahead (20 ms), the one GPU is now busy for 1.5 s, and the compiler idle
-            Future<CandidateResult> rejected = callers.submit(() -> pool.evaluate(broken, 9, Evaluator.Run.plain()));
-            assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, rejected.get().verdict());
-            List<Future<CandidateResult>> results = new ArrayList<>(List.of(first));
-            for (int i = 1; i < 4; i++) {
-                long seed = i;
-                results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed, Evaluator.Run.plain())));
+            Future<CandidateResult> rejected;
+            List<Future<CandidateResult>> results = new ArrayList<>();
+            try {
+                results.add(callers.submit(() -> pool.evaluate(held, 0, Evaluator.Run.plain())));
+                awaitLines(judged, lines -> lines.stream().anyMatch(l -> l.startsWith("start held.cu 0 ")),
+                        "the held candidate on the GPU");
+                // The one GPU is busy until released below, and the compiler idle.
+                rejected = callers.submit(() -> pool.evaluate(broken, 9, Evaluator.Run.plain()));
+                // Bounded: a pool that sent it to the GPU would leave it waiting behind the held candidate.
+                assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, rejected.get(PATIENCE_SECONDS, TimeUnit.SECONDS)
+                        .verdict());
+                for (int i = 1; i < 4; i++) {
+                    long seed = i;
+                    results.add(callers.submit(() -> pool.evaluate(CANDIDATE, seed, Evaluator.Run.plain())));
+                }
+                awaitLines(compiles, lines -> lines.containsAll(List.of("compile " + CANDIDATE.name() + " 1",
+                        "compile " + CANDIDATE.name() + " 2", "compile " + CANDIDATE.name() + " 3")),
+                        "the other three on a compiler");
+            } finally {
+                // Whatever failed above: closing the callers waits for the held candidate.
+                Files.writeString(release, "");
             }
             List<CandidateResult> done = new ArrayList<>();
             for (Future<CandidateResult> f : results) {
@@ -119,6 +165,16 @@ class WorkerPoolTest {
             assertTrue(done.stream().anyMatch(r -> r.detail().endsWith(" ahead")),
                     "with one GPU busy, the others arrive compiled: " + done.stream().map(CandidateResult::detail).toList());
             assertEquals(null, rejected.get().device(), "rejected before any GPU worker saw it");
+        }
+    }
+
+    /** Returns once {@code log}'s lines (none while it does not exist) satisfy {@code reached}; fails after a while. */
+    private static void awaitLines(Path log, java.util.function.Predicate<List<String>> reached, String what)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENCE_SECONDS);
+        while (!reached.test(Files.exists(log) ? Files.readAllLines(log) : List.of())) {
+            assertTrue(System.nanoTime() < deadline, "waited in vain for " + what);
+            Thread.sleep(5);
         }
     }
 
@@ -141,7 +197,7 @@ class WorkerPoolTest {
     @Test
     void withACompilerIdleEvenACandidateThatFindsTheGpuFreeArrivesCompiled() {
         // Compiling on the GPU worker would leave the GPU idle for as long as NVRTC takes, with nothing to judge.
-        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, WorkerPoolTest::fakeCompiler)) {
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::quickDevice, WorkerPoolTest::fakeCompiler)) {
             CandidateResult r = pool.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             assertTrue(r.detail().endsWith(" ahead"), r.detail());
         }
@@ -166,7 +222,7 @@ class WorkerPoolTest {
         Path log = dir.resolve("compiles.log");
         KernelFile drawn = CANDIDATE.withSource("g0002-i0-c0.cu", CANDIDATE.source() + "\n// drawn\n");
         KernelFile other = CANDIDATE.withSource("g0002-i0-c0.cu", CANDIDATE.source() + "\n// made otherwise\n");
-        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::fakeDevice, (arch, sms) ->
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::quickDevice, (arch, sms) ->
                 fakeCompiler(arch, sms, log))) {
             pool.compileAhead(List.of(new WorkerPool.Ahead(drawn, 7)));
             CandidateResult r = pool.evaluate(drawn, 7, Evaluator.Run.plain());
@@ -184,7 +240,7 @@ class WorkerPoolTest {
 
     @Test
     void confirmationsRunOnTheFirstDevice() {
-        try (WorkerPool pool = WorkerPool.start(List.of(1, 0), WorkerPoolTest::fakeDevice)) {
+        try (WorkerPool pool = WorkerPool.start(List.of(1, 0), WorkerPoolTest::quickDevice)) {
             for (int i = 0; i < 4; i++) {
                 assertEquals("1 Fake GPU", pool.confirm(CANDIDATE, i).device(), "the first device asked for");
             }
