@@ -51,7 +51,7 @@ class SupervisorTest {
             CandidateResult first = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             double seconds = (System.nanoTime() - start) / 1e9;
             assertEquals(Verdict.KERNEL_TIMEOUT, first.verdict());
-            assertTrue(first.detail().contains("check phase ran past its limit"), first.detail());
+            assertTrue(first.detail().contains("check phase ran past its limit of 0.5 s"), first.detail());
             assertTrue(seconds >= 0.5 && seconds < 15, "took " + seconds + " s");
             CandidateResult second = supervisor.evaluate(CANDIDATE, 2, Evaluator.Run.plain());
             assertEquals(Verdict.KERNEL_TIMEOUT, second.verdict(), "a fresh worker took the second candidate");
