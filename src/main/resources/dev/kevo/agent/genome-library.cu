@@ -1513,7 +1513,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
                    ? load_one<C::LOAD>(x + base + p.head + (long long)V * p.nv + t) : NEG;
 //@ end
 //@ masked_softmax
-    const Prologue<X, MaskOf<C>::value> pro(x + base);
+    // The row's index, which a cluster holds, spares the limit kinds the division of x's offset.
+    const Prologue<X, MaskOf<C>::value> pro(x + base, blockIdx.x / size);
     pro.template apply_all<N, V, THREADS>(r, maskw, p.head + (v0 + t) * V, v1 - v0 - t);
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
