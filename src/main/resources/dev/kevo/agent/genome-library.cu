@@ -546,16 +546,18 @@ template <class X, int KIND = MASK_ANY> struct Prologue {
     // at a time there.
     template <int N, int V, int STEP>
     __device__ __forceinline__ void apply_all(float* v, const Words<N, V, STEP>& words, int c0, int room) const {
-        // No key masked: the row's scores with one test. A thread's padding vectors (past room) are -inf and stay so
-        // under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general path.
+        // None of the thread's keys masked: its scores with one test. A thread's padding vectors (past room) are -inf
+        // and stay so under a positive scale (kevo draws 1/sqrt(d)); a caller's scale of 0 or below takes the general
+        // path. Under a limit, a thread whose last vector ends before it: a causal row with fewer queries than keys,
+        // or a long padded one, has most of its threads so, which tested each vector against the limit otherwise.
+        constexpr int D = STEP * V;  // columns from one vector to the next
         bool plain = scale > 0.0f && !biased();
-        if constexpr (LIMITED) plain = plain && limit == Attention::block().cols;
+        if constexpr (LIMITED) plain = plain && c0 + (N - 1) * D + V <= limit;
         if (plain) {
 #pragma unroll
             for (int i = 0; i < N * V; ++i) v[i] = scaled(v[i]);
             return;
         }
-        constexpr int D = STEP * V;  // columns from one vector to the next
         const int r0 = c0 - limit;
         if constexpr (Words<N, V, STEP>::ON) {
             if (words.whole) {
