@@ -1580,13 +1580,15 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
         for (int k = g * GS; k < S && k < (g + 1) * GS; ++k) {
             if (v0 + t + (N + k) * THREADS < v1) {
                 float w[V];
+//@ softmax log_softmax cross_entropy cross_entropy_sum
                 XV::unpack(held[k * THREADS + t], w);
 //@ masked_softmax
-                if constexpr (HOLD) {
+                if constexpr (HOLD) {  // the scores held since the max: x is not read again
 #pragma unroll
                     for (int e = 0; e < V; ++e) w[e] = sc[k - g * GS][e];
-                } else if constexpr (!KEEP) {
-                    pro.template apply<V>(w, shared_col(k));
+                } else {
+                    XV::unpack(held[k * THREADS + t], w);
+                    if constexpr (!KEEP) pro.template apply<V>(w, shared_col(k));
                 }
 //@ end
 #pragma unroll
