@@ -176,8 +176,8 @@ public final class BuiltinAgent implements Agent {
      * bench/results/training-family-h200/).
      * <p>
      * Skipping: every float regime, and the 16-bit block rows. The 16-bit short and cluster kernels ran the limit
-     * kinds slower when they waited for the row's limit before their loads, which their rows' few bytes a thread (short
-     * rows) or one wave's start (a cluster's copies) do not hide (call 52 there).
+     * kinds slower when they waited for the row's limit before their loads, a wait that a short row's few bytes a
+     * thread, or a cluster block's first copies, do not hide (call 52 there).
      */
     private static Genome masked(Genome d, Precision dtype) {
         boolean sixteenBit = dtype.x().bytes() == 2;
