@@ -6,6 +6,7 @@ import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Profile;
 import dev.kevo.data.EvalSettings;
 import dev.kevo.data.SanitizeWhen;
+import dev.kevo.data.Seconds;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.Evaluator;
@@ -14,7 +15,6 @@ import dev.kevo.task.KernelFile;
 import dev.kevo.data.Shape;
 import dev.kevo.task.Suite;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -300,7 +300,7 @@ public final class Supervisor implements AutoCloseable {
                                         (System.nanoTime() - killStart) / 1e6), inputSeed), false);
                     }
                     return lost(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
-                            + seconds(phase.limitIn(setup.settings().limits())) + " s; worker killed and replaced");
+                            + Seconds.of(phase.limitIn(setup.settings().limits())) + " s; worker killed and replaced");
                 }
                 case Message.Entered entered when entered.id() == id -> {
                     phase = entered.phase();
@@ -389,7 +389,7 @@ public final class Supervisor implements AutoCloseable {
                 String tail = worker.stderrTail();
                 retire();
                 throw KevoException.environment(place() + "the worker was not ready within "
-                        + seconds(setup.settings().limits().startup()) + " s" + tail);
+                        + Seconds.of(setup.settings().limits().startup()) + " s" + tail);
             }
             default -> {
                 String tail = worker.stderrTail();
@@ -435,10 +435,5 @@ public final class Supervisor implements AutoCloseable {
             worker.shutdown(grace);
             worker = null;
         }
-    }
-
-    /** A limit in seconds as configured: {@code 120}, {@code 0.5} (whole seconds would say a limit of 0.5 s was 0). */
-    static String seconds(Duration limit) {
-        return BigDecimal.valueOf(limit.toMillis(), 3).stripTrailingZeros().toPlainString();
     }
 }

@@ -3,6 +3,7 @@ package dev.kevo.agent.llm;
 import dev.kevo.KevoException;
 import dev.kevo.data.ModelSpec;
 import dev.kevo.data.Provider;
+import dev.kevo.data.Seconds;
 import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.model.anthropic.AnthropicModelCatalog;
 import dev.langchain4j.model.catalog.ModelDescription;
@@ -98,7 +99,7 @@ final class ServerProbe {
             }
             if (t instanceof HttpTimeoutException) {
                 return KevoException.environment(where + ".base_url: no answer from " + url + " within "
-                        + wait.toSeconds() + " s");
+                        + Seconds.of(wait) + " s");
             }
             if (t instanceof ConnectException) {
                 return KevoException.environment(where + ".base_url: cannot reach " + url + " (connection refused: "

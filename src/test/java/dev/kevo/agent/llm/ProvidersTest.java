@@ -159,6 +159,7 @@ class ProvidersTest {
         KevoException e = assertThrows(KevoException.class, () -> Fixtures.agent(Fixtures.spec("openai-compatible",
                 server.url("/v1"), null, b -> b.timeoutSeconds = 0.5), Map.of(), pauses).checkReady());
         assertTrue(e.getMessage().startsWith("agents[1].model.base_url: no answer from"), e.getMessage());
+        assertTrue(e.getMessage().endsWith(" within 0.5 s"), e.getMessage());
         assertTrue((System.nanoTime() - start) / 1e9 < 3, "the model's timeout bounds the wait");
     }
 
