@@ -1465,7 +1465,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     VecW<Y, V>* yv = reinterpret_cast<VecW<Y, V>*>(y + base + p.head);
     const int t = threadIdx.x;
 //@ masked_softmax
-    const int reach = Prologue<X, MaskOf<C>::value>::template reach_of<C>(x + base, blockIdx.x / size);
+    using Pro = Prologue<X, MaskOf<C>::value>;  // the prologue of the kernel's mask kinds
+    const int reach = Pro::template reach_of<C>(x + base, blockIdx.x / size);
 //@ cross_entropy cross_entropy_sum
     const long long label = Loss::label(blockIdx.x / size);
     const bool fetch = label != CE_IGNORE;  // an ignored row's x is not read: its dx is 0 whatever its statistics
@@ -1479,7 +1480,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), i < v1);
 //@ masked_softmax
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0),
-                            i < v1 && Prologue<X, MaskOf<C>::value>::template reads<C>(p.head + i * V, reach));
+                            i < v1 && Pro::template reads<C>(p.head + i * V, reach));
 //@ cross_entropy cross_entropy_sum
             kevo_cp_async16(&held[k * THREADS + t], xv + (i < v1 ? i : 0), fetch && i < v1);
 //@ end
@@ -1491,8 +1492,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     for (int e = 0; e < V; ++e) neg[e] = NEG;
     const VecW<X, V> none = XV::pack(neg, 1.0f);  // -inf in x's type: padding that vanishes in max and exp
 //@ masked_softmax
-    const auto maskw = Prologue<X, MaskOf<C>::value>::template fetch_at<N, V, THREADS>(x + base, p.head + (v0 + t) * V,
-                                                                                       v1 - v0 - t);
+    const auto maskw = Pro::template fetch_at<N, V, THREADS>(x + base, p.head + (v0 + t) * V, v1 - v0 - t);
 //@ end
     float r[N * V + 2];  // the register part, then the row's head and tail elements (first and last block only)
 #pragma unroll
@@ -1501,8 +1501,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ softmax log_softmax
         XV::unpack(i < v1 ? load<C::LOAD>(xv + i) : none, r + k * V);
 //@ masked_softmax
-        XV::unpack(i < v1 && Prologue<X, MaskOf<C>::value>::template reads<C>(p.head + i * V, reach)
-                       ? load<C::LOAD>(xv + i) : none, r + k * V);
+        XV::unpack(i < v1 && Pro::template reads<C>(p.head + i * V, reach) ? load<C::LOAD>(xv + i) : none, r + k * V);
 //@ softmax log_softmax masked_softmax
     }
     r[N * V] = rank == 0 && t < p.head ? load_one<C::LOAD>(x + base + t) : NEG;
@@ -1516,7 +1515,7 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
 //@ end
 //@ masked_softmax
     // The row's index, which a cluster holds, spares the limit kinds the division of x's offset.
-    const Prologue<X, MaskOf<C>::value> pro(x + base, blockIdx.x / size);
+    const Pro pro(x + base, blockIdx.x / size);
     pro.template apply_all<N, V, THREADS>(r, maskw, p.head + (v0 + t) * V, v1 - v0 - t);
     if (rank == 0 && t < p.head) r[N * V] = pro.one(r[N * V], t);
     if (rank == size - 1 && t < p.tail) r[N * V + 1] = pro.one(r[N * V + 1], p.head + V * p.nv + t);
@@ -1537,8 +1536,8 @@ __device__ __forceinline__ void cluster_rows(const X* __restrict__ x, Y* __restr
     // mask as they go (holding the words for both passes did not pay: call 38).
     constexpr bool HOLD = !KEEP && MaskOf<C>::value == MASK_ADDITIVE && GS * V <= 16;
     float sc[HOLD ? GS : 1][V];
-    constexpr int SB = KEEP ? Prologue<X, MaskOf<C>::value>::template CHUNK<V> : HOLD ? GS : 1;
-    typename Prologue<X, MaskOf<C>::value>::template Words<SB, V, THREADS> sw;
+    constexpr int SB = KEEP ? Pro::template CHUNK<V> : HOLD ? GS : 1;
+    typename Pro::template Words<SB, V, THREADS> sw;
     // The column of the thread's k-th shared vector, and its vectors from there on (fetch's room).
     const auto shared_col = [&](int k) { return p.head + (v0 + t + (N + k) * THREADS) * V; };
     const auto shared_room = [&](int k) { return v1 - v0 - t - (N + k) * THREADS; };
