@@ -30,10 +30,9 @@ public final class FakeWorker {
     }
 
     /**
-     * A well-behaved worker for device {@code ordinal} of a two-GPU host: each candidate takes 150 ms (1.5 s when
-     * its source says SLOW, {@code millis} when given) and
-     * passes, with a score that says which device judged it (2.0 on device 0, 1.0 elsewhere) and its start and
-     * end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped. With a
+     * A well-behaved worker for device {@code ordinal} of a two-GPU host: each candidate takes 150 ms ({@code millis}
+     * when given) and passes, with a score that says which device judged it (2.0 on device 0, 1.0 elsewhere) and its
+     * start and end (epoch milliseconds) as its detail, so that a test can see which evaluations overlapped. With a
      * {@code log}, each judgement appends "start NAME SEED STEP" as it begins and "end ..." as it answers (STEP:
      * the Slurm job.step it runs in, "-" outside Slurm), so that a test sees what was judged where, and how often.
      * A source with a line "// HOLD PATH" is held, once its start is logged, until the file PATH exists: a test
@@ -53,7 +52,7 @@ public final class FakeWorker {
             String kind = request.run().atScale() ? "confirm " : "";
             append(log, kind + "start " + what);
             holdWhileAsked(request.file().source());
-            Thread.sleep(millis > 0 ? millis : request.file().source().contains("SLOW") ? 1500 : 150);
+            Thread.sleep(millis > 0 ? millis : 150);
             append(log, kind + "end " + what);
             String span = start + "-" + System.currentTimeMillis() + request.run().compiledAhead()
                     .map(c -> Arrays.equals(c.cubin(), cubin(request)) ? " ahead" : " foreign cubin").orElse("");
