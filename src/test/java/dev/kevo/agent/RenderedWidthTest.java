@@ -141,8 +141,8 @@ class RenderedWidthTest {
             Genome d = BuiltinAgent.defaultGenome(dtype);
             Genome.ClusterRows c = d.clusterRows();
             Genome late = new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(1 << 17,
-                    c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store(), false),
-                    d.loopRows()).normalized(dtype);
+                    c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store(),
+                    false), d.loopRows()).normalized(dtype);
             KernelFile file = ContractParser.parse("late.cu", null, KernelRenderer.render(late, dtype));
             int past = late.blockRows().maxCols() + 1;
             for (String shape : List.of("4096x" + past, "4096x50257", "4096x65536", "2048x128256")) {

@@ -137,8 +137,8 @@ class EvaluatorGpuTest {
         Genome whole = BuiltinAgent.defaultGenome(dtype);
         Genome.ClusterRows c = whole.clusterRows();
         Genome grouped = new Genome(whole.shortRows(), whole.blockRows(), whole.splitRows(), new Genome.ClusterRows(
-                c.minCols(), c.maxCluster(), c.threads(), 2, 14, 2, c.fit(), c.load(), c.store(), false), whole.loopRows())
-                .normalized(dtype);
+                c.minCols(), c.maxCluster(), c.threads(), 2, 14, 2, c.fit(), c.load(), c.store(), false),
+                whole.loopRows()).normalized(dtype);
         assertEquals(2, grouped.clusterRows().group(), "the grouped variant keeps its groups");
         try (Evaluator inDtype = evaluator(rows, settings().withDtype(dtype))) {
             for (Genome g : List.of(whole, grouped)) {
