@@ -111,14 +111,18 @@ public final class BuiltinAgent implements Agent {
      * {@link #defaultGenome()} for float32; for a 16-bit x, the champion of the fifth 10-minute bf16 campaign
      * (bench/results/dtypes-h100/campaign-bf16-10min-5/), the best 16-bit design measured then: 16-byte accesses of 8
      * elements everywhere, rows of up to 1024 columns on 16 lanes or more in 128-thread blocks, blocks of 128 to 512
-     * threads holding 16 elements a thread and then 32 up to 16384 columns, few long rows split over two 512-thread
-     * blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than 16384 columns of
-     * many (the champion's 32768, capped where its block rows end) held across a cluster of 512-thread blocks, 32
-     * elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a thread's shared
-     * vectors land (group 2: faster for the forward operators' rows held on chip than taking them after the whole
-     * share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block
-     * holds whole takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread block, the
-     * default before (measured in that folder). Its two-launch split pass, which serves only rows too long for the
+     * threads holding 16 elements a thread and then 32 up to 16384 columns, long rows no more than the SMs split over
+     * two 512-thread blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than
+     * 16384 columns of many (the champion's 32768, capped where its block rows end) held across a cluster of 512-thread
+     * blocks, 32 elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a
+     * thread's shared vectors land (group 2: faster for the forward operators' rows held on chip than taking them after
+     * the whole share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block
+     * holds whole takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread
+     * block, the default before (measured in that folder). The champion split rows when they were up to twice the SMs
+     * (no shape of its suite had between one and two rows an SM); a row a block or cluster fills the GPU from one row
+     * an SM on, and the split rows of 256 x 16384 to 256 x 131072 ran 0.1-0.25 of the floor slower in softmax,
+     * log_softmax and masked_softmax (bench/results/training-family-h200/probes/rows-pct/), so the split regime takes
+     * as many rows as the float default's. Its two-launch split pass, which serves only rows too long for the
      * one-launch plans and which no campaign has timed, stays the earlier default's. Campaigns that start from it:
      * bench/results/campaign-bf16-h100/.
      */
@@ -226,7 +230,7 @@ public final class BuiltinAgent implements Agent {
             new ShortRows(1024, 16, 2, 128, 4, false, ExpMode.FAST, LoadHint.LDG, StoreHint.PLAIN, false),
             new BlockRows(16384, 128, 512, 16, 16, 4, false, Reduce.SHUFFLE, ExpMode.FAST, LoadHint.LDG,
                     StoreHint.PLAIN, 0, false),
-            new SplitRows(8192, 200, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
+            new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
             new ClusterRows(16384, 8, 512, 4, 8, 2, true, LoadHint.PLAIN, StoreHint.PLAIN, false),

@@ -207,6 +207,33 @@ class BuiltinAgentTest {
         }
     }
 
+    /**
+     * Every default splits rows of 8K columns or more over many blocks only while they are no more than the SMs: past
+     * one row an SM, a row a block or cluster fills the GPU, and splitting 256 rows of 16384 to 131072 columns ran
+     * slower in every operator that splits (bench/results/training-family-h200/probes/rows-pct/). Fails if a dtype's
+     * default takes more rows, as the 16-bit one took twice the SMs.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"softmax", "log_softmax", "masked_softmax"})
+    void defaultsSplitRowsOnlyUpToOneAnSm(String op) {
+        for (Precision dtype : Precision.SUPPORTED) {
+            Task task = new Task(Operators.byId(op), dtype);
+            KernelFile file = ContractParser.parse("default.cu", null,
+                    KernelRenderer.render(BuiltinAgent.defaultGenome(task), task));
+            for (long maskKind = 0; maskKind < (op.equals("masked_softmax") ? 4 : 1); maskKind++) {
+                for (long[] shape : new long[][] {{132, 16384, 1}, {133, 16384, 0}, {256, 16384, 0},
+                        {256, 131072, 0}, {32, 131072, 1}}) {
+                    Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of(), 1, shape[0], 1, maskKind);
+                    String kernel = file.plans().stream().filter(p -> p.when().evalBoolean(env)).findFirst()
+                            .orElseThrow().launches().getFirst().kernel();
+                    boolean split = kernel.startsWith("softmax_fused") || kernel.startsWith("softmax_split");
+                    assertEquals(shape[2] == 1, split,
+                            task + " mask kind " + maskKind + " " + shape[0] + "x" + shape[1] + ": " + kernel);
+                }
+            }
+        }
+    }
+
     private static Candidate withGenome(String id, Genome g, Precision dtype) {
         return new Candidate(id, KernelRenderer.render(g, dtype), Optional.of(g.toJson()), null);
     }
