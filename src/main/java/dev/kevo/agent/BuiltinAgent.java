@@ -109,22 +109,24 @@ public final class BuiltinAgent implements Agent {
 
     /**
      * {@link #defaultGenome()} for float32; for a 16-bit x, the champion of the fifth 10-minute bf16 campaign
-     * (bench/results/dtypes-h100/campaign-bf16-10min-5/), the best 16-bit design measured then: 16-byte accesses of 8
-     * elements everywhere, rows of up to 1024 columns on 16 lanes or more in 128-thread blocks, blocks of 128 to 512
-     * threads holding 16 elements a thread and then 32 up to 16384 columns, long rows no more than the SMs split over
-     * two 512-thread blocks per SM (32 elements a thread in registers, 48 in shared memory), and a row of more than
-     * 16384 columns of many (the champion's 32768, capped where its block rows end) held across a cluster of 512-thread
-     * blocks, 32 elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a
-     * thread's shared vectors land (group 2: faster for the forward operators' rows held on chip than taking them after
-     * the whole share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block
-     * holds whole takes one of its own. Two 512-thread blocks to an SM held 512x262144 faster than one 1024-thread
-     * block, the default before (measured in that folder). The champion split rows when they were up to twice the SMs
-     * (no shape of its suite had between one and two rows an SM); a row a block or cluster fills the GPU from one row
-     * an SM on, and the split rows of 256 x 16384 to 256 x 131072 ran 0.1-0.25 of the floor slower in softmax,
-     * log_softmax and masked_softmax (bench/results/training-family-h200/probes/rows-pct/), so the split regime takes
-     * as many rows as the float default's. Its two-launch split pass, which serves only rows too long for the
-     * one-launch plans and which no campaign has timed, stays the earlier default's. Campaigns that start from it:
-     * bench/results/campaign-bf16-h100/.
+     * (bench/results/dtypes-h100/campaign-bf16-10min-5/), the best 16-bit design measured then, with two changes since
+     * (below): 16-byte accesses of 8 elements everywhere, rows of up to 1024 columns on 16 lanes or more in 128-thread
+     * blocks, blocks of 128 to 512 threads holding 16 elements a thread and then 32 up to 16384 columns, long rows no
+     * more than the SMs split over two 512-thread blocks per SM (32 elements a thread in registers, 48 in shared
+     * memory), and a row of more than 16384 columns of many held across a cluster of up to 16 blocks of 256 threads, 32
+     * elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a thread's shared
+     * vectors land (group 2: faster for the forward operators' rows held on chip than taking them after the whole
+     * share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block holds whole
+     * takes one of its own. The changes, each measured on an H200 in softmax, log_softmax and masked_softmax side by
+     * side with the genome before it (bench/results/training-family-h200/probes/): the champion split rows while they
+     * were up to twice the SMs (no shape of its suite had between one and two rows an SM), and 256 rows of 16384 to
+     * 131072 columns ran 0.1-0.25 of the floor faster as a row a block or cluster (rows-pct/), so the split regime
+     * takes as many rows as the float default's; and its clusters were of up to 8 blocks of 512 threads, two an SM,
+     * whose wave waits on its clusters' exchanges together, as the loss's did (LOSS_SIXTEEN_BIT): blocks of 256
+     * threads, four an SM, ran the LM-head rows of 50257 to 151936 columns 0.02-0.08 faster, and up to 16 of them
+     * (non-portable, launched where resident) hold 262144 columns, which 8 did not (cluster-threads/). Its two-launch
+     * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays the
+     * earlier default's. Campaigns that start from it: bench/results/campaign-bf16-h100/.
      */
     public static Genome defaultGenome(Precision dtype) {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : defaultGenome();
@@ -132,19 +134,20 @@ public final class BuiltinAgent implements Agent {
 
     /**
      * {@link #defaultGenome(Precision)} for {@code task}'s dtype, with the cluster regime of a gradient operator
-     * (softmax_backward, log_softmax_backward) up to 16 blocks where the dtype's default has 8. A gradient's cluster
-     * block holds a share of two rows, y and dy, in the registers and shared memory softmax's holds one in, so at 8
-     * blocks its clusters ended at half softmax's columns (131072 float32), and the LM-head rows past that (151936,
-     * 262144 columns) fell to the loop that reads y and dy twice. Clusters of 16 (non-portable, launched where
-     * resident) hold them on chip: bench/results/training-family-h200/ (call 21) measured both defaults side by side.
-     * log_softmax_backward with a 16-bit x also holds more a block in shared memory ({@link #GRADIENT_SMEM_VECS_16}):
-     * at the dtype's share a 262144-column row took clusters of 11 blocks, which leave an SM's second block slot idle
-     * wherever a GPC's free slots number fewer than 11, and 50257 columns took three blocks of a third each; holding
-     * 32768 columns a block, those rows take 8 and 2 (calls 32-33 there). softmax_backward, whose write phase takes no
-     * exponential, ran slower so and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part
-     * whole, not in the 16-bit default's groups, with which its best known genome ran slower (call 34 there); with a
-     * 16-bit x it starts from that genome ({@link #LOSS_SIXTEEN_BIT}). masked_softmax takes block rows of its own
-     * and the regimes that skip masked keys ({@link #masked}).
+     * (softmax_backward, log_softmax_backward) up to 16 blocks of 512 threads ({@link #GRADIENT_THREADS}), where the
+     * float default has 8 (and the 16-bit one 256-thread blocks). A gradient's cluster block holds a share of two rows,
+     * y and dy, in the registers and shared memory softmax's holds one in, so at 8 blocks its clusters ended at half
+     * softmax's columns (131072 float32), and the LM-head rows past that (151936, 262144 columns) fell to the loop that
+     * reads y and dy twice. Clusters of 16 (non-portable, launched where resident) hold them on chip:
+     * bench/results/training-family-h200/ (call 21) measured both defaults side by side. log_softmax_backward with a
+     * 16-bit x also holds more a block in shared memory ({@link #GRADIENT_SMEM_VECS_16}): at the dtype's share a
+     * 262144-column row took clusters of 11 blocks, which leave an SM's second block slot idle wherever a GPC's free
+     * slots number fewer than 11, and 50257 columns took three blocks of a third each; holding 32768 columns a block,
+     * those rows take 8 and 2 (calls 32-33 there). softmax_backward, whose write phase takes no exponential, ran slower
+     * so and keeps the dtype's share. A loss (cross_entropy) takes its cluster's shared part whole, not in the 16-bit
+     * default's groups, with which its best known genome ran slower (call 34 there); with a 16-bit x it starts from
+     * that genome ({@link #LOSS_SIXTEEN_BIT}). masked_softmax takes block rows of its own and the regimes that skip
+     * masked keys ({@link #masked}).
      */
     public static Genome defaultGenome(Task task) {
         Genome d = defaultGenome(task.dtype());
@@ -164,8 +167,8 @@ public final class BuiltinAgent implements Agent {
         }
         boolean wider = task.op().equals(Operators.LOG_SOFTMAX_BACKWARD) && task.dtype().x().bytes() == 2;
         int smemVecs = wider ? GRADIENT_SMEM_VECS_16 : c.smemVecs();
-        return withCluster(d, new Genome.ClusterRows(c.minCols(), GRADIENT_MAX_CLUSTER, c.threads(), c.regVecs(),
-                smemVecs, c.group(), c.fit(), c.load(), c.store(), c.skipMasked()));
+        return withCluster(d, new Genome.ClusterRows(c.minCols(), GRADIENT_MAX_CLUSTER, GRADIENT_THREADS,
+                c.regVecs(), smemVecs, c.group(), c.fit(), c.load(), c.store(), c.skipMasked()));
     }
 
     /**
@@ -221,6 +224,13 @@ public final class BuiltinAgent implements Agent {
     static final int GRADIENT_MAX_CLUSTER = 16;
 
     /**
+     * A gradient operator's default cluster blocks: 512 threads, with which its cluster regime and its shares
+     * ({@link #GRADIENT_SMEM_VECS_16}) were measured; the 16-bit forward default's 256-thread blocks would halve
+     * what a block holds of its two rows, and no gradient has run with them.
+     */
+    static final int GRADIENT_THREADS = 512;
+
+    /**
      * log_softmax_backward's default cluster regime's shared-memory vectors with a 16-bit x (y's and dy's together:
      * 96 KiB a 512-thread block, two blocks an SM): {@link #defaultGenome(Task)} says why.
      */
@@ -233,7 +243,7 @@ public final class BuiltinAgent implements Agent {
             new SplitRows(8192, 100, 4096, 8, true, new Streaming(256, 2, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2,
                     LoadHint.PLAIN, LoadHint.LDCS, StoreHint.STCS),
                     new Fused(32, 6, 512, 2, 4, true, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN, StoreHint.PLAIN)),
-            new ClusterRows(16384, 8, 512, 4, 8, 2, true, LoadHint.PLAIN, StoreHint.PLAIN, false),
+            new ClusterRows(16384, 16, 256, 4, 8, 2, true, LoadHint.PLAIN, StoreHint.PLAIN, false),
             new LoopRows(0, new Streaming(512, 4, 2, 1, false, Reduce.SHUFFLE, ExpMode.EXP2, LoadHint.PLAIN,
                     LoadHint.LDCS, StoreHint.STCS)));
 
