@@ -123,7 +123,7 @@ public final class BuiltinAgent implements Agent {
      * 131072 columns ran 0.1-0.25 of the floor faster as a row a block or cluster (rows-pct/), so the split regime
      * takes as many rows as the float default's; and its clusters were of up to 8 blocks of 512 threads, two an SM,
      * whose wave waits on its clusters' exchanges together, as the loss's did (LOSS_SIXTEEN_BIT): blocks of 256
-     * threads, four an SM, ran the LM-head rows of 50257 to 151936 columns 0.02-0.08 faster, and up to 16 of them
+     * threads, four an SM, ran the LM-head rows of 50257 to 151936 columns 0.02-0.11 faster, and up to 16 of them
      * (non-portable, launched where resident) hold 262144 columns, which 8 did not (cluster-threads/). Its two-launch
      * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays the
      * earlier default's. Campaigns that start from it: bench/results/campaign-bf16-h100/.

@@ -234,6 +234,28 @@ class BuiltinAgentTest {
         }
     }
 
+    /**
+     * Every forward default holds the LM-head rows of many on chip, each read once, up to Gemma 3's 262144 columns:
+     * a cluster plan takes them, not the loop that reads a row twice. Fails if a default's cluster blocks shrink
+     * without more of them a cluster (the 16-bit default's 256-thread blocks hold 196608 columns in clusters of 8).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"softmax", "log_softmax", "masked_softmax"})
+    void defaultsHoldLmHeadRowsInClusters(String op) {
+        for (Precision dtype : Precision.SUPPORTED) {
+            Task task = new Task(Operators.byId(op), dtype);
+            KernelFile file = ContractParser.parse("default.cu", null,
+                    KernelRenderer.render(BuiltinAgent.defaultGenome(task), task));
+            for (long[] shape : new long[][] {{4096, 50257}, {2048, 128256}, {1024, 151936}, {512, 262144}}) {
+                Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of(), 1, shape[0], 1, 0);
+                KernelFile.Launch launch = file.plans().stream().filter(p -> p.when().evalBoolean(env)).findFirst()
+                        .orElseThrow().launches().getFirst();
+                assertTrue(launch.kernel().startsWith("softmax_cluster"),
+                        task + " " + shape[0] + "x" + shape[1] + ": " + launch.kernel());
+            }
+        }
+    }
+
     private static Candidate withGenome(String id, Genome g, Precision dtype) {
         return new Candidate(id, KernelRenderer.render(g, dtype), Optional.of(g.toJson()), null);
     }
