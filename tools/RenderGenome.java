@@ -1,6 +1,6 @@
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.DefaultGenomes;
 import dev.kevo.agent.Genome;
 import dev.kevo.agent.KernelRenderer;
 import dev.kevo.data.Precision;
@@ -25,7 +25,7 @@ public class RenderGenome {
         Precision dtype = Precision.parse(args[2]);
         Task task = new Task(Operators.byId(args[1]), dtype);
         ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-        Genome genome = args[0].equals("default") ? BuiltinAgent.defaultGenome(task)
+        Genome genome = args[0].equals("default") ? DefaultGenomes.of(task)
                 : json.treeToValue(json.readTree(Path.of(args[0]).toFile()).get("genome"), Genome.class);
         Files.writeString(Path.of(args[3]), KernelRenderer.render(genome.normalized(task), task));
     }

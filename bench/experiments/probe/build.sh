@@ -11,7 +11,7 @@ cat > /tmp/KevoRender.java <<'JAVA'
 public class KevoRender {
     public static void main(String[] a) throws Exception {
         java.nio.file.Files.writeString(java.nio.file.Path.of(a[0]),
-                dev.kevo.agent.KernelRenderer.render(dev.kevo.agent.BuiltinAgent.defaultGenome()));
+                dev.kevo.agent.KernelRenderer.render(dev.kevo.agent.DefaultGenomes.float32()));
     }
 }
 JAVA

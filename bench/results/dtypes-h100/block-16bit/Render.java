@@ -1,4 +1,5 @@
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kevo.agent.DefaultGenomes;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.agent.*;
 import dev.kevo.data.Precision;
@@ -20,7 +21,7 @@ public class Render {
             else o.put(path[path.length - 1], v);
         }
         Precision dt = Precision.parse(a[0]);
-        Genome g = Genome.fromJson(n, BuiltinAgent.defaultGenome());
+        Genome g = Genome.fromJson(n, DefaultGenomes.float32());
         Files.writeString(Path.of(a[2]), KernelRenderer.render(g, dt));
     }
 }

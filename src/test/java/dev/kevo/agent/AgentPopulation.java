@@ -41,11 +41,11 @@ final class AgentPopulation {
     private static List<Genome> breed(SplittableRandom random, Precision dtype) {
         List<Genome> out = new ArrayList<>();
         for (int i = 0; i < 70; i++) {
-            out.add(GenomeSpace.random(random, BuiltinAgent.defaultGenome(), dtype));
+            out.add(GenomeSpace.random(random, DefaultGenomes.float32(), dtype));
         }
         BuiltinAgent agent = new BuiltinAgent();
         List<Candidate> population = new ArrayList<>(List.of(seed("register_rows.cu")));
-        BuiltinAgent.namedGenomes(dtype).forEach((name, g) ->
+        DefaultGenomes.named(dtype).forEach((name, g) ->
                 population.add(new Candidate(name, KernelRenderer.render(g, dtype), Optional.of(g.toJson()), null)));
         for (int n = 0; out.size() < 200; n++) {
             Candidate parent = population.get(random.nextInt(population.size()));
@@ -54,7 +54,7 @@ final class AgentPopulation {
             Proposal p = agent.propose(ProposalRequest.builder(parent, random.split()).context(context(dtype))
                     .mate(mate).inspirations(population.subList(0, 3)).build());
             population.add(new Candidate("child-" + n, p.source(), p.genome(), null));
-            out.add(Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome()));
+            out.add(Genome.fromJson(p.genome().orElseThrow(), DefaultGenomes.float32()));
         }
         return out;
     }

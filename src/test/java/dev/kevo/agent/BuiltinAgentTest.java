@@ -19,8 +19,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class BuiltinAgentTest {
@@ -37,7 +39,7 @@ class BuiltinAgentTest {
     }
 
     private static Genome genome(Proposal p) {
-        return Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome());
+        return Genome.fromJson(p.genome().orElseThrow(), DefaultGenomes.float32());
     }
 
     @Test
@@ -48,8 +50,8 @@ class BuiltinAgentTest {
     @Test
     void sameRequestAndRandomStateGiveTheSameProposal() {
         Candidate seedParent = AgentPopulation.seed("online.cu");
-        Candidate parent = withGenome("p", BuiltinAgent.defaultGenome());
-        Candidate mate = withGenome("m", BuiltinAgent.namedGenomes().get("wide"));
+        Candidate parent = withGenome("p", DefaultGenomes.float32());
+        Candidate mate = withGenome("m", DefaultGenomes.named().get("wide"));
         for (long seed = 0; seed < 20; seed++) {
             for (Optional<Candidate> m : List.of(Optional.<Candidate>empty(), Optional.of(mate))) {
                 for (Candidate p : List.of(seedParent, parent)) {
@@ -88,7 +90,7 @@ class BuiltinAgentTest {
 
     @Test
     void mutationChangesAFewGenesAndSaysWhich() {
-        Genome parent = BuiltinAgent.defaultGenome();
+        Genome parent = DefaultGenomes.float32();
         for (long seed = 0; seed < 100; seed++) {
             Proposal p = agent.propose(request(withGenome("p", parent), Optional.empty(), List.of(), seed));
             if (!p.operator().equals("mutate")) {
@@ -103,8 +105,8 @@ class BuiltinAgentTest {
 
     @Test
     void crossoverTakesRegimesFromTheMate() {
-        Genome a = BuiltinAgent.defaultGenome();
-        Genome b = BuiltinAgent.namedGenomes().get("wide");
+        Genome a = DefaultGenomes.float32();
+        Genome b = DefaultGenomes.named().get("wide");
         int fromMate = 0;
         for (long seed = 0; seed < 50; seed++) {
             Proposal p = agent.propose(request(withGenome("p", a), Optional.of(withGenome("m-12", b)), List.of(), seed));
@@ -123,7 +125,7 @@ class BuiltinAgentTest {
     @Test
     void recentFailuresAreNotProposedAgain() {
         List<Candidate> failures = new ArrayList<>();
-        BuiltinAgent.namedGenomes().forEach((name, g) -> failures.add(withGenome(name, g)));
+        DefaultGenomes.named().forEach((name, g) -> failures.add(withGenome(name, g)));
         for (long seed = 0; seed < 20; seed++) {
             Proposal p = agent.propose(request(AgentPopulation.seed("naive.cu"), Optional.empty(), failures, seed));
             assertTrue(p.summary().startsWith("fresh: random genome"), p.summary());
@@ -132,24 +134,24 @@ class BuiltinAgentTest {
 
     @Test
     void aFreshGenomeIsNotOneAnotherIslandAlreadyHolds() {
-        Candidate best = withGenome("island-2-best", BuiltinAgent.defaultGenome());
+        Candidate best = withGenome("island-2-best", DefaultGenomes.float32());
         for (long seed = 0; seed < 20; seed++) {
             Proposal p = agent.propose(ProposalRequest.builder(AgentPopulation.seed("online.cu"), new SplittableRandom(seed))
                     .inspirations(List.of(best)).build());
-            assertNotEquals(BuiltinAgent.defaultGenome(), genome(p));
+            assertNotEquals(DefaultGenomes.float32(), genome(p));
         }
     }
 
     @Test
     void namedGenomesAreNormalizedAndDistinct() {
-        var named = BuiltinAgent.namedGenomes();
+        var named = DefaultGenomes.named();
         assertEquals("default", named.keySet().iterator().next());
-        assertEquals(BuiltinAgent.defaultGenome(), named.get("default"));
+        assertEquals(DefaultGenomes.float32(), named.get("default"));
         named.values().forEach(g -> assertEquals(g, g.normalized()));
         assertEquals(named.size(), new HashSet<>(named.values()).size());
         for (Precision dtype : Precision.SUPPORTED) {
-            var inDtype = BuiltinAgent.namedGenomes(dtype);
-            assertEquals(BuiltinAgent.defaultGenome(dtype), inDtype.get("default"), dtype::toString);
+            var inDtype = DefaultGenomes.named(dtype);
+            assertEquals(DefaultGenomes.of(dtype), inDtype.get("default"), dtype::toString);
             inDtype.values().forEach(g -> assertEquals(g, g.normalized(dtype)));
             assertEquals(inDtype.size(), new HashSet<>(inDtype.values()).size(), dtype::toString);
         }
@@ -162,8 +164,8 @@ class BuiltinAgentTest {
     @Test
     void childrenAreRenderedInTheCampaignsDtype() {
         for (Precision dtype : List.of(Precision.BF16, Precision.FP16, Precision.BF16_FP32)) {
-            Genome parent = BuiltinAgent.namedGenomes(dtype).get("default");
-            Candidate mate = withGenome("m", BuiltinAgent.namedGenomes(dtype).get("wide"), dtype);
+            Genome parent = DefaultGenomes.named(dtype).get("default");
+            Candidate mate = withGenome("m", DefaultGenomes.named(dtype).get("wide"), dtype);
             Set<String> operators = new HashSet<>();
             for (long seed = 0; seed < 30; seed++) {
                 for (Candidate p : List.of(AgentPopulation.seed("online.cu"), withGenome("p", parent, dtype))) {
@@ -193,7 +195,7 @@ class BuiltinAgentTest {
     void theSixteenBitLossHoldsLmHeadRowsInClustersOfSmallBlocks(String opAndDtype) {
         String[] parts = opAndDtype.split(":");
         Task task = new Task(Operators.byId(parts[0]), Precision.parse(parts[1]));
-        KernelFile file = ContractParser.parse("ce.cu", null, KernelRenderer.render(BuiltinAgent.defaultGenome(task),
+        KernelFile file = ContractParser.parse("ce.cu", null, KernelRenderer.render(DefaultGenomes.of(task),
                 task));
         for (long[] shape : new long[][] {{1024, 151936, 5, 256}, {512, 262144, 8, 256}, {65536, 4096, 1, 128}}) {
             Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of());
@@ -214,22 +216,16 @@ class BuiltinAgentTest {
      * default takes more rows, as the 16-bit one took twice the SMs.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"softmax", "log_softmax", "masked_softmax"})
-    void defaultsSplitRowsOnlyUpToOneAnSm(String op) {
-        for (Precision dtype : Precision.SUPPORTED) {
-            Task task = new Task(Operators.byId(op), dtype);
-            KernelFile file = ContractParser.parse("default.cu", null,
-                    KernelRenderer.render(BuiltinAgent.defaultGenome(task), task));
-            for (long maskKind = 0; maskKind < (op.equals("masked_softmax") ? 4 : 1); maskKind++) {
-                for (long[] shape : new long[][] {{132, 16384, 1}, {133, 16384, 0}, {256, 16384, 0},
-                        {256, 131072, 0}, {32, 131072, 1}}) {
-                    Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of(), 1, shape[0], 1, maskKind);
-                    String kernel = file.plans().stream().filter(p -> p.when().evalBoolean(env)).findFirst()
-                            .orElseThrow().launches().getFirst().kernel();
-                    boolean split = kernel.startsWith("softmax_fused") || kernel.startsWith("softmax_split");
-                    assertEquals(shape[2] == 1, split,
-                            task + " mask kind " + maskKind + " " + shape[0] + "x" + shape[1] + ": " + kernel);
-                }
+    @MethodSource("forwardTasks")
+    void defaultsSplitRowsOnlyUpToOneAnSm(Task task) {
+        KernelFile file = defaultFile(task);
+        for (long maskKind = 0; maskKind < (task.op().equals(Operators.MASKED_SOFTMAX) ? 4 : 1); maskKind++) {
+            for (long[] shape : new long[][] {{132, 16384, 1}, {133, 16384, 0}, {256, 16384, 0}, {256, 131072, 0},
+                    {32, 131072, 1}}) {
+                String kernel = firstKernel(file, shape[0], shape[1], maskKind);
+                boolean split = kernel.startsWith("softmax_fused") || kernel.startsWith("softmax_split");
+                assertEquals(shape[2] == 1, split,
+                        task + " mask kind " + maskKind + " " + shape[0] + "x" + shape[1] + ": " + kernel);
             }
         }
     }
@@ -240,20 +236,33 @@ class BuiltinAgentTest {
      * without more of them a cluster (the 16-bit default's 256-thread blocks hold 196608 columns in clusters of 8).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"softmax", "log_softmax", "masked_softmax"})
-    void defaultsHoldLmHeadRowsInClusters(String op) {
-        for (Precision dtype : Precision.SUPPORTED) {
-            Task task = new Task(Operators.byId(op), dtype);
-            KernelFile file = ContractParser.parse("default.cu", null,
-                    KernelRenderer.render(BuiltinAgent.defaultGenome(task), task));
-            for (long[] shape : new long[][] {{4096, 50257}, {2048, 128256}, {1024, 151936}, {512, 262144}}) {
-                Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of(), 1, shape[0], 1, 0);
-                KernelFile.Launch launch = file.plans().stream().filter(p -> p.when().evalBoolean(env)).findFirst()
-                        .orElseThrow().launches().getFirst();
-                assertTrue(launch.kernel().startsWith("softmax_cluster"),
-                        task + " " + shape[0] + "x" + shape[1] + ": " + launch.kernel());
-            }
+    @MethodSource("forwardTasks")
+    void defaultsHoldLmHeadRowsInClusters(Task task) {
+        KernelFile file = defaultFile(task);
+        for (long[] shape : new long[][] {{4096, 50257}, {2048, 128256}, {1024, 151936}, {512, 262144}}) {
+            String kernel = firstKernel(file, shape[0], shape[1], 0);
+            assertTrue(kernel.startsWith("softmax_cluster"), task + " " + shape[0] + "x" + shape[1] + ": " + kernel);
         }
+    }
+
+    /** The forward operators whose files split rows and hold them in clusters, in every dtype. */
+    static Stream<Task> forwardTasks() {
+        return Stream.of(Operators.SOFTMAX, Operators.LOG_SOFTMAX, Operators.MASKED_SOFTMAX)
+                .flatMap(op -> Precision.SUPPORTED.stream().map(dtype -> new Task(op, dtype)));
+    }
+
+    private static KernelFile defaultFile(Task task) {
+        return ContractParser.parse("default.cu", null, KernelRenderer.render(DefaultGenomes.of(task), task));
+    }
+
+    /**
+     * The first kernel the plan that {@code file} takes for rows x cols on 132 SMs launches; where the file is
+     * masked_softmax's, the rows are decode rows (one query for each of {@code rows} heads) under {@code maskKind}.
+     */
+    private static String firstKernel(KernelFile file, long rows, long cols, long maskKind) {
+        Expr.Env env = new Expr.Env(rows, cols, 132, Map.of(), 1, rows, 1, maskKind);
+        return file.plans().stream().filter(p -> p.when().evalBoolean(env)).findFirst().orElseThrow()
+                .launches().getFirst().kernel();
     }
 
     private static Candidate withGenome(String id, Genome g, Precision dtype) {

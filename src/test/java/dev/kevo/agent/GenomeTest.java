@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class GenomeTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Genome DEFAULT = BuiltinAgent.defaultGenome();
+    private static final Genome DEFAULT = DefaultGenomes.float32();
 
     @Test
     void jsonRoundTrip() throws Exception {
@@ -146,7 +146,7 @@ class GenomeTest {
     @Test
     void aMaskedGenomeStoredBeforeSkipMaskedReadsEveryKey() {
         Task task = new Task(Operators.MASKED_SOFTMAX, Precision.FP32);
-        ObjectNode old = (ObjectNode) BuiltinAgent.defaultGenome(task).withSkipMasked(true, true, true).toJson();
+        ObjectNode old = (ObjectNode) DefaultGenomes.of(task).withSkipMasked(true, true, true).toJson();
         for (String regime : List.of("short", "block", "cluster")) {
             ((ObjectNode) old.get(regime)).remove("skipMasked");
         }
@@ -251,7 +251,7 @@ class GenomeTest {
 
     @Test
     void changesNameEachDifferingGeneByRegime() {
-        Genome wide = BuiltinAgent.namedGenomes().get("wide");
+        Genome wide = DefaultGenomes.named().get("wide");
         assertEquals("", GenomeSpace.changes(DEFAULT, DEFAULT));
         String changes = GenomeSpace.changes(DEFAULT, wide);
         assertTrue(changes.startsWith("short: maxCols 512->1024, minLanes 16->8, growth 2->4"), changes);

@@ -52,7 +52,7 @@ class GradientGenomeTest {
     /** The default genomes (float32's and the operator's) and every 50th of the dtype's population. */
     private static List<Genome> genomes(Task task) {
         Precision dtype = task.dtype();
-        List<Genome> genomes = new ArrayList<>(List.of(BuiltinAgent.defaultGenome(), BuiltinAgent.defaultGenome(task)));
+        List<Genome> genomes = new ArrayList<>(List.of(DefaultGenomes.float32(), DefaultGenomes.of(task)));
         List<Genome> population = AgentPopulation.genomes(dtype);
         for (int i = 0; i < population.size(); i += 50) {
             genomes.add(population.get(i));
@@ -131,14 +131,14 @@ class GradientGenomeTest {
     @MethodSource("tasks")
     void theDefaultGenomeHoldsLmHeadRowsOnChip(String op, String dtype) {
         Task task = task(op, dtype);
-        List<KernelRenderer.Plan> plans = KernelRenderer.plans(BuiltinAgent.defaultGenome(task), task);
+        List<KernelRenderer.Plan> plans = KernelRenderer.plans(DefaultGenomes.of(task), task);
         KernelRenderer.Plan widest = plans.stream().filter(p -> {
             Matcher when = CONDITION.matcher(p.when());
             return when.matches() && Long.parseLong(when.group(1)) >= 262144;
         }).findFirst().orElseThrow(() -> new AssertionError("no plan holds 262144 columns: " + plans));
         assertTrue(CLUSTER.matcher(widest.launches().getFirst().kernel().call()).find(), widest.when());
         Task softmax = new Task(Operators.SOFTMAX, task.dtype());
-        assertEquals(BuiltinAgent.defaultGenome(task.dtype()), BuiltinAgent.defaultGenome(softmax));
+        assertEquals(DefaultGenomes.of(task.dtype()), DefaultGenomes.of(softmax));
     }
 
     /**
@@ -149,7 +149,7 @@ class GradientGenomeTest {
     @ValueSource(strings = {"bf16", "fp16"})
     void theSixteenBitDefaultTakesPortableClustersForLmHeadRows(String dtype) {
         Task task = task("log_softmax_backward", dtype);
-        List<KernelRenderer.Plan> plans = KernelRenderer.plans(BuiltinAgent.defaultGenome(task), task);
+        List<KernelRenderer.Plan> plans = KernelRenderer.plans(DefaultGenomes.of(task), task);
         for (long[] colsAndBlocks : new long[][] {{262144, 8}, {50257, 2}}) {
             Expr.Env env = new Expr.Env(4096, colsAndBlocks[0], 132, Map.of());
             KernelRenderer.Launch launch = plans.stream().filter(p -> Expr.parse(p.when()).evalBoolean(env))
@@ -164,7 +164,7 @@ class GradientGenomeTest {
     @MethodSource("tasks")
     void theFileSaysItsOperatorAndHoldsItsOwnGradient(String op, String dtype) {
         Task task = task(op, dtype);
-        String source = KernelRenderer.render(BuiltinAgent.defaultGenome(), task);
+        String source = KernelRenderer.render(DefaultGenomes.float32(), task);
         KernelFile file = ContractParser.parse("g.cu", null, source);
         assertEquals(task.op(), file.op());
         assertEquals(List.of(task.dtype()), file.dtypes());
@@ -187,7 +187,7 @@ class GradientGenomeTest {
         java.util.SplittableRandom random = new java.util.SplittableRandom(43);
         for (int i = 0; i < 10; i++) {
             Proposal p = agent.propose(ProposalRequest.builder(parent, random.split()).context(context).build());
-            Genome genome = Genome.fromJson(p.genome().orElseThrow(), BuiltinAgent.defaultGenome());
+            Genome genome = Genome.fromJson(p.genome().orElseThrow(), DefaultGenomes.float32());
             assertEquals(KernelRenderer.render(genome, task), p.source(), "the proposal is the genome's file");
             assertEquals(task.op(), ContractParser.parse("child-" + i + ".cu", null, p.source()).op());
             parent = new Candidate("child-" + i, p.source(), p.genome(), null);
@@ -202,7 +202,7 @@ class GradientGenomeTest {
     @NeedsNvrtc
     @Exhaustive
     void theDefaultGenomeCompilesInEveryDtype() throws Exception {
-        compile(Precision.SUPPORTED, task -> List.of(BuiltinAgent.defaultGenome(), BuiltinAgent.defaultGenome(task)));
+        compile(Precision.SUPPORTED, task -> List.of(DefaultGenomes.float32(), DefaultGenomes.of(task)));
     }
 
     /** Every 50th genome of float32's population as well, in CI's second pass (each distinct kernel once). */

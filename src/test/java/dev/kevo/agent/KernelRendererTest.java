@@ -77,7 +77,7 @@ class KernelRendererTest {
 
     @Test
     void defaultGenomeSendsEachStandardShapeToTheIntendedRegime() {
-        KernelFile file = parse("default.cu", BuiltinAgent.defaultGenome());
+        KernelFile file = parse("default.cu", DefaultGenomes.float32());
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("32x128", "softmax_short_g32_n1");
         expected.put("1823x781", "softmax_block_t128_n8");
@@ -142,7 +142,7 @@ class KernelRendererTest {
      */
     @Test
     void maskedConfigsCarryEachRegimesSkipMasked() {
-        Genome g = BuiltinAgent.defaultGenome().withSkipMasked(true, false, true);
+        Genome g = DefaultGenomes.float32().withSkipMasked(true, false, true);
         assertEquals(Map.of("ShortCfg", "true", "BlockCfg", "false", "ClusterCfg", "true"),
                 skips(KernelRenderer.render(g, new Task(Operators.MASKED_SOFTMAX, Precision.BF16))));
         assertEquals(Map.of("ShortCfg", "false", "BlockCfg", "true", "ClusterCfg", "false"),
@@ -160,7 +160,7 @@ class KernelRendererTest {
 
     @Test
     void withoutOneLaunchDesignsLongRowsTakeTwoLaunches() {
-        Genome d = BuiltinAgent.defaultGenome();
+        Genome d = DefaultGenomes.float32();
         Genome.SplitRows s = d.splitRows();
         Genome twoLaunches = new Genome(d.shortRows(), d.blockRows(), new Genome.SplitRows(s.minCols(), s.rowsPct(),
                 s.minChunk(), s.blocksPerSm(), s.reverse(), s.pass(), Genome.Fused.OFF), d.clusterRows(), d.loopRows());
@@ -286,7 +286,7 @@ class KernelRendererTest {
 
     private static void namedGenomes(List<Precision> covered, List<Precision> compiled) {
         for (Precision dtype : covered) {
-            for (Map.Entry<String, Genome> named : BuiltinAgent.namedGenomes(dtype).entrySet()) {
+            for (Map.Entry<String, Genome> named : DefaultGenomes.named(dtype).entrySet()) {
                 String name = named.getKey() + "-" + dtype + ".cu";
                 KernelFile file = parse(name, named.getValue(), dtype);
                 for (Shape shape : shapes()) {
@@ -399,7 +399,7 @@ class KernelRendererTest {
      * allows.
      */
     private static long fusedBlockBytes(Precision dtype, Genome.Reduce reduce, int threads, int blocksPerSm) {
-        Genome d = BuiltinAgent.defaultGenome();
+        Genome d = DefaultGenomes.float32();
         Genome.SplitRows s = d.splitRows();
         Genome.Fused f = s.fused();
         Genome.Fused most = new Genome.Fused(32, 1 << 10, threads, blocksPerSm, f.vec(), f.stream(), reduce, f.exp(),

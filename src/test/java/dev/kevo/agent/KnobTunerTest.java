@@ -194,7 +194,7 @@ class KnobTunerTest {
 
     @Test
     void aGenomeParentIsStillMutatedAsBefore() {
-        Genome g = BuiltinAgent.defaultGenome();
+        Genome g = DefaultGenomes.float32();
         Candidate parent = new Candidate("g", KernelRenderer.render(g), Optional.of(g.toJson()), null);
         Proposal p = new BuiltinAgent(false).propose(request(parent, Optional.of(candidate("m", RULED)), List.of(), 3));
         assertTrue(Set.of("mutate", "crossover").contains(p.operator()), p.operator());

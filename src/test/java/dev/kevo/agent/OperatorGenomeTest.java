@@ -56,11 +56,11 @@ class OperatorGenomeTest {
 
     @Test
     void theHeaderSaysLogSoftmaxAndTheLibraryHoldsOnlyItsEpilogue() {
-        String log = KernelRenderer.render(BuiltinAgent.defaultGenome(), task(Precision.FP32));
+        String log = KernelRenderer.render(DefaultGenomes.float32(), task(Precision.FP32));
         assertTrue(log.startsWith("/*@kevo\n{\n  \"op\": \"log_softmax\",\n"), log.substring(0, 60));
         assertTrue(log.contains("struct Epilogue"), "log_softmax's epilogue");
         // The softmax file of the genome as log_softmax normalizes it (its cluster regime's register share).
-        String softmax = KernelRenderer.render(BuiltinAgent.defaultGenome().normalized(task(Precision.FP32)),
+        String softmax = KernelRenderer.render(DefaultGenomes.float32().normalized(task(Precision.FP32)),
                 Precision.FP32);
         assertFalse(softmax.contains("Epilogue") || softmax.contains("\"op\""), "softmax's file is as it was");
         for (String file : List.of(log, softmax)) {
@@ -91,7 +91,7 @@ class OperatorGenomeTest {
         for (int i = 0; i < 20; i++) {
             Proposal p = agent.propose(ProposalRequest.builder(parent, random.split()).context(context).build());
             KernelFile file = parse("child-" + i + ".cu", Genome.fromJson(p.genome().orElseThrow(),
-                    BuiltinAgent.defaultGenome()), Precision.BF16);
+                    DefaultGenomes.float32()), Precision.BF16);
             assertEquals(file.source(), p.source(), "the proposal is the genome's log_softmax file");
             parent = new Candidate("child-" + i, p.source(), p.genome(), null);
         }
@@ -104,7 +104,7 @@ class OperatorGenomeTest {
      */
     @Test
     void logSoftmaxClusterRowsHoldHalfTheRegisterVectorsAndTheSameRow() {
-        Genome wide = BuiltinAgent.defaultGenome();  // 8 register and 8 shared vectors in its cluster regime
+        Genome wide = DefaultGenomes.float32();  // 8 register and 8 shared vectors in its cluster regime
         for (Precision dtype : Precision.SUPPORTED) {
             Genome.ClusterRows soft = wide.normalized(Task.softmax(dtype)).clusterRows();
             Genome.ClusterRows log = wide.normalized(task(dtype)).clusterRows();
@@ -133,9 +133,9 @@ class OperatorGenomeTest {
      */
     @Test
     void theSumsFileCountsNoRowsAndDividesByNothing() {
-        KernelFile sum = parse("sum.cu", BuiltinAgent.defaultGenome(), new Task(Operators.CROSS_ENTROPY_SUM,
+        KernelFile sum = parse("sum.cu", DefaultGenomes.float32(), new Task(Operators.CROSS_ENTROPY_SUM,
                 Precision.FP32));
-        KernelFile mean = parse("mean.cu", BuiltinAgent.defaultGenome(), new Task(Operators.CROSS_ENTROPY,
+        KernelFile mean = parse("mean.cu", DefaultGenomes.float32(), new Task(Operators.CROSS_ENTROPY,
                 Precision.FP32));
         assertEquals(mean.plans().size(), sum.plans().size());
         for (int i = 0; i < sum.plans().size(); i++) {
@@ -159,12 +159,12 @@ class OperatorGenomeTest {
     @Test
     void crossEntropyPlansWrapSoftmaxsRowKernelsBetweenTheCountAndTheLoss() {
         Task loss = new Task(Operators.CROSS_ENTROPY, Precision.FP32);
-        KernelFile file = parse("ce.cu", BuiltinAgent.defaultGenome(), loss);
+        KernelFile file = parse("ce.cu", DefaultGenomes.float32(), loss);
         String source = file.source();
         assertTrue(source.contains("struct Loss") && !source.contains("split_fused") && !source.contains("Prologue"),
                 "the loss's library: no split regime, no attention prologue");
-        Genome g = BuiltinAgent.defaultGenome().normalized(loss);
-        assertEquals(BuiltinAgent.defaultGenome().normalized(new Task(Operators.SOFTMAX, Precision.FP32)), g,
+        Genome g = DefaultGenomes.float32().normalized(loss);
+        assertEquals(DefaultGenomes.float32().normalized(new Task(Operators.SOFTMAX, Precision.FP32)), g,
                 "the loss's genome is softmax's: its unread rows need neither reduce forced");
         List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.FP32).stream()
                 .filter(p -> !p.launches().getFirst().kernel().name().matches("softmax_(split|fused).*")).toList();
@@ -193,7 +193,7 @@ class OperatorGenomeTest {
         assertEquals("true", file.plans().get(last).when().text());
         // Its threads sum past MAX_TERMS_PER_THREAD terms on the longest rows: a tile at a time, not one by one.
         for (Precision dtype : Precision.SUPPORTED) {
-            Genome.Streaming wide = LossPlans.widePass(BuiltinAgent.defaultGenome().normalized(new Task(
+            Genome.Streaming wide = LossPlans.widePass(DefaultGenomes.float32().normalized(new Task(
                     Operators.CROSS_ENTROPY, dtype)), dtype);
             assertFalse(wide.online(), dtype.id());
             assertTrue(wide.tile() * Genome.vecElems(wide.vec(), dtype) >= 8,
@@ -212,7 +212,7 @@ class OperatorGenomeTest {
             Proposal p = new BuiltinAgent().propose(ProposalRequest.builder(parent, random.split()).context(context)
                     .build());
             KernelFile file = parse("ce-child-" + i + ".cu", Genome.fromJson(p.genome().orElseThrow(),
-                    BuiltinAgent.defaultGenome()), loss);
+                    DefaultGenomes.float32()), loss);
             assertEquals(file.source(), p.source(), "the proposal is the genome's cross_entropy file");
             parent = new Candidate("ce-child-" + i, p.source(), p.genome(), null);
         }
@@ -244,10 +244,10 @@ class OperatorGenomeTest {
     @Test
     void maskedSoftmaxKernelsTakeTheAttentionArgumentsAndRouteShapesAsSoftmaxDoes() {
         Task masked = new Task(Operators.MASKED_SOFTMAX, Precision.BF16);
-        KernelFile file = parse("masked.cu", BuiltinAgent.defaultGenome(), masked);
+        KernelFile file = parse("masked.cu", DefaultGenomes.float32(), masked);
         assertTrue(file.source().contains("struct Prologue") && !file.source().contains("struct Epilogue"),
                 "masked_softmax's prologue, not log_softmax's epilogue");
-        Genome g = BuiltinAgent.defaultGenome().normalized(masked);
+        Genome g = DefaultGenomes.float32().normalized(masked);
         List<KernelRenderer.Plan> softmax = KernelRenderer.plans(g, Precision.BF16);
         List<KernelRenderer.MaskInstance> instances = List.of(KernelRenderer.MaskInstance.values());
         assertEquals(List.of(MaskKind.values()), instances.stream().flatMap(m -> m.kinds().stream()).sorted().toList(),
@@ -276,7 +276,7 @@ class OperatorGenomeTest {
                 }
             }
         }
-        assertEquals(BuiltinAgent.defaultGenome().normalized(Precision.BF16).blockRows().online(),
+        assertEquals(DefaultGenomes.float32().normalized(Precision.BF16).blockRows().online(),
                 g.blockRows().online(), "either reduce serves a fully masked row: the genome's gene, not forced");
     }
 
@@ -291,9 +291,9 @@ class OperatorGenomeTest {
             if (!defaults.contains(dtype) && !all.contains(dtype)) {
                 continue;
             }
-            List<Genome> genomes = new java.util.ArrayList<>(List.of(BuiltinAgent.defaultGenome()));
+            List<Genome> genomes = new java.util.ArrayList<>(List.of(DefaultGenomes.float32()));
             if (all.contains(dtype)) {
-                genomes.addAll(BuiltinAgent.namedGenomes(dtype).values());
+                genomes.addAll(DefaultGenomes.named(dtype).values());
                 List<Genome> population = sampled ? AgentPopulation.genomes(dtype) : List.of();
                 for (int i = 0; i < population.size(); i += 25) {
                     genomes.add(population.get(i));

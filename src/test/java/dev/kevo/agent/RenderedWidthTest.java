@@ -74,7 +74,7 @@ class RenderedWidthTest {
     @Test
     void kernelsTakeTheDtypesElementTypes() {
         for (Precision dtype : Precision.SUPPORTED) {
-            String source = KernelRenderer.render(BuiltinAgent.defaultGenome(), dtype);
+            String source = KernelRenderer.render(DefaultGenomes.float32(), dtype);
             Matcher m = KERNEL.matcher(source);
             int kernels = 0;
             while (m.find()) {
@@ -138,7 +138,7 @@ class RenderedWidthTest {
     @Test
     void aRowOfManyThatNoBlockHoldsIsHeldByAClusterNotReadTwice() {
         for (Precision dtype : Precision.SUPPORTED) {
-            Genome d = BuiltinAgent.defaultGenome(dtype);
+            Genome d = DefaultGenomes.of(dtype);
             Genome.ClusterRows c = d.clusterRows();
             Genome late = new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(1 << 17,
                     c.maxCluster(), c.threads(), c.regVecs(), c.smemVecs(), c.group(), c.fit(), c.load(), c.store(),
@@ -154,7 +154,7 @@ class RenderedWidthTest {
 
     /** The 16-bit default with its long rows of many in 1024-thread blocks, 4 vectors in registers and 12 shared. */
     private static Genome largeBlocks(boolean fit) {
-        Genome d = BuiltinAgent.defaultGenome(Precision.BF16);
+        Genome d = DefaultGenomes.of(Precision.BF16);
         return new Genome(d.shortRows(), d.blockRows(), d.splitRows(), new Genome.ClusterRows(32768, 8, 1024, 4, 12,
                 0, fit, Genome.LoadHint.PLAIN, Genome.StoreHint.PLAIN, false), d.loopRows()).normalized(Precision.BF16);
     }
@@ -167,7 +167,7 @@ class RenderedWidthTest {
 
     private static ResolvedPlan resolve(Precision dtype, String shape) {
         KernelFile file = ContractParser.parse("default.cu", null,
-                KernelRenderer.render(BuiltinAgent.defaultGenome(), dtype));
+                KernelRenderer.render(DefaultGenomes.float32(), dtype));
         return PlanResolver.resolve(file, Shape.parse(shape), 132);
     }
 }

@@ -49,8 +49,8 @@ class SoftmaxRenderGoldenTest {
 
     static String digest(Precision dtype) throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        List<Genome> genomes = new java.util.ArrayList<>(List.of(BuiltinAgent.defaultGenome()));
-        genomes.addAll(BuiltinAgent.namedGenomes(dtype).values());
+        List<Genome> genomes = new java.util.ArrayList<>(List.of(DefaultGenomes.float32()));
+        genomes.addAll(DefaultGenomes.named(dtype).values());
         genomes.addAll(AgentPopulation.genomes(dtype));
         for (Genome g : genomes) {
             sha.update(KernelRenderer.render(g, dtype).getBytes(StandardCharsets.UTF_8));

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kevo.GpuTest;
 import dev.kevo.TestFiles;
-import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.DefaultGenomes;
 import dev.kevo.agent.Genome;
 import dev.kevo.agent.KernelRenderer;
 import dev.kevo.config.SuiteFile;
@@ -134,7 +134,7 @@ class EvaluatorGpuTest {
         // More rows than the one-launch split takes; one block's row, an unaligned one, and a row over two blocks.
         Suite rows = new Suite("cluster-rows", "rows held across a cluster", List.of(new Shape(300, 40000),
                 new Shape(300, 33001), new Shape(300, 140000)));
-        Genome whole = BuiltinAgent.defaultGenome(dtype);
+        Genome whole = DefaultGenomes.of(dtype);
         Genome.ClusterRows c = whole.clusterRows();
         Genome grouped = new Genome(whole.shortRows(), whole.blockRows(), whole.splitRows(), new Genome.ClusterRows(
                 c.minCols(), c.maxCluster(), c.threads(), 2, 14, 2, c.fit(), c.load(), c.store(), false),
@@ -234,7 +234,7 @@ class EvaluatorGpuTest {
         ObjectNode overlay = new ObjectMapper()
                 .createObjectNode();
         overlay.putObject("split").putObject("fused").put("smem", fusedSmem);
-        Genome genome = Genome.fromJson(overlay, BuiltinAgent.defaultGenome());
+        Genome genome = Genome.fromJson(overlay, DefaultGenomes.float32());
         String source = KernelRenderer.render(genome);
         CandidateResult result = evaluator.evaluate(ContractParser.parse("genome-smem" + fusedSmem + ".cu", null, source),
                 11, Evaluator.Run.plain(), Phase.Listener.NONE);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kevo.GpuTest;
 import dev.kevo.TestFiles;
-import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.DefaultGenomes;
 import dev.kevo.agent.Genome;
 import dev.kevo.config.SuiteFile;
 import dev.kevo.cuda.CompileCache;
@@ -265,7 +265,7 @@ class MaskedSoftmaxGpuTest {
     void theDefaultGenomePassesEveryRegimeInEveryKindAndDtype(String dtype, boolean flipped) {
         Precision p = Precision.parse(dtype);
         Task task = new Task(Operators.MASKED_SOFTMAX, p);
-        Genome d = BuiltinAgent.defaultGenome(task);
+        Genome d = DefaultGenomes.of(task);
         Genome genome = flipped ? d.withSkipMasked(!d.shortRows().skipMasked(), !d.blockRows().skipMasked(),
                 !d.clusterRows().skipMasked()) : d;
         List<String> shapes = new ArrayList<>();

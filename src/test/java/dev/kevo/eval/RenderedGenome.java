@@ -1,6 +1,6 @@
 package dev.kevo.eval;
 
-import dev.kevo.agent.BuiltinAgent;
+import dev.kevo.agent.DefaultGenomes;
 import dev.kevo.agent.Genome;
 import dev.kevo.agent.KernelRenderer;
 import dev.kevo.task.ContractParser;
@@ -13,7 +13,7 @@ final class RenderedGenome {
     }
 
     static KernelFile defaultFor(Task task) {
-        return of(BuiltinAgent.defaultGenome(), "default-genome", task);
+        return of(DefaultGenomes.float32(), "default-genome", task);
     }
 
     /** {@code genome} rendered for {@code task}, named {@code name} and the task. */
