@@ -19,8 +19,8 @@ import java.util.Map;
 
 /**
  * The genomes the built-in agent starts from: each operator's and dtype's default, the design we know to be fastest
- * without measuring (campaigns draw it first, and its fresh genomes are random steps from it), and a few hand-picked
- * others ({@link #named}). What each default holds, and the measurement that chose it, is said where it is built.
+ * without measuring and the fresh genome the agent draws most often, and a few hand-picked others ({@link #named}, the
+ * default first). What each default holds, and the measurement that chose it, is said where it is built.
  */
 public final class DefaultGenomes {
 
