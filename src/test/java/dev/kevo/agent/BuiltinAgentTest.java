@@ -6,16 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kevo.data.MaskKind;
 import dev.kevo.data.Precision;
+import dev.kevo.data.Shape;
 import dev.kevo.task.ContractParser;
-import dev.kevo.task.Expr;
 import dev.kevo.task.KernelFile;
+import dev.kevo.task.PlanResolver;
+import dev.kevo.task.ResolvedPlan;
 import dev.kevo.task.op.Operators;
 import dev.kevo.task.op.Task;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -195,17 +197,14 @@ class BuiltinAgentTest {
     void theSixteenBitLossHoldsLmHeadRowsInClustersOfSmallBlocks(String opAndDtype) {
         String[] parts = opAndDtype.split(":");
         Task task = new Task(Operators.byId(parts[0]), Precision.parse(parts[1]));
-        KernelFile file = ContractParser.parse("ce.cu", null, KernelRenderer.render(DefaultGenomes.of(task),
-                task));
-        for (long[] shape : new long[][] {{1024, 151936, 5, 256}, {512, 262144, 8, 256}, {65536, 4096, 1, 128}}) {
-            Expr.Env env = new Expr.Env(shape[0], shape[1], 132, Map.of());
-            KernelFile.Launch row = file.plans().stream().filter(p -> p.when().evalBoolean(env))
-                    .findFirst().orElseThrow().launches().stream()
-                    .filter(l -> !l.kernel().equals("ce_count") && !l.kernel().equals("ce_finish")).findFirst()
-                    .orElseThrow();
+        KernelFile file = defaultFile(task);
+        for (int[] shape : new int[][] {{1024, 151936, 5, 256}, {512, 262144, 8, 256}, {65536, 4096, 1, 128}}) {
+            ResolvedPlan.Launch row = PlanResolver.resolve(file, new Shape(shape[0], shape[1]), 132).launches()
+                    .stream().filter(l -> !l.kernel().equals("ce_count") && !l.kernel().equals("ce_finish"))
+                    .findFirst().orElseThrow();
             String where = shape[0] + "x" + shape[1] + ": " + row.kernel();
-            assertEquals(shape[3], row.block().evalLong(env), where);
-            assertEquals(shape[2], row.cluster() == null ? 1 : row.cluster().evalLong(env), where);
+            assertEquals(shape[3], row.block(), where);
+            assertEquals(shape[2], row.cluster(), where);
         }
     }
 
@@ -219,13 +218,15 @@ class BuiltinAgentTest {
     @MethodSource("forwardTasks")
     void defaultsSplitRowsOnlyUpToOneAnSm(Task task) {
         KernelFile file = defaultFile(task);
-        for (long maskKind = 0; maskKind < (task.op().equals(Operators.MASKED_SOFTMAX) ? 4 : 1); maskKind++) {
+        List<MaskKind> masks = task.op().equals(Operators.MASKED_SOFTMAX) ? List.of(MaskKind.values())
+                : List.of(MaskKind.NONE);
+        for (MaskKind mask : masks) {
             for (long[] shape : new long[][] {{132, 16384, 1}, {133, 16384, 0}, {256, 16384, 0}, {256, 131072, 0},
                     {32, 131072, 1}}) {
-                String kernel = firstKernel(file, shape[0], shape[1], maskKind);
+                String kernel = firstKernel(file, shape[0], shape[1], mask);
                 boolean split = kernel.startsWith("softmax_fused") || kernel.startsWith("softmax_split");
                 assertEquals(shape[2] == 1, split,
-                        task + " mask kind " + maskKind + " " + shape[0] + "x" + shape[1] + ": " + kernel);
+                        task + " mask " + mask + " " + shape[0] + "x" + shape[1] + ": " + kernel);
             }
         }
     }
@@ -240,7 +241,7 @@ class BuiltinAgentTest {
     void defaultsHoldLmHeadRowsInClusters(Task task) {
         KernelFile file = defaultFile(task);
         for (long[] shape : new long[][] {{4096, 50257}, {2048, 128256}, {1024, 151936}, {512, 262144}}) {
-            String kernel = firstKernel(file, shape[0], shape[1], 0);
+            String kernel = firstKernel(file, shape[0], shape[1], MaskKind.NONE);
             assertTrue(kernel.startsWith("softmax_cluster"), task + " " + shape[0] + "x" + shape[1] + ": " + kernel);
         }
     }
@@ -257,12 +258,10 @@ class BuiltinAgentTest {
 
     /**
      * The first kernel the plan that {@code file} takes for rows x cols on 132 SMs launches; where the file is
-     * masked_softmax's, the rows are decode rows (one query for each of {@code rows} heads) under {@code maskKind}.
+     * masked_softmax's, the rows are decode rows (one query for each of {@code rows} heads) under {@code mask}.
      */
-    private static String firstKernel(KernelFile file, long rows, long cols, long maskKind) {
-        Expr.Env env = new Expr.Env(rows, cols, 132, Map.of(), 1, rows, 1, maskKind);
-        return file.plans().stream().filter(p -> p.when().evalBoolean(env)).findFirst().orElseThrow()
-                .launches().getFirst().kernel();
+    private static String firstKernel(KernelFile file, long rows, long cols, MaskKind mask) {
+        return PlanResolver.resolve(file, Shape.attention(1, rows, 1, cols, mask), 132).launches().getFirst().kernel();
     }
 
     private static Candidate withGenome(String id, Genome g, Precision dtype) {
