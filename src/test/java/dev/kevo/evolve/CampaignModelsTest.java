@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,11 @@ class CampaignModelsTest {
     static final class ModelLike implements Agent {
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger calls = new AtomicInteger();
+        /**
+         * Every answer but a generation's first is held until this holds (at most 10 s), as slow answers would be:
+         * the first child is judged, in order, while the others' calls are in flight.
+         */
+        volatile BooleanSupplier holdLaterAnswersUntil = () -> true;
 
         @Override
         public String name() {
@@ -56,6 +62,12 @@ class CampaignModelsTest {
             inFlight.incrementAndGet();
             try {
                 Thread.sleep(30);
+                if (request.slot().variant() > 0) {
+                    long end = System.nanoTime() + 10_000_000_000L;
+                    while (!holdLaterAnswersUntil.getAsBoolean() && System.nanoTime() < end) {
+                        Thread.sleep(5);
+                    }
+                }
                 int g = gene(request.parent().source());
                 int child = g + request.random().nextInt(1, 8);
                 String prompt = "improve " + request.parent().id();
@@ -100,6 +112,9 @@ class CampaignModelsTest {
     void modelAnswersAreAwaitedWhileTheGpuJudgesAnotherChild(@TempDir Path dir) {
         ModelLike model = new ModelLike();
         AtomicBoolean overlapped = new AtomicBoolean();
+        // Holding answers until the GPU judged something makes the overlap certain when the campaign allows it,
+        // however the machine schedules the children; a campaign that serialises them fails after 10 s.
+        model.holdLaterAnswersUntil = overlapped::get;
         Judge gpu = (file, seed) -> {
             if (model.inFlight.get() > 0) {
                 overlapped.set(true);
