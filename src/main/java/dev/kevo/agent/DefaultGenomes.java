@@ -63,14 +63,14 @@ public final class DefaultGenomes {
      * elements a thread in registers and 64 in shared memory, its exponentials taken as each two of a thread's shared
      * vectors land (group 2: faster for the forward operators' rows held on chip than taking them after the whole
      * share, bench/results/training-family-h200/ calls 33-34); with {@code fit}, a row that a smaller block holds whole
-     * takes one of its own. The changes, each measured on an H200 in softmax, log_softmax and masked_softmax side by
-     * side with the genome before it (bench/results/training-family-h200/probes/): the champion split rows while they
-     * were up to twice the SMs (no shape of its suite had between one and two rows an SM), and 256 rows of 16384 to
-     * 131072 columns ran 0.1-0.25 of the floor faster as a row a block or cluster (rows-pct/), so the split regime
-     * takes as many rows as the float default's; and its clusters were of up to 8 blocks of 512 threads, two an SM,
-     * whose wave waits on its clusters' exchanges together, as the loss's did (LOSS_SIXTEEN_BIT): blocks of 256
-     * threads, four an SM, ran the LM-head rows of 50257 to 151936 columns 0.02-0.11 faster, and up to 16 of them
-     * (non-portable, launched where resident) hold 262144 columns, which 8 did not (cluster-threads/). Its two-launch
+     * takes one of its own. The changes, each measured in softmax, log_softmax and masked_softmax side by side with
+     * the genome before it (bench/results/training-family-h200/probes/, README.md in each): the champion split rows
+     * while they were up to twice the SMs only because no shape of its suite had between one and two rows an SM, and
+     * such rows ran faster as a row a block or cluster (rows-pct/), so the split regime takes as many rows as the
+     * float default's; and its clusters were of up to 8 blocks of 512 threads, two an SM, whose wave waits on its
+     * clusters' exchanges together, as the loss's did (LOSS_SIXTEEN_BIT): blocks of 256 threads, four an SM, ran the
+     * LM-head rows faster, and up to 16 of them (non-portable, launched where resident) hold 262144 columns, which 8
+     * did not (cluster-threads/). Its two-launch
      * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays the
      * earlier default's. Campaigns that start from it: bench/results/campaign-bf16-h100/.
      */
