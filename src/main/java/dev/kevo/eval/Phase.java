@@ -19,6 +19,11 @@ public enum Phase {
         return id;
     }
 
+    /** The eval config's key for this phase's limit, for a message that tells a user where to raise it. */
+    public String limitKey() {
+        return "limits." + id + "_s";
+    }
+
     /** How long this phase may take under {@code limits}. */
     public Duration limitIn(PhaseLimits limits) {
         return switch (this) {

@@ -300,7 +300,8 @@ public final class Supervisor implements AutoCloseable {
                                         (System.nanoTime() - killStart) / 1e6), inputSeed), false);
                     }
                     return lost(id, file, path, inputSeed, verdict, phase.id() + " phase ran past its limit of "
-                            + Seconds.of(phase.limitIn(setup.settings().limits())) + " s; worker killed and replaced");
+                            + Seconds.of(phase.limitIn(setup.settings().limits())) + " s (" + phase.limitKey()
+                            + " in the eval config); worker killed and replaced");
                 }
                 case Message.Entered entered when entered.id() == id -> {
                     phase = entered.phase();

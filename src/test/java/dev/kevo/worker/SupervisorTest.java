@@ -51,7 +51,8 @@ class SupervisorTest {
             CandidateResult first = supervisor.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
             double seconds = (System.nanoTime() - start) / 1e9;
             assertEquals(Verdict.KERNEL_TIMEOUT, first.verdict());
-            assertTrue(first.detail().contains("check phase ran past its limit of 0.5 s"), first.detail());
+            assertTrue(first.detail().contains("check phase ran past its limit of 0.5 s (limits.check_s in the eval "
+                    + "config)"), first.detail());
             assertTrue(seconds >= 0.5 && seconds < 15, "took " + seconds + " s");
             CandidateResult second = supervisor.evaluate(CANDIDATE, 2, Evaluator.Run.plain());
             assertEquals(Verdict.KERNEL_TIMEOUT, second.verdict(), "a fresh worker took the second candidate");
