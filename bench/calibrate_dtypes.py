@@ -19,8 +19,15 @@ kind r % 4: normal, sparse, p - onehot, -onehot / rows), both in x's type; the r
 1e-4 scale + 1 ulp of dx's type + FLT_MIN (1 + |dy| + sum_row |term|) (a flushed subnormal's cost), scale =
 |dy| + w(y) sum_row |term|, and per case ||dx - ref|| <= 1e-4 ||scale|| +
 1.25 ||ref rounded - ref||; masked entries (y = 0, or -inf) must be exact (0, or dy) and are counted apart.
+With --op cross_entropy or cross_entropy_sum it calibrates F.cross_entropy (reduction 'mean' or 'sum', ignore_index
+-100) forward and backward (CrossEntropy.java, harness_cross_entropy.cu): labels uniform over a row's finite columns,
+one row in eight ignored (every row in the constant case), dx = (p - onehot) / n on live rows and 0 on ignored ones
+(n the live rows for the mean, 1 for the sum), per element |dx - ref| <= (1e-6 + 1e-4 p) / n + 1 ulp of dx's type +
+FLT_MIN (1 + 1 / n), per case ||dx - ref|| <= 1e-4 ||(p + onehot) / n|| + 1.25 ||ref rounded - ref||, and the loss,
+a float32 in kevo, within 1e-4 of its scale (the live rows' |max - x[label]| + log(sum) + 1, over n) plus its ulp;
+torch's loss is judged as torch returns it (in x's type) and as torch gives it from x in float32.
 Usage (on a GPU host with torch): python3 bench/calibrate_dtypes.py OUT.json
-    [--op softmax|log_softmax|softmax_backward|log_softmax_backward]
+    [--op softmax|log_softmax|softmax_backward|log_softmax_backward|cross_entropy|cross_entropy_sum]
 """
 import datetime, json, math, os, subprocess, sys
 import torch
@@ -38,6 +45,97 @@ BACKWARD = {
     "log_softmax_backward": (torch.log_softmax, torch._log_softmax_backward_data, lambda y, dy: dy, torch.exp,
                              1e-4, 1e-4),
 }
+
+# The losses: torch's reduction and kevo's tolerance for them (Tolerance.defaults(): softmax's absolute and relative
+# bound on p, carried onto dx by 1 / n; the relative L2, also the loss's bound against its scale).
+LOSSES = {"cross_entropy": ("mean", 1e-6, 1e-4, 1e-4), "cross_entropy_sum": ("sum", 1e-6, 1e-4, 1e-4)}
+IGNORE_INDEX = -100
+
+def labels_for(x, case, g, lowest):
+    """A label a row, uniform over its finite columns above the lowest value (column 0 where none is), one row in
+    eight ignored but never all, and every row in the constant case, as harness_cross_entropy.cu draws them."""
+    rows, cols = x.shape
+    usable = torch.isfinite(x) & (x > lowest)
+    pick = torch.rand(rows, cols, generator=g, device="cuda").masked_fill(~usable, -1.0)
+    labels = torch.where(usable.any(dim=1), pick.argmax(dim=1), torch.zeros(rows, dtype=torch.long, device="cuda"))
+    ignored = torch.rand(rows, generator=g, device="cuda") < 0.125
+    if case == "constant":
+        ignored[:] = True
+    elif bool(ignored.all()):
+        ignored[0] = False
+    return labels.masked_fill(ignored, IGNORE_INDEX)
+
+def loss_case(op, x, xt, yt, labels):
+    """torch's loss and dx on x (rounded to xt; bf16-fp32 runs torch in float32 on the bf16 values, dx float32),
+    torch's loss from x in float32, and kevo's float64 references: dx, each element's scale, the loss and its scale,
+    and the divisor n."""
+    reduction = LOSSES[op][0]
+    leaf = (x.to(xt) if yt == xt else x.to(xt).float()).detach().requires_grad_()
+    loss = torch.nn.functional.cross_entropy(leaf, labels, ignore_index=IGNORE_INDEX, reduction=reduction)
+    loss.backward()
+    loss32 = torch.nn.functional.cross_entropy(x.to(xt).float(), labels, ignore_index=IGNORE_INDEX,
+                                               reduction=reduction)
+    x64 = x.to(xt).double()
+    live = labels != IGNORE_INDEX
+    n = int(live.sum().item())
+    divisor = (n if reduction == "mean" else 1) if n > 0 else 0
+    per = 1.0 / divisor if divisor else 0.0
+    p = torch.softmax(x64, dim=-1)
+    hot = torch.zeros_like(p).scatter_(1, labels.clamp(min=0)[:, None], 1.0)
+    keep = live[:, None].double()
+    ref = keep * per * (p - hot)
+    scale = keep * per * (p + hot)
+    rowmax = x64.max(dim=-1).values
+    at = x64.gather(1, labels.clamp(min=0)[:, None])[:, 0]
+    lse_sum = torch.exp(x64 - rowmax[:, None]).sum(dim=-1)
+    row_loss = (rowmax - at) + torch.log(lse_sum)
+    row_scale = (rowmax - at).abs() + torch.log(lse_sum) + 1
+    ref_loss = (row_loss[live].sum() / divisor).item() if divisor else (math.nan if reduction == "mean" else 0.0)
+    loss_scale = (row_scale[live].sum() / divisor).item() if divisor else 0.0
+    return leaf.grad.double(), ref, scale, p, per, loss.item(), loss32.item(), ref_loss, loss_scale
+
+def loss_ratio(got, ref, scale, tol):
+    """A loss's error over kevo's bound (tol of its scale plus a float32 ulp); NaN must meet NaN (all rows ignored)."""
+    if math.isnan(ref):
+        return 0.0 if math.isnan(got) else math.inf
+    r = torch.tensor(ref, dtype=torch.float32, device="cuda")
+    ulp32 = (torch.nextafter(r, torch.tensor(math.inf, device="cuda")) - r).item()
+    return abs(got - ref) / (tol * scale + ulp32)
+
+def calibrate_loss(op, out):
+    _, ABS, REL, REL_L2 = LOSSES[op]
+    g = torch.Generator(device="cuda").manual_seed(7)
+    pairs = {"fp32": (torch.float32, torch.float32), "bf16": (torch.bfloat16, torch.bfloat16),
+             "fp16": (torch.float16, torch.float16), "bf16-fp32": (torch.bfloat16, torch.float32)}
+    rows = []
+    for name, (xt, yt) in pairs.items():
+        for (r, c) in SHAPES:
+            for case, x32 in cases(r, c, g, torch.finfo(xt).min):
+                labels = labels_for(x32.to(xt).float(), case, g, torch.finfo(xt).min)
+                dx, ref, scale, p, per, got, got32, ref_loss, loss_scale = loss_case(op, x32, xt, yt, labels)
+                err = (dx - ref).abs()
+                allowance = per * (ABS + REL * p) + ulp(ref, yt) + FLT_MIN * (1 + per)
+                best = ref.to(yt).double() - ref
+                scale_l2 = scale.norm().item()
+                rel_l2 = err.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
+                best_l2 = best.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
+                rows.append({"dtype": name, "shape": f"{r}x{c}", "case": case,
+                             "worstElementRatio": (err / allowance).max().item(),
+                             "relativeL2": rel_l2, "bestRelativeL2": best_l2,
+                             "caseRatio": rel_l2 / (REL_L2 + ROUNDING * best_l2),
+                             "loss": got, "lossFloat32": got32, "referenceLoss": ref_loss,
+                             "lossRatio": loss_ratio(got, ref_loss, loss_scale, REL_L2),
+                             "lossFloat32Ratio": loss_ratio(got32, ref_loss, loss_scale, REL_L2)})
+    summary = {}
+    for name in pairs:
+        mine = [x for x in rows if x["dtype"] == name]
+        summary[name] = {key: worst(x[key] for x in mine)
+                         for key in ("worstElementRatio", "caseRatio", "lossRatio", "lossFloat32Ratio")}
+        print(f"{name}: torch's worst dx element at {summary[name]['worstElementRatio']:.3f} of its allowance, worst "
+              f"case at {summary[name]['caseRatio']:.3f} of its bound; its loss at {summary[name]['lossRatio']:.3f} "
+              f"of the loss's bound ({summary[name]['lossFloat32Ratio']:.3f} computed from x in float32)")
+    return pairs, rows, summary, {"reduction": LOSSES[op][0], "absolute": ABS, "relative": REL,
+                                  "relativeL2AndLoss": REL_L2, "roundingAllowance": ROUNDING}
 
 def gradients(p, x, g):
     """dy as BackwardInputs draws it, in float64: row r of kind r % 4 (normal, sparse, p - onehot, -onehot / rows), the
@@ -80,7 +178,7 @@ def calibrate_backward(op, out):
     rows = []
     for name, (xt, yt) in pairs.items():
         for (r, c) in SHAPES:
-            for case, x32 in cases(r, c, g):
+            for case, x32 in cases(r, c, g, torch.finfo(xt).min):
                 x = x32.to(xt).float()
                 dx, ref, scale, flushed, exact = backward_case(op, x, xt, yt, g)
                 judged = ~exact
@@ -98,15 +196,18 @@ def calibrate_backward(op, out):
     summary = {}
     for name in pairs:
         mine = [x for x in rows if x["dtype"] == name]
-        summary[name] = {"worstElementRatio": max(x["worstElementRatio"] for x in mine),
-                         "worstCaseRatio": max(x["caseRatio"] for x in mine),
+        summary[name] = {"worstElementRatio": worst(x["worstElementRatio"] for x in mine),
+                         "worstCaseRatio": worst(x["caseRatio"] for x in mine),
                          "exactMissed": sum(x["exactMissed"] for x in mine)}
         print(f"{name}: torch's worst element at {summary[name]['worstElementRatio']:.3f} of its allowance, worst "
               f"case at {summary[name]['worstCaseRatio']:.3f} of its bound; exact answers missed "
               f"{summary[name]['exactMissed']}")
     return pairs, rows, summary, {"absoluteOfScale": ABS, "relativeL2OfScale": REL_L2, "roundingAllowance": ROUNDING}
 
-def cases(rows, cols, g):
+def cases(rows, cols, g, lowest):
+    """kevo's ten input cases in float32, the lowest-mask case's masked entries at `lowest`, the lowest finite value of
+    x's type, as the harness draws them (float32's lowest overflows to -inf in a 16-bit type, which is the causal
+    case, not this one)."""
     n = lambda s: torch.randn(rows, cols, generator=g, device="cuda") * s
     yield "normal-1", n(1)
     yield "normal-4", n(4)
@@ -124,9 +225,15 @@ def cases(rows, cols, g):
     prefix = 1 + torch.randint(0, (cols + 1) // 2, (rows, 1), generator=g, device="cuda")
     keep = torch.arange(cols, device="cuda")[None, :] < prefix
     yield "causal", torch.where(keep, n(4), torch.tensor(-math.inf, device="cuda"))
-    low = torch.where(keep, n(4), torch.tensor(torch.finfo(torch.float32).min, device="cuda"))
-    low[::4] = torch.finfo(torch.float32).min
+    low = torch.where(keep, n(4), torch.tensor(lowest, device="cuda"))
+    low[::4] = lowest
     yield "lowest-mask", low
+
+def worst(values):
+    """The largest of values, NaN if any is NaN: Python's max compares NaN as neither larger nor smaller, so it would
+    report whatever came first or last."""
+    values = list(values)
+    return math.nan if any(math.isnan(v) for v in values) else max(values)
 
 def ulp(ref, dtype):
     if dtype == torch.float32:
@@ -139,10 +246,10 @@ def ulp(ref, dtype):
 def main():
     out = sys.argv[1]
     op = sys.argv[sys.argv.index("--op") + 1] if "--op" in sys.argv else "softmax"
-    if op not in OPS and op not in BACKWARD:
-        sys.exit(f"--op {op}: not one of {', '.join(list(OPS) + list(BACKWARD))}")
-    if op in BACKWARD:
-        pairs, rows, summary, rule = calibrate_backward(op, out)
+    if op not in OPS and op not in BACKWARD and op not in LOSSES:
+        sys.exit(f"--op {op}: not one of {', '.join(list(OPS) + list(BACKWARD) + list(LOSSES))}")
+    if op in BACKWARD or op in LOSSES:
+        pairs, rows, summary, rule = (calibrate_backward if op in BACKWARD else calibrate_loss)(op, out)
         record(out, op, pairs, rows, summary, rule)
         return
     fn, ABS, REL, REL_L2 = OPS[op]
@@ -154,7 +261,7 @@ def main():
     rows = []
     for name, (xt, yt) in pairs.items():
         for (r, c) in SHAPES:
-            for case, x32 in cases(r, c, g):
+            for case, x32 in cases(r, c, g, torch.finfo(xt).min):
                 x = x32.to(xt)
                 y = (fn(x, dim=-1) if yt == xt else fn(x, dim=-1, dtype=yt)).double()
                 ref = fn(x.double(), dim=-1)
@@ -177,9 +284,9 @@ def main():
     summary = {}
     for name in pairs:
         mine = [x for x in rows if x["dtype"] == name]
-        summary[name] = {"worstElementRatio": max(x["worstElementRatio"] for x in mine),
-                         "worstCaseRatio": max(x["caseRatio"] for x in mine),
-                         "worstOverBest": max(x["overBest"] or 0 for x in mine),
+        summary[name] = {"worstElementRatio": worst(x["worstElementRatio"] for x in mine),
+                         "worstCaseRatio": worst(x["caseRatio"] for x in mine),
+                         "worstOverBest": worst(x["overBest"] or 0 for x in mine),
                          "infiniteRefsMissed": sum(x["infiniteRefsMissed"] for x in mine),
                          "overflowedToInfinity": sum(x["overflowedToInfinity"] for x in mine)}
         print(f"{name}: torch's worst element at {summary[name]['worstElementRatio']:.3f} of its allowance, worst "

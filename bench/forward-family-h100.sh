@@ -22,7 +22,7 @@
 #   family-masked-pairs A32 B32 A16 B16   the same, two kernels a dtype side by side (before and after a change)
 #   decode-probes   bench/family.py on probes/decode.yaml: the masked champions and one-gene variants on their weak rows
 #   probes     bench/family.py: the bf16 log_softmax champion and its cluster probes on the llm suite
-#   calibrate OP...   bench/calibrate_dtypes.py --op OP for each OP (softmax_backward, log_softmax_backward)
+#   calibrate OP...   bench/calibrate_dtypes.py --op OP for each OP (softmax_backward, log_softmax_backward, cross_entropy, ...)
 #   backward-probes   bench/family.py on probes/backward-long.yaml: the backward genome with a larger cluster share
 #   backward-cli     kevo eval of the backward operators' seeds (fp32, bf16) and a short campaign of each, by the CLI
 #   backward-heldout   softmax_backward's held_rows seed on probes/backward-heldout.yaml (call 12's held-out shapes)
