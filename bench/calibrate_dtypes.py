@@ -236,12 +236,17 @@ def worst(values):
     return math.nan if any(math.isnan(v) for v in values) else max(values)
 
 def ulp(ref, dtype):
+    """The spacing of dtype's values at |ref|, upward, as the harness's kv_ulp takes it (a negative ref's spacing was
+    taken downward here before, a negative allowance, which only made the calibration stricter than kevo)."""
+    a = ref.abs()
     if dtype == torch.float32:
-        r = ref.float()
+        r = a.float()
         return (torch.nextafter(r, torch.tensor(math.inf, device="cuda")) - r).double()
-    r = ref.to(dtype)
-    up = (r.view(torch.int16) + 1).view(dtype)
-    return (up.double() - r.double())
+    r = a.to(dtype)
+    bits = r.view(torch.int16)
+    up, below = (bits + 1).view(dtype).double(), (bits - 1).view(dtype).double()
+    # At the top of the range the spacing below the largest finite value, as the harness takes it.
+    return torch.where(torch.isinf(up), r.double() - below, up - r.double())
 
 def main():
     out = sys.argv[1]
