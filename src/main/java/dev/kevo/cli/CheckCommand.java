@@ -42,8 +42,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "check", mixinStandardHelpOptions = true,
         header = "Check kernel files without a GPU: header, plans, rules, compile.",
         description = {"Checks kernel files without running them: the /*@kevo header, every plan on every shape "
-                + "of the suite, source rules, and an NVRTC compile bounded by limits.compile_s. Needs no GPU; "
-                + "with one, also prints registers and spills.",
+                + "of the suite, source rules, and an NVRTC compile bounded by limits.compile_s, then each kernel's "
+                + "registers and local memory (spills): from the cubin, or from the driver where a GPU of the "
+                + "target architecture is present. Needs no GPU.",
                 "For writing kernels on a laptop, and for CI."},
         footer = {"", "Prints, per file, which plan each shape of the suite gets (plans counted from 1).",
             "Without NVRTC (none named, none found) it runs every other check and says compiling was skipped."})
@@ -112,7 +113,7 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
             int multiprocessors = sms != null ? sms : ready.device() != null ? ready.device().sms() : WorkerLoop.DEFAULT_SMS;
             out.printf("NVRTC %s (%s), target %s, %d SMs, suite %s%s%n", ready.nvrtcVersion(), ready.nvrtcLibrary(),
                     target, multiprocessors, suite.name(),
-                    ready.device() == null ? "; no GPU: registers and spills not shown" : "");
+                    ready.device() == null ? "; no GPU: registers and spills as the cubin records them" : "");
             long failed = files.stream().filter(file -> !checked(file, out, err,
                     () -> checkOne(supervisor, file, suite, multiprocessors, ready.nvrtcVersion()))).count();
             return failed == 0 ? ExitCode.OK : ExitCode.REJECTED;

@@ -100,8 +100,18 @@ public final class Nvrtc {
      */
     public Compilation compile(String name, String source, Map<String, String> headers, String arch,
                                Map<String, String> macros) {
+        return compile(name, source, headers, arch, macros, List.of());
+    }
+
+    /**
+     * As above, with more NVRTC options after kevo's own: for tests that ask the compiler itself what it made
+     * ({@code --ptxas-options=-v} writes each kernel's registers and memory into the log).
+     */
+    Compilation compile(String name, String source, Map<String, String> headers, String arch,
+                        Map<String, String> macros, List<String> extraOptions) {
         List<String> options = new ArrayList<>(List.of(STANDARD, "--gpu-architecture=" + arch));
         macros.forEach((macro, value) -> options.add("-D" + macro + "=" + value));
+        options.addAll(extraOptions);
         long start = System.nanoTime();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment programOut = arena.allocate(ADDRESS);

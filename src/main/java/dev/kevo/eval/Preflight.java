@@ -2,6 +2,7 @@ package dev.kevo.eval;
 
 import dev.kevo.cuda.Compilation;
 import dev.kevo.cuda.CompileException;
+import dev.kevo.cuda.CubinResources;
 import dev.kevo.cuda.Gpu;
 import dev.kevo.cuda.Kernel;
 import dev.kevo.cuda.Module;
@@ -164,8 +165,9 @@ public final class Preflight {
     }
 
     /**
-     * Preflight as a result record: PASS with the compile time and log, or the rejection. With a GPU of the
-     * target architecture, the cubin is loaded to report each kernel's registers and local memory.
+     * Preflight as a result record: PASS with the compile time and log, or the rejection, and each kernel's registers
+     * and local memory: from the driver where a GPU of the target architecture loads the cubin, else as the cubin
+     * records them ({@link CubinResources}).
      */
     public CandidateResult check(KernelFile file, long inputSeed, Optional<Gpu> gpu) {
         return checked(file, inputSeed, gpu).result();
@@ -180,7 +182,8 @@ public final class Preflight {
         try {
             Passed passed = run(file);
             List<KernelResources> resources = gpu.filter(g -> g.info().arch().equals(arch))
-                    .map(g -> resources(g, passed)).orElse(null);
+                    .map(g -> resources(g, passed))
+                    .or(() -> CubinResources.of(passed.compilation(), passed.file().kernelNames())).orElse(null);
             CandidateResult result = CandidateResult.builder(file.name(), Verdict.PASS, inputSeed).path(path)
                     .description(file.description())
                     .compiled(passed.compilation().time().toNanos() / 1e6, blankToNull(passed.compilation().log()),

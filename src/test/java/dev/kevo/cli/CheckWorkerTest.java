@@ -7,6 +7,7 @@ import dev.kevo.NeedsNvrtc;
 import dev.kevo.TestFiles;
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.EvalSettings;
+import dev.kevo.data.KernelResources;
 import dev.kevo.data.PhaseLimits;
 import dev.kevo.data.Verdict;
 import dev.kevo.eval.Evaluator;
@@ -64,6 +65,15 @@ class CheckWorkerTest {
             assertEquals(1, supervisor.restarts().count());
             assertTrue(supervisor.restarts().millis().getFirst() > 0);
         }
+    }
+
+    @Test
+    void aPassingFileCarriesEachKernelsRegistersWithNoGpuToLoadItOn() {
+        KernelFile seed = kernel("seeds/register_rows.cu");
+        CandidateResult result = shared.evaluate(seed, 0, Evaluator.Run.plain());
+        assertEquals(Verdict.PASS, result.verdict(), result.detail());
+        assertEquals(seed.kernelNames(), result.kernels().stream().map(KernelResources::kernel).toList());
+        assertTrue(result.kernels().stream().allMatch(k -> k.registers() > 0), result.kernels()::toString);
     }
 
     @Test
