@@ -13,7 +13,8 @@
 #   exports DTYPE   log_softmax's and masked_softmax's recorded champions in DTYPE exported and checked against torch
 #   campaign OP DTYPE   one default-length campaign of OP (log_softmax, masked_softmax, softmax_backward,
 #              log_softmax_backward: config/OP.yaml) in DTYPE (fp32, bf16), with
-#              its champion's record, progress, show and lineage; cut by the slot, its folder for campaign-resume
+#              its champion's record, progress, show, lineage and costs (bench/campaign_costs.py); cut by the slot,
+#              its folder for campaign-resume; COMPILERS=N sets kevo evolve --compilers
 #   campaign-resume CAMPAIGN_FOLDER_TGZ   finishes a cut campaign (kevo evolve --resume) and records it
 #   family CHAMPION_FP32 CHAMPION_BF16   bench/family.py: log_softmax's champions beside softmax's recorded ones,
 #              torch and Triton, standard and llm suites, fp32 and bf16
@@ -133,8 +134,13 @@ campaign)
   op=${2:?OP}; dtype=${3:?DTYPE}
   sed -e "s/^name: $op/name: $op-$dtype/" "config/$op.yaml" > "$out/campaign.yaml"
   echo "dtype: $dtype" >> "$out/campaign.yaml"
-  timeout $step_limit python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" > "$out/campaign.txt" 2>&1
+  # COMPILERS=N: compiling workers per GPU (kevo evolve --compilers; docs/campaigns.md#compilers).
+  timeout $step_limit python3 bench/campaign.py "$out/c" --config "$out/campaign.yaml" \
+    ${COMPILERS:+--compilers "$COMPILERS"} > "$out/campaign.txt" 2>&1
   rc=$?; echo "campaign exit $rc"; tail -3 "$out/c/campaign-progress.txt"
+  # Where the wall time went (the GPU worker's share against compiling and the rest), whatever the exit.
+  costs_folder=$(ls -dt mutations/$op-$dtype-* 2>/dev/null | head -1)
+  [[ -n $costs_folder ]] && python3 bench/campaign_costs.py "$costs_folder" "$out/campaign-costs.json" > /dev/null 2>&1
   rm -f "$out/c/campaign-folder.tar.gz"
   if [[ $rc -ne 0 ]]; then
     # Cut by the slot (a masked campaign's last generation and its champion's confirmation can outrun it): keep the

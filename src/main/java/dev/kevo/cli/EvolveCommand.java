@@ -5,6 +5,7 @@ import dev.kevo.KevoException;
 import dev.kevo.config.KevoHome;
 import dev.kevo.data.CampaignConfig;
 import dev.kevo.data.CampaignState;
+import dev.kevo.data.Defaults;
 import dev.kevo.data.FrozenCampaign;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.eval.BaselineResolver;
@@ -56,6 +57,13 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
     @Option(names = "--nvrtc", paramLabel = "LIB", description = "NVRTC library to use.")
     Path nvrtc;
 
+    @Option(names = "--compilers", paramLabel = "N",
+            description = "Compiling workers per GPU, which compile candidates ahead while the GPUs judge (at most "
+                    + "the host's cores less one; 0 for none). Default: ${DEFAULT-VALUE}. A file that takes longer to "
+                    + "compile than a GPU takes to judge one keeps the GPU waiting with too few: masked_softmax's "
+                    + "renders compile about five times as long as softmax's.")
+    int compilers = Defaults.COMPILERS_PER_GPU;
+
     @Mixin
     WorkerPlacement placement = new WorkerPlacement();
 
@@ -90,6 +98,7 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
 
     @Override
     public ExitCode call() {
+        OptionChecks.atLeast(spec, "--compilers", compilers, 0);
         if (devices != null && !CampaignConfig.DEVICE_SELECTION.matcher(devices).matches()) {
             throw OptionChecks.invalid(spec, "--devices", "'all' or GPU ordinals separated by commas", devices);
         }
@@ -117,9 +126,9 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         String selection = devices != null ? devices : frozen.config().deviceSelection();
         CampaignWiring wiring = CampaignWiring.of(start, baseline, slurm.isPresent(), System.getenv());
         try (WorkerPool workers = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), true)
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), compilers)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(),
-                        wiring.tools())) {
+                        wiring.tools(), compilers)) {
             CampaignStore store = wiring.ready(note -> err.println("kevo: " + note));
             CampaignConfig campaign = store.frozen().config();
             PrintWriter out = spec.commandLine().getOut();

@@ -127,7 +127,7 @@ public final class ReevalCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         }
         Optional<ComputeSanitizer> sanitizer = slurm.isPresent() ? Optional.empty() : Workers.sanitizer(settings, false);
         try (WorkerPool supervisor = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, false)
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), judged, baseline, settings, 0)
                 : WorkerPool.start(List.of(Workers.supervisor(Optional.of(device), Optional.ofNullable(nvrtc), judged,
                         baseline, settings, Tools.sanitizing(sanitizer))), null, System.err::println)) {
             out.printf("re-evaluating %d mutant(s) of %s on %s, op %s, dtype %s, suite %s, baseline %s%n",

@@ -93,12 +93,12 @@ final class Workers {
     }
 
     /**
-     * One GPU worker per selected device: {@code 0}, {@code 0,1} or {@code all}, and a check-only worker that
-     * compiles candidates ahead while the GPUs are busy. For {@code all} the first worker says how many devices
-     * the host has, since this process never loads CUDA.
+     * One GPU worker per selected device: {@code 0}, {@code 0,1} or {@code all}, and {@code compilersPerGpu}
+     * check-only workers per device that compile candidates ahead while the GPUs are busy. For {@code all} the first
+     * worker says how many devices the host has, since this process never loads CUDA.
      */
     static WorkerPool pool(String selection, Optional<Path> nvrtc, Suite suite, BaselineResolver.Resolved baseline,
-                           EvalSettings settings, Tools tools) {
+                           EvalSettings settings, Tools tools, int compilersPerGpu) {
         IntFunction<Supervisor> supervisor = d -> supervisor(Optional.of(d), nvrtc, suite, baseline, settings,
                 tools);
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
@@ -106,23 +106,24 @@ final class Workers {
         if (!selection.equals("all")) {
             List<Integer> devices = Arrays.stream(selection.split(",")).map(String::trim).map(Integer::valueOf)
                     .distinct().toList();
-            return WorkerPool.start(devices, supervisor, compiler);
+            return WorkerPool.start(devices, supervisor, compiler, compilersPerGpu);
         }
         // Device 0's worker, once started, says how many there are and joins the pool as it is.
         Supervisor first = supervisor.apply(0);
         int count = first.ready().devices();
         return WorkerPool.start(IntStream.range(0, Math.max(1, count)).boxed().toList(),
-                d -> d == 0 ? first : supervisor.apply(d), compiler);
+                d -> d == 0 ? first : supervisor.apply(d), compiler, compilersPerGpu);
     }
 
     /**
      * One GPU worker per srun step of the allocation this process runs in (see {@link SlurmAllocation}), each
-     * judging on its step's one GPU, which it sees as device 0; with {@code compileAhead}, check-only workers on
-     * this host compile candidates ahead, as for local workers. The worker command is this process's own JVM and
-     * class path, so kevo must sit where every node of the allocation sees it at the same path.
+     * judging on its step's one GPU, which it sees as device 0; with {@code compilersPerGpu} above 0, that many
+     * check-only workers per step on this host compile candidates ahead, as for local workers. The worker command is
+     * this process's own JVM and class path, so kevo must sit where every node of the allocation sees it at the same
+     * path.
      */
     static WorkerPool slurmPool(List<SrunLauncher> launchers, Optional<Path> nvrtc, Suite suite,
-                                BaselineResolver.Resolved baseline, EvalSettings settings, boolean compileAhead) {
+                                BaselineResolver.Resolved baseline, EvalSettings settings, int compilersPerGpu) {
         List<String> worker = command(Optional.of(0), nvrtc);
         List<Supervisor> steps = launchers.stream()
                 .map(l -> new Supervisor(Supervisor.Setup.builder(worker, suite, settings).baseline(baseline.file())
@@ -130,7 +131,7 @@ final class Workers {
                 .toList();
         BiFunction<String, Integer, Supervisor> compiler = (arch, sms) -> supervisor(Optional.empty(), nvrtc, suite,
                 null, settings, arch, sms);
-        return WorkerPool.start(steps, compileAhead ? compiler : null, System.err::println);
+        return WorkerPool.start(steps, compiler, System.err::println, compilersPerGpu);
     }
 
     private static boolean writable(Path dir) {

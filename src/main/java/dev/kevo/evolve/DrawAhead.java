@@ -2,7 +2,6 @@ package dev.kevo.evolve;
 
 import dev.kevo.agent.TaskContext;
 import dev.kevo.data.CampaignConfig;
-import dev.kevo.data.Defaults;
 import dev.kevo.data.MutantRecord;
 import dev.kevo.store.CampaignStore;
 import dev.kevo.store.SourceHash;
@@ -108,8 +107,7 @@ final class DrawAhead {
     /**
      * Draws generation {@code gen + 1} from generation {@code gen}'s starting {@code islands} and the children
      * {@code made} so far (per child of {@code breeding}; null for one not judged yet), and has its first
-     * proposals compiled ahead: as many as the judge's compilers take, {@link Defaults#COMPILERS_PER_GPU} for each
-     * GPU.
+     * proposals compiled ahead: as many as the judge has compilers ({@link Judge#compilers}).
      */
     private void draw(int gen, List<List<MutantRecord>> islands, Breeding breeding, List<List<MutantRecord>> made) {
         if (budget.lastGeneration(gen) || budget.spent() || !agents.anyOffline()) {
@@ -118,7 +116,7 @@ final class DrawAhead {
         List<List<MutantRecord>> next = Selection.nextGeneration(islands, breeding.offspring(made), config, gen);
         Breeding ahead = new Breeding(config, agents, context, recorder, budget, gen + 1, next,
                 recorder.recentFailures(), recorder.knobbedRelatives(gen + 1, Campaign.RELATIVES));
-        int most = judge.parallelism() * Defaults.COMPILERS_PER_GPU;
+        int most = judge.compilers();
         List<WorkerPool.Ahead> drawn = new ArrayList<>();
         for (Breeding.Child child : ahead.children()) {
             if (drawn.size() >= most) {

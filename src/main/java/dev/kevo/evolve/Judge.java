@@ -2,6 +2,7 @@ package dev.kevo.evolve;
 
 import dev.kevo.data.CandidateResult;
 import dev.kevo.data.Profile;
+import dev.kevo.data.Defaults;
 import dev.kevo.data.Sanitized;
 import dev.kevo.data.Screen;
 import dev.kevo.eval.Evaluator;
@@ -56,6 +57,11 @@ public interface Judge {
         return 1;
     }
 
+    /** How many candidates this judge can compile ahead at once: {@link Defaults#COMPILERS_PER_GPU} per GPU. */
+    default int compilers() {
+        return parallelism() * Defaults.COMPILERS_PER_GPU;
+    }
+
     /**
      * Compiles candidates before they are asked for, where this judge has idle compilers
      * ({@link WorkerPool#compileAhead}); a test double, or a judge without compilers, ignores it.
@@ -84,6 +90,11 @@ public interface Judge {
             @Override
             public int parallelism() {
                 return workers.size();
+            }
+
+            @Override
+            public int compilers() {
+                return workers.compilers();
             }
 
             @Override

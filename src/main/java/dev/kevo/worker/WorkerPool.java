@@ -93,7 +93,20 @@ public final class WorkerPool implements AutoCloseable {
      */
     public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
                                    BiFunction<String, Integer, Supervisor> compilerFor) {
-        return start(devices.stream().map(supervisorFor::apply).toList(), compilerFor, System.err::println);
+        return start(devices, supervisorFor, compilerFor, Defaults.COMPILERS_PER_GPU);
+    }
+
+    /** As above, with {@code compilersPerGpu} compilers per device (0: none). */
+    public static WorkerPool start(List<Integer> devices, IntFunction<Supervisor> supervisorFor,
+                                   BiFunction<String, Integer, Supervisor> compilerFor, int compilersPerGpu) {
+        return start(devices.stream().map(supervisorFor::apply).toList(), compilerFor, System.err::println,
+                compilersPerGpu);
+    }
+
+    /** As below, with {@link Defaults#COMPILERS_PER_GPU} compilers per device. */
+    public static WorkerPool start(List<Supervisor> supervisors, BiFunction<String, Integer, Supervisor> compilerFor,
+                                   Consumer<String> notices) {
+        return start(supervisors, compilerFor, notices, Defaults.COMPILERS_PER_GPU);
     }
 
     /**
@@ -101,7 +114,7 @@ public final class WorkerPool implements AutoCloseable {
      * out with one line to {@code notices}, and the pool starts with the rest.
      */
     public static WorkerPool start(List<Supervisor> supervisors, BiFunction<String, Integer, Supervisor> compilerFor,
-                                   Consumer<String> notices) {
+                                   Consumer<String> notices, int compilersPerGpu) {
         List<Started> started = readyAll(supervisors);
         List<Supervisor> up = new ArrayList<>();
         List<Message.Ready> ready = new ArrayList<>();
@@ -121,10 +134,10 @@ public final class WorkerPool implements AutoCloseable {
             throw KevoException.environment("no worker started; " + failures.getFirst());
         }
         List<Supervisor> compilers = List.of();
-        if (compilerFor != null && ready.getFirst().device() != null) {
+        if (compilerFor != null && compilersPerGpu > 0 && ready.getFirst().device() != null) {
             // Compilers need the first device's architecture, so they start once the GPU workers are ready. They
             // run on this host: a few per GPU worker, leaving a core to the workers (a cluster may bring 100 GPUs).
-            int count = Math.min(up.size() * Defaults.COMPILERS_PER_GPU,
+            int count = Math.min(up.size() * compilersPerGpu,
                     Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
             compilers = java.util.stream.IntStream.range(0, count).mapToObj(i -> compilerFor.apply(
                     ready.getFirst().device().arch(), ready.getFirst().device().sms())).toList();
@@ -180,6 +193,11 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /** Workers in the pool now: those that started, less any that were left out since. */
+    /** How many compilers compile candidates ahead (none where the pool was started without). */
+    public int compilers() {
+        return compilers.size();
+    }
+
     public int size() {
         return live.size();
     }

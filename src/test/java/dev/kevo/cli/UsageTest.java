@@ -57,6 +57,7 @@ class UsageTest {
         assertUsageError(kevo("eval", "--device", "-1", SEED), "kevo eval", "--device must be at least 0 (got -1)");
         assertUsageError(kevo("report", sample, "--top", "0"), "kevo report", "--top must be at least 1 (got 0)");
         assertUsageError(kevo("evolve", "--devices", "first"), "kevo evolve", "--devices: 'all' or GPU ordinals");
+        assertUsageError(kevo("evolve", "--compilers", "-1"), "kevo evolve", "--compilers must be at least 0 (got -1)");
         assertUsageError(kevo("evolve", "--workers", "slurm:0"), "kevo evolve", "--workers: local, slurm or slurm:N");
         assertUsageError(kevo("worker", "--device", "-1"), "kevo worker", "--device must be at least 0 (got -1)");
     }

@@ -23,6 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -191,6 +193,25 @@ class WorkerPoolTest {
             Message.Result bad = compiler.compile(broken, 1);
             assertEquals(dev.kevo.data.Verdict.COMPILE_ERROR, bad.result().verdict());
             assertEquals(null, bad.compiled());
+        }
+    }
+
+    @Test
+    void theCompilersPerGpuAreAsAskedAndNoneMeansTheGpuCompilesItself() {
+        AtomicInteger started = new AtomicInteger();
+        BiFunction<String, Integer, Supervisor> counted = (arch, sms) -> {
+            started.incrementAndGet();
+            return fakeCompiler(arch, sms);
+        };
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::quickDevice, counted, 0)) {
+            assertEquals(0, pool.compilers());
+            assertEquals(0, started.get());
+            CandidateResult r = pool.evaluate(CANDIDATE, 1, Evaluator.Run.plain());
+            assertFalse(r.detail().endsWith(" ahead"), "compiled by the GPU worker: " + r.detail());
+        }
+        try (WorkerPool pool = WorkerPool.start(List.of(0), WorkerPoolTest::quickDevice, counted, 1)) {
+            assertEquals(1, pool.compilers());
+            assertEquals(1, started.get());
         }
     }
 
