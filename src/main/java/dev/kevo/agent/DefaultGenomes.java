@@ -70,9 +70,9 @@ public final class DefaultGenomes {
      * float default's; and its clusters were of up to 8 blocks of 512 threads, two an SM, whose wave waits on its
      * clusters' exchanges together, as the loss's did (LOSS_SIXTEEN_BIT): blocks of 256 threads, four an SM, ran the
      * LM-head rows faster, and up to 16 of them (non-portable, launched where resident) hold 262144 columns, which 8
-     * did not (cluster-threads/). Its two-launch
-     * split pass, which serves only rows too long for the one-launch plans and which no campaign has timed, stays the
-     * earlier default's. Campaigns that start from it: bench/results/campaign-bf16-h100/.
+     * did not (cluster-threads/). Its two-launch split pass, which serves only rows too long for the one-launch plans
+     * and which no campaign has timed, stays the earlier default's. Campaigns that start from it:
+     * bench/results/campaign-bf16-h100/.
      */
     public static Genome of(Precision dtype) {
         return dtype.x().bytes() == 2 ? SIXTEEN_BIT.normalized(dtype) : float32();

@@ -126,7 +126,8 @@ public final class EvolveCommand implements Callable<ExitCode>, ExitCodeHelp.Doc
         String selection = devices != null ? devices : frozen.config().deviceSelection();
         CampaignWiring wiring = CampaignWiring.of(start, baseline, slurm.isPresent(), System.getenv());
         try (WorkerPool workers = slurm.isPresent()
-                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(), compilers)
+                ? Workers.slurmPool(slurm.get(), Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(),
+                        compilers)
                 : Workers.pool(selection, Optional.ofNullable(nvrtc), suite, baseline, frozen.settings(),
                         wiring.tools(), compilers)) {
             CampaignStore store = wiring.ready(note -> err.println("kevo: " + note));

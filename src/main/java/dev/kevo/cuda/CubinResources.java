@@ -26,13 +26,13 @@ public final class CubinResources {
     private static final int EIATTR_FRAME_SIZE = 0x11;
     private static final int EIATTR_REGCOUNT = 0x2f;
     private static final int SHT_SYMTAB = 2;
-    /** Shared memory reserved per block ahead of a kernel's own from sm_90 on, inside its {@code .nv.shared} section. */
+    /** Shared memory reserved per block ahead of a kernel's own from sm_90 on, in its {@code .nv.shared} section. */
     static final int RESERVED_SHARED_SM90 = 1024;
 
     private CubinResources() {
     }
 
-    /** The resources of {@code kernels} in {@code compilation}'s cubin, in that order; empty where any is unreadable. */
+    /** The resources of {@code kernels} in {@code compilation}'s cubin, in that order; empty if any is unreadable. */
     public static Optional<List<KernelResources>> of(Compilation compilation, List<String> kernels) {
         try {
             return read(compilation.cubin(), reservedShared(compilation.arch()), kernels);
