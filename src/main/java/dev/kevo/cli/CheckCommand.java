@@ -195,9 +195,36 @@ public final class CheckCommand implements Callable<ExitCode>, ExitCodeHelp.Docu
             shapesByPlan.get(PlanResolver.resolve(file, shape, sms).planIndex()).add(shape.toString());
         }
         StringBuilder out = new StringBuilder();
-        shapesByPlan.forEach((plan, shapes) -> out.append(String.format("%n  plan %d of %d: %s", plan + 1,
-                file.plans().size(), shapes.isEmpty() ? "no shape of suite " + suite.name()
-                        : String.join(" ", shapes))));
+        List<Integer> unused = new ArrayList<>();
+        shapesByPlan.forEach((plan, shapes) -> {
+            if (shapes.isEmpty()) {
+                unused.add(plan + 1);
+            } else {
+                out.append(String.format("%n  plan %d of %d: %s", plan + 1, file.plans().size(),
+                        String.join(" ", shapes)));
+            }
+        });
+        // One line for the plans no shape reaches: a masked_softmax render has fifty plans, most for other suites.
+        if (!unused.isEmpty()) {
+            out.append(String.format("%n  %s of %d: no shape of suite %s", (unused.size() == 1 ? "plan " : "plans ")
+                    + runs(unused), file.plans().size(), suite.name()));
+        }
         return out.toString();
+    }
+
+    /** Ascending numbers as runs: {@code 2, 3, 7-12}. */
+    static String runs(List<Integer> ascending) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < ascending.size(); ) {
+            int j = i;
+            while (j + 1 < ascending.size() && ascending.get(j + 1) == ascending.get(j) + 1) {
+                j++;
+            }
+            int first = ascending.get(i);
+            int last = ascending.get(j);
+            parts.add(last - first >= 2 ? first + "-" + last : last > first ? first + ", " + last : "" + first);
+            i = j + 1;
+        }
+        return String.join(", ", parts);
     }
 }

@@ -11,7 +11,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -57,6 +59,33 @@ class CheckWithoutNvrtcTest {
                 .takeWhile(l -> l.startsWith("  plan ")).toList();
         assertEquals(STANDARD_SHAPES, online.stream().mapToInt(l -> l.substring(l.indexOf(": ") + 2).split(" ").length).sum(),
                 o.out());
+    }
+
+    @Test
+    void thePlansNoShapeReachesShareOneLineAndEveryPlanIsNamedOnce() {
+        Outcome o = kevo("check", seed("register_rows.cu"));
+        List<String> plans = o.out().lines().dropWhile(l -> !l.startsWith(seed("register_rows.cu"))).skip(1)
+                .takeWhile(l -> l.startsWith("  plan")).toList();
+        assertTrue(plans.stream().filter(l -> l.contains("no shape of suite")).count() <= 1, o.out());
+        int count = Integer.parseInt(plans.getFirst().replaceAll(".* of (\\d+):.*", "$1"));
+        List<Integer> named = new ArrayList<>();
+        for (String line : plans) {
+            for (String part : line.replaceAll("^  plans? (.*) of \\d+:.*", "$1").split(", ")) {
+                String[] range = part.split("-");
+                for (int p = Integer.parseInt(range[0]); p <= Integer.parseInt(range[range.length - 1]); p++) {
+                    named.add(p);
+                }
+            }
+        }
+        assertEquals(IntStream.rangeClosed(1, count).boxed().toList(), named.stream().sorted().toList(), o.out());
+        assertTrue(count > plans.size(), "register_rows has plans the standard suite does not reach: " + o.out());
+    }
+
+    @Test
+    void runsOfPlanNumbersAreWrittenShort() {
+        assertEquals("2, 3, 7-12", CheckCommand.runs(List.of(2, 3, 7, 8, 9, 10, 11, 12)));
+        assertEquals("5", CheckCommand.runs(List.of(5)));
+        assertEquals("1-3, 5", CheckCommand.runs(List.of(1, 2, 3, 5)));
     }
 
     @Test
