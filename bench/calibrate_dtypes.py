@@ -102,27 +102,33 @@ def loss_ratio(got, ref, scale, tol):
     ulp32 = (torch.nextafter(r, torch.tensor(math.inf, device="cuda")) - r).item()
     return abs(got - ref) / (tol * scale + ulp32)
 
+# The dtypes (x's, the output's) a training operator is calibrated in.
+TRAINING_PAIRS = {"fp32": (torch.float32, torch.float32), "bf16": (torch.bfloat16, torch.bfloat16),
+                  "fp16": (torch.float16, torch.float16), "bf16-fp32": (torch.bfloat16, torch.float32)}
+
+def against_scale(err, allowance, best, scale, rel_l2_bound):
+    """A case's errors judged as the training harnesses judge them: each element against its allowance, and the
+    case's L2 relative to the elements' scales against the bound plus the rounded reference's own L2."""
+    scale_l2 = scale.norm().item()
+    rel_l2 = err.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
+    best_l2 = best.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
+    return {"worstElementRatio": (err / allowance).max().item() if err.numel() else 0.0,
+            "relativeL2": rel_l2, "bestRelativeL2": best_l2,
+            "caseRatio": rel_l2 / (rel_l2_bound + ROUNDING * best_l2)}
+
 def calibrate_loss(op, out):
     _, ABS, REL, REL_L2 = LOSSES[op]
     g = torch.Generator(device="cuda").manual_seed(7)
-    pairs = {"fp32": (torch.float32, torch.float32), "bf16": (torch.bfloat16, torch.bfloat16),
-             "fp16": (torch.float16, torch.float16), "bf16-fp32": (torch.bfloat16, torch.float32)}
+    pairs = TRAINING_PAIRS
     rows = []
     for name, (xt, yt) in pairs.items():
         for (r, c) in SHAPES:
             for case, x32 in cases(r, c, g, torch.finfo(xt).min):
                 labels = labels_for(x32.to(xt).float(), case, g, torch.finfo(xt).min)
                 dx, ref, scale, p, per, got, got32, ref_loss, loss_scale = loss_case(op, x32, xt, yt, labels)
-                err = (dx - ref).abs()
                 allowance = per * (ABS + REL * p) + ulp(ref, yt) + FLT_MIN * (1 + per)
-                best = ref.to(yt).double() - ref
-                scale_l2 = scale.norm().item()
-                rel_l2 = err.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
-                best_l2 = best.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
-                rows.append({"dtype": name, "shape": f"{r}x{c}", "case": case,
-                             "worstElementRatio": (err / allowance).max().item(),
-                             "relativeL2": rel_l2, "bestRelativeL2": best_l2,
-                             "caseRatio": rel_l2 / (REL_L2 + ROUNDING * best_l2),
+                judged = against_scale((dx - ref).abs(), allowance, ref.to(yt).double() - ref, scale, REL_L2)
+                rows.append({"dtype": name, "shape": f"{r}x{c}", "case": case, **judged,
                              "loss": got, "lossFloat32": got32, "referenceLoss": ref_loss,
                              "lossRatio": loss_ratio(got, ref_loss, loss_scale, REL_L2),
                              "lossFloat32Ratio": loss_ratio(got32, ref_loss, loss_scale, REL_L2)})
@@ -173,25 +179,17 @@ def backward_case(op, x, xt, yt, g):
 def calibrate_backward(op, out):
     *_, ABS, REL_L2 = BACKWARD[op]
     g = torch.Generator(device="cuda").manual_seed(7)
-    pairs = {"fp32": (torch.float32, torch.float32), "bf16": (torch.bfloat16, torch.bfloat16),
-             "fp16": (torch.float16, torch.float16), "bf16-fp32": (torch.bfloat16, torch.float32)}
+    pairs = TRAINING_PAIRS
     rows = []
     for name, (xt, yt) in pairs.items():
         for (r, c) in SHAPES:
             for case, x32 in cases(r, c, g, torch.finfo(xt).min):
                 x = x32.to(xt).float()
                 dx, ref, scale, flushed, exact = backward_case(op, x, xt, yt, g)
-                judged = ~exact
-                err = (dx - ref).abs()[judged]
-                allowance = (ABS * scale + ulp(ref, yt) + flushed)[judged]
-                best = (ref.to(yt).double() - ref)[judged]
-                scale_l2 = scale[judged].norm().item()
-                rel_l2 = err.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
-                best_l2 = best.norm().item() / scale_l2 if scale_l2 > 0 else 0.0
-                rows.append({"dtype": name, "shape": f"{r}x{c}", "case": case,
-                             "worstElementRatio": (err / allowance).max().item() if err.numel() else 0.0,
-                             "relativeL2": rel_l2, "bestRelativeL2": best_l2,
-                             "caseRatio": rel_l2 / (REL_L2 + ROUNDING * best_l2),
+                kept = ~exact
+                judged = against_scale((dx - ref).abs()[kept], (ABS * scale + ulp(ref, yt) + flushed)[kept],
+                                       (ref.to(yt).double() - ref)[kept], scale[kept], REL_L2)
+                rows.append({"dtype": name, "shape": f"{r}x{c}", "case": case, **judged,
                              "exactMissed": int((dx[exact] != ref[exact]).sum().item())})
     summary = {}
     for name in pairs:
